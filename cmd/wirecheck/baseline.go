@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+)
+
+// baseline is a set of known failures: a rule alone (any scenario) or a
+// rule in one scenario.
+type baseline struct {
+	file    string
+	entries map[[2]string]bool
+	used    map[[2]string]bool
+}
+
+// loadBaseline reads a JSON report (its failing findings become the
+// baseline) or a text file of "RULE [SCENARIO]" lines with # comments.
+func loadBaseline(file string) (*baseline, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--baseline: %v", err)
+	}
+	b := &baseline{file: file, entries: map[[2]string]bool{}, used: map[[2]string]bool{}}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		rep, err := report.ReadJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+		for _, f := range rep.Findings {
+			if f.Verdict == report.Fail || f.Verdict == report.Error {
+				b.entries[[2]string{f.Rule, f.Scenario}] = true
+			}
+		}
+		return b, nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if line == "" {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) > 2 || !isRuleID(fields[0]) {
+			return nil, fmt.Errorf("%s:%d: want 'RULE-ID [SCENARIO]', got %q", file, n, line)
+		}
+		k := [2]string{fields[0], ""}
+		if len(fields) == 2 {
+			k[1] = fields[1]
+		}
+		b.entries[k] = true
+	}
+	return b, nil
+}
+
+func isRuleID(s string) bool {
+	if s == "" || s[0] < 'A' || s[0] > 'Z' || !strings.Contains(s, "-") {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// apply marks the known failures and returns notes on entries that no
+// longer fail, so a fixed bug leaves the baseline.
+func (b *baseline) apply(rep *report.Report) []string {
+	for i, f := range rep.Findings {
+		if f.Verdict != report.Fail && f.Verdict != report.Error {
+			continue
+		}
+		for _, k := range [][2]string{{f.Rule, f.Scenario}, {f.Rule, ""}} {
+			if b.entries[k] {
+				rep.Findings[i].Known = true
+				b.used[k] = true
+			}
+		}
+	}
+	var notes []string
+	for k := range b.entries {
+		if !b.used[k] {
+			what := k[0]
+			if k[1] != "" {
+				what += " in " + k[1]
+			}
+			notes = append(notes, fmt.Sprintf("baseline %s: %s no longer fails; remove it from the baseline", b.file, what))
+		}
+	}
+	sort.Strings(notes)
+	return notes
+}

@@ -1,0 +1,97 @@
+// Command wirecheck certifies servers that speak JSON over a wire: it
+// launches a server, replays scripted scenarios, validates every frame
+// against the protocol's schemas and rules, and reports each violation with
+// the rule, the evidence and the command that reproduces it.
+//
+// This package only parses flags and wires the library under internal/.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes: the CLI contract of DESIGN.md.
+const (
+	exitOK         = 0
+	exitViolations = 1
+	exitUsage      = 2
+	exitNoTarget   = 3
+)
+
+// exitError carries an exit code up to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Main runs the CLI and returns the exit code; tests call it directly.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// A bug in wirecheck must still end with a message and exit 2,
+		// never a bare stack trace in a user's CI log.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "wirecheck: internal error: %v\nPlease report this with the command line that caused it.\n", r)
+			code = exitUsage
+		}
+	}()
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(stderr, "wirecheck:", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors: unknown flags, bad values, missing arguments.
+	fmt.Fprintln(stderr, "wirecheck:", err)
+	return exitUsage
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "wirecheck",
+		Short:         "Conformance harness and fuzzer for servers that speak JSON over a wire",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(
+		newProtocolsCmd(),
+		newRulesCmd(),
+		newRunCmd(),
+		newServeCmd(),
+		newValidateCmd(),
+		newReportCmd(),
+	)
+	return root
+}

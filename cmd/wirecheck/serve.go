@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+)
+
+func newServeCmd() *cobra.Command {
+	var faults []string
+	var tr, listen string
+	cmd := &cobra.Command{
+		Use:   "serve PROTOCOL [--fault NAME]…",
+		Short: "Run the built-in reference server of a protocol (with faults planted on purpose)",
+		Example: `  wirecheck serve sonde-serve
+  wirecheck serve sonde-serve --fault list
+  wirecheck run --protocol sonde-serve -- wirecheck serve sonde-serve --fault wrong-id`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := protocols.Load(args[0])
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if tr != "stdio" {
+				return usageErr("--transport %q: the %s reference server serves %s", tr, args[0], strings.Join(b.Protocol.Transports, ", "))
+			}
+			if listen != "" {
+				return usageErr("--listen applies to HTTP transports; %s is served on stdio", args[0])
+			}
+			for _, f := range faults {
+				if f == "list" {
+					w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+					fmt.Fprintln(w, "FAULT\tTRIPS\tWHAT IT DOES")
+					for _, f := range b.Protocol.Faults {
+						fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(f.Trips, ","), f.Does)
+					}
+					return w.Flush()
+				}
+				if b.Protocol.Fault(f) == nil {
+					var names []string
+					for _, f := range b.Protocol.Faults {
+						names = append(names, f.Name)
+					}
+					return usageErr("unknown fault %q for %s (known: %s; '--fault list' describes them)", f, args[0], strings.Join(names, ", "))
+				}
+			}
+			dir, _ := os.Getwd()
+			code := b.Serve(protocols.ServeOptions{Faults: faults, Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
+			if code != 0 {
+				return &exitError{code: code, err: fmt.Errorf("")}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&faults, "fault", nil, "break one rule on purpose (repeatable); 'list' prints the faults")
+	cmd.Flags().StringVar(&tr, "transport", "stdio", "transport to serve on")
+	cmd.Flags().StringVar(&listen, "listen", "", "address to listen on (HTTP transports)")
+	return cmd
+}

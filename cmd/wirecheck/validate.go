@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/spec"
+)
+
+func newValidateCmd() *cobra.Command {
+	var protocol, kind string
+	cmd := &cobra.Command{
+		Use:   "validate --protocol P [--kind K] [FILE|-]",
+		Short: "Check JSON lines (frames a server sent) against the protocol's schemas",
+		Long: `Reads one frame per line and validates each against the schema of its
+message kind. Without --kind, each line is matched to the first kind whose
+conditions it meets and whose schema accepts it (responses are taken without
+the request they answer). Exit 0 when every line is valid, 1 otherwise.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if protocol == "" {
+				return usageErr("--protocol is required")
+			}
+			b, err := loadBundle(protocol)
+			if err != nil {
+				return err
+			}
+			var in io.Reader = cmd.InOrStdin()
+			name := "stdin"
+			if len(args) == 1 && args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				defer f.Close()
+				in, name = f, args[0]
+			}
+			var forced *spec.Kind
+			if kind != "" {
+				if forced = b.Protocol.Kind(kind); forced == nil {
+					var names []string
+					for _, k := range b.Protocol.Kinds {
+						names = append(names, fmt.Sprintf("%q", k.Name))
+					}
+					return usageErr("--kind %q: %s defines %v", kind, protocol, names)
+				}
+			}
+			bad, n := 0, 0
+			sc := bufio.NewScanner(in)
+			sc.Buffer(make([]byte, 64<<10), 64<<20)
+			out := cmd.OutOrStdout()
+			for line := 1; sc.Scan(); line++ {
+				raw := sc.Bytes()
+				if len(raw) == 0 {
+					continue
+				}
+				n++
+				kindName, problems := validateLine(b.Protocol, b.Schemas, raw, forced)
+				if len(problems) == 0 {
+					fmt.Fprintf(out, "%s:%d: ok (%s)\n", name, line, kindName)
+					continue
+				}
+				bad++
+				for _, p := range problems {
+					fmt.Fprintf(out, "%s:%d: %s\n", name, line, p)
+				}
+			}
+			if err := sc.Err(); err != nil {
+				return usageErr("%s: %v", name, err)
+			}
+			fmt.Fprintf(out, "%d lines: %d valid, %d invalid\n", n, n-bad, bad)
+			if bad > 0 {
+				return &exitError{code: exitViolations, err: fmt.Errorf("")}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&protocol, "protocol", "", "protocol whose schemas to use")
+	cmd.Flags().StringVar(&kind, "kind", "", "validate every line as this message kind")
+	return cmd
+}
+
+// validateLine returns the kind a frame was taken as and what is wrong with
+// it, each problem naming the rule it breaks.
+func validateLine(p *spec.Protocol, reg *schema.Registry, raw []byte, forced *spec.Kind) (string, []string) {
+	v, err := schema.Decode(raw)
+	if err != nil {
+		return "", []string{"not JSON: " + err.Error()}
+	}
+	candidates := []*spec.Kind{forced}
+	if forced == nil {
+		candidates = nil
+		for _, k := range p.Kinds {
+			if k.Role != spec.RoleRequestOut && peer.Matches(v, k.When) {
+				candidates = append(candidates, k)
+			}
+		}
+		if len(candidates) == 0 {
+			return "", []string{"matches no message kind of " + p.ID}
+		}
+	}
+	var first []string
+	for _, k := range candidates {
+		var problems []string
+		if err := reg.Get(k.Schema).Validate(v); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: not a valid %s (%s): %s", ruleOr(k.Rule), k.Name, reg.Path(k.Schema), schema.Explain(err)))
+		}
+		for _, r := range p.Rules {
+			if r.Frames == nil {
+				continue
+			}
+			for _, role := range r.Frames.Roles {
+				if role == k.Role {
+					if err := reg.Get(r.Frames.Schema).Validate(v); err != nil {
+						problems = append(problems, fmt.Sprintf("%s: %s: %s", r.ID, r.Title, schema.Explain(err)))
+					}
+				}
+			}
+		}
+		if len(problems) == 0 {
+			return k.Name, nil
+		}
+		if first == nil {
+			first = problems
+		}
+	}
+	return candidates[0].Name, first
+}
+
+func ruleOr(id string) string {
+	if id == "" {
+		return "schema"
+	}
+	return id
+}

@@ -1,0 +1,51 @@
+package gen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// schemaURL names the in-memory document. A hierarchical URL is used so that
+// relative $refs resolve to something the loader can refuse with a clear
+// message instead of to a path on the local disk.
+const schemaURL = "mem://wirecheck/schema.json"
+
+// ErrExternalRef is wrapped by Compile's error when the schema refers to a
+// document other than itself.
+var ErrExternalRef = errors.New("external $ref not supported")
+
+// refuseLoader stops schemas received from a peer from making the compiler
+// read local files (the library's default loader) or fetch URLs.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%w: %s", ErrExternalRef, url)
+}
+
+// Compile compiles one standalone schema document, as a server sends a
+// tool's inputSchema. Without "$schema" the document is read as draft
+// 2020-12, the dialect MCP specifies for tool schemas. Format assertions are
+// enabled so that format is both checked and visible to the generators (a
+// 2020-12 compiler otherwise drops it). References may only point inside
+// the document; anything else fails with ErrExternalRef.
+func Compile(raw []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("gen: schema is not valid JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, fmt.Errorf("gen: %w", err)
+	}
+	s, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("gen: invalid schema: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,397 @@
+// Package peer talks to one server instance on behalf of scenarios: it
+// correlates responses with requests, records every frame in the transcript,
+// validates every inbound frame against its kind's schema, answers requests
+// the server sends, and reports what it observes as observations of rules.
+//
+// The peer is the only place frames are checked, so scripted scenarios and
+// fuzz-generated ones are judged by exactly the same code.
+package peer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// Observation is one piece of evidence about a rule.
+type Observation struct {
+	Rule     string
+	Verdict  report.Verdict
+	Scenario string
+	Message  string
+	Expected string
+	Actual   string
+	// Seq is the transcript line the evidence is on, or -1.
+	Seq int
+}
+
+// Observer receives observations; it is called from the peer's reader
+// goroutine and from scenario goroutines, so it must be safe for both.
+type Observer func(Observation)
+
+// Handler answers a request the server sent. It returns the encoded
+// response, or nil to leave the request unanswered.
+type Handler func(in *Inbound) []byte
+
+// Errors a wait can end with.
+var (
+	ErrTimeout = errors.New("no answer within the timeout")
+	ErrExited  = errors.New("the server's output ended")
+)
+
+// Options wires a peer.
+type Options struct {
+	Protocol  *spec.Protocol
+	Schemas   *schema.Registry
+	Transport transport.Transport
+	Recorder  *transcript.Recorder
+	Observe   Observer
+	Handler   Handler
+	// InboxCap bounds the frames kept for Next; older ones are dropped so
+	// a flooding server cannot exhaust memory. Default 4096.
+	InboxCap int
+}
+
+// Inbound is one frame the server sent, as the peer understood it.
+type Inbound struct {
+	Raw   []byte
+	Seq   int
+	At    time.Time
+	Value any // decoded JSON (numbers as json.Number); nil when not JSON
+	Kind  *spec.Kind
+	Call  *Call
+	// Problem says why the frame is not a well-formed protocol frame.
+	Problem string
+}
+
+// Field returns the value at a JSON pointer in the frame, and whether it exists.
+func (in *Inbound) Field(ptr string) (any, bool) { return Pointer(in.Value, ptr) }
+
+// Call is a request in flight or answered.
+type Call struct {
+	ID       any
+	Key      string // the id as canonical JSON: "1" and 1 differ
+	Method   string
+	Scenario string
+	Seq      int
+	SentAt   time.Time
+
+	done     chan struct{}
+	Response *Inbound
+	Events   []*Inbound
+	// Mismatch is set when the response was matched to this call although
+	// its id was not an exact echo (another JSON type, or another value
+	// while this was the only request in flight).
+	Mismatch string
+}
+
+// Done is closed once the call has its final response.
+func (c *Call) Done() <-chan struct{} { return c.done }
+
+// Peer is one conversation with one server instance.
+type Peer struct {
+	o       Options
+	proto   *spec.Protocol
+	started time.Time
+
+	mu       sync.Mutex
+	scenario string
+	pending  map[string]*Call
+	answered map[string]*Call
+	anon     int // raw lines sent that may be answered with a null id
+	inbox    []*Inbound
+	dropped  int
+	signal   chan struct{} // closed and replaced whenever the inbox grows
+	frames   int
+	stderr   []string
+
+	gone     chan struct{}
+	readDone chan struct{}
+	errDone  chan struct{}
+}
+
+// New starts the peer's readers on the transport.
+func New(o Options) *Peer {
+	if o.InboxCap <= 0 {
+		o.InboxCap = 4096
+	}
+	if o.Observe == nil {
+		o.Observe = func(Observation) {}
+	}
+	p := &Peer{
+		o:        o,
+		proto:    o.Protocol,
+		started:  time.Now(),
+		pending:  map[string]*Call{},
+		answered: map[string]*Call{},
+		signal:   make(chan struct{}),
+		gone:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		errDone:  make(chan struct{}),
+	}
+	go p.readLoop()
+	go p.stderrLoop()
+	return p
+}
+
+// SetScenario tags what is observed from now on, and forgets raw lines the
+// previous scenario left unanswered.
+func (p *Peer) SetScenario(name string) {
+	p.mu.Lock()
+	p.scenario = name
+	p.anon = 0
+	p.inbox = nil
+	p.mu.Unlock()
+	p.o.Recorder.SetScenario(name)
+}
+
+// Scenario is the current scenario's name.
+func (p *Peer) Scenario() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.scenario
+}
+
+// Gone is closed when the server's output has ended.
+func (p *Peer) Gone() <-chan struct{} { return p.gone }
+
+// Transport is the connection the peer reads from.
+func (p *Peer) Transport() transport.Transport { return p.o.Transport }
+
+// Request sends a request (a complete JSON object, encoded) and tracks it
+// when it carries an id. A frame without an id is sent as a notification
+// and returns a nil Call.
+func (p *Peer) Request(msg []byte) (*Call, error) {
+	v, err := schema.Decode(msg)
+	if err != nil {
+		return nil, fmt.Errorf("request is not JSON: %w", err)
+	}
+	var c *Call
+	if idv, ok := Pointer(v, p.proto.Correlation.ID); ok && idv != nil {
+		method, _ := Pointer(v, p.proto.Correlation.Method)
+		ms, _ := method.(string)
+		c = &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{})}
+		p.mu.Lock()
+		c.Scenario = p.scenario
+		if old := p.pending[c.Key]; old != nil {
+			p.mu.Unlock()
+			return nil, fmt.Errorf("id %s is already in flight", c.Key)
+		}
+		p.pending[c.Key] = c
+		delete(p.answered, c.Key)
+		p.mu.Unlock()
+	}
+	if c == nil {
+		// A request without an id can only be answered with a null id.
+		p.mu.Lock()
+		p.anon++
+		p.mu.Unlock()
+	}
+	seq := p.o.Recorder.Add(transcript.Sent, msg)
+	if c != nil {
+		c.Seq, c.SentAt = seq, time.Now()
+	}
+	if err := p.o.Transport.Send(msg); err != nil {
+		if c != nil {
+			p.mu.Lock()
+			delete(p.pending, c.Key)
+			p.mu.Unlock()
+		}
+		p.note("write failed: " + err.Error())
+		return nil, err
+	}
+	return c, nil
+}
+
+// SendRaw writes bytes as they are (framing included by the caller). When
+// answerable, one response with a null id is expected and not a stray.
+func (p *Peer) SendRaw(b []byte, answerable bool) error {
+	if answerable {
+		p.mu.Lock()
+		p.anon++
+		p.mu.Unlock()
+	}
+	p.o.Recorder.Add(transcript.Sent, b)
+	if err := p.o.Transport.WriteRaw(b); err != nil {
+		p.note("write failed: " + err.Error())
+		return err
+	}
+	return nil
+}
+
+// Wait blocks until the call is answered, the timeout passes or the server
+// ends.
+func (p *Peer) Wait(c *Call, timeout time.Duration) (*Inbound, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-c.done:
+		return c.Response, nil
+	case <-t.C:
+	case <-p.gone:
+		// A response may have been routed just before the output ended.
+		select {
+		case <-c.done:
+			return c.Response, nil
+		default:
+		}
+		return nil, ErrExited
+	}
+	select {
+	case <-c.done:
+		return c.Response, nil
+	default:
+	}
+	return nil, ErrTimeout
+}
+
+// Next returns the oldest frame not correlated with a call (a ready line, a
+// notification, a request, a stray or unclassifiable frame), waiting up to
+// timeout for one.
+func (p *Peer) Next(timeout time.Duration) (*Inbound, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		p.mu.Lock()
+		if len(p.inbox) > 0 {
+			in := p.inbox[0]
+			p.inbox = p.inbox[1:]
+			p.mu.Unlock()
+			return in, nil
+		}
+		sig := p.signal
+		p.mu.Unlock()
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, ErrTimeout
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-sig:
+		case <-t.C:
+		case <-p.gone:
+			t.Stop()
+			p.mu.Lock()
+			empty := len(p.inbox) == 0
+			p.mu.Unlock()
+			if empty {
+				return nil, ErrExited
+			}
+		}
+		t.Stop()
+	}
+}
+
+// Frames counts every frame received so far, correlated or not.
+func (p *Peer) Frames() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.frames
+}
+
+// InFlight lists the calls still waiting for a response.
+func (p *Peer) InFlight() []*Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*Call, 0, len(p.pending))
+	for _, c := range p.pending {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Forget drops a call from the pending table (after a timeout was reported),
+// so a late answer is judged a duplicate-free late response rather than a
+// stray.
+func (p *Peer) Forget(c *Call) {
+	p.mu.Lock()
+	if p.pending[c.Key] == c {
+		delete(p.pending, c.Key)
+		p.answered[c.Key] = c
+	}
+	p.mu.Unlock()
+}
+
+// StderrTail returns the last lines the server wrote on stderr, for
+// evidence when it dies.
+func (p *Peer) StderrTail() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.stderr...)
+}
+
+// Close ends the server and waits for the readers.
+func (p *Peer) Close() error {
+	err := p.o.Transport.Close()
+	<-p.readDone
+	<-p.errDone
+	return err
+}
+
+func (p *Peer) note(s string) { p.o.Recorder.Add(transcript.Note, []byte(s)) }
+
+func (p *Peer) stderrLoop() {
+	defer close(p.errDone)
+	ch := p.o.Transport.Stderr()
+	if ch == nil {
+		return
+	}
+	for f := range ch {
+		p.o.Recorder.Add(transcript.Stderr, f.Raw)
+		line, _ := transcript.Text(f.Raw)
+		if len(line) > 300 {
+			line = line[:300] + "…"
+		}
+		p.mu.Lock()
+		p.stderr = append(p.stderr, line)
+		if len(p.stderr) > 20 {
+			p.stderr = p.stderr[len(p.stderr)-20:]
+		}
+		p.mu.Unlock()
+	}
+}
+
+func (p *Peer) readLoop() {
+	defer close(p.readDone)
+	for f := range p.o.Transport.Recv() {
+		p.receive(f)
+	}
+	if p.o.Transport.Overflowed() {
+		p.note("the server wrote more than the buffer cap while nobody was reading; frames were dropped")
+	}
+	close(p.gone)
+	p.mu.Lock()
+	sig := p.signal
+	p.signal = make(chan struct{})
+	p.mu.Unlock()
+	close(sig)
+}
+
+// Key is the canonical JSON text of an id, so ids of different JSON types
+// never collide.
+func Key(id any) string {
+	b, err := json.Marshal(id)
+	if err != nil {
+		return fmt.Sprint(id)
+	}
+	return string(b)
+}
+
+// looseKey is the id's text regardless of JSON type, to recognise an id
+// echoed with the wrong type.
+func looseKey(id any) string {
+	switch v := id.(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	}
+	return Key(id)
+}

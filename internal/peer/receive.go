@@ -1,0 +1,398 @@
+package peer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// receive is the hot path: one call per inbound frame.
+func (p *Peer) receive(f transport.Frame) {
+	seq := p.o.Recorder.Add(transcript.Received, f.Raw)
+	in := &Inbound{Raw: f.Raw, Seq: seq, At: f.At}
+	p.mu.Lock()
+	p.frames++
+	scen := p.scenario
+	p.mu.Unlock()
+
+	if prob := framing(f); prob != "" {
+		in.Problem = prob
+		p.check(CheckJSON, scen, report.Fail, seq, prob, "one complete JSON value per line, in UTF-8", excerpt(f.Raw))
+		p.deliver(in)
+		return
+	}
+	if !utf8.Valid(f.Raw) {
+		// Still decodable (bad bytes become U+FFFD), so route it: a
+		// response with one bad byte must not also look like a timeout.
+		p.check(CheckJSON, scen, report.Fail, seq, "line is not valid UTF-8", "one complete JSON value per line, in UTF-8", excerpt(f.Raw))
+	}
+	v, err := schema.Decode(f.Raw)
+	if err != nil {
+		in.Problem = "not JSON: " + err.Error()
+		p.check(CheckJSON, scen, report.Fail, seq, in.Problem, "one complete JSON value per line", excerpt(f.Raw))
+		p.deliver(in)
+		return
+	}
+	in.Value = v
+	if utf8.Valid(f.Raw) {
+		p.check(CheckJSON, scen, report.Pass, seq, "", "", "")
+	}
+
+	var idv any
+	var hasID bool
+	if p.proto.Correlation.ID != "" {
+		idv, hasID = Pointer(v, p.proto.Correlation.ID)
+	}
+	call, mismatch := p.lookup(idv, hasID)
+	method := ""
+	if call != nil {
+		method = call.Method
+	}
+	in.Kind = p.classify(v, method)
+	if in.Kind == nil {
+		in.Problem = "not a frame of any kind this protocol defines"
+		p.check(CheckKnown, scen, report.Fail, seq, in.Problem, "only protocol frames on stdout", excerpt(f.Raw))
+		p.deliver(in)
+		return
+	}
+	p.check(CheckKnown, scen, report.Pass, seq, "", "", "")
+
+	// Late frames of an earlier scenario are judged in that scenario.
+	if call != nil {
+		scen = call.Scenario
+	}
+	p.validate(in, scen)
+
+	switch in.Kind.Role {
+	case spec.RoleResponse:
+		p.routeResponse(in, call, mismatch, hasID, idv, scen)
+	case spec.RoleEvent:
+		if call == nil || call.Response != nil || mismatch != "" {
+			p.check(CheckEventInFlight, scen, report.Fail, seq,
+				"event for id "+Key(idv)+", which is not a request in flight",
+				"events only for a request in flight, before its final response", excerpt(f.Raw))
+			p.deliver(in)
+			return
+		}
+		p.check(CheckEventInFlight, scen, report.Pass, seq, "", "", "")
+		in.Call = call
+		p.mu.Lock()
+		call.Events = append(call.Events, in)
+		p.mu.Unlock()
+	case spec.RoleRequest:
+		p.deliver(in)
+		if p.o.Handler != nil {
+			if resp := p.o.Handler(in); resp != nil {
+				p.o.Recorder.Add(transcript.Sent, resp)
+				if err := p.o.Transport.Send(resp); err != nil {
+					p.note("write failed: " + err.Error())
+				}
+			}
+		}
+	default:
+		p.deliver(in)
+	}
+}
+
+func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID bool, idv any, scen string) {
+	seq := in.Seq
+	if call == nil {
+		p.mu.Lock()
+		isAnon := (!hasID || idv == nil) && p.anon > 0
+		if isAnon {
+			p.anon--
+		}
+		p.mu.Unlock()
+		if !isAnon {
+			p.check(CheckNoStray, scen, report.Fail, seq,
+				"response with id "+idText(idv, hasID)+", but no request with that id was sent",
+				"responses only to requests wirecheck sent", excerpt(in.Raw))
+		}
+		p.deliver(in)
+		return
+	}
+	in.Call = call
+	p.mu.Lock()
+	dup := call.Response != nil
+	if !dup {
+		call.Response = in
+		call.Mismatch = mismatch
+		delete(p.pending, call.Key)
+		p.answered[call.Key] = call
+	}
+	p.mu.Unlock()
+	if dup {
+		p.check(CheckOneResponse, scen, report.Fail, seq,
+			fmt.Sprintf("a second response to request id %s (the first is transcript line %d)", call.Key, call.Response.Seq),
+			"exactly one response per request", excerpt(in.Raw))
+		return
+	}
+	close(call.done)
+	p.check(CheckOneResponse, scen, report.Pass, seq, "", "", "")
+	switch {
+	case strings.HasPrefix(mismatch, "type"):
+		p.check(CheckIDType, scen, report.Fail, seq,
+			"the id was echoed with another JSON type", "id "+call.Key, "id "+idText(idv, hasID))
+		p.check(CheckIDEcho, scen, report.Pass, seq, "", "", "")
+	case mismatch != "":
+		p.check(CheckIDEcho, scen, report.Fail, seq,
+			"the response does not carry the id of the request it answers (the only request in flight)",
+			"id "+call.Key, "id "+idText(idv, hasID))
+	default:
+		p.check(CheckIDEcho, scen, report.Pass, seq, "", "", "")
+		p.check(CheckIDType, scen, report.Pass, seq, "", "", "")
+	}
+}
+
+// lookup finds the call a frame answers: by exact id, by the id's text in
+// another JSON type, or, when exactly one request is in flight and the id
+// matches nothing ever sent, that one request (the id was not echoed).
+func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
+	if !hasID {
+		return nil, ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if idv != nil {
+		k := Key(idv)
+		if c := p.pending[k]; c != nil {
+			return c, ""
+		}
+		if c := p.answered[k]; c != nil {
+			return c, ""
+		}
+		lk := looseKey(idv)
+		for _, c := range p.pending {
+			if looseKey(c.ID) == lk {
+				return c, "type"
+			}
+		}
+	}
+	if len(p.pending) == 1 && (idv != nil || p.anon == 0) {
+		for _, c := range p.pending {
+			return c, "value"
+		}
+	}
+	return nil, ""
+}
+
+// classify returns the first kind whose conditions hold; kinds restricted
+// to a method only match answers to that method.
+func (p *Peer) classify(v any, method string) *spec.Kind {
+	for _, k := range p.proto.Kinds {
+		if k.Role == spec.RoleRequestOut {
+			continue
+		}
+		if k.Method != "" && k.Method != method {
+			continue
+		}
+		if Matches(v, k.When) {
+			return k
+		}
+	}
+	return nil
+}
+
+// Matches reports whether every condition holds for a decoded frame.
+func Matches(v any, conds []spec.Cond) bool {
+	for _, c := range conds {
+		got, ok := Pointer(v, c.Path)
+		if c.Present != nil {
+			if ok != *c.Present {
+				return false
+			}
+			continue
+		}
+		if !ok || !Equal(got, c.Equals) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Peer) validate(in *Inbound, scen string) {
+	k := in.Kind
+	if k.Rule != "" {
+		p.validateAgainst(in, scen, k.Rule, k.Schema)
+	}
+	for _, r := range p.proto.Rules {
+		if r.Frames == nil {
+			continue
+		}
+		for _, role := range r.Frames.Roles {
+			if role == k.Role {
+				p.validateAgainst(in, scen, r.ID, r.Frames.Schema)
+				break
+			}
+		}
+	}
+}
+
+func (p *Peer) validateAgainst(in *Inbound, scen, rule, file string) {
+	s := p.o.Schemas.Get(file)
+	if s == nil {
+		p.emit(Observation{Rule: rule, Verdict: report.Error, Scenario: scen, Seq: in.Seq,
+			Message: "schema " + p.o.Schemas.Path(file) + " is not compiled"})
+		return
+	}
+	if err := s.Validate(in.Value); err != nil {
+		p.emit(Observation{Rule: rule, Verdict: report.Fail, Scenario: scen, Seq: in.Seq,
+			Message:  in.Kind.Name + " frame does not match " + p.o.Schemas.Path(file),
+			Expected: "a frame valid against " + p.o.Schemas.Path(file),
+			Actual:   schema.Explain(err) + "\n" + excerpt(in.Raw)})
+		return
+	}
+	p.emit(Observation{Rule: rule, Verdict: report.Pass, Scenario: scen, Seq: in.Seq})
+}
+
+// check reports a built-in check's verdict on every rule it stands for.
+func (p *Peer) check(name, scen string, v report.Verdict, seq int, msg, expected, actual string) {
+	for _, r := range p.proto.RulesForCheck(name) {
+		p.emit(Observation{Rule: r.ID, Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+	}
+}
+
+// Check lets the runner report a built-in check it decides (timeouts,
+// exits) through the same mapping.
+func (p *Peer) Check(name string, v report.Verdict, seq int, msg, expected, actual string) {
+	p.check(name, p.Scenario(), v, seq, msg, expected, actual)
+}
+
+func (p *Peer) emit(o Observation) { p.o.Observe(o) }
+
+func (p *Peer) deliver(in *Inbound) {
+	p.mu.Lock()
+	if len(p.inbox) >= p.o.InboxCap {
+		p.inbox = p.inbox[1:]
+		p.dropped++
+	}
+	p.inbox = append(p.inbox, in)
+	sig := p.signal
+	p.signal = make(chan struct{})
+	p.mu.Unlock()
+	close(sig)
+}
+
+func framing(f transport.Frame) string {
+	switch {
+	case f.Oversize:
+		return fmt.Sprintf("line longer than the %d-byte cap", len(f.Raw))
+	case f.Partial:
+		return "output ended in the middle of a line (no terminating newline)"
+	case len(f.Raw) == 0:
+		return "empty line on stdout"
+	}
+	return ""
+}
+
+func idText(idv any, has bool) string {
+	if !has {
+		return "(none)"
+	}
+	return Key(idv)
+}
+
+// excerpt keeps evidence short enough to read in a report.
+func excerpt(b []byte) string {
+	const max = 512
+	if len(b) <= max {
+		return string(b)
+	}
+	return string(b[:max]) + "… (" + strconv.Itoa(len(b)) + " bytes)"
+}
+
+// Pointer resolves a JSON pointer (RFC 6901) in a decoded value.
+func Pointer(v any, ptr string) (any, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	if ptr[0] != '/' {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// Equal compares a decoded frame value with an expected value from a YAML
+// fixture (ints, floats, strings, bools, nil, maps, lists), numerically for
+// numbers.
+func Equal(got, want any) bool {
+	switch w := want.(type) {
+	case nil:
+		return got == nil
+	case bool:
+		g, ok := got.(bool)
+		return ok && g == w
+	case string:
+		g, ok := got.(string)
+		return ok && g == w
+	case int, int64, float64, json.Number:
+		gf, ok := number(got)
+		wf, _ := number(w)
+		return ok && gf == wf
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !Equal(g[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok || !Equal(gv, wv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}

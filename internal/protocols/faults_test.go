@@ -1,0 +1,110 @@
+package protocols_test
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// runAgainst runs a protocol's whole suite against its reference server
+// with the given faults switched on.
+func runAgainst(id string, faults ...string) (*report.Report, error) {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	b, err := protocols.Load(id)
+	Expect(err).NotTo(HaveOccurred())
+	argv := []string{bin, "serve", id}
+	for _, f := range faults {
+		argv = append(argv, "--fault", f)
+	}
+	return runner.Run(context.Background(), runner.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+		Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Timeout:        400 * time.Millisecond,
+		StartupTimeout: time.Second,
+		Target:         runner.Describe(argv),
+	})
+}
+
+// broken lists the rules that failed or errored.
+func broken(rep *report.Report, verdicts ...report.Verdict) []string {
+	if len(verdicts) == 0 {
+		verdicts = []report.Verdict{report.Fail, report.Error}
+	}
+	set := map[string]bool{}
+	for _, f := range rep.Findings {
+		for _, v := range verdicts {
+			if f.Verdict == v {
+				set[f.Rule] = true
+			}
+		}
+	}
+	var out []string
+	for r := range set {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var _ = Describe("the reference servers", func() {
+	for _, id := range protocols.IDs() {
+		It(id+" passes its own suite at 100%", func() {
+			rep, err := runAgainst(id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep)).To(BeEmpty())
+			for _, f := range rep.Findings {
+				Expect(f.Verdict).To(Equal(report.Pass), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+			}
+		})
+
+		b, err := protocols.Load(id)
+		if err != nil {
+			It(id+" loads", func() { Expect(err).NotTo(HaveOccurred()) })
+			continue
+		}
+		var entries []TableEntry
+		for _, f := range b.Protocol.Faults {
+			entries = append(entries, Entry(f.Name, f.Name, f.Trips, f.Also))
+		}
+		DescribeTable(id+" with a fault reports exactly the rules the fault breaks",
+			func(fault string, trips, also []string) {
+				rep, err := runAgainst(id, fault)
+				verdicts := []report.Verdict{report.Fail, report.Error}
+				if err != nil {
+					Expect(errors.Is(err, runner.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
+					// Scenarios that could not run are errors by design.
+					verdicts = verdicts[:1]
+				}
+				got := broken(rep, verdicts...)
+				for _, r := range trips {
+					Expect(got).To(ContainElement(r), "fault %s should trip %s", fault, r)
+					failed := false
+					for _, f := range rep.Findings {
+						if f.Rule == r && f.Verdict == report.Fail {
+							failed = true
+							Expect(f.Message).NotTo(BeEmpty(), "a failure says what broke")
+						}
+					}
+					Expect(failed).To(BeTrue(), "rule %s fails (not only errors) under fault %s", r, fault)
+				}
+				allowed := append(append([]string{}, trips...), also...)
+				for _, r := range got {
+					Expect(allowed).To(ContainElement(r), "fault %s broke rule %s, which it should not", fault, r)
+				}
+				Expect(rep.Failed(report.Must) || rep.Failed(report.Should)).To(BeTrue())
+			},
+			entries,
+		)
+	}
+})

@@ -1,0 +1,143 @@
+// Package protocols is the registry of the protocols wirecheck knows: for
+// each, the spec, its compiled schemas, its scenarios (fixture files and Go
+// scenarios) and its reference server.
+package protocols
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/wirecheck/wirecheck/fixtures"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
+	"github.com/wirecheck/wirecheck/schemas"
+	"github.com/wirecheck/wirecheck/specs"
+)
+
+// ServeOptions is what `wirecheck serve` passes to a reference server.
+type ServeOptions struct {
+	Faults []string
+	Dir    string
+	In     io.Reader
+	Out    io.Writer
+	Log    io.Writer
+}
+
+// Bundle is everything wirecheck has for one protocol.
+type Bundle struct {
+	Protocol  *spec.Protocol
+	Schemas   *schema.Registry
+	Scenarios []*scenario.Scenario
+	// Serve runs the reference server and returns its exit code.
+	Serve func(ServeOptions) int
+	// Handler answers requests the server sends (nil when it sends none).
+	Handler peer.Handler
+}
+
+// entry wires one protocol's Go parts; the data parts come from the
+// embedded specs/, schemas/ and fixtures/.
+type entry struct {
+	goScenarios func() []*scenario.Scenario
+	serve       func(ServeOptions) int
+}
+
+var registry = map[string]entry{
+	"sonde-serve": {goScenarios: sondesuite.Scenarios, serve: serveSonde},
+}
+
+func serveSonde(o ServeOptions) int {
+	tools := sondeserver.Builtin()
+	extra, err := sondeserver.LoadManifest(o.Dir)
+	if err != nil {
+		fmt.Fprintln(o.Log, "sonde-serve:", err)
+		return 2
+	}
+	faults := map[string]bool{}
+	for _, f := range o.Faults {
+		faults[f] = true
+	}
+	s := &sondeserver.Server{Tools: append(tools, extra...), Faults: faults}
+	return s.Serve(o.In, o.Out, o.Log)
+}
+
+// IDs lists the protocols, sorted.
+func IDs() []string {
+	out := make([]string, 0, len(registry))
+	for id := range registry {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var (
+	mu    sync.Mutex
+	cache = map[string]*Bundle{}
+)
+
+// Load loads and checks a protocol's spec, schemas and fixtures. Errors name
+// the file and line at fault.
+func Load(id string) (*Bundle, error) {
+	return LoadFrom(id, specs.FS, schemas.FS, fixtures.FS)
+}
+
+// LoadFrom is Load on other file systems, for tests of broken specs and
+// fixtures.
+func LoadFrom(id string, specFS, schemaFS, fixtureFS fs.FS) (*Bundle, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	return load(id, specFS, schemaFS, fixtureFS, map[string]bool{})
+}
+
+func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool) (*Bundle, error) {
+	cacheable := specFS == fs.FS(specs.FS)
+	if b := cache[id]; b != nil && cacheable {
+		return b, nil
+	}
+	e, ok := registry[id]
+	if !ok {
+		return nil, fmt.Errorf("unknown protocol %q (known: %s)", id, strings.Join(IDs(), ", "))
+	}
+	if loading[id] {
+		return nil, fmt.Errorf("protocol %q is its own base", id)
+	}
+	loading[id] = true
+	base := func(b string) (*spec.Protocol, error) {
+		bb, err := load(b, specFS, schemaFS, fixtureFS, loading)
+		if err != nil {
+			return nil, err
+		}
+		return bb.Protocol, nil
+	}
+	p, err := spec.Load(specFS, id+".yaml", schemaFS, peer.Checks, base)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := schema.Compile(schemaFS, id)
+	if err != nil {
+		return nil, err
+	}
+	var scs []*scenario.Scenario
+	if _, err := fs.Stat(fixtureFS, id); err == nil {
+		scs, err = scenario.LoadDir(fixtureFS, id, "fixtures/", p)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if e.goScenarios != nil {
+		scs = append(scs, e.goScenarios()...)
+	}
+	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: e.serve}
+	if cacheable {
+		cache[id] = b
+	}
+	return b, nil
+}

@@ -1,0 +1,17 @@
+package protocols_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/testbin"
+)
+
+func TestProtocols(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Protocols Suite")
+}
+
+var _ = AfterSuite(testbin.Cleanup)

@@ -1,0 +1,388 @@
+// Package sondeserve is the reference server of the sonde-serve protocol
+// (`wirecheck serve sonde-serve`): a complete implementation with a small
+// built-in tool catalogue, extended by a sondage.manifest.json in its working
+// directory, that passes its own suite at 100%. Each fault named in
+// specs/sonde-serve.yaml breaks one rule on purpose.
+//
+// Manifest format (sondage.manifest.json):
+//
+//	{"tools": [{"name": "deploy", "description": "Deploy project",
+//	            "inputSchema": {"type": "object"},
+//	            "output": {"url": "…"},     // returned as result.output
+//	            "error": "quota exceeded"}]} // or: fail at runtime with this message
+package sondeserve
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ProtocolVersion and APIVersion are what the ready line announces.
+const (
+	ProtocolVersion = "1.0.0"
+	APIVersion      = "1.0.0"
+	// ManifestFile is read from the working directory when present.
+	ManifestFile = "sondage.manifest.json"
+	// maxLine bounds one request line; longer lines are answered as
+	// invalid and discarded without being buffered.
+	maxLine = 16 << 20
+)
+
+// Tool is one entry of the catalogue.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Output      json.RawMessage `json:"output,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	run         func(input map[string]any) (any, error)
+}
+
+// Builtin is the catalogue every instance serves.
+func Builtin() []Tool {
+	return []Tool{
+		{
+			Name: "echo", Description: "Return the text it is given",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":256}},"required":["text"],"additionalProperties":false}`),
+			run: func(in map[string]any) (any, error) {
+				return map[string]any{"text": in["text"]}, nil
+			},
+		},
+		{
+			Name: "deploy", Description: "Deploy project",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"target":{"enum":["preview","production"]},"dryRun":{"type":"boolean"}},"required":["target"],"additionalProperties":false}`),
+			run: func(in map[string]any) (any, error) {
+				t, _ := in["target"].(string)
+				if t == "" {
+					return nil, errors.New("deploy needs a target")
+				}
+				return map[string]any{"target": t, "url": "https://" + t + ".example.invalid/"}, nil
+			},
+		},
+		{
+			Name: "fail", Description: "Always fails at runtime (for error paths)",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`),
+			run: func(map[string]any) (any, error) {
+				return nil, errors.New("simulated runtime failure")
+			},
+		},
+	}
+}
+
+// LoadManifest reads the manifest in dir; a missing file is no error.
+func LoadManifest(dir string) ([]Tool, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m struct {
+		Tools []Tool `json:"tools"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w", ManifestFile, err)
+	}
+	for i, t := range m.Tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("%s: tool %d has no name", ManifestFile, i+1)
+		}
+		if len(t.InputSchema) == 0 {
+			m.Tools[i].InputSchema = json.RawMessage(`{"type":"object"}`)
+		}
+	}
+	return m.Tools, nil
+}
+
+// Server is one instance; Faults holds the names of the faults switched on.
+type Server struct {
+	Tools  []Tool
+	Faults map[string]bool
+	out    *bufio.Writer
+	log    io.Writer
+	muted  bool
+}
+
+// Serve runs the protocol on in/out until in ends, and returns the exit code.
+func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
+	s.out = bufio.NewWriter(out)
+	s.log = log
+	if s.Faults == nil {
+		s.Faults = map[string]bool{}
+	}
+	fmt.Fprintf(log, "sonde-serve reference: %d tools, faults %v\n", len(s.Tools), keys(s.Faults))
+	if s.Faults["log-stdout"] {
+		s.line([]byte("starting sonde serve (log line on stdout)"))
+	}
+	if !s.Faults["no-ready"] {
+		ready := map[string]any{"ok": true, "apiVersion": APIVersion, "protocolVersion": ProtocolVersion, "command": "serve", "status": "ready"}
+		if s.Faults["ready-fields"] {
+			delete(ready, "apiVersion")
+			delete(ready, "command")
+		}
+		s.write(ready)
+	}
+	s.out.Flush()
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, tooLong, err := readLine(r)
+		if len(line) > 0 || tooLong || err == nil {
+			if code, stop := s.handle(line, tooLong); stop {
+				s.out.Flush()
+				return code
+			}
+			s.out.Flush()
+		}
+		if err != nil {
+			if s.Faults["ignore-eof"] {
+				time.Sleep(time.Hour)
+			}
+			return 0
+		}
+	}
+}
+
+// readLine reads one line without its newline; a line over maxLine is
+// drained and reported as too long instead of being buffered.
+func readLine(r *bufio.Reader) ([]byte, bool, error) {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > maxLine {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == nil {
+			buf = bytes.TrimSuffix(buf, []byte{'\n'})
+		}
+		return buf, tooLong, err
+	}
+}
+
+func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
+	if s.Faults["exit-long-line"] && (tooLong || len(line) > 64<<10) {
+		fmt.Fprintln(s.log, "fault exit-long-line: exiting on a long line")
+		return 3, true
+	}
+	if s.Faults["exit-non-ascii"] {
+		for _, c := range line {
+			if c >= 0x80 {
+				fmt.Fprintln(s.log, "fault exit-non-ascii: exiting on non-ASCII input")
+				return 4, true
+			}
+		}
+	}
+	if s.muted {
+		return 0, false
+	}
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 && !tooLong {
+		if s.Faults["answer-empty"] {
+			s.fail(nil, "Invalid JSON request")
+		}
+		return 0, false
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	err := dec.Decode(&v)
+	if err == nil && dec.More() {
+		err = errors.New("trailing data")
+	}
+	if tooLong || err != nil {
+		if s.Faults["mute-after-malformed"] {
+			s.muted = true
+		}
+		if s.Faults["malformed-silent"] {
+			return 0, false
+		}
+		s.fail(nil, "Invalid JSON request")
+		return 0, false
+	}
+	req, isObj := v.(map[string]any)
+	if !isObj {
+		if s.Faults["exit-non-object"] {
+			fmt.Fprintln(s.log, "fault exit-non-object: exiting on a JSON value that is not an object")
+			return 5, true
+		}
+		s.fail(nil, "Invalid JSON request: expected an object")
+		return 0, false
+	}
+	id, hasID := req["id"]
+	switch id.(type) {
+	case string, json.Number:
+	default:
+		hasID = false
+	}
+	if !hasID {
+		s.fail(nil, "Invalid request: missing id")
+		return 0, false
+	}
+	if _, isNum := id.(json.Number); isNum && s.Faults["numeric-id-ignored"] {
+		return 0, false
+	}
+	method, _ := req["method"].(string)
+	params, _ := req["params"].(map[string]any)
+	switch method {
+	case "tools/list":
+		s.list(id)
+		if s.Faults["double-answer"] {
+			s.list(id)
+		}
+		if s.Faults["json-log"] {
+			s.write(map[string]any{"level": "info", "msg": "listed tools"})
+		}
+	case "tools/call":
+		return s.call(id, params)
+	default:
+		s.fail(id, fmt.Sprintf("Unknown method '%s'", method))
+	}
+	return 0, false
+}
+
+func (s *Server) list(id any) {
+	tools := make([]map[string]any, 0, len(s.Tools))
+	for _, t := range s.Tools {
+		m := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.InputSchema}
+		if s.Faults["list-no-schema"] {
+			delete(m, "inputSchema")
+		}
+		tools = append(tools, m)
+	}
+	s.ok(id, map[string]any{"tools": tools})
+}
+
+func (s *Server) call(id any, params map[string]any) (int, bool) {
+	if s.Faults["drop-call"] {
+		return 0, false
+	}
+	name, _ := params["name"].(string)
+	if name == "" {
+		if s.Faults["missing-name-message"] {
+			s.fail(id, "Unknown tool 'undefined'")
+		} else {
+			s.fail(id, "Missing tool name in tools/call request")
+		}
+		return 0, false
+	}
+	var tool *Tool
+	for i := range s.Tools {
+		if s.Tools[i].Name == name {
+			tool = &s.Tools[i]
+		}
+	}
+	if tool == nil {
+		if s.Faults["unknown-tool-ok"] {
+			s.ok(id, map[string]any{"tool": name, "output": map[string]any{}})
+		} else {
+			s.fail(id, fmt.Sprintf("Unknown tool '%s'", name))
+		}
+		return 0, false
+	}
+	input, _ := params["input"].(map[string]any)
+	out, err := tool.invoke(input)
+	if err != nil {
+		fmt.Fprintf(s.log, "tool %s failed: %v\n", name, err)
+		if s.Faults["crash-on-error"] {
+			return 6, true
+		}
+		if s.Faults["runtime-null-id"] {
+			id = nil
+		}
+		s.fail(id, err.Error())
+		return 0, false
+	}
+	if s.Faults["call-wrong-tool"] {
+		name = name + "-other"
+	}
+	result := map[string]any{"tool": name, "output": out}
+	if s.Faults["invalid-utf8"] {
+		result["output"] = "\xff\xfe broken"
+	}
+	s.ok(id, result)
+	return 0, false
+}
+
+func (t *Tool) invoke(input map[string]any) (any, error) {
+	if t.run != nil {
+		return t.run(input)
+	}
+	if t.Error != "" {
+		return nil, errors.New(t.Error)
+	}
+	if len(t.Output) > 0 {
+		return t.Output, nil
+	}
+	return map[string]any{}, nil
+}
+
+func (s *Server) ok(id, result any) {
+	s.respond(map[string]any{"id": id, "ok": true, "protocolVersion": ProtocolVersion, "result": result})
+}
+
+func (s *Server) fail(id any, msg string) {
+	s.respond(map[string]any{"id": id, "ok": false, "protocolVersion": ProtocolVersion, "error": map[string]any{"message": msg}})
+}
+
+func (s *Server) respond(m map[string]any) {
+	if s.Faults["wrong-id"] && m["id"] != nil {
+		m["id"] = fmt.Sprint(m["id"]) + "-x"
+	}
+	if n, isNum := m["id"].(json.Number); isNum && s.Faults["id-as-string"] {
+		m["id"] = n.String()
+	}
+	if s.Faults["ok-string"] {
+		m["ok"] = fmt.Sprint(m["ok"])
+	}
+	if s.Faults["no-protocol-version"] {
+		if r, isMap := m["result"].(map[string]any); isMap && r["tool"] != nil {
+			delete(m, "protocolVersion")
+		}
+	}
+	s.write(m)
+}
+
+func (s *Server) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		fmt.Fprintf(s.log, "cannot encode response: %v\n", err)
+		return
+	}
+	if s.Faults["invalid-utf8"] {
+		// encoding/json replaces bad UTF-8; put the raw byte back.
+		b = bytes.ReplaceAll(b, []byte(`\ufffd\ufffd`), []byte("\xff\xfe"))
+	}
+	s.line(b)
+}
+
+func (s *Server) line(b []byte) {
+	s.out.Write(b)
+	s.out.WriteByte('\n')
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k, on := range m {
+		if on {
+			out = append(out, k)
+		}
+	}
+	return out
+}

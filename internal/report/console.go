@@ -1,0 +1,259 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// ConsoleOptions tunes the terminal rendering.
+type ConsoleOptions struct {
+	// Color adds ANSI colours. Use ColorFor to decide it.
+	Color bool
+	// Verbose lists every finding under its rule, not only failing ones,
+	// and shows longer transcript excerpts.
+	Verbose bool
+}
+
+// The only escape sequences the console writer ever emits; every piece of
+// report text goes through clean, which removes the ESC byte, so a server
+// cannot add its own.
+const (
+	sgrReset = "\x1b[0m"
+	sgrBold  = "\x1b[1m"
+	sgrDim   = "\x1b[2m"
+	sgrRed   = "\x1b[1;31m"
+	sgrGreen = "\x1b[32m"
+	sgrYell  = "\x1b[33m"
+	sgrMag   = "\x1b[1;35m"
+)
+
+// IsTerminal reports whether f is a character device. It is the cheap,
+// dependency-free test; /dev/null also passes it, which costs nothing
+// because nobody reads the colour there.
+func IsTerminal(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return fi.Mode()&os.ModeCharDevice != 0
+}
+
+// ColorFor decides whether console output to f gets colour: only on a
+// terminal, and never when NO_COLOR is set to a non-empty value
+// (https://no-color.org) or TERM is "dumb".
+func ColorFor(f *os.File) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return IsTerminal(f)
+}
+
+type painter bool
+
+func (p painter) paint(sgr, s string) string {
+	if !p || s == "" {
+		return s
+	}
+	return sgr + s + sgrReset
+}
+
+func (p painter) verdict(v Verdict, s string) string {
+	switch v {
+	case Pass:
+		return p.paint(sgrGreen, s)
+	case Fail:
+		return p.paint(sgrRed, s)
+	case Skip:
+		return p.paint(sgrYell, s)
+	case Error:
+		return p.paint(sgrMag, s)
+	}
+	return s
+}
+
+// WriteConsole renders r for a terminal: a verdict table by rule, an
+// evidence block for every failing finding, and a one-line summary ending
+// in PASS or FAIL at the level the run was judged at.
+func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
+	bw := bufio.NewWriter(w)
+	p := painter(opt.Color)
+	rs := rows(r)
+
+	fmt.Fprintf(bw, "%s · %s · target %s\n",
+		p.paint(sgrBold, line(strings.TrimSpace(orDefault(r.Tool, "wirecheck")+" "+r.Version), capLine)),
+		line(r.Protocol, capLine), line(r.Target, capLine))
+	fmt.Fprintf(bw, "started %s\n\n", started(r.Started))
+
+	writeTable(bw, p, rs, opt.Verbose)
+
+	tailN, entryCap := tailConsole, capEntry
+	if opt.Verbose {
+		tailN, entryCap = tailVerbose, capEntryLarge
+	}
+	for _, row := range rs {
+		for _, f := range row.Failing() {
+			writeFailure(bw, p, row.Rule, f, tailN, entryCap)
+		}
+	}
+
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(bw, "\n%s\n", p.paint(sgrBold, "Notes:"))
+		for _, n := range r.Notes {
+			fmt.Fprintf(bw, "  - %s\n", indentRest(block(n, capMessage), "    "))
+		}
+	}
+
+	verdict, level := outcome(r)
+	fmt.Fprintf(bw, "\n%d rules: %s · findings: %s · %s\n",
+		len(rs), ruleTally(rs), findingTally(r), duration(r.DurationMS))
+	v := Pass
+	if verdict == "FAIL" {
+		v = Fail
+	}
+	fmt.Fprintf(bw, "%s %s%s\n", p.verdict(v, verdict), level, why(rs, r.Level))
+	return bw.Flush()
+}
+
+func writeTable(w io.Writer, p painter, rs []ruleRow, verbose bool) {
+	type cells struct {
+		v                               Verdict
+		verdict, id, level, scen, title string
+	}
+	table := make([]cells, 0, len(rs))
+	for _, r := range rs {
+		table = append(table, cells{
+			v:       r.Verdict,
+			verdict: verdictLabel(r.Verdict),
+			id:      line(r.Rule.ID, 60),
+			level:   line(string(r.Rule.Level), 16),
+			scen:    r.Scenarios(),
+			title:   line(r.Rule.Title, capLine),
+		})
+	}
+	wv, wi, wl, ws := width("VERDICT"), width("RULE"), width("LEVEL"), width("SCENARIOS")
+	for _, c := range table {
+		wv = max(wv, width(c.verdict))
+		wi = max(wi, width(c.id))
+		wl = max(wl, width(c.level))
+		ws = max(ws, width(c.scen))
+	}
+	fmt.Fprintln(w, p.paint(sgrBold, fmt.Sprintf("%s  %s  %s  %s  TITLE",
+		pad("VERDICT", wv), pad("RULE", wi), pad("LEVEL", wl), pad("SCENARIOS", ws))))
+	for i, c := range table {
+		// Pad before painting: escape codes take no room on screen.
+		row := fmt.Sprintf("%s  %s  %s  %s  %s",
+			p.verdict(c.v, pad(c.verdict, wv)), pad(c.id, wi), pad(c.level, wl), pad(c.scen, ws), c.title)
+		fmt.Fprintln(w, strings.TrimRight(row, " "))
+		if !verbose {
+			continue
+		}
+		for _, f := range rs[i].Findings {
+			var extra string
+			if f.Count > 1 {
+				extra = fmt.Sprintf(" ×%d", f.Count)
+			}
+			if f.Message != "" {
+				extra += "  " + line(f.Message, capLine)
+			}
+			fmt.Fprintf(w, "%s  %s %s%s\n", strings.Repeat(" ", wv),
+				p.verdict(f.Verdict, pad(verdictLabel(f.Verdict), 5)), line(f.Scenario, capLine), extra)
+		}
+	}
+}
+
+func writeFailure(w io.Writer, p painter, ru Rule, f Finding, tailN, entryCap int) {
+	fmt.Fprintf(w, "\n%s %s %s — %s\n",
+		p.verdict(f.Verdict, "──── "+verdictLabel(f.Verdict)),
+		p.paint(sgrBold, line(ru.ID, capLine)), line(string(ru.Level), 16), line(ru.Title, capLine))
+	if ru.Source != "" {
+		fmt.Fprintf(w, "  source:   %s\n", line(ru.Source, capLine))
+	}
+	fmt.Fprintf(w, "  scenario: %s\n", line(f.Scenario, capLine))
+	if f.Message != "" {
+		fmt.Fprintf(w, "  message:  %s\n", indentRest(block(f.Message, capMessage), "            "))
+	}
+	if f.Expected != "" {
+		fmt.Fprintf(w, "  Expected:\n%s\n", indent(block(f.Expected, capEvidence), "    "))
+	}
+	if f.Actual != "" {
+		fmt.Fprintf(w, "  Actual:\n%s\n", indent(block(f.Actual, capEvidence), "    "))
+	}
+	if len(f.Transcript) > 0 {
+		caption, lines := excerpt(f.Transcript, tailN, entryCap)
+		fmt.Fprintf(w, "  %s\n", caption)
+		for _, l := range lines {
+			fmt.Fprintf(w, "  %s\n", p.paint(sgrDim, l))
+		}
+	}
+	if f.Reproduce != "" {
+		fmt.Fprintf(w, "  Reproduce: %s\n", line(f.Reproduce, capMessage))
+	}
+}
+
+// why explains the verdict line, so that a PASS next to failing SHOULD
+// rules, or a FAIL caused only by errors, does not look like a bug.
+func why(rs []ruleRow, level Level) string {
+	var above, below int
+	for _, r := range rs {
+		if r.Verdict != Fail && r.Verdict != Error {
+			continue
+		}
+		// A rule's findings may carry a level when the catalogue does not.
+		failed := false
+		for _, f := range r.Failing() {
+			if f.Level.Rank() >= level.Rank() {
+				failed = true
+			}
+		}
+		if failed {
+			above++
+		} else {
+			below++
+		}
+	}
+	var parts []string
+	if above > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s failed or errored at or above it", above, plural(above, "rule", "rules")))
+	}
+	if below > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s failed below it", below, plural(below, "rule", "rules")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func pad(s string, n int) string {
+	if w := width(s); w < n {
+		return s + strings.Repeat(" ", n-w)
+	}
+	return s
+}
+
+// indent prefixes every line, including the first.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// indentRest prefixes every line but the first, for text that follows a
+// label on the same line.
+func indentRest(s, prefix string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,252 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/transcript"
+)
+
+// The HTML page is what a vendor hands over, so it must open anywhere,
+// offline, years later: one file, inline CSS, no script, no external
+// resources. The Content-Security-Policy meta tag is a second line of
+// defence: even if server text ever slipped past html/template's escaping,
+// the browser would refuse to run or fetch anything.
+//
+// Every value reaching the template is a plain string that went through
+// clean; html/template escapes it for its context. Nothing here is ever
+// converted to template.HTML.
+
+type htmlPage struct {
+	Title, Tool, Protocol, Target, Started, Duration, Level string
+	Verdict                                                 string // PASS or FAIL
+	Findings, Rules                                         Summary
+	Notes                                                   []string
+	Rows                                                    []htmlRow
+	Failures                                                []htmlRule
+}
+
+type htmlRow struct {
+	Anchor, ID, Level, Verdict, VerdictLabel, Title, Source, Scenarios string
+	Failing                                                            bool
+}
+
+type htmlRule struct {
+	Anchor, ID, Level, Title, Source string
+	Findings                         []htmlFinding
+}
+
+type htmlFinding struct {
+	Verdict, VerdictLabel, Scenario, Message, Expected, Actual, Reproduce string
+	Count                                                                 int
+	TranscriptCaption                                                     string
+	Transcript                                                            []htmlEntry
+}
+
+type htmlEntry struct {
+	Dir, Text string
+}
+
+// WriteHTML writes a self-contained HTML page: header with the overall
+// verdict, summary counts, the per-rule verdict table, and the evidence of
+// every failing finding.
+func WriteHTML(w io.Writer, r *Report) error {
+	rs := rows(r)
+	verdict, level := outcome(r)
+	page := htmlPage{
+		Title:    line(fmt.Sprintf("%s conformance report: %s", orDefault(r.Tool, "wirecheck"), r.Protocol), capLine),
+		Tool:     line(strings.TrimSpace(orDefault(r.Tool, "wirecheck")+" "+r.Version), capLine),
+		Protocol: line(r.Protocol, capLine),
+		Target:   line(r.Target, capMessage),
+		Started:  started(r.Started),
+		Duration: duration(r.DurationMS),
+		Level:    level,
+		Verdict:  verdict,
+		Findings: findingTally(r),
+		Rules:    ruleTally(rs),
+	}
+	for _, n := range r.Notes {
+		page.Notes = append(page.Notes, block(n, capMessage))
+	}
+	for i, row := range rs {
+		anchor := fmt.Sprintf("rule-%d", i+1)
+		failing := row.Failing()
+		page.Rows = append(page.Rows, htmlRow{
+			Anchor:       anchor,
+			ID:           line(row.Rule.ID, capLine),
+			Level:        line(string(row.Rule.Level), 16),
+			Verdict:      string(row.Verdict),
+			VerdictLabel: verdictLabel(row.Verdict),
+			Title:        line(row.Rule.Title, capLine),
+			Source:       line(row.Rule.Source, capLine),
+			Scenarios:    row.Scenarios(),
+			Failing:      len(failing) > 0,
+		})
+		if len(failing) == 0 {
+			continue
+		}
+		hr := htmlRule{
+			Anchor: anchor,
+			ID:     line(row.Rule.ID, capLine),
+			Level:  line(string(row.Rule.Level), 16),
+			Title:  line(row.Rule.Title, capLine),
+			Source: line(row.Rule.Source, capLine),
+		}
+		for _, f := range failing {
+			hf := htmlFinding{
+				Verdict:      string(f.Verdict),
+				VerdictLabel: verdictLabel(f.Verdict),
+				Scenario:     line(f.Scenario, capLine),
+				Message:      block(f.Message, capMessage),
+				Expected:     block(f.Expected, capEvidence),
+				Actual:       block(f.Actual, capEvidence),
+				Reproduce:    line(f.Reproduce, capMessage),
+				Count:        f.Count,
+			}
+			if len(f.Transcript) > 0 {
+				shown, _ := tail(f.Transcript, tailDoc)
+				hf.TranscriptCaption = caption(len(shown), len(f.Transcript))
+				for _, e := range shown {
+					hf.Transcript = append(hf.Transcript, htmlEntry{
+						Dir:  line(string(e.Dir), 16),
+						Text: strings.Join(entryLines([]transcript.Entry{e}, capEntryLarge), "\n"),
+					})
+				}
+			}
+			hr.Findings = append(hr.Findings, hf)
+		}
+		page.Failures = append(page.Failures, hr)
+	}
+	if err := htmlTemplate.Execute(w, page); err != nil {
+		return fmt.Errorf("report: writing HTML: %w", err)
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1f21;margin:0 auto;max-width:1100px;padding:1.5em}
+h1{font-size:1.5em;margin:0 0 .3em}
+h2{font-size:1.2em;margin:1.6em 0 .5em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+h3{font-size:1.05em;margin:1.4em 0 .3em}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;vertical-align:top;padding:.3em .6em;border-bottom:1px solid #eee}
+th{background:#f6f8fa}
+dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.5em 0}
+dl.meta dt{color:#666}
+dl.meta dd{margin:0;word-break:break-all}
+.badge{display:inline-block;padding:.1em .5em;border-radius:3px;font-weight:600;font-size:.9em}
+.overall{font-size:1.3em;padding:.2em .8em}
+.pass{background:#dcf5e3;color:#135e2b}
+.fail{background:#fde2e1;color:#8e1b14}
+.skip{background:#fff4cc;color:#6b5400}
+.error{background:#f1e0fa;color:#5e1b7e}
+.PASS{background:#1f883d;color:#fff}
+.FAIL{background:#cf222e;color:#fff}
+.counts span{margin-right:1.2em}
+.finding{border:1px solid #ddd;border-radius:4px;padding:.6em 1em;margin:.8em 0}
+pre{background:#f6f8fa;padding:.6em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3em 0 .8em;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.t-received{color:#0b5394}
+.t-stderr{color:#a15c00}
+.t-note{color:#666;font-style:italic}
+.label{font-weight:600}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+footer{margin-top:2em;color:#888;font-size:.85em}
+</style>
+</head>
+<body>
+<header>
+<h1>{{.Protocol}} conformance report</h1>
+<p><span class="badge overall {{.Verdict}}">{{.Verdict}}</span> {{.Level}}</p>
+<dl class="meta">
+<dt>Protocol</dt><dd>{{.Protocol}}</dd>
+<dt>Target</dt><dd><code>{{.Target}}</code></dd>
+<dt>Started</dt><dd>{{.Started}}</dd>
+<dt>Duration</dt><dd>{{.Duration}}</dd>
+<dt>Tool</dt><dd>{{.Tool}}</dd>
+</dl>
+</header>
+
+<h2>Summary</h2>
+<p class="counts"><span class="label">Rules:</span>
+<span class="badge pass">{{.Rules.Pass}} pass</span><span class="badge fail">{{.Rules.Fail}} fail</span><span class="badge skip">{{.Rules.Skip}} skip</span><span class="badge error">{{.Rules.Error}} error</span></p>
+<p class="counts"><span class="label">Findings:</span>
+<span class="badge pass">{{.Findings.Pass}} pass</span><span class="badge fail">{{.Findings.Fail}} fail</span><span class="badge skip">{{.Findings.Skip}} skip</span><span class="badge error">{{.Findings.Error}} error</span></p>
+{{- if .Notes}}
+<h3>Notes</h3>
+<ul>
+{{- range .Notes}}
+<li><pre>{{.}}</pre></li>
+{{- end}}
+</ul>
+{{- end}}
+
+<h2>Rules</h2>
+<table>
+<thead><tr><th>Verdict</th><th>Rule</th><th>Level</th><th>Title</th><th>Citation</th><th>Scenarios</th></tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td><td>{{.Title}}</td><td>{{.Source}}</td><td>{{.Scenarios}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- if .Failures}}
+
+<h2>Evidence</h2>
+{{- range .Failures}}
+<section id="{{.Anchor}}">
+<h3>{{.ID}} <span class="badge">{{.Level}}</span> {{.Title}}</h3>
+{{- if .Source}}
+<p>Citation: {{.Source}}</p>
+{{- end}}
+{{- range .Findings}}
+<div class="finding">
+<p><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span> scenario <code>{{.Scenario}}</code>{{if gt .Count 1}} (observed {{.Count}} times){{end}}</p>
+{{- if .Message}}
+<pre>{{.Message}}</pre>
+{{- end}}
+{{- if .Expected}}
+<p class="label">Expected</p>
+<pre>{{.Expected}}</pre>
+{{- end}}
+{{- if .Actual}}
+<p class="label">Actual</p>
+<pre>{{.Actual}}</pre>
+{{- end}}
+{{- if .Transcript}}
+<p class="label">{{.TranscriptCaption}}</p>
+<pre>
+{{- range .Transcript}}
+<span class="t-{{.Dir}}">{{.Text}}</span>
+{{- end}}
+</pre>
+{{- end}}
+{{- if .Reproduce}}
+<p class="label">Reproduce</p>
+<pre>{{.Reproduce}}</pre>
+{{- end}}
+</div>
+{{- end}}
+</section>
+{{- end}}
+{{- end}}
+
+<footer>Generated by {{.Tool}}.</footer>
+</body>
+</html>
+`))

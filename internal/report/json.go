@@ -1,0 +1,158 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/transcript"
+)
+
+// WriteJSON writes the report as indented JSON in struct field order, the
+// contract described by schemas/report.schema.json.
+//
+// Nil slices are written as [] rather than null so consumers can iterate
+// findings and transcripts without a null check. Invalid UTF-8 in server
+// text becomes U+FFFD (encoding/json's rule), which keeps the file valid
+// JSON while showing where the garbage was. '<', '>' and '&' stay escaped
+// as \u003c etc. (the encoder's default) so a report served as text/html by
+// mistake cannot run a server's <script>.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(normalized(r)); err != nil {
+		return fmt.Errorf("report: writing JSON: %w", err)
+	}
+	return nil
+}
+
+// normalized returns a shallow copy of r with nil slices replaced by empty
+// ones, leaving the caller's report untouched.
+func normalized(r *Report) *Report {
+	c := *r
+	c.Findings = make([]Finding, len(r.Findings))
+	copy(c.Findings, r.Findings)
+	for i := range c.Findings {
+		if c.Findings[i].Transcript == nil {
+			c.Findings[i].Transcript = []transcript.Entry{}
+		}
+	}
+	return &c
+}
+
+// ReadJSON reads a report written by WriteJSON (by this or another version
+// of wirecheck). Unknown fields are ignored so that older tools can read
+// newer reports; a document that is not a report at all, or has verdicts
+// and levels outside the contract, is an error that says where.
+func ReadJSON(rd io.Reader) (*Report, error) {
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("report: reading JSON report: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("report: reading JSON report: input is empty")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var r Report
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("report: reading JSON report: %s", describeJSONError(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := position(data, dec.InputOffset())
+		return nil, fmt.Errorf("report: reading JSON report: unexpected data after the report at line %d, column %d", line, col)
+	}
+	if err := r.check(); err != nil {
+		return nil, fmt.Errorf("report: reading JSON report: %w", err)
+	}
+	return &r, nil
+}
+
+// check catches documents that decode but are not reports (a transcript
+// line, a config file, `{}`), and values the writers cannot render
+// meaningfully.
+func (r *Report) check() error {
+	if r.Tool == "" && r.Protocol == "" {
+		return errors.New(`not a wirecheck report: "tool" and "protocol" are missing`)
+	}
+	if r.Protocol == "" {
+		return errors.New(`"protocol" is missing or empty`)
+	}
+	if r.Level != "" && r.Level.Rank() == 0 {
+		return fmt.Errorf(`"level": unknown level %q (want MUST, SHOULD or MAY)`, r.Level)
+	}
+	for i, f := range r.Findings {
+		switch f.Verdict {
+		case Pass, Fail, Skip, Error:
+		default:
+			return fmt.Errorf(`findings[%d].verdict: unknown verdict %q (want pass, fail, skip or error)`, i, f.Verdict)
+		}
+		if f.Level.Rank() == 0 {
+			return fmt.Errorf(`findings[%d].level: unknown level %q (want MUST, SHOULD or MAY)`, i, f.Level)
+		}
+		if f.Rule == "" {
+			return fmt.Errorf(`findings[%d].rule is missing or empty`, i)
+		}
+	}
+	for i, ru := range r.Rules {
+		if ru.ID == "" {
+			return fmt.Errorf(`rules[%d].id is missing or empty`, i)
+		}
+	}
+	return nil
+}
+
+// describeJSONError adds a line and column to encoding/json's errors, which
+// only carry a byte offset.
+func describeJSONError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var tpe *time.ParseError
+	switch {
+	case errors.As(err, &syn):
+		line, col := position(data, syn.Offset)
+		return fmt.Sprintf("invalid JSON at line %d, column %d: %s", line, col, syn.Error())
+	case errors.As(err, &typ):
+		line, col := position(data, typ.Offset)
+		field := typ.Field
+		if field == "" {
+			return fmt.Sprintf("line %d, column %d: a report is a JSON object, not %s", line, col, typ.Value)
+		}
+		return fmt.Sprintf("line %d, column %d: %q must be %s, not %s", line, col, field, jsonKind(typ.Type.Kind().String()), typ.Value)
+	case errors.As(err, &tpe):
+		// time.Time is the only time field, and its error names no field.
+		return fmt.Sprintf(`"started" must be an RFC 3339 date-time such as 2025-06-01T12:00:00Z, not %q`, tpe.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends early (truncated file?)"
+	}
+	return err.Error()
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "int", "int64", "float64":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "bool":
+		return "true or false"
+	}
+	return goKind
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}

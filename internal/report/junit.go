@@ -1,0 +1,205 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The JUnit dialect CI servers agree on (Jenkins, GitLab, GitHub actions
+// reporters): testsuites > testsuite > testcase with failure / error /
+// skipped children. Only what they all read is written.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  *junitText      `xml:"system-out,omitempty"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	// CDATA keeps the evidence's line breaks readable in the file;
+	// encoding/xml splits any "]]>" in it, and clean has already removed
+	// the characters XML 1.0 forbids.
+	Body string `xml:",cdata"`
+}
+
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr,omitempty"`
+}
+
+// WriteJUnit writes one <testsuite> named after the protocol with one
+// <testcase> per finding (classname = rule ID, name = scenario). The
+// counts in the attributes are computed from the test cases as they are
+// written, never taken from r.Summary, so they always agree with the body.
+//
+// Findings carry no duration of their own, so every testcase has time 0
+// and the suite carries the run's wall-clock time; summing scenario spans
+// would count shared server time several times over.
+func WriteJUnit(w io.Writer, r *Report) error {
+	titles := map[string]Rule{}
+	for _, ru := range r.Rules {
+		if _, ok := titles[ru.ID]; !ok {
+			titles[ru.ID] = ru
+		}
+	}
+	suite := junitSuite{
+		Name: line(r.Protocol, capLine),
+		Time: seconds(r.DurationMS),
+	}
+	if !r.Started.IsZero() {
+		// The Ant schema wants a local timestamp without zone; UTC is the
+		// only unambiguous choice.
+		suite.Timestamp = r.Started.UTC().Format("2006-01-02T15:04:05")
+	}
+	for _, p := range [][2]string{
+		{"tool", strings.TrimSpace(r.Tool + " " + r.Version)},
+		{"protocol", r.Protocol},
+		{"target", r.Target},
+		{"level", string(r.Level)},
+	} {
+		if p[1] != "" {
+			suite.Properties = append(suite.Properties, junitProperty{Name: p[0], Value: line(p[1], capMessage)})
+		}
+	}
+	for _, f := range r.Findings {
+		ru, ok := titles[f.Rule]
+		if !ok {
+			ru = Rule{ID: f.Rule, Level: f.Level}
+		}
+		c := junitCase{
+			Classname: line(f.Rule, capLine),
+			Name:      line(f.Scenario, capLine),
+			Time:      "0",
+		}
+		problem := func() *junitProblem {
+			return &junitProblem{
+				Message: line(f.Message, capMessage),
+				Type:    line(strings.TrimSpace(f.Rule+" "+string(f.Level)), capLine),
+				Body:    junitBody(ru, f),
+			}
+		}
+		switch f.Verdict {
+		case Pass:
+		case Fail:
+			c.Failure = problem()
+			suite.Failures++
+		case Skip:
+			c.Skipped = &junitSkipped{Message: line(f.Message, capMessage)}
+			suite.Skipped++
+		default:
+			// Error, and any verdict this version does not know: the harness
+			// could not tell, which must not read as a pass in CI.
+			c.Error = problem()
+			if f.Verdict != Error {
+				c.Error.Message = line("unknown verdict "+strconv.Quote(string(f.Verdict))+": "+f.Message, capMessage)
+			}
+			suite.Errors++
+		}
+		suite.Cases = append(suite.Cases, c)
+	}
+	suite.Tests = len(suite.Cases)
+	if len(r.Notes) > 0 {
+		var b strings.Builder
+		for _, n := range r.Notes {
+			b.WriteString(block(n, capMessage))
+			b.WriteByte('\n')
+		}
+		suite.SystemOut = &junitText{Text: b.String()}
+	}
+	doc := junitSuites{
+		Name:     line(r.Tool, capLine),
+		Tests:    suite.Tests,
+		Failures: suite.Failures,
+		Errors:   suite.Errors,
+		Skipped:  suite.Skipped,
+		Time:     suite.Time,
+		Suites:   []junitSuite{suite},
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("report: writing JUnit: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("report: writing JUnit: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("report: writing JUnit: %w", err)
+	}
+	return nil
+}
+
+// junitBody is the evidence shown when a CI user expands a failed test.
+func junitBody(ru Rule, f Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s\n", line(ru.ID, capLine), line(string(ru.Level), 16), line(ru.Title, capLine))
+	if ru.Source != "" {
+		fmt.Fprintf(&b, "Source: %s\n", line(ru.Source, capLine))
+	}
+	fmt.Fprintf(&b, "Scenario: %s\n", line(f.Scenario, capLine))
+	if f.Message != "" {
+		fmt.Fprintf(&b, "Message: %s\n", block(f.Message, capMessage))
+	}
+	if f.Expected != "" {
+		fmt.Fprintf(&b, "Expected:\n%s\n", indent(block(f.Expected, capEvidence), "  "))
+	}
+	if f.Actual != "" {
+		fmt.Fprintf(&b, "Actual:\n%s\n", indent(block(f.Actual, capEvidence), "  "))
+	}
+	if len(f.Transcript) > 0 {
+		caption, lines := excerpt(f.Transcript, tailJUnit, capEntry)
+		fmt.Fprintf(&b, "%s\n", caption)
+		for _, l := range lines {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	if f.Reproduce != "" {
+		fmt.Fprintf(&b, "Reproduce: %s\n", line(f.Reproduce, capMessage))
+	}
+	return b.String()
+}
+
+// seconds renders milliseconds the way JUnit wants time: decimal seconds.
+func seconds(ms int64) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
+}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown (a PR comment,
+// a job summary): the overall verdict, summary counts, the verdict table,
+// then the evidence of every failing finding in fenced blocks.
+//
+// Renderers of Markdown also render inline HTML, so server text is escaped
+// as carefully as in the HTML report: outside fences, '<' and '>' become
+// entities and Markdown punctuation is backslash-escaped; inside fences
+// nothing is interpreted, provided the fence is longer than any backtick run
+// in the content.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	rs := rows(r)
+	verdict, level := outcome(r)
+
+	fmt.Fprintf(bw, "# %s conformance report\n\n", md(r.Protocol))
+	fmt.Fprintf(bw, "**%s** %s\n\n", verdict, md(level))
+	fmt.Fprintf(bw, "- Target: %s\n", md(line(r.Target, capMessage)))
+	fmt.Fprintf(bw, "- Started: %s\n", md(started(r.Started)))
+	fmt.Fprintf(bw, "- Duration: %s\n", duration(r.DurationMS))
+	fmt.Fprintf(bw, "- Tool: %s\n\n", md(strings.TrimSpace(orDefault(r.Tool, "wirecheck")+" "+r.Version)))
+
+	rt, ft := ruleTally(rs), findingTally(r)
+	fmt.Fprintf(bw, "## Summary\n\n")
+	fmt.Fprintf(bw, "| | pass | fail | skip | error |\n|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(bw, "| rules | %d | %d | %d | %d |\n", rt.Pass, rt.Fail, rt.Skip, rt.Error)
+	fmt.Fprintf(bw, "| findings | %d | %d | %d | %d |\n\n", ft.Pass, ft.Fail, ft.Skip, ft.Error)
+
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(bw, "### Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(bw, "- %s\n", md(line(n, capMessage)))
+		}
+		fmt.Fprintln(bw)
+	}
+
+	fmt.Fprintf(bw, "## Rules\n\n")
+	fmt.Fprintf(bw, "| verdict | rule | level | scenarios | title | citation |\n|---|---|---|---|---|---|\n")
+	for _, row := range rs {
+		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n",
+			mdVerdict(row.Verdict), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)),
+			row.Scenarios(), md(line(row.Rule.Title, capLine)), md(line(row.Rule.Source, capLine)))
+	}
+
+	first := true
+	for _, row := range rs {
+		failing := row.Failing()
+		if len(failing) == 0 {
+			continue
+		}
+		if first {
+			fmt.Fprintf(bw, "\n## Failures\n")
+			first = false
+		}
+		fmt.Fprintf(bw, "\n### %s %s (%s): %s\n", verdictLabel(row.Verdict),
+			md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)), md(line(row.Rule.Title, capLine)))
+		if row.Rule.Source != "" {
+			fmt.Fprintf(bw, "\nCitation: %s\n", md(line(row.Rule.Source, capLine)))
+		}
+		// Each block starts with its own blank line so that optional blocks
+		// can be left out without doubling or losing the spacing.
+		for _, f := range failing {
+			fmt.Fprintf(bw, "\n#### %s scenario %s\n", verdictLabel(f.Verdict), md(line(f.Scenario, capLine)))
+			if f.Message != "" {
+				fmt.Fprintf(bw, "\n%s\n", md(line(f.Message, capMessage)))
+			}
+			if f.Expected != "" {
+				fmt.Fprintf(bw, "\nExpected:\n\n%s", fenced(block(f.Expected, capEvidence)))
+			}
+			if f.Actual != "" {
+				fmt.Fprintf(bw, "\nActual:\n\n%s", fenced(block(f.Actual, capEvidence)))
+			}
+			if len(f.Transcript) > 0 {
+				caption, lines := excerpt(f.Transcript, tailDoc, capEntry)
+				fmt.Fprintf(bw, "\n%s\n\n%s", caption, fenced(strings.Join(lines, "\n")))
+			}
+			if f.Reproduce != "" {
+				fmt.Fprintf(bw, "\nReproduce:\n\n%s", fenced(line(f.Reproduce, capMessage)))
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// mdEscaper covers what GitHub-flavoured Markdown gives meaning to inline
+// and in table cells. '<' and '>' become entities rather than backslash
+// escapes because some renderers pass raw HTML through before applying
+// escapes; '&' is escaped so that an entity the server wrote shows as
+// written.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`,
+	"`", "\\`",
+	`|`, `\|`,
+	`*`, `\*`,
+	`_`, `\_`,
+	`[`, `\[`,
+	`]`, `\]`,
+	`~`, `\~`,
+	`<`, `&lt;`,
+	`>`, `&gt;`,
+	`&`, `&amp;`,
+)
+
+// md escapes one line of inline text. Callers pass text through line
+// first, so newlines are already `\n` and cannot end a table row.
+func md(s string) string {
+	return mdEscaper.Replace(clean(s, false))
+}
+
+func mdVerdict(v Verdict) string {
+	if v == Fail || v == Error {
+		return "**" + verdictLabel(v) + "**"
+	}
+	return verdictLabel(v)
+}
+
+// fenced wraps content in a code fence longer than any backtick run inside
+// it, so no line of the content can close the fence early.
+func fenced(content string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(content); i++ {
+		if content[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + content + "\n" + fence + "\n"
+}

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Merge combines the reports of several runs of one protocol (shards of a
+// CI job, one run per transport) into one: findings concatenated in the
+// order given, rules unioned by ID (first definition wins), notes kept,
+// the summary re-tallied, durations summed and the earliest start kept.
+//
+// When the runs disagree on target, tool version or level, the merged
+// report says so in a note rather than silently picking one. The merged
+// level is the strictest one the runs were judged at (the lowest rank), so
+// a merge never lets through what one of its runs would have failed.
+//
+// The result shares transcript slices with the inputs; treat both as
+// read-only afterwards.
+func Merge(reports ...*Report) (*Report, error) {
+	if len(reports) == 0 {
+		return nil, errors.New("report: merge: no reports given")
+	}
+	for i, r := range reports {
+		if r == nil {
+			return nil, fmt.Errorf("report: merge: report %d is nil", i+1)
+		}
+	}
+	first := reports[0]
+	out := &Report{
+		Tool:     first.Tool,
+		Version:  first.Version,
+		Protocol: first.Protocol,
+		Target:   first.Target,
+		Findings: []Finding{},
+	}
+	seenRule := map[string]bool{}
+	var targets, versions, levels []string
+	for i, r := range reports {
+		if r.Protocol != first.Protocol {
+			return nil, fmt.Errorf("report: merge: report %d is for protocol %q, report 1 for %q; only reports of one protocol can be merged",
+				i+1, r.Protocol, first.Protocol)
+		}
+		if out.Tool == "" {
+			out.Tool = r.Tool
+		}
+		if out.Version == "" {
+			out.Version = r.Version
+		}
+		targets = appendNew(targets, r.Target)
+		versions = appendNew(versions, r.Version)
+		if r.Level != "" {
+			levels = appendNew(levels, string(r.Level))
+			if out.Level == "" || r.Level.Rank() < out.Level.Rank() {
+				out.Level = r.Level
+			}
+		}
+		if !r.Started.IsZero() && (out.Started.IsZero() || r.Started.Before(out.Started)) {
+			out.Started = r.Started
+		}
+		out.DurationMS += r.DurationMS
+		out.Findings = append(out.Findings, r.Findings...)
+		for _, ru := range r.Rules {
+			if !seenRule[ru.ID] {
+				seenRule[ru.ID] = true
+				out.Rules = append(out.Rules, ru)
+			}
+		}
+		for _, n := range r.Notes {
+			out.Notes = appendNew(out.Notes, n)
+		}
+	}
+	if len(targets) > 1 {
+		out.Target = strings.Join(targets, " | ")
+		out.Notes = append(out.Notes, fmt.Sprintf("merged from %d reports against different targets", len(reports)))
+	}
+	if len(versions) > 1 {
+		out.Notes = append(out.Notes, "merged from reports of different tool versions: "+strings.Join(versions, ", "))
+	}
+	if len(levels) > 1 {
+		out.Notes = append(out.Notes, fmt.Sprintf("merged from runs judged at different levels (%s); judged at %s, the strictest",
+			strings.Join(levels, ", "), out.Level))
+	}
+	out.Tally()
+	return out, nil
+}
+
+func appendNew(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}

@@ -1,0 +1,254 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/spec"
+)
+
+// ErrGone ends a scenario whose server exited or stopped answering; the
+// runner reports the rules it could no longer observe as errors.
+var ErrGone = errors.New("the server is gone")
+
+// Env is what a scenario drives: the peer of the current server process and
+// the means to report on rules.
+type Env struct {
+	Peer     *peer.Peer
+	Protocol *spec.Protocol
+	Timeout  time.Duration
+	// Observe records an observation of a rule in the current scenario.
+	Observe func(peer.Observation)
+	// Restart replaces the server process; it updates Peer.
+	Restart func() error
+	// Seed drives anything a scenario generates, so a run is reproducible.
+	Seed uint64
+	// Params are --param KEY=VALUE settings for protocol-specific scenarios.
+	Params map[string]string
+
+	named map[string]*peer.Call
+	// Hung is set when the server stopped answering; Closed when the
+	// scenario closed stdin. The runner starts a new process after either.
+	Hung   bool
+	Closed bool
+}
+
+var idSeq atomic.Int64
+
+// NextID returns an id no other request of this run uses.
+func NextID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, idSeq.Add(1)) }
+
+// Pass records that rule held, with the transcript line as evidence.
+func (e *Env) Pass(rule string, seq int) {
+	e.Observe(peer.Observation{Rule: rule, Verdict: report.Pass, Seq: seq})
+}
+
+// Fail records a violation of rule.
+func (e *Env) Fail(rule string, seq int, msg, expected, actual string) {
+	e.Observe(peer.Observation{Rule: rule, Verdict: report.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+}
+
+// Skip records that rule does not apply to this server, and why.
+func (e *Env) Skip(rule, why string) {
+	e.Observe(peer.Observation{Rule: rule, Verdict: report.Skip, Seq: -1, Message: why})
+}
+
+// Errorf records that the harness could not decide rule.
+func (e *Env) Errorf(rule string, format string, args ...any) {
+	e.Observe(peer.Observation{Rule: rule, Verdict: report.Error, Seq: -1, Message: fmt.Sprintf(format, args...)})
+}
+
+// Send sends a request (any JSON-encodable value) and returns its call.
+func (e *Env) Send(v any) (*peer.Call, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode request: %w", err)
+	}
+	return e.Peer.Request(b)
+}
+
+// Await waits for a call's response within timeout (0 means --timeout).
+// A timeout is reported against the timeliness and one-response checks and
+// marks the server hung; an exit returns ErrGone.
+func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) {
+	if timeout == 0 {
+		timeout = e.Timeout
+	}
+	in, err := e.Peer.Wait(c, timeout)
+	switch {
+	case err == nil:
+		return in, nil
+	case errors.Is(err, peer.ErrTimeout):
+		e.Hung = true
+		e.Peer.Forget(c)
+		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, timeout)
+		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg, "a response within "+timeout.String(), "nothing")
+		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg, "exactly one response per request", "no response")
+		return nil, fmt.Errorf("%w: %s", ErrGone, msg)
+	default:
+		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())
+	}
+}
+
+// Call sends a request and waits for its response.
+func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
+	c, err := e.Send(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrGone, err)
+	}
+	if c == nil {
+		return nil, nil, errors.New("request has no id: nothing to wait for")
+	}
+	in, err := e.Await(c, 0)
+	return in, c, err
+}
+
+// Gone describes how the server ended, with the tail of its stderr.
+func (e *Env) Gone() string {
+	t := e.Peer.Transport()
+	msg := "the server's output ended"
+	select {
+	case <-t.Exited():
+		msg = "the server exited (" + t.ExitStatus().String() + ")"
+	case <-time.After(200 * time.Millisecond):
+	}
+	if tail := e.Peer.StderrTail(); len(tail) > 0 {
+		if len(tail) > 5 {
+			tail = tail[len(tail)-5:]
+		}
+		msg += "; last stderr: " + strings.Join(tail, " | ")
+	}
+	return msg
+}
+
+// Probe sends the protocol's known-good request and reports whether the
+// server answered it.
+func (e *Env) Probe() (*peer.Inbound, error) {
+	if e.Protocol.Probe == nil {
+		return nil, errors.New("the protocol defines no probe request")
+	}
+	req := map[string]any{}
+	for k, v := range e.Protocol.Probe {
+		req[k] = v
+	}
+	if ptr := e.Protocol.Correlation.ID; ptr != "" {
+		req[strings.TrimPrefix(ptr, "/")] = NextID("probe")
+	}
+	in, _, err := e.Call(req)
+	return in, err
+}
+
+// Check evaluates assertions on a frame and returns a description of the
+// first that fails ("" when all hold) and what was expected.
+func (a *Assert) Check(in *peer.Inbound) (problem, expected string) {
+	if a.Kind != "" {
+		got := "(unclassified)"
+		if in.Kind != nil {
+			got = in.Kind.Name
+		}
+		if got != a.Kind {
+			return "the frame is a " + got, "a " + a.Kind + " frame"
+		}
+	}
+	for _, p := range sortedKeys(a.Match) {
+		want := a.Match[p]
+		got, ok := in.Field(p)
+		if !ok {
+			return p + " is absent", fmt.Sprintf("%s = %s", p, show(want))
+		}
+		if !peer.Equal(got, normalize(want)) {
+			return fmt.Sprintf("%s = %s", p, show(got)), fmt.Sprintf("%s = %s", p, show(want))
+		}
+	}
+	for _, p := range a.Present {
+		if _, ok := in.Field(p); !ok {
+			return p + " is absent", p + " present"
+		}
+	}
+	for _, p := range a.Absent {
+		if v, ok := in.Field(p); ok {
+			return fmt.Sprintf("%s = %s", p, show(v)), p + " absent"
+		}
+	}
+	for _, p := range sortedKeys(a.Pattern) {
+		re := a.Pattern[p]
+		got, ok := in.Field(p)
+		s, isStr := got.(string)
+		if !ok || !isStr || !regexp.MustCompile(re).MatchString(s) {
+			if !ok {
+				return p + " is absent", fmt.Sprintf("%s matching /%s/", p, re)
+			}
+			return fmt.Sprintf("%s = %s", p, show(got)), fmt.Sprintf("%s matching /%s/", p, re)
+		}
+	}
+	for _, p := range sortedKeys(a.Type) {
+		want := a.Type[p]
+		got, ok := in.Field(p)
+		if !ok || jsonType(got) != want {
+			if !ok {
+				return p + " is absent", p + " of type " + want
+			}
+			return fmt.Sprintf("%s is a %s (%s)", p, jsonType(got), show(got)), p + " of type " + want
+		}
+	}
+	return "", ""
+}
+
+func jsonType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+// normalize turns YAML-decoded values (map[string]interface{} with int
+// values) into the shapes peer.Equal compares.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = normalize(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = normalize(v)
+		}
+		return out
+	}
+	return v
+}

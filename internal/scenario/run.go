@@ -1,0 +1,189 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/report"
+)
+
+// Execute runs a scenario: its Go function, or its steps in order. It stops
+// at the first step that cannot go on (the server is gone) and returns why.
+func (s *Scenario) Execute(e *Env) error {
+	if s.Run != nil {
+		return s.Run(e)
+	}
+	e.named = map[string]*peer.Call{}
+	for i := range s.Steps {
+		if err := s.Steps[i].run(e); err != nil {
+			return fmt.Errorf("step %d (line %d): %w", i+1, s.Steps[i].Line, err)
+		}
+	}
+	return nil
+}
+
+func (st *Step) run(e *Env) error {
+	switch {
+	case st.Send != nil:
+		c, err := e.Send(normalize(st.Send))
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrGone, err)
+		}
+		if st.As != "" {
+			e.named[st.As] = c
+		}
+	case st.SendLine != nil:
+		if err := e.Peer.SendRaw([]byte(*st.SendLine+"\n"), st.answerable()); err != nil {
+			return fmt.Errorf("%w: %v", ErrGone, err)
+		}
+	case st.SendRaw != nil:
+		if err := e.Peer.SendRaw([]byte(*st.SendRaw), st.answerable()); err != nil {
+			return fmt.Errorf("%w: %v", ErrGone, err)
+		}
+	case st.Expect != "":
+		c := e.named[st.Expect]
+		if c == nil {
+			return fmt.Errorf("expect %q: no send step is named so", st.Expect)
+		}
+		in, err := e.Await(c, st.Within.D())
+		if err != nil {
+			st.fail(e, c.Seq, "no response to the request named "+st.Expect+": "+err.Error(), st.describe(), "nothing")
+			return err
+		}
+		st.judge(e, in)
+	case st.ExpectFrame:
+		in, err := e.Peer.Next(st.timeout(e))
+		if err != nil {
+			what := "no frame within " + st.timeout(e).String()
+			if errors.Is(err, peer.ErrExited) {
+				what = e.Gone()
+			}
+			st.fail(e, -1, what, st.describe(), "nothing")
+			if errors.Is(err, peer.ErrExited) {
+				return fmt.Errorf("%w: %s", ErrGone, what)
+			}
+			return nil
+		}
+		st.judge(e, in)
+	case st.ExpectSilence > 0:
+		before := e.Peer.Frames()
+		seqBefore := -1
+		select {
+		case <-time.After(st.ExpectSilence.D()):
+		case <-e.Peer.Gone():
+		}
+		if n := e.Peer.Frames() - before; n > 0 {
+			st.fail(e, seqBefore, fmt.Sprintf("%d frame(s) arrived", n), "no output for "+st.ExpectSilence.D().String(), "see the transcript")
+		} else {
+			st.pass(e, -1)
+		}
+	case st.ExpectAlive:
+		in, err := e.Probe()
+		if err != nil {
+			st.fail(e, -1, "the server did not answer a known-good request: "+err.Error(), "an answer to the probe request", "nothing")
+			return err
+		}
+		st.pass(e, in.Seq)
+	case st.CloseStdin:
+		e.Closed = true
+		if err := e.Peer.Transport().CloseInput(); err != nil {
+			return fmt.Errorf("%w: closing stdin: %v", ErrGone, err)
+		}
+	case st.ExpectExit != nil:
+		within := st.ExpectExit.Within.D()
+		if within == 0 {
+			within = e.Timeout
+		}
+		t := e.Peer.Transport()
+		select {
+		case <-t.Exited():
+			es := t.ExitStatus()
+			if st.ExpectExit.Code != nil && (es.Signal != "" || es.Code != *st.ExpectExit.Code) {
+				st.fail(e, -1, "the server ended with "+es.String(), fmt.Sprintf("exit %d", *st.ExpectExit.Code), es.String())
+			} else {
+				st.pass(e, -1)
+			}
+		case <-time.After(within):
+			e.Hung = true
+			st.fail(e, -1, "the server was still running "+within.String()+" after stdin closed", "the process exits", "still running")
+		}
+	case st.Restart:
+		if err := e.Restart(); err != nil {
+			return fmt.Errorf("%w: restart: %v", ErrGone, err)
+		}
+	case st.Sleep > 0:
+		time.Sleep(st.Sleep.D())
+	default:
+		return fmt.Errorf("step has no action")
+	}
+	return nil
+}
+
+func (st *Step) answerable() bool { return st.Answered == nil || *st.Answered }
+
+func (st *Step) timeout(e *Env) time.Duration {
+	if st.Within > 0 {
+		return st.Within.D()
+	}
+	return e.Timeout
+}
+
+func (st *Step) judge(e *Env, in *peer.Inbound) {
+	if st.Rule == "" {
+		return
+	}
+	if prob, want := st.Check(in); prob != "" {
+		st.fail(e, in.Seq, prob, want, string(in.Raw))
+		return
+	}
+	st.pass(e, in.Seq)
+}
+
+func (st *Step) pass(e *Env, seq int) {
+	if st.Rule != "" {
+		e.Pass(st.Rule, seq)
+	}
+}
+
+func (st *Step) fail(e *Env, seq int, msg, expected, actual string) {
+	if st.Rule != "" {
+		e.Observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+	}
+}
+
+// describe says in words what an expectation wants, for the Expected line.
+func (st *Step) describe() string {
+	var parts []string
+	if st.Kind != "" {
+		parts = append(parts, "a "+st.Kind+" frame")
+	}
+	for _, k := range sortedKeys(st.Match) {
+		parts = append(parts, fmt.Sprintf("%s = %s", k, show(st.Match[k])))
+	}
+	for _, p := range st.Present {
+		parts = append(parts, p+" present")
+	}
+	for _, k := range sortedKeys(st.Pattern) {
+		parts = append(parts, fmt.Sprintf("%s matching /%s/", k, st.Pattern[k]))
+	}
+	if len(parts) == 0 {
+		return "a frame"
+	}
+	out := parts[0]
+	for _, p := range parts[1:] {
+		out += ", " + p
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

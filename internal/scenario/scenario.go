@@ -1,0 +1,112 @@
+// Package scenario defines scenarios (sequences of steps with expectations)
+// and runs them against a peer. Scripted scenarios are YAML files in
+// fixtures/<protocol>/; a scenario a file cannot say is written in Go with
+// the same Env.
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Scenario is one sequence of steps checking a declared set of rules.
+type Scenario struct {
+	Name  string `yaml:"name"`
+	Title string `yaml:"title"`
+	// Rules lists every rule the scenario decides. A declared rule that the
+	// scenario never observed is reported as an error: the fixture is wrong.
+	Rules []string `yaml:"rules"`
+	// Fresh asks for a server process of its own (startup contract, closing
+	// stdin, crash behaviour).
+	Fresh bool   `yaml:"fresh"`
+	Steps []Step `yaml:"steps"`
+	// Run is set for scenarios written in Go instead of Steps.
+	Run func(e *Env) error `yaml:"-"`
+
+	// File and Line locate the scenario's definition, for messages.
+	File string `yaml:"-"`
+	Line int    `yaml:"-"`
+	// Seed, Failing and Command are kept by regressions the fuzzer saved.
+	Seed    uint64 `yaml:"seed,omitempty"`
+	Failing string `yaml:"failing,omitempty"`
+	Command string `yaml:"command,omitempty"`
+}
+
+// Step is one action or expectation. Exactly one action field is set.
+type Step struct {
+	// Send writes a JSON value as one message; As names it for Expect.
+	Send any    `yaml:"send,omitempty"`
+	As   string `yaml:"as,omitempty"`
+	// SendLine writes the text followed by a newline; SendRaw writes it as
+	// is (YAML escapes such as "\x00" give any byte).
+	SendLine *string `yaml:"send_line,omitempty"`
+	SendRaw  *string `yaml:"send_raw,omitempty"`
+	// Answered says a raw line may be answered by one response with a null
+	// id (default true), so that answer is not a stray.
+	Answered *bool `yaml:"answered,omitempty"`
+
+	// Expect waits for the response to the send named here.
+	Expect string `yaml:"expect,omitempty"`
+	// ExpectFrame waits for the next frame not answering a named send
+	// (a ready line, a null-id error, a notification).
+	ExpectFrame bool `yaml:"expect_frame,omitempty"`
+	// ExpectSilence passes when no frame at all arrives for the duration.
+	ExpectSilence Duration `yaml:"expect_silence,omitempty"`
+	// ExpectAlive sends the protocol's probe request and expects an answer.
+	ExpectAlive bool `yaml:"expect_alive,omitempty"`
+	// CloseStdin closes the server's input.
+	CloseStdin bool `yaml:"close_stdin,omitempty"`
+	// ExpectExit waits for the process to end.
+	ExpectExit *Exit `yaml:"expect_exit,omitempty"`
+	// Restart replaces the server process with a new one.
+	Restart bool `yaml:"restart,omitempty"`
+	// Sleep waits without expecting anything.
+	Sleep Duration `yaml:"sleep,omitempty"`
+
+	// Rule is what an expectation decides.
+	Rule   string `yaml:"rule,omitempty"`
+	Assert `yaml:",inline"`
+	// Within overrides --timeout for this expectation.
+	Within Duration `yaml:"within,omitempty"`
+
+	Line int `yaml:"-"`
+}
+
+// Assert is a set of conditions on a frame; all must hold.
+type Assert struct {
+	Kind    string            `yaml:"kind,omitempty"`
+	Match   map[string]any    `yaml:"match,omitempty"`
+	Present []string          `yaml:"present,omitempty"`
+	Absent  []string          `yaml:"absent,omitempty"`
+	Pattern map[string]string `yaml:"pattern,omitempty"`
+	Type    map[string]string `yaml:"type,omitempty"`
+}
+
+// Exit is an expectation on the process's end.
+type Exit struct {
+	Within Duration `yaml:"within"`
+	// Code is the expected exit status; nil accepts any clean exit.
+	Code *int `yaml:"code"`
+}
+
+// Duration reads "300ms" or "2s" from YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration ("300ms", "2s"); the error carries
+// the line so the author finds the typo.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: bad duration %q: want a number with a unit, such as 300ms or 2s", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration back, for saved regressions.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// D is the duration as time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }

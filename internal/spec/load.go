@@ -1,0 +1,302 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+)
+
+// Error is a problem in a spec or fixture file, located by file and line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// Errors is several problems found in one pass, so a spec author sees them
+// all at once rather than one per run.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// DecodeStrict decodes YAML into v, rejecting unknown fields, and turns the
+// YAML library's messages into file:line errors.
+func DecodeStrict(file string, data []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, io.EOF) {
+		return &Error{File: file, Msg: "file is empty"}
+	}
+	var te *yaml.TypeError
+	var out Errors
+	if errors.As(err, &te) {
+		for _, m := range te.Errors {
+			out = append(out, yamlError(file, m))
+		}
+		return out
+	}
+	return yamlError(file, err.Error())
+}
+
+var goType = regexp.MustCompile(` in type [\w.*\[\]]+`)
+
+func yamlError(file, msg string) *Error {
+	// "field x not found in type spec.Rule": the Go type means nothing to
+	// the author of the file.
+	msg = goType.ReplaceAllString(msg, "")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &Error{File: file, Line: n, Msg: m[2]}
+	}
+	return &Error{File: file, Msg: strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// Lines finds the line of list items in a YAML document, so semantic errors
+// can point at the item they are about. Lines(data, "rules") returns the line
+// of each item of the top-level "rules" list.
+func Lines(data []byte, key string) []int {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+		return nil
+	}
+	m := root.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i+1].Kind == yaml.SequenceNode {
+			var out []int
+			for _, it := range m.Content[i+1].Content {
+				out = append(out, it.Line)
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// Checks is the set of built-in check names a spec may refer to.
+type Checks map[string]bool
+
+var ruleID = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
+
+// Load reads specs/<file> from fsys, checks it against itself, schemaFS and
+// the known checks, and returns the protocol. base resolves `base:` profiles.
+func Load(fsys fs.FS, file string, schemaFS fs.FS, known Checks, base func(id string) (*Protocol, error)) (*Protocol, error) {
+	data, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return nil, &Error{File: "specs/" + file, Msg: err.Error()}
+	}
+	return Parse("specs/"+file, data, schemaFS, known, base)
+}
+
+// Parse is Load on bytes already read; name is used in messages.
+func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id string) (*Protocol, error)) (*Protocol, error) {
+	p := &Protocol{File: name}
+	if err := DecodeStrict(name, data, p); err != nil {
+		return nil, err
+	}
+	setLines(p, data)
+	var errs Errors
+	bad := func(line int, format string, args ...any) {
+		errs = append(errs, &Error{File: name, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	if p.ID == "" {
+		bad(1, "missing id")
+	}
+	if p.Source == "" && p.Base == "" {
+		bad(1, "missing source: cite the document the rules come from")
+	}
+	for _, t := range p.Transports {
+		switch t {
+		case "stdio", "http", "sse":
+		default:
+			bad(1, "unknown transport %q (want stdio, http or sse)", t)
+		}
+	}
+	if p.Base != "" {
+		if base == nil {
+			bad(1, "base %q: profiles cannot be resolved here", p.Base)
+		} else if b, err := base(p.Base); err != nil {
+			bad(1, "base %q: %v", p.Base, err)
+		} else {
+			// Own kinds first so a profile can refine the base's classification.
+			p.Kinds = append(p.Kinds, b.Kinds...)
+			p.Rules = append(append([]*Rule{}, b.Rules...), p.Rules...)
+			p.Faults = append(append([]*Fault{}, b.Faults...), p.Faults...)
+			if p.Correlation == (Correlation{}) {
+				p.Correlation = b.Correlation
+			}
+			if p.Startup == nil {
+				p.Startup = b.Startup
+			}
+			if len(p.Transports) == 0 {
+				p.Transports = b.Transports
+			}
+		}
+	}
+
+	p.rules = map[string]*Rule{}
+	p.checks = map[string][]*Rule{}
+	for _, r := range p.Rules {
+		switch {
+		case !ruleID.MatchString(r.ID):
+			bad(r.Line, "rule id %q: want upper-case words joined by '-', e.g. SONDE-STARTUP-1", r.ID)
+		case p.rules[r.ID] != nil:
+			bad(r.Line, "rule %s is defined twice (first at line %d)", r.ID, p.rules[r.ID].Line)
+		}
+		p.rules[r.ID] = r
+		if r.Level.Rank() == 0 {
+			bad(r.Line, "rule %s: level %q must be MUST, SHOULD or MAY", r.ID, r.Level)
+		}
+		if r.Title == "" {
+			bad(r.Line, "rule %s: missing title", r.ID)
+		}
+		if r.Section == "" && r.Doc == "" {
+			bad(r.Line, "rule %s: missing section: cite where the source document says it", r.ID)
+		}
+		for _, c := range r.Checks {
+			if !known[c] {
+				bad(r.Line, "rule %s: unknown check %q (known: %s)", r.ID, c, keys(known))
+			}
+			p.checks[c] = append(p.checks[c], r)
+		}
+		if r.Frames != nil {
+			checkSchema(schemaFS, p.ID, r.Frames.Schema, func(m string) { bad(r.Line, "rule %s: %s", r.ID, m) })
+		}
+	}
+
+	p.kinds = map[string]*Kind{}
+	for _, k := range p.Kinds {
+		if k.Name == "" {
+			bad(k.Line, "kind without a name")
+			continue
+		}
+		if p.kinds[k.Name] != nil && k.Line != 0 {
+			bad(k.Line, "kind %q is defined twice", k.Name)
+		}
+		if p.kinds[k.Name] == nil {
+			p.kinds[k.Name] = k
+		}
+		switch k.Role {
+		case RoleReady, RoleResponse, RoleEvent, RoleRequest, RoleNotification, RoleRequestOut:
+		default:
+			bad(k.Line, "kind %q: role %q must be one of ready, response, event, request, notification, out", k.Name, k.Role)
+		}
+		checkSchema(schemaFS, p.ID, k.Schema, func(m string) { bad(k.Line, "kind %q: %s", k.Name, m) })
+		if k.Rule != "" && p.rules[k.Rule] == nil {
+			bad(k.Line, "kind %q: rule %s is not in the catalogue", k.Name, k.Rule)
+		}
+		for _, c := range k.When {
+			if !strings.HasPrefix(c.Path, "/") {
+				bad(k.Line, "kind %q: condition path %q must be a JSON pointer starting with '/'", k.Name, c.Path)
+			}
+		}
+	}
+	if p.Startup != nil {
+		if k := p.kinds[p.Startup.Kind]; k == nil || k.Role != RoleReady {
+			bad(1, "startup kind %q is not a kind with role ready", p.Startup.Kind)
+		}
+		if p.rules[p.Startup.Rule] == nil {
+			bad(1, "startup rule %q is not in the catalogue", p.Startup.Rule)
+		}
+	}
+	if p.Correlation.ID != "" && !strings.HasPrefix(p.Correlation.ID, "/") {
+		bad(1, "correlation id %q must be a JSON pointer", p.Correlation.ID)
+	}
+	seen := map[string]bool{}
+	for _, f := range p.Faults {
+		if seen[f.Name] && f.Line != 0 {
+			bad(f.Line, "fault %q is listed twice", f.Name)
+		}
+		seen[f.Name] = true
+		if len(f.Trips) == 0 {
+			bad(f.Line, "fault %q trips no rule", f.Name)
+		}
+		for _, id := range append(append([]string{}, f.Trips...), f.Also...) {
+			if p.rules[id] == nil {
+				bad(f.Line, "fault %q: rule %s is not in the catalogue", f.Name, id)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+func checkSchema(schemaFS fs.FS, proto, file string, bad func(string)) {
+	if file == "" {
+		bad("missing schema")
+		return
+	}
+	if schemaFS == nil {
+		return
+	}
+	if _, err := fs.Stat(schemaFS, path.Join(proto, file)); err != nil {
+		bad(fmt.Sprintf("schema %q not found in schemas/%s/", file, proto))
+	}
+}
+
+func setLines(p *Protocol, data []byte) {
+	for i, l := range Lines(data, "rules") {
+		if i < len(p.Rules) {
+			p.Rules[i].Line = l
+		}
+	}
+	for i, l := range Lines(data, "kinds") {
+		if i < len(p.Kinds) {
+			p.Kinds[i].Line = l
+		}
+	}
+	for i, l := range Lines(data, "faults") {
+		if i < len(p.Faults) {
+			p.Faults[i].Line = l
+		}
+	}
+}
+
+func keys(m Checks) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+// Levels lists the valid rule levels, strongest first.
+var Levels = []report.Level{report.Must, report.Should, report.May}

@@ -1,0 +1,167 @@
+// Package spec loads a protocol description (specs/<protocol>.yaml): its
+// transports, message kinds and their schemas, how requests and responses
+// correlate, and the rule catalogue. Every problem in a spec is reported with
+// the file, the line and what is wrong.
+package spec
+
+import (
+	"github.com/wirecheck/wirecheck/internal/report"
+)
+
+// Protocol is a loaded spec file. Its schemas are compiled by package schema.
+type Protocol struct {
+	ID         string   `yaml:"id"`
+	Title      string   `yaml:"title"`
+	Source     string   `yaml:"source"`
+	Base       string   `yaml:"base"`
+	Transports []string `yaml:"transports"`
+	// Startup names the kind the first frame must be, if the protocol has a
+	// ready line (sonde-serve does; MCP does not).
+	Startup *Startup `yaml:"startup"`
+	// Probe is a known-good request (without its id) used to ask whether the
+	// server is still alive and answering after bad input.
+	Probe map[string]any `yaml:"probe"`
+	// Correlation says where ids and methods live in frames.
+	Correlation Correlation `yaml:"correlation"`
+	Kinds       []*Kind     `yaml:"kinds"`
+	Rules       []*Rule     `yaml:"rules"`
+	// Faults lists the reference server's faults and the rules each trips,
+	// so the fault table test and `serve --fault list` share one source.
+	Faults []*Fault `yaml:"faults"`
+
+	// File is the spec's file name, for error messages.
+	File string `yaml:"-"`
+
+	rules  map[string]*Rule
+	checks map[string][]*Rule
+	kinds  map[string]*Kind
+}
+
+// Startup describes the ready line a server prints before serving.
+type Startup struct {
+	Kind string `yaml:"kind"`
+	// Rule is what fails when the first frame is not Kind.
+	Rule string `yaml:"rule"`
+}
+
+// Correlation locates the id and method of a frame, as JSON pointers.
+type Correlation struct {
+	ID     string `yaml:"id"`
+	Method string `yaml:"method"`
+}
+
+// Role is what a frame is to the peer, which routes on it.
+type Role string
+
+// Roles of inbound frames.
+const (
+	RoleReady        Role = "ready"        // the startup line
+	RoleResponse     Role = "response"     // the final answer to a request
+	RoleEvent        Role = "event"        // a frame of a request in flight, before its response
+	RoleRequest      Role = "request"      // the server asks wirecheck something
+	RoleNotification Role = "notification" // a message needing no answer
+	RoleRequestOut   Role = "out"          // a frame wirecheck sends
+)
+
+// Kind is one message shape on the wire, with exactly one schema.
+type Kind struct {
+	Name   string `yaml:"name"`
+	Role   Role   `yaml:"role"`
+	Schema string `yaml:"schema"`
+	// Method restricts a response or event kind to answers to that method.
+	Method string `yaml:"method"`
+	// When lists conditions on the frame's fields, all of which must hold.
+	When []Cond `yaml:"when"`
+	// Rule is the rule a frame of this kind breaks when it fails Schema.
+	Rule string `yaml:"rule"`
+
+	Line int `yaml:"-"`
+}
+
+// Cond is one condition on a frame: the value at Path equals Equals, or is
+// present (Present: true) or absent (Present: false).
+type Cond struct {
+	Path    string `yaml:"path"`
+	Equals  any    `yaml:"equals"`
+	Present *bool  `yaml:"present"`
+}
+
+// Rule is one testable statement of the source document.
+type Rule struct {
+	ID    string       `yaml:"id"`
+	Level report.Level `yaml:"level"`
+	Title string       `yaml:"title"`
+	// Section of the source document the rule comes from, and the sentence
+	// it tests, quoted.
+	Section string `yaml:"section"`
+	Quote   string `yaml:"quote"`
+	// Doc overrides the protocol's source document (generic rules cite
+	// JSON-RPC or NDJSON conventions).
+	Doc string `yaml:"doc"`
+	// Checks names built-in checks that decide this rule (see package
+	// check's catalogue); rules without checks are decided by kinds'
+	// schemas or by scenario steps.
+	Checks []string `yaml:"checks"`
+	// Frames applies an extra schema to every inbound frame of the given
+	// roles, for statements about all frames of a role (every response
+	// carries protocolVersion).
+	Frames *FrameRule `yaml:"frames"`
+
+	Line int `yaml:"-"`
+}
+
+// FrameRule applies Schema to every inbound frame whose role is in Roles.
+type FrameRule struct {
+	Roles  []Role `yaml:"roles"`
+	Schema string `yaml:"schema"`
+}
+
+// Fault is a way the reference server can be told to break the protocol.
+type Fault struct {
+	Name  string   `yaml:"name"`
+	Does  string   `yaml:"does"`
+	Trips []string `yaml:"trips"`
+	// Also lists rules the fault may trip as a consequence, besides Trips.
+	Also []string `yaml:"also"`
+	Line int      `yaml:"-"`
+}
+
+// Citation is how reports show where a rule comes from.
+func (p *Protocol) Citation(r *Rule) string {
+	doc := r.Doc
+	if doc == "" {
+		doc = p.Source
+	}
+	if r.Section == "" {
+		return doc
+	}
+	return doc + " § " + r.Section
+}
+
+// Rule returns the catalogue entry with that ID, or nil.
+func (p *Protocol) Rule(id string) *Rule { return p.rules[id] }
+
+// RulesForCheck returns the rules a built-in check decides in this protocol.
+func (p *Protocol) RulesForCheck(check string) []*Rule { return p.checks[check] }
+
+// Kind returns the kind with that name, or nil.
+func (p *Protocol) Kind(name string) *Kind { return p.kinds[name] }
+
+// ReportRules converts the catalogue for a report.
+func (p *Protocol) ReportRules() []report.Rule {
+	out := make([]report.Rule, 0, len(p.Rules))
+	for _, r := range p.Rules {
+		out = append(out, report.Rule{ID: r.ID, Level: r.Level, Title: r.Title, Source: p.Citation(r)})
+	}
+	return out
+}
+
+// Fault returns the fault with that name, or nil.
+func (p *Protocol) Fault(name string) *Fault {
+	for _, f := range p.Faults {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}

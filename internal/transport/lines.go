@@ -1,0 +1,236 @@
+package transport
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// readBufSize is each reader's bufio buffer. A line shorter than this is
+// copied exactly once, from the buffer straight into its frame; longer lines
+// are assembled in a scratch slice first.
+const readBufSize = 256 << 10
+
+// frameOverhead is charged per queued frame on top of len(Raw). Without it a
+// flood of empty lines would cost nothing against MaxBuffered and the queue
+// of zero-length frames could grow without bound.
+const frameOverhead = 64
+
+// splitLines reads r to its end and hands every line to emit, without its
+// '\n' and otherwise byte for byte ('\r' included: judging it is the
+// checks' business). The slice passed to emit is only valid during the call.
+//
+// A line longer than maxFrame is emitted as soon as that is known, as its
+// first maxFrame bytes with oversize set; its remainder is skipped buffer by
+// buffer and never held, whatever its length. Bytes after the last '\n' are
+// emitted with partial set. An oversize line cut off by EOF is not emitted a
+// second time as partial.
+func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, oversize, partial bool)) error {
+	br := bufio.NewReaderSize(r, bufSize)
+	// acc holds a line that outgrew br's buffer. It never holds more than
+	// maxFrame+1 bytes: one byte past the cap is enough to know the line is
+	// oversize. It is kept between lines so long lines do not regrow it.
+	var acc []byte
+	discarding := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			if discarding {
+				discarding = false
+				continue
+			}
+			line := chunk[:len(chunk)-1]
+			if len(acc) > 0 {
+				acc = appendCapped(acc, line, maxFrame+1)
+				line = acc
+			}
+			if len(line) > maxFrame {
+				emit(line[:maxFrame], true, false)
+			} else {
+				emit(line, false, false)
+			}
+			acc = acc[:0]
+		case errors.Is(err, bufio.ErrBufferFull):
+			if discarding {
+				continue
+			}
+			acc = appendCapped(acc, chunk, maxFrame+1)
+			if len(acc) > maxFrame {
+				emit(acc[:maxFrame], true, false)
+				acc = acc[:0]
+				discarding = true
+			}
+		default:
+			if !discarding {
+				acc = appendCapped(acc, chunk, maxFrame+1)
+				if len(acc) > maxFrame {
+					emit(acc[:maxFrame], true, false)
+				} else if len(acc) > 0 {
+					emit(acc, false, true)
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// appendCapped appends as much of src as fits under limit total bytes,
+// growing dst at most to limit, where append's own growth could overshoot it
+// by up to a factor of two.
+func appendCapped(dst, src []byte, limit int) []byte {
+	n := min(len(src), limit-len(dst))
+	if n <= 0 {
+		return dst
+	}
+	if need := len(dst) + n; need > cap(dst) {
+		grown := make([]byte, len(dst), min(max(2*cap(dst), need), limit))
+		copy(grown, dst)
+		dst = grown
+	}
+	return append(dst, src[:n]...)
+}
+
+// queue hands frames from a reader goroutine, which must never wait, to a
+// consumer who may be slow or absent. Its cost is capped by bytes; once the
+// cap is reached new frames are dropped and the overflow is remembered.
+type queue struct {
+	max      int64
+	bytes    atomic.Int64 // cost of frames queued or in the deliverer's hand
+	overflow atomic.Bool
+
+	mu    sync.Mutex
+	items []Frame
+	eof   bool
+	// busy is set while the deliverer holds frames taken from items. Only
+	// when it is clear and items is empty may the reader hand a frame to
+	// the consumer itself without overtaking an older one.
+	busy bool
+
+	wake chan struct{} // capacity 1: "items or eof changed"
+	out  chan Frame    // unbuffered, so every undelivered frame is counted
+}
+
+func newQueue(limit int) *queue {
+	return &queue{
+		max:  int64(limit),
+		wake: make(chan struct{}, 1),
+		out:  make(chan Frame),
+	}
+}
+
+func frameCost(n int) int64 { return int64(n) + frameOverhead }
+
+// offer queues a copy of line, or drops it when the queue is full. It checks
+// the cap before copying so a flood costs no allocation once full. A frame
+// is always accepted into an empty queue, so a MaxBuffered below MaxFrame
+// cannot make every long line vanish.
+func (q *queue) offer(line []byte, oversize, partial bool) {
+	cost := frameCost(len(line))
+	// Only the reader adds and the deliverer only subtracts, so a stale load
+	// can only overestimate what is queued.
+	if n := q.bytes.Load(); n > 0 && n+cost > q.max {
+		q.overflow.Store(true)
+		return
+	}
+	raw := make([]byte, len(line))
+	copy(raw, line)
+	f := Frame{Raw: raw, At: time.Now(), Oversize: oversize, Partial: partial}
+	q.mu.Lock()
+	if !q.busy && len(q.items) == 0 {
+		// A consumer already waiting takes the frame straight from the
+		// reader: one goroutine switch per round trip instead of two.
+		select {
+		case q.out <- f:
+			q.mu.Unlock()
+			return
+		default:
+		}
+	}
+	q.bytes.Add(cost)
+	q.items = append(q.items, f)
+	q.mu.Unlock()
+	q.notify()
+}
+
+func (q *queue) finish() {
+	q.mu.Lock()
+	q.eof = true
+	q.mu.Unlock()
+	q.notify()
+}
+
+func (q *queue) notify() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// maxIdleItems bounds the slice capacity kept between batches, so one burst
+// of tiny frames does not pin a large backing array for the transport's life.
+const maxIdleItems = 4096
+
+// deliver moves frames to out until the stream has ended and everything was
+// delivered, or until stop closes; either way it closes out. It takes the
+// whole queue at once, so the reader contends for the lock once per batch
+// rather than once per frame.
+//
+// The reader sends on out too, so out is closed only once the reader has
+// finished: after stop that means waiting for it, which the caller ensures
+// is brief by closing the reader's input first.
+func (q *queue) deliver(stop <-chan struct{}) {
+	defer func() {
+		q.awaitEOF()
+		close(q.out)
+	}()
+	var batch []Frame
+	for {
+		q.mu.Lock()
+		batch, q.items = q.items, batch[:0]
+		q.busy = len(batch) > 0
+		eof := q.eof
+		q.mu.Unlock()
+		if len(batch) == 0 {
+			if eof {
+				return
+			}
+			select {
+			case <-q.wake:
+				continue
+			case <-stop:
+				return
+			}
+		}
+		for i := range batch {
+			select {
+			case q.out <- batch[i]:
+			case <-stop:
+				return
+			}
+			q.bytes.Add(-frameCost(len(batch[i].Raw)))
+			batch[i] = Frame{} // let the consumer own the only reference
+		}
+		if cap(batch) > maxIdleItems {
+			batch = nil
+		}
+	}
+}
+
+func (q *queue) awaitEOF() {
+	for {
+		q.mu.Lock()
+		eof := q.eof
+		q.mu.Unlock()
+		if eof {
+			return
+		}
+		<-q.wake
+	}
+}

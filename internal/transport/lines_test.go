@@ -1,0 +1,237 @@
+//go:build unix
+
+package transport
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"strings"
+	"testing/iotest"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"pgregory.net/rapid"
+)
+
+func (q *queue) eofSeen() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.eof
+}
+
+type got struct {
+	raw      string
+	oversize bool
+	partial  bool
+}
+
+func collect(r io.Reader, maxFrame, bufSize int) ([]got, error) {
+	var out []got
+	err := splitLines(r, maxFrame, bufSize, func(line []byte, oversize, partial bool) {
+		out = append(out, got{string(line), oversize, partial})
+	})
+	return out, err
+}
+
+// model is splitLines' contract written the obvious way, holding everything.
+func model(data []byte, maxFrame int) []got {
+	var out []got
+	lines := bytes.Split(data, []byte("\n"))
+	tail := lines[len(lines)-1]
+	for _, l := range lines[:len(lines)-1] {
+		if len(l) > maxFrame {
+			out = append(out, got{string(l[:maxFrame]), true, false})
+		} else {
+			out = append(out, got{string(l), false, false})
+		}
+	}
+	switch {
+	case len(tail) > maxFrame:
+		out = append(out, got{string(tail[:maxFrame]), true, false})
+	case len(tail) > 0:
+		out = append(out, got{string(tail), false, true})
+	}
+	return out
+}
+
+// chunkReader returns data in the given chunk sizes, so pipe reads that
+// split lines anywhere are covered.
+type chunkReader struct {
+	data   []byte
+	chunks []int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(c.data)
+	if len(c.chunks) > 0 {
+		n = min(n, c.chunks[0])
+		c.chunks = c.chunks[1:]
+	}
+	n = copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// repeatReader is an endless stream of one byte.
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+var _ = Describe("splitLines", func() {
+	It("matches the model for any bytes, cap, buffer and read sizes", func() {
+		rapid.Check(GinkgoT(), func(t *rapid.T) {
+			alphabet := []byte{'a', 'b', '\n', '\r', 0, 0xff}
+			data := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 300).Draw(t, "data")
+			maxFrame := rapid.IntRange(1, 40).Draw(t, "maxFrame")
+			bufSize := rapid.IntRange(16, 64).Draw(t, "bufSize") // bufio's minimum is 16
+			chunks := rapid.SliceOf(rapid.IntRange(1, 70)).Draw(t, "chunks")
+
+			out, err := collect(&chunkReader{data: data, chunks: chunks}, maxFrame, bufSize)
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			want := model(data, maxFrame)
+			if len(out) != len(want) {
+				t.Fatalf("got %d frames %+v, want %d %+v", len(out), out, len(want), want)
+			}
+			for i := range want {
+				if out[i] != want[i] {
+					t.Fatalf("frame %d: got %+v, want %+v", i, out[i], want[i])
+				}
+			}
+		})
+	})
+
+	It("allocates nothing in proportion to an over-long line", func() {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		long := io.LimitReader(repeatReader('x'), 64<<20)
+		out, err := collect(io.MultiReader(long, strings.NewReader("\nok\n")), 100, 4096)
+		runtime.ReadMemStats(&after)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(Equal([]got{{strings.Repeat("x", 100), true, false}, {"ok", false, false}}))
+		Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<", 1<<20))
+	})
+
+	It("passes on a read error after the partial line", func() {
+		out, err := collect(iotest.TimeoutReader(strings.NewReader("abc")), 10, 16)
+		Expect(err).To(MatchError(iotest.ErrTimeout))
+		Expect(out).To(Equal([]got{{"abc", false, true}}))
+	})
+})
+
+var _ = Describe("appendCapped", func() {
+	It("grows to the cap and no further", func() {
+		var b []byte
+		for range 100 {
+			b = appendCapped(b, []byte("0123456789"), 95)
+		}
+		Expect(b).To(HaveLen(95))
+		Expect(cap(b)).To(Equal(95))
+	})
+})
+
+var _ = Describe("queue", func() {
+	It("drops what does not fit, keeps order, and closes after the end", func() {
+		q := newQueue(3 * (10 + frameOverhead))
+		for i := range 5 {
+			q.offer([]byte(strings.Repeat(string(rune('a'+i)), 10)), false, false)
+		}
+		Expect(q.overflow.Load()).To(BeTrue())
+		q.finish()
+		stop := make(chan struct{})
+		go q.deliver(stop)
+		var out []string
+		for f := range q.out {
+			out = append(out, string(f.Raw))
+		}
+		Expect(out).To(Equal([]string{"aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc"}))
+		Expect(q.bytes.Load()).To(BeZero())
+	})
+
+	It("accepts a frame bigger than the cap into an empty queue", func() {
+		q := newQueue(10)
+		q.offer(make([]byte, 100), true, false)
+		q.offer([]byte("x"), false, false)
+		Expect(q.overflow.Load()).To(BeTrue())
+		Expect(q.items).To(HaveLen(1))
+		Expect(q.items[0].Raw).To(HaveLen(100))
+	})
+
+	It("charges empty frames, so a flood of them is bounded", func() {
+		q := newQueue(64 << 10)
+		for range 1_000_000 {
+			q.offer(nil, false, false)
+		}
+		Expect(q.items).To(HaveLen((64 << 10) / frameOverhead))
+		Expect(q.items[0].Raw).NotTo(BeNil())
+		Expect(q.items[0].Raw).To(BeEmpty())
+	})
+
+	It("stops delivering when told to, closing its channel once the reader is done", func() {
+		q := newQueue(1 << 20)
+		q.offer([]byte("never read"), false, false)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			q.deliver(stop)
+			close(done)
+		}()
+		Consistently(done).WithTimeout(50 * time.Millisecond).ShouldNot(BeClosed())
+		close(stop)
+		// The reader may still send on the channel; closing it now could
+		// make that send panic.
+		Consistently(done).WithTimeout(50 * time.Millisecond).ShouldNot(BeClosed())
+		q.finish()
+		Eventually(done).Should(BeClosed())
+		Eventually(q.out).Should(BeClosed())
+	})
+
+	It("hands a frame straight to a waiting consumer, never ahead of queued ones", func() {
+		q := newQueue(1 << 20)
+		received := make(chan string)
+		go func() {
+			for f := range q.out {
+				received <- string(f.Raw)
+			}
+			close(received)
+		}()
+		// No deliverer runs yet: only the direct path can deliver.
+		// Until the consumer is parked on the channel the frame is queued;
+		// take it back out and try again.
+		Eventually(func() bool {
+			q.offer([]byte("direct"), false, false)
+			if len(q.items) == 0 {
+				return true
+			}
+			q.items = nil
+			q.bytes.Store(0)
+			return false
+		}).Should(BeTrue())
+		Expect(<-received).To(Equal("direct"))
+
+		q.busy = true // as if the deliverer held older frames
+		q.offer([]byte("queued"), false, false)
+		Expect(q.items).To(HaveLen(1))
+		q.busy = false
+		q.offer([]byte("behind"), false, false)
+		Expect(q.items).To(HaveLen(2))
+
+		stop := make(chan struct{})
+		go q.deliver(stop)
+		Expect(<-received).To(Equal("queued"))
+		Expect(<-received).To(Equal("behind"))
+		q.finish()
+		Eventually(received).Should(BeClosed())
+	})
+})

@@ -1,0 +1,124 @@
+// Package transport carries messages between wirecheck and a server under
+// test. Framing belongs here: NDJSON lines on stdio now; HTTP bodies and SSE
+// events later, behind the same interface, without touching the peer.
+package transport
+
+import (
+	"errors"
+	"strconv"
+	"time"
+)
+
+// Frame is one message read from the server, or the reason none could be.
+type Frame struct {
+	// Raw holds the frame's bytes without framing (no trailing newline).
+	// For an over-long line it holds the first MaxFrame bytes.
+	Raw []byte
+	// At is when the frame was complete.
+	At time.Time
+	// Oversize is set when the line exceeded the line cap; Raw is then a
+	// prefix, and the rest of the line was discarded without buffering.
+	Oversize bool
+	// Partial is set when the stream ended in the middle of a line (no
+	// terminating newline before EOF).
+	Partial bool
+}
+
+// Transport is one connection to one server instance.
+//
+// Recv's channel is closed when the server's output ends (EOF, process exit,
+// Close). Implementations never block the reader on a slow consumer forever:
+// when the consumer does not drain, buffered bytes are capped and the excess
+// is reported through Overflow.
+type Transport interface {
+	// Send writes one message, adding the framing (a '\n' on stdio).
+	Send(msg []byte) error
+	// WriteRaw writes bytes as they are, with no framing, for malformed input.
+	WriteRaw(b []byte) error
+	// Recv delivers frames in arrival order.
+	Recv() <-chan Frame
+	// Stderr delivers the server's stderr, line by line (capped like frames).
+	// It may be nil for transports without one.
+	Stderr() <-chan Frame
+	// CloseInput closes the server's stdin (or ends the session).
+	CloseInput() error
+	// Exited is closed when the server process has exited.
+	Exited() <-chan struct{}
+	// ExitStatus describes how the process ended ("exit 0", "signal: killed");
+	// valid once Exited is closed.
+	ExitStatus() ExitStatus
+	// Close ends the server: its whole process group gets SIGTERM, then
+	// SIGKILL after the grace period. It waits for the readers to finish and
+	// is safe to call more than once.
+	Close() error
+	// Overflowed reports whether the server wrote more than the buffer caps
+	// allowed while nobody was reading (a flood); frames were dropped.
+	Overflowed() bool
+}
+
+// ExitStatus is how a server process ended.
+type ExitStatus struct {
+	Code   int    // exit code, or -1 when killed by a signal
+	Signal string // the signal's name when killed by one
+	// KilledByUs is set when the process ended because Close signalled it.
+	KilledByUs bool
+}
+
+func (e ExitStatus) String() string {
+	if e.Signal != "" {
+		return "signal: " + e.Signal
+	}
+	return "exit " + strconv.Itoa(e.Code)
+}
+
+// ErrStart wraps any failure to start the server (command not found, not
+// executable, bad working directory). The CLI maps it to exit code 3.
+var ErrStart = errors.New("cannot start server")
+
+// Options configures a stdio launch. Zero values take the documented defaults.
+type Options struct {
+	Command []string // argv; Command[0] is looked up in PATH
+	Dir     string   // working directory; empty means wirecheck's own
+	Env     []string // KEY=VALUE added to wirecheck's environment
+	// MaxFrame caps one stdout or stderr line. Default 4 MiB.
+	MaxFrame int
+	// MaxBuffered caps the bytes of frames read but not yet consumed.
+	// Default 64 MiB.
+	MaxBuffered int
+	// Grace is how long Close waits after SIGTERM before SIGKILL. Default 500ms.
+	Grace time.Duration
+	// WriteTimeout bounds how long one Send or WriteRaw may go without the
+	// server accepting a single byte (it stopped reading its stdin and the
+	// pipe is full). The clock restarts whenever bytes get through, so a slow
+	// but steady reader is not cut off. Default 5s.
+	WriteTimeout time.Duration
+}
+
+// Defaults for Options.
+const (
+	DefaultMaxFrame     = 4 << 20
+	DefaultMaxBuffered  = 64 << 20
+	DefaultGrace        = 500 * time.Millisecond
+	DefaultWriteTimeout = 5 * time.Second
+)
+
+// ErrWriteTimeout wraps a write that made no progress for Options.WriteTimeout:
+// the server is not reading its input. The input stream may then end in the
+// middle of a message, so the connection is only good for closing.
+var ErrWriteTimeout = errors.New("server is not reading its input")
+
+func (o Options) withDefaults() Options {
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = DefaultMaxFrame
+	}
+	if o.MaxBuffered <= 0 {
+		o.MaxBuffered = DefaultMaxBuffered
+	}
+	if o.Grace <= 0 {
+		o.Grace = DefaultGrace
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	return o
+}
