@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/redact"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -207,7 +208,7 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
 		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout,
-		Rules: f.rules, Seed: f.seed, Params: params,
+		Rules: f.rules, Seed: f.seed, Params: params, Partial: len(f.scenarios) > 0,
 		Target:    runner.Describe(argv),
 		Reproduce: func(name string) string { return reproduce(f, name, argv) },
 	})
@@ -306,7 +307,7 @@ func reproduce(f *runFlags, name string, argv []string) string {
 		parts = append(parts, "--cwd", f.cwd)
 	}
 	for _, e := range f.env {
-		parts = append(parts, "--env", e)
+		parts = append(parts, "--env", redact.EnvValue(e))
 	}
 	if f.timeout != runner.DefaultTimeout {
 		parts = append(parts, "--timeout", f.timeout.String())

@@ -23,6 +23,23 @@ type node struct {
 	// unsure is set when some keyword of this schema alone is not
 	// satisfied by construction, so the value must be validated.
 	unsure bool
+	// simple is set when the schema says no more than type, const and
+	// enum, so membership can be decided without running the validator.
+	simple bool
+}
+
+// accepts is s.Validate(v) == nil, short-cut for simple schemas.
+func (n *node) accepts(v any) bool {
+	if !n.simple {
+		return n.s.Validate(v) == nil
+	}
+	if k := kindOf(v); k&n.kinds == 0 {
+		return false
+	}
+	if n.s.Const != nil && !equal(*n.s.Const, v) {
+		return false
+	}
+	return n.s.Enum == nil || containsEqual(n.s.Enum.Values, v)
 }
 
 type patternProp struct {
@@ -92,6 +109,12 @@ func newNode(s *jsonschema.Schema) *node {
 		s.ExclusiveMaximum != nil || s.MultipleOf != nil {
 		n.hints |= kNumber
 	}
+
+	n.simple = s.Bool == nil && s.Ref == nil && s.RecursiveRef == nil && s.DynamicRef == nil &&
+		s.Not == nil && len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.If == nil &&
+		s.Format == nil && n.hints == 0 && len(s.DependentSchemas) == 0 &&
+		s.UnevaluatedProperties == nil && s.UnevaluatedItems == nil && len(s.Extensions) == 0 &&
+		s.ContentEncoding == nil && s.ContentMediaType == nil && s.ContentSchema == nil
 
 	hasSchemaDep := false
 	for _, d := range s.Dependencies {

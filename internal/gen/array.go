@@ -54,12 +54,12 @@ func (r *run) array(t *rapid.T, f *flat, depth int) []any {
 		hi = min(hi, lo)
 	}
 	if lo > hi {
-		skipf(t, "array needs %d items but admits %d", lo, hi)
+		reject("array needs %d items but admits %d", lo, hi)
 	}
-	n := rapid.IntRange(lo, hi).Draw(t, "length")
+	n := intIn(t, lo, hi, "length")
 	at := 0
 	if needContains > 0 {
-		at = rapid.IntRange(0, n-needContains).Draw(t, "contains at")
+		at = intIn(t, 0, n-needContains, "contains at")
 	}
 
 	out := make([]any, 0, n)
@@ -69,7 +69,7 @@ func (r *run) array(t *rapid.T, f *flat, depth int) []any {
 			conj = append(conj, contains...)
 		}
 		for try := 0; ; try++ {
-			v := r.draw(t, conj, depth+1, kAll, "item")
+			v := r.draw(t, conj, depth+1, kAll)
 			if !unique || !containsEqual(out, v) {
 				out = append(out, v)
 				break
@@ -78,7 +78,7 @@ func (r *run) array(t *rapid.T, f *flat, depth int) []any {
 				if i >= lo && i >= at+needContains {
 					return out
 				}
-				skipf(t, "could not find %d distinct items", lo)
+				reject("could not find %d distinct items", lo)
 			}
 		}
 	}

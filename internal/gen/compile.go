@@ -45,6 +45,12 @@ func Compile(raw []byte) (*jsonschema.Schema, error) {
 	}
 	s, err := c.Compile(schemaURL)
 	if err != nil {
+		// LoadURLError does not unwrap, so surface the refusal explicitly
+		// for callers testing errors.Is(err, ErrExternalRef).
+		var le *jsonschema.LoadURLError
+		if errors.As(err, &le) && errors.Is(le.Err, ErrExternalRef) {
+			return nil, fmt.Errorf("gen: %w: %s", ErrExternalRef, le.URL)
+		}
 		return nil, fmt.Errorf("gen: invalid schema: %w", err)
 	}
 	return s, nil

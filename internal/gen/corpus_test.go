@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -101,15 +100,4 @@ func names(es []corpusEntry) []string {
 		out[i] = e.name
 	}
 	return out
-}
-
-func hasPrefix(prefixes ...string) func(string) bool {
-	return func(s string) bool {
-		for _, p := range prefixes {
-			if strings.HasPrefix(s, p) {
-				return true
-			}
-		}
-		return false
-	}
 }

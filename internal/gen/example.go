@@ -29,6 +29,9 @@ func TryExample(s *jsonschema.Schema, seed uint64) (v any, err error) {
 }
 
 func exampleWith(g *generator, seed uint64) (v any, err error) {
+	if g.g.depthOf(g.root) >= inf {
+		return nil, fmt.Errorf("gen: no valid value for schema %s: it accepts no finite value", g.root.Location)
+	}
 	r := &run{generator: g, left: g.o.MaxAttempts}
 	gen := rapid.Custom(func(t *rapid.T) any {
 		if r.left <= 0 {

@@ -38,36 +38,36 @@ var (
 	lowerDigit = []rune("abcdefghijklmnopqrstuvwxyz0123456789")
 )
 
-func word(t *rapid.T, alphabet []rune, lo, hi int, label string) string {
-	return rapid.StringOfN(rapid.RuneFrom(alphabet), lo, hi, -1).Draw(t, label)
+func word(t *rapid.T, alphabet []rune, lo, hi int, _ string) string {
+	return text(t, lo, hi, alphabet, false)
 }
 
 func genDate(t *rapid.T) string {
-	y := rapid.IntRange(1970, 2099).Draw(t, "year")
-	m := rapid.IntRange(1, 12).Draw(t, "month")
+	y := intIn(t, 1970, 2099, "year")
+	m := intIn(t, 1, 12, "month")
 	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
 	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
 		days = 29
 	}
-	d := rapid.IntRange(1, days).Draw(t, "day")
+	d := intIn(t, 1, days, "day")
 	return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
 }
 
 func genTime(t *rapid.T) string {
 	s := fmt.Sprintf("%02d:%02d:%02d",
-		rapid.IntRange(0, 23).Draw(t, "hour"),
-		rapid.IntRange(0, 59).Draw(t, "minute"),
-		rapid.IntRange(0, 59).Draw(t, "second"))
-	if rapid.Bool().Draw(t, "fraction") {
+		intIn(t, 0, 23, "hour"),
+		intIn(t, 0, 59, "minute"),
+		intIn(t, 0, 59, "second"))
+	if boolGen.Draw(t, "fraction") {
 		s += "." + word(t, []rune("0123456789"), 1, 6, "fraction digits")
 	}
-	switch rapid.IntRange(0, 2).Draw(t, "offset") {
+	switch intIn(t, 0, 2, "offset") {
 	case 0:
 		return s + "Z"
 	case 1:
-		return s + fmt.Sprintf("+%02d:%02d", rapid.IntRange(0, 14).Draw(t, "tz hour"), rapid.IntRange(0, 59).Draw(t, "tz minute"))
+		return s + fmt.Sprintf("+%02d:%02d", intIn(t, 0, 14, "tz hour"), intIn(t, 0, 59, "tz minute"))
 	default:
-		return s + fmt.Sprintf("-%02d:%02d", rapid.IntRange(0, 12).Draw(t, "tz hour"), rapid.IntRange(0, 59).Draw(t, "tz minute"))
+		return s + fmt.Sprintf("-%02d:%02d", intIn(t, 0, 12, "tz hour"), intIn(t, 0, 59, "tz minute"))
 	}
 }
 
@@ -76,20 +76,20 @@ func genDateTime(t *rapid.T) string {
 }
 
 func genDuration(t *rapid.T) string {
-	num := func(label string) string { return strconv.Itoa(rapid.IntRange(0, 99).Draw(t, label)) }
-	if rapid.IntRange(0, 4).Draw(t, "weeks") == 0 {
+	num := func(label string) string { return strconv.Itoa(intIn(t, 0, 99, label)) }
+	if intIn(t, 0, 4, "weeks") == 0 {
 		return "P" + num("W") + "W"
 	}
 	var b strings.Builder
 	b.WriteString("P")
 	for _, u := range "YMD" {
-		if rapid.Bool().Draw(t, string(u)) {
+		if boolGen.Draw(t, string(u)) {
 			b.WriteString(num(string(u)) + string(u))
 		}
 	}
 	var tb strings.Builder
 	for _, u := range "HMS" {
-		if rapid.Bool().Draw(t, string(u)) {
+		if boolGen.Draw(t, string(u)) {
 			tb.WriteString(num(string(u)) + string(u))
 		}
 	}
@@ -103,7 +103,7 @@ func genDuration(t *rapid.T) string {
 }
 
 func genPeriod(t *rapid.T) string {
-	switch rapid.IntRange(0, 2).Draw(t, "period") {
+	switch intIn(t, 0, 2, "period") {
 	case 0:
 		return genDateTime(t) + "/" + genDateTime(t)
 	case 1:
@@ -114,11 +114,11 @@ func genPeriod(t *rapid.T) string {
 }
 
 func genHostname(t *rapid.T) string {
-	n := rapid.IntRange(1, 3).Draw(t, "labels")
+	n := intIn(t, 1, 3, "labels")
 	labels := make([]string, n)
 	for i := range labels {
 		labels[i] = word(t, lower, 1, 1, "label start")
-		if rapid.Bool().Draw(t, "long label") {
+		if boolGen.Draw(t, "long label") {
 			labels[i] += word(t, append([]rune("-"), lowerDigit...), 0, 6, "label") + word(t, lowerDigit, 1, 1, "label end")
 		}
 	}
@@ -127,7 +127,7 @@ func genHostname(t *rapid.T) string {
 
 func genEmail(t *rapid.T) string {
 	local := word(t, lowerDigit, 1, 8, "local")
-	if rapid.Bool().Draw(t, "dotted") {
+	if boolGen.Draw(t, "dotted") {
 		local += "." + word(t, lowerDigit, 1, 4, "local")
 	}
 	return local + "@" + genHostname(t)
@@ -136,7 +136,7 @@ func genEmail(t *rapid.T) string {
 func genIPv4(t *rapid.T) string {
 	var p [4]string
 	for i := range p {
-		p[i] = strconv.Itoa(rapid.IntRange(0, 255).Draw(t, "octet"))
+		p[i] = strconv.Itoa(intIn(t, 0, 255, "octet"))
 	}
 	return strings.Join(p[:], ".")
 }
@@ -144,7 +144,7 @@ func genIPv4(t *rapid.T) string {
 func genIPv6(t *rapid.T) string {
 	var a [16]byte
 	for i := range a {
-		a[i] = byte(rapid.IntRange(0, 255).Draw(t, "byte"))
+		a[i] = byte(intIn(t, 0, 255, "byte"))
 	}
 	addr := netip.AddrFrom16(a)
 	if addr.Is4In6() {
@@ -157,28 +157,28 @@ func genIPv6(t *rapid.T) string {
 
 func genPath(t *rapid.T) string {
 	var b strings.Builder
-	for range rapid.IntRange(0, 3).Draw(t, "segments") {
+	for range intIn(t, 0, 3, "segments") {
 		b.WriteString("/" + word(t, lowerDigit, 1, 6, "segment"))
 	}
 	return b.String()
 }
 
 func genURI(t *rapid.T) string {
-	switch rapid.IntRange(0, 3).Draw(t, "scheme") {
+	switch intIn(t, 0, 3, "scheme") {
 	case 0:
 		return "urn:" + word(t, lower, 1, 6, "nid") + ":" + word(t, lowerDigit, 1, 8, "nss")
 	case 1:
 		return "file://" + genPath(t) + "/" + word(t, lowerDigit, 1, 6, "file")
 	}
-	u := []string{"https://", "http://"}[rapid.IntRange(0, 1).Draw(t, "web")] + genHostname(t) + genPath(t)
-	if rapid.Bool().Draw(t, "query") {
+	u := []string{"https://", "http://"}[intIn(t, 0, 1, "web")] + genHostname(t) + genPath(t)
+	if boolGen.Draw(t, "query") {
 		u += "?" + word(t, lower, 1, 4, "key") + "=" + word(t, lowerDigit, 0, 6, "value")
 	}
 	return u
 }
 
 func genURIReference(t *rapid.T) string {
-	switch rapid.IntRange(0, 3).Draw(t, "reference") {
+	switch intIn(t, 0, 3, "reference") {
 	case 0:
 		return genURI(t)
 	case 1:
@@ -191,11 +191,11 @@ func genURIReference(t *rapid.T) string {
 }
 
 func genURITemplate(t *rapid.T) string {
-	base := []string{"https://" + genHostname(t), ""}[rapid.IntRange(0, 1).Draw(t, "absolute")]
+	base := []string{"https://" + genHostname(t), ""}[intIn(t, 0, 1, "absolute")]
 	var b strings.Builder
 	b.WriteString(base)
-	for range rapid.IntRange(1, 3).Draw(t, "segments") {
-		if rapid.Bool().Draw(t, "variable") {
+	for range intIn(t, 1, 3, "segments") {
+		if boolGen.Draw(t, "variable") {
 			b.WriteString("/{" + word(t, lower, 1, 6, "variable") + "}")
 		} else {
 			b.WriteString("/" + word(t, lowerDigit, 1, 6, "segment"))
@@ -212,7 +212,7 @@ func genUUID(t *rapid.T) string {
 			b.WriteByte('-')
 		}
 		for range n {
-			b.WriteByte(hex[rapid.IntRange(0, 15).Draw(t, "hex")])
+			b.WriteByte(hex[intIn(t, 0, 15, "hex")])
 		}
 	}
 	return b.String()
@@ -220,9 +220,9 @@ func genUUID(t *rapid.T) string {
 
 func genJSONPointer(t *rapid.T) string {
 	var b strings.Builder
-	for range rapid.IntRange(0, 3).Draw(t, "tokens") {
+	for range intIn(t, 0, 3, "tokens") {
 		b.WriteString("/" + word(t, lowerDigit, 0, 5, "token"))
-		switch rapid.IntRange(0, 3).Draw(t, "escape") {
+		switch intIn(t, 0, 3, "escape") {
 		case 1:
 			b.WriteString("~0")
 		case 2:
@@ -233,8 +233,8 @@ func genJSONPointer(t *rapid.T) string {
 }
 
 func genRelativeJSONPointer(t *rapid.T) string {
-	up := strconv.Itoa(rapid.IntRange(0, 5).Draw(t, "up"))
-	if rapid.Bool().Draw(t, "hash") {
+	up := strconv.Itoa(intIn(t, 0, 5, "up"))
+	if boolGen.Draw(t, "hash") {
 		return up + "#"
 	}
 	return up + genJSONPointer(t)
@@ -247,12 +247,12 @@ func genRegex(t *rapid.T) string {
 }
 
 func genSemver(t *rapid.T) string {
-	n := func(label string) string { return strconv.Itoa(rapid.IntRange(0, 20).Draw(t, label)) }
+	n := func(label string) string { return strconv.Itoa(intIn(t, 0, 20, label)) }
 	v := n("major") + "." + n("minor") + "." + n("patch")
-	if rapid.Bool().Draw(t, "prerelease") {
+	if boolGen.Draw(t, "prerelease") {
 		v += "-" + word(t, lower, 1, 5, "pre") + "." + n("pre number")
 	}
-	if rapid.Bool().Draw(t, "build") {
+	if boolGen.Draw(t, "build") {
 		v += "+" + word(t, lowerDigit, 1, 6, "build")
 	}
 	return v

@@ -39,18 +39,29 @@ func InvalidWith(s *jsonschema.Schema, o Options) *rapid.Generator[Mutation] {
 	return rapid.Custom(func(t *rapid.T) Mutation {
 		r := &run{generator: g, left: g.o.MaxAttempts}
 		v := rapid.Custom(r.top).Draw(t, "valid")
-		cands := g.mutations(v)
-		if len(cands) == 0 {
-			t.Skip("gen: no keyword to violate")
-		}
-		// Start at a random candidate and take the first that really
-		// invalidates, so one unlucky pick does not cost a whole value.
-		start := rapid.IntRange(0, len(cands)-1).Draw(t, "mutation")
-		for i := range cands {
-			c := cands[(start+i)%len(cands)]
-			mv := setAt(v, c.path, c.value)
-			if g.root.Validate(mv) != nil {
-				return Mutation{Value: mv, What: c.what}
+		// Pick a location by a random walk from the root rather than by
+		// enumerating every location: working out which schemas describe a
+		// location means validating against each anyOf branch, which is
+		// too costly to do for a whole large value per draw.
+		for range mutationWalks {
+			st, ok := g.descend(t, v)
+			if !ok {
+				break
+			}
+			cands := st.candidates()
+			if len(cands) == 0 {
+				continue
+			}
+			// Take the first candidate from a random start that really
+			// invalidates: one unlucky pick (say, a wrong type that
+			// another anyOf branch accepts) should not cost the value.
+			first := index(t, len(cands), "mutation")
+			for j := range cands {
+				val, what := cands[(first+j)%len(cands)]()
+				mv := setAt(v, st.path, val)
+				if g.root.Validate(mv) != nil {
+					return Mutation{Value: mv, What: what}
+				}
 			}
 		}
 		t.Skip("gen: no mutation invalidated the value")
@@ -58,30 +69,69 @@ func InvalidWith(s *jsonschema.Schema, o Options) *rapid.Generator[Mutation] {
 	})
 }
 
-type candidate struct {
-	path  []string
-	value any // replaces the value at path
-	what  string
+// mutationWalks is how many locations are tried per valid value.
+const mutationWalks = 8
+
+// descend walks from the root towards a random location, stopping at each
+// level with probability about one in three, so shallow and deep locations
+// both get mutated. ok is false when the value has no described location.
+func (g *generator) descend(t *rapid.T, v any) (site, bool) {
+	conj := []*jsonschema.Schema{g.root}
+	var path []string
+	var last site
+	found := false
+	for {
+		f := g.applicable(conj, v)
+		if len(f.nodes) == 0 {
+			return last, found
+		}
+		last, found = site{slices.Clone(path), f, v}, true
+		var keys []string
+		switch x := v.(type) {
+		case map[string]any:
+			keys = sortedKeys(x)
+		case []any:
+			for i := range x {
+				keys = append(keys, strconv.Itoa(i))
+			}
+		}
+		if len(keys) == 0 || index(t, 3, "stop") == 0 {
+			return last, true
+		}
+		k := keys[index(t, len(keys), "child")]
+		switch x := v.(type) {
+		case map[string]any:
+			conj, v = f.propConj(k), x[k]
+		case []any:
+			i, _ := strconv.Atoi(k)
+			conj, v = f.itemConj(i), x[i]
+		}
+		path = append(path, k)
+	}
 }
 
-func (g *generator) mutations(v any) []candidate {
-	var out []candidate
-	g.walk(&out, []*jsonschema.Schema{g.root}, v, nil)
-	return out
+// site is one location of a valid value with the schemas that describe it.
+type site struct {
+	path []string
+	f    *flat
+	v    any
 }
+
+// candidate builds one mutation's replacement value and description; both
+// are deferred because only the first mutation that invalidates is used.
+type candidate func() (value any, what string)
 
 // applicable is expand for a known value: the anyOf/oneOf branches and the
 // if/then/else side that the value actually satisfies are the ones whose
 // keywords describe it.
 func (g *generator) applicable(conj []*jsonschema.Schema, v any) *flat {
-	f := &flat{seen: map[*jsonschema.Schema]bool{}}
+	f := &flat{}
 	obj, _ := v.(map[string]any)
 	var add func(s *jsonschema.Schema)
 	add = func(s *jsonschema.Schema) {
-		if s == nil || f.seen[s] || s.Bool != nil {
+		if s == nil || s.Bool != nil || !f.visit(s) {
 			return
 		}
-		f.seen[s] = true
 		f.nodes = append(f.nodes, g.g.nodes[s])
 		add(s.Ref)
 		add(s.RecursiveRef)
@@ -116,45 +166,63 @@ func (g *generator) applicable(conj []*jsonschema.Schema, v any) *flat {
 	return f
 }
 
-func (g *generator) walk(out *[]candidate, conj []*jsonschema.Schema, v any, path []string) {
+// sites lists every location of v, depth first in key order so that the
+// list, and hence the draw, is deterministic.
+func (g *generator) sites(out *[]site, conj []*jsonschema.Schema, v any, path []string) {
 	f := g.applicable(conj, v)
 	if len(f.nodes) == 0 {
 		return
 	}
-	m := &mutator{out: out, path: slices.Clone(path), at: pointer(path), v: v}
-	m.wrongType(f)
-	m.notConstOrEnum(f)
+	*out = append(*out, site{slices.Clone(path), f, v})
 	switch x := v.(type) {
 	case map[string]any:
-		m.object(f, x)
 		for _, k := range sortedKeys(x) {
-			g.walk(out, f.propConj(k), x[k], append(path, k))
+			g.sites(out, f.propConj(k), x[k], append(path, k))
 		}
 	case []any:
-		m.array(f, x)
 		for i, item := range x {
-			g.walk(out, f.itemConj(i), item, append(path, strconv.Itoa(i)))
-		}
-	case string:
-		m.str(f, x)
-	default:
-		if r, ok := ratOf(v); ok {
-			m.number(f, r)
+			g.sites(out, f.itemConj(i), item, append(path, strconv.Itoa(i)))
 		}
 	}
+}
+
+func (st site) candidates() []candidate {
+	var out []candidate
+	m := &mutator{out: &out, path: st.path, v: st.v}
+	m.wrongType(st.f)
+	m.notConstOrEnum(st.f)
+	switch x := st.v.(type) {
+	case map[string]any:
+		m.object(st.f, x)
+	case []any:
+		m.array(st.f, x)
+	case string:
+		m.str(st.f, x)
+	default:
+		if r, ok := ratOf(x); ok {
+			m.number(st.f, r)
+		}
+	}
+	return out
 }
 
 // mutator collects the candidates for one location.
 type mutator struct {
 	out  *[]candidate
 	path []string
-	at   string
 	v    any
 }
 
-func (m *mutator) add(value any, format string, args ...any) {
-	*m.out = append(*m.out, candidate{m.path, value, fmt.Sprintf(format, args...)})
+// add registers a candidate whose replacement is val() and whose
+// description is format applied to the location and args.
+func (m *mutator) add(val func() any, format string, args ...any) {
+	path := m.path
+	*m.out = append(*m.out, func() (any, string) {
+		return val(), fmt.Sprintf(format, append([]any{pointer(path)}, args...)...)
+	})
 }
+
+func just(v any) func() any { return func() any { return v } }
 
 var typeSamples = []struct {
 	k kind
@@ -179,21 +247,21 @@ func (m *mutator) wrongType(f *flat) {
 	}
 	for _, s := range typeSamples {
 		if allowed&s.k == 0 {
-			m.add(s.v, "wrong type at %s: %s where %s is required", m.at, s.k, allowed)
+			m.add(just(s.v), "wrong type at %s: %v where %v is required", s.k, allowed)
 		}
 	}
 }
 
 func (m *mutator) notConstOrEnum(f *flat) {
 	for _, n := range f.nodes {
-		if n.s.Const != nil {
-			if p, ok := outside([]any{*n.s.Const}, m.v); ok {
-				m.add(p, "set %s to %s instead of its const %s", m.at, render(p), render(*n.s.Const))
+		if c := n.s.Const; c != nil {
+			if p, ok := outside([]any{*c}, m.v); ok {
+				m.add(just(p), "set %s to %s instead of its const %s", renderer{p}, renderer{*c})
 			}
 		}
 		if n.s.Enum != nil {
 			if p, ok := outside(n.s.Enum.Values, m.v); ok {
-				m.add(p, "set %s to %s, which is not in its enum", m.at, render(p))
+				m.add(just(p), "set %s to %s, which is not in its enum", renderer{p})
 			}
 		}
 	}
@@ -202,28 +270,26 @@ func (m *mutator) notConstOrEnum(f *flat) {
 // outside finds a probe value equal to none of vals, preferring one of the
 // same kind as cur so that the enum, not the type, is what fails.
 func outside(vals []any, cur any) (any, bool) {
-	probes := []any{"wirecheck-not-allowed", json.Number("-987654321"), json.Number("0.123"),
-		true, false, nil, []any{}, map[string]any{}}
-	slices.SortStableFunc(probes, func(a, b any) int {
-		ka, kb := kindOf(a)&kindOf(cur) != 0, kindOf(b)&kindOf(cur) != 0
-		switch {
-		case ka && !kb:
-			return -1
-		case kb && !ka:
-			return 1
+	var fallback any
+	found := false
+	for _, p := range enumProbes {
+		if containsEqual(vals, p) {
+			continue
 		}
-		return 0
-	})
-	for _, p := range probes {
-		if !containsEqual(vals, p) {
+		if kindOf(p)&kindOf(cur) != 0 {
 			return p, true
 		}
+		if !found {
+			fallback, found = p, true
+		}
 	}
-	return nil, false
+	return fallback, found
 }
 
+var enumProbes = []any{"wirecheck-not-allowed", json.Number("-987654321"), json.Number("0.123"),
+	true, false, nil, []any{}, map[string]any{}}
+
 func (m *mutator) object(f *flat, x map[string]any) {
-	keys := sortedKeys(x)
 	dropped := map[string]bool{}
 	closed := false
 	for _, n := range f.nodes {
@@ -231,35 +297,37 @@ func (m *mutator) object(f *flat, x map[string]any) {
 		for _, name := range s.Required {
 			if _, ok := x[name]; ok && !dropped[name] {
 				dropped[name] = true
-				m.add(without(x, name), "dropped required property %q at %s", name, m.at)
+				m.add(func() any { return without(x, name) }, "dropped required property %[2]q at %[1]s", name)
 			}
 		}
-		for _, name := range keys {
+		for name := range x {
 			for _, dep := range dependents(s, name) {
 				if _, ok := x[dep]; ok && !dropped[dep] {
 					dropped[dep] = true
-					m.add(without(x, dep), "dropped property %q at %s, which %q requires", dep, m.at, name)
+					m.add(func() any { return without(x, dep) }, "dropped property %[2]q at %[1]s, which %[3]q requires", dep, name)
 				}
 			}
 		}
 		if up := s.UnevaluatedProperties; !n.admitsExtra() || (up != nil && up.Bool != nil && !*up.Bool) {
 			closed = true
 		}
-		if s.MinProperties != nil && *s.MinProperties > 0 && len(x) >= *s.MinProperties {
-			y := without(x, keys[:len(x)-*s.MinProperties+1]...)
-			m.add(y, "removed properties at %s, leaving %d, below minProperties %d", m.at, len(y), *s.MinProperties)
+		if mp := s.MinProperties; mp != nil && *mp > 0 && len(x) >= *mp {
+			m.add(func() any { return without(x, sortedKeys(x)[:len(x)-*mp+1]...) },
+				"removed properties at %s, leaving %d, below minProperties %d", *mp-1, *mp)
 		}
-		if s.MaxProperties != nil {
-			y := clone(x).(map[string]any)
-			for i := 0; len(y) <= *s.MaxProperties; i++ {
-				y[fmt.Sprintf("wirecheck_extra_%d", i)] = nil
-			}
-			m.add(y, "added properties at %s, making %d, above maxProperties %d", m.at, len(y), *s.MaxProperties)
+		if mp := s.MaxProperties; mp != nil {
+			m.add(func() any {
+				y := without(x)
+				for i := 0; len(y) <= *mp; i++ {
+					y[fmt.Sprintf("wirecheck_extra_%d", i)] = nil
+				}
+				return y
+			}, "added properties at %s, making %d, above maxProperties %d", max(len(x), *mp+1), *mp)
 		}
 		if pn := s.PropertyNames; pn != nil {
 			for _, name := range []string{"", "wirecheck extra ~!", "0", strings.Repeat("x", 300)} {
 				if _, ok := x[name]; !ok && pn.Validate(name) != nil {
-					m.add(with(x, name, nil), "added property %q at %s, which propertyNames rejects", name, m.at)
+					m.add(func() any { return with(x, name, nil) }, "added property %[2]q at %[1]s, which propertyNames rejects", name)
 					break
 				}
 			}
@@ -270,7 +338,7 @@ func (m *mutator) object(f *flat, x map[string]any) {
 		for i := 0; f.declares(name) || has(x, name); i++ {
 			name = fmt.Sprintf("wirecheck_extra_%d", i)
 		}
-		m.add(with(x, name, nil), "added property %q at %s, which admits no undeclared properties", name, m.at)
+		m.add(func() any { return with(x, name, nil) }, "added property %[2]q at %[1]s, which admits no undeclared properties", name)
 	}
 }
 
@@ -294,29 +362,28 @@ func dependents(s *jsonschema.Schema, name string) []string {
 func (m *mutator) array(f *flat, x []any) {
 	for _, n := range f.nodes {
 		s := n.s
-		if s.MinItems != nil && *s.MinItems > 0 && len(x) >= *s.MinItems {
-			m.add(slices.Clone(x[:*s.MinItems-1]), "truncated %s to %d items, below minItems %d", m.at, *s.MinItems-1, *s.MinItems)
+		if mi := s.MinItems; mi != nil && *mi > 0 && len(x) >= *mi {
+			m.add(func() any { return slices.Clone(x[:*mi-1]) }, "truncated %s to %d items, below minItems %d", *mi-1, *mi)
 		}
-		if s.MaxItems != nil {
-			m.add(grow(x, *s.MaxItems+1), "extended %s to %d items, above maxItems %d", m.at, *s.MaxItems+1, *s.MaxItems)
+		if mi := s.MaxItems; mi != nil {
+			m.add(func() any { return grow(x, *mi+1) }, "extended %s to %d items, above maxItems %d", *mi+1, *mi)
 		}
 		if l := itemLimit(s); l >= 0 {
-			m.add(grow(x, max(len(x), l)+1), "extended %s to %d items, but it admits at most %d", m.at, max(len(x), l)+1, l)
+			m.add(func() any { return grow(x, max(len(x), l)+1) }, "extended %s to %d items, but it admits at most %d", max(len(x), l)+1, l)
 		}
 		if s.UniqueItems && len(x) > 0 {
-			m.add(append(slices.Clone(x), clone(x[0])), "duplicated item 0 of %s, whose items must be unique", m.at)
+			m.add(func() any { return append(slices.Clone(x), clone(x[0])) }, "duplicated item 0 of %s, whose items must be unique")
 		}
-		if s.Contains != nil {
-			var y []any
-			for _, item := range x {
-				if s.Contains.Validate(item) != nil {
-					y = append(y, item)
+		if c := s.Contains; c != nil {
+			m.add(func() any {
+				y := []any{}
+				for _, item := range x {
+					if c.Validate(item) != nil {
+						y = append(y, item)
+					}
 				}
-			}
-			if y == nil {
-				y = []any{}
-			}
-			m.add(y, "removed the items of %s that satisfy contains", m.at)
+				return y
+			}, "removed the items of %s that satisfy contains")
 		}
 	}
 }
@@ -339,26 +406,25 @@ func (m *mutator) number(f *flat, x *big.Rat) {
 	one := big.NewRat(1, 1)
 	for _, n := range f.nodes {
 		s := n.s
-		if s.Minimum != nil {
-			v := ratNumber(new(big.Rat).Sub(s.Minimum, one))
-			m.add(v, "set %s to %s, below minimum %s", m.at, v, ratNumber(s.Minimum))
+		if b := s.Minimum; b != nil {
+			v := ratNumber(new(big.Rat).Sub(b, one))
+			m.add(just(v), "set %s to %s, below minimum %s", v, ratNumber(b))
 		}
-		if s.ExclusiveMinimum != nil {
-			v := ratNumber(s.ExclusiveMinimum)
-			m.add(v, "set %s to %s, not above exclusiveMinimum %s", m.at, v, v)
+		if b := s.ExclusiveMinimum; b != nil {
+			v := ratNumber(b)
+			m.add(just(v), "set %s to %s, not above exclusiveMinimum %[2]s", v)
 		}
-		if s.Maximum != nil {
-			v := ratNumber(new(big.Rat).Add(s.Maximum, one))
-			m.add(v, "set %s to %s, above maximum %s", m.at, v, ratNumber(s.Maximum))
+		if b := s.Maximum; b != nil {
+			v := ratNumber(new(big.Rat).Add(b, one))
+			m.add(just(v), "set %s to %s, above maximum %s", v, ratNumber(b))
 		}
-		if s.ExclusiveMaximum != nil {
-			v := ratNumber(s.ExclusiveMaximum)
-			m.add(v, "set %s to %s, not below exclusiveMaximum %s", m.at, v, v)
+		if b := s.ExclusiveMaximum; b != nil {
+			v := ratNumber(b)
+			m.add(just(v), "set %s to %s, not below exclusiveMaximum %[2]s", v)
 		}
-		if s.MultipleOf != nil {
-			half := new(big.Rat).Quo(s.MultipleOf, big.NewRat(2, 1))
-			v := ratNumber(new(big.Rat).Add(x, half))
-			m.add(v, "set %s to %s, not a multiple of %s", m.at, v, ratNumber(s.MultipleOf))
+		if d := s.MultipleOf; d != nil {
+			v := ratNumber(new(big.Rat).Add(x, new(big.Rat).Quo(d, big.NewRat(2, 1))))
+			m.add(just(v), "set %s to %s, not a multiple of %s", v, ratNumber(d))
 		}
 	}
 }
@@ -367,26 +433,25 @@ func (m *mutator) str(f *flat, x string) {
 	n := utf8.RuneCountInString(x)
 	for _, nd := range f.nodes {
 		s := nd.s
-		if s.MinLength != nil && *s.MinLength > 0 && n >= *s.MinLength {
-			y := string([]rune(x)[:*s.MinLength-1])
-			m.add(y, "shortened %s to %d characters, below minLength %d", m.at, *s.MinLength-1, *s.MinLength)
+		if l := s.MinLength; l != nil && *l > 0 && n >= *l {
+			m.add(func() any { return string([]rune(x)[:*l-1]) }, "shortened %s to %d characters, below minLength %d", *l-1, *l)
 		}
-		if s.MaxLength != nil {
-			y := x + strings.Repeat("x", max(0, *s.MaxLength+1-n))
-			m.add(y, "lengthened %s to %d characters, above maxLength %d", m.at, utf8.RuneCountInString(y), *s.MaxLength)
+		if l := s.MaxLength; l != nil {
+			m.add(func() any { return x + strings.Repeat("x", max(0, *l+1-n)) },
+				"lengthened %s to %d characters, above maxLength %d", max(n, *l+1), *l)
 		}
-		if s.Pattern != nil {
-			for _, p := range []string{"", " ", "~", "\x00", "0", "A", "wirecheck", "-"} {
-				if !s.Pattern.MatchString(p) {
-					m.add(p, "set %s to %q, which does not match pattern %q", m.at, p, s.Pattern.String())
+		if p := s.Pattern; p != nil {
+			for _, probe := range []string{"", " ", "~", "\x00", "0", "A", "wirecheck", "-"} {
+				if !p.MatchString(probe) {
+					m.add(just(probe), "set %s to %q, which does not match pattern %q", probe, p.String())
 					break
 				}
 			}
 		}
-		if s.Format != nil {
-			for _, p := range []string{"not a " + s.Format.Name, "%zz", "(", "", "::"} {
-				if s.Format.Validate(p) != nil {
-					m.add(p, "set %s to %q, which is not a valid %s", m.at, p, s.Format.Name)
+		if fm := s.Format; fm != nil {
+			for _, probe := range []string{"not a " + fm.Name, "%zz", "(", "", "::"} {
+				if fm.Validate(probe) != nil {
+					m.add(just(probe), "set %s to %q, which is not a valid %s", probe, fm.Name)
 					break
 				}
 			}
@@ -445,6 +510,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// renderer formats a value for a message only when the message is built.
+type renderer struct{ v any }
+
+func (r renderer) String() string { return render(r.v) }
 
 // render shows a value in a message, shortened so that a large const does
 // not drown the sentence.

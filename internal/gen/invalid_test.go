@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"
 )
 
@@ -33,6 +34,28 @@ func invalidProp(e corpusEntry) func(*rapid.T) {
 			t.Fatalf("%s: mutation without description", e.name)
 		}
 	}
+}
+
+// allDescriptions returns the description of every invalidating mutation
+// of the values Example gives for the first n seeds.
+func allDescriptions(s *jsonschema.Schema, n int) []string {
+	g := newGenerator(s, Options{})
+	var out []string
+	for seed := range n {
+		v, err := exampleWith(g, uint64(seed))
+		Expect(err).NotTo(HaveOccurred())
+		var sites []site
+		g.sites(&sites, []*jsonschema.Schema{s}, v, nil)
+		for _, st := range sites {
+			for _, c := range st.candidates() {
+				val, what := c()
+				if s.Validate(setAt(v, st.path, val)) != nil {
+					out = append(out, what)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func excluding[T any](es []T, name func(T) string, drop map[string]bool) []T {
@@ -67,19 +90,14 @@ var _ = Describe("Invalid", func() {
 		Expect(checkAll(names(es), es, invalidProp)).To(BeEmpty())
 	})
 
+	// Descriptions are checked against every mutation of a few valid
+	// values rather than against rapid draws, so the spec cannot miss an
+	// expected sentence by bad luck.
 	DescribeTable("describes the mutation",
 		func(schema string, want string) {
 			s, err := Compile([]byte(schema))
 			Expect(err).NotTo(HaveOccurred())
-			seen := map[string]bool{}
-			rapid.Check(GinkgoT(), func(t *rapid.T) {
-				seen[Invalid(s).Draw(t, "m").What] = true
-			})
-			var all []string
-			for w := range seen {
-				all = append(all, w)
-			}
-			Expect(strings.Join(all, "\n")).To(ContainSubstring(want))
+			Expect(allDescriptions(s, 10)).To(ContainElement(ContainSubstring(want)))
 		},
 		Entry("dropped required property", `{"type":"object","properties":{"params":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}},"required":["params"]}`,
 			`dropped required property "name" at /params`),
@@ -124,4 +142,3 @@ var _ = Describe("Invalid", func() {
 		Expect(strings.Join(rec.out, "\n")).To(ContainSubstring("valid tests"))
 	})
 })
-

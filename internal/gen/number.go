@@ -67,7 +67,7 @@ func (r *run) number(t *rapid.T, f *flat, integer bool) json.Number {
 	// Fractional numbers are integers over a power of ten. Start from a
 	// random precision and refine it until the interval holds a point, so
 	// that tight bounds such as (0, 0.001) still work.
-	exp := rapid.IntRange(1, 3).Draw(t, "precision")
+	exp := intIn(t, 1, 3, "precision")
 	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(exp)), nil)
 	for range 24 {
 		kLo, kHi := scaledRange(lo, hi, loEx, hiEx, new(big.Rat).SetInt(scale))
@@ -77,7 +77,7 @@ func (r *run) number(t *rapid.T, f *flat, integer bool) json.Number {
 		}
 		scale.Mul(scale, big.NewInt(10))
 	}
-	skipf(t, "empty numeric range")
+	reject("empty numeric range")
 	return ""
 }
 
@@ -106,24 +106,24 @@ func scaledRange(lo, hi *big.Rat, loEx, hiEx bool, scale *big.Rat) (*big.Int, *b
 // are sampled near their ends, where off-by-one bugs live.
 func pickInt(t *rapid.T, lo, hi *big.Int) *big.Int {
 	off := func(label string) *big.Int {
-		return big.NewInt(int64(rapid.IntRange(0, spread).Draw(t, label)))
+		return big.NewInt(int64(intIn(t, 0, spread, label)))
 	}
 	switch {
 	case lo == nil && hi == nil:
-		return big.NewInt(int64(rapid.IntRange(-spread*spread, spread*spread).Draw(t, "int")))
+		return big.NewInt(int64(intIn(t, -spread*spread, spread*spread, "int")))
 	case hi == nil:
 		return new(big.Int).Add(lo, off("above"))
 	case lo == nil:
 		return new(big.Int).Sub(hi, off("below"))
 	}
 	if lo.Cmp(hi) > 0 {
-		skipf(t, "empty numeric range [%v, %v]", lo, hi)
+		reject("empty numeric range [%v, %v]", lo, hi)
 	}
 	w := new(big.Int).Sub(hi, lo)
 	if w.IsInt64() && w.Int64() <= 2*spread*spread {
 		return new(big.Int).Add(lo, big.NewInt(rapid.Int64Range(0, w.Int64()).Draw(t, "offset")))
 	}
-	if rapid.Bool().Draw(t, "from top") {
+	if boolGen.Draw(t, "from top") {
 		return new(big.Int).Sub(hi, off("below"))
 	}
 	return new(big.Int).Add(lo, off("above"))

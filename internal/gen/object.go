@@ -28,9 +28,9 @@ func (b *objectBuilder) want(name string) {
 			continue
 		}
 		if !b.f.allows(name) {
-			skipf(b.t, "property %q is required but not allowed", name)
+			reject("property %q is required but not allowed", name)
 		}
-		b.obj[name] = b.r.draw(b.t, b.f.propConj(name), b.depth+1, kAll, name)
+		b.obj[name] = b.r.draw(b.t, b.f.propConj(name), b.depth+1, kAll)
 		for _, n := range b.f.nodes {
 			b.queue = append(b.queue, n.s.DependentRequired[name]...)
 			if deps, ok := n.s.Dependencies[name].([]string); ok {
@@ -69,7 +69,7 @@ func (r *run) object(t *rapid.T, f *flat, depth int) map[string]any {
 			continue
 		}
 		if (maxP >= 0 && len(b.obj) >= maxP) || r.depthOfConj(f.propConj(name)) > budget ||
-			!rapid.Bool().Draw(t, "include "+name) {
+			!boolGen.Draw(t, "include") {
 			skipped = append(skipped, name)
 			continue
 		}
@@ -78,7 +78,7 @@ func (r *run) object(t *rapid.T, f *flat, depth int) map[string]any {
 
 	extra := 0
 	if depth < r.o.MaxDepth {
-		extra = rapid.IntRange(0, r.o.MaxExtraProperties).Draw(t, "extra properties")
+		extra = intIn(t, 0, r.o.MaxExtraProperties, "extra properties")
 	}
 	if maxP >= 0 {
 		extra = min(extra, max(0, maxP-len(b.obj)))
@@ -94,7 +94,7 @@ func (r *run) object(t *rapid.T, f *flat, depth int) map[string]any {
 		b.want(name)
 	}
 	if len(b.obj) < minP || (maxP >= 0 && len(b.obj) > maxP) {
-		skipf(t, "object has %d properties, outside [%d, %d]", len(b.obj), minP, maxP)
+		reject("object has %d properties, outside [%d, %d]", len(b.obj), minP, maxP)
 	}
 	return b.obj
 }
@@ -130,17 +130,17 @@ func (r *run) extras(b *objectBuilder, n int) {
 	for try := 0; added < n && try < 4*n+4; try++ {
 		var name string
 		switch {
-		case len(pats) > 0 && (closed || rapid.Bool().Draw(t, "pattern name")):
-			p := pats[rapid.IntRange(0, len(pats)-1).Draw(t, "pattern")]
+		case len(pats) > 0 && (closed || boolGen.Draw(t, "pattern name")):
+			p := pats[index(t, len(pats), "pattern")]
 			s, ok := patternMatch(t, p.re)
 			if !ok {
 				continue
 			}
 			name = s
 		case len(names) > 0:
-			name = r.draw(t, names, b.depth+1, kString, "property name").(string)
+			name = r.draw(t, names, b.depth+1, kString).(string)
 		default:
-			name = rapid.StringOfN(keyRune, 1, 8, -1).Draw(t, "property name")
+			name = text(t, 1, 8, keyRunes, true)
 		}
 		if _, ok := b.obj[name]; ok || !f.allows(name) {
 			continue

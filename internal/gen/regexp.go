@@ -40,7 +40,7 @@ const repeatSlack = 3
 func walkRegexp(t *rapid.T, b *strings.Builder, re *syntax.Regexp, minLen int) {
 	switch re.Op {
 	case syntax.OpNoMatch:
-		skipf(t, "pattern matches nothing")
+		reject("pattern matches nothing")
 	case syntax.OpLiteral:
 		for _, c := range re.Rune {
 			b.WriteRune(c)
@@ -60,7 +60,7 @@ func walkRegexp(t *rapid.T, b *strings.Builder, re *syntax.Regexp, minLen int) {
 			walkRegexp(t, b, sub, minLen)
 		}
 	case syntax.OpAlternate:
-		walkRegexp(t, b, re.Sub[rapid.IntRange(0, len(re.Sub)-1).Draw(t, "alternative")], minLen)
+		walkRegexp(t, b, re.Sub[index(t, len(re.Sub), "alternative")], minLen)
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
 		lo, hi := re.Min, re.Max
 		switch re.Op {
@@ -75,7 +75,7 @@ func walkRegexp(t *rapid.T, b *strings.Builder, re *syntax.Regexp, minLen int) {
 		if hi < 0 || hi > limit {
 			hi = limit
 		}
-		for range rapid.IntRange(lo, hi).Draw(t, "repeat") {
+		for range intIn(t, lo, hi, "repeat") {
 			walkRegexp(t, b, re.Sub[0], minLen)
 		}
 	}
@@ -94,11 +94,11 @@ func classRune(t *rapid.T, ranges []rune) rune {
 		}
 	}
 	set := ranges
-	if len(ascii) > 0 && rapid.IntRange(0, 3).Draw(t, "exotic") < 3 {
+	if len(ascii) > 0 && intIn(t, 0, 3, "exotic") < 3 {
 		set = ascii
 	}
 	if len(set) < 2 {
-		skipf(t, "empty character class")
+		reject("empty character class")
 	}
 	i := 2 * rapid.IntRange(0, len(set)/2-1).Draw(t, "range")
 	c := rune(rapid.IntRange(int(set[i]), int(set[i+1])).Draw(t, "rune"))
@@ -109,8 +109,8 @@ func classRune(t *rapid.T, ranges []rune) rune {
 }
 
 func anyRune(t *rapid.T) rune {
-	if rapid.IntRange(0, 3).Draw(t, "exotic") < 3 {
-		return rune(rapid.IntRange(0x20, 0x7e).Draw(t, "rune"))
+	if intIn(t, 0, 3, "exotic") < 3 {
+		return rune(intIn(t, 0x20, 0x7e, "rune"))
 	}
-	return rapid.Rune().Draw(t, "rune")
+	return runeGen.Draw(t, "rune")
 }

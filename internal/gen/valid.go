@@ -1,7 +1,7 @@
 package gen
 
 import (
-	"fmt"
+	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"
@@ -56,43 +56,71 @@ func (g *generator) valid() *rapid.Generator[any] {
 	})
 }
 
-func (r *run) top(t *rapid.T) any {
-	if md := r.g.depthOf(r.root); md >= inf {
-		t.Skip("gen: schema accepts no finite value")
-	}
-	v := r.value(t, []*jsonschema.Schema{r.root}, 0, kAll)
-	if r.check {
-		if err := r.root.Validate(v); err != nil {
-			t.Skip("gen: candidate failed validation")
+func (r *run) top(t *rapid.T) (v any) {
+	defer func() {
+		if p := recover(); p != nil {
+			if rj, ok := p.(rejection); ok {
+				t.Skip(rj.Error())
+			}
+			panic(p)
 		}
+	}()
+	if r.g.depthOf(r.root) >= inf {
+		reject("schema accepts no finite value")
+	}
+	v = r.value(t, []*jsonschema.Schema{r.root}, 0, kAll)
+	if r.check && r.root.Validate(v) != nil {
+		reject("candidate failed validation")
 	}
 	return v
 }
 
-// draw builds a value for conj in its own rapid group, so that a rejected
-// attempt is retried right here instead of discarding the whole top-level
-// value.
-func (r *run) draw(t *rapid.T, conj []*jsonschema.Schema, depth int, only kind, label string) any {
-	return rapid.Custom(func(t *rapid.T) any {
-		return r.value(t, conj, depth, only)
-	}).Draw(t, label)
+// draw builds a value for conj, retrying rejected attempts right here
+// rather than discarding the whole top-level value. Retrying by hand instead
+// of nesting rapid.Custom avoids a rapid.T per sub-value, which dominated
+// the cost of generation.
+func (r *run) draw(t *rapid.T, conj []*jsonschema.Schema, depth int, only kind) any {
+	var last rejection
+	for range localTries {
+		v, rj, ok := r.attempt(t, conj, depth, only)
+		if ok {
+			return v
+		}
+		last = rj
+		if r.left <= 0 {
+			break
+		}
+	}
+	panic(last)
+}
+
+func (r *run) attempt(t *rapid.T, conj []*jsonschema.Schema, depth int, only kind) (v any, rj rejection, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			var isRej bool
+			if rj, isRej = p.(rejection); !isRej {
+				panic(p)
+			}
+		}
+	}()
+	return r.value(t, conj, depth, only), rejection{}, true
 }
 
 // value builds a value satisfying every schema in conj at once.
 func (r *run) value(t *rapid.T, conj []*jsonschema.Schema, depth int, only kind) any {
 	r.left--
 	if r.left < 0 {
-		t.Skip("gen: attempt budget exhausted")
+		reject("attempt budget exhausted")
 	}
 	if depth > r.o.MaxDepth+depthSlack {
-		t.Skip("gen: nesting too deep")
+		reject("nesting too deep")
 	}
 	f := r.expand(t, conj, depth)
 	v := r.build(t, f, depth, only)
 	if f.unsure {
 		for _, s := range conj {
 			if s.Validate(v) != nil {
-				t.Skip("gen: candidate failed validation")
+				reject("candidate failed validation")
 			}
 		}
 	}
@@ -104,12 +132,21 @@ func (r *run) value(t *rapid.T, conj []*jsonschema.Schema, depth int, only kind)
 // inlined.
 type flat struct {
 	nodes  []*node
-	seen   map[*jsonschema.Schema]bool
+	seen   []*jsonschema.Schema // a handful at most; a map cost more to build
 	unsure bool
 }
 
+// visit reports whether s is new to f and marks it seen.
+func (f *flat) visit(s *jsonschema.Schema) bool {
+	if s == nil || slices.Contains(f.seen, s) {
+		return false
+	}
+	f.seen = append(f.seen, s)
+	return true
+}
+
 func (r *run) expand(t *rapid.T, conj []*jsonschema.Schema, depth int) *flat {
-	f := &flat{seen: map[*jsonschema.Schema]bool{}}
+	f := &flat{}
 	for _, s := range conj {
 		r.add(t, f, s, depth)
 	}
@@ -117,13 +154,12 @@ func (r *run) expand(t *rapid.T, conj []*jsonschema.Schema, depth int) *flat {
 }
 
 func (r *run) add(t *rapid.T, f *flat, s *jsonschema.Schema, depth int) {
-	if s == nil || f.seen[s] {
+	if !f.visit(s) {
 		return
 	}
-	f.seen[s] = true
 	if s.Bool != nil {
 		if !*s.Bool {
-			t.Skip("gen: false schema")
+			reject("false schema")
 		}
 		return
 	}
@@ -145,7 +181,7 @@ func (r *run) add(t *rapid.T, f *flat, s *jsonschema.Schema, depth int) {
 		r.add(t, f, r.pick(t, s.OneOf, depth, "oneOf"), depth)
 	}
 	if s.If != nil && (s.Then != nil || s.Else != nil) {
-		if rapid.Bool().Draw(t, "if") {
+		if boolGen.Draw(t, "if") {
 			r.add(t, f, s.If, depth)
 			r.add(t, f, s.Then, depth)
 		} else {
@@ -170,7 +206,7 @@ func (r *run) pick(t *rapid.T, alts []*jsonschema.Schema, depth int, label strin
 	}
 	if len(fit) == 0 {
 		if best >= inf {
-			t.Skip("gen: no satisfiable branch")
+			reject("no satisfiable branch")
 		}
 		for _, c := range alts {
 			if r.g.depthOf(c) == best {
@@ -178,7 +214,7 @@ func (r *run) pick(t *rapid.T, alts []*jsonschema.Schema, depth int, label strin
 			}
 		}
 	}
-	return fit[rapid.IntRange(0, len(fit)-1).Draw(t, label)]
+	return fit[index(t, len(fit), label)]
 }
 
 // build makes a value from the merged keywords of f.
@@ -208,13 +244,13 @@ func (r *run) build(t *rapid.T, f *flat, depth int, only kind) any {
 		}
 	}
 	if len(choices) == 0 {
-		t.Skip("gen: no JSON type satisfies every applicable schema")
+		reject("no JSON type satisfies every applicable schema")
 	}
-	switch choices[rapid.IntRange(0, len(choices)-1).Draw(t, "type")] {
+	switch choices[index(t, len(choices), "type")] {
 	case kNull:
 		return nil
 	case kBool:
-		return rapid.Bool().Draw(t, "bool")
+		return boolGen.Draw(t, "bool")
 	case kInt:
 		return r.number(t, f, true)
 	case kFrac:
@@ -254,7 +290,7 @@ func (r *run) fromEnum(t *rapid.T, f *flat, only kind) (any, bool) {
 		}
 		good := true
 		for _, n := range f.nodes {
-			if n.s.Validate(c) != nil {
+			if !n.accepts(c) {
 				good = false
 				break
 			}
@@ -264,12 +300,7 @@ func (r *run) fromEnum(t *rapid.T, f *flat, only kind) (any, bool) {
 		}
 	}
 	if len(ok) == 0 {
-		t.Skip("gen: no enum/const value satisfies every applicable schema")
+		reject("no enum/const value satisfies every applicable schema")
 	}
-	return clone(ok[rapid.IntRange(0, len(ok)-1).Draw(t, "enum")]), true
-}
-
-// skipf keeps rejection messages uniform.
-func skipf(t *rapid.T, format string, args ...any) {
-	t.Skip("gen: " + fmt.Sprintf(format, args...))
+	return clone(ok[index(t, len(ok), "enum")]), true
 }

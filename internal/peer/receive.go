@@ -69,7 +69,7 @@ func (p *Peer) receive(f transport.Frame) {
 	if call != nil {
 		scen = call.Scenario
 	}
-	p.validate(in, scen)
+	p.validate(in, scen, method)
 
 	switch in.Kind.Role {
 	case spec.RoleResponse:
@@ -211,6 +211,13 @@ func Matches(v any, conds []spec.Cond) bool {
 			}
 			continue
 		}
+		if c.Matches != "" {
+			s, isStr := got.(string)
+			if !ok || !isStr || !c.Regexp().MatchString(s) {
+				return false
+			}
+			continue
+		}
 		if !ok || !Equal(got, c.Equals) {
 			return false
 		}
@@ -218,13 +225,15 @@ func Matches(v any, conds []spec.Cond) bool {
 	return true
 }
 
-func (p *Peer) validate(in *Inbound, scen string) {
+// validate applies the kind's schema and every frame rule that covers the
+// frame; method is the method of the request it answers, if any.
+func (p *Peer) validate(in *Inbound, scen, method string) {
 	k := in.Kind
 	if k.Rule != "" {
 		p.validateAgainst(in, scen, k.Rule, k.Schema)
 	}
 	for _, r := range p.proto.Rules {
-		if r.Frames == nil {
+		if r.Frames == nil || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(in.Value, r.Frames.When) {
 			continue
 		}
 		for _, role := range r.Frames.Roles {

@@ -14,10 +14,12 @@ import (
 	"github.com/wirecheck/wirecheck/fixtures"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
+	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
+	toolhostsuite "github.com/wirecheck/wirecheck/internal/suite/toolhost"
 	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
 )
@@ -51,6 +53,9 @@ type entry struct {
 
 var registry = map[string]entry{
 	"sonde-serve": {goScenarios: sondesuite.Scenarios, serve: serveSonde},
+	"tool-host": {goScenarios: toolhostsuite.Scenarios, serve: func(o ServeOptions) int {
+		return toolhostserver.Serve(o.Faults, o.In, o.Out, o.Log)
+	}},
 }
 
 func serveSonde(o ServeOptions) int {

@@ -97,10 +97,27 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 	if opt.Verbose {
 		tailN, entryCap = tailVerbose, capEntryLarge
 	}
+	// Errors without evidence of their own (the target never started, a
+	// scenario stopped early) repeat one cause across many rules: say it
+	// once with the rules it hid, not once per rule.
+	var causes []string
+	hidden := map[string][]string{}
 	for _, row := range rs {
 		for _, f := range row.Failing() {
+			if f.Verdict == Error && len(f.Transcript) == 0 && f.Expected == "" && f.Actual == "" {
+				if _, seen := hidden[f.Message]; !seen {
+					causes = append(causes, f.Message)
+				}
+				hidden[f.Message] = append(hidden[f.Message], row.Rule.ID+" ("+f.Scenario+")")
+				continue
+			}
 			writeFailure(bw, p, row.Rule, f, tailN, entryCap)
 		}
+	}
+	for _, c := range causes {
+		fmt.Fprintf(bw, "\n%s %d undecided\n  message:  %s\n  rules:    %s\n",
+			p.verdict(Error, "──── "+verdictLabel(Error)), len(hidden[c]),
+			indentRest(block(c, capMessage), "            "), indentRest(block(strings.Join(hidden[c], ", "), capMessage), "            "))
 	}
 
 	if len(r.Notes) > 0 {

@@ -15,9 +15,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/redact"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
@@ -57,6 +59,10 @@ type Config struct {
 	Reproduce func(scenario string) string
 	// Target describes the server for the report.
 	Target string
+	// Partial says only some of the protocol's scenarios run (--scenario),
+	// so rules none of them observed are left out rather than reported as
+	// skipped.
+	Partial bool
 	// Progress, when set, is told each scenario's name as it starts.
 	Progress func(name string)
 }
@@ -71,7 +77,8 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.StartupTimeout == 0 {
 		cfg.StartupTimeout = DefaultStartupTimeout
 	}
-	r := &run{cfg: cfg, rec: transcript.NewRecorder(), aggs: map[key]*agg{}, started: time.Now()}
+	r := &run{cfg: cfg, rec: transcript.NewRecorder(), aggs: map[key]*agg{}, spans: map[string]span{}, started: time.Now()}
+	r.rec.SetRedactor(redact.Text)
 	err := r.all(ctx)
 	return r.report(), err
 }
@@ -100,6 +107,9 @@ type run struct {
 	cur    string
 	p      *peer.Peer
 	broken bool // the current process must be replaced before the next scenario
+	// live is the current peer for the interrupt watcher, which runs on
+	// another goroutine than the one that owns p.
+	live atomic.Pointer[peer.Peer]
 }
 
 func (r *run) selected(rule string) bool {
@@ -154,6 +164,7 @@ func (r *run) start() error {
 		Recorder: r.rec, Observe: r.observe, Handler: r.cfg.Handler,
 	})
 	r.p, r.broken = p, false
+	r.live.Store(p)
 	st := r.cfg.Protocol.Startup
 	if st == nil {
 		return nil
@@ -191,9 +202,6 @@ func (r *run) start() error {
 func (r *run) setScenario(name string) {
 	r.mu.Lock()
 	r.cur = name
-	if r.spans == nil {
-		r.spans = map[string]span{}
-	}
 	if _, ok := r.spans[name]; !ok {
 		r.spans[name] = span{from: r.rec.Len(), to: -1}
 	}
@@ -222,6 +230,19 @@ func (r *run) stop() {
 
 func (r *run) all(ctx context.Context) error {
 	defer r.stop()
+	// An interrupt ends the server at once, which ends any wait in the
+	// scenario under way; the loop below then reports the rest as not run.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			if p := r.live.Load(); p != nil {
+				p.Transport().Close()
+			}
+		case <-done:
+		}
+	}()
 	var todo []*scenario.Scenario
 	for _, s := range r.cfg.Scenarios {
 		for _, id := range s.Rules {
@@ -374,7 +395,18 @@ func (r *run) report() *report.Report {
 	}
 	rep.Notes = append(rep.Notes, r.notes...)
 	r.mu.Unlock()
+	if d := r.rec.Dropped(); d > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the transcript was full (%d lines); %d later lines were not recorded", transcript.MaxEntries, d))
+	}
+	kept := rep.Rules[:0]
 	for _, ru := range rep.Rules {
+		if r.cfg.Partial {
+			if covered[ru.ID] {
+				kept = append(kept, ru)
+			}
+			continue
+		}
+		kept = append(kept, ru)
 		if !covered[ru.ID] {
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: ru.ID, Level: ru.Level, Verdict: report.Skip, Scenario: "-",
@@ -382,6 +414,7 @@ func (r *run) report() *report.Report {
 			})
 		}
 	}
+	rep.Rules = kept
 	rep.Tally()
 	return rep
 }

@@ -128,6 +128,21 @@ func (e *Env) Gone() string {
 	return msg
 }
 
+// Unimplemented reports whether a response says the server does not
+// implement the method it answers, by the protocol's unimplemented
+// conditions.
+func (e *Env) Unimplemented(in *peer.Inbound) bool {
+	if in == nil || in.Value == nil {
+		return false
+	}
+	for _, alt := range e.Protocol.Unimplemented {
+		if peer.Matches(in.Value, alt) {
+			return true
+		}
+	}
+	return false
+}
+
 // Probe sends the protocol's known-good request and reports whether the
 // server answered it.
 func (e *Env) Probe() (*peer.Inbound, error) {

@@ -98,11 +98,22 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 		if n := st.actions(); n != 1 {
 			bad(line, "step %d has %d actions; want exactly one of send, send_line, send_raw, expect, expect_frame, expect_silence, expect_alive, close_stdin, expect_exit, restart, sleep", i+1, n)
 		}
+		for _, m := range checkRefs(st.Send, named) {
+			bad(line, "step %d: %s", i+1, m)
+		}
 		if st.As != "" {
 			if st.Send == nil {
 				bad(line, "step %d: 'as' names a send step only", i+1)
 			}
 			named[st.As] = true
+		}
+		if st.Optional {
+			switch {
+			case st.Expect == "" || st.Rule == "":
+				bad(line, "step %d: 'optional' applies to an expect step with a rule", i+1)
+			case len(p.Unimplemented) == 0:
+				bad(line, "step %d: 'optional' needs the %s spec to say how a server answers a method it does not implement (unimplemented:)", i+1, p.ID)
+			}
 		}
 		if st.Expect != "" && !named[st.Expect] {
 			bad(line, "step %d: expect %q: no earlier send step has 'as: %s'", i+1, st.Expect, st.Expect)

@@ -37,6 +37,8 @@ type Scenario struct {
 // Step is one action or expectation. Exactly one action field is set.
 type Step struct {
 	// Send writes a JSON value as one message; As names it for Expect.
+	// Values in it may be references resolved as the step runs ({$from:
+	// NAME, $path: PTR} or {$param: KEY}; see refs.go).
 	Send any    `yaml:"send,omitempty"`
 	As   string `yaml:"as,omitempty"`
 	// SendLine writes the text followed by a newline; SendRaw writes it as
@@ -64,6 +66,12 @@ type Step struct {
 	Restart bool `yaml:"restart,omitempty"`
 	// Sleep waits without expecting anything.
 	Sleep Duration `yaml:"sleep,omitempty"`
+
+	// Optional marks an expect step that calls a method the server may
+	// leave out: when the response says the method is not implemented (the
+	// protocol's unimplemented conditions), Rule is reported as skipped
+	// instead of judged.
+	Optional bool `yaml:"optional,omitempty"`
 
 	// Rule is what an expectation decides.
 	Rule   string `yaml:"rule,omitempty"`

@@ -166,6 +166,9 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			if len(p.Transports) == 0 {
 				p.Transports = b.Transports
 			}
+			if p.Unimplemented == nil {
+				p.Unimplemented = b.Unimplemented
+			}
 		}
 	}
 
@@ -196,6 +199,11 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		}
 		if r.Frames != nil {
 			checkSchema(schemaFS, p.ID, r.Frames.Schema, func(m string) { bad(r.Line, "rule %s: %s", r.ID, m) })
+			for i := range r.Frames.When {
+				if m := r.Frames.When[i].compile(); m != "" {
+					bad(r.Line, "rule %s: frames: %s", r.ID, m)
+				}
+			}
 		}
 	}
 
@@ -220,9 +228,9 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		if k.Rule != "" && p.rules[k.Rule] == nil {
 			bad(k.Line, "kind %q: rule %s is not in the catalogue", k.Name, k.Rule)
 		}
-		for _, c := range k.When {
-			if !strings.HasPrefix(c.Path, "/") {
-				bad(k.Line, "kind %q: condition path %q must be a JSON pointer starting with '/'", k.Name, c.Path)
+		for i := range k.When {
+			if m := k.When[i].compile(); m != "" {
+				bad(k.Line, "kind %q: %s", k.Name, m)
 			}
 		}
 	}
@@ -232,6 +240,16 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		}
 		if p.rules[p.Startup.Rule] == nil {
 			bad(1, "startup rule %q is not in the catalogue", p.Startup.Rule)
+		}
+	}
+	for _, alt := range p.Unimplemented {
+		if len(alt) == 0 {
+			bad(p.unimplementedLine, "unimplemented: an alternative without conditions would match every answer")
+		}
+		for i := range alt {
+			if m := alt[i].compile(); m != "" {
+				bad(p.unimplementedLine, "unimplemented: %s", m)
+			}
 		}
 	}
 	if p.Correlation.ID != "" && !strings.HasPrefix(p.Correlation.ID, "/") {
@@ -286,6 +304,9 @@ func setLines(p *Protocol, data []byte) {
 		if i < len(p.Faults) {
 			p.Faults[i].Line = l
 		}
+	}
+	if ls := Lines(data, "unimplemented"); len(ls) > 0 {
+		p.unimplementedLine = ls[0]
 	}
 }
 

@@ -5,6 +5,10 @@
 package spec
 
 import (
+	"fmt"
+	"regexp"
+	"strings"
+
 	"github.com/wirecheck/wirecheck/internal/report"
 )
 
@@ -28,6 +32,12 @@ type Protocol struct {
 	// Faults lists the reference server's faults and the rules each trips,
 	// so the fault table test and `serve --fault list` share one source.
 	Faults []*Fault `yaml:"faults"`
+	// Unimplemented says how a server answers a method it does not
+	// implement: alternatives, each a list of conditions that must all hold
+	// on the response. Scenario steps marked optional report their rule as
+	// skipped, not failed, when the answer matches one of them, so a server
+	// that leaves out an optional method is not blamed for it.
+	Unimplemented [][]Cond `yaml:"unimplemented"`
 
 	// File is the spec's file name, for error messages.
 	File string `yaml:"-"`
@@ -35,6 +45,8 @@ type Protocol struct {
 	rules  map[string]*Rule
 	checks map[string][]*Rule
 	kinds  map[string]*Kind
+	// unimplementedLine locates the unimplemented list, for messages.
+	unimplementedLine int
 }
 
 // Startup describes the ready line a server prints before serving.
@@ -78,12 +90,53 @@ type Kind struct {
 	Line int `yaml:"-"`
 }
 
-// Cond is one condition on a frame: the value at Path equals Equals, or is
-// present (Present: true) or absent (Present: false).
+// Cond is one condition on a frame: the value at Path equals Equals, is
+// present (Present: true) or absent (Present: false), or is a string
+// matching the regular expression Matches.
 type Cond struct {
 	Path    string `yaml:"path"`
 	Equals  any    `yaml:"equals"`
 	Present *bool  `yaml:"present"`
+	Matches string `yaml:"matches"`
+
+	re *regexp.Regexp
+}
+
+// never matches anything: what an uncompilable Matches stands for.
+var never = regexp.MustCompile(`[^\s\S]`)
+
+// Regexp is Matches compiled. Load compiles it once so the hot path does
+// not; a Cond built by hand is compiled on each use (and matches nothing
+// when the expression is invalid), without caching, so concurrent readers
+// never write to it.
+func (c Cond) Regexp() *regexp.Regexp {
+	if c.re != nil {
+		return c.re
+	}
+	re, err := regexp.Compile(c.Matches)
+	if err != nil {
+		return never
+	}
+	return re
+}
+
+// compile checks and compiles the condition; it returns what is wrong.
+func (c *Cond) compile() string {
+	if !strings.HasPrefix(c.Path, "/") {
+		return fmt.Sprintf("condition path %q must be a JSON pointer starting with '/'", c.Path)
+	}
+	if c.Matches == "" || c.re != nil {
+		return ""
+	}
+	if c.Present != nil || c.Equals != nil {
+		return fmt.Sprintf("condition on %s: matches cannot be combined with equals or present", c.Path)
+	}
+	re, err := regexp.Compile(c.Matches)
+	if err != nil {
+		return fmt.Sprintf("condition on %s: matches: %v", c.Path, err)
+	}
+	c.re = re
+	return ""
 }
 
 // Rule is one testable statement of the source document.
@@ -110,10 +163,14 @@ type Rule struct {
 	Line int `yaml:"-"`
 }
 
-// FrameRule applies Schema to every inbound frame whose role is in Roles.
+// FrameRule applies Schema to every inbound frame whose role is in Roles,
+// narrowed to answers to Method and to frames matching When when those are
+// set (a statement about one method's results, or about one shape of them).
 type FrameRule struct {
 	Roles  []Role `yaml:"roles"`
 	Schema string `yaml:"schema"`
+	Method string `yaml:"method"`
+	When   []Cond `yaml:"when"`
 }
 
 // Fault is a way the reference server can be told to break the protocol.

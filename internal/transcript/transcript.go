@@ -32,6 +32,11 @@ type Entry struct {
 	Truncated int `json:"truncated,omitempty"`
 }
 
+// MaxEntries caps the lines one recorder keeps; past it, lines are counted
+// but dropped, so a server flooding stdout cannot exhaust memory through
+// the transcript.
+const MaxEntries = 200_000
+
 // MaxEntryBytes caps what one transcript line keeps of a frame, so a server
 // that writes a gigabyte line cannot make the report a gigabyte.
 const MaxEntryBytes = 16 << 10
@@ -44,6 +49,7 @@ type Recorder struct {
 	entries  []Entry
 	scenario string
 	redact   func(string) string
+	dropped  int
 }
 
 // NewRecorder starts the clock at the moment of the call.
@@ -64,11 +70,16 @@ func (r *Recorder) SetScenario(name string) {
 	r.mu.Unlock()
 }
 
-// Add records one line and returns its sequence number.
+// Add records one line and returns its sequence number (-1 once the
+// recorder is full).
 func (r *Recorder) Add(dir Direction, b []byte) int {
-	text, cut := Text(b)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.entries) >= MaxEntries {
+		r.dropped++
+		return -1
+	}
+	text, cut := Text(b)
 	if r.redact != nil {
 		text = r.redact(text)
 	}
@@ -82,6 +93,13 @@ func (r *Recorder) Add(dir Direction, b []byte) int {
 	}
 	r.entries = append(r.entries, e)
 	return e.Seq
+}
+
+// Dropped is how many lines arrived after the recorder was full.
+func (r *Recorder) Dropped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
 }
 
 // Len is the number of entries so far; a scenario remembers it at its start

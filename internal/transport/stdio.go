@@ -160,8 +160,8 @@ type stdio struct {
 func (t *stdio) read(f *os.File, q *queue) {
 	defer t.workers.Done()
 	defer q.finish()
-	// The error is either EOF's absence after Close closed f, or a read
-	// failure on a pipe; both simply end the stream.
+	// An error (Close closing f under us, or a failed read) ends the stream
+	// just as EOF does; there is no one to report it to but the frames.
 	_ = splitLines(f, t.opts.MaxFrame, readBufSize, q.offer)
 	_ = f.Close()
 }
@@ -264,9 +264,9 @@ func (t *stdio) Overflowed() bool { return t.outQ.overflow.Load() }
 // read Stderr fast enough.
 func (t *stdio) StderrOverflowed() bool { return t.errQ.overflow.Load() }
 
-// Close drops frames not yet received: read Recv and Stderr to their end
-// first to keep them. A second call waits for the first and returns its
-// result.
+// Close drops frames not yet received, so a caller that wants a dead
+// server's last words drains Recv and Stderr after Exited and before Close.
+// A second call waits for the first and returns its result.
 func (t *stdio) Close() error {
 	t.closeOnce.Do(func() { t.closeErr = t.shutdown() })
 	return t.closeErr

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package transport
 
@@ -406,6 +406,22 @@ var _ = Describe("a hostile server", func() {
 		Expect(took).To(BeNumerically(">=", grace), "SIGKILL came before the grace period was up")
 		Expect(s.ExitStatus()).To(Equal(ExitStatus{Code: -1, Signal: "killed", KilledByUs: true}))
 		Expect(s.Recv()).To(BeClosed())
+		expectGroupGone(s)
+	})
+
+	It("that exits leaving a child on its stdout is seen to exit at once", func() {
+		s := launch(Options{Command: sh(`sleep 1000 & echo "$!"; exit 5`)})
+		child, err := strconv.Atoi(string(recvOne(s.Recv()).Raw))
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(s.Exited()).WithTimeout(5 * time.Second).Should(BeClosed())
+		Expect(s.ExitStatus()).To(Equal(ExitStatus{Code: 5}))
+		// The child still holds stdout, so the stream has not ended...
+		Consistently(s.Recv()).WithTimeout(100 * time.Millisecond).ShouldNot(BeClosed())
+		Expect(liveMembers(s.pgid)).To(Equal([]int{child}))
+		// ...until Close ends the group.
+		closeWithin(s, grace+margin)
+		Expect(s.Recv()).To(BeClosed())
+		Expect(s.ExitStatus().KilledByUs).To(BeFalse())
 		expectGroupGone(s)
 	})
 

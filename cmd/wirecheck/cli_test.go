@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+)
+
+var _ = Describe("wirecheck run", func() {
+	It("exits 0 against the reference server and writes every report format", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--report", "junit="+filepath.Join(dir, "r.xml"),
+			"--report", "html="+filepath.Join(dir, "r.html"),
+			"--report", "markdown="+filepath.Join(dir, "r.md"),
+			"--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(ContainSubstring("SONDE-STARTUP-1"))
+		Expect(out).To(ContainSubstring("PASS"))
+
+		By("a JSON report that validates against the report contract's schema")
+		c := jsonschema.NewCompiler()
+		sch, err := c.Compile(filepath.Join("..", "..", "schemas", "report.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		f, err := os.Open(filepath.Join(dir, "r.json"))
+		Expect(err).NotTo(HaveOccurred())
+		defer f.Close()
+		doc, err := jsonschema.UnmarshalJSON(f)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sch.Validate(doc)).To(Succeed())
+		data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+		var rep report.Report
+		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		Expect(rep.Protocol).To(Equal("sonde-serve"))
+		Expect(rep.Summary.Fail).To(BeZero())
+		Expect(rep.Summary.Pass).To(BeNumerically(">", 20))
+
+		By("a JUnit file that parses")
+		x, _ := os.ReadFile(filepath.Join(dir, "r.xml"))
+		var v any
+		Expect(xml.Unmarshal(x, &v)).To(Succeed())
+		Expect(string(x)).To(ContainSubstring(`failures="0"`))
+	})
+
+	It("exits 1 on a violation and prints the evidence and the command that reproduces it", func() {
+		code, out, _ := cli("", "run", "--protocol", "sonde-serve", "--timeout", "500ms",
+			"--", bin(), "serve", "sonde-serve", "--fault", "runtime-null-id")
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring("SONDE-RUNTIME-1"))
+		Expect(out).To(ContainSubstring("Expected"))
+		Expect(out).To(ContainSubstring("Actual"))
+		Expect(out).To(ContainSubstring("wirecheck run --protocol sonde-serve --scenario tools-call-every"))
+	})
+
+	It("judges by --level: a SHOULD failure fails the run only at --level should", func() {
+		args := []string{"run", "--protocol", "sonde-serve", "--", bin(), "serve", "sonde-serve", "--fault", "id-as-string"}
+		code, _, _ := cli("", args...)
+		Expect(code).To(Equal(0))
+		code, _, _ = cli("", append([]string{"run", "--level", "should"}, args[1:]...)...)
+		Expect(code).To(Equal(1))
+	})
+
+	It("lets a baseline of known failures pass the run, and says when an entry no longer fails", func() {
+		dir := GinkgoT().TempDir()
+		base := filepath.Join(dir, "baseline.txt")
+		Expect(os.WriteFile(base, []byte("# known\nSONDE-RUNTIME-1\nSONDE-ID-1 tools-call-every\nSONDE-EMPTY-1\n"), 0o644)).To(Succeed())
+		code, out, _ := cli("", "run", "--protocol", "sonde-serve", "--baseline", base,
+			"--", bin(), "serve", "sonde-serve", "--fault", "runtime-null-id")
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("SONDE-EMPTY-1 no longer fails"))
+	})
+
+	It("selects rules and scenarios by glob", func() {
+		code, out, _ := cli("", "run", "--protocol", "sonde-serve", "--rules", "SONDE-ID-*", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("SONDE-ID-3"))
+		Expect(out).NotTo(ContainSubstring("SONDE-EMPTY-1"))
+		code, out, _ = cli("", "run", "--protocol", "sonde-serve", "--scenario", "empty-*", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("SONDE-EMPTY-1"))
+		Expect(out).NotTo(ContainSubstring("SONDE-MISSING-NAME-1"))
+	})
+
+	It("serves a manifest from --cwd and calls its tools", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "sondage.manifest.json"), []byte(
+			`{"tools":[{"name":"quota","description":"always over quota","inputSchema":{"type":"object"},"error":"quota exceeded"},
+			  {"name":"ping","description":"pong","inputSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]},"output":{"pong":true}}]}`), 0o644)).To(Succeed())
+		dir2 := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--cwd", dir, "--report", "json="+filepath.Join(dir2, "r.json"), "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0), out+errs)
+		data, _ := os.ReadFile(filepath.Join(dir2, "r.json"))
+		var rep report.Report
+		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		var calls int
+		for _, f := range rep.Findings {
+			if f.Rule == "SONDE-CALL-2" {
+				calls += f.Count
+			}
+		}
+		Expect(calls).To(Equal(5), "3 built-in tools and 2 from the manifest")
+	})
+
+	DescribeTable("rejects bad input with exit 2 and a message naming the problem",
+		func(want string, args ...string) {
+			code, _, errs := cli("", args...)
+			Expect(code).To(Equal(2))
+			Expect(errs).To(ContainSubstring(want))
+			Expect(errs).NotTo(ContainSubstring("goroutine"))
+		},
+		Entry("no protocol", "--protocol is required", "run", "--", "true"),
+		Entry("unknown protocol", `unknown protocol "nope"`, "run", "--protocol", "nope", "--", "true"),
+		Entry("no command", "no server command", "run", "--protocol", "sonde-serve"),
+		Entry("bad level", `--level "sometimes"`, "run", "--protocol", "sonde-serve", "--level", "sometimes", "--", "true"),
+		Entry("bad report format", `--report "pdf=x.pdf"`, "run", "--protocol", "sonde-serve", "--report", "pdf=x.pdf", "--", "true"),
+		Entry("report without path", `--report "json"`, "run", "--protocol", "sonde-serve", "--report", "json", "--", "true"),
+		Entry("bad env", `--env "NOEQUALS"`, "run", "--protocol", "sonde-serve", "--env", "NOEQUALS", "--", "true"),
+		Entry("bad cwd", "not a directory", "run", "--protocol", "sonde-serve", "--cwd", "/nonexistent/dir", "--", "true"),
+		Entry("bad timeout", "invalid argument", "run", "--protocol", "sonde-serve", "--timeout", "soon", "--", "true"),
+		Entry("unknown flag", "unknown flag: --frobnicate", "run", "--frobnicate"),
+		Entry("url on a stdio protocol", "stdio only", "run", "--protocol", "sonde-serve", "--url", "http://127.0.0.1:1/"),
+		Entry("unknown scenario", "matches no scenario", "run", "--protocol", "sonde-serve", "--scenario", "nope", "--", "true"),
+		Entry("missing baseline", "--baseline", "run", "--protocol", "sonde-serve", "--baseline", "/nonexistent", "--", "true"),
+		Entry("unknown fault", `unknown fault "nope"`, "serve", "sonde-serve", "--fault", "nope"),
+		Entry("unknown subcommand", "unknown command", "frobnicate"),
+	)
+
+	It("rejects a malformed baseline naming the file and line", func() {
+		base := filepath.Join(GinkgoT().TempDir(), "b.txt")
+		Expect(os.WriteFile(base, []byte("SONDE-ID-1\nthis is not a rule\n"), 0o644)).To(Succeed())
+		code, _, errs := cli("", "run", "--protocol", "sonde-serve", "--baseline", base, "--", "true")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring(base + ":2:"))
+	})
+
+	It("exits 3 with the reason when the command does not exist", func() {
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--", "/nonexistent/server", "--json")
+		Expect(code).To(Equal(3))
+		Expect(errs).To(ContainSubstring("/nonexistent/server"))
+		Expect(out).To(ContainSubstring("not run"))
+	})
+
+	It("exits 3 when the server never becomes ready, without waiting out every scenario", func() {
+		code, _, errs := cli("", "run", "--protocol", "sonde-serve", "--startup-timeout", "300ms",
+			"--", bin(), "serve", "sonde-serve", "--fault", "no-ready")
+		Expect(code).To(Equal(3))
+		Expect(errs).To(ContainSubstring("no ready line within 300ms"))
+	})
+})
+
+var _ = Describe("the other commands", func() {
+	It("protocols lists sonde-serve with its rule count", func() {
+		code, out, _ := cli("", "protocols")
+		Expect(code).To(Equal(0))
+		Expect(out).To(MatchRegexp(`sonde-serve\s+stdio\s+\d+`))
+	})
+
+	It("rules prints the catalogue as text and as JSON", func() {
+		code, out, _ := cli("", "rules", "--protocol", "sonde-serve")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("SONDE-STARTUP-1"))
+		code, out, _ = cli("", "rules", "--protocol", "sonde-serve", "--format", "json")
+		Expect(code).To(Equal(0))
+		var rows []map[string]any
+		Expect(json.Unmarshal([]byte(out), &rows)).To(Succeed())
+		Expect(rows[0]).To(HaveKeyWithValue("id", "SONDE-STARTUP-1"))
+		Expect(rows[0]["source"]).To(ContainSubstring("000_239269c7ecb57487.txt § Startup contract"))
+	})
+
+	It("serve --fault list prints every fault with the rules it trips", func() {
+		code, out, _ := cli("", "serve", "sonde-serve", "--fault", "list")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("wrong-id"))
+		Expect(out).To(ContainSubstring("SONDE-ID-1"))
+	})
+
+	It("serve speaks the protocol on stdin and stdout", func() {
+		code, out, _ := cli("{\"id\":1,\"method\":\"tools/list\"}\n", "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		Expect(lines).To(HaveLen(2))
+		Expect(lines[0]).To(ContainSubstring(`"status":"ready"`))
+		Expect(lines[1]).To(ContainSubstring(`"tools"`))
+	})
+
+	It("validate checks frames line by line and exits 1 on an invalid one", func() {
+		in := `{"ok":true,"apiVersion":"1.0.0","protocolVersion":"1.0.0","command":"serve","status":"ready"}
+{"id":"1","ok":true,"protocolVersion":"1.0.0","result":{"tools":[{"name":"deploy","description":"Deploy project","inputSchema":{"type":"object"}}]}}
+{"id":"2","ok":false,"protocolVersion":"1.0.0","error":{"message":"Unknown tool 'x'"}}
+{"id":"3","ok":false,"error":{}}
+`
+		code, out, _ := cli(in, "validate", "--protocol", "sonde-serve", "-")
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring("stdin:1: ok (ready)"))
+		Expect(out).To(ContainSubstring("stdin:2: ok (tools/list result)"))
+		Expect(out).To(ContainSubstring("stdin:3: ok (response)"))
+		Expect(out).To(ContainSubstring("stdin:4: SONDE-RESPONSE-1"))
+		Expect(out).To(ContainSubstring("stdin:4: SONDE-VERSION-1"))
+		Expect(out).To(ContainSubstring("4 lines: 3 valid, 1 invalid"))
+	})
+
+	It("report render turns a JSON report into another format, and merge joins two", func() {
+		dir := GinkgoT().TempDir()
+		j := filepath.Join(dir, "r.json")
+		code, _, _ := cli("", "run", "--protocol", "sonde-serve", "--rules", "SONDE-ID-*", "--report", "json="+j, "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		data, _ := os.ReadFile(j)
+		code, out, _ := cli(string(data), "report", "render", "--format", "junit", "-")
+		Expect(code).To(Equal(0))
+		Expect(out).To(HavePrefix("<?xml"))
+		code, out, _ = cli("", "report", "merge", j, j)
+		Expect(code).To(Equal(0))
+		var rep report.Report
+		Expect(json.NewDecoder(bytes.NewReader([]byte(out))).Decode(&rep)).To(Succeed())
+		Expect(rep.Protocol).To(Equal("sonde-serve"))
+		code, _, errs := cli("not json", "report", "render", "-")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("stdin"))
+	})
+})

@@ -1,0 +1,46 @@
+// Package redact removes credentials from text before it is stored in a
+// transcript or printed in a report: a server under test, or the user's own
+// command line, must never leak a token into a CI log or a vendor's report.
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Mask replaces a secret.
+const Mask = "[REDACTED]"
+
+var authValue = regexp.MustCompile(`(?i)(authorization"?\s*[:=]\s*"?)((?:bearer|basic|token)\s+)?[^\s",}]+`)
+
+// Text redacts Authorization header values ("Authorization: Bearer x",
+// "authorization":"x") wherever they appear. The common case, no such word,
+// costs one case-insensitive scan.
+func Text(s string) string {
+	if !containsFold(s, "authorization") {
+		return s
+	}
+	return authValue.ReplaceAllString(s, "${1}${2}"+Mask)
+}
+
+var secretName = regexp.MustCompile(`(?i)(token|secret|passw|api_?key|auth|credential|private)`)
+
+// EnvValue redacts the value of a KEY=VALUE setting whose key names a
+// secret, for reproduce lines and report targets.
+func EnvValue(kv string) string {
+	k, _, ok := strings.Cut(kv, "=")
+	if ok && secretName.MatchString(k) {
+		return k + "=" + Mask
+	}
+	return kv
+}
+
+func containsFold(s, sub string) bool {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		if strings.EqualFold(s[i:i+n], sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,36 @@
+package redact_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/redact"
+)
+
+func TestRedact(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Redact Suite")
+}
+
+var _ = Describe("Text", func() {
+	DescribeTable("hides Authorization values",
+		func(in, want string) { Expect(redact.Text(in)).To(Equal(want)) },
+		Entry("HTTP header", "Authorization: Bearer abc.def", "Authorization: Bearer [REDACTED]"),
+		Entry("lower case, basic", "authorization: Basic dXNlcjpw", "authorization: Basic [REDACTED]"),
+		Entry("JSON field", `{"Authorization":"Bearer s3cret","x":1}`, `{"Authorization":"Bearer [REDACTED]","x":1}`),
+		Entry("bare token", `{"authorization":"s3cret"}`, `{"authorization":"[REDACTED]"}`),
+		Entry("nothing to hide", `{"id":1,"ok":true}`, `{"id":1,"ok":true}`),
+	)
+})
+
+var _ = Describe("EnvValue", func() {
+	DescribeTable("hides values of secret-looking keys only",
+		func(in, want string) { Expect(redact.EnvValue(in)).To(Equal(want)) },
+		Entry("token", "GITHUB_TOKEN=ghp_x", "GITHUB_TOKEN=[REDACTED]"),
+		Entry("api key", "OPENAI_API_KEY=sk-1", "OPENAI_API_KEY=[REDACTED]"),
+		Entry("password", "DB_PASSWORD=hunter2", "DB_PASSWORD=[REDACTED]"),
+		Entry("plain", "LOG_LEVEL=debug", "LOG_LEVEL=debug"),
+	)
+})

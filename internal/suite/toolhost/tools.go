@@ -1,0 +1,399 @@
+// Package toolhost holds the tool-host scenarios a fixture file cannot say:
+// those that depend on the tools a host lists, and those that judge an
+// answer by the protocol's "not implemented" reading.
+package toolhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
+)
+
+const file = "internal/suite/toolhost/tools.go"
+
+// Rules the scenarios decide.
+const (
+	ruleMethods  = "TOOLHOST-METHODS-1"
+	ruleSchemas2 = "TOOLHOST-SCHEMAS-2"
+	ruleExec2    = "TOOLHOST-EXEC-2"
+	ruleFail     = "TOOLHOST-FAIL-1"
+	ruleState2   = "TOOLHOST-STATE-2"
+	rulePreview  = "TOOLHOST-OPT-PREVIEW-1"
+	ruleFormat   = "TOOLHOST-OPT-FORMAT-RESULT-1"
+	ruleUnknownM = "TOOLHOST-GEN-UNKNOWN-METHOD"
+	ruleUnknownT = "TOOLHOST-GEN-UNKNOWN-TOOL"
+	ruleSurvive  = "TOOLHOST-GEN-SURVIVE"
+)
+
+// Scenarios returns the Go scenarios of tool-host.
+func Scenarios() []*scenario.Scenario {
+	return []*scenario.Scenario{{
+		Name: "tools-every",
+		Title: "every listed tool is previewed, executed with arguments generated from its schema and its result formatted, " +
+			"the state carried from each call to the next",
+		Rules: []string{ruleSchemas2, ruleMethods, ruleExec2, ruleFail, ruleState2, rulePreview, ruleFormat},
+		Run:   everyTool,
+		File:  file,
+	}, {
+		Name:  "unknown-method",
+		Title: "a method the protocol does not define answers ok false, saying the method is not implemented",
+		Rules: []string{ruleUnknownM},
+		Run:   unknownMethod,
+		File:  file,
+	}, {
+		Name:  "unknown-tool",
+		Title: "execute_tool of a tool the host does not list fails as a tool failure, and the host goes on",
+		Rules: []string{ruleUnknownT, ruleSurvive},
+		Run:   unknownTool,
+		File:  file,
+	}, {
+		Name:  "long-line",
+		Title: "a request line of 100 KiB is answered like any other",
+		Rules: []string{ruleSurvive},
+		Run:   longLine,
+		File:  file,
+	}}
+}
+
+// request builds a v1 request with a fresh id.
+func request(method string, params map[string]any) map[string]any {
+	return map[string]any{"v": 1, "id": scenario.NextID(strings.ReplaceAll(method, "_", "-")), "method": method, "params": params}
+}
+
+// config is init's config: --param config=JSON, or an empty object.
+func config(e *scenario.Env) any {
+	if s, ok := e.Params["config"]; ok {
+		if v, err := schema.Decode([]byte(s)); err == nil {
+			return v
+		}
+	}
+	return map[string]any{}
+}
+
+// session carries the tool state from call to call, as the Python core
+// does: every request sends the latest state the host answered.
+type session struct {
+	e     *scenario.Env
+	state any
+}
+
+// call sends a request carrying the current state and adopts the state the
+// answer carries, judging TOOLHOST-STATE-2 on every successful answer.
+func (s *session) call(method string, params map[string]any) (*peer.Inbound, *peer.Call, error) {
+	params["state"] = s.state
+	in, c, err := s.e.Call(request(method, params))
+	if err != nil {
+		return nil, c, err
+	}
+	if ok, _ := in.Field("/ok"); ok != true {
+		return in, c, nil
+	}
+	st, has := in.Field("/result/state")
+	if m, isObj := st.(map[string]any); isObj {
+		s.state = m
+		s.e.Pass(ruleState2, in.Seq)
+	} else {
+		got := "absent"
+		if has {
+			got = show(st)
+		}
+		s.e.Fail(ruleState2, in.Seq, method+" was sent params.state but its answer carries no updated result.state",
+			"result.state, an object", "result.state "+got)
+	}
+	return in, c, nil
+}
+
+func everyTool(e *scenario.Env) error {
+	skipAll := func(why string, rules ...string) {
+		for _, r := range rules {
+			e.Skip(r, why)
+		}
+	}
+	s := &session{e: e, state: map[string]any{}}
+	in, _, err := e.Call(request("init", map[string]any{"config": config(e)}))
+	if err != nil {
+		return err
+	}
+	if st, isObj := field(in, "/result/state").(map[string]any); isObj {
+		s.state = st
+	}
+	list, _, err := s.call("get_tool_schemas", map[string]any{})
+	if err != nil {
+		return err
+	}
+	all := []string{ruleSchemas2, ruleMethods, ruleExec2, ruleFail, ruleState2, rulePreview, ruleFormat}
+	if ok, _ := list.Field("/ok"); ok != true {
+		skipAll("get_tool_schemas answered ok false, so no tool could be called: "+show(field(list, "/error")), all...)
+		return nil
+	}
+	tools, isList := field(list, "/result/value").([]any)
+	if !isList || len(tools) == 0 {
+		why := "get_tool_schemas listed no tools, so none could be called"
+		if !isList {
+			why = "get_tool_schemas did not answer a list, so no tool could be called"
+		}
+		skipAll(why, ruleSchemas2, ruleMethods, ruleExec2, ruleFail, rulePreview, ruleFormat)
+		return nil
+	}
+	previewing, formatting := true, true
+	formatted, failed, streamed := false, false, false
+	for i, t := range tools {
+		name, args := toolCall(e, list, t, e.Seed+uint64(i))
+		if name == "" {
+			continue
+		}
+		if previewing {
+			resp, _, err := s.call("format_tool_call_preview", map[string]any{"tool_name": name, "arguments": args})
+			if err != nil {
+				return err
+			}
+			switch {
+			case e.Unimplemented(resp):
+				previewing = false
+				e.Skip(rulePreview, "the host does not implement format_tool_call_preview")
+			case field(resp, "/ok") != true:
+				e.Fail(rulePreview, resp.Seq, fmt.Sprintf("format_tool_call_preview of tool %q failed, and the error does not say the method is not implemented", name),
+					"ok true with a string, or an error saying the method is not implemented", string(resp.Raw))
+			}
+		}
+		resp, c, err := s.call("execute_tool", map[string]any{"tool_name": name, "arguments": args})
+		if err != nil {
+			e.Fail(ruleExec2, -1, fmt.Sprintf("executing tool %q got no answer: %v", name, err), "an answer", "nothing")
+			if exited(e) {
+				e.Fail(ruleFail, -1, fmt.Sprintf("executing tool %q ended the host: a tool's failure must be answered, not fatal", name),
+					"success false or ok false, and the host goes on", e.Gone())
+			}
+			return err
+		}
+		streamed = streamed || len(c.Events) > 0
+		if e.Unimplemented(resp) {
+			e.Fail(ruleMethods, resp.Seq, "execute_tool answered that it is not implemented", "execute_tool is a required method", string(resp.Raw))
+			e.Fail(ruleExec2, resp.Seq, fmt.Sprintf("tool %q could not be executed: execute_tool is not implemented", name), "an answer from the tool", string(resp.Raw))
+			break
+		}
+		e.Pass(ruleMethods, resp.Seq)
+		e.Pass(ruleExec2, resp.Seq)
+		okv := field(resp, "/ok")
+		success := field(resp, "/result/value/success")
+		if okv == false || success == false {
+			failed = true
+			if err := toolFailed(e, resp, name); err != nil {
+				return err
+			}
+		}
+		if okv != true || !formatting {
+			continue
+		}
+		out, _, err := s.call("format_tool_result", map[string]any{"result": field(resp, "/result/value")})
+		if err != nil {
+			return err
+		}
+		switch {
+		case e.Unimplemented(out):
+			formatting = false
+			e.Skip(ruleFormat, "the host does not implement format_tool_result")
+		case field(out, "/ok") != true:
+			e.Fail(ruleFormat, out.Seq, fmt.Sprintf("format_tool_result of tool %q's result failed, and the error does not say the method is not implemented", name),
+				"ok true with a string or an object, or an error saying the method is not implemented", string(out.Raw))
+		default:
+			formatted = true
+		}
+	}
+	if !failed {
+		e.Skip(ruleFail, "no listed tool failed with the generated arguments, so the failure path was not observed")
+	}
+	if formatting && !formatted {
+		e.Skip(ruleFormat, "no tool answered ok true, so there was no result to format")
+	}
+	if streamed {
+		// A part sent after its response follows right behind it; give it
+		// the time to arrive while this scenario is still the one judged.
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
+}
+
+// toolCall reads one entry of get_tool_schemas (TOOLHOST-SCHEMAS-2) and
+// returns the tool's name and arguments generated from its schema; an
+// unusable schema gets empty arguments.
+func toolCall(e *scenario.Env, list *peer.Inbound, t any, seed uint64) (string, map[string]any) {
+	name, s, prob := parseTool(t)
+	if prob != "" {
+		what := "a tool schema"
+		if name != "" {
+			what = fmt.Sprintf("tool %q", name)
+		}
+		e.Fail(ruleSchemas2, list.Seq, what+": "+prob,
+			"{name, description, parameters: a JSON Schema for an object}", show(t))
+	} else {
+		e.Pass(ruleSchemas2, list.Seq)
+	}
+	if s == nil {
+		return name, map[string]any{}
+	}
+	v, err := gen.TryExample(s, seed)
+	if err != nil {
+		e.Fail(ruleSchemas2, list.Seq, fmt.Sprintf("tool %q: no arguments satisfy its schema", name), "a satisfiable schema", err.Error())
+		return name, map[string]any{}
+	}
+	if m, isMap := v.(map[string]any); isMap {
+		return name, m
+	}
+	return name, map[string]any{}
+}
+
+// parseTool reads a tool schema in the shapes wirecheck accepts: OpenAI
+// function style {name, description, parameters}, the chat-completions
+// wrapper {type: "function", function: {…}}, and {name, input_schema} or
+// {name, inputSchema}. A schema without an argument schema takes any
+// object. It returns the name, the compiled argument schema (nil when
+// unusable) and what is wrong ("" when nothing).
+func parseTool(t any) (string, *jsonschema.Schema, string) {
+	obj, isObj := t.(map[string]any)
+	if !isObj {
+		return "", nil, "the entry is not an object"
+	}
+	if fn, isFn := obj["function"].(map[string]any); isFn && obj["type"] == "function" {
+		obj = fn
+	}
+	name, _ := obj["name"].(string)
+	if name == "" {
+		return "", nil, "it names no tool (no string name)"
+	}
+	var raw any = map[string]any{"type": "object"}
+	key := "parameters"
+	for _, k := range []string{"parameters", "input_schema", "inputSchema"} {
+		if v, has := obj[k]; has {
+			raw, key = v, k
+			break
+		}
+	}
+	ps, isObj := raw.(map[string]any)
+	if !isObj {
+		return name, nil, key + " is not a JSON Schema object"
+	}
+	b, _ := json.Marshal(ps)
+	s, err := gen.Compile(b)
+	if err != nil {
+		return name, nil, key + " is not a valid JSON Schema: " + err.Error()
+	}
+	if ty, has := ps["type"]; has && ty != "object" {
+		return name, nil, fmt.Sprintf("%s does not describe an object (type %s): arguments are an object", key, show(ty))
+	}
+	return name, s, ""
+}
+
+// toolFailed judges a failed execution (TOOLHOST-FAIL-1): the failure is
+// reported in one of the two documented shapes, and the host still answers.
+func toolFailed(e *scenario.Env, resp *peer.Inbound, name string) error {
+	if field(resp, "/ok") == true {
+		if _, isStr := field(resp, "/result/value/error").(string); !isStr {
+			e.Fail(ruleFail, resp.Seq, fmt.Sprintf("tool %q failed with success false but no error text", name),
+				`{"success": false, "error": "..."}`, string(resp.Raw))
+		}
+	} else if _, isObj := field(resp, "/error").(map[string]any); !isObj {
+		e.Fail(ruleFail, resp.Seq, fmt.Sprintf("tool %q failed with ok false but no error object", name),
+			`{"ok": false, "error": {"type": …, "detail": …}}`, string(resp.Raw))
+	}
+	if _, err := e.Probe(); err != nil {
+		e.Fail(ruleFail, -1, fmt.Sprintf("after tool %q failed, the host stopped answering", name),
+			"the host goes on serving", err.Error())
+		return err
+	}
+	e.Pass(ruleFail, resp.Seq)
+	return nil
+}
+
+func unknownMethod(e *scenario.Env) error {
+	in, _, err := e.Call(request("wirecheck_no_such_method", map[string]any{}))
+	if err != nil {
+		return err
+	}
+	switch {
+	case field(in, "/ok") != false:
+		e.Fail(ruleUnknownM, in.Seq, "a method the protocol does not define was not answered ok false", "ok false", string(in.Raw))
+	case !e.Unimplemented(in):
+		e.Fail(ruleUnknownM, in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
+			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_no_such_method'"}`,
+			show(field(in, "/error")))
+	default:
+		e.Pass(ruleUnknownM, in.Seq)
+	}
+	return nil
+}
+
+func unknownTool(e *scenario.Env) error {
+	in, _, err := e.Call(request("init", map[string]any{"config": config(e)}))
+	if err != nil {
+		return err
+	}
+	state := field(in, "/result/state")
+	if _, isObj := state.(map[string]any); !isObj {
+		state = map[string]any{}
+	}
+	resp, _, err := e.Call(request("execute_tool", map[string]any{"tool_name": "wirecheck_no_such_tool", "arguments": map[string]any{}, "state": state}))
+	if err != nil {
+		return err
+	}
+	if field(resp, "/ok") == false || field(resp, "/result/value/success") == false {
+		e.Pass(ruleUnknownT, resp.Seq)
+	} else {
+		e.Fail(ruleUnknownT, resp.Seq, "execute_tool of a tool the host does not list was answered as a success",
+			"ok false, or success false", string(resp.Raw))
+	}
+	if _, err := e.Probe(); err != nil {
+		e.Fail(ruleSurvive, -1, "the host stopped answering after a call of an unknown tool", "an answer to the probe", err.Error())
+		return err
+	}
+	e.Pass(ruleSurvive, -1)
+	return nil
+}
+
+// longLine sends one request far longer than a typical read buffer (the
+// document sets no limit); any answer will do, as long as the host goes on.
+func longLine(e *scenario.Env) error {
+	pad := strings.Repeat("x", 100<<10)
+	if _, _, err := e.Call(request("init", map[string]any{"config": map[string]any{"wirecheck_padding": pad}})); err != nil {
+		e.Fail(ruleSurvive, -1, "no answer to a 100 KiB request line: "+err.Error(), "an answer", "nothing")
+		return err
+	}
+	if _, err := e.Probe(); err != nil {
+		e.Fail(ruleSurvive, -1, "the host stopped answering after a 100 KiB line", "an answer to the probe", err.Error())
+		return err
+	}
+	e.Pass(ruleSurvive, -1)
+	return nil
+}
+
+func exited(e *scenario.Env) bool {
+	select {
+	case <-e.Peer.Transport().Exited():
+		return true
+	case <-time.After(100 * time.Millisecond):
+		return false
+	}
+}
+
+func field(in *peer.Inbound, ptr string) any {
+	v, _ := in.Field(ptr)
+	return v
+}
+
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
