@@ -26,7 +26,7 @@ demo: build
 	done
 	@echo
 	@echo "== the same suite against a server that echoes the wrong id (--fault wrong-id); exit code 1 is the point"
-	@./$(BIN) run --protocol sonde-serve --rules 'SONDE-ID-*' --report html=reports/sonde-serve-fault.html \
+	@./$(BIN) run --protocol sonde-serve --scenario tools-list --timeout 1s --report html=reports/sonde-serve-fault.html \
 	  -- ./$(BIN) serve sonde-serve --fault wrong-id; test $$? -eq 1
 	@echo
 	@echo "reports written:"; ls -1 reports/*.json reports/*.xml reports/*.html reports/*.md

@@ -31,7 +31,7 @@ func reject(format string, args ...any) {
 // draw were a measurable share of generation time.
 var (
 	boolGen   = rapid.Bool()
-	indexGens [64]*rapid.Generator[int]
+	indexGens [128]*rapid.Generator[int]
 )
 
 func init() {

@@ -106,11 +106,11 @@ func scaledRange(lo, hi *big.Rat, loEx, hiEx bool, scale *big.Rat) (*big.Int, *b
 // are sampled near their ends, where off-by-one bugs live.
 func pickInt(t *rapid.T, lo, hi *big.Int) *big.Int {
 	off := func(label string) *big.Int {
-		return big.NewInt(int64(intIn(t, 0, spread, label)))
+		return big.NewInt(int64(offsetGen.Draw(t, label)))
 	}
 	switch {
 	case lo == nil && hi == nil:
-		return big.NewInt(int64(intIn(t, -spread*spread, spread*spread, "int")))
+		return big.NewInt(int64(freeIntGen.Draw(t, "int")))
 	case hi == nil:
 		return new(big.Int).Add(lo, off("above"))
 	case lo == nil:
@@ -128,6 +128,11 @@ func pickInt(t *rapid.T, lo, hi *big.Int) *big.Int {
 	}
 	return new(big.Int).Add(lo, off("above"))
 }
+
+var (
+	offsetGen  = rapid.IntRange(0, spread)
+	freeIntGen = rapid.IntRange(-spread*spread, spread*spread)
+)
 
 func floorRat(x *big.Rat) *big.Int {
 	// big.Int.Div is Euclidean, i.e. floor division for the positive

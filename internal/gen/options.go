@@ -27,14 +27,14 @@ const (
 	defaultMaxStringLen       = 16
 	defaultMaxItems           = 4
 	defaultMaxDepth           = 5
-	defaultMaxExtraProperties = 2
+	defaultMaxExtraProperties = 0
 	defaultMaxAttempts        = 10000
 )
 
 func (o Options) withDefaults() Options {
 	pick := func(v, def int) int {
 		switch {
-		case v == 0:
+		case v == 0 && def != 0:
 			return def
 		case v < 0:
 			return 0

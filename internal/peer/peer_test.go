@@ -1,0 +1,190 @@
+package peer_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+var _ = Describe("the peer", func() {
+	It("matches a response to its request by id and validates it against its kind", func() {
+		pe, f, obs := newPeer(nil)
+		c, err := pe.Request([]byte(`{"id":1,"method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.push(`{"id":1,"v":1,"result":"hi"}`)
+		in, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Kind.Name).To(Equal("echo result"))
+		Expect(obs.verdicts("MINI-ECHO-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-V-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-ONE-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass"}))
+	})
+
+	It("fails the kind's rule when the frame breaks its schema, and frame rules on every frame of the role", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":"a","method":"echo"}`))
+		f.push(`{"id":"a","v":2,"result":42}`)
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-ECHO-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-V-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("reports a second response to one request", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":1,"method":"x"}`))
+		f.push(`{"id":1,"v":1}`)
+		f.push(`{"id":1,"v":1}`)
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() []string { return obs.verdicts("MINI-ONE-1") }).Should(Equal([]string{"pass", "fail"}))
+	})
+
+	It("recognises an id echoed with another JSON type", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":7,"method":"x"}`))
+		pe.Request([]byte(`{"id":8,"method":"x"}`))
+		f.push(`{"id":"7","v":1}`)
+		in, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Call).To(Equal(c))
+		Expect(c.Mismatch).To(Equal("type"))
+		Expect(obs.verdicts("MINI-ID-TYPE-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass"}))
+	})
+
+	It("takes a response with an unknown id as the answer of the only request in flight, and says the id was wrong", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":"q","method":"x"}`))
+		f.push(`{"id":"zzz","v":1}`)
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Mismatch).To(Equal("value"))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("reports a response to a request never sent as a stray", func() {
+		pe, f, obs := newPeer(nil)
+		f.push(`{"id":99,"v":1}`)
+		in, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Call).To(BeNil())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("accepts one null-id answer per raw line that may be answered, and no more", func() {
+		pe, f, obs := newPeer(nil)
+		Expect(pe.SendRaw([]byte("{oops\n"), true)).To(Succeed())
+		f.push(`{"id":null,"v":1}`)
+		f.push(`{"id":null,"v":1}`)
+		Eventually(func() int { return pe.Frames() }).Should(Equal(2))
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("keeps events with the request in flight and rejects them after its response", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":5,"method":"run"}`))
+		f.push(`{"id":5,"event":{"n":1}}`)
+		f.push(`{"id":5,"event":{"n":2}}`)
+		f.push(`{"id":5,"v":1}`)
+		f.push(`{"id":5,"event":{"n":3}}`)
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() []string { return obs.verdicts("MINI-EVENT-1") }).Should(Equal([]string{"pass", "pass", "fail"}))
+		Expect(c.Events).To(HaveLen(2))
+	})
+
+	It("answers a request the server sends through the handler", func() {
+		pe, f, _ := newPeer(func(in *peer.Inbound) []byte {
+			id, _ := in.Field("/id")
+			return []byte(`{"id":` + peer.Key(id) + `,"result":"pong"}`)
+		})
+		f.push(`{"id":"s1","method":"ping"}`)
+		in, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Kind.Name).To(Equal("server request"))
+		Eventually(f.lastSent).Should(Equal(`{"id":"s1","result":"pong"}`))
+	})
+
+	DescribeTable("rejects frames that are not one JSON value per line, and says why",
+		func(fr transport.Frame, why string) {
+			pe, f, obs := newPeer(nil)
+			f.pushFrame(fr)
+			in, err := pe.Next(time.Second)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(in.Problem).To(ContainSubstring(why))
+			Expect(obs.verdicts("MINI-JSON-1")).To(Equal([]string{"fail"}))
+		},
+		Entry("not JSON", transport.Frame{Raw: []byte("hello")}, "not JSON"),
+		Entry("two values on a line", transport.Frame{Raw: []byte(`{"a":1}{"b":2}`)}, "not JSON"),
+		Entry("an empty line", transport.Frame{Raw: []byte{}}, "empty line"),
+		Entry("an over-long line", transport.Frame{Raw: []byte(`{"a":"xxxx`), Oversize: true}, "cap"),
+		Entry("a line cut off at exit", transport.Frame{Raw: []byte(`{"a":`), Partial: true}, "middle of a line"),
+	)
+
+	It("routes a frame with invalid UTF-8 but still fails it", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":1,"method":"echo"}`))
+		f.push("{\"id\":1,\"v\":1,\"result\":\"\xff\"}")
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-JSON-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("reports a frame of no known kind", func() {
+		pe, f, obs := newPeer(nil)
+		f.push(`[1,2,3]`)
+		_, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("ends waits when the server's output ends", func() {
+		pe, f, _ := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":1,"method":"x"}`))
+		f.Close()
+		_, err := pe.Wait(c, 5*time.Second)
+		Expect(err).To(MatchError(peer.ErrExited))
+		_, err = pe.Next(5 * time.Second)
+		Expect(err).To(MatchError(peer.ErrExited))
+	})
+
+	It("times a wait out", func() {
+		pe, _, _ := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":1,"method":"x"}`))
+		_, err := pe.Wait(c, 50*time.Millisecond)
+		Expect(err).To(MatchError(peer.ErrTimeout))
+	})
+
+	It("bounds the inbox against a flood of unanswered frames", func() {
+		pe, f, _ := newPeer(nil)
+		for i := 0; i < 5000; i++ {
+			f.push(`{"method":"note"}`)
+		}
+		Eventually(pe.Frames).Should(Equal(5000))
+		n := 0
+		for {
+			if _, err := pe.Next(10 * time.Millisecond); err != nil {
+				break
+			}
+			n++
+		}
+		Expect(n).To(BeNumerically("<=", 4096))
+	})
+})
+
+var _ = Describe("Pointer and Equal", func() {
+	It("resolves JSON pointers with escapes and array indexes", func() {
+		v := map[string]any{"a/b": map[string]any{"c~d": []any{"x", "y"}}}
+		got, ok := peer.Pointer(v, "/a~1b/c~0d/1")
+		Expect(ok).To(BeTrue())
+		Expect(got).To(Equal("y"))
+		_, ok = peer.Pointer(v, "/a~1b/c~0d/9")
+		Expect(ok).To(BeFalse())
+	})
+})
