@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"flag"
 	"fmt"
 	"runtime"
 	"strings"
@@ -13,6 +14,11 @@ import (
 )
 
 func TestGen(t *testing.T) {
+	// Two specs fail rapid on purpose, and fail files would land in
+	// testdata/. A genuine failure still prints its -rapid.seed.
+	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
+		t.Fatal(err)
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "gen")
 }

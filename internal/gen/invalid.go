@@ -166,26 +166,6 @@ func (g *generator) applicable(conj []*jsonschema.Schema, v any) *flat {
 	return f
 }
 
-// sites lists every location of v, depth first in key order so that the
-// list, and hence the draw, is deterministic.
-func (g *generator) sites(out *[]site, conj []*jsonschema.Schema, v any, path []string) {
-	f := g.applicable(conj, v)
-	if len(f.nodes) == 0 {
-		return
-	}
-	*out = append(*out, site{slices.Clone(path), f, v})
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			g.sites(out, f.propConj(k), x[k], append(path, k))
-		}
-	case []any:
-		for i, item := range x {
-			g.sites(out, f.itemConj(i), item, append(path, strconv.Itoa(i)))
-		}
-	}
-}
-
 func (st site) candidates() []candidate {
 	var out []candidate
 	m := &mutator{out: &out, path: st.path, v: st.v}
@@ -222,7 +202,9 @@ func (m *mutator) add(val func() any, format string, args ...any) {
 	})
 }
 
-func just(v any) func() any { return func() any { return v } }
+// just serves a fixed replacement, copied so that a caller mutating one
+// Mutation.Value cannot corrupt the next.
+func just(v any) func() any { return func() any { return clone(v) } }
 
 var typeSamples = []struct {
 	k kind

@@ -91,7 +91,9 @@ func (r *run) object(t *rapid.T, f *flat, depth int) map[string]any {
 		if len(b.obj) >= minP {
 			break
 		}
-		b.want(name)
+		if r.depthOfConj(f.propConj(name)) < inf {
+			b.want(name)
+		}
 	}
 	if len(b.obj) < minP || (maxP >= 0 && len(b.obj) > maxP) {
 		reject("object has %d properties, outside [%d, %d]", len(b.obj), minP, maxP)

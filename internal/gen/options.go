@@ -4,8 +4,9 @@ package gen
 // defaults documented on the package; a negative field means zero, so that
 // a caller can, for example, forbid unnamed properties entirely.
 type Options struct {
-	// MaxStringLen caps string length (in characters) when the schema
-	// allows longer strings. Default 16.
+	// MaxStringLen caps the length (in characters) of free text when the
+	// schema allows longer strings. Strings built for a format or a
+	// pattern are as long as their grammar makes them. Default 16.
 	MaxStringLen int
 	// MaxItems caps array length when the schema allows longer arrays.
 	// Default 4.
@@ -27,14 +28,14 @@ const (
 	defaultMaxStringLen       = 16
 	defaultMaxItems           = 4
 	defaultMaxDepth           = 5
-	defaultMaxExtraProperties = 0
+	defaultMaxExtraProperties = 2
 	defaultMaxAttempts        = 10000
 )
 
 func (o Options) withDefaults() Options {
 	pick := func(v, def int) int {
 		switch {
-		case v == 0 && def != 0:
+		case v == 0:
 			return def
 		case v < 0:
 			return 0

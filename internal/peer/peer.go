@@ -111,6 +111,7 @@ type Peer struct {
 	dropped  int
 	signal   chan struct{} // closed and replaced whenever the inbox grows
 	frames   int
+	known    int // frames of a kind this protocol defines
 	stderr   []string
 
 	gone     chan struct{}
@@ -294,6 +295,15 @@ func (p *Peer) Frames() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.frames
+}
+
+// ProtocolFrames counts the frames received so far that classified as a
+// kind of the protocol; junk on stdout is judged by the framing checks and
+// must not break a silence a step expects.
+func (p *Peer) ProtocolFrames() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.known
 }
 
 // InFlight lists the calls still waiting for a response.

@@ -64,6 +64,9 @@ func (p *Peer) receive(f transport.Frame) {
 		return
 	}
 	p.check(CheckKnown, scen, report.Pass, seq, "", "", "")
+	p.mu.Lock()
+	p.known++
+	p.mu.Unlock()
 
 	// Late frames of an earlier scenario are judged in that scenario.
 	if call != nil {
@@ -135,7 +138,6 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 			"exactly one response per request", excerpt(in.Raw))
 		return
 	}
-	close(call.done)
 	p.check(CheckOneResponse, scen, report.Pass, seq, "", "", "")
 	switch {
 	case strings.HasPrefix(mismatch, "type"):
@@ -150,6 +152,9 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		p.check(CheckIDEcho, scen, report.Pass, seq, "", "", "")
 		p.check(CheckIDType, scen, report.Pass, seq, "", "", "")
 	}
+	// Observations first: a scenario that wakes on done may end at once,
+	// and what was observed of its response must already be recorded.
+	close(call.done)
 }
 
 // lookup finds the call a frame answers: by exact id, by the id's text in

@@ -3,7 +3,9 @@ package protocols_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -57,6 +59,21 @@ func broken(rep *report.Report, verdicts ...report.Verdict) []string {
 	return out
 }
 
+// evidence renders a rule's failing findings for a test failure message.
+func evidence(rep *report.Report, rule string) string {
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		if f.Rule != rule || (f.Verdict != report.Fail && f.Verdict != report.Error) {
+			continue
+		}
+		fmt.Fprintf(&b, "%s in %s: %s\n  expected %s\n  actual %s\n", f.Verdict, f.Scenario, f.Message, f.Expected, f.Actual)
+		for _, e := range f.Transcript {
+			fmt.Fprintf(&b, "    %8.1fms %-8s %.120s\n", e.OffsetMS, e.Dir, e.Text)
+		}
+	}
+	return b.String()
+}
+
 var _ = Describe("the reference servers", func() {
 	for _, id := range protocols.IDs() {
 		It(id+" passes its own suite at 100%", func() {
@@ -100,7 +117,7 @@ var _ = Describe("the reference servers", func() {
 				}
 				allowed := append(append([]string{}, trips...), also...)
 				for _, r := range got {
-					Expect(allowed).To(ContainElement(r), "fault %s broke rule %s, which it should not", fault, r)
+					Expect(allowed).To(ContainElement(r), "fault %s broke rule %s, which it should not:\n%s", fault, r, evidence(rep, r))
 				}
 				Expect(rep.Failed(report.Must) || rep.Failed(report.Should)).To(BeTrue())
 			},

@@ -64,7 +64,7 @@ func (st *Step) run(e *Env) error {
 		}
 		st.judge(e, in)
 	case st.ExpectFrame:
-		in, err := e.Peer.Next(st.timeout(e))
+		in, err := e.nextProtocolFrame(st.timeout(e))
 		if err != nil {
 			what := "no frame within " + st.timeout(e).String()
 			if errors.Is(err, peer.ErrExited) {
@@ -78,13 +78,13 @@ func (st *Step) run(e *Env) error {
 		}
 		st.judge(e, in)
 	case st.ExpectSilence > 0:
-		before := e.Peer.Frames()
+		before := e.Peer.ProtocolFrames()
 		seqBefore := -1
 		select {
 		case <-time.After(st.ExpectSilence.D()):
 		case <-e.Peer.Gone():
 		}
-		if n := e.Peer.Frames() - before; n > 0 {
+		if n := e.Peer.ProtocolFrames() - before; n > 0 {
 			st.fail(e, seqBefore, fmt.Sprintf("%d frame(s) arrived", n), "no output for "+st.ExpectSilence.D().String(), "see the transcript")
 		} else {
 			st.pass(e, -1)
@@ -195,4 +195,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// nextProtocolFrame skips frames of no known kind: the peer has already
+// judged them, and one arriving late from an earlier exchange (a log line
+// on stdout) must not stand in for the frame a step expects.
+func (e *Env) nextProtocolFrame(timeout time.Duration) (*peer.Inbound, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		in, err := e.Peer.Next(time.Until(deadline))
+		if err != nil || in.Kind != nil {
+			return in, err
+		}
+	}
 }

@@ -242,13 +242,17 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			bad(1, "startup rule %q is not in the catalogue", p.Startup.Rule)
 		}
 	}
-	for _, alt := range p.Unimplemented {
+	for n, alt := range p.Unimplemented {
+		line := 0
+		if n < len(p.unimplementedLines) {
+			line = p.unimplementedLines[n]
+		}
 		if len(alt) == 0 {
-			bad(p.unimplementedLine, "unimplemented: an alternative without conditions would match every answer")
+			bad(line, "unimplemented: an alternative without conditions would match every answer")
 		}
 		for i := range alt {
 			if m := alt[i].compile(); m != "" {
-				bad(p.unimplementedLine, "unimplemented: %s", m)
+				bad(line, "unimplemented: %s", m)
 			}
 		}
 	}
@@ -305,9 +309,7 @@ func setLines(p *Protocol, data []byte) {
 			p.Faults[i].Line = l
 		}
 	}
-	if ls := Lines(data, "unimplemented"); len(ls) > 0 {
-		p.unimplementedLine = ls[0]
-	}
+	p.unimplementedLines = Lines(data, "unimplemented")
 }
 
 func keys(m Checks) string {

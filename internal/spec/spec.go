@@ -45,8 +45,9 @@ type Protocol struct {
 	rules  map[string]*Rule
 	checks map[string][]*Rule
 	kinds  map[string]*Kind
-	// unimplementedLine locates the unimplemented list, for messages.
-	unimplementedLine int
+	// unimplementedLines locates each unimplemented alternative, for
+	// messages.
+	unimplementedLines []int
 }
 
 // Startup describes the ready line a server prints before serving.

@@ -208,7 +208,7 @@ func (s *Server) dispatch(req request) (int, bool) {
 	var value any
 	switch req.method {
 	case "init":
-		value, state, err = s.init(req)
+		value, state, err = s.initHost(req)
 	case "get_tool_schemas":
 		value = s.schemas()
 	case "execute_tool":
@@ -232,15 +232,14 @@ func (s *Server) dispatch(req request) (int, bool) {
 		s.fail(req.id, err)
 		return 0, false
 	}
+	if req.method == "get_tool_schemas" && s.Faults["json-log-stdout"] {
+		// Before the answer, so the client has read it by the time the
+		// answer arrives and it is judged with the call that caused it.
+		s.write(map[string]any{"level": "info", "msg": "listing tools"})
+	}
 	s.ok(req.id, value, state)
-	switch req.method {
-	case "get_tool_schemas":
-		if s.Faults["double-answer"] {
-			s.ok(req.id, value, state)
-		}
-		if s.Faults["json-log-stdout"] {
-			s.write(map[string]any{"level": "info", "msg": "listed tools"})
-		}
+	if req.method == "get_tool_schemas" && s.Faults["double-answer"] {
+		s.ok(req.id, value, state)
 	}
 	return 0, false
 }
@@ -280,7 +279,7 @@ func (s *Server) stateOf(req request) (map[string]any, error) {
 	return next, nil
 }
 
-func (s *Server) init(req request) (any, map[string]any, error) {
+func (s *Server) initHost(req request) (any, map[string]any, error) {
 	if s.Faults["log-stdout"] {
 		s.line([]byte("tool-host: initialising tools"))
 	}

@@ -194,11 +194,12 @@ func (s *Server) execute(req request, state map[string]any) (int, bool) {
 		if s.Faults["exec-bare"] {
 			value = e.msg
 		}
-	default:
-		s.fail(req.id, err)
-		return 0, false
 	}
-	s.ok(req.id, value, state)
+	if _, soft := err.(*softFailure); err == nil || soft {
+		s.ok(req.id, value, state)
+	} else {
+		s.fail(req.id, err)
+	}
 	if pending != nil {
 		s.write(pending)
 	}

@@ -1,0 +1,65 @@
+package toolhost_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+func TestToolHostSuite(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "tool-host scenarios Suite")
+}
+
+var _ = AfterSuite(testbin.Cleanup)
+
+var _ = Describe("the tool-host suite against a host without the optional methods", func() {
+	It("reports every optional-method rule as skipped, not failed, and fails nothing", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("tool-host")
+		Expect(err).NotTo(HaveOccurred())
+		// The reference host answers the methods its init config lists as
+		// unknown methods.
+		config, _ := json.Marshal(map[string]any{"unimplemented": toolhost.Optional})
+		argv := []string{bin, "serve", "tool-host"}
+		rep, err := runner.Run(context.Background(), runner.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios,
+			Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Timeout: 2 * time.Second, Params: map[string]string{"config": string(config)},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		optional := map[string]bool{
+			"TOOLHOST-OPT-CONFIG-SCHEMA-1": true, "TOOLHOST-OPT-UI-ELEMENTS-1": true, "TOOLHOST-OPT-TAGS-1": true,
+			"TOOLHOST-OPT-REQUIRED-TAGS-1": true, "TOOLHOST-OPT-FORMAT-RESULT-1": true, "TOOLHOST-OPT-PREVIEW-1": true,
+			"TOOLHOST-OPT-DISPLAY-1": true,
+		}
+		// Rules only a format_tool_result answer can show are not observed.
+		unobserved := map[string]bool{"TOOLHOST-OPT-FORMAT-RESULT-2": true, "TOOLHOST-NATIVE-1": true, "TOOLHOST-NATIVE-2": true}
+		seen := map[string]bool{}
+		for _, f := range rep.Findings {
+			switch {
+			case optional[f.Rule]:
+				seen[f.Rule] = true
+				Expect(f.Verdict).To(Equal(report.Skip), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+				Expect(f.Message).To(ContainSubstring("does not implement"))
+			case unobserved[f.Rule]:
+				Expect(f.Verdict).To(Equal(report.Skip), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+			default:
+				Expect(f.Verdict).To(Equal(report.Pass), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+			}
+		}
+		Expect(seen).To(HaveLen(len(optional)))
+	})
+})
