@@ -92,6 +92,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newServeCmd(),
 		newValidateCmd(),
 		newReportCmd(),
+		newFuzzCmd(),
+		newReplayCmd(),
 	)
 	return root
 }

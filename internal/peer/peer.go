@@ -171,41 +171,78 @@ func (p *Peer) Transport() transport.Transport { return p.o.Transport }
 // when it carries an id. A frame without an id is sent as a notification
 // and returns a nil Call.
 func (p *Peer) Request(msg []byte) (*Call, error) {
-	v, err := schema.Decode(msg)
+	c, err := p.track(msg)
 	if err != nil {
-		return nil, fmt.Errorf("request is not JSON: %w", err)
-	}
-	var c *Call
-	if idv, ok := Pointer(v, p.proto.Correlation.ID); ok && idv != nil {
-		method, _ := Pointer(v, p.proto.Correlation.Method)
-		ms, _ := method.(string)
-		c = &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{})}
-		p.mu.Lock()
-		c.Scenario = p.scenario
-		if old := p.pending[c.Key]; old != nil {
-			p.mu.Unlock()
-			return nil, fmt.Errorf("id %s is already in flight", c.Key)
-		}
-		p.pending[c.Key] = c
-		delete(p.answered, c.Key)
-		p.mu.Unlock()
-	}
-	if c == nil {
-		// A request without an id can only be answered with a null id.
-		p.mu.Lock()
-		p.anon++
-		p.mu.Unlock()
+		return nil, err
 	}
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
 	if c != nil {
 		c.Seq, c.SentAt = seq, time.Now()
 	}
 	if err := p.o.Transport.Send(msg); err != nil {
-		if c != nil {
-			p.mu.Lock()
-			delete(p.pending, c.Key)
-			p.mu.Unlock()
-		}
+		p.untrack(c)
+		p.note("write failed: " + err.Error())
+		return nil, err
+	}
+	return c, nil
+}
+
+// track registers a request about to be sent: a Call when it has an id,
+// one more null-id answer allowed when it has none.
+func (p *Peer) track(msg []byte) (*Call, error) {
+	v, err := schema.Decode(msg)
+	if err != nil {
+		return nil, fmt.Errorf("request is not JSON: %w", err)
+	}
+	idv, ok := Pointer(v, p.proto.Correlation.ID)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !ok || idv == nil {
+		// A request without an id can only be answered with a null id.
+		p.anon++
+		return nil, nil
+	}
+	method, _ := Pointer(v, p.proto.Correlation.Method)
+	ms, _ := method.(string)
+	c := &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{}), Scenario: p.scenario}
+	if p.pending[c.Key] != nil {
+		return nil, fmt.Errorf("id %s is already in flight", c.Key)
+	}
+	p.pending[c.Key] = c
+	delete(p.answered, c.Key)
+	return c, nil
+}
+
+func (p *Peer) untrack(c *Call) {
+	if c == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.pending, c.Key)
+	p.mu.Unlock()
+}
+
+// RequestSplit sends a request like Request, but writes its line in two
+// writes split at byte at, with a pause between, to check that the server
+// reassembles a message that arrives in pieces.
+func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, error) {
+	c, err := p.track(msg)
+	if err != nil {
+		return nil, err
+	}
+	line := append(append([]byte{}, msg...), '\n')
+	at = max(1, min(at, len(line)-1))
+	seq := p.o.Recorder.Add(transcript.Sent, msg)
+	if c != nil {
+		c.Seq, c.SentAt = seq, time.Now()
+	}
+	err = p.o.Transport.WriteRaw(line[:at])
+	if err == nil {
+		time.Sleep(pause)
+		err = p.o.Transport.WriteRaw(line[at:])
+	}
+	if err != nil {
+		p.untrack(c)
 		p.note("write failed: " + err.Error())
 		return nil, err
 	}

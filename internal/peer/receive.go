@@ -109,7 +109,7 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 	seq := in.Seq
 	if call == nil {
 		p.mu.Lock()
-		isAnon := (!hasID || idv == nil) && p.anon > 0
+		isAnon := p.anon > 0
 		if isAnon {
 			p.anon--
 		}
@@ -181,7 +181,9 @@ func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
 			}
 		}
 	}
-	if len(p.pending) == 1 && (idv != nil || p.anon == 0) {
+	// Raw input may be answered with whatever id the server read from it,
+	// so the only-request-in-flight guess is off while raw lines are owed.
+	if len(p.pending) == 1 && p.anon == 0 {
 		for _, c := range p.pending {
 			return c, "value"
 		}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"path"
@@ -96,7 +97,7 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 		st := &s.Steps[i]
 		line := st.Line
 		if n := st.actions(); n != 1 {
-			bad(line, "step %d has %d actions; want exactly one of send, send_line, send_raw, expect, expect_frame, expect_silence, expect_alive, close_stdin, expect_exit, restart, sleep", i+1, n)
+			bad(line, "step %d has %d actions; want exactly one of send, send_line, send_raw, send_base64, expect, expect_frame, expect_silence, expect_alive, close_stdin, expect_exit, restart, sleep", i+1, n)
 		}
 		for _, m := range checkRefs(st.Send, named) {
 			bad(line, "step %d: %s", i+1, m)
@@ -114,6 +115,17 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 			case len(p.Unimplemented) == 0:
 				bad(line, "step %d: 'optional' needs the %s spec to say how a server answers a method it does not implement (unimplemented:)", i+1, p.ID)
 			}
+		}
+		if st.SendBase64 != nil {
+			if _, err := base64.StdEncoding.DecodeString(*st.SendBase64); err != nil {
+				bad(line, "step %d: send_base64: %v", i+1, err)
+			}
+		}
+		if st.Split != 0 && (st.Send == nil || st.Split < 0) {
+			bad(line, "step %d: split is a positive byte offset on a send step", i+1)
+		}
+		if p.ID != "" && s.Protocol != "" && s.Protocol != p.ID {
+			bad(1, "scenario is for protocol %q, not %q", s.Protocol, p.ID)
 		}
 		if st.Expect != "" && !named[st.Expect] {
 			bad(line, "step %d: expect %q: no earlier send step has 'as: %s'", i+1, st.Expect, st.Expect)
@@ -148,7 +160,7 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 func (st *Step) actions() int {
 	n := 0
 	for _, set := range []bool{
-		st.Send != nil, st.SendLine != nil, st.SendRaw != nil, st.Expect != "", st.ExpectFrame,
+		st.Send != nil, st.SendLine != nil, st.SendRaw != nil, st.SendBase64 != nil, st.Expect != "", st.ExpectFrame,
 		st.ExpectSilence > 0, st.ExpectAlive, st.CloseStdin, st.ExpectExit != nil, st.Restart, st.Sleep > 0,
 	} {
 		if set {

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -32,7 +34,15 @@ func (st *Step) run(e *Env) error {
 		if err != nil {
 			return err
 		}
-		c, err := e.Send(msg)
+		var c *peer.Call
+		if st.Split > 0 {
+			var b []byte
+			if b, err = json.Marshal(msg); err == nil {
+				c, err = e.Peer.RequestSplit(b, st.Split, 10*time.Millisecond)
+			}
+		} else {
+			c, err = e.Send(msg)
+		}
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrGone, err)
 		}
@@ -45,6 +55,14 @@ func (st *Step) run(e *Env) error {
 		}
 	case st.SendRaw != nil:
 		if err := e.Peer.SendRaw([]byte(*st.SendRaw), st.answerable()); err != nil {
+			return fmt.Errorf("%w: %v", ErrGone, err)
+		}
+	case st.SendBase64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*st.SendBase64)
+		if err != nil {
+			return fmt.Errorf("send_base64: %v", err)
+		}
+		if err := e.Peer.SendRaw(b, st.answerable()); err != nil {
 			return fmt.Errorf("%w: %v", ErrGone, err)
 		}
 	case st.Expect != "":

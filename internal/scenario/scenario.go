@@ -28,10 +28,12 @@ type Scenario struct {
 	// File and Line locate the scenario's definition, for messages.
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
-	// Seed, Failing and Command are kept by regressions the fuzzer saved.
-	Seed    uint64 `yaml:"seed,omitempty"`
-	Failing string `yaml:"failing,omitempty"`
-	Command string `yaml:"command,omitempty"`
+	// Protocol, Seed, Failing and Command are kept by regressions the
+	// fuzzer saved, so `wirecheck replay FILE` needs nothing else.
+	Protocol string `yaml:"protocol,omitempty"`
+	Seed     uint64 `yaml:"seed,omitempty"`
+	Failing  string `yaml:"failing,omitempty"`
+	Command  string `yaml:"command,omitempty"`
 }
 
 // Step is one action or expectation. Exactly one action field is set.
@@ -45,6 +47,12 @@ type Step struct {
 	// is (YAML escapes such as "\x00" give any byte).
 	SendLine *string `yaml:"send_line,omitempty"`
 	SendRaw  *string `yaml:"send_raw,omitempty"`
+	// SendBase64 writes decoded bytes as they are: raw input that is not
+	// text (invalid UTF-8), as the fuzzer saves it.
+	SendBase64 *string `yaml:"send_base64,omitempty"`
+	// Split, on a send step, writes the line in two writes split at this
+	// byte offset, to check that the server reassembles it.
+	Split int `yaml:"split,omitempty"`
 	// Answered says a raw line may be answered by one response with a null
 	// id (default true), so that answer is not a stray.
 	Answered *bool `yaml:"answered,omitempty"`

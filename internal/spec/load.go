@@ -256,6 +256,14 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 		}
 	}
+	if f := p.Fuzz; f != nil {
+		if f.Request != "" {
+			checkSchema(schemaFS, p.ID, f.Request, func(m string) { bad(1, "fuzz request: %s", m) })
+		}
+		if t := f.Tools; t != nil && (t.List == nil || t.Call == nil || t.Items == "" || t.Name == "" || t.Schema == "") {
+			bad(1, "fuzz tools: list, items, name, schema and call are all required")
+		}
+	}
 	if p.Correlation.ID != "" && !strings.HasPrefix(p.Correlation.ID, "/") {
 		bad(1, "correlation id %q must be a JSON pointer", p.Correlation.ID)
 	}

@@ -29,6 +29,8 @@ type Protocol struct {
 	Correlation Correlation `yaml:"correlation"`
 	Kinds       []*Kind     `yaml:"kinds"`
 	Rules       []*Rule     `yaml:"rules"`
+	// Fuzz tells the fuzzer how to build requests for this protocol.
+	Fuzz *Fuzz `yaml:"fuzz"`
 	// Faults lists the reference server's faults and the rules each trips,
 	// so the fault table test and `serve --fault list` share one source.
 	Faults []*Fault `yaml:"faults"`
@@ -182,6 +184,28 @@ type Fault struct {
 	// Also lists rules the fault may trip as a consequence, besides Trips.
 	Also []string `yaml:"also"`
 	Line int      `yaml:"-"`
+}
+
+// Fuzz describes, in data, what the fuzzer needs to drive a protocol: the
+// schema its requests are generated from, requests every sequence starts
+// with, and how to discover and call the server's tools.
+type Fuzz struct {
+	// Request is the schema file of a request, for valid and invalid ones.
+	Request string `yaml:"request"`
+	// Setup requests are sent, in order, at the start of every sequence.
+	Setup []map[string]any `yaml:"setup"`
+	Tools *FuzzTools       `yaml:"tools"`
+}
+
+// FuzzTools discovers tools with List and calls one with Call, a request
+// template in which the strings "$name" and "$args" are replaced by the
+// tool's name and the generated arguments.
+type FuzzTools struct {
+	List   map[string]any `yaml:"list"`
+	Items  string         `yaml:"items"`
+	Name   string         `yaml:"name"`
+	Schema string         `yaml:"schema"`
+	Call   map[string]any `yaml:"call"`
 }
 
 // Citation is how reports show where a rule comes from.

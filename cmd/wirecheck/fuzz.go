@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+type fuzzFlags struct {
+	targetFlags
+	duration   time.Duration
+	runs       int
+	seed       uint64
+	save       string
+	reports    []string
+	level      string
+	rules      []string
+	maxActions int
+	shrinkTime time.Duration
+	noColor    bool
+}
+
+func newFuzzCmd() *cobra.Command {
+	var f fuzzFlags
+	cmd := &cobra.Command{
+		Use:   "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] -- CMD [ARGS…]",
+		Short: "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
+		Long: `Generates request sequences from the protocol's schemas (valid requests,
+tool calls with generated arguments, schema-invalid requests, malformed bytes,
+pipelined requests, closing stdin), runs each against a fresh server, and
+judges it by the same rules as 'wirecheck run', plus liveness: after bad input
+the server must still answer a known-good request. A failing sequence is
+shrunk to a minimal one and saved as a scenario file that 'wirecheck replay'
+runs again. Failures are grouped by rule and by the action that preceded
+them. The same seed gives the same sequences.`,
+		Example: `  wirecheck fuzz --protocol sonde-serve --duration 60s -- sonde serve --json
+  wirecheck fuzz --protocol sonde-serve --runs 5000 --seed 42 --save fixtures/sonde-serve/regressions -- ./server
+  wirecheck replay reports/sonde-gen-survive-1a2b3c4d5e.yaml -- ./server`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFuzz(cmd, &f, commandAfterDash(cmd, args))
+		},
+	}
+	f.targetFlags.add(cmd)
+	fl := cmd.Flags()
+	fl.Lookup("timeout").DefValue = fuzz.DefaultTimeout.String()
+	_ = fl.Set("timeout", fuzz.DefaultTimeout.String())
+	fl.DurationVar(&f.duration, "duration", 0, "fuzz for this long (instead of --runs)")
+	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the campaign: the same seed gives the same sequences")
+	fl.StringVar(&f.save, "save", "reports", "folder for the shrunk reproducers (scenario files)")
+	fl.StringArrayVar(&f.reports, "report", nil, "write a report: FORMAT=PATH (repeatable)")
+	fl.StringVar(&f.level, "level", "should", "lowest rule level whose failure is a finding: must, should or may")
+	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
+	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
+	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure")
+	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console output")
+	return cmd
+}
+
+func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
+	b, topts, err := f.resolve(argv)
+	if err != nil {
+		return err
+	}
+	level, err := parseLevel(f.level)
+	if err != nil {
+		return err
+	}
+	outs, err := parseReports(f.reports)
+	if err != nil {
+		return err
+	}
+	if f.runs <= 0 && f.duration <= 0 {
+		return usageErr("--runs must be positive (or give --duration)")
+	}
+	if b.Protocol.Fuzz == nil && b.Protocol.Probe == nil {
+		return usageErr("protocol %s has no fuzz model yet", b.Protocol.ID)
+	}
+	target := runner.Describe(argv)
+	c, err := fuzz.New(fuzz.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
+		Launch: func() (transport.Transport, error) { return transport.Launch(topts) },
+		Runs:   f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
+		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
+		Level: level, Rules: f.rules, Target: target,
+	})
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errOut := cmd.ErrOrStderr()
+	progressDone := make(chan struct{})
+	if file, ok := errOut.(*os.File); ok && report.IsTerminal(file) {
+		go func() {
+			t := time.NewTicker(200 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					st := c.Stats()
+					fmt.Fprintf(errOut, "\r\x1b[K%s", progressLine(st))
+				case <-progressDone:
+					fmt.Fprint(errOut, "\r\x1b[K")
+					return
+				}
+			}
+		}()
+	}
+	bugs, runErr := c.Run(ctx)
+	interrupted := ctx.Err() != nil
+	close(progressDone)
+	stop()
+
+	replay := func(file string) string {
+		return runner.Describe(append([]string{"wirecheck", "replay", file, "--"}, argv...))
+	}
+	for _, bug := range bugs {
+		file, err := c.Save(bug, f.save)
+		if err != nil {
+			fmt.Fprintf(errOut, "wirecheck: saving the reproducer of %s: %v\n", bug.Rule, err)
+			continue
+		}
+		bug.File = file
+	}
+	rep := c.Report(bugs, replay)
+	rep.Version = version
+	if interrupted {
+		rep.Notes = append(rep.Notes, "interrupted: the campaign ended early")
+	}
+	if err := writeReports(cmd, rep, outs, f.noColor, false); err != nil {
+		return err
+	}
+	st := c.Stats()
+	fmt.Fprintf(cmd.OutOrStdout(), "\nfuzz: %s · %d distinct failure(s)\n", progressLine(st), len(bugs))
+	for _, bug := range bugs {
+		fmt.Fprintf(cmd.OutOrStdout(), "  %s %s after %s: %d hit(s)\n    saved %s\n    replay: %s\n",
+			bug.Rule, bug.Level, bug.Shape, bug.Hits, bug.File, replay(bug.File))
+	}
+	switch {
+	case errors.Is(runErr, fuzz.ErrNotStarted):
+		return &exitError{code: exitNoTarget, err: runErr}
+	case runErr != nil:
+		return &exitError{code: exitUsage, err: runErr}
+	case rep.Failed(level):
+		return &exitError{code: exitViolations, err: errors.New("")}
+	}
+	return nil
+}
+
+func progressLine(st fuzz.Stats) string {
+	rate := 0.0
+	if s := st.Elapsed.Seconds(); s > 0 {
+		rate = float64(st.Messages) / s
+	}
+	return strings.Join([]string{
+		fmt.Sprintf("%d sequences", st.Sequences),
+		fmt.Sprintf("%d messages", st.Messages),
+		fmt.Sprintf("%.0f msg/s", rate),
+		fmt.Sprintf("%d distinct failures", st.Bugs),
+		st.Elapsed.Round(100 * time.Millisecond).String(),
+	}, " · ")
+}

@@ -1,0 +1,426 @@
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"pgregory.net/rapid"
+
+	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// Defaults for Config.
+const (
+	DefaultRuns       = 100
+	DefaultMaxActions = 12
+	DefaultTimeout    = 2 * time.Second
+	DefaultShrinkTime = 30 * time.Second
+	// batch is how many sequences one rapid.Check runs; a failure ends a
+	// batch, and the next starts from a seed derived from the last.
+	batch = 50
+)
+
+// ErrNotStarted means the server could not be started or never became
+// ready; the CLI exits 3.
+var ErrNotStarted = errors.New("the target could not be started")
+
+// Config is one campaign.
+type Config struct {
+	Protocol *spec.Protocol
+	Schemas  *schema.Registry
+	Launch   func() (transport.Transport, error)
+	Handler  peer.Handler
+	// Runs is how many sequences to generate (shrinking not counted);
+	// Duration, when set, stops the campaign at that time instead.
+	Runs     int
+	Duration time.Duration
+	Seed     uint64
+	// MaxActions bounds the actions of one sequence.
+	MaxActions     int
+	Timeout        time.Duration
+	StartupTimeout time.Duration
+	ShrinkTime     time.Duration
+	// Level is the lowest rule level whose failure counts as a finding;
+	// Rules, when set, narrows the rules that count (path.Match globs).
+	Level report.Level
+	Rules []string
+	// Target describes the server for reports and reproducers.
+	Target string
+}
+
+// Bug is one distinct failure: a rule broken after one shape of action.
+type Bug struct {
+	Rule  string
+	Level report.Level
+	Shape string
+	// Hits is how many sequences broke the rule after that shape.
+	Hits int
+	// First is the observation of the minimal (shrunk) sequence, Steps its
+	// actions and Transcript what was exchanged.
+	First      peer.Observation
+	Steps      []scenario.Step
+	Transcript []transcript.Entry
+	Seed       uint64
+	// File is where the reproducer was saved, if it was.
+	File string
+}
+
+// Stats is the live state of a campaign.
+type Stats struct {
+	Sequences int64
+	Messages  int64
+	Bugs      int
+	Elapsed   time.Duration
+}
+
+// Campaign runs sequences until its budget is spent.
+type Campaign struct {
+	cfg     Config
+	ctx     context.Context
+	started time.Time
+
+	request        *jsonschema.Schema
+	validRequest   *rapid.Generator[any]
+	invalidRequest *rapid.Generator[gen.Mutation]
+
+	sequences atomic.Int64
+	messages  atomic.Int64
+	live      atomic.Pointer[peer.Peer]
+
+	mu       sync.Mutex
+	bugs     map[[2]string]*Bug
+	order    []*Bug
+	last     *sequence // the last failing sequence of the current batch
+	startErr error
+	passes   map[string]int
+	schemas  map[string]*jsonschema.Schema
+	seed     uint64
+}
+
+// New checks a config and prepares the generators.
+func New(cfg Config) (*Campaign, error) {
+	if cfg.Runs <= 0 && cfg.Duration <= 0 {
+		cfg.Runs = DefaultRuns
+	}
+	if cfg.MaxActions <= 0 {
+		cfg.MaxActions = DefaultMaxActions
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.StartupTimeout <= 0 {
+		cfg.StartupTimeout = 10 * time.Second
+	}
+	if cfg.ShrinkTime <= 0 {
+		cfg.ShrinkTime = DefaultShrinkTime
+	}
+	if cfg.Level == "" {
+		cfg.Level = report.Should
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, schemas: map[string]*jsonschema.Schema{}}
+	if f := cfg.Protocol.Fuzz; f != nil && f.Request != "" {
+		c.request = cfg.Schemas.Get(f.Request)
+		if c.request == nil {
+			return nil, fmt.Errorf("protocol %s: fuzz request schema %s is not compiled", cfg.Protocol.ID, f.Request)
+		}
+		c.validRequest = gen.Valid(c.request)
+		c.invalidRequest = gen.Invalid(c.request)
+	}
+	return c, nil
+}
+
+// Stats reports progress; safe to call from another goroutine.
+func (c *Campaign) Stats() Stats {
+	c.mu.Lock()
+	n := len(c.order)
+	c.mu.Unlock()
+	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n, Elapsed: time.Since(c.started)}
+}
+
+var rapidInit sync.Once
+
+// Run spends the budget and returns the distinct bugs found, most hit
+// first. An interrupt (ctx) ends the campaign between sequences.
+func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
+	rapidInit.Do(func() {
+		// rapid asks testing.Short, which panics outside `go test` unless
+		// the testing flags exist and were parsed; rapid's own knobs are
+		// flags too. Parsing no arguments sets nothing.
+		testing.Init()
+		if !flag.Parsed() {
+			_ = flag.CommandLine.Parse(nil)
+		}
+	})
+	c.ctx, c.started = ctx, time.Now()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			if p := c.live.Load(); p != nil {
+				p.Transport().Close()
+			}
+		case <-done:
+		}
+	}()
+	setFlag("rapid.nofailfile", "true")
+	setFlag("rapid.shrinktime", c.cfg.ShrinkTime.String())
+	c.seed = c.cfg.Seed
+	remaining := c.cfg.Runs
+	var deadline time.Time
+	if c.cfg.Duration > 0 {
+		deadline = c.started.Add(c.cfg.Duration)
+		remaining = int(^uint(0) >> 1)
+	}
+	for remaining > 0 && ctx.Err() == nil && (deadline.IsZero() || time.Now().Before(deadline)) {
+		n := min(batch, remaining)
+		setFlag("rapid.checks", strconv.Itoa(n))
+		setFlag("rapid.seed", strconv.FormatUint(c.seed, 10))
+		before := c.sequences.Load()
+		tb := &quietTB{}
+		c.mu.Lock()
+		c.last = nil
+		c.mu.Unlock()
+		rapid.Check(tb, c.run)
+		if err := c.startFailure(); err != nil {
+			return c.sorted(), err
+		}
+		c.mu.Lock()
+		last := c.last
+		c.mu.Unlock()
+		if last != nil {
+			c.addBug(last)
+		}
+		ran := int(c.sequences.Load() - before)
+		if last != nil {
+			// Shrinking reran the property; count only up to the failure.
+			ran = min(ran, n)
+		}
+		remaining -= max(1, ran)
+		c.seed = next(c.seed)
+	}
+	return c.sorted(), nil
+}
+
+func setFlag(name, value string) {
+	if err := flag.Set(name, value); err != nil {
+		panic("rapid flag " + name + ": " + err.Error())
+	}
+}
+
+// next derives the seed of the next batch (splitmix64), so a campaign is
+// reproducible from its first seed.
+func next(s uint64) uint64 {
+	s += 0x9e3779b97f4a7c15
+	z := s
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func (c *Campaign) countSequence() { c.sequences.Add(1) }
+
+// counts reports whether a failure of rule is a finding of this campaign.
+func (c *Campaign) counts(rule string) bool {
+	r := c.cfg.Protocol.Rule(rule)
+	if r == nil || r.Level.Rank() < c.cfg.Level.Rank() {
+		return false
+	}
+	if len(c.cfg.Rules) == 0 {
+		return true
+	}
+	for _, g := range c.cfg.Rules {
+		if ok, _ := path.Match(g, rule); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Campaign) tally(o peer.Observation) {
+	if o.Verdict != report.Pass {
+		return
+	}
+	c.mu.Lock()
+	c.passes[o.Rule]++
+	c.mu.Unlock()
+}
+
+// recordFailure keeps the last failing sequence of a batch: rapid reruns
+// the minimal one last, so that is the reproducer.
+func (c *Campaign) recordFailure(s *sequence) {
+	c.mu.Lock()
+	c.last = s
+	c.mu.Unlock()
+}
+
+// known counts a hit of a bug already found and reports whether it was
+// one, so the campaign goes on looking for others instead of shrinking the
+// same bug again.
+func (c *Campaign) known(f *peer.Observation) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.bugs[[2]string{f.Rule, f.Scenario}]; b != nil {
+		b.Hits++
+		return true
+	}
+	return false
+}
+
+func (c *Campaign) addBug(s *sequence) {
+	f := s.failure
+	k := [2]string{f.Rule, f.Scenario}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b := c.bugs[k]; b != nil {
+		b.Hits++
+		return
+	}
+	level := report.Must
+	if r := c.cfg.Protocol.Rule(f.Rule); r != nil {
+		level = r.Level
+	}
+	b := &Bug{Rule: f.Rule, Level: level, Shape: f.Scenario, Hits: 1, First: *f,
+		Steps: s.steps, Transcript: s.rec.Slice(0, -1), Seed: c.seed}
+	c.bugs[k] = b
+	c.order = append(c.order, b)
+}
+
+func (c *Campaign) sorted() []*Bug {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := append([]*Bug(nil), c.order...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Hits > out[j].Hits })
+	return out
+}
+
+func (c *Campaign) startError(err error) error {
+	c.mu.Lock()
+	if c.startErr == nil {
+		c.startErr = fmt.Errorf("%w: %v", ErrNotStarted, err)
+	}
+	c.mu.Unlock()
+	return errStop
+}
+
+func (c *Campaign) startFailure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.startErr
+}
+
+// toolsFrom reads the tool list of a discovery response and compiles each
+// input schema once per campaign.
+func (c *Campaign) toolsFrom(in *peer.Inbound) []tool {
+	t := c.cfg.Protocol.Fuzz.Tools
+	items, _ := in.Field(t.Items)
+	list, _ := items.([]any)
+	var out []tool
+	for _, it := range list {
+		name, _ := peer.Pointer(it, t.Name)
+		ns, _ := name.(string)
+		raw, _ := peer.Pointer(it, t.Schema)
+		if ns == "" || raw == nil {
+			continue
+		}
+		b, _ := json.Marshal(raw)
+		c.mu.Lock()
+		s, ok := c.schemas[string(b)]
+		c.mu.Unlock()
+		if !ok {
+			s, _ = gen.Compile(b)
+			c.mu.Lock()
+			c.schemas[string(b)] = s
+			c.mu.Unlock()
+		}
+		if s != nil {
+			out = append(out, tool{name: ns, schema: s})
+		}
+	}
+	return out
+}
+
+// callRequest fills the spec's call template.
+func (c *Campaign) callRequest(name string, args any) any {
+	var fill func(v any) any
+	fill = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			switch x {
+			case "$name":
+				return name
+			case "$args":
+				return args
+			}
+			return x
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, v := range x {
+				out[k] = fill(v)
+			}
+			return out
+		case []any:
+			out := make([]any, len(x))
+			for i, v := range x {
+				out[i] = fill(v)
+			}
+			return out
+		}
+		return v
+	}
+	return fill(c.cfg.Protocol.Fuzz.Tools.Call)
+}
+
+// Passes reports how many times each rule was observed to hold.
+func (c *Campaign) Passes() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.passes))
+	for k, v := range c.passes {
+		out[k] = v
+	}
+	return out
+}
+
+// quietTB lets rapid run outside `go test`: it records failure and keeps
+// rapid's own log, which wirecheck replaces with a reproducer file.
+type quietTB struct {
+	mu     sync.Mutex
+	failed bool
+}
+
+func (t *quietTB) Helper()               {}
+func (t *quietTB) Name() string          { return "wirecheck-fuzz" }
+func (t *quietTB) Logf(string, ...any)   {}
+func (t *quietTB) Log(...any)            {}
+func (t *quietTB) Skipf(string, ...any)  {}
+func (t *quietTB) Skip(...any)           {}
+func (t *quietTB) SkipNow()              {}
+func (t *quietTB) Errorf(string, ...any) { t.Fail() }
+func (t *quietTB) Error(...any)          { t.Fail() }
+func (t *quietTB) Fatalf(string, ...any) { t.Fail() }
+func (t *quietTB) Fatal(...any)          { t.Fail() }
+func (t *quietTB) FailNow()              { t.Fail() }
+func (t *quietTB) Fail()                 { t.mu.Lock(); t.failed = true; t.mu.Unlock() }
+func (t *quietTB) Failed() bool          { t.mu.Lock(); defer t.mu.Unlock(); return t.failed }

@@ -1,0 +1,108 @@
+package fuzz
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// Save writes a bug's minimal sequence as a scenario file in dir and
+// returns its path. The name is the rule and a hash of the steps, never
+// anything the server sent, so a hostile server cannot choose where it
+// lands. The file runs again with `wirecheck replay FILE -- CMD`.
+func (c *Campaign) Save(b *Bug, dir string) (string, error) {
+	sc := scenario.Scenario{
+		Title:    fmt.Sprintf("fuzz: %s after %s", b.Rule, b.Shape),
+		Rules:    stepRules(b.Rule, b.Steps),
+		Fresh:    true,
+		Steps:    plainSteps(b.Steps),
+		Protocol: c.cfg.Protocol.ID,
+		Seed:     b.Seed,
+		Failing:  b.First.Message,
+		Command:  c.cfg.Target,
+	}
+	body, err := yaml.Marshal(&sc)
+	if err != nil {
+		return "", fmt.Errorf("encoding the reproducer: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	name := strings.ToLower(b.Rule) + "-" + hex.EncodeToString(sum[:])[:10]
+	sc.Name = name
+	if body, err = yaml.Marshal(&sc); err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "# Saved by wirecheck fuzz: %s broke after %s (%d hits).\n", b.Rule, b.Shape, b.Hits)
+	fmt.Fprintf(&out, "# Replay: wirecheck replay %s -- %s\n", filepath.Join(dir, name+".yaml"), c.cfg.Target)
+	out.Write(body)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		return "", err
+	}
+	return file, nil
+}
+
+// plainSteps turns json.Number values into plain numbers, so YAML writes
+// them as numbers and replay sends the same JSON types.
+func plainSteps(steps []scenario.Step) []scenario.Step {
+	out := make([]scenario.Step, len(steps))
+	for i, st := range steps {
+		if st.Send != nil {
+			st.Send = plain(st.Send)
+		}
+		out[i] = st
+	}
+	return out
+}
+
+func plain(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = plain(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = plain(v)
+		}
+		return out
+	}
+	return v
+}
+
+// stepRules lists the failing rule and every rule a step decides, as a
+// scenario must declare them.
+func stepRules(failing string, steps []scenario.Step) []string {
+	out := []string{failing}
+	seen := map[string]bool{failing: true}
+	for _, st := range steps {
+		if st.Rule != "" && !seen[st.Rule] {
+			seen[st.Rule] = true
+			out = append(out, st.Rule)
+		}
+	}
+	return out
+}

@@ -1,0 +1,431 @@
+package fuzz
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"pgregory.net/rapid"
+
+	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+)
+
+// tool is one tool the server listed, with its compiled input schema.
+type tool struct {
+	name   string
+	schema *jsonschema.Schema
+}
+
+// sequence is one run of the property: a fresh server, a drawn list of
+// actions, and what the peer observed.
+type sequence struct {
+	c     *Campaign
+	t     *rapid.T
+	p     *peer.Peer
+	env   *scenario.Env
+	rec   *transcript.Recorder
+	steps []scenario.Step
+	ids   int
+	tools []tool
+	shape string
+	sent  int
+
+	failure *peer.Observation // the first failure at or above the level
+	closed  bool
+}
+
+// errStop ends a sequence early (the server is gone, or a failure was seen).
+var errStop = errors.New("sequence stopped")
+
+// run is the rapid property.
+func (c *Campaign) run(t *rapid.T) {
+	if c.ctx.Err() != nil {
+		return
+	}
+	c.countSequence()
+	s := &sequence{c: c, t: t, rec: transcript.NewRecorder()}
+	defer s.finish()
+	if err := s.start(); err != nil {
+		s.fatal()
+		return
+	}
+	n := rapid.IntRange(1, c.cfg.MaxActions).Draw(t, "actions")
+	for i := 0; i < n && !s.closed; i++ {
+		if err := s.act(); err != nil {
+			break
+		}
+		if s.failure != nil || c.ctx.Err() != nil {
+			break
+		}
+	}
+	if s.failure == nil && !s.closed && c.ctx.Err() == nil {
+		s.shape = "end of sequence"
+		s.probe()
+	}
+	s.fatal()
+}
+
+// fatal fails the rapid test when the sequence saw a failure, which makes
+// rapid shrink it. An interrupted campaign fails nothing.
+func (s *sequence) fatal() {
+	if s.failure == nil || s.c.ctx.Err() != nil || s.c.known(s.failure) {
+		return
+	}
+	s.c.recordFailure(s)
+	s.t.Fatalf("%s: %s", s.failure.Rule, s.failure.Message)
+}
+
+func (s *sequence) finish() {
+	s.c.messages.Add(int64(s.sent))
+	if s.p != nil {
+		s.p.Close()
+	}
+}
+
+func (s *sequence) observe(o peer.Observation) {
+	s.c.tally(o)
+	if o.Verdict != report.Fail || s.failure != nil || !s.c.counts(o.Rule) {
+		return
+	}
+	o.Scenario = s.shape
+	s.failure = &o
+}
+
+func (s *sequence) start() error {
+	tr, err := s.c.cfg.Launch()
+	if err != nil {
+		return s.c.startError(err)
+	}
+	s.p = peer.New(peer.Options{
+		Protocol: s.c.cfg.Protocol, Schemas: s.c.cfg.Schemas, Transport: tr,
+		Recorder: s.rec, Observe: s.observe, Handler: s.c.cfg.Handler,
+	})
+	s.c.live.Store(s.p)
+	s.env = &scenario.Env{Peer: s.p, Protocol: s.c.cfg.Protocol, Timeout: s.c.cfg.Timeout, Observe: s.observe}
+	if st := s.c.cfg.Protocol.Startup; st != nil {
+		s.shape = "startup"
+		deadline := time.Now().Add(s.c.cfg.StartupTimeout)
+		for {
+			in, err := s.p.Next(time.Until(deadline))
+			if err != nil {
+				return s.c.startError(fmt.Errorf("no ready line: %v", err))
+			}
+			if in.Kind != nil && in.Kind.Name == st.Kind {
+				break
+			}
+		}
+	}
+	f := s.c.cfg.Protocol.Fuzz
+	if f == nil {
+		return nil
+	}
+	for _, req := range f.Setup {
+		s.shape = "setup"
+		if _, err := s.call(clone(req)); err != nil {
+			return err
+		}
+	}
+	if f.Tools != nil {
+		s.shape = "discover tools"
+		in, err := s.call(clone(f.Tools.List))
+		if err != nil {
+			return err
+		}
+		s.tools = s.c.toolsFrom(in)
+	}
+	return nil
+}
+
+// act draws one action and performs it.
+func (s *sequence) act() error {
+	actions := []string{"request", "invalid", "bytes", "split", "pipeline", "close"}
+	if len(s.tools) > 0 {
+		actions = append(actions, "call", "call", "call-invalid")
+	}
+	if s.c.request == nil {
+		actions = []string{"bytes", "close"}
+	}
+	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
+	case "request":
+		v := s.c.validRequest.Draw(s.t, "request")
+		s.shape = "request " + methodOf(v)
+		_, err := s.call(v)
+		return err
+	case "call":
+		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
+		args := gen.Valid(tl.schema).Draw(s.t, "args")
+		s.shape = "call " + tl.name
+		_, err := s.call(s.c.callRequest(tl.name, args))
+		return err
+	case "call-invalid":
+		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
+		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
+		s.shape = "call " + tl.name + " with invalid arguments"
+		if _, err := s.call(s.c.callRequest(tl.name, m.Value)); err != nil {
+			return err
+		}
+		return s.probe()
+	case "invalid":
+		m := s.c.invalidRequest.Draw(s.t, "mutation")
+		s.shape = "invalid request: " + firstWords(m.What)
+		if err := s.sendInvalid(m.Value); err != nil {
+			return err
+		}
+		return s.probe()
+	case "bytes":
+		mal := rapid.SampledFrom(malformations).Draw(s.t, "malformation")
+		base := s.c.validRequest.Draw(s.t, "base")
+		if m, ok := base.(map[string]any); ok {
+			// Without an id, any answer can only carry a null id, which the
+			// peer expects after raw input.
+			delete(m, idField(s.c))
+		}
+		b, _ := json.Marshal(base)
+		s.shape = "malformed: " + mal.name
+		if err := s.raw(mal.make(s.t, b)); err != nil {
+			return err
+		}
+		return s.probe()
+	case "split":
+		v := s.c.validRequest.Draw(s.t, "request")
+		s.shape = "request split over two writes"
+		s.setID(v)
+		b, _ := json.Marshal(v)
+		at := rapid.IntRange(1, max(1, len(b))).Draw(s.t, "split at")
+		c, err := s.p.RequestSplit(b, at, 5*time.Millisecond)
+		s.sent++
+		name := s.name()
+		s.steps = append(s.steps, scenario.Step{Send: v, As: name, Split: at}, scenario.Step{Expect: name})
+		if err != nil {
+			return s.gone(err)
+		}
+		return s.await(c)
+	case "pipeline":
+		k := rapid.IntRange(2, 5).Draw(s.t, "pipelined")
+		s.shape = fmt.Sprintf("%d pipelined requests", k)
+		var calls []*peer.Call
+		var names []string
+		for i := 0; i < k; i++ {
+			v := s.c.validRequest.Draw(s.t, "request")
+			c, name, err := s.send(v)
+			if err != nil {
+				return err
+			}
+			calls, names = append(calls, c), append(names, name)
+		}
+		for i, c := range calls {
+			s.steps = append(s.steps, scenario.Step{Expect: names[i]})
+			if err := s.await(c); err != nil {
+				return err
+			}
+		}
+	case "close":
+		s.shape = "stdin closed"
+		return s.closeInput()
+	}
+	return nil
+}
+
+func (s *sequence) name() string { return fmt.Sprintf("r%d", s.ids) }
+
+// setID gives a generated request an id of this sequence, so ids repeat
+// from run to run and a saved reproducer reads the same every time.
+func (s *sequence) setID(v any) {
+	m, ok := v.(map[string]any)
+	if !ok || s.c.cfg.Protocol.Correlation.ID == "" {
+		return
+	}
+	s.ids++
+	m[idField(s.c)] = fmt.Sprintf("f%d", s.ids)
+}
+
+func (s *sequence) send(v any) (*peer.Call, string, error) {
+	s.setID(v)
+	name := s.name()
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, "", err
+	}
+	s.sent++
+	s.steps = append(s.steps, scenario.Step{Send: v, As: name})
+	c, err := s.p.Request(b)
+	if err != nil {
+		return nil, "", s.gone(err)
+	}
+	return c, name, nil
+}
+
+func (s *sequence) call(v any) (*peer.Inbound, error) {
+	c, name, err := s.send(v)
+	if err != nil {
+		return nil, err
+	}
+	s.steps = append(s.steps, scenario.Step{Expect: name})
+	if c == nil {
+		return nil, nil
+	}
+	in, err := s.env.Await(c, 0)
+	if err != nil {
+		s.noteGone()
+		return nil, errStop
+	}
+	return in, nil
+}
+
+func (s *sequence) await(c *peer.Call) error {
+	if c == nil {
+		return nil
+	}
+	if _, err := s.env.Await(c, 0); err != nil {
+		s.noteGone()
+		return errStop
+	}
+	return nil
+}
+
+// sendInvalid sends a schema-invalid request: tracked when its id is still
+// one the server can echo, as raw input (answerable with a null id) when not.
+func (s *sequence) sendInvalid(v any) error {
+	if m, ok := v.(map[string]any); ok {
+		switch m[idField(s.c)].(type) {
+		case string, json.Number, float64:
+			s.ids++
+			m[idField(s.c)] = fmt.Sprintf("f%d", s.ids)
+			_, err := s.call(v)
+			return err
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.raw(append(b, '\n'))
+}
+
+func (s *sequence) raw(b []byte) error {
+	s.sent++
+	if utf8.Valid(b) {
+		str := string(b)
+		s.steps = append(s.steps, scenario.Step{SendRaw: &str})
+	} else {
+		enc := base64.StdEncoding.EncodeToString(b)
+		s.steps = append(s.steps, scenario.Step{SendBase64: &enc})
+	}
+	if err := s.p.SendRaw(b, true); err != nil {
+		return s.gone(err)
+	}
+	return nil
+}
+
+// probe asks whether the server still answers a known-good request.
+func (s *sequence) probe() error {
+	rules := s.c.cfg.Protocol.RulesForCheck(peer.CheckSurvives)
+	step := scenario.Step{ExpectAlive: true}
+	if len(rules) > 0 {
+		step.Rule = rules[0].ID
+	}
+	s.steps = append(s.steps, step)
+	s.sent++
+	if _, err := s.env.Probe(); err != nil {
+		s.p.Check(peer.CheckSurvives, report.Fail, -1,
+			"after "+s.shape+", the server did not answer a known-good request: "+err.Error(),
+			"an answer to the probe request", s.env.Gone())
+		return errStop
+	}
+	s.p.Check(peer.CheckSurvives, report.Pass, -1, "", "", "")
+	return nil
+}
+
+func (s *sequence) closeInput() error {
+	s.closed = true
+	rules := s.c.cfg.Protocol.RulesForCheck(peer.CheckExitOnEOF)
+	step := scenario.Step{ExpectExit: &scenario.Exit{Within: scenario.Duration(s.c.cfg.Timeout), Code: new(int)}}
+	if len(rules) > 0 {
+		step.Rule = rules[0].ID
+	}
+	s.steps = append(s.steps, scenario.Step{CloseStdin: true}, step)
+	tr := s.p.Transport()
+	if err := tr.CloseInput(); err != nil {
+		return errStop
+	}
+	select {
+	case <-tr.Exited():
+		if es := tr.ExitStatus(); es.Signal != "" || es.Code != 0 {
+			s.p.Check(peer.CheckExitOnEOF, report.Fail, -1, "the server ended with "+es.String()+" when stdin closed", "exit 0", es.String())
+		} else {
+			s.p.Check(peer.CheckExitOnEOF, report.Pass, -1, "", "", "")
+		}
+	case <-time.After(s.c.cfg.Timeout):
+		s.p.Check(peer.CheckExitOnEOF, report.Fail, -1, "the server was still running "+s.c.cfg.Timeout.String()+" after stdin closed", "the process exits", "still running")
+	}
+	return nil
+}
+
+// gone turns a write error into the end of the sequence; a server that
+// died mid-sequence is judged by the liveness check.
+func (s *sequence) gone(err error) error {
+	s.noteGone()
+	return errStop
+}
+
+// noteGone records a death nobody asked for as a liveness failure.
+func (s *sequence) noteGone() {
+	if s.failure != nil {
+		return
+	}
+	select {
+	case <-s.p.Transport().Exited():
+		s.p.Check(peer.CheckSurvives, report.Fail, -1, "after "+s.shape+", the server exited: "+s.env.Gone(),
+			"the server keeps running", s.p.Transport().ExitStatus().String())
+	default:
+	}
+}
+
+func methodOf(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		if s, ok := m["method"].(string); ok {
+			return s
+		}
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func firstWords(s string) string {
+	if i := strings.Index(s, " at "); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func idField(c *Campaign) string {
+	return strings.TrimPrefix(c.cfg.Protocol.Correlation.ID, "/")
+}
+
+// clone deep-copies a request template from the spec so a sequence can set
+// its id without touching the spec.
+func clone(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = clone(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = clone(v)
+		}
+		return out
+	}
+	return v
+}
