@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,6 +65,9 @@ type Config struct {
 	Rules []string
 	// Target describes the server for reports and reproducers.
 	Target string
+	// Trace, when set, is told the steps of every sequence as it ends (for
+	// tests of reproducibility).
+	Trace func(steps []scenario.Step)
 }
 
 // Bug is one distinct failure: a rule broken after one shape of action.
@@ -113,6 +117,8 @@ type Campaign struct {
 	passes   map[string]int
 	schemas  map[string]*jsonschema.Schema
 	seed     uint64
+	// lastPtrs are the response fields templates carry forward.
+	lastPtrs []string
 }
 
 // New checks a config and prepares the generators.
@@ -139,6 +145,9 @@ func New(cfg Config) (*Campaign, error) {
 		cfg.Seed = 1
 	}
 	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, schemas: map[string]*jsonschema.Schema{}}
+	if f := cfg.Protocol.Fuzz; f != nil {
+		c.lastPtrs = lastPointers(f)
+	}
 	if f := cfg.Protocol.Fuzz; f != nil && f.Request != "" {
 		c.request = cfg.Schemas.Get(f.Request)
 		if c.request == nil {
@@ -289,7 +298,7 @@ func (c *Campaign) known(f *peer.Observation) bool {
 }
 
 func (c *Campaign) addBug(s *sequence) {
-	f := s.failure
+	f := s.failed()
 	k := [2]string{f.Rule, f.Scenario}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -361,35 +370,74 @@ func (c *Campaign) toolsFrom(in *peer.Inbound) []tool {
 	return out
 }
 
-// callRequest fills the spec's call template.
-func (c *Campaign) callRequest(name string, args any) any {
-	var fill func(v any) any
-	fill = func(v any) any {
+// fill copies a request template of the spec, replacing "$name" and
+// "$args" by a tool call's name and arguments, and "$last:/pointer" by the
+// value at that pointer in the latest response that had one (the state a
+// tool host hands back), or an empty object before there is one.
+func fill(v any, name string, args any, last map[string]any) any {
+	switch x := v.(type) {
+	case string:
+		switch {
+		case x == "$name":
+			return name
+		case x == "$args":
+			return args
+		case strings.HasPrefix(x, "$last:"):
+			if got, ok := last[strings.TrimPrefix(x, "$last:")]; ok {
+				return clone(got)
+			}
+			return map[string]any{}
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = fill(v, name, args, last)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = fill(v, name, args, last)
+		}
+		return out
+	}
+	return v
+}
+
+// lastPointers lists the pointers the templates read with "$last:".
+func lastPointers(f *spec.Fuzz) []string {
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
 		switch x := v.(type) {
 		case string:
-			switch x {
-			case "$name":
-				return name
-			case "$args":
-				return args
+			if p, ok := strings.CutPrefix(x, "$last:"); ok {
+				seen[p] = true
 			}
-			return x
 		case map[string]any:
-			out := make(map[string]any, len(x))
-			for k, v := range x {
-				out[k] = fill(v)
+			for _, v := range x {
+				walk(v)
 			}
-			return out
 		case []any:
-			out := make([]any, len(x))
-			for i, v := range x {
-				out[i] = fill(v)
+			for _, v := range x {
+				walk(v)
 			}
-			return out
 		}
-		return v
 	}
-	return fill(c.cfg.Protocol.Fuzz.Tools.Call)
+	for _, r := range f.Setup {
+		walk(r)
+	}
+	if f.Tools != nil {
+		walk(f.Tools.List)
+		walk(f.Tools.Call)
+	}
+	var out []string
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Passes reports how many times each rule was observed to hold.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,8 +40,12 @@ type sequence struct {
 	shape string
 	sent  int
 
-	failure *peer.Observation // the first failure at or above the level
+	// failure is the first failure at or above the level; the peer's
+	// reader goroutine sets it, so it is read through failed().
+	mu      sync.Mutex
+	failure *peer.Observation
 	closed  bool
+	last    map[string]any // values carried from response to request
 }
 
 // errStop ends a sequence early (the server is gone, or a failure was seen).
@@ -52,7 +57,7 @@ func (c *Campaign) run(t *rapid.T) {
 		return
 	}
 	c.countSequence()
-	s := &sequence{c: c, t: t, rec: transcript.NewRecorder()}
+	s := &sequence{c: c, t: t, rec: transcript.NewRecorder(), last: map[string]any{}}
 	defer s.finish()
 	if err := s.start(); err != nil {
 		s.fatal()
@@ -63,12 +68,12 @@ func (c *Campaign) run(t *rapid.T) {
 		if err := s.act(); err != nil {
 			break
 		}
-		if s.failure != nil || c.ctx.Err() != nil {
+		if s.failed() != nil || c.ctx.Err() != nil {
 			break
 		}
 	}
-	if s.failure == nil && !s.closed && c.ctx.Err() == nil {
-		s.shape = "end of sequence"
+	if s.failed() == nil && !s.closed && c.ctx.Err() == nil {
+		s.setShape("end of sequence")
 		s.probe()
 	}
 	s.fatal()
@@ -77,15 +82,19 @@ func (c *Campaign) run(t *rapid.T) {
 // fatal fails the rapid test when the sequence saw a failure, which makes
 // rapid shrink it. An interrupted campaign fails nothing.
 func (s *sequence) fatal() {
-	if s.failure == nil || s.c.ctx.Err() != nil || s.c.known(s.failure) {
+	f := s.failed()
+	if f == nil || s.c.ctx.Err() != nil || s.c.known(f) {
 		return
 	}
 	s.c.recordFailure(s)
-	s.t.Fatalf("%s: %s", s.failure.Rule, s.failure.Message)
+	s.t.Fatalf("%s: %s", f.Rule, f.Message)
 }
 
 func (s *sequence) finish() {
 	s.c.messages.Add(int64(s.sent))
+	if s.c.cfg.Trace != nil {
+		s.c.cfg.Trace(s.steps)
+	}
 	if s.p != nil {
 		s.p.Close()
 	}
@@ -93,11 +102,21 @@ func (s *sequence) finish() {
 
 func (s *sequence) observe(o peer.Observation) {
 	s.c.tally(o)
-	if o.Verdict != report.Fail || s.failure != nil || !s.c.counts(o.Rule) {
+	if o.Verdict != report.Fail || !s.c.counts(o.Rule) {
 		return
 	}
-	o.Scenario = s.shape
-	s.failure = &o
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failure == nil {
+		s.failure = &o
+	}
+}
+
+// failed returns the sequence's first failure, or nil.
+func (s *sequence) failed() *peer.Observation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failure
 }
 
 func (s *sequence) start() error {
@@ -112,7 +131,7 @@ func (s *sequence) start() error {
 	s.c.live.Store(s.p)
 	s.env = &scenario.Env{Peer: s.p, Protocol: s.c.cfg.Protocol, Timeout: s.c.cfg.Timeout, Observe: s.observe}
 	if st := s.c.cfg.Protocol.Startup; st != nil {
-		s.shape = "startup"
+		s.setShape("startup")
 		deadline := time.Now().Add(s.c.cfg.StartupTimeout)
 		for {
 			in, err := s.p.Next(time.Until(deadline))
@@ -129,14 +148,14 @@ func (s *sequence) start() error {
 		return nil
 	}
 	for _, req := range f.Setup {
-		s.shape = "setup"
-		if _, err := s.call(clone(req)); err != nil {
+		s.setShape("setup")
+		if _, err := s.call(fill(req, "", nil, s.last)); err != nil {
 			return err
 		}
 	}
 	if f.Tools != nil {
-		s.shape = "discover tools"
-		in, err := s.call(clone(f.Tools.List))
+		s.setShape("discover tools")
+		in, err := s.call(fill(f.Tools.List, "", nil, s.last))
 		if err != nil {
 			return err
 		}
@@ -157,26 +176,26 @@ func (s *sequence) act() error {
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.shape = "request " + methodOf(v)
+		s.setShape("request " + methodOf(v))
 		_, err := s.call(v)
 		return err
 	case "call":
 		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
-		s.shape = "call " + tl.name
-		_, err := s.call(s.c.callRequest(tl.name, args))
+		s.setShape("call " + tl.name)
+		_, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, s.last))
 		return err
 	case "call-invalid":
 		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
 		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
-		s.shape = "call " + tl.name + " with invalid arguments"
-		if _, err := s.call(s.c.callRequest(tl.name, m.Value)); err != nil {
+		s.setShape("call " + tl.name + " with invalid arguments")
+		if _, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, s.last)); err != nil {
 			return err
 		}
 		return s.probe()
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
-		s.shape = "invalid request: " + firstWords(m.What)
+		s.setShape("invalid request: " + firstWords(m.What))
 		if err := s.sendInvalid(m.Value); err != nil {
 			return err
 		}
@@ -190,14 +209,14 @@ func (s *sequence) act() error {
 			delete(m, idField(s.c))
 		}
 		b, _ := json.Marshal(base)
-		s.shape = "malformed: " + mal.name
+		s.setShape("malformed: " + mal.name)
 		if err := s.raw(mal.make(s.t, b)); err != nil {
 			return err
 		}
 		return s.probe()
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.shape = "request split over two writes"
+		s.setShape("request split over two writes")
 		s.setID(v)
 		b, _ := json.Marshal(v)
 		at := rapid.IntRange(1, max(1, len(b))).Draw(s.t, "split at")
@@ -211,7 +230,7 @@ func (s *sequence) act() error {
 		return s.await(c)
 	case "pipeline":
 		k := rapid.IntRange(2, 5).Draw(s.t, "pipelined")
-		s.shape = fmt.Sprintf("%d pipelined requests", k)
+		s.setShape(fmt.Sprintf("%d pipelined requests", k))
 		var calls []*peer.Call
 		var names []string
 		for i := 0; i < k; i++ {
@@ -229,10 +248,20 @@ func (s *sequence) act() error {
 			}
 		}
 	case "close":
-		s.shape = "stdin closed"
+		s.setShape("stdin closed")
 		return s.closeInput()
 	}
 	return nil
+}
+
+// setShape labels what the sequence does now; the peer tags its
+// observations with it, so a failure is grouped by the action that caused
+// it, even when it shows only later (a duplicate answer).
+func (s *sequence) setShape(shape string) {
+	s.shape = shape
+	if s.p != nil {
+		s.p.Tag(shape)
+	}
 }
 
 func (s *sequence) name() string { return fmt.Sprintf("r%d", s.ids) }
@@ -277,6 +306,11 @@ func (s *sequence) call(v any) (*peer.Inbound, error) {
 	if err != nil {
 		s.noteGone()
 		return nil, errStop
+	}
+	for _, ptr := range s.c.lastPtrs {
+		if v, ok := in.Field(ptr); ok {
+			s.last[ptr] = v
+		}
 	}
 	return in, nil
 }
@@ -379,7 +413,7 @@ func (s *sequence) gone(err error) error {
 
 // noteGone records a death nobody asked for as a liveness failure.
 func (s *sequence) noteGone() {
-	if s.failure != nil {
+	if s.failed() != nil {
 		return
 	}
 	select {

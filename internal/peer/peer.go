@@ -154,6 +154,15 @@ func (p *Peer) SetScenario(name string) {
 	p.o.Recorder.SetScenario(name)
 }
 
+// Tag renames what is observed from now on without forgetting anything, so
+// the fuzzer can label each action of one sequence: observations of a
+// response carry the tag of the request it answers.
+func (p *Peer) Tag(name string) {
+	p.mu.Lock()
+	p.scenario = name
+	p.mu.Unlock()
+}
+
 // Scenario is the current scenario's name.
 func (p *Peer) Scenario() string {
 	p.mu.Lock()

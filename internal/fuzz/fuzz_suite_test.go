@@ -1,0 +1,17 @@
+package fuzz_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/testbin"
+)
+
+func TestFuzz(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Fuzz Suite")
+}
+
+var _ = AfterSuite(testbin.Cleanup)

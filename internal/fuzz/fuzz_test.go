@@ -1,0 +1,140 @@
+package fuzz_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// campaign fuzzes the sonde-serve reference server with the given faults.
+func campaign(seed uint64, runs int, trace func([]scenario.Step), faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	b, err := protocols.Load("sonde-serve")
+	Expect(err).NotTo(HaveOccurred())
+	argv := []string{bin, "serve", "sonde-serve"}
+	for _, f := range faults {
+		argv = append(argv, "--fault", f)
+	}
+	c, err := fuzz.New(fuzz.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas,
+		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Runs:   runs, Seed: seed, Timeout: 300 * time.Millisecond, StartupTimeout: 2 * time.Second,
+		ShrinkTime: 8 * time.Second, Target: runner.Describe(argv), Trace: trace,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	bugs, err := c.Run(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	return c, bugs
+}
+
+// sends counts the messages a reproducer writes.
+func sends(steps []scenario.Step) int {
+	n := 0
+	for _, st := range steps {
+		if st.Send != nil || st.SendRaw != nil || st.SendBase64 != nil || st.SendLine != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// replay runs a saved reproducer through the same runner as `wirecheck
+// replay` and returns the rules that failed.
+func replay(file string, faults ...string) []string {
+	bin, _ := testbin.Wirecheck()
+	b, err := protocols.Load("sonde-serve")
+	Expect(err).NotTo(HaveOccurred())
+	data, err := os.ReadFile(file)
+	Expect(err).NotTo(HaveOccurred())
+	s, err := scenario.Parse(file, data, b.Protocol)
+	Expect(err).NotTo(HaveOccurred())
+	argv := append([]string{bin, "serve", "sonde-serve"}, faultArgs(faults)...)
+	rep, err := runner.Run(context.Background(), runner.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: []*scenario.Scenario{s}, Partial: true,
+		Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Timeout: 300 * time.Millisecond,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	var failed []string
+	for _, f := range rep.Findings {
+		if f.Verdict == report.Fail {
+			failed = append(failed, f.Rule)
+		}
+	}
+	return failed
+}
+
+func faultArgs(faults []string) []string {
+	var out []string
+	for _, f := range faults {
+		out = append(out, "--fault", f)
+	}
+	return out
+}
+
+var _ = Describe("wirecheck fuzz against the sonde-serve reference server", func() {
+	It("finds nothing when no fault is on", func() {
+		_, bugs := campaign(3, 80, nil)
+		for _, b := range bugs {
+			Fail("unexpected finding: " + b.Rule + " after " + b.Shape + ": " + b.First.Message)
+		}
+	})
+
+	It("gives the same sequences for the same seed", func() {
+		record := func() []string {
+			var out []string
+			_, _ = campaign(11, 25, func(steps []scenario.Step) {
+				b, _ := json.Marshal(steps)
+				out = append(out, string(b))
+			})
+			return out
+		}
+		first, second := record(), record()
+		Expect(first).NotTo(BeEmpty())
+		Expect(second).To(Equal(first))
+	})
+
+	DescribeTable("finds a fault only unusual input reveals, shrinks it, and saves a reproducer that replays",
+		func(fault string, rules []string) {
+			c, bugs := campaign(42, 150, nil, fault)
+			Expect(bugs).NotTo(BeEmpty(), "fault %s not found", fault)
+			dir := GinkgoT().TempDir()
+			smallest := bugs[0]
+			for _, b := range bugs {
+				Expect(rules).To(ContainElement(b.Rule), "fault %s: %s after %s: %s", fault, b.Rule, b.Shape, b.First.Message)
+				if sends(b.Steps) < sends(smallest.Steps) {
+					smallest = b
+				}
+			}
+			Expect(sends(smallest.Steps)).To(BeNumerically("<=", 4), "the reproducer is a few messages")
+			file, err := c.Save(smallest, dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(replay(file, fault)).To(ContainElement(smallest.Rule), "replay reports the same rule")
+			Expect(replay(file)).To(BeEmpty(), "the reproducer passes against a healthy server")
+		},
+		Entry("exits on a JSON value that is not an object", "exit-non-object", []string{"SONDE-GEN-SURVIVE"}),
+		Entry("exits on a line over 64 KiB", "exit-long-line", []string{"SONDE-GEN-SURVIVE"}),
+		Entry("exits on non-ASCII input", "exit-non-ascii", []string{"SONDE-GEN-SURVIVE"}),
+		Entry("stops answering after a malformed line", "mute-after-malformed", []string{"SONDE-GEN-SURVIVE", "SONDE-ONE-RESPONSE-1"}),
+		Entry("answers one request twice", "double-answer", []string{"SONDE-ONE-RESPONSE-1"}),
+	)
+
+	It("groups repeated hits of one bug into one finding with a count", func() {
+		_, bugs := campaign(5, 60, nil, "double-answer")
+		Expect(bugs).To(HaveLen(1))
+		Expect(bugs[0].Hits).To(BeNumerically(">", 10))
+	})
+})
