@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 )
 
 // Save writes a bug's minimal sequence as a scenario file in dir and
@@ -44,6 +46,7 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	fmt.Fprintf(&out, "# Saved by wirecheck fuzz: %s broke after %s (%d hits).\n", b.Rule, b.Shape, b.Hits)
 	fmt.Fprintf(&out, "# Replay: wirecheck replay %s -- %s\n", filepath.Join(dir, name+".yaml"), c.cfg.Target)
 	out.Write(body)
+	writeTranscript(&out, b.Transcript)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -105,4 +108,27 @@ func stepRules(failing string, steps []scenario.Step) []string {
 		}
 	}
 	return out
+}
+
+// writeTranscript appends the minimal run's transcript as YAML comments:
+// evidence for the reader, ignored by replay. Each line is quoted, so
+// nothing a server sent can end the comment or inject YAML.
+func writeTranscript(out *bytes.Buffer, es []transcript.Entry) {
+	if len(es) == 0 {
+		return
+	}
+	arrows := map[transcript.Direction]string{transcript.Sent: "→", transcript.Received: "←", transcript.Stderr: "!", transcript.Note: "#"}
+	out.WriteString("# Transcript of the minimal run:\n")
+	if len(es) > 40 {
+		fmt.Fprintf(out, "#   (%d earlier lines left out)\n", len(es)-40)
+		es = es[len(es)-40:]
+	}
+	for _, e := range es {
+		text := e.Text
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		q := strconv.Quote(text)
+		fmt.Fprintf(out, "#   %8.1fms %s %s\n", e.OffsetMS, arrows[e.Dir], strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`))
+	}
 }
