@@ -62,6 +62,16 @@ var _ = Describe("wirecheck run", func() {
 		Expect(out).To(ContainSubstring("wirecheck run --protocol sonde-serve --scenario tools-call-every"))
 	})
 
+	It("runs mcp under the revision --mcp-version names, and reproduces with it", func() {
+		code, out, _ := cli("", "run", "--protocol", "mcp", "--mcp-version", "2024-11-05", "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(0), out)
+		code, out, _ = cli("", "run", "--protocol", "mcp", "--mcp-version", "2025-03-26", "--scenario", "batch",
+			"--", bin(), "serve", "mcp", "--fault", "batch-refused")
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("MCP-JSONRPC-10"))
+		Expect(out).To(ContainSubstring("--mcp-version 2025-03-26"))
+	})
+
 	It("judges by --level: a SHOULD failure fails the run only at --level should", func() {
 		args := []string{"run", "--protocol", "sonde-serve", "--", bin(), "serve", "sonde-serve", "--fault", "id-as-string"}
 		code, _, _ := cli("", args...)
@@ -132,6 +142,8 @@ var _ = Describe("wirecheck run", func() {
 		Entry("unknown scenario", "matches no scenario", "run", "--protocol", "sonde-serve", "--scenario", "nope", "--", "true"),
 		Entry("missing baseline", "--baseline", "run", "--protocol", "sonde-serve", "--baseline", "/nonexistent", "--", "true"),
 		Entry("unknown fault", `unknown fault "nope"`, "serve", "sonde-serve", "--fault", "nope"),
+		Entry("unknown MCP revision", `protocol mcp has no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)`,
+			"run", "--protocol", "mcp", "--mcp-version", "2099-01-01", "--", "true"),
 		Entry("unknown subcommand", "unknown command", "frobnicate"),
 	)
 

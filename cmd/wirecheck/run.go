@@ -94,6 +94,7 @@ type runFlags struct {
 	baseline  string
 	seed      uint64
 	params    []string
+	mcpVer    string
 	noColor   bool
 	verbose   bool
 }
@@ -118,6 +119,7 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.baseline, "baseline", "", "file of known failures that do not fail the run (a JSON report, or lines 'RULE [SCENARIO]')")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for generated input (tool arguments), so a run is reproducible")
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE setting for protocol-specific scenarios (repeatable)")
+	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to request and judge by (protocol mcp; same as --param mcp-version=V)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console table, even on a terminal")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show passing findings too")
 	return cmd
@@ -181,6 +183,14 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 	params, err := parseParams(f.params, "param")
 	if err != nil {
 		return err
+	}
+	if f.mcpVer != "" {
+		params["mcp-version"] = f.mcpVer
+	}
+	if v := b.Protocol.Versions; v != nil {
+		if _, err := b.Protocol.ForVersion(params[v.Param]); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	outs, err := parseReports(f.reports)
 	if err != nil {
@@ -317,6 +327,9 @@ func reproduce(f *runFlags, name string, argv []string) string {
 	}
 	for _, p := range f.params {
 		parts = append(parts, "--param", p)
+	}
+	if f.mcpVer != "" {
+		parts = append(parts, "--mcp-version", f.mcpVer)
 	}
 	parts = append(parts, "--")
 	return runner.Describe(append(parts, argv...))

@@ -108,7 +108,7 @@ func validateLine(p *spec.Protocol, reg *schema.Registry, raw []byte, forced *sp
 	var first []string
 	for _, k := range candidates {
 		var problems []string
-		if err := reg.Get(k.Schema).Validate(v); err != nil {
+		if err := reg.Get(k.Schema).Validate(at(v, k.At)); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: not a valid %s (%s): %s", ruleOr(k.Rule), k.Name, reg.Path(k.Schema), schema.Explain(err)))
 		}
 		for _, r := range p.Rules {
@@ -117,7 +117,7 @@ func validateLine(p *spec.Protocol, reg *schema.Registry, raw []byte, forced *sp
 			}
 			for _, role := range r.Frames.Roles {
 				if role == k.Role {
-					if err := reg.Get(r.Frames.Schema).Validate(v); err != nil {
+					if err := reg.Get(r.Frames.Schema).Validate(at(v, r.Frames.At)); err != nil {
 						problems = append(problems, fmt.Sprintf("%s: %s: %s", r.ID, r.Title, schema.Explain(err)))
 					}
 				}
@@ -138,4 +138,11 @@ func ruleOr(id string) string {
 		return "schema"
 	}
 	return id
+}
+
+// at is the part of a frame a kind's schema applies to (the whole frame
+// when ptr is empty).
+func at(v any, ptr string) any {
+	part, _ := peer.Pointer(v, ptr)
+	return part
 }

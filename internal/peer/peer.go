@@ -113,6 +113,13 @@ type Peer struct {
 	frames   int
 	known    int // frames of a kind this protocol defines
 	stderr   []string
+	// handler, when set, answers server requests instead of
+	// Options.Handler until the next scenario starts.
+	handler Handler
+	// serverIDs holds the ids of requests the server sent: a response-role
+	// frame carrying one (an error about a callback) is about that request,
+	// not an answer to one of wirecheck's, and not a stray.
+	serverIDs map[string]bool
 
 	gone     chan struct{}
 	readDone chan struct{}
@@ -128,30 +135,59 @@ func New(o Options) *Peer {
 		o.Observe = func(Observation) {}
 	}
 	p := &Peer{
-		o:        o,
-		proto:    o.Protocol,
-		started:  time.Now(),
-		pending:  map[string]*Call{},
-		answered: map[string]*Call{},
-		signal:   make(chan struct{}),
-		gone:     make(chan struct{}),
-		readDone: make(chan struct{}),
-		errDone:  make(chan struct{}),
+		o:         o,
+		proto:     o.Protocol,
+		started:   time.Now(),
+		pending:   map[string]*Call{},
+		answered:  map[string]*Call{},
+		serverIDs: map[string]bool{},
+		signal:    make(chan struct{}),
+		gone:      make(chan struct{}),
+		readDone:  make(chan struct{}),
+		errDone:   make(chan struct{}),
 	}
 	go p.readLoop()
 	go p.stderrLoop()
 	return p
 }
 
-// SetScenario tags what is observed from now on, and forgets raw lines the
-// previous scenario left unanswered.
+// SetScenario tags what is observed from now on, forgets raw lines the
+// previous scenario left unanswered, and drops the handler it set.
 func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
 	p.scenario = name
 	p.anon = 0
 	p.inbox = nil
+	p.handler = nil
 	p.mu.Unlock()
 	p.o.Recorder.SetScenario(name)
+}
+
+// SetHandler makes h answer the requests the server sends from now until
+// the current scenario ends (nil restores Options.Handler), so a scenario
+// can pick how wirecheck answers: allow, deny, or never answer.
+func (p *Peer) SetHandler(h Handler) {
+	p.mu.Lock()
+	p.handler = h
+	p.mu.Unlock()
+}
+
+// currentHandler is the scenario's handler, or the default one.
+func (p *Peer) currentHandler() Handler {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.handler != nil {
+		return p.handler
+	}
+	return p.o.Handler
+}
+
+// ServerRequest reports whether id (canonical, see Key) is the id of a
+// request the server sent.
+func (p *Peer) ServerRequest(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.serverIDs[key]
 }
 
 // Tag renames what is observed from now on without forgetting anything, so
@@ -331,6 +367,52 @@ func (p *Peer) Next(timeout time.Duration) (*Inbound, error) {
 			if empty {
 				return nil, ErrExited
 			}
+		}
+		t.Stop()
+	}
+}
+
+// NextWhere returns the oldest uncorrelated frame for which match holds,
+// waiting up to timeout for one; the frames it passes over stay queued for
+// later calls. It lets a scenario follow one stream (one session's
+// messages, one progress token) while others interleave.
+func (p *Peer) NextWhere(timeout time.Duration, match func(*Inbound) bool) (*Inbound, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		p.mu.Lock()
+		for i, in := range p.inbox {
+			if match(in) {
+				p.inbox = append(p.inbox[:i:i], p.inbox[i+1:]...)
+				p.mu.Unlock()
+				return in, nil
+			}
+		}
+		sig := p.signal
+		p.mu.Unlock()
+		select {
+		case <-p.gone:
+			// Everything the server sent is queued: one last look.
+			p.mu.Lock()
+			for i, in := range p.inbox {
+				if match(in) {
+					p.inbox = append(p.inbox[:i:i], p.inbox[i+1:]...)
+					p.mu.Unlock()
+					return in, nil
+				}
+			}
+			p.mu.Unlock()
+			return nil, ErrExited
+		default:
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, ErrTimeout
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-sig:
+		case <-t.C:
+		case <-p.gone:
 		}
 		t.Stop()
 	}

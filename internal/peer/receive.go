@@ -91,9 +91,14 @@ func (p *Peer) receive(f transport.Frame) {
 		call.Events = append(call.Events, in)
 		p.mu.Unlock()
 	case spec.RoleRequest:
+		if hasID && idv != nil {
+			p.mu.Lock()
+			p.serverIDs[Key(idv)] = true
+			p.mu.Unlock()
+		}
 		p.deliver(in)
-		if p.o.Handler != nil {
-			if resp := p.o.Handler(in); resp != nil {
+		if h := p.currentHandler(); h != nil {
+			if resp := h(in); resp != nil {
 				p.o.Recorder.Add(transcript.Sent, resp)
 				if err := p.o.Transport.Send(resp); err != nil {
 					p.note("write failed: " + err.Error())
@@ -109,12 +114,15 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 	seq := in.Seq
 	if call == nil {
 		p.mu.Lock()
-		isAnon := p.anon > 0
+		// A frame about a request the server sent (an error saying the
+		// answer came too late) is not an answer to one of wirecheck's.
+		aboutServer := hasID && idv != nil && p.serverIDs[Key(idv)]
+		isAnon := !aboutServer && p.anon > 0
 		if isAnon {
 			p.anon--
 		}
 		p.mu.Unlock()
-		if !isAnon {
+		if !isAnon && !aboutServer {
 			p.check(CheckNoStray, scen, report.Fail, seq,
 				"response with id "+idText(idv, hasID)+", but no request with that id was sent",
 				"responses only to requests wirecheck sent", excerpt(in.Raw))
@@ -173,6 +181,9 @@ func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
 		}
 		if c := p.answered[k]; c != nil {
 			return c, ""
+		}
+		if p.serverIDs[k] {
+			return nil, ""
 		}
 		lk := looseKey(idv)
 		for _, c := range p.pending {
@@ -237,7 +248,7 @@ func Matches(v any, conds []spec.Cond) bool {
 func (p *Peer) validate(in *Inbound, scen, method string) {
 	k := in.Kind
 	if k.Rule != "" {
-		p.validateAgainst(in, scen, k.Rule, k.Schema)
+		p.validateAgainst(in, scen, k.Rule, k.Schema, k.At)
 	}
 	for _, r := range p.proto.Rules {
 		if r.Frames == nil || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(in.Value, r.Frames.When) {
@@ -245,23 +256,31 @@ func (p *Peer) validate(in *Inbound, scen, method string) {
 		}
 		for _, role := range r.Frames.Roles {
 			if role == k.Role {
-				p.validateAgainst(in, scen, r.ID, r.Frames.Schema)
+				p.validateAgainst(in, scen, r.ID, r.Frames.Schema, r.Frames.At)
 				break
 			}
 		}
 	}
 }
 
-func (p *Peer) validateAgainst(in *Inbound, scen, rule, file string) {
+// validateAgainst applies a schema to the frame, or to the part of it at
+// the JSON pointer at when at is set.
+func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 	s := p.o.Schemas.Get(file)
 	if s == nil {
 		p.emit(Observation{Rule: rule, Verdict: report.Error, Scenario: scen, Seq: in.Seq,
 			Message: "schema " + p.o.Schemas.Path(file) + " is not compiled"})
 		return
 	}
-	if err := s.Validate(in.Value); err != nil {
+	v := in.Value
+	what := " frame"
+	if at != "" {
+		v, _ = Pointer(in.Value, at)
+		what = " frame's " + at
+	}
+	if err := s.Validate(v); err != nil {
 		p.emit(Observation{Rule: rule, Verdict: report.Fail, Scenario: scen, Seq: in.Seq,
-			Message:  in.Kind.Name + " frame does not match " + p.o.Schemas.Path(file),
+			Message:  in.Kind.Name + what + " does not match " + p.o.Schemas.Path(file),
 			Expected: "a frame valid against " + p.o.Schemas.Path(file),
 			Actual:   schema.Explain(err) + "\n" + excerpt(in.Raw)})
 		return

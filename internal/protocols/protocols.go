@@ -13,11 +13,15 @@ import (
 
 	"github.com/wirecheck/wirecheck/fixtures"
 	"github.com/wirecheck/wirecheck/internal/peer"
+	agentbridgeserver "github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
+	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
 	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
+	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
 	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
 	toolhostsuite "github.com/wirecheck/wirecheck/internal/suite/toolhost"
 	"github.com/wirecheck/wirecheck/schemas"
@@ -49,10 +53,18 @@ type Bundle struct {
 type entry struct {
 	goScenarios func() []*scenario.Scenario
 	serve       func(ServeOptions) int
+	// handler answers requests the server sends, if it sends any.
+	handler peer.Handler
 }
 
 var registry = map[string]entry{
 	"sonde-serve": {goScenarios: sondesuite.Scenarios, serve: serveSonde},
+	"mcp": {goScenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, serve: func(o ServeOptions) int {
+		return mcpserver.Serve(o.Faults, o.In, o.Out, o.Log)
+	}},
+	"agent-bridge": {goScenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: func(o ServeOptions) int {
+		return agentbridgeserver.Serve(o.Faults, o.In, o.Out, o.Log)
+	}},
 	"tool-host": {goScenarios: toolhostsuite.Scenarios, serve: func(o ServeOptions) int {
 		return toolhostserver.Serve(o.Faults, o.In, o.Out, o.Log)
 	}},
@@ -140,7 +152,24 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool)
 	if e.goScenarios != nil {
 		scs = append(scs, e.goScenarios()...)
 	}
-	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: e.serve}
+	// Every schema reference must compile, for every version of a
+	// versioned protocol.
+	vs := []string{""}
+	if p.Versions != nil {
+		vs = p.Versions.IDs()
+	}
+	for _, v := range vs {
+		pv, err := p.ForVersion(v)
+		if err != nil {
+			return nil, err
+		}
+		for _, ref := range pv.SchemaRefs() {
+			if prob := reg.Check(ref); prob != "" {
+				return nil, fmt.Errorf("%s: %s", p.File, prob)
+			}
+		}
+	}
+	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: e.serve, Handler: e.handler}
 	if cacheable {
 		cache[id] = b
 	}

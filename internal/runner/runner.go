@@ -77,7 +77,21 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.StartupTimeout == 0 {
 		cfg.StartupTimeout = DefaultStartupTimeout
 	}
+	var verr error
+	if v := cfg.Protocol.Versions; v != nil {
+		// A versioned protocol (MCP): --param <v.Param>=ID picks the
+		// revision whose kinds and schemas judge the run.
+		p, err := cfg.Protocol.ForVersion(cfg.Params[v.Param])
+		if err != nil {
+			verr = err
+		} else {
+			cfg.Protocol = p
+		}
+	}
 	r := &run{cfg: cfg, rec: transcript.NewRecorder(), aggs: map[key]*agg{}, spans: map[string]span{}, started: time.Now()}
+	if verr != nil {
+		return r.report(), verr
+	}
 	r.rec.SetRedactor(redact.Text)
 	err := r.all(ctx)
 	return r.report(), err

@@ -11,6 +11,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -23,6 +24,12 @@ const Base = "wirecheck:///schemas/"
 type Registry struct {
 	dir    string
 	byFile map[string]*jsonschema.Schema
+
+	// Fragments ("file.json#/definitions/X") are compiled on first use
+	// with the compiler that holds every file, and cached.
+	mu     sync.Mutex
+	c      *jsonschema.Compiler
+	byFrag map[string]*jsonschema.Schema
 }
 
 // Compile registers every .json file under dir in fsys and compiles each
@@ -61,7 +68,7 @@ func Compile(fsys fs.FS, dir string) (*Registry, error) {
 			return nil, fmt.Errorf("schemas/%s: %v", f, err)
 		}
 	}
-	r := &Registry{dir: dir, byFile: map[string]*jsonschema.Schema{}}
+	r := &Registry{dir: dir, byFile: map[string]*jsonschema.Schema{}, c: c, byFrag: map[string]*jsonschema.Schema{}}
 	for _, f := range files {
 		s, err := c.Compile(Base + f)
 		if err != nil {
@@ -73,8 +80,47 @@ func Compile(fsys fs.FS, dir string) (*Registry, error) {
 }
 
 // Get returns the compiled schema of a file relative to the registry's
-// folder, e.g. "ready.json", or a fragment of one, "defs.json#/$defs/tool".
-func (r *Registry) Get(file string) *jsonschema.Schema { return r.byFile[file] }
+// folder, e.g. "ready.json", or a fragment of one, "defs.json#/$defs/tool"
+// (compiled on first use, then cached). It returns nil when there is no
+// such file or fragment.
+func (r *Registry) Get(file string) *jsonschema.Schema {
+	if s := r.byFile[file]; s != nil {
+		return s
+	}
+	f, frag, ok := strings.Cut(file, "#")
+	if !ok || r.byFile[f] == nil || r.c == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.byFrag[file]; ok {
+		return s
+	}
+	s, err := r.c.Compile(Base + path.Join(r.dir, f) + "#" + frag)
+	if err != nil {
+		s = nil
+	}
+	r.byFrag[file] = s
+	return s
+}
+
+// Check reports what is wrong with a schema reference ("" when it
+// compiles), for load-time checks of specs.
+func (r *Registry) Check(file string) string {
+	if r.Get(file) != nil {
+		return ""
+	}
+	f, frag, ok := strings.Cut(file, "#")
+	if _, has := r.byFile[f]; !has {
+		return fmt.Sprintf("schema %q not found in schemas/%s/", f, r.dir)
+	}
+	if ok && r.c != nil {
+		if _, err := r.c.Compile(Base + path.Join(r.dir, f) + "#" + frag); err != nil {
+			return fmt.Sprintf("schema %q: %s", file, strings.ReplaceAll(err.Error(), Base, "schemas/"))
+		}
+	}
+	return fmt.Sprintf("schema %q does not compile", file)
+}
 
 // Files lists the compiled files, sorted.
 func (r *Registry) Files() []string {

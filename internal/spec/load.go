@@ -153,6 +153,14 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		} else if b, err := base(p.Base); err != nil {
 			bad(1, "base %q: %v", p.Base, err)
 		} else {
+			if b.template != nil {
+				// A versioned base: the profile takes its templates and
+				// is resolved per version like it.
+				b = b.template
+			}
+			if p.Versions == nil {
+				p.Versions = b.Versions
+			}
 			// Own kinds first so a profile can refine the base's classification.
 			p.Kinds = append(p.Kinds, b.Kinds...)
 			p.Rules = append(append([]*Rule{}, b.Rules...), p.Rules...)
@@ -197,6 +205,11 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 			p.checks[c] = append(p.checks[c], r)
 		}
+		for _, v := range r.Versions {
+			if p.Versions == nil || p.Versions.find(v) == nil {
+				bad(r.Line, "rule %s: version %q is not in the spec's versions list", r.ID, v)
+			}
+		}
 		if r.Frames != nil {
 			checkSchema(schemaFS, p.ID, r.Frames.Schema, func(m string) { bad(r.Line, "rule %s: %s", r.ID, m) })
 			for i := range r.Frames.When {
@@ -225,6 +238,14 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			bad(k.Line, "kind %q: role %q must be one of ready, response, event, request, notification, out", k.Name, k.Role)
 		}
 		checkSchema(schemaFS, p.ID, k.Schema, func(m string) { bad(k.Line, "kind %q: %s", k.Name, m) })
+		if k.At != "" && !strings.HasPrefix(k.At, "/") {
+			bad(k.Line, "kind %q: at %q must be a JSON pointer starting with '/'", k.Name, k.At)
+		}
+		for _, v := range k.Versions {
+			if p.Versions == nil || p.Versions.find(v) == nil {
+				bad(k.Line, "kind %q: version %q is not in the spec's versions list", k.Name, v)
+			}
+		}
 		if k.Rule != "" && p.rules[k.Rule] == nil {
 			bad(k.Line, "kind %q: rule %s is not in the catalogue", k.Name, k.Rule)
 		}
@@ -276,14 +297,43 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		if len(f.Trips) == 0 {
 			bad(f.Line, "fault %q trips no rule", f.Name)
 		}
+		if f.Version != "" && (p.Versions == nil || p.Versions.find(f.Version) == nil) {
+			bad(f.Line, "fault %q: version %q is not in the spec's versions list", f.Name, f.Version)
+		}
 		for _, id := range append(append([]string{}, f.Trips...), f.Also...) {
 			if p.rules[id] == nil {
 				bad(f.Line, "fault %q: rule %s is not in the catalogue", f.Name, id)
 			}
 		}
 	}
+	if v := p.Versions; v != nil {
+		seenV := map[string]bool{}
+		if v.Param == "" {
+			bad(1, "versions: param is required (the --param key that picks a version)")
+		}
+		for _, x := range v.List {
+			if x.ID == "" || seenV[x.ID] {
+				bad(1, "versions: version ids must be present and unique (%q)", x.ID)
+			}
+			seenV[x.ID] = true
+			files := map[string]bool{}
+			for _, ref := range p.SchemaRefs() {
+				f, _, _ := strings.Cut(x.Expand(ref), "#")
+				if !files[f] {
+					files[f] = true
+					checkSchema(schemaFS, p.ID, f, func(m string) { bad(1, "version %s: %s", x.ID, m) })
+				}
+			}
+		}
+		if !seenV[v.Default] {
+			bad(1, "versions: default %q is not in the list", v.Default)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	if p.Versions != nil {
+		return p.ForVersion(p.Versions.Default)
 	}
 	return p, nil
 }
@@ -293,9 +343,11 @@ func checkSchema(schemaFS fs.FS, proto, file string, bad func(string)) {
 		bad("missing schema")
 		return
 	}
-	if schemaFS == nil {
+	if schemaFS == nil || strings.Contains(file, "{") {
+		// A template is checked once expanded for each version.
 		return
 	}
+	file, _, _ = strings.Cut(file, "#")
 	if _, err := fs.Stat(schemaFS, path.Join(proto, file)); err != nil {
 		bad(fmt.Sprintf("schema %q not found in schemas/%s/", file, proto))
 	}

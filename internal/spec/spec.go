@@ -40,9 +40,20 @@ type Protocol struct {
 	// skipped, not failed, when the answer matches one of them, so a server
 	// that leaves out an optional method is not blamed for it.
 	Unimplemented [][]Cond `yaml:"unimplemented"`
+	// Versions lists the protocol's revisions when its messages differ by
+	// revision (MCP): schema references in kinds and frame rules may use
+	// {version} and the revision's vars, and a run picks one revision
+	// (see ForVersion). Nil for a protocol with one revision.
+	Versions *Versions `yaml:"versions"`
+	// Version is the revision this Protocol was resolved for ("" when the
+	// protocol has no Versions).
+	Version string `yaml:"-"`
 
 	// File is the spec's file name, for error messages.
 	File string `yaml:"-"`
+
+	// template is the unresolved protocol a versioned one came from.
+	template *Protocol
 
 	rules  map[string]*Rule
 	checks map[string][]*Rule
@@ -89,6 +100,12 @@ type Kind struct {
 	When []Cond `yaml:"when"`
 	// Rule is the rule a frame of this kind breaks when it fails Schema.
 	Rule string `yaml:"rule"`
+	// At, a JSON pointer, applies Schema to that part of the frame (the
+	// result of a response) instead of the whole frame.
+	At string `yaml:"at"`
+	// Versions restricts the kind to these revisions of the protocol
+	// (empty: all).
+	Versions []string `yaml:"versions"`
 
 	Line int `yaml:"-"`
 }
@@ -162,8 +179,24 @@ type Rule struct {
 	// roles, for statements about all frames of a role (every response
 	// carries protocolVersion).
 	Frames *FrameRule `yaml:"frames"`
+	// Versions limits the rule to these revisions of a versioned protocol
+	// (empty: all); under another revision scenarios report it skipped.
+	Versions []string `yaml:"versions"`
 
 	Line int `yaml:"-"`
+}
+
+// AppliesTo reports whether the rule holds in a revision.
+func (r *Rule) AppliesTo(version string) bool {
+	if len(r.Versions) == 0 || version == "" {
+		return true
+	}
+	for _, v := range r.Versions {
+		if v == version {
+			return true
+		}
+	}
+	return false
 }
 
 // FrameRule applies Schema to every inbound frame whose role is in Roles,
@@ -174,6 +207,8 @@ type FrameRule struct {
 	Schema string `yaml:"schema"`
 	Method string `yaml:"method"`
 	When   []Cond `yaml:"when"`
+	// At applies Schema to the value at this JSON pointer, as Kind.At.
+	At string `yaml:"at"`
 }
 
 // Fault is a way the reference server can be told to break the protocol.
@@ -183,7 +218,10 @@ type Fault struct {
 	Trips []string `yaml:"trips"`
 	// Also lists rules the fault may trip as a consequence, besides Trips.
 	Also []string `yaml:"also"`
-	Line int      `yaml:"-"`
+	// Version is the revision of a versioned protocol the fault is run
+	// under (default: the protocol's default), for rules of one revision.
+	Version string `yaml:"version"`
+	Line    int    `yaml:"-"`
 }
 
 // Fuzz describes, in data, what the fuzzer needs to drive a protocol: the

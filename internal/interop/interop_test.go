@@ -1,0 +1,128 @@
+package interop_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/interop"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// run runs the whole MCP suite against a server command, as `wirecheck run
+// --protocol mcp -- argv…` does.
+func run(argv []string) *report.Report {
+	b, err := protocols.Load("mcp")
+	Expect(err).NotTo(HaveOccurred())
+	rep, err := runner.Run(context.Background(), runner.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+		Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Timeout:        runner.DefaultTimeout,
+		StartupTimeout: runner.DefaultStartupTimeout,
+		Seed:           1,
+		Target:         runner.Describe(argv),
+	})
+	Expect(err).NotTo(HaveOccurred(), "the run must complete without a harness error")
+	return rep
+}
+
+// compare asserts that the run found exactly the recorded findings, and
+// that the record explains itself (UPDATE_INTEROP=1 rewrites it instead,
+// for a maintainer who has examined every change).
+func compare(name string, rep *report.Report) {
+	got := interop.Failures(rep)
+	for _, f := range got {
+		Expect(f.Verdict).To(Equal(string(report.Fail)), "harness error in %s: %s", f.Scenario, message(rep, f))
+	}
+	if os.Getenv("UPDATE_INTEROP") != "" {
+		exp, _ := interop.Load(name)
+		if exp == nil {
+			exp = &interop.Expected{Server: name}
+		}
+		exp.Findings = got
+		b, _ := json.MarshalIndent(exp, "", "  ")
+		Expect(os.WriteFile(filepath.Join(interop.Root(), "internal", "interop", "testdata", name+".json"), append(b, '\n'), 0o644)).To(Succeed())
+	}
+	exp, err := interop.Load(name)
+	Expect(err).NotTo(HaveOccurred())
+	want := append([]interop.Finding{}, exp.Findings...)
+	interop.Sort(want)
+	var extra, missing []string
+	for _, f := range got {
+		if !contains(want, f) {
+			extra = append(extra, f.String()+": "+message(rep, f))
+		}
+	}
+	for _, f := range want {
+		if !contains(got, f) {
+			missing = append(missing, f.String())
+		}
+	}
+	Expect(extra).To(BeEmpty(), "new findings against %s: examine each, then fix wirecheck or record it in testdata and docs/mcp-interop.md", name)
+	Expect(missing).To(BeEmpty(), "recorded findings against %s that vanished", name)
+}
+
+func contains(fs []interop.Finding, f interop.Finding) bool {
+	for _, g := range fs {
+		if g == f {
+			return true
+		}
+	}
+	return false
+}
+
+func message(rep *report.Report, f interop.Finding) string {
+	for _, x := range rep.Findings {
+		if x.Rule == f.Rule && x.Scenario == f.Scenario {
+			return x.Message
+		}
+	}
+	return ""
+}
+
+var _ = Describe("real MCP servers over stdio", func() {
+	It("@modelcontextprotocol/server-everything "+interop.ServerEverythingVersion+" has exactly the recorded findings", func() {
+		dir := filepath.Join(interop.Root(), "test", "interop")
+		entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+		node, err := exec.LookPath("node")
+		if err != nil {
+			Skip("node is not installed: the npm server @modelcontextprotocol/server-everything cannot run (.ci/run installs it)")
+		}
+		if _, err := os.Stat(entry); err != nil {
+			npm, err := exec.LookPath("npm")
+			if err != nil {
+				Skip("npm is not installed: cannot install @modelcontextprotocol/server-everything (.ci/run installs it)")
+			}
+			cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "npm ci in test/interop:\n%s", out)
+		}
+		rep := run([]string{node, entry, "stdio"})
+		compare("server-everything", rep)
+	})
+
+	It("the Go SDK's examples/server/everything "+interop.GoSDKVersion+" has exactly the recorded findings", func() {
+		bin := filepath.Join(interop.Root(), "test", "interop", "bin", "everything")
+		if _, err := os.Stat(bin); err != nil {
+			gobin, err := exec.LookPath("go")
+			if err != nil {
+				Skip("go is not on PATH: cannot install " + interop.GoSDKEverything)
+			}
+			cmd := exec.Command(gobin, "install", interop.GoSDKEverything)
+			cmd.Env = append(os.Environ(), "GOBIN="+filepath.Dir(bin), "GOFLAGS=-mod=mod")
+			out, err := cmd.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "go install %s:\n%s", interop.GoSDKEverything, out)
+		}
+		rep := run([]string{bin})
+		compare("go-sdk-everything", rep)
+	})
+})

@@ -1,0 +1,93 @@
+package protocols_test
+
+import (
+	"io/fs"
+	"strings"
+	"testing/fstest"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/fixtures"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/schemas"
+	"github.com/wirecheck/wirecheck/specs"
+)
+
+var _ = Describe("a versioned protocol (mcp)", func() {
+	b, err := protocols.Load("mcp")
+
+	It("loads resolved for its default revision", func() {
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b.Protocol.Version).To(Equal(b.Protocol.Versions.Default))
+		k := b.Protocol.Kind("initialize result")
+		Expect(k.Schema).To(Equal("2025-06-18/schema.json#/definitions/InitializeResult"))
+		Expect(k.At).To(Equal("/result"))
+	})
+
+	It("resolves every revision's schema references to compiled definitions, draft-07 and 2020-12 alike", func() {
+		for _, v := range b.Protocol.Versions.IDs() {
+			p, err := b.Protocol.ForVersion(v)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.Version).To(Equal(v))
+			for _, ref := range p.SchemaRefs() {
+				Expect(ref).NotTo(ContainSubstring("{"), "unexpanded template in %s", v)
+				Expect(b.Schemas.Get(ref)).NotTo(BeNil(), "%s: %s does not compile", v, ref)
+			}
+		}
+		p, _ := b.Protocol.ForVersion("2025-11-25")
+		Expect(p.Kind("error response").Schema).To(Equal("2025-11-25/schema.json#/$defs/JSONRPCErrorResponse"))
+	})
+
+	It("drops kinds of other revisions and keeps rules, marking where they apply", func() {
+		old, err := b.Protocol.ForVersion("2024-11-05")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(old.Kind("elicitation/create request")).To(BeNil())
+		Expect(old.Kind("batch response")).To(BeNil())
+		Expect(old.Rule("MCP-JSONRPC-10").AppliesTo("2024-11-05")).To(BeFalse())
+		mid, _ := b.Protocol.ForVersion("2025-03-26")
+		Expect(mid.Kind("batch response")).NotTo(BeNil())
+		Expect(mid.Rule("MCP-JSONRPC-10").AppliesTo("2025-03-26")).To(BeTrue())
+		Expect(len(old.Rules)).To(Equal(len(b.Protocol.Rules)))
+		Expect(old.RulesForCheck("ndjson.json")).To(HaveLen(1))
+	})
+
+	It("refuses an unknown revision, naming the known ones", func() {
+		_, err := b.Protocol.ForVersion("2099-01-01")
+		Expect(err).To(MatchError(ContainSubstring(`no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)`)))
+	})
+
+	It("validates official examples: a draft-07 and a 2020-12 definition reached by fragment", func() {
+		v07 := b.Schemas.Get("2024-11-05/schema.json#/definitions/Tool")
+		Expect(v07.Validate(map[string]any{"name": "x", "inputSchema": map[string]any{"type": "object"}})).To(Succeed())
+		Expect(v07.Validate(map[string]any{"name": "x"})).NotTo(Succeed())
+		v20 := b.Schemas.Get("2025-11-25/schema.json#/$defs/Tool")
+		Expect(v20.Validate(map[string]any{"name": "x", "inputSchema": map[string]any{"type": "object"}})).To(Succeed())
+		Expect(b.Schemas.Get("2025-11-25/schema.json#/$defs/NoSuchThing")).To(BeNil())
+		Expect(b.Schemas.Check("2025-11-25/schema.json#/$defs/NoSuchThing")).NotTo(BeEmpty())
+	})
+
+	DescribeTable("a broken versions block is rejected with what is wrong",
+		func(edit func(string) string, want string) {
+			good, _ := fs.ReadFile(specs.FS, "mcp.yaml")
+			spec := fstest.MapFS{"mcp.yaml": &fstest.MapFile{Data: []byte(edit(string(good)))}}
+			_, err := protocols.LoadFrom("mcp", spec, schemas.FS, fixtures.FS)
+			Expect(err).To(HaveOccurred())
+			Expect(err.Error()).To(ContainSubstring(want))
+		},
+		Entry("default not in the list", func(s string) string {
+			return strings.Replace(s, `default: "2025-06-18"`, `default: "2025-06-19"`, 1)
+		}, `versions: default "2025-06-19" is not in the list`),
+		Entry("a kind naming an unknown revision", func(s string) string {
+			return strings.Replace(s, `versions: ["2025-03-26"]
+    when: [{path: /0`, `versions: ["2025-03-27"]
+    when: [{path: /0`, 1)
+		}, `kind "batch response": version "2025-03-27" is not in the spec's versions list`),
+		Entry("a template expanding to a missing file", func(s string) string {
+			return strings.Replace(s, `"2024-11-05/schema.json#/definitions"`, `"2024-11-06/schema.json#/definitions"`, 1)
+		}, `version 2024-11-05: schema "2024-11-06/schema.json" not found in schemas/mcp/`),
+		Entry("a definition no revision has", func(s string) string {
+			return strings.Replace(s, `"{defs}/InitializeResult"`, `"{defs}/InitialiseResult"`, 1)
+		}, `InitialiseResult`),
+	)
+})

@@ -1,0 +1,283 @@
+package agentbridge_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
+)
+
+func TestAgentBridge(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Reference agent-bridge backend Suite")
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// backend is one in-process reference backend on pipes.
+type backend struct {
+	in     *io.PipeWriter
+	lines  chan []byte
+	exit   chan int
+	stderr *syncBuffer
+}
+
+func start(timeout time.Duration, faults ...string) *backend {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	b := &backend{in: inW, lines: make(chan []byte, 256), exit: make(chan int, 1), stderr: &syncBuffer{}}
+	s := &agentbridge.Server{Faults: map[string]bool{}, CallbackTimeout: timeout}
+	for _, f := range faults {
+		s.Faults[f] = true
+	}
+	go func() {
+		code := s.Serve(inR, outW, b.stderr)
+		outW.Close()
+		inR.Close()
+		b.exit <- code
+	}()
+	go func() {
+		defer close(b.lines)
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				b.lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	DeferCleanup(func() { b.in.Close() })
+	return b
+}
+
+func (b *backend) send(v any) {
+	line, err := json.Marshal(v)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = b.in.Write(append(line, '\n'))
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// recv reads the next stdout line: one JSON object with a type and a payload.
+func (b *backend) recv() map[string]any {
+	var line []byte
+	Eventually(b.lines, 2*time.Second).Should(Receive(&line), "the backend writes a message")
+	var m map[string]any
+	Expect(json.Unmarshal(line, &m)).To(Succeed(), "stdout line is a JSON object: %s", line)
+	Expect(m).To(HaveKey("type"))
+	Expect(m).To(HaveKey("payload"))
+	return m
+}
+
+// until reads messages up to the first whose type (and SDK type) match.
+func (b *backend) until(typ, sdkType string) []map[string]any {
+	var out []map[string]any
+	for {
+		m := b.recv()
+		out = append(out, m)
+		if m["type"] == typ && (sdkType == "" || m["payload"].(map[string]any)["type"] == sdkType) {
+			return out
+		}
+	}
+}
+
+func create(id, prompt string, options map[string]any) map[string]any {
+	return map[string]any{"type": "session.create", "id": id, "payload": map[string]any{"prompt": prompt, "cwd": "/", "options": options}}
+}
+
+func payload(m map[string]any) map[string]any { p, _ := m["payload"].(map[string]any); return p }
+
+// toolResult finds the tool_result block among messages.
+func toolResult(ms []map[string]any) map[string]any {
+	for _, m := range ms {
+		p := payload(m)
+		if m["type"] != "sdk.message" || p["type"] != "user" {
+			continue
+		}
+		for _, b := range p["message"].(map[string]any)["content"].([]any) {
+			if bl := b.(map[string]any); bl["type"] == "tool_result" {
+				return bl
+			}
+		}
+	}
+	return nil
+}
+
+const toolPrompt = "Use the Bash tool to run `echo hi`."
+
+var _ = Describe("the reference agent-bridge backend", func() {
+	It("creates a session and streams system/init, an assistant answer and a result under its id", func() {
+		b := start(time.Second)
+		b.send(create("c1", "Say hi.", nil))
+		created := b.recv()
+		Expect(created).To(HaveKeyWithValue("type", "session.created"))
+		Expect(created).To(HaveKeyWithValue("id", "c1"))
+		sid := created["session_id"]
+		sdk := payload(created)["sdk_session_id"]
+		ms := b.until("sdk.message", "result")
+		Expect(payload(ms[0])).To(HaveKeyWithValue("subtype", "init"))
+		for _, m := range ms {
+			Expect(m).To(HaveKeyWithValue("session_id", sid))
+			Expect(payload(m)).To(HaveKeyWithValue("session_id", sdk))
+		}
+		Expect(payload(ms[len(ms)-1])).To(HaveKeyWithValue("subtype", "success"))
+	})
+
+	DescribeTable("asks can_use_tool for a tool prompt and carries the answer through",
+		func(answer map[string]any, isError bool, content string) {
+			b := start(time.Second)
+			b.send(create("c1", toolPrompt, nil))
+			sid := b.recv()["session_id"]
+			ms := b.until("callback.request", "")
+			cb := ms[len(ms)-1]
+			Expect(cb).To(HaveKeyWithValue("session_id", sid))
+			Expect(payload(cb)).To(HaveKeyWithValue("callback_type", "can_use_tool"))
+			Expect(payload(cb)).To(HaveKeyWithValue("tool_name", "Bash"))
+			b.send(map[string]any{"type": "callback.response", "id": cb["id"], "session_id": sid, "payload": answer})
+			ms = b.until("sdk.message", "result")
+			res := toolResult(ms)
+			Expect(res).NotTo(BeNil())
+			Expect(res["is_error"]).To(Equal(isError))
+			Expect(res["content"]).To(ContainSubstring(content))
+		},
+		Entry("allow", map[string]any{"behavior": "allow"}, false, "hi"),
+		Entry("allow with updated_input", map[string]any{"behavior": "allow", "updated_input": map[string]any{"command": "echo changed"}}, false, "changed"),
+		Entry("deny", map[string]any{"behavior": "deny", "message": "not today"}, true, "not today"),
+	)
+
+	It("answers CALLBACK_TIMEOUT when a callback is not answered in time, then ends the turn", func() {
+		b := start(30 * time.Millisecond)
+		b.send(create("c1", toolPrompt, nil))
+		b.recv()
+		ms := b.until("callback.request", "")
+		cb := ms[len(ms)-1]
+		ms = b.until("error", "")
+		e := ms[len(ms)-1]
+		Expect(e).To(HaveKeyWithValue("id", cb["id"]))
+		Expect(payload(e)).To(HaveKeyWithValue("code", agentbridge.CallbackTimeout))
+		b.until("sdk.message", "result")
+		b.send(map[string]any{"type": "callback.response", "id": cb["id"], "session_id": cb["session_id"], "payload": map[string]any{"behavior": "allow"}})
+		Expect(payload(b.recv())).To(HaveKeyWithValue("code", agentbridge.CallbackNotFound))
+	})
+
+	It("asks the hooks configured for the events of a turn", func() {
+		b := start(time.Second)
+		b.send(create("c1", toolPrompt, map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{}, "PreToolUse": []any{}, "PostToolUse": []any{}, "Stop": []any{}}}))
+		sid := b.recv()["session_id"]
+		var events []any
+		for {
+			m := b.recv()
+			if m["type"] == "callback.request" {
+				p := payload(m)
+				if p["callback_type"] == "hook" {
+					events = append(events, p["hook_event"])
+					b.send(map[string]any{"type": "callback.response", "id": m["id"], "session_id": sid, "payload": map[string]any{"continue": true}})
+				} else {
+					b.send(map[string]any{"type": "callback.response", "id": m["id"], "session_id": sid, "payload": map[string]any{"behavior": "allow"}})
+				}
+			}
+			if m["type"] == "sdk.message" && payload(m)["type"] == "result" {
+				break
+			}
+		}
+		Expect(events).To(Equal([]any{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}))
+	})
+
+	It("answers every query method, and a failing one with success false", func() {
+		b := start(time.Second)
+		b.send(create("c1", "Say hi.", map[string]any{"mcp_servers": map[string]any{"m": map[string]any{"command": "true"}}}))
+		sid := b.recv()["session_id"]
+		b.until("sdk.message", "result")
+		for _, m := range []string{"supportedModels", "supportedCommands", "mcpServerStatus", "accountInfo", "setModel", "setPermissionMode", "setMaxThinkingTokens"} {
+			args := map[string][]any{"setModel": {"claude-opus-4-1"}, "setPermissionMode": {"plan"}, "setMaxThinkingTokens": {2048}}[m]
+			if args == nil {
+				args = []any{}
+			}
+			b.send(map[string]any{"type": "query.call", "id": "q-" + m, "session_id": sid, "payload": map[string]any{"method": m, "args": args}})
+			r := b.recv()
+			Expect(r).To(HaveKeyWithValue("type", "query.result"))
+			Expect(r).To(HaveKeyWithValue("id", "q-"+m))
+			Expect(payload(r)).To(HaveKeyWithValue("success", true), m)
+		}
+		b.send(map[string]any{"type": "query.call", "id": "q-rw", "session_id": sid, "payload": map[string]any{"method": "rewindFiles", "args": []any{"nope"}}})
+		r := b.recv()
+		Expect(payload(r)).To(HaveKeyWithValue("success", false))
+		Expect(payload(r)["error"]).NotTo(BeEmpty())
+	})
+
+	It("forgets a killed session: every later message for it is SESSION_NOT_FOUND", func() {
+		b := start(time.Second)
+		b.send(create("c1", "Say hi.", nil))
+		sid := b.recv()["session_id"]
+		b.until("sdk.message", "result")
+		b.send(map[string]any{"type": "session.interrupt", "id": "i1", "session_id": sid, "payload": map[string]any{}})
+		Expect(b.recv()).To(And(HaveKeyWithValue("type", "session.interrupted"), HaveKeyWithValue("id", "i1")))
+		b.send(map[string]any{"type": "session.kill", "id": "k1", "session_id": sid, "payload": map[string]any{}})
+		Expect(b.recv()).To(And(HaveKeyWithValue("type", "session.killed"), HaveKeyWithValue("id", "k1")))
+		for _, t := range []string{"session.send", "session.interrupt", "session.kill", "query.call"} {
+			b.send(map[string]any{"type": t, "id": "x-" + t, "session_id": sid, "payload": map[string]any{"message": "hi", "method": "accountInfo"}})
+			r := b.recv()
+			Expect(r).To(HaveKeyWithValue("id", "x-"+t))
+			Expect(payload(r)).To(HaveKeyWithValue("code", agentbridge.SessionNotFound))
+		}
+	})
+
+	It("answers bad input with INVALID_MESSAGE, logs only to stderr and exits 0 at the end of input", func() {
+		b := start(time.Second)
+		_, err := io.WriteString(b.in, "not json\n[1]\n{\"type\":\"nope\",\"id\":\"n\",\"payload\":{}}\n")
+		Expect(err).NotTo(HaveOccurred())
+		for range 3 {
+			Expect(payload(b.recv())).To(HaveKeyWithValue("code", agentbridge.InvalidMessage))
+		}
+		b.in.Close()
+		Eventually(b.exit, 2*time.Second).Should(Receive(Equal(0)))
+		Expect(b.stderr.String()).To(ContainSubstring("agent-bridge reference backend"))
+	})
+
+	It("is deterministic: the same input gives the same output", func() {
+		run := func() string {
+			b := start(time.Second)
+			b.send(create("c1", toolPrompt, map[string]any{"include_partial_messages": true}))
+			var out strings.Builder
+			for _, m := range b.until("callback.request", "") {
+				j, _ := json.Marshal(m)
+				out.Write(append(j, '\n'))
+			}
+			b.send(map[string]any{"type": "callback.response", "id": "cb-6", "session_id": "session-1", "payload": map[string]any{"behavior": "allow"}})
+			for _, m := range b.until("sdk.message", "result") {
+				j, _ := json.Marshal(m)
+				out.Write(append(j, '\n'))
+			}
+			return out.String()
+		}
+		first := run()
+		Expect(first).To(ContainSubstring(`"id":"cb-6"`))
+		Expect(run()).To(Equal(first))
+	})
+})

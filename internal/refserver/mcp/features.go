@@ -1,0 +1,231 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// tool is one tool of the reference server.
+type tool struct {
+	def obj
+	run func(s *server, args obj) obj
+}
+
+func text(t string) obj { return obj{"type": "text", "text": t} }
+
+func (s *server) tools() []tool {
+	structured := s.atLeast("2025-06-18")
+	echo := obj{"name": "echo", "description": "Echoes its text.",
+		"inputSchema": obj{"type": "object", "properties": obj{"text": obj{"type": "string"}}, "required": []any{"text"}}}
+	add := obj{"name": "add", "description": "Adds two numbers.",
+		"inputSchema": obj{"type": "object", "properties": obj{"a": obj{"type": "number"}, "b": obj{"type": "number"}}, "required": []any{"a", "b"}}}
+	if structured {
+		echo["title"] = "Echo"
+		echo["outputSchema"] = obj{"type": "object", "properties": obj{"text": obj{"type": "string"}}, "required": []any{"text"}}
+		add["outputSchema"] = obj{"type": "object", "properties": obj{"sum": obj{"type": "number"}}, "required": []any{"sum"}}
+	}
+	if s.f("tools-list-bad") {
+		delete(add, "inputSchema")
+	}
+	return []tool{{
+		def: echo,
+		run: func(s *server, a obj) obj {
+			t, _ := a["text"].(string)
+			r := obj{"content": []any{text(t)}}
+			if structured {
+				r["structuredContent"] = obj{"text": t}
+			}
+			return r
+		},
+	}, {
+		def: add,
+		run: func(s *server, a obj) obj {
+			x, _ := num(a["a"])
+			y, _ := num(a["b"])
+			r := obj{"content": []any{text(fmt.Sprint(x + y))}}
+			if structured {
+				r["structuredContent"] = obj{"sum": x + y}
+				if s.f("structured-mismatch") {
+					r["structuredContent"] = obj{"sum": fmt.Sprint(x + y)}
+				}
+			}
+			return r
+		},
+	}, {
+		def: obj{"name": "fail", "description": "Always fails, as a tool execution error.", "inputSchema": obj{"type": "object"}},
+		run: func(s *server, a obj) obj {
+			return obj{"content": []any{text("the tool failed on purpose")}, "isError": true}
+		},
+	}, {
+		def: obj{"name": "countdown", "description": "Reports progress while it counts.",
+			"inputSchema": obj{"type": "object", "properties": obj{"steps": obj{"type": "integer", "minimum": 1, "maximum": 5}}}},
+		run: func(s *server, a obj) obj { return obj{"content": []any{text("done")}} },
+	}, {
+		def: obj{"name": "ask-client", "description": "Asks the client to sample, list its roots, elicit and ping, then logs.", "inputSchema": obj{"type": "object"}},
+		run: func(s *server, a obj) obj {
+			var got []string
+			sp := obj{"messages": []any{obj{"role": "user", "content": text("Say hello")}}, "maxTokens": 20}
+			if s.f("sampling-bad") {
+				delete(sp, "maxTokens")
+			}
+			if m := s.ask("sampling/createMessage", sp); m != nil {
+				got = append(got, "sampling")
+			}
+			if m := s.ask("roots/list", obj{}); m != nil {
+				got = append(got, "roots")
+			}
+			if s.atLeast("2025-06-18") || s.f("elicit-undeclared") {
+				ep := obj{"message": "Your name?", "requestedSchema": obj{"type": "object", "properties": obj{"name": obj{"type": "string"}}}}
+				if m := s.ask("elicitation/create", ep); m != nil {
+					got = append(got, "elicitation")
+				}
+			}
+			if m := s.ask("ping", nil); m != nil {
+				got = append(got, "ping")
+			}
+			s.logMsg("info", "ask-client answered: "+strings.Join(got, ", "))
+			return obj{"content": []any{text("the client answered " + strings.Join(got, ", "))}}
+		},
+	}}
+}
+
+func num(v any) (float64, bool) {
+	if n, ok := v.(json.Number); ok {
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func (s *server) listTools(id any, p obj) {
+	var defs []any
+	for _, t := range s.tools() {
+		defs = append(defs, t.def)
+	}
+	s.page(id, p, "tools", defs, 3)
+}
+
+func (s *server) callTool(id any, p obj) {
+	name, _ := p["name"].(string)
+	args, _ := p["arguments"].(obj)
+	if args == nil {
+		args = obj{}
+	}
+	for _, t := range s.tools() {
+		if t.def["name"] != name {
+			continue
+		}
+		steps := 2
+		if n, ok := num(args["steps"]); ok && n >= 1 && n <= 5 {
+			steps = int(n)
+		}
+		s.progress(p, steps)
+		if s.f("log-undeclared") {
+			s.notify("notifications/message", obj{"level": "info", "data": "calling " + name})
+		}
+		r := t.run(s, args)
+		if s.f("tool-result-bad") {
+			r["content"] = []any{obj{"type": "txt", "text": "x"}}
+		}
+		s.result(id, r)
+		if s.f("progress-after-response") {
+			s.progress(p, 1)
+		}
+		return
+	}
+	if s.f("unknown-tool-result") {
+		s.result(id, obj{"content": []any{text("no such tool")}, "isError": true})
+		return
+	}
+	s.fail(id, -32602, "Unknown tool: "+name)
+}
+
+func (s *server) resources() []any {
+	rs := []any{
+		obj{"uri": "wirecheck://docs/readme", "name": "readme", "mimeType": "text/plain"},
+		obj{"uri": "wirecheck://docs/logo", "name": "logo", "mimeType": "image/png"},
+		obj{"uri": "wirecheck://items/1", "name": "item 1", "mimeType": "text/plain"},
+	}
+	if s.f("resources-list-bad") {
+		delete(rs[0].(obj), "uri")
+	}
+	return rs
+}
+
+func (s *server) readResource(id any, p obj) {
+	uri, _ := p["uri"].(string)
+	var c obj
+	switch {
+	case uri == "wirecheck://docs/readme":
+		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Read me."}
+	case uri == "wirecheck://docs/logo":
+		c = obj{"uri": uri, "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n"))}
+	case strings.HasPrefix(uri, "wirecheck://items/") && len(uri) > len("wirecheck://items/"):
+		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Item " + strings.TrimPrefix(uri, "wirecheck://items/")}
+	default:
+		s.fail(id, -32002, "Resource not found")
+		return
+	}
+	if s.f("read-bad") {
+		delete(c, "uri")
+	}
+	s.result(id, obj{"contents": []any{c}})
+}
+
+func (s *server) prompts() []any {
+	ps := []any{
+		obj{"name": "greet", "description": "Greets someone.", "arguments": []any{obj{"name": "name", "description": "who", "required": true}}},
+		obj{"name": "plain", "description": "A prompt without arguments."},
+	}
+	if s.f("prompts-list-bad") {
+		delete(ps[1].(obj), "name")
+	}
+	return ps
+}
+
+func (s *server) getPrompt(id any, p obj) {
+	name, _ := p["name"].(string)
+	args, _ := p["arguments"].(obj)
+	if s.f("prompt-get-internal") {
+		s.fail(id, -32603, "Internal error")
+		return
+	}
+	role := "user"
+	if s.f("prompt-get-bad") {
+		role = "robot"
+	}
+	switch name {
+	case "greet":
+		who, _ := args["name"].(string)
+		if who == "" {
+			s.fail(id, -32602, "Invalid params: missing required argument name")
+			return
+		}
+		s.result(id, obj{"description": "a greeting", "messages": []any{obj{"role": role, "content": text("Say hello to " + who)}}})
+	case "plain":
+		s.result(id, obj{"messages": []any{obj{"role": role, "content": text("Hello.")}}})
+	default:
+		s.fail(id, -32602, "Invalid params: unknown prompt "+name)
+	}
+}
+
+func (s *server) complete(id any, p obj) {
+	arg, _ := p["argument"].(obj)
+	prefix, _ := arg["value"].(string)
+	var vals []any
+	for _, n := range []string{"Ada", "Alan", "Grace"} {
+		if strings.HasPrefix(strings.ToLower(n), strings.ToLower(prefix)) {
+			vals = append(vals, n)
+		}
+	}
+	if vals == nil {
+		vals = []any{}
+	}
+	var c any = obj{"values": vals, "total": len(vals), "hasMore": false}
+	if s.f("completion-bad") {
+		c = obj{"values": "Ada"}
+	}
+	s.result(id, obj{"completion": c})
+}

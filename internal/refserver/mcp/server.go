@@ -1,0 +1,454 @@
+// Package mcp is wirecheck's reference MCP server over stdio: every
+// revision from 2024-11-05 to 2025-11-25, tools (with pagination, progress,
+// structured output and requests to the client), resources (templates,
+// subscriptions), prompts, logging and completion. Each fault breaks one
+// rule of specs/mcp.yaml on purpose.
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Versions are the revisions the server speaks, oldest first.
+var Versions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+const latest = "2025-11-25"
+
+// Serve runs the server until stdin ends and returns the exit code.
+func Serve(faults []string, in io.Reader, out, log io.Writer) int {
+	s := &server{faults: map[string]bool{}, out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18"}
+	for _, f := range faults {
+		s.faults[f] = true
+	}
+	fmt.Fprintln(log, "wirecheck reference MCP server: ready on stdio")
+	r := bufio.NewReaderSize(in, 64*1024)
+	var wg sync.WaitGroup
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if s.handleLine(line, &wg) {
+				return 3
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	wg.Wait()
+	if s.faults["ignore-eof"] {
+		time.Sleep(time.Hour)
+	}
+	fmt.Fprintln(log, "stdin closed: exiting")
+	return 0
+}
+
+type server struct {
+	faults map[string]bool
+	log    io.Writer
+
+	wmu sync.Mutex
+	out io.Writer
+
+	mu      sync.Mutex
+	version string
+	level   string
+	waiting map[string]chan map[string]any
+	nextReq int
+}
+
+func (s *server) f(name string) bool { return s.faults[name] }
+
+func (s *server) ver() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// atLeast reports whether the negotiated revision is v or newer.
+func (s *server) atLeast(v string) bool { return s.ver() >= v }
+
+func (s *server) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		fmt.Fprintln(s.log, "encode:", err)
+		return
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.out.Write(append(b, '\n'))
+}
+
+func (s *server) writeRaw(b []byte) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.out.Write(b)
+}
+
+type obj = map[string]any
+
+func (s *server) result(id any, res any) {
+	m := obj{"jsonrpc": "2.0", "id": id, "result": res}
+	s.write(m)
+}
+
+func (s *server) fail(id any, code int, msg string) {
+	e := obj{"code": code, "message": msg}
+	if s.f("error-code-string") {
+		e["code"] = strconv.Itoa(code)
+	}
+	s.write(obj{"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+func (s *server) notify(method string, params obj) {
+	s.write(obj{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+// handleLine handles one input line; it returns true when the server must
+// exit (a fault).
+func (s *server) handleLine(line []byte, wg *sync.WaitGroup) bool {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		if s.f("crash-on-garbage") {
+			fmt.Fprintln(s.log, "fatal: bad input")
+			return true
+		}
+		if !s.f("parse-error-silent") {
+			s.fail(nil, -32700, "Parse error")
+		}
+		return false
+	}
+	if arr, isArr := v.([]any); isArr {
+		// Batches: answered element by element in one array (2025-03-26),
+		// an invalid request otherwise.
+		if s.ver() != "2025-03-26" || len(arr) == 0 || s.f("batch-refused") {
+			s.fail(nil, -32600, "Invalid Request: batches are not supported in this revision")
+			return false
+		}
+		s.batch(arr)
+		return false
+	}
+	m, isObj := v.(obj)
+	if !isObj || m["jsonrpc"] != "2.0" {
+		s.fail(readableID(m), -32600, "Invalid Request")
+		return false
+	}
+	s.handle(m, wg)
+	return false
+}
+
+func (s *server) handle(m obj, wg *sync.WaitGroup) {
+	id, hasID := m["id"]
+	method, _ := m["method"].(string)
+	if method == "" {
+		if hasID && (m["result"] != nil || m["error"] != nil) {
+			s.answered(id, m)
+			return
+		}
+		s.fail(readableID(m), -32600, "Invalid Request: no method")
+		return
+	}
+	params, _ := m["params"].(obj)
+	if params == nil {
+		params = obj{}
+	}
+	if !hasID {
+		if s.f("answer-notifications") {
+			s.result(nil, obj{})
+		}
+		return // notifications: initialized, cancelled, roots/list_changed …
+	}
+	if readableID(m) == nil {
+		s.fail(nil, -32600, "Invalid Request: the id must be a string or an integer")
+		return
+	}
+	if method == "tools/call" {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.callTool(id, params)
+		}()
+		return
+	}
+	s.dispatch(id, method, params)
+}
+
+// answered routes the client's response to a request the server sent.
+func (s *server) answered(id any, m obj) {
+	key := fmt.Sprint(id)
+	s.mu.Lock()
+	ch := s.waiting[key]
+	delete(s.waiting, key)
+	s.mu.Unlock()
+	if ch != nil {
+		ch <- m
+	}
+}
+
+// ask sends a request to the client and waits for its answer.
+func (s *server) ask(method string, params obj) obj {
+	s.mu.Lock()
+	s.nextReq++
+	id := s.nextReq
+	ch := make(chan map[string]any, 1)
+	s.waiting[strconv.Itoa(id)] = ch
+	s.mu.Unlock()
+	m := obj{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		m["params"] = params
+	}
+	s.write(m)
+	select {
+	case m := <-ch:
+		return m
+	case <-time.After(3 * time.Second):
+		return nil
+	}
+}
+
+func (s *server) dispatch(id any, method string, p obj) {
+	switch method {
+	case "initialize":
+		s.initialize(id, p)
+	case "ping":
+		s.ping(id)
+	case "tools/list":
+		s.listTools(id, p)
+	case "resources/list":
+		s.page(id, p, "resources", s.resources(), 2)
+	case "resources/templates/list":
+		t := obj{"uriTemplate": "wirecheck://items/{id}", "name": "item", "mimeType": "text/plain"}
+		if s.f("templates-bad") {
+			delete(t, "uriTemplate")
+		}
+		s.result(id, obj{"resourceTemplates": []any{t}})
+	case "resources/read":
+		s.readResource(id, p)
+	case "resources/subscribe":
+		uri, _ := p["uri"].(string)
+		s.result(id, obj{})
+		s.notify("notifications/resources/updated", obj{"uri": uri})
+	case "resources/unsubscribe":
+		s.result(id, obj{})
+	case "prompts/list":
+		s.page(id, p, "prompts", s.prompts(), 10)
+	case "prompts/get":
+		s.getPrompt(id, p)
+	case "logging/setLevel":
+		lv, _ := p["level"].(string)
+		if !slices.Contains(levels, lv) {
+			s.fail(id, -32602, "Invalid params: unknown log level "+strconv.Quote(lv))
+			return
+		}
+		s.mu.Lock()
+		s.level = lv
+		s.mu.Unlock()
+		s.result(id, obj{})
+		s.logMsg("notice", "log level set to "+lv)
+	case "completion/complete":
+		s.complete(id, p)
+	default:
+		s.fail(id, -32601, "Method not found: "+method)
+	}
+}
+
+var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func (s *server) initialize(id any, p obj) {
+	req, _ := p["protocolVersion"].(string)
+	v := req
+	if !slices.Contains(Versions, req) {
+		v = latest
+	}
+	switch {
+	case s.f("version-echo-any"):
+		v = req
+	case s.f("version-flip"):
+		v = "2024-11-05"
+		if req == "2024-11-05" {
+			v = "2025-06-18"
+		}
+	}
+	s.mu.Lock()
+	if slices.Contains(Versions, v) {
+		s.version = v
+	}
+	s.mu.Unlock()
+	if s.f("init-error") {
+		s.fail(id, -32603, "Internal error: initialization failed")
+		return
+	}
+	if s.f("stdout-text") {
+		s.writeRaw([]byte("MCP server initialized\n"))
+	}
+	if s.f("stdout-json-log") {
+		s.writeRaw([]byte(`{"level":"info","msg":"initialized"}` + "\n"))
+	}
+	caps := obj{
+		"tools":     obj{"listChanged": true},
+		"resources": obj{"subscribe": true, "listChanged": true},
+		"prompts":   obj{"listChanged": true},
+		"logging":   obj{},
+	}
+	if v >= "2025-03-26" && !s.f("completion-undeclared") {
+		caps["completions"] = obj{}
+	}
+	for f, c := range map[string]string{"tools-undeclared": "tools", "resources-undeclared": "resources", "prompts-undeclared": "prompts", "log-undeclared": "logging"} {
+		if s.f(f) {
+			delete(caps, c)
+		}
+	}
+	info := obj{"name": "wirecheck-reference", "version": "1.0.0"}
+	res := obj{"protocolVersion": v, "capabilities": caps, "serverInfo": info, "instructions": "The reference server of wirecheck."}
+	if s.f("init-no-serverinfo") {
+		delete(res, "serverInfo")
+	}
+	s.result(id, res)
+	if s.f("request-before-initialized") {
+		go s.ask("roots/list", nil)
+	}
+}
+
+func (s *server) ping(id any) {
+	var res any = obj{}
+	if s.f("ping-not-empty") {
+		res = obj{"pong": true}
+	}
+	m := obj{"jsonrpc": "2.0", "id": id, "result": res}
+	if s.f("no-jsonrpc") {
+		delete(m, "jsonrpc")
+	}
+	if s.f("both-outcomes") {
+		m["error"] = obj{"code": -32603, "message": "both"}
+	}
+	if s.f("id-type") {
+		if n, isNum := id.(json.Number); isNum {
+			m["id"] = n.String()
+		} else if str, isStr := id.(string); isStr {
+			m["id"] = str + "-x"
+		}
+	}
+	s.write(m)
+	if s.f("double-response") {
+		s.write(m)
+	}
+}
+
+// page answers a paginated list with opaque cursors.
+func (s *server) page(id any, p obj, key string, items []any, size int) {
+	start := 0
+	if c, has := p["cursor"]; has {
+		cs, _ := c.(string)
+		n, ok := decodeCursor(cs)
+		if !ok || n > len(items) {
+			if s.f("cursor-lenient") {
+				n = 0
+			} else {
+				s.fail(id, -32602, "Invalid params: unknown cursor")
+				return
+			}
+		}
+		start = n
+	}
+	end := min(start+size, len(items))
+	res := obj{key: items[start:end]}
+	if end < len(items) {
+		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
+	}
+	s.result(id, res)
+}
+
+func decodeCursor(c string) (int, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || !strings.HasPrefix(string(b), "wc:") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(b[3:]))
+	return n, err == nil && n >= 0
+}
+
+// progress sends the notifications of a request that asked for them.
+func (s *server) progress(p obj, steps int) {
+	meta, _ := p["_meta"].(obj)
+	tok, has := meta["progressToken"]
+	if !has {
+		return
+	}
+	if s.f("progress-wrong-token") {
+		tok = fmt.Sprint(tok) + "-x"
+	}
+	for i := 1; i <= steps; i++ {
+		val := float64(i)
+		if s.f("progress-decreasing") {
+			val = float64(steps - i + 1)
+		}
+		s.notify("notifications/progress", obj{"progressToken": tok, "progress": val, "total": float64(steps)})
+	}
+}
+
+func (s *server) logMsg(level, text string) {
+	s.mu.Lock()
+	cur := s.level
+	s.mu.Unlock()
+	if slices.Index(levels, level) < slices.Index(levels, cur) {
+		return
+	}
+	if s.f("log-bad-level") {
+		level = "loud"
+	}
+	s.notify("notifications/message", obj{"level": level, "logger": "reference", "data": text})
+}
+
+// batch answers a 2025-03-26 batch of requests and notifications with one
+// array of responses (nothing when it held only notifications). Tool calls
+// are not batched by wirecheck; every element is answered in order.
+func (s *server) batch(arr []any) {
+	var outs []any
+	for _, it := range arr {
+		m, ok := it.(obj)
+		if !ok {
+			outs = append(outs, obj{"jsonrpc": "2.0", "id": nil, "error": obj{"code": -32600, "message": "Invalid Request"}})
+			continue
+		}
+		id, hasID := m["id"]
+		if !hasID {
+			continue
+		}
+		method, _ := m["method"].(string)
+		switch method {
+		case "ping":
+			outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "result": obj{}})
+		default:
+			outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32601, "message": "Method not found: " + method}})
+		}
+	}
+	if len(outs) > 0 {
+		s.write(outs)
+	}
+}
+
+// readableID is a message's id when it is a valid one (a string or an
+// integer), so an error about the message can carry it; nil otherwise
+// (JSON-RPC 2.0 §5: null when the id cannot be detected).
+func readableID(m obj) any {
+	switch id := m["id"].(type) {
+	case string:
+		return id
+	case json.Number:
+		if _, err := id.Int64(); err == nil {
+			return id
+		}
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Versions describes the revisions of a protocol whose message shapes
+// differ by revision. A run picks one with the --param named Param (the
+// CLI may offer a flag for it, e.g. --mcp-version), Default otherwise.
+//
+// Schema references in kinds and frame rules are templates: "{version}"
+// stands for the revision's id and "{NAME}" for the revision's var NAME,
+// so one kind serves every revision:
+//
+//	versions:
+//	  param: mcp-version
+//	  default: "2025-06-18"
+//	  list:
+//	    - {id: "2024-11-05", vars: {defs: "2024-11-05/schema.json#/definitions"}}
+//	    - {id: "2025-11-25", vars: {defs: "2025-11-25/schema.json#/$defs"}}
+//	kinds:
+//	  - {name: initialize result, schema: "{defs}/InitializeResult", at: /result, …}
+type Versions struct {
+	Param   string     `yaml:"param"`
+	Default string     `yaml:"default"`
+	List    []*Version `yaml:"list"`
+}
+
+// Version is one revision and the values of its template vars.
+type Version struct {
+	ID   string            `yaml:"id"`
+	Vars map[string]string `yaml:"vars"`
+}
+
+// IDs lists the revisions in the order of the spec.
+func (v *Versions) IDs() []string {
+	out := make([]string, 0, len(v.List))
+	for _, x := range v.List {
+		out = append(out, x.ID)
+	}
+	return out
+}
+
+func (v *Versions) find(id string) *Version {
+	for _, x := range v.List {
+		if x.ID == id {
+			return x
+		}
+	}
+	return nil
+}
+
+// Expand replaces {version} and the revision's vars in a schema reference.
+func (v *Version) Expand(ref string) string {
+	if !strings.Contains(ref, "{") {
+		return ref
+	}
+	ref = strings.ReplaceAll(ref, "{version}", v.ID)
+	for k, val := range v.Vars {
+		ref = strings.ReplaceAll(ref, "{"+k+"}", val)
+	}
+	return ref
+}
+
+// ForVersion returns the protocol resolved for one revision: kinds
+// restricted to other revisions dropped, and every schema reference
+// expanded. A protocol without Versions is returned as it is (any id
+// accepted). The empty id means the default revision.
+func (p *Protocol) ForVersion(id string) (*Protocol, error) {
+	if p.Versions == nil {
+		return p, nil
+	}
+	if id == "" {
+		id = p.Versions.Default
+	}
+	if id == p.Version {
+		return p, nil
+	}
+	v := p.Versions.find(id)
+	if v == nil {
+		return nil, fmt.Errorf("protocol %s has no version %q (known: %s)", p.ID, id, strings.Join(p.Versions.IDs(), ", "))
+	}
+	tmpl := p
+	if p.template != nil {
+		tmpl = p.template
+	}
+	q := *tmpl
+	q.template = tmpl
+	q.Version = id
+	q.Kinds = nil
+	q.kinds = map[string]*Kind{}
+	for _, k := range tmpl.Kinds {
+		if len(k.Versions) > 0 && !slices.Contains(k.Versions, id) {
+			continue
+		}
+		kk := *k
+		kk.Schema = v.Expand(k.Schema)
+		q.Kinds = append(q.Kinds, &kk)
+		if q.kinds[kk.Name] == nil {
+			q.kinds[kk.Name] = &kk
+		}
+	}
+	if tmpl.Fuzz != nil && tmpl.Fuzz.Request != "" {
+		f := *tmpl.Fuzz
+		f.Request = v.Expand(f.Request)
+		q.Fuzz = &f
+	}
+	q.Rules = make([]*Rule, 0, len(tmpl.Rules))
+	q.rules = map[string]*Rule{}
+	q.checks = map[string][]*Rule{}
+	for _, r := range tmpl.Rules {
+		rr := r
+		if r.Frames != nil {
+			c := *r
+			f := *r.Frames
+			f.Schema = v.Expand(f.Schema)
+			c.Frames = &f
+			rr = &c
+		}
+		q.Rules = append(q.Rules, rr)
+		q.rules[rr.ID] = rr
+		for _, ch := range rr.Checks {
+			q.checks[ch] = append(q.checks[ch], rr)
+		}
+	}
+	return &q, nil
+}
+
+// SchemaRefs lists every schema reference the protocol's kinds and frame
+// rules use, as resolved, for load-time checks.
+func (p *Protocol) SchemaRefs() []string {
+	var out []string
+	for _, k := range p.Kinds {
+		out = append(out, k.Schema)
+	}
+	for _, r := range p.Rules {
+		if r.Frames != nil {
+			out = append(out, r.Frames.Schema)
+		}
+	}
+	if p.Fuzz != nil && p.Fuzz.Request != "" {
+		out = append(out, p.Fuzz.Request)
+	}
+	return out
+}

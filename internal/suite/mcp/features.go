@@ -1,0 +1,371 @@
+package mcp
+
+import (
+	"fmt"
+
+	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// maxItems bounds how many listed tools, resources or prompts a scenario
+// exercises, so a server listing thousands stays quick.
+const maxItems = 40
+
+func tools(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	rules := []string{ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1}
+	progresses := s.progresses
+	defer func() {
+		if s.progresses == progresses {
+			e.Skip(ruleProgress1, "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
+			e.Skip(ruleProgress2, "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
+		}
+	}()
+	if !s.has("tools") {
+		items, in, err := listAll(e, s, "tools/list", "tools", ruleTools2)
+		if err != nil {
+			return err
+		}
+		if in != nil && isResult(in) && len(items) > 0 {
+			e.Fail(ruleTools1, in.Seq, "the server lists tools but did not declare the tools capability", "capabilities.tools", "capabilities "+show(s.caps))
+		} else {
+			e.Skip(ruleTools1, "the server does not declare tools")
+		}
+		for _, r := range rules {
+			e.Skip(r, "the server does not declare the tools capability")
+		}
+		return nil
+	}
+	items, in, err := listAll(e, s, "tools/list", "tools", ruleTools2)
+	if err != nil {
+		return err
+	}
+	e.Pass(ruleTools1, in.Seq)
+	if !isResult(in) {
+		for _, r := range rules {
+			e.Skip(r, "tools/list failed")
+		}
+		return nil
+	}
+	// A cursor the server never issued.
+	bad, err := s.call(e, "tools/list", map[string]any{"cursor": "wirecheck-never-issued-cursor"})
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(bad); ok && c == -32602 {
+		e.Pass(rulePagination1, bad.Seq)
+	} else {
+		e.Fail(rulePagination1, bad.Seq, "tools/list with a cursor the server never issued was not answered with error -32602", "error code -32602", string(bad.Raw))
+	}
+	structured := s.version >= "2025-06-18"
+	sawOutput := false
+	for i, t := range items {
+		if i >= maxItems {
+			break
+		}
+		tm, _ := t.(map[string]any)
+		name, _ := tm["name"].(string)
+		if name == "" {
+			continue // the schema check of tools/list reports it
+		}
+		args := map[string]any{}
+		raw, hasIn := tm["inputSchema"].(map[string]any)
+		if !hasIn {
+			e.Fail(ruleTools3, in.Seq, fmt.Sprintf("tool %q has no inputSchema object", name), "inputSchema: a JSON Schema", show(tm["inputSchema"]))
+		} else if sch, err := gen.Compile(rawJSON(raw)); err != nil {
+			e.Fail(ruleTools3, in.Seq, fmt.Sprintf("tool %q: inputSchema is not a valid JSON Schema: %v", name, err), "a valid JSON Schema", show(raw))
+		} else if raw["type"] != "object" {
+			e.Fail(ruleTools3, in.Seq, fmt.Sprintf("tool %q: inputSchema does not describe an object", name), `"type": "object"`, show(raw))
+		} else {
+			e.Pass(ruleTools3, in.Seq)
+			if v, err := gen.TryExample(sch, e.Seed+uint64(i)); err == nil {
+				if m, ok := v.(map[string]any); ok {
+					args = m
+				}
+			}
+		}
+		res, err := s.call(e, "tools/call", map[string]any{"name": name, "arguments": args})
+		if err != nil {
+			return err
+		}
+		if !isResult(res) {
+			e.Fail(ruleTools5, res.Seq, fmt.Sprintf("tool %q, called with arguments generated from its inputSchema, answered a protocol error", name),
+				"a CallToolResult (isError true or false)", string(res.Raw))
+			continue
+		}
+		e.Pass(ruleTools5, res.Seq)
+		out, hasOut := tm["outputSchema"].(map[string]any)
+		if !structured || !hasOut {
+			continue
+		}
+		sawOutput = true
+		if field(res, "/result/isError") == true {
+			continue
+		}
+		osch, err := gen.Compile(rawJSON(out))
+		if err != nil {
+			e.Fail(ruleTools6, in.Seq, fmt.Sprintf("tool %q: outputSchema is not a valid JSON Schema: %v", name, err), "a valid JSON Schema", show(out))
+			continue
+		}
+		sc, has := res.Field("/result/structuredContent")
+		if !has {
+			e.Fail(ruleTools6, res.Seq, fmt.Sprintf("tool %q declares an outputSchema but its result has no structuredContent", name), "structuredContent matching outputSchema", string(res.Raw))
+			continue
+		}
+		if err := osch.Validate(sc); err != nil {
+			e.Fail(ruleTools6, res.Seq, fmt.Sprintf("tool %q: structuredContent does not match its outputSchema", name), "structuredContent matching "+show(out), err.Error())
+			continue
+		}
+		e.Pass(ruleTools6, res.Seq)
+	}
+	if !structured {
+		e.Skip(ruleTools6, "outputSchema exists from revision 2025-06-18 on; this session uses "+s.version)
+	} else if !sawOutput {
+		e.Skip(ruleTools6, "no tool declares an outputSchema")
+	}
+	unk, err := s.call(e, "tools/call", map[string]any{"name": "wirecheck-no-such-tool", "arguments": map[string]any{}})
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(unk); ok && c == -32602 {
+		e.Pass(ruleTools7, unk.Seq)
+	} else {
+		e.Fail(ruleTools7, unk.Seq, "calling a tool the server does not list was not answered with error -32602", "a JSON-RPC error with code -32602", string(unk.Raw))
+	}
+	s.settle(e, 20e6)
+	return nil
+}
+
+func resources(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	rules := []string{ruleRes3, ruleRes4, ruleRes5, ruleRes6}
+	items, in, err := listAll(e, s, "resources/list", "resources", "MCP-RESOURCES-2")
+	if err != nil {
+		return err
+	}
+	if !s.has("resources") {
+		if in != nil && isResult(in) && len(items) > 0 {
+			e.Fail(ruleRes1, in.Seq, "the server lists resources but did not declare the resources capability", "capabilities.resources", "capabilities "+show(s.caps))
+		} else {
+			e.Skip(ruleRes1, "the server does not declare resources")
+		}
+		for _, r := range rules {
+			e.Skip(r, "the server does not declare the resources capability")
+		}
+		return nil
+	}
+	e.Pass(ruleRes1, in.Seq)
+	read := 0
+	var first string
+	for _, it := range items {
+		m, _ := it.(map[string]any)
+		uri, _ := m["uri"].(string)
+		if uri == "" || read >= 5 {
+			continue
+		}
+		read++
+		if first == "" {
+			first = uri
+		}
+		r, err := s.call(e, "resources/read", map[string]any{"uri": uri})
+		if err != nil {
+			return err
+		}
+		if !isResult(r) {
+			e.Fail(ruleRes3, r.Seq, "reading the listed resource "+uri+" failed", "a ReadResourceResult", string(r.Raw))
+		} else {
+			e.Pass(ruleRes3, r.Seq)
+		}
+	}
+	if read == 0 {
+		e.Skip(ruleRes3, "the server lists no resource to read")
+	}
+	t, err := s.call(e, "resources/templates/list", map[string]any{})
+	if err != nil {
+		return err
+	}
+	if e.Unimplemented(t) {
+		e.Skip(ruleRes4, "the server does not implement resources/templates/list")
+	} else if !isResult(t) {
+		e.Fail(ruleRes4, t.Seq, "resources/templates/list failed", "a ListResourceTemplatesResult", string(t.Raw))
+	}
+	unk, err := s.call(e, "resources/read", map[string]any{"uri": "wirecheck://no/such/resource"})
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(unk); ok && c == -32002 {
+		e.Pass(ruleRes5, unk.Seq)
+	} else {
+		e.Fail(ruleRes5, unk.Seq, "reading an unknown resource was not answered with error -32002", "error code -32002 (Resource not found)", string(unk.Raw))
+	}
+	if !s.capFlag("resources", "subscribe") || first == "" {
+		e.Skip(ruleRes6, "the server does not declare resources.subscribe, or lists no resource")
+	} else {
+		for _, m := range []string{"resources/subscribe", "resources/unsubscribe"} {
+			r, err := s.call(e, m, map[string]any{"uri": first})
+			if err != nil {
+				return err
+			}
+			if isResult(r) {
+				e.Pass(ruleRes6, r.Seq)
+			} else {
+				e.Fail(ruleRes6, r.Seq, m+" "+first+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
+			}
+		}
+	}
+	s.settle(e, 20e6)
+	return nil
+}
+
+func prompts(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	items, in, err := listAll(e, s, "prompts/list", "prompts", "MCP-PROMPTS-2")
+	if err != nil {
+		return err
+	}
+	if !s.has("prompts") {
+		if in != nil && isResult(in) && len(items) > 0 {
+			e.Fail(rulePrompts1, in.Seq, "the server lists prompts but did not declare the prompts capability", "capabilities.prompts", "capabilities "+show(s.caps))
+		} else {
+			e.Skip(rulePrompts1, "the server does not declare prompts")
+		}
+		for _, r := range []string{rulePrompts3, rulePrompts4, rulePrompts5, ruleCompletion1, ruleCompletion2} {
+			e.Skip(r, "the server does not declare the prompts capability")
+		}
+		return nil
+	}
+	e.Pass(rulePrompts1, in.Seq)
+	var withArg, argName string
+	got, ok := 0, 0
+	for _, it := range items {
+		m, _ := it.(map[string]any)
+		name, _ := m["name"].(string)
+		if name == "" || got >= maxItems {
+			continue
+		}
+		got++
+		args := map[string]any{}
+		as, _ := m["arguments"].([]any)
+		for _, a := range as {
+			am, _ := a.(map[string]any)
+			an, _ := am["name"].(string)
+			if an == "" {
+				continue
+			}
+			if withArg == "" {
+				withArg, argName = name, an
+			}
+			if am["required"] == true {
+				args[an] = s.argValue(e, name, an, args)
+			}
+		}
+		r, err := s.call(e, "prompts/get", map[string]any{"name": name, "arguments": args})
+		if err != nil {
+			return err
+		}
+		c, isErr := errorCode(r)
+		switch {
+		case isResult(r):
+			ok++
+			e.Pass(rulePrompts5, r.Seq)
+		case isErr && c == -32602:
+			// The server refused wirecheck's argument values, as it should.
+			e.Pass(rulePrompts5, r.Seq)
+		default:
+			e.Fail(rulePrompts5, r.Seq, fmt.Sprintf("prompts/get %q with its required arguments %s failed, and not with error -32602", name, show(args)),
+				"a GetPromptResult, or error -32602 when an argument value is invalid", string(r.Raw))
+		}
+	}
+	if got == 0 {
+		e.Skip(rulePrompts5, "the server lists no prompt")
+	}
+	if ok == 0 {
+		e.Skip(rulePrompts3, "no prompts/get succeeded")
+	}
+	unk, err := s.call(e, "prompts/get", map[string]any{"name": "wirecheck-no-such-prompt"})
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(unk); ok && c == -32602 {
+		e.Pass(rulePrompts4, unk.Seq)
+	} else {
+		e.Fail(rulePrompts4, unk.Seq, "prompts/get of an unknown prompt was not answered with error -32602", "error code -32602", string(unk.Raw))
+	}
+	completion(e, s, withArg, argName)
+	return nil
+}
+
+func completion(e *scenario.Env, s *session, prompt, arg string) {
+	if prompt == "" {
+		e.Skip(ruleCompletion1, "no prompt has an argument to complete")
+		e.Skip(ruleCompletion2, "no prompt has an argument to complete")
+		return
+	}
+	declared := s.has("completions")
+	if !declared && s.version >= "2025-03-26" {
+		// Undeclared: ask anyway; a result proves the server supports it.
+		r, err := s.call(e, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": arg, "value": ""}})
+		if err != nil {
+			return
+		}
+		if isResult(r) {
+			e.Fail(ruleCompletion1, r.Seq, "the server answers completion/complete but did not declare the completions capability", "capabilities.completions", "capabilities "+show(s.caps))
+		} else {
+			e.Skip(ruleCompletion1, "the server does not declare completions")
+		}
+		e.Skip(ruleCompletion2, "the server does not declare the completions capability")
+		return
+	}
+	r, err := s.call(e, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": arg, "value": ""}})
+	if err != nil {
+		return
+	}
+	if s.version < "2025-03-26" {
+		e.Skip(ruleCompletion1, "revision "+s.version+" has no completions capability")
+		if e.Unimplemented(r) {
+			e.Skip(ruleCompletion2, "the server does not implement completion/complete")
+			return
+		}
+	} else {
+		e.Pass(ruleCompletion1, r.Seq)
+	}
+	if !isResult(r) {
+		e.Fail(ruleCompletion2, r.Seq, fmt.Sprintf("completion/complete of argument %q of prompt %q failed", arg, prompt), "a CompleteResult", string(r.Raw))
+		return
+	}
+	if vs, _ := field(r, "/result/completion/values").([]any); len(vs) > 100 {
+		e.Fail(ruleCompletion2, r.Seq, fmt.Sprintf("%d completion values", len(vs)), "at most 100 values", show(vs[:5]))
+	}
+}
+
+// argValue is the value wirecheck gives a required prompt argument: the
+// first completion the server offers when it declares completions, "1"
+// otherwise.
+func (s *session) argValue(e *scenario.Env, prompt, arg string, known map[string]any) any {
+	if !s.has("completions") {
+		return "1"
+	}
+	p := map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": arg, "value": ""}}
+	if len(known) > 0 && s.version >= "2025-06-18" {
+		p["context"] = map[string]any{"arguments": known}
+	}
+	r, err := s.call(e, "completion/complete", p)
+	if err != nil {
+		return "1"
+	}
+	if vs, _ := field(r, "/result/completion/values").([]any); len(vs) > 0 {
+		if v, isStr := vs[0].(string); isStr {
+			return v
+		}
+	}
+	return "1"
+}

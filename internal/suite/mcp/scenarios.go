@@ -1,0 +1,502 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
+)
+
+// Rules the scenarios decide.
+const (
+	ruleStdio3      = "MCP-STDIO-3"
+	ruleStdio4      = "MCP-STDIO-4"
+	ruleRPC6        = "MCP-JSONRPC-6"
+	ruleRPC7        = "MCP-JSONRPC-7"
+	ruleRPC8        = "MCP-JSONRPC-8"
+	ruleRPC9        = "MCP-JSONRPC-9"
+	ruleRPC10       = "MCP-JSONRPC-10"
+	ruleLife1       = "MCP-LIFECYCLE-1"
+	ruleLife3       = "MCP-LIFECYCLE-3"
+	ruleLife4       = "MCP-LIFECYCLE-4"
+	ruleLife5       = "MCP-LIFECYCLE-5"
+	ruleLife6       = "MCP-LIFECYCLE-6"
+	rulePing1       = "MCP-PING-1"
+	ruleCancel1     = "MCP-CANCEL-1"
+	ruleProgress1   = "MCP-PROGRESS-1"
+	ruleProgress2   = "MCP-PROGRESS-2"
+	rulePagination1 = "MCP-PAGINATION-1"
+	ruleTools1      = "MCP-TOOLS-1"
+	ruleTools2      = "MCP-TOOLS-2"
+	ruleTools3      = "MCP-TOOLS-3"
+	ruleTools5      = "MCP-TOOLS-5"
+	ruleTools6      = "MCP-TOOLS-6"
+	ruleTools7      = "MCP-TOOLS-7"
+	ruleRes1        = "MCP-RESOURCES-1"
+	ruleRes3        = "MCP-RESOURCES-3"
+	ruleRes4        = "MCP-RESOURCES-4"
+	ruleRes5        = "MCP-RESOURCES-5"
+	ruleRes6        = "MCP-RESOURCES-6"
+	rulePrompts1    = "MCP-PROMPTS-1"
+	rulePrompts3    = "MCP-PROMPTS-3"
+	rulePrompts4    = "MCP-PROMPTS-4"
+	rulePrompts5    = "MCP-PROMPTS-5"
+	ruleLogging1    = "MCP-LOGGING-1"
+	ruleLogging2    = "MCP-LOGGING-2"
+	ruleCompletion1 = "MCP-COMPLETION-1"
+	ruleCompletion2 = "MCP-COMPLETION-2"
+	ruleClient1     = "MCP-CLIENT-1"
+)
+
+// Scenarios returns the MCP scenarios, in the order they run.
+func Scenarios() []*scenario.Scenario {
+	out := []*scenario.Scenario{{
+		Name:  "initialize",
+		Title: "initialize with the run's revision: a result with the same revision, no request but ping before initialized, then ping",
+		Rules: []string{ruleLife1, ruleLife3, ruleLife6, rulePing1},
+		Fresh: true,
+		Run:   initialize,
+	}, {
+		Name:  "jsonrpc-errors",
+		Title: "an unknown method is answered -32601 with its integer id, an unknown notification is not answered",
+		Rules: []string{ruleRPC6, ruleRPC9},
+		Run:   jsonrpcErrors,
+	}, {
+		Name:  "batch",
+		Title: "2025-03-26: a batch of two pings is answered with an array of their two responses",
+		Rules: []string{ruleRPC10},
+		Run:   batch,
+	}, {
+		Name:  "tools",
+		Title: "tools: every page listed, every inputSchema compiled, every tool called with generated arguments and a progress token, structured output checked, an unknown tool refused",
+		Rules: []string{ruleTools1, ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1, ruleProgress1, ruleProgress2},
+		Run:   tools,
+	}, {
+		Name:  "resources",
+		Title: "resources: listed, read, templates listed, an unknown URI refused, subscribed and unsubscribed",
+		Rules: []string{ruleRes1, ruleRes3, ruleRes4, ruleRes5, ruleRes6},
+		Run:   resources,
+	}, {
+		Name:  "prompts",
+		Title: "prompts: listed, each got with its required arguments, an unknown one refused, an argument completed",
+		Rules: []string{rulePrompts1, rulePrompts3, rulePrompts4, rulePrompts5, ruleCompletion1, ruleCompletion2},
+		Run:   prompts,
+	}, {
+		Name:  "logging",
+		Title: "logging/setLevel accepts a valid level and refuses an invalid one; log notifications come only from a server declaring logging",
+		Rules: []string{ruleLogging1, ruleLogging2},
+		Run:   logging,
+	}, {
+		Name:  "cancel",
+		Title: "cancellations of an unknown and of an answered request are ignored",
+		Rules: []string{ruleCancel1},
+		Run:   cancel,
+	}, {
+		Name:  "parse-error",
+		Title: "a line that is not JSON is answered -32700 with id null, and the server goes on",
+		Rules: []string{ruleRPC7, ruleStdio3},
+		Fresh: true,
+		Run:   parseError,
+	}, {
+		Name:  "invalid-request",
+		Title: "JSON that is not a request is answered -32600, and the server goes on",
+		Rules: []string{ruleRPC8, ruleStdio3},
+		Fresh: true,
+		Run:   invalidRequest,
+	}, {
+		Name:  "before-initialize",
+		Title: "a request before initialize gets an answer, and initialize still succeeds",
+		Rules: []string{ruleLife5},
+		Fresh: true,
+		Run:   beforeInitialize,
+	}, {
+		Name:  "version-negotiation",
+		Title: "an unsupported revision is answered with one the server supports, which it then echoes when asked for",
+		Rules: []string{ruleLife3, ruleLife4},
+		Fresh: true,
+		Run:   versionNegotiation,
+	}, {
+		Name:  "shutdown",
+		Title: "the server exits when its stdin closes",
+		Rules: []string{ruleStdio4},
+		Fresh: true,
+		Run:   shutdown,
+	}}
+	for _, s := range out {
+		s.File = file
+	}
+	return out
+}
+
+func initialize(e *scenario.Env) error {
+	v := e.Protocol.Version
+	// Wait a little before notifications/initialized: a request the
+	// server sends meanwhile (other than ping) is sent too early.
+	in, s, err := handshakePause(e, v, false, 100*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		e.Fail(ruleLife1, in.Seq, "initialize was answered with an error", "a result", string(in.Raw))
+		return fmt.Errorf("initialize failed")
+	}
+	e.Pass(ruleLife1, in.Seq)
+	if s.version == v {
+		e.Pass(ruleLife3, in.Seq)
+	} else {
+		e.Skip(ruleLife3, fmt.Sprintf("wirecheck asked for %s and the server answered %s: it may not support %s (run with --mcp-version %s)", v, s.version, v, s.version))
+	}
+	bad := false
+	for _, f := range s.early {
+		if f.Kind != nil && f.Kind.Role == spec.RoleRequest && field(f, "/method") != "ping" {
+			bad = true
+			e.Fail(ruleLife6, f.Seq, "the server sent a request before it received notifications/initialized", "only ping before initialized", string(f.Raw))
+		}
+		s.judgeFrame(e, f)
+	}
+	if !bad {
+		e.Pass(ruleLife6, in.Seq)
+	}
+	sessions.Store(e.Peer, s)
+	ping := map[string]any{"jsonrpc": "2.0", "id": 7, "method": "ping"}
+	pin, _, err := e.Call(ping)
+	if err != nil {
+		e.Fail(rulePing1, -1, "ping was not answered: "+err.Error(), "an empty result", "nothing")
+		return err
+	}
+	res, ok := field(pin, "/result").(map[string]any)
+	delete(res, "_meta")
+	if !ok || len(res) != 0 {
+		e.Fail(rulePing1, pin.Seq, "ping was not answered with an empty result", `"result": {}`, string(pin.Raw))
+	} else {
+		e.Pass(rulePing1, pin.Seq)
+	}
+	return nil
+}
+
+// rawWait bounds the wait for an answer to raw input.
+const rawWait = time.Second
+
+// nextResponse waits for the next response frame not correlated with a
+// request (an answer to raw input), judging other frames on the way.
+func nextResponse(e *scenario.Env, s *session, timeout time.Duration) *peer.Inbound {
+	deadline := time.Now().Add(timeout)
+	for {
+		in, err := e.Peer.Next(time.Until(deadline))
+		if err != nil {
+			return nil
+		}
+		if in.Kind != nil && in.Kind.Role == spec.RoleResponse {
+			return in
+		}
+		s.judgeFrame(e, in)
+	}
+}
+
+func jsonrpcErrors(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	// An unknown method, with an integer id (its type must come back).
+	in, _, err := e.Call(map[string]any{"jsonrpc": "2.0", "id": 4242, "method": "wirecheck/no-such-method"})
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(in); ok && c == -32601 {
+		e.Pass(ruleRPC9, in.Seq)
+	} else {
+		e.Fail(ruleRPC9, in.Seq, "an unknown method was not answered with error -32601", "error code -32601", string(in.Raw))
+	}
+	// A notification nobody defined: no answer may come.
+	if err := notify(e, "notifications/wirecheck/unknown", map[string]any{}); err != nil {
+		return err
+	}
+	if in := nextResponse(e, s, 300*time.Millisecond); in != nil {
+		e.Fail(ruleRPC6, in.Seq, "a notification was answered", "no response to a notification", string(in.Raw))
+	} else {
+		e.Pass(ruleRPC6, -1)
+	}
+	return nil
+}
+
+// badInput sends one line to an initialized server, judges its answer by
+// rule, then checks that the server still answers ping.
+func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) bool) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	if err := e.Peer.SendRaw([]byte(line+"\n"), true); err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	// An answer to raw input comes at once or never (many servers drop
+	// input they cannot parse): a short wait keeps the run quick.
+	in := nextResponse(e, s, min(e.Timeout, rawWait))
+	c, isErr := errorCode(in)
+	switch {
+	case in == nil:
+		e.Fail(rule, -1, "no answer to "+line, fmt.Sprintf("an error response with code %d", code), "nothing")
+	case !isErr || c != code:
+		e.Fail(rule, in.Seq, "the answer is not error "+fmt.Sprint(code), fmt.Sprintf("an error response with code %d", code), string(in.Raw))
+	case !idOK(field(in, "/id")):
+		e.Fail(rule, in.Seq, "the error carries the wrong id", "id null (or the request's id where it could be read)", string(in.Raw))
+	default:
+		e.Pass(rule, in.Seq)
+	}
+	if _, err := e.Probe(); err != nil {
+		e.Fail(ruleStdio3, -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+		return err
+	}
+	return nil
+}
+
+func parseError(e *scenario.Env) error {
+	// Invalid at once (a trailing comma), so a server reading a stream of
+	// JSON values does not wait for more input.
+	return badInput(e, ruleRPC7, `{"jsonrpc": "2.0", "id": 1, "method": "ping",}`, -32700, func(v any) bool { return v == nil })
+}
+
+func invalidRequest(e *scenario.Env) error {
+	return badInput(e, ruleRPC8, `{"jsonrpc": "2.0", "id": "wc-invalid-1", "method": 42}`, -32600,
+		func(v any) bool { return v == nil || v == "wc-invalid-1" })
+}
+
+func cancel(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	pin, c, err := e.Call(request("ping", nil))
+	if err != nil {
+		return err
+	}
+	_ = pin
+	for _, id := range []any{"wc-never-sent", c.ID} {
+		if err := notify(e, "notifications/cancelled", map[string]any{"requestId": id, "reason": "wirecheck checks that this is ignored"}); err != nil {
+			return err
+		}
+	}
+	if in := nextResponse(e, s, 300*time.Millisecond); in != nil {
+		e.Fail(ruleCancel1, in.Seq, "a cancellation was answered", "no answer to a cancellation", string(in.Raw))
+		return nil
+	}
+	in, err := e.Probe()
+	if err != nil {
+		e.Fail(ruleCancel1, -1, "the server stopped answering after a cancellation: "+err.Error(), "an answer to ping", "nothing")
+		return err
+	}
+	e.Pass(ruleCancel1, in.Seq)
+	return nil
+}
+
+func beforeInitialize(e *scenario.Env) error {
+	in, err := callFirst(e, request("tools/list", map[string]any{}))
+	if err != nil {
+		e.Fail(ruleLife5, -1, "a request sent before initialize was not answered", "a result or an error", "nothing")
+		return err
+	}
+	e.Pass(ruleLife5, in.Seq)
+	ini, s, err := handshake(e, e.Protocol.Version, true)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		e.Fail(ruleLife5, ini.Seq, "initialize failed after an early request", "an initialize result", string(ini.Raw))
+		return nil
+	}
+	e.Pass(ruleLife5, ini.Seq)
+	return nil
+}
+
+func versionNegotiation(e *scenario.Env) error {
+	const bogus = "1999-01-01"
+	in, s, err := handshake(e, bogus, false)
+	if err != nil {
+		return err
+	}
+	switch {
+	case s == nil:
+		e.Fail(ruleLife4, in.Seq, "initialize with an unsupported revision was answered with an error", "a result naming a revision the server supports", string(in.Raw))
+		e.Skip(ruleLife3, "the server named no revision it supports")
+		return closeAndEnd(e)
+	case s.version == bogus || s.version == "":
+		e.Fail(ruleLife4, in.Seq, "the server answered the unsupported revision "+show(s.version), "another revision, one the server supports", string(in.Raw))
+		e.Skip(ruleLife3, "the server named no other revision")
+		return closeAndEnd(e)
+	}
+	e.Pass(ruleLife4, in.Seq)
+	other := s.version
+	if err := e.Restart(); err != nil {
+		return err
+	}
+	in, s, err = handshake(e, other, false)
+	if err != nil {
+		return err
+	}
+	switch {
+	case s == nil:
+		e.Fail(ruleLife3, in.Seq, "the server answered "+other+" to an unsupported revision, then refused "+other, "a result echoing "+other, string(in.Raw))
+	case s.version != other:
+		e.Fail(ruleLife3, in.Seq, "the server answered "+other+" to an unsupported revision (so it supports it), but asked for "+other+" it answered "+s.version,
+			"protocolVersion "+other, string(in.Raw))
+	default:
+		e.Pass(ruleLife3, in.Seq)
+	}
+	return closeAndEnd(e)
+}
+
+// closeAndEnd closes stdin so the runner gives the next scenario a process
+// initialized with the run's revision.
+func closeAndEnd(e *scenario.Env) error {
+	e.Closed = true
+	_ = e.Peer.Transport().CloseInput()
+	return nil
+}
+
+func shutdown(e *scenario.Env) error {
+	if _, err := ensure(e); err != nil {
+		return err
+	}
+	e.Closed = true
+	t := e.Peer.Transport()
+	if err := t.CloseInput(); err != nil {
+		return fmt.Errorf("%w: closing stdin: %v", scenario.ErrGone, err)
+	}
+	within := 2 * time.Second
+	select {
+	case <-t.Exited():
+		e.Pass(ruleStdio4, -1)
+	case <-time.After(within):
+		e.Hung = true
+		e.Fail(ruleStdio4, -1, "the server was still running "+within.String()+" after its stdin closed", "the process exits", "still running")
+	}
+	return nil
+}
+
+func logging(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	logs := s.logs
+	defer func() {
+		s.settle(e, 50*time.Millisecond)
+		if s.logs == logs {
+			e.Skip(ruleLogging1, "no log notification arrived during this scenario")
+		}
+	}()
+	if !s.has("logging") {
+		e.Skip(ruleLogging2, "the server does not declare the logging capability")
+		return nil
+	}
+	in, err := s.call(e, "logging/setLevel", map[string]any{"level": "debug"})
+	if err != nil {
+		return err
+	}
+	if _, ok := in.Field("/result"); ok {
+		e.Pass(ruleLogging2, in.Seq)
+	} else {
+		e.Fail(ruleLogging2, in.Seq, "logging/setLevel debug was refused", "an empty result", string(in.Raw))
+	}
+	in, err = s.call(e, "logging/setLevel", map[string]any{"level": "loudest"})
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(in); ok && c == -32602 {
+		e.Pass(ruleLogging2, in.Seq)
+	} else {
+		e.Fail(ruleLogging2, in.Seq, "logging/setLevel with an invalid level was not answered with error -32602", "error code -32602", string(in.Raw))
+	}
+	if _, err := s.call(e, "logging/setLevel", map[string]any{"level": "info"}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// listAll follows nextCursor through every page of a list method and
+// returns the items; ruleCursor fails when the cursors loop.
+func listAll(e *scenario.Env, s *session, method, key, ruleCursor string) ([]any, *peer.Inbound, error) {
+	var items []any
+	var first *peer.Inbound
+	seen := map[string]bool{}
+	var cursor any
+	for range 50 {
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = cursor
+		}
+		in, err := s.call(e, method, params)
+		if err != nil {
+			return items, first, err
+		}
+		if first == nil {
+			first = in
+		}
+		if _, ok := in.Field("/result"); !ok {
+			return items, in, nil
+		}
+		page, _ := field(in, "/result/"+key).([]any)
+		items = append(items, page...)
+		next, ok := field(in, "/result/nextCursor").(string)
+		if !ok {
+			return items, first, nil
+		}
+		if seen[next] {
+			e.Fail(ruleCursor, in.Seq, method+" returned the cursor "+show(next)+" twice: the pages loop", "a cursor leading to a new page", string(in.Raw))
+			return items, first, nil
+		}
+		seen[next] = true
+		cursor = next
+	}
+	return items, first, nil
+}
+
+func isResult(in *peer.Inbound) bool {
+	_, ok := in.Field("/result")
+	return ok
+}
+
+func rawJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func batch(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	if r := e.Protocol.Rule(ruleRPC10); r != nil && !r.AppliesTo(e.Protocol.Version) {
+		e.Skip(ruleRPC10, "batches belong to revision 2025-03-26 only; this run uses "+e.Protocol.Version)
+		return nil
+	}
+	a, b := scenario.NextID("wc-batch"), scenario.NextID("wc-batch")
+	line := fmt.Sprintf(`[{"jsonrpc":"2.0","id":%q,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/wirecheck/batched"},{"jsonrpc":"2.0","id":%q,"method":"ping"}]`, a, b)
+	if err := e.Peer.SendRaw([]byte(line+"\n"), true); err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	in := nextResponse(e, s, e.Timeout)
+	if in == nil {
+		e.Fail(ruleRPC10, -1, "a batch of two pings and a notification was not answered", "an array of two responses", "nothing")
+		return nil
+	}
+	arr, ok := in.Value.([]any)
+	ids := map[string]bool{}
+	for _, it := range arr {
+		if m, isObj := it.(map[string]any); isObj {
+			if _, res := m["result"]; res {
+				ids[fmt.Sprint(m["id"])] = true
+			}
+		}
+	}
+	if !ok || len(arr) != 2 || !ids[a] || !ids[b] {
+		e.Fail(ruleRPC10, in.Seq, "the batch was not answered with the results of its two pings", "an array of two results, ids "+a+" and "+b, string(in.Raw))
+		return nil
+	}
+	e.Pass(ruleRPC10, in.Seq)
+	return nil
+}

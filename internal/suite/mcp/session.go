@@ -1,0 +1,371 @@
+// Package mcp holds the MCP scenarios. They are written in Go because every
+// one of them depends on the session: the initialize handshake, the
+// capabilities the server declared, the tools, resources and prompts it
+// lists, and the notifications it sends while it works.
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
+)
+
+const file = "internal/suite/mcp"
+
+// session is what the handshake established with one server process.
+type session struct {
+	requested string
+	version   string
+	caps      map[string]any
+
+	mu       sync.Mutex
+	progress map[string]*tracked // progress token → the request it rides on
+	// logs and progresses count the notifications judged, so a scenario
+	// knows whether it saw any.
+	logs, progresses int
+	// early holds the frames that arrived before notifications/initialized
+	// (see handshakePause).
+	early []*peer.Inbound
+}
+
+type tracked struct {
+	call *peer.Call
+	last float64
+	seen bool
+}
+
+var sessions sync.Map // *peer.Peer → *session
+
+// request builds a JSON-RPC request with a fresh string id.
+func request(method string, params any) map[string]any {
+	m := map[string]any{"jsonrpc": "2.0", "id": scenario.NextID("wc-" + strings.ReplaceAll(method, "/", "-")), "method": method}
+	if params != nil {
+		m["params"] = params
+	}
+	return m
+}
+
+// notify sends a notification as a raw line nobody may answer, so an
+// answer is judged a stray.
+func notify(e *scenario.Env, method string, params any) error {
+	m := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		m["params"] = params
+	}
+	b, _ := json.Marshal(m)
+	if err := e.Peer.SendRaw(append(b, '\n'), false); err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	return nil
+}
+
+// clientCaps are the capabilities wirecheck declares; Handler answers
+// what they promise.
+func clientCaps(version string) map[string]any {
+	c := map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
+	if version >= "2025-06-18" {
+		c["elicitation"] = map[string]any{}
+	}
+	return c
+}
+
+func initRequest(version string) map[string]any {
+	return request("initialize", map[string]any{
+		"protocolVersion": version,
+		"capabilities":    clientCaps(version),
+		"clientInfo":      map[string]any{"name": "wirecheck", "version": "0.1.0"},
+	})
+}
+
+// handshake sends initialize for version and, when it succeeds, the
+// initialized notification. It returns the initialize response and the
+// session (nil when initialize was not answered with a result).
+func handshake(e *scenario.Env, version string, store bool) (*peer.Inbound, *session, error) {
+	return handshakePause(e, version, store, 0)
+}
+
+// handshakePause is handshake waiting pause between the initialize result
+// and the initialized notification; the frames that arrived meanwhile are
+// kept in the session's early list.
+func handshakePause(e *scenario.Env, version string, store bool, pause time.Duration) (*peer.Inbound, *session, error) {
+	in, err := callFirst(e, initRequest(version))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := in.Field("/result"); !ok {
+		return in, nil, nil
+	}
+	s := &session{requested: version, progress: map[string]*tracked{}}
+	s.version, _ = field(in, "/result/protocolVersion").(string)
+	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
+	if pause > 0 {
+		time.Sleep(pause)
+		for {
+			f, err := e.Peer.Next(0)
+			if err != nil {
+				break
+			}
+			s.early = append(s.early, f)
+		}
+	}
+	if err := notify(e, "notifications/initialized", nil); err != nil {
+		return in, nil, err
+	}
+	if store {
+		sessions.Store(e.Peer, s)
+	}
+	return in, s, nil
+}
+
+// ensure returns the session of the current server process, running the
+// handshake first when the process has none.
+func ensure(e *scenario.Env) (*session, error) {
+	if s, ok := sessions.Load(e.Peer); ok {
+		return s.(*session), nil
+	}
+	in, s, err := handshake(e, e.Protocol.Version, true)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("initialize was answered with an error: %s", show(field(in, "/error")))
+	}
+	return s, nil
+}
+
+// has reports whether the server declared a capability.
+func (s *session) has(c string) bool {
+	_, ok := s.caps[c]
+	return ok
+}
+
+func (s *session) capFlag(c, flag string) bool {
+	m, _ := s.caps[c].(map[string]any)
+	return m[flag] == true
+}
+
+// call sends a request with a progress token and waits for its answer;
+// the notifications that arrived meanwhile are judged by drain.
+func (s *session) call(e *scenario.Env, method string, params map[string]any) (*peer.Inbound, error) {
+	req := request(method, params)
+	tok := ""
+	if params != nil && method == "tools/call" {
+		tok = scenario.NextID("wc-progress")
+		params["_meta"] = map[string]any{"progressToken": tok}
+	}
+	c, err := e.Send(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	if tok != "" {
+		s.mu.Lock()
+		s.progress[tok] = &tracked{call: c}
+		s.mu.Unlock()
+	}
+	in, err := e.Await(c, 0)
+	s.drain(e)
+	return in, err
+}
+
+// drain judges the notifications and requests that arrived: progress
+// notifications against the tokens wirecheck sent, log notifications
+// against the logging capability.
+func (s *session) drain(e *scenario.Env) {
+	for {
+		in, err := e.Peer.Next(0)
+		if err != nil {
+			return
+		}
+		s.judgeFrame(e, in)
+	}
+}
+
+func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
+	if in.Kind == nil {
+		return
+	}
+	method, _ := field(in, "/method").(string)
+	if in.Kind.Role == spec.RoleRequest {
+		// wirecheck declares roots and sampling always, elicitation from
+		// 2025-06-18 on (clientCaps); a request for anything it did not
+		// declare uses a capability that was not negotiated.
+		capability := map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation"}[method]
+		if capability != "" {
+			if _, ok := clientCaps(s.version)[capability]; !ok {
+				e.Fail(ruleClient1, in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (revision "+s.version+")",
+					"only requests for capabilities wirecheck declared", string(in.Raw))
+			} else {
+				e.Pass(ruleClient1, in.Seq)
+			}
+		}
+		return
+	}
+	switch method {
+	case "notifications/message":
+		s.logs++
+		if s.has("logging") {
+			e.Pass(ruleLogging1, in.Seq)
+		} else {
+			e.Fail(ruleLogging1, in.Seq, "the server sent a log notification but did not declare the logging capability",
+				"capabilities.logging in the initialize result", "capabilities "+show(s.caps))
+		}
+	case "notifications/progress":
+		s.progresses++
+		tok := peer.Key(field(in, "/params/progressToken"))
+		var key string
+		_ = json.Unmarshal([]byte(tok), &key)
+		s.mu.Lock()
+		t := s.progress[key]
+		s.mu.Unlock()
+		if t == nil {
+			e.Fail(ruleProgress1, in.Seq, "progress notification for token "+tok+", which wirecheck never sent",
+				"a progressToken of a request in flight", show(field(in, "/params")))
+			return
+		}
+		e.Pass(ruleProgress1, in.Seq)
+		val, _ := number(field(in, "/params/progress"))
+		if r := t.call.Response; r != nil && r.Seq < in.Seq {
+			e.Fail(ruleProgress2, in.Seq, "progress notification after the response to its request (transcript line "+fmt.Sprint(r.Seq)+")",
+				"no progress after completion", show(field(in, "/params")))
+			return
+		}
+		if t.seen && val <= t.last {
+			e.Fail(ruleProgress2, in.Seq, fmt.Sprintf("progress went from %v to %v", t.last, val),
+				"a progress value greater than the one before", show(field(in, "/params")))
+		} else {
+			e.Pass(ruleProgress2, in.Seq)
+		}
+		t.seen, t.last = true, val
+	}
+}
+
+// settle waits briefly for frames that follow a response (progress or logs
+// sent after it), then drains them.
+func (s *session) settle(e *scenario.Env, d time.Duration) {
+	time.Sleep(d)
+	s.drain(e)
+}
+
+func field(in *peer.Inbound, ptr string) any {
+	if in == nil {
+		return nil
+	}
+	v, _ := in.Field(ptr)
+	return v
+}
+
+func number(v any) (float64, bool) {
+	if n, ok := v.(json.Number); ok {
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+// errorCode is the error code of an error response, or 0 with false.
+func errorCode(in *peer.Inbound) (int64, bool) {
+	n, ok := field(in, "/error/code").(json.Number)
+	if !ok {
+		return 0, false
+	}
+	c, err := n.Int64()
+	return c, err == nil
+}
+
+// Handler answers the requests an MCP server sends, as the capabilities
+// wirecheck declared promise: ping, roots/list, sampling/createMessage (a
+// fixed text) and elicitation/create (a form is accepted with content
+// generated from its requestedSchema; a URL is declined). Anything else is
+// answered -32601.
+func Handler(in *peer.Inbound) []byte {
+	id, _ := in.Field("/id")
+	method, _ := in.Field("/method")
+	var res any
+	switch method {
+	case "ping":
+		res = map[string]any{}
+	case "roots/list":
+		res = map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/wirecheck-root", "name": "wirecheck"}}}
+	case "sampling/createMessage":
+		res = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "Hello from wirecheck."},
+			"model": "wirecheck-stub", "stopReason": "endTurn"}
+	case "elicitation/create":
+		res = elicit(in)
+	}
+	m := map[string]any{"jsonrpc": "2.0", "id": id}
+	if res == nil {
+		m["error"] = map[string]any{"code": -32601, "message": fmt.Sprintf("Method not found: %v", method)}
+	} else {
+		m["result"] = res
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// elicit answers an elicitation: a form is accepted with a value for every
+// property its requestedSchema names (the property's default, else one
+// generated from its schema: the spec restricts forms to flat objects of
+// primitives); a URL elicitation, or a form wirecheck cannot fill, is
+// declined.
+func elicit(in *peer.Inbound) map[string]any {
+	decline := map[string]any{"action": "decline"}
+	if mode, _ := in.Field("/params/mode"); mode == "url" {
+		return decline
+	}
+	props, ok := in.Field("/params/requestedSchema/properties")
+	pm, isObj := props.(map[string]any)
+	if !ok || !isObj {
+		return decline
+	}
+	content := map[string]any{}
+	for name, ps := range pm {
+		psm, _ := ps.(map[string]any)
+		if d, has := psm["default"]; has {
+			content[name] = d
+			continue
+		}
+		sch, err := gen.Compile(rawJSON(ps))
+		if err != nil {
+			return decline
+		}
+		v, err := gen.TryExample(sch, 1)
+		if err != nil {
+			return decline
+		}
+		content[name] = v
+	}
+	return map[string]any{"action": "accept", "content": content}
+}
+
+// firstWait bounds the answer to the first request a fresh process gets:
+// MCP has no ready line, so that answer includes the server's start (a
+// Node server: hundreds of milliseconds), which --timeout is not meant for.
+const firstWait = 5 * time.Second
+
+// callFirst sends a request that may be the first a process reads and
+// waits for its answer, allowing for the process's start.
+func callFirst(e *scenario.Env, req map[string]any) (*peer.Inbound, error) {
+	c, err := e.Send(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	return e.Await(c, max(e.Timeout, firstWait))
+}
