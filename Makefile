@@ -4,7 +4,7 @@ BIN         := bin/wirecheck
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X main.version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-PROTOCOLS   := sonde-serve
+PROTOCOLS   := sonde-serve tool-host agent-bridge mcp
 
 .PHONY: all build demo test lint bench clean
 

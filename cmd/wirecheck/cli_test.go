@@ -142,7 +142,7 @@ var _ = Describe("wirecheck run", func() {
 		Entry("unknown scenario", "matches no scenario", "run", "--protocol", "sonde-serve", "--scenario", "nope", "--", "true"),
 		Entry("missing baseline", "--baseline", "run", "--protocol", "sonde-serve", "--baseline", "/nonexistent", "--", "true"),
 		Entry("unknown fault", `unknown fault "nope"`, "serve", "sonde-serve", "--fault", "nope"),
-		Entry("unknown MCP revision", `protocol mcp has no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)`,
+		Entry("unknown MCP revision", `protocol mcp has no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)`,
 			"run", "--protocol", "mcp", "--mcp-version", "2099-01-01", "--", "true"),
 		Entry("unknown subcommand", "unknown command", "frobnicate"),
 	)

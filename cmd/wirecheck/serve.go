@@ -22,12 +22,12 @@ func newServeCmd() *cobra.Command {
   wirecheck run --protocol sonde-serve -- wirecheck serve sonde-serve --fault wrong-id`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := protocols.Load(args[0])
+			proto, serve, err := protocols.LoadSpec(args[0])
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
 			if tr != "stdio" {
-				return usageErr("--transport %q: the %s reference server serves %s", tr, args[0], strings.Join(b.Protocol.Transports, ", "))
+				return usageErr("--transport %q: the %s reference server serves %s", tr, args[0], strings.Join(proto.Transports, ", "))
 			}
 			if listen != "" {
 				return usageErr("--listen applies to HTTP transports; %s is served on stdio", args[0])
@@ -36,21 +36,21 @@ func newServeCmd() *cobra.Command {
 				if f == "list" {
 					w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 					fmt.Fprintln(w, "FAULT\tTRIPS\tWHAT IT DOES")
-					for _, f := range b.Protocol.Faults {
+					for _, f := range proto.Faults {
 						fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(f.Trips, ","), f.Does)
 					}
 					return w.Flush()
 				}
-				if b.Protocol.Fault(f) == nil {
+				if proto.Fault(f) == nil {
 					var names []string
-					for _, f := range b.Protocol.Faults {
+					for _, f := range proto.Faults {
 						names = append(names, f.Name)
 					}
 					return usageErr("unknown fault %q for %s (known: %s; '--fault list' describes them)", f, args[0], strings.Join(names, ", "))
 				}
 			}
 			dir, _ := os.Getwd()
-			code := b.Serve(protocols.ServeOptions{Faults: faults, Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
+			code := serve(protocols.ServeOptions{Faults: faults, Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
 			if code != 0 {
 				return &exitError{code: code, err: fmt.Errorf("")}
 			}

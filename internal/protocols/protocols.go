@@ -106,6 +106,26 @@ func Load(id string) (*Bundle, error) {
 	return LoadFrom(id, specs.FS, schemas.FS, fixtures.FS)
 }
 
+// LoadSpec loads only a protocol's spec and its reference server, for
+// `wirecheck serve`: it needs the faults but neither the schemas nor the
+// scenarios, and it starts once per fuzz sequence, so compiling MCP's
+// schemas there would dominate the fuzzer's time.
+func LoadSpec(id string) (*spec.Protocol, func(ServeOptions) int, error) {
+	e, ok := registry[id]
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown protocol %q (known: %s)", id, strings.Join(IDs(), ", "))
+	}
+	base := func(b string) (*spec.Protocol, error) {
+		p, _, err := LoadSpec(b)
+		return p, err
+	}
+	p, err := spec.Load(specs.FS, id+".yaml", schemas.FS, peer.Checks, base)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, e.serve, nil
+}
+
 // LoadFrom is Load on other file systems, for tests of broken specs and
 // fixtures.
 func LoadFrom(id string, specFS, schemaFS, fixtureFS fs.FS) (*Bundle, error) {

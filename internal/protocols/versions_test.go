@@ -2,6 +2,8 @@ package protocols_test
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing/fstest"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/fixtures"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
 )
@@ -37,6 +40,9 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 		}
 		p, _ := b.Protocol.ForVersion("2025-11-25")
 		Expect(p.Kind("error response").Schema).To(Equal("2025-11-25/schema.json#/$defs/JSONRPCErrorResponse"))
+		modern, _ := b.Protocol.ForVersion("2026-07-28")
+		Expect(modern.Kind("initialize result")).To(BeNil())
+		Expect(modern.Kind("server/discover result").Schema).To(Equal("2026-07-28/schema.json#/$defs/DiscoverResult"))
 	})
 
 	It("drops kinds of other revisions and keeps rules, marking where they apply", func() {
@@ -54,7 +60,7 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 
 	It("refuses an unknown revision, naming the known ones", func() {
 		_, err := b.Protocol.ForVersion("2099-01-01")
-		Expect(err).To(MatchError(ContainSubstring(`no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)`)))
+		Expect(err).To(MatchError(ContainSubstring(`no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)`)))
 	})
 
 	It("validates official examples: a draft-07 and a 2020-12 definition reached by fragment", func() {
@@ -90,4 +96,33 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 			return strings.Replace(s, `"{defs}/InitializeResult"`, `"{defs}/InitialiseResult"`, 1)
 		}, `InitialiseResult`),
 	)
+})
+
+var _ = Describe("the official MCP examples", func() {
+	It("validate against the 2026-07-28 definition they illustrate, reached through wirecheck's registry", func() {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		root := filepath.Join("..", "..", "..", "shared", "reference", "mcp", "2026-07-28", "examples")
+		dirs, err := os.ReadDir(root)
+		if err != nil {
+			Skip("the reference copy of the MCP examples is not beside the repository: " + err.Error())
+		}
+		n := 0
+		for _, d := range dirs {
+			s := b.Schemas.Get("2026-07-28/schema.json#/$defs/" + d.Name())
+			if s == nil {
+				continue
+			}
+			files, _ := os.ReadDir(filepath.Join(root, d.Name()))
+			for _, f := range files {
+				raw, err := os.ReadFile(filepath.Join(root, d.Name(), f.Name()))
+				Expect(err).NotTo(HaveOccurred())
+				v, err := schema.Decode(raw)
+				Expect(err).NotTo(HaveOccurred(), f.Name())
+				Expect(s.Validate(v)).To(Succeed(), "%s/%s", d.Name(), f.Name())
+				n++
+			}
+		}
+		Expect(n).To(BeNumerically(">", 50))
+	})
 })

@@ -65,6 +65,11 @@ func (s *server) tools() []tool {
 	}, {
 		def: obj{"name": "ask-client", "description": "Asks the client to sample, list its roots, elicit and ping, then logs.", "inputSchema": obj{"type": "object"}},
 		run: func(s *server, a obj) obj {
+			if s.modern() && !s.f("modern-server-request") {
+				// 2026-07-28 has no server-to-client requests (input
+				// would come by multi round-trip results instead).
+				return obj{"content": []any{text("nothing to ask in " + Modern)}}
+			}
 			var got []string
 			sp := obj{"messages": []any{obj{"role": "user", "content": text("Say hello")}}, "maxTokens": 20}
 			if s.f("sampling-bad") {
@@ -165,13 +170,17 @@ func (s *server) readResource(id any, p obj) {
 	case strings.HasPrefix(uri, "wirecheck://items/") && len(uri) > len("wirecheck://items/"):
 		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Item " + strings.TrimPrefix(uri, "wirecheck://items/")}
 	default:
-		s.fail(id, -32002, "Resource not found")
+		code := -32002
+		if s.modern() {
+			code = -32602 // 2026-07-28 changed the code
+		}
+		s.fail(id, code, "Resource not found")
 		return
 	}
 	if s.f("read-bad") {
 		delete(c, "uri")
 	}
-	s.result(id, obj{"contents": []any{c}})
+	s.result(id, s.cacheable(obj{"contents": []any{c}}))
 }
 
 func (s *server) prompts() []any {

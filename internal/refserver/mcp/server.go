@@ -19,10 +19,20 @@ import (
 	"time"
 )
 
-// Versions are the revisions the server speaks, oldest first.
+// Versions are the revisions the server speaks with the initialize
+// handshake, oldest first.
 var Versions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
 const latest = "2025-11-25"
+
+// Modern is the revision without a handshake: every request names it in
+// _meta (2026-07-28).
+const Modern = "2026-07-28"
+
+const (
+	metaVersion = "io.modelcontextprotocol/protocolVersion"
+	metaServer  = "io.modelcontextprotocol/serverInfo"
+)
 
 // Serve runs the server until stdin ends and returns the exit code.
 func Serve(faults []string, in io.Reader, out, log io.Writer) int {
@@ -74,6 +84,18 @@ func (s *server) ver() string {
 	return s.version
 }
 
+// modern reports whether the session speaks 2026-07-28 (no handshake).
+func (s *server) modern() bool { return s.ver() == Modern }
+
+// cacheable adds the fields 2026-07-28 requires on list and read results.
+func (s *server) cacheable(r obj) obj {
+	if s.modern() {
+		r["ttlMs"] = 0
+		r["cacheScope"] = "public"
+	}
+	return r
+}
+
 // atLeast reports whether the negotiated revision is v or newer.
 func (s *server) atLeast(v string) bool { return s.ver() >= v }
 
@@ -97,6 +119,11 @@ func (s *server) writeRaw(b []byte) {
 type obj = map[string]any
 
 func (s *server) result(id any, res any) {
+	if r, isObj := res.(obj); isObj && s.modern() {
+		if _, has := r["resultType"]; !has {
+			r["resultType"] = "complete"
+		}
+	}
 	m := obj{"jsonrpc": "2.0", "id": id, "result": res}
 	s.write(m)
 }
@@ -173,6 +200,21 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		s.fail(nil, -32600, "Invalid Request: the id must be a string or an integer")
 		return
 	}
+	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil {
+		v, _ := meta[metaVersion].(string)
+		if v != Modern {
+			code := -32022
+			if s.f("version-error-code") {
+				code = -32602
+			}
+			s.write(obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": code, "message": "Unsupported protocol version",
+				"data": obj{"supported": []any{Modern}, "requested": meta[metaVersion]}}})
+			return
+		}
+		s.mu.Lock()
+		s.version = Modern
+		s.mu.Unlock()
+	}
 	if method == "tools/call" {
 		wg.Add(1)
 		go func() {
@@ -218,7 +260,17 @@ func (s *server) ask(method string, params obj) obj {
 }
 
 func (s *server) dispatch(id any, method string, p obj) {
+	if s.modern() {
+		switch method {
+		case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+			// Removed in 2026-07-28.
+			s.fail(id, -32601, "Method not found: "+method)
+			return
+		}
+	}
 	switch method {
+	case "server/discover":
+		s.discover(id, p)
 	case "initialize":
 		s.initialize(id, p)
 	case "ping":
@@ -232,7 +284,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 		if s.f("templates-bad") {
 			delete(t, "uriTemplate")
 		}
-		s.result(id, obj{"resourceTemplates": []any{t}})
+		s.result(id, s.cacheable(obj{"resourceTemplates": []any{t}}))
 	case "resources/read":
 		s.readResource(id, p)
 	case "resources/subscribe":
@@ -320,6 +372,18 @@ func (s *server) initialize(id any, p obj) {
 	}
 }
 
+// discover answers server/discover (2026-07-28).
+func (s *server) discover(id any, p obj) {
+	supported := []any{Modern}
+	if s.f("discover-no-version") {
+		supported = []any{"2099-01-01"}
+	}
+	caps := obj{"tools": obj{"listChanged": true}, "resources": obj{"listChanged": true}, "prompts": obj{"listChanged": true}, "completions": obj{}}
+	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
+		"instructions": "The reference server of wirecheck.",
+		"_meta":        obj{metaServer: obj{"name": "wirecheck-reference", "version": "1.0.0"}}}))
+}
+
 func (s *server) ping(id any) {
 	var res any = obj{}
 	if s.f("ping-not-empty") {
@@ -362,7 +426,7 @@ func (s *server) page(id any, p obj, key string, items []any, size int) {
 		start = n
 	}
 	end := min(start+size, len(items))
-	res := obj{key: items[start:end]}
+	res := s.cacheable(obj{key: items[start:end]})
 	if end < len(items) {
 		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
 	}

@@ -19,6 +19,12 @@ func tools(e *scenario.Env) error {
 	rules := []string{ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1}
 	progresses := s.progresses
 	defer func() {
+		switch {
+		case !s.modern:
+			e.Skip(ruleStdio5, "the ban on server requests belongs to revision 2026-07-28")
+		case s.requests == 0:
+			e.Pass(ruleStdio5, -1)
+		}
 		if s.progresses == progresses {
 			e.Skip(ruleProgress1, "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
 			e.Skip(ruleProgress2, "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
@@ -199,12 +205,19 @@ func resources(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if c, ok := errorCode(unk); ok && c == -32002 {
+	// 2026-07-28 moved "Resource not found" from -32002 to -32602.
+	want := int64(-32002)
+	if s.modern {
+		want = -32602
+	}
+	if c, ok := errorCode(unk); ok && c == want {
 		e.Pass(ruleRes5, unk.Seq)
 	} else {
-		e.Fail(ruleRes5, unk.Seq, "reading an unknown resource was not answered with error -32002", "error code -32002 (Resource not found)", string(unk.Raw))
+		e.Fail(ruleRes5, unk.Seq, fmt.Sprintf("reading an unknown resource was not answered with error %d", want), fmt.Sprintf("error code %d (Resource not found)", want), string(unk.Raw))
 	}
-	if !s.capFlag("resources", "subscribe") || first == "" {
+	if s.modern {
+		e.Skip(ruleRes6, "revision "+s.requested+" replaced resources/subscribe with subscriptions/listen")
+	} else if !s.capFlag("resources", "subscribe") || first == "" {
 		e.Skip(ruleRes6, "the server does not declare resources.subscribe, or lists no resource")
 	} else {
 		for _, m := range []string{"resources/subscribe", "resources/unsubscribe"} {

@@ -49,6 +49,9 @@ const (
 	ruleCompletion1 = "MCP-COMPLETION-1"
 	ruleCompletion2 = "MCP-COMPLETION-2"
 	ruleClient1     = "MCP-CLIENT-1"
+	ruleStdio5      = "MCP-STDIO-5"
+	ruleDiscover1   = "MCP-DISCOVER-1"
+	ruleVersion1    = "MCP-VERSION-1"
 )
 
 // Scenarios returns the MCP scenarios, in the order they run.
@@ -56,7 +59,7 @@ func Scenarios() []*scenario.Scenario {
 	out := []*scenario.Scenario{{
 		Name:  "initialize",
 		Title: "initialize with the run's revision: a result with the same revision, no request but ping before initialized, then ping",
-		Rules: []string{ruleLife1, ruleLife3, ruleLife6, rulePing1},
+		Rules: []string{ruleLife1, ruleLife3, ruleLife6, rulePing1, ruleDiscover1},
 		Fresh: true,
 		Run:   initialize,
 	}, {
@@ -72,7 +75,7 @@ func Scenarios() []*scenario.Scenario {
 	}, {
 		Name:  "tools",
 		Title: "tools: every page listed, every inputSchema compiled, every tool called with generated arguments and a progress token, structured output checked, an unknown tool refused",
-		Rules: []string{ruleTools1, ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1, ruleProgress1, ruleProgress2},
+		Rules: []string{ruleTools1, ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1, ruleProgress1, ruleProgress2, ruleStdio5},
 		Run:   tools,
 	}, {
 		Name:  "resources",
@@ -115,7 +118,7 @@ func Scenarios() []*scenario.Scenario {
 	}, {
 		Name:  "version-negotiation",
 		Title: "an unsupported revision is answered with one the server supports, which it then echoes when asked for",
-		Rules: []string{ruleLife3, ruleLife4},
+		Rules: []string{ruleLife3, ruleLife4, ruleVersion1},
 		Fresh: true,
 		Run:   versionNegotiation,
 	}, {
@@ -131,7 +134,42 @@ func Scenarios() []*scenario.Scenario {
 	return out
 }
 
+// skipAll reports rules skipped for one reason.
+func skipAll(e *scenario.Env, why string, rules ...string) {
+	for _, r := range rules {
+		e.Skip(r, why)
+	}
+}
+
+// discoverFirst is the initialize scenario of 2026-07-28: server/discover,
+// which must list the revision asked for.
+func discoverFirst(e *scenario.Env) error {
+	v := e.Protocol.Version
+	skipAll(e, "revision "+v+" has no initialize handshake and no ping", ruleLife1, ruleLife3, ruleLife6, rulePing1)
+	in, s, err := discover(e, v, true)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		e.Fail(ruleDiscover1, in.Seq, "server/discover was answered with an error", "a DiscoverResult", string(in.Raw))
+		return fmt.Errorf("server/discover failed")
+	}
+	vs, _ := field(in, "/result/supportedVersions").([]any)
+	for _, x := range vs {
+		if x == v {
+			e.Pass(ruleDiscover1, in.Seq)
+			return nil
+		}
+	}
+	e.Fail(ruleDiscover1, in.Seq, "server/discover does not list the revision "+v+" the request named", "supportedVersions including "+v, string(in.Raw))
+	return nil
+}
+
 func initialize(e *scenario.Env) error {
+	if modern(e) {
+		return discoverFirst(e)
+	}
+	e.Skip(ruleDiscover1, "server/discover belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
 	v := e.Protocol.Version
 	// Wait a little before notifications/initialized: a request the
 	// server sends meanwhile (other than ping) is sent too early.
@@ -294,6 +332,10 @@ func cancel(e *scenario.Env) error {
 }
 
 func beforeInitialize(e *scenario.Env) error {
+	if modern(e) {
+		e.Skip(ruleLife5, "revision "+e.Protocol.Version+" has no initialize")
+		return nil
+	}
 	in, err := callFirst(e, request("tools/list", map[string]any{}))
 	if err != nil {
 		e.Fail(ruleLife5, -1, "a request sent before initialize was not answered", "a result or an error", "nothing")
@@ -314,6 +356,23 @@ func beforeInitialize(e *scenario.Env) error {
 
 func versionNegotiation(e *scenario.Env) error {
 	const bogus = "1999-01-01"
+	if modern(e) {
+		skipAll(e, "revision "+e.Protocol.Version+" negotiates per request, without initialize", ruleLife3, ruleLife4)
+		in, err := callFirst(e, request("tools/list", map[string]any{"_meta": meta(bogus)}))
+		if err != nil {
+			return err
+		}
+		c, isErr := errorCode(in)
+		sup, _ := field(in, "/error/data/supported").([]any)
+		if isErr && c == -32022 && len(sup) > 0 {
+			e.Pass(ruleVersion1, in.Seq)
+		} else {
+			e.Fail(ruleVersion1, in.Seq, "a request naming the revision "+bogus+" was not answered with UnsupportedProtocolVersionError",
+				"error -32022 with data.supported", string(in.Raw))
+		}
+		return closeAndEnd(e)
+	}
+	e.Skip(ruleVersion1, "per-request revisions belong to 2026-07-28; this run uses "+e.Protocol.Version)
 	in, s, err := handshake(e, bogus, false)
 	if err != nil {
 		return err
@@ -389,6 +448,10 @@ func logging(e *scenario.Env) error {
 			e.Skip(ruleLogging1, "no log notification arrived during this scenario")
 		}
 	}()
+	if s.modern {
+		skipAll(e, "revision "+s.requested+" has no logging/setLevel (the level travels in each request's _meta)", ruleLogging2)
+		return nil
+	}
 	if !s.has("logging") {
 		e.Skip(ruleLogging2, "the server does not declare the logging capability")
 		return nil

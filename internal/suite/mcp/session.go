@@ -33,6 +33,10 @@ type session struct {
 	// early holds the frames that arrived before notifications/initialized
 	// (see handshakePause).
 	early []*peer.Inbound
+	// modern is a 2026-07-28 session: no handshake, _meta on every request.
+	modern bool
+	// requests counts the requests the server sent.
+	requests int
 }
 
 type tracked struct {
@@ -130,6 +134,16 @@ func ensure(e *scenario.Env) (*session, error) {
 	if s, ok := sessions.Load(e.Peer); ok {
 		return s.(*session), nil
 	}
+	if modern(e) {
+		in, s, err := discover(e, e.Protocol.Version, true)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			return nil, fmt.Errorf("server/discover was answered with an error: %s", show(field(in, "/error")))
+		}
+		return s, nil
+	}
 	in, s, err := handshake(e, e.Protocol.Version, true)
 	if err != nil {
 		return nil, err
@@ -138,6 +152,42 @@ func ensure(e *scenario.Env) (*session, error) {
 		return nil, fmt.Errorf("initialize was answered with an error: %s", show(field(in, "/error")))
 	}
 	return s, nil
+}
+
+// modernVersion is the revision without an initialize handshake: every
+// request carries its revision, capabilities and client in _meta.
+const modernVersion = "2026-07-28"
+
+// modern reports whether the run's revision is 2026-07-28 or later.
+func modern(e *scenario.Env) bool { return e.Protocol.Version >= modernVersion }
+
+// meta is the _meta every 2026-07-28 request carries.
+func meta(version string) map[string]any {
+	return map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    version,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "wirecheck", "version": "0.1.0"},
+	}
+}
+
+// discover calls server/discover naming version in _meta (2026-07-28)
+// and, when the answer is a result, makes the session of the process from
+// it (the negotiated revision is version when the server lists it).
+func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *session, error) {
+	in, err := callFirst(e, request("server/discover", map[string]any{"_meta": meta(version)}))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := in.Field("/result"); !ok {
+		return in, nil, nil
+	}
+	s := &session{requested: version, progress: map[string]*tracked{}, modern: true}
+	s.version = version
+	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
+	if store {
+		sessions.Store(e.Peer, s)
+	}
+	return in, s, nil
 }
 
 // has reports whether the server declared a capability.
@@ -156,9 +206,22 @@ func (s *session) capFlag(c, flag string) bool {
 func (s *session) call(e *scenario.Env, method string, params map[string]any) (*peer.Inbound, error) {
 	req := request(method, params)
 	tok := ""
+	var m map[string]any
+	if s.modern {
+		if params == nil {
+			params = map[string]any{}
+			req["params"] = params
+		}
+		m = meta(s.requested)
+		params["_meta"] = m
+	}
 	if params != nil && method == "tools/call" {
 		tok = scenario.NextID("wc-progress")
-		params["_meta"] = map[string]any{"progressToken": tok}
+		if m == nil {
+			m = map[string]any{}
+			params["_meta"] = m
+		}
+		m["progressToken"] = tok
 	}
 	c, err := e.Send(req)
 	if err != nil {
@@ -192,6 +255,12 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		return
 	}
 	method, _ := field(in, "/method").(string)
+	if in.Kind.Role == spec.RoleRequest && s.modern {
+		s.requests++
+		e.Fail(ruleStdio5, in.Seq, "the server wrote a request ("+method+") to stdout in revision "+s.requested,
+			"no JSON-RPC request from the server (2026-07-28 uses multi round-trip results)", string(in.Raw))
+		return
+	}
 	if in.Kind.Role == spec.RoleRequest {
 		// wirecheck declares roots and sampling always, elicitation from
 		// 2025-06-18 on (clientCaps); a request for anything it did not
