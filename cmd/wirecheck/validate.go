@@ -108,19 +108,13 @@ func validateLine(p *spec.Protocol, reg *schema.Registry, raw []byte, forced *sp
 	var first []string
 	for _, k := range candidates {
 		var problems []string
-		if err := reg.Get(k.Schema).Validate(at(v, k.At)); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: not a valid %s (%s): %s", ruleOr(k.Rule), k.Name, reg.Path(k.Schema), schema.Explain(err)))
-		}
-		for _, r := range p.Rules {
-			if r.Frames == nil {
-				continue
-			}
-			for _, role := range r.Frames.Roles {
-				if role == k.Role {
-					if err := reg.Get(r.Frames.Schema).Validate(at(v, r.Frames.At)); err != nil {
-						problems = append(problems, fmt.Sprintf("%s: %s: %s", r.ID, r.Title, schema.Explain(err)))
-					}
+		for _, c := range peer.SchemaChecks(p, k, k.Method, v) {
+			if err := reg.Get(c.Schema).Validate(at(v, c.At)); err != nil {
+				title := k.Name
+				if r := p.Rule(c.Rule); r != nil {
+					title = r.Title
 				}
+				problems = append(problems, fmt.Sprintf("%s: %s (%s): %s", c.Rule, title, reg.Path(c.Schema), schema.Explain(err)))
 			}
 		}
 		if len(problems) == 0 {
@@ -131,13 +125,6 @@ func validateLine(p *spec.Protocol, reg *schema.Registry, raw []byte, forced *sp
 		}
 	}
 	return candidates[0].Name, first
-}
-
-func ruleOr(id string) string {
-	if id == "" {
-		return "schema"
-	}
-	return id
 }
 
 // at is the part of a frame a kind's schema applies to (the whole frame

@@ -246,21 +246,39 @@ func Matches(v any, conds []spec.Cond) bool {
 // validate applies the kind's schema and every frame rule that covers the
 // frame; method is the method of the request it answers, if any.
 func (p *Peer) validate(in *Inbound, scen, method string) {
-	k := in.Kind
-	if k.Rule != "" {
-		p.validateAgainst(in, scen, k.Rule, k.Schema, k.At)
+	for _, c := range SchemaChecks(p.proto, in.Kind, method, in.Value) {
+		p.validateAgainst(in, scen, c.Rule, c.Schema, c.At)
 	}
-	for _, r := range p.proto.Rules {
-		if r.Frames == nil || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(in.Value, r.Frames.When) {
+}
+
+// SchemaCheck is one schema a frame must satisfy, and the rule it decides.
+type SchemaCheck struct {
+	Rule   string
+	Schema string
+	At     string // JSON pointer of the part checked; "" for the whole frame
+}
+
+// SchemaChecks lists the schemas a frame of kind k answering method must
+// satisfy: its kind's (when the kind names a rule) and every frame rule that
+// applies to it. The peer and `wirecheck validate` judge frames by this one
+// list.
+func SchemaChecks(p *spec.Protocol, k *spec.Kind, method string, v any) []SchemaCheck {
+	var out []SchemaCheck
+	if k.Rule != "" {
+		out = append(out, SchemaCheck{Rule: k.Rule, Schema: k.Schema, At: k.At})
+	}
+	for _, r := range p.Rules {
+		if r.Frames == nil || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(v, r.Frames.When) {
 			continue
 		}
 		for _, role := range r.Frames.Roles {
 			if role == k.Role {
-				p.validateAgainst(in, scen, r.ID, r.Frames.Schema, r.Frames.At)
+				out = append(out, SchemaCheck{Rule: r.ID, Schema: r.Frames.Schema, At: r.Frames.At})
 				break
 			}
 		}
 	}
+	return out
 }
 
 // validateAgainst applies a schema to the frame, or to the part of it at

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // Base is the URL prefix under which embedded schema files are registered,
@@ -151,7 +153,7 @@ func Explain(err error) string {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			at := "/" + strings.Join(e.InstanceLocation, "/")
-			lines = append(lines, fmt.Sprintf("at %s: %s", at, e.ErrorKind))
+			lines = append(lines, fmt.Sprintf("at %s: %s", at, e.ErrorKind.LocalizedString(english)))
 			return
 		}
 		for _, c := range e.Causes {
@@ -164,6 +166,9 @@ func Explain(err error) string {
 	}
 	return strings.Join(lines, "; ")
 }
+
+// english renders validation errors in words ("got number, want string").
+var english = message.NewPrinter(language.English)
 
 type noLoader struct{}
 
