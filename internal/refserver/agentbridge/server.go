@@ -29,6 +29,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 	"io"
 	"os"
 	"regexp"
@@ -54,9 +55,6 @@ const TimeoutEnv = "WIRECHECK_AGENT_BRIDGE_CALLBACK_TIMEOUT"
 
 // DefaultCallbackTimeout is how long a callback.request waits for its answer.
 const DefaultCallbackTimeout = 500 * time.Millisecond
-
-// maxLine bounds one input line; longer lines are answered as invalid.
-const maxLine = 16 << 20
 
 // Server is one backend instance.
 type Server struct {
@@ -135,7 +133,7 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	r := bufio.NewReaderSize(in, 64<<10)
 	code := 0
 	for {
-		line, tooLong, err := readLine(r)
+		line, tooLong, err := ndjson.ReadLine(r)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			if c, stop := s.handle(line, tooLong); stop {
 				code = c
@@ -167,28 +165,6 @@ func on(f map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func readLine(r *bufio.Reader) ([]byte, bool, error) {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > maxLine {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == nil {
-			buf = bytes.TrimSuffix(buf, []byte{'\n'})
-		}
-		return buf, tooLong, err
-	}
 }
 
 // frame is one message on the wire; a nil Payload is left out (a fault).
@@ -227,7 +203,7 @@ func (s *Server) fail(id, sid, code, msg string) {
 // handle serves one line; stop is set when the backend must exit.
 func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 	if tooLong {
-		s.fail("", "", InvalidMessage, fmt.Sprintf("line longer than %d bytes", maxLine))
+		s.fail("", "", InvalidMessage, fmt.Sprintf("line longer than %d bytes", ndjson.MaxLine))
 		return 0, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,9 +31,6 @@ const (
 	APIVersion      = "1.0.0"
 	// ManifestFile is read from the working directory when present.
 	ManifestFile = "sondage.manifest.json"
-	// maxLine bounds one request line; longer lines are answered as
-	// invalid and discarded without being buffered.
-	maxLine = 16 << 20
 )
 
 // Tool is one entry of the catalogue.
@@ -135,7 +133,7 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	s.out.Flush()
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, tooLong, err := readLine(r)
+		line, tooLong, err := ndjson.ReadLine(r)
 		if len(line) > 0 || tooLong || err == nil {
 			if code, stop := s.handle(line, tooLong); stop {
 				s.out.Flush()
@@ -149,30 +147,6 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 			}
 			return 0
 		}
-	}
-}
-
-// readLine reads one line without its newline; a line over maxLine is
-// drained and reported as too long instead of being buffered.
-func readLine(r *bufio.Reader) ([]byte, bool, error) {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > maxLine {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == nil {
-			buf = bytes.TrimSuffix(buf, []byte{'\n'})
-		}
-		return buf, tooLong, err
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 	"io"
 	"sort"
 	"time"
@@ -27,10 +28,6 @@ import (
 
 // Version is the protocol version the host speaks.
 const Version = 1
-
-// maxLine bounds one request line; longer lines are answered as unreadable
-// and discarded without being buffered.
-const maxLine = 16 << 20
 
 // Methods the host implements.
 var (
@@ -70,7 +67,7 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	fmt.Fprintf(log, "tool-host reference: %d tools, faults %v\n", len(tools), on(s.Faults))
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, tooLong, err := readLine(r)
+		line, tooLong, err := ndjson.ReadLine(r)
 		if len(line) > 0 || tooLong {
 			code, stop := s.handle(line, tooLong)
 			s.out.Flush()
@@ -84,30 +81,6 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 			}
 			return 0
 		}
-	}
-}
-
-// readLine reads one line without its newline; a line over maxLine is
-// drained and reported as too long instead of being buffered.
-func readLine(r *bufio.Reader) ([]byte, bool, error) {
-	var buf []byte
-	tooLong := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > maxLine {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err == nil {
-			buf = bytes.TrimSuffix(buf, []byte{'\n'})
-		}
-		return buf, tooLong, err
 	}
 }
 
@@ -149,7 +122,7 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		}
 		detail := "the line is not JSON"
 		if tooLong {
-			detail = fmt.Sprintf("the line is longer than %d bytes", maxLine)
+			detail = fmt.Sprintf("the line is longer than %d bytes", ndjson.MaxLine)
 		} else {
 			detail += ": " + err.Error()
 		}
