@@ -31,7 +31,7 @@ func campaign(seed uint64, runs int, trace func([]scenario.Step), faults ...stri
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas,
 		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
-		Runs:   runs, Seed: seed, Timeout: 300 * time.Millisecond, StartupTimeout: 2 * time.Second,
+		Runs:   runs, Seed: seed, Timeout: time.Second, StartupTimeout: 5 * time.Second,
 		ShrinkTime: 8 * time.Second, Target: runner.Describe(argv), Trace: trace,
 	})
 	Expect(err).NotTo(HaveOccurred())
@@ -65,7 +65,7 @@ func replay(file string, faults ...string) []string {
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: []*scenario.Scenario{s}, Partial: true,
 		Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
-		Timeout: 300 * time.Millisecond,
+		Timeout: time.Second,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	var failed []string

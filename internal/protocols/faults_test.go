@@ -46,8 +46,8 @@ func runAgainstVersion(id, version string, faults ...string) (*report.Report, er
 	return runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
 		Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
-		Timeout:        400 * time.Millisecond,
-		StartupTimeout: time.Second,
+		Timeout:        time.Second,
+		StartupTimeout: 5 * time.Second,
 		Target:         runner.Describe(argv),
 		Params:         params,
 	})
