@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -150,15 +149,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "  %s %s after %s: %d hit(s)\n    saved %s\n    replay: %s\n",
 			bug.Rule, bug.Level, bug.Shape, bug.Hits, bug.File, replay(bug.File))
 	}
-	switch {
-	case errors.Is(runErr, fuzz.ErrNotStarted):
-		return &exitError{code: exitNoTarget, err: runErr}
-	case runErr != nil:
-		return &exitError{code: exitUsage, err: runErr}
-	case rep.Failed(level):
-		return &exitError{code: exitViolations, err: errors.New("")}
-	}
-	return nil
+	return outcome(rep, runErr, level, interrupted)
 }
 
 func progressLine(st fuzz.Stats) string {

@@ -7,12 +7,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -34,6 +38,24 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
+
+// outcome turns a finished run into the exit code contract: 3 when the
+// target never started, 2 when the harness itself failed, 1 on a violation
+// at or above level or an interrupt (an interrupted gate must not pass),
+// else 0. run, replay and fuzz share it so they cannot drift apart.
+func outcome(rep *report.Report, runErr error, level report.Level, interrupted bool) error {
+	switch {
+	case errors.Is(runErr, runner.ErrNotStarted):
+		return &exitError{code: exitNoTarget, err: runErr}
+	case runErr != nil && !errors.Is(runErr, context.Canceled):
+		return &exitError{code: exitUsage, err: runErr}
+	case rep.Failed(level):
+		return &exitError{code: exitViolations, err: errors.New("")}
+	case interrupted:
+		return &exitError{code: exitViolations, err: errors.New("interrupted")}
+	}
+	return nil
+}
 
 func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}

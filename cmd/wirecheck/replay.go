@@ -104,13 +104,5 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose); err != nil {
 		return err
 	}
-	switch {
-	case errors.Is(runErr, runner.ErrNotStarted):
-		return &exitError{code: exitNoTarget, err: runErr}
-	case runErr != nil && !errors.Is(runErr, context.Canceled):
-		return &exitError{code: exitUsage, err: runErr}
-	case rep.Failed(level):
-		return &exitError{code: exitViolations, err: errors.New("")}
-	}
-	return nil
+	return outcome(rep, runErr, level, errors.Is(runErr, context.Canceled))
 }

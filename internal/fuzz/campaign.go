@@ -3,7 +3,6 @@ package fuzz
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"path"
@@ -21,6 +20,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
@@ -38,10 +38,6 @@ const (
 	// batch, and the next starts from a seed derived from the last.
 	batch = 50
 )
-
-// ErrNotStarted means the server could not be started or never became
-// ready; the CLI exits 3.
-var ErrNotStarted = errors.New("the target could not be started")
 
 // Config is one campaign.
 type Config struct {
@@ -327,7 +323,7 @@ func (c *Campaign) sorted() []*Bug {
 func (c *Campaign) startError(err error) error {
 	c.mu.Lock()
 	if c.startErr == nil {
-		c.startErr = fmt.Errorf("%w: %v", ErrNotStarted, err)
+		c.startErr = fmt.Errorf("%w: %v", runner.ErrNotStarted, err)
 	}
 	c.mu.Unlock()
 	return errStop

@@ -132,15 +132,8 @@ func (s *sequence) start() error {
 	s.env = &scenario.Env{Peer: s.p, Protocol: s.c.cfg.Protocol, Timeout: s.c.cfg.Timeout, Observe: s.observe}
 	if st := s.c.cfg.Protocol.Startup; st != nil {
 		s.setShape("startup")
-		deadline := time.Now().Add(s.c.cfg.StartupTimeout)
-		for {
-			in, err := s.p.Next(time.Until(deadline))
-			if err != nil {
-				return s.c.startError(fmt.Errorf("no ready line: %v", err))
-			}
-			if in.Kind != nil && in.Kind.Name == st.Kind {
-				break
-			}
+		if _, err := s.p.AwaitKind(st.Kind, s.c.cfg.StartupTimeout); err != nil {
+			return s.c.startError(fmt.Errorf("no ready line: %v", err))
 		}
 	}
 	f := s.c.cfg.Protocol.Fuzz

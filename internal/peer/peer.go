@@ -340,36 +340,7 @@ func (p *Peer) Wait(c *Call, timeout time.Duration) (*Inbound, error) {
 // notification, a request, a stray or unclassifiable frame), waiting up to
 // timeout for one.
 func (p *Peer) Next(timeout time.Duration) (*Inbound, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		p.mu.Lock()
-		if len(p.inbox) > 0 {
-			in := p.inbox[0]
-			p.inbox = p.inbox[1:]
-			p.mu.Unlock()
-			return in, nil
-		}
-		sig := p.signal
-		p.mu.Unlock()
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, ErrTimeout
-		}
-		t := time.NewTimer(left)
-		select {
-		case <-sig:
-		case <-t.C:
-		case <-p.gone:
-			t.Stop()
-			p.mu.Lock()
-			empty := len(p.inbox) == 0
-			p.mu.Unlock()
-			if empty {
-				return nil, ErrExited
-			}
-		}
-		t.Stop()
-	}
+	return p.NextWhere(timeout, func(*Inbound) bool { return true })
 }
 
 // NextWhere returns the oldest uncorrelated frame for which match holds,
@@ -379,28 +350,16 @@ func (p *Peer) Next(timeout time.Duration) (*Inbound, error) {
 func (p *Peer) NextWhere(timeout time.Duration, match func(*Inbound) bool) (*Inbound, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		p.mu.Lock()
-		for i, in := range p.inbox {
-			if match(in) {
-				p.inbox = append(p.inbox[:i:i], p.inbox[i+1:]...)
-				p.mu.Unlock()
-				return in, nil
-			}
+		in, sig := p.take(match)
+		if in != nil {
+			return in, nil
 		}
-		sig := p.signal
-		p.mu.Unlock()
 		select {
 		case <-p.gone:
 			// Everything the server sent is queued: one last look.
-			p.mu.Lock()
-			for i, in := range p.inbox {
-				if match(in) {
-					p.inbox = append(p.inbox[:i:i], p.inbox[i+1:]...)
-					p.mu.Unlock()
-					return in, nil
-				}
+			if in, _ := p.take(match); in != nil {
+				return in, nil
 			}
-			p.mu.Unlock()
 			return nil, ErrExited
 		default:
 		}
@@ -416,6 +375,44 @@ func (p *Peer) NextWhere(timeout time.Duration, match func(*Inbound) bool) (*Inb
 		}
 		t.Stop()
 	}
+}
+
+// AwaitKind waits up to timeout for the first frame of the named kind (a
+// ready line), skipping others. It returns the first frame that arrived at
+// all, so the caller can tell whether the one it waited for came first, and
+// ErrTimeout or ErrExited when it never came.
+func (p *Peer) AwaitKind(kind string, timeout time.Duration) (first *Inbound, err error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		in, err := p.Next(time.Until(deadline))
+		if err != nil {
+			return first, err
+		}
+		if first == nil {
+			first = in
+		}
+		if in.Kind != nil && in.Kind.Name == kind {
+			return first, nil
+		}
+	}
+}
+
+// take removes and returns the oldest queued frame that matches, or nil
+// and the signal that will close when the queue next grows.
+func (p *Peer) take(match func(*Inbound) bool) (*Inbound, chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, in := range p.inbox {
+		if match(in) {
+			if i == 0 {
+				p.inbox = p.inbox[1:] // the common case: no copy
+			} else {
+				p.inbox = append(p.inbox[:i:i], p.inbox[i+1:]...)
+			}
+			return in, nil
+		}
+	}
+	return nil, p.signal
 }
 
 // Frames counts every frame received so far, correlated or not.

@@ -184,33 +184,25 @@ func (r *run) start() error {
 		return nil
 	}
 	r.setScenario("startup")
-	first := true
-	deadline := time.Now().Add(r.cfg.StartupTimeout)
-	for {
-		in, err := p.Next(time.Until(deadline))
-		if err != nil {
-			env := &scenario.Env{Peer: p}
-			why := "no ready line within " + r.cfg.StartupTimeout.String()
-			if errors.Is(err, peer.ErrExited) {
-				why = env.Gone()
-			}
-			r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
-				Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
-			return fmt.Errorf("%w: %s", ErrNotStarted, why)
-		}
-		if in.Kind != nil && in.Kind.Name == st.Kind {
-			if first {
-				r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Pass, Seq: in.Seq})
-			}
-			return nil
-		}
-		if first {
-			r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: in.Seq,
-				Message:  "the first stdout line is not the ready line",
-				Expected: "a " + st.Kind + " frame first", Actual: string(in.Raw)})
-			first = false
-		}
+	first, err := p.AwaitKind(st.Kind, r.cfg.StartupTimeout)
+	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
+		r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: first.Seq,
+			Message:  "the first stdout line is not the ready line",
+			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
 	}
+	if err != nil {
+		why := "no ready line within " + r.cfg.StartupTimeout.String()
+		if errors.Is(err, peer.ErrExited) {
+			why = (&scenario.Env{Peer: p}).Gone()
+		}
+		r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
+			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
+		return fmt.Errorf("%w: %s", ErrNotStarted, why)
+	}
+	if first.Kind != nil && first.Kind.Name == st.Kind {
+		r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Pass, Seq: first.Seq})
+	}
+	return nil
 }
 
 func (r *run) setScenario(name string) {
