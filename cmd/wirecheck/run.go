@@ -95,6 +95,7 @@ type runFlags struct {
 	seed      uint64
 	params    []string
 	mcpVer    string
+	jobs      int
 	noColor   bool
 	verbose   bool
 }
@@ -120,6 +121,7 @@ func newRunCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for generated input (tool arguments), so a run is reproducible")
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE setting for protocol-specific scenarios (repeatable)")
 	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to request and judge by (protocol mcp; same as --param mcp-version=V)")
+	fl.IntVar(&f.jobs, "jobs", runner.DefaultJobs, "server processes that may run at once (scenarios needing a fresh process run side by side); 1 runs one scenario at a time")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console table, even on a terminal")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show passing findings too")
 	return cmd
@@ -180,6 +182,9 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 	if err != nil {
 		return err
 	}
+	if f.jobs < 1 {
+		return usageErr("--jobs %d: want 1 or more", f.jobs)
+	}
 	params, err := parseParams(f.params, "param")
 	if err != nil {
 		return err
@@ -217,7 +222,7 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
 		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
-		Timeout: f.timeout, StartupTimeout: f.startupTimeout,
+		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: f.jobs,
 		Rules: f.rules, Seed: f.seed, Params: params, Partial: len(f.scenarios) > 0,
 		Target:    runner.Describe(argv),
 		Reproduce: func(name string) string { return reproduce(f, name, argv) },

@@ -310,6 +310,17 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 	return nil
 }
 
+// ForgetRaw gives up on one raw line owed an answer (SendRaw with
+// answerable) that was not answered, so the guess that an unknown id
+// answers the only request in flight is back on.
+func (p *Peer) ForgetRaw() {
+	p.mu.Lock()
+	if p.anon > 0 {
+		p.anon--
+	}
+	p.mu.Unlock()
+}
+
 // Wait blocks until the call is answered, the timeout passes or the server
 // ends.
 func (p *Peer) Wait(c *Call, timeout time.Duration) (*Inbound, error) {

@@ -35,6 +35,11 @@ var _ = Describe("the embedded protocols", func() {
 				Expect(err).NotTo(HaveOccurred())
 			})
 
+			It("compiles every schema file and every schema reference of every revision (what Load leaves to first use)", func() {
+				_, err := protocols.Verify(id)
+				Expect(err).NotTo(HaveOccurred())
+			})
+
 			It("loads its spec, every schema and every fixture", func() {
 				Expect(b.Protocol.Rules).NotTo(BeEmpty())
 				Expect(b.Scenarios).NotTo(BeEmpty())

@@ -101,8 +101,25 @@ var (
 )
 
 // Load loads and checks a protocol's spec, schemas and fixtures. Errors name
-// the file and line at fault.
+// the file and line at fault. Its schemas compile as they are first used:
+// that every one of them compiles is proven by the tests (Verify), not at
+// every start.
 func Load(id string) (*Bundle, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if b := cache[id]; b != nil {
+		return b, nil
+	}
+	b, err := load(id, specs.FS, schemas.FS, fixtures.FS, map[string]bool{}, false)
+	if err == nil {
+		cache[id] = b
+	}
+	return b, err
+}
+
+// Verify is Load compiling every schema file and every schema reference
+// of every revision: what Load leaves to first use.
+func Verify(id string) (*Bundle, error) {
 	return LoadFrom(id, specs.FS, schemas.FS, fixtures.FS)
 }
 
@@ -126,19 +143,15 @@ func LoadSpec(id string) (*spec.Protocol, func(ServeOptions) int, error) {
 	return p, e.serve, nil
 }
 
-// LoadFrom is Load on other file systems, for tests of broken specs and
-// fixtures.
+// LoadFrom is Verify on other file systems, for tests of broken specs,
+// schemas and fixtures.
 func LoadFrom(id string, specFS, schemaFS, fixtureFS fs.FS) (*Bundle, error) {
 	mu.Lock()
 	defer mu.Unlock()
-	return load(id, specFS, schemaFS, fixtureFS, map[string]bool{})
+	return load(id, specFS, schemaFS, fixtureFS, map[string]bool{}, true)
 }
 
-func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool) (*Bundle, error) {
-	cacheable := specFS == fs.FS(specs.FS)
-	if b := cache[id]; b != nil && cacheable {
-		return b, nil
-	}
+func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool, strict bool) (*Bundle, error) {
 	e, ok := registry[id]
 	if !ok {
 		return nil, fmt.Errorf("unknown protocol %q (known: %s)", id, strings.Join(IDs(), ", "))
@@ -148,7 +161,7 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool)
 	}
 	loading[id] = true
 	base := func(b string) (*spec.Protocol, error) {
-		bb, err := load(b, specFS, schemaFS, fixtureFS, loading)
+		bb, err := load(b, specFS, schemaFS, fixtureFS, loading, strict)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +171,11 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := schema.Compile(schemaFS, id)
+	open := schema.Open
+	if strict {
+		open = schema.Compile
+	}
+	reg, err := open(schemaFS, id)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +188,10 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool)
 	}
 	if e.goScenarios != nil {
 		scs = append(scs, e.goScenarios()...)
+	}
+	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: e.serve, Handler: e.handler}
+	if !strict {
+		return b, nil
 	}
 	// Every schema reference must compile, for every version of a
 	// versioned protocol.
@@ -188,10 +209,6 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool)
 				return nil, fmt.Errorf("%s: %s", p.File, prob)
 			}
 		}
-	}
-	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: e.serve, Handler: e.handler}
-	if cacheable {
-		cache[id] = b
 	}
 	return b, nil
 }

@@ -2,9 +2,14 @@
 // folds what the peer and the scenarios observed into a report: one finding
 // per rule per scenario.
 //
-// Scenarios share a server process unless they ask for a fresh one; a
-// process that died or stopped answering is replaced before the next
-// scenario, and its death is a finding of the scenario that caused it.
+// Scenarios run in lanes. A lane begins at the first scenario and at every
+// scenario that asks for a fresh process; the scenarios after it share its
+// process, in order. Lanes are independent, so they run at once (up to
+// Config.Jobs): a suite whose slow parts are waits (a server that should
+// exit, an answer that should not come) takes as long as its slowest lane,
+// not the sum. Within a lane, a process that died or stopped answering is
+// replaced before the next scenario, and its death is a finding of the
+// scenario that caused it.
 package runner
 
 import (
@@ -32,6 +37,10 @@ import (
 const (
 	DefaultTimeout        = 5 * time.Second
 	DefaultStartupTimeout = 10 * time.Second
+	// DefaultJobs bounds the lanes that run at once. Lanes spend most of
+	// their time waiting on the server, so more lanes than cores pay off;
+	// eight keeps a run from starting dozens of servers on a laptop.
+	DefaultJobs = 8
 	// TranscriptLines caps the transcript lines a failing finding carries.
 	TranscriptLines = 60
 )
@@ -49,9 +58,13 @@ type Config struct {
 	// Timeout bounds each response; StartupTimeout the ready line.
 	Timeout        time.Duration
 	StartupTimeout time.Duration
+	// Jobs bounds the lanes (server processes) that run at once; 0 means
+	// DefaultJobs, 1 runs every scenario one after the other.
+	Jobs int
 	// Rules selects rules by glob (path.Match syntax); empty selects all.
 	Rules []string
-	// Handler answers requests the server sends.
+	// Handler answers requests the server sends. Lanes share it, so it
+	// must be safe for concurrent use.
 	Handler peer.Handler
 	Seed    uint64
 	Params  map[string]string
@@ -63,7 +76,8 @@ type Config struct {
 	// so rules none of them observed are left out rather than reported as
 	// skipped.
 	Partial bool
-	// Progress, when set, is told each scenario's name as it starts.
+	// Progress, when set, is told each scenario's name as it starts
+	// (from one goroutine at a time).
 	Progress func(name string)
 }
 
@@ -77,6 +91,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.StartupTimeout == 0 {
 		cfg.StartupTimeout = DefaultStartupTimeout
 	}
+	if cfg.Jobs <= 0 {
+		cfg.Jobs = DefaultJobs
+	}
 	var verr error
 	if v := cfg.Protocol.Versions; v != nil {
 		// A versioned protocol (MCP): --param <v.Param>=ID picks the
@@ -88,11 +105,10 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			cfg.Protocol = p
 		}
 	}
-	r := &run{cfg: cfg, rec: transcript.NewRecorder(), aggs: map[key]*agg{}, spans: map[string]span{}, started: time.Now()}
+	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}}
 	if verr != nil {
 		return r.report(), verr
 	}
-	r.rec.SetRedactor(redact.Text)
 	err := r.all(ctx)
 	return r.report(), err
 }
@@ -100,30 +116,50 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 type key struct{ scenario, rule string }
 
 type agg struct {
-	counts   map[report.Verdict]int
-	first    map[report.Verdict]peer.Observation
-	order    int
-	scenario string
+	counts map[report.Verdict]int
+	first  map[report.Verdict]evidence
+	n      int
+}
+
+// evidence is an observation and the lane whose transcript holds it.
+type evidence struct {
+	peer.Observation
+	lane *lane
 }
 
 type span struct{ from, to int }
 
+// run is the state the lanes share: the findings and the notes.
 type run struct {
 	cfg     Config
-	rec     *transcript.Recorder
 	started time.Time
+	// order ranks scenarios by their place in the suite, so the report
+	// reads the same however the lanes interleaved.
+	order map[string]int
 
-	mu     sync.Mutex
-	aggs   map[key]*agg
-	n      int
-	spans  map[string]span
-	notes  []string
-	cur    string
-	p      *peer.Peer
-	broken bool // the current process must be replaced before the next scenario
+	mu    sync.Mutex
+	aggs  map[key]*agg
+	n     int
+	notes []string
+	lanes []*lane
+}
+
+// lane is one sequence of scenarios sharing server processes, with its own
+// transcript.
+type lane struct {
+	r         *run
+	scenarios []*scenario.Scenario
+	rec       *transcript.Recorder
+	spans     map[string]span // guarded by r.mu
+	cur       string          // guarded by r.mu
+	p         *peer.Peer
+	broken    bool // the current process must be replaced before the next scenario
 	// live is the current peer for the interrupt watcher, which runs on
 	// another goroutine than the one that owns p.
 	live atomic.Pointer[peer.Peer]
+	// notRun counts the scenarios the lane could not run, and why.
+	notRun int
+	err    error
 }
 
 func (r *run) selected(rule string) bool {
@@ -138,25 +174,26 @@ func (r *run) selected(rule string) bool {
 	return false
 }
 
-func (r *run) observe(o peer.Observation) {
+func (l *lane) observe(o peer.Observation) {
+	r := l.r
 	if !r.selected(o.Rule) {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if o.Scenario == "" {
-		o.Scenario = r.cur
+		o.Scenario = l.cur
 	}
 	k := key{o.Scenario, o.Rule}
 	a := r.aggs[k]
 	if a == nil {
-		a = &agg{counts: map[report.Verdict]int{}, first: map[report.Verdict]peer.Observation{}, order: r.n, scenario: o.Scenario}
+		a = &agg{counts: map[report.Verdict]int{}, first: map[report.Verdict]evidence{}, n: r.n}
 		r.n++
 		r.aggs[k] = a
 	}
 	a.counts[o.Verdict]++
 	if _, ok := a.first[o.Verdict]; !ok {
-		a.first[o.Verdict] = o
+		a.first[o.Verdict] = evidence{o, l}
 	}
 }
 
@@ -168,25 +205,26 @@ func (r *run) note(format string, args ...any) {
 
 // start launches a server process and waits for its ready line when the
 // protocol has one. Observations go to the scenario "startup".
-func (r *run) start() error {
+func (l *lane) start() error {
+	r := l.r
 	t, err := r.cfg.Launch()
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotStarted, err)
 	}
 	p := peer.New(peer.Options{
 		Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas, Transport: t,
-		Recorder: r.rec, Observe: r.observe, Handler: r.cfg.Handler,
+		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
 	})
-	r.p, r.broken = p, false
-	r.live.Store(p)
+	l.p, l.broken = p, false
+	l.live.Store(p)
 	st := r.cfg.Protocol.Startup
 	if st == nil {
 		return nil
 	}
-	r.setScenario("startup")
+	l.setScenario("startup")
 	first, err := p.AwaitKind(st.Kind, r.cfg.StartupTimeout)
 	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
-		r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: first.Seq,
+		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: first.Seq,
 			Message:  "the first stdout line is not the ready line",
 			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
 	}
@@ -195,111 +233,178 @@ func (r *run) start() error {
 		if errors.Is(err, peer.ErrExited) {
 			why = (&scenario.Env{Peer: p}).Gone()
 		}
-		r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
+		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
 			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
 		return fmt.Errorf("%w: %s", ErrNotStarted, why)
 	}
 	if first.Kind != nil && first.Kind.Name == st.Kind {
-		r.observe(peer.Observation{Rule: st.Rule, Verdict: report.Pass, Seq: first.Seq})
+		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Pass, Seq: first.Seq})
 	}
 	return nil
 }
 
-func (r *run) setScenario(name string) {
-	r.mu.Lock()
-	r.cur = name
-	if _, ok := r.spans[name]; !ok {
-		r.spans[name] = span{from: r.rec.Len(), to: -1}
+func (l *lane) setScenario(name string) {
+	l.r.mu.Lock()
+	l.cur = name
+	if _, ok := l.spans[name]; !ok {
+		l.spans[name] = span{from: l.rec.Len(), to: -1}
 	}
-	r.mu.Unlock()
-	if r.p != nil {
-		r.p.SetScenario(name)
+	l.r.mu.Unlock()
+	if l.p != nil {
+		l.p.SetScenario(name)
 	} else {
-		r.rec.SetScenario(name)
+		l.rec.SetScenario(name)
 	}
 }
 
-func (r *run) endScenario(name string) {
-	r.mu.Lock()
-	sp := r.spans[name]
-	sp.to = r.rec.Len()
-	r.spans[name] = sp
-	r.mu.Unlock()
+func (l *lane) endScenario(name string) {
+	l.r.mu.Lock()
+	sp := l.spans[name]
+	sp.to = l.rec.Len()
+	l.spans[name] = sp
+	l.r.mu.Unlock()
 }
 
-func (r *run) stop() {
-	if r.p != nil {
-		r.p.Close()
-		r.p = nil
+func (l *lane) stop() {
+	if l.p != nil {
+		l.p.Close()
+		l.p = nil
 	}
+}
+
+// lanes cuts the selected scenarios into lanes: a new lane at the start
+// and at every scenario that wants a fresh process.
+func (r *run) plan() []*lane {
+	var out []*lane
+	i := 0
+	for _, s := range r.cfg.Scenarios {
+		picked := false
+		for _, id := range s.Rules {
+			if r.selected(id) {
+				picked = true
+				break
+			}
+		}
+		if !picked {
+			continue
+		}
+		r.order[s.Name] = i
+		i++
+		if len(out) == 0 || s.Fresh {
+			rec := transcript.NewRecorderAt(r.started)
+			rec.SetRedactor(redact.Text)
+			out = append(out, &lane{r: r, rec: rec, spans: map[string]span{}})
+		}
+		l := out[len(out)-1]
+		l.scenarios = append(l.scenarios, s)
+	}
+	return out
 }
 
 func (r *run) all(ctx context.Context) error {
-	defer r.stop()
-	// An interrupt ends the server at once, which ends any wait in the
-	// scenario under way; the loop below then reports the rest as not run.
+	r.lanes = r.plan()
+	// An interrupt ends every server at once, which ends any wait in the
+	// scenarios under way; each lane then reports the rest as not run.
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		select {
 		case <-ctx.Done():
-			if p := r.live.Load(); p != nil {
-				p.Transport().Close()
+			for _, l := range r.lanes {
+				if p := l.live.Load(); p != nil {
+					p.Transport().Close()
+				}
 			}
 		case <-done:
 		}
 	}()
-	var todo []*scenario.Scenario
-	for _, s := range r.cfg.Scenarios {
-		for _, id := range s.Rules {
-			if r.selected(id) {
-				todo = append(todo, s)
-				break
+	slots := make(chan struct{}, r.cfg.Jobs)
+	var wg sync.WaitGroup
+	for _, l := range r.lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			l.run(ctx)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		n := 0
+		for _, l := range r.lanes {
+			n += l.notRun
+		}
+		r.note("interrupted: %d scenario(s) not run", n)
+		return ctx.Err()
+	}
+	// Every lane that could not start says the same thing: report the
+	// first, with the total of what was lost.
+	var first error
+	n := 0
+	for _, l := range r.lanes {
+		if l.err != nil {
+			n += l.notRun
+			if first == nil {
+				first = l.err
 			}
 		}
 	}
-	for i, s := range todo {
-		if ctx.Err() != nil {
-			r.notRun(todo[i:], "the run was interrupted")
-			r.note("interrupted: %d scenario(s) not run", len(todo)-i)
-			return ctx.Err()
-		}
-		if r.p == nil || r.broken || s.Fresh {
-			r.stop()
-			if err := r.start(); err != nil {
-				r.endScenario("startup")
-				r.notRun(todo[i:], "not run: "+err.Error())
-				r.note("%v; %d scenario(s) not run", err, len(todo)-i)
-				return err
-			}
-		}
-		if r.cfg.Progress != nil {
-			r.cfg.Progress(s.Name)
-		}
-		r.scenario(s)
+	if first != nil {
+		r.note("%v; %d scenario(s) not run", first, n)
 	}
-	return nil
+	return first
 }
 
-func (r *run) scenario(s *scenario.Scenario) {
-	r.setScenario(s.Name)
-	defer r.endScenario(s.Name)
+func (l *lane) run(ctx context.Context) {
+	defer l.stop()
+	for i, s := range l.scenarios {
+		if ctx.Err() != nil {
+			l.r.notRun(l.scenarios[i:], "the run was interrupted")
+			l.notRun = len(l.scenarios) - i
+			return
+		}
+		if l.p == nil || l.broken {
+			l.stop()
+			if err := l.start(); err != nil {
+				l.endScenario("startup")
+				if ctx.Err() != nil {
+					err = ctx.Err()
+				}
+				l.r.notRun(l.scenarios[i:], "not run: "+err.Error())
+				l.notRun, l.err = len(l.scenarios)-i, err
+				return
+			}
+		}
+		if l.r.cfg.Progress != nil {
+			l.r.mu.Lock()
+			l.r.cfg.Progress(s.Name)
+			l.r.mu.Unlock()
+		}
+		l.scenario(s)
+	}
+}
+
+func (l *lane) scenario(s *scenario.Scenario) {
+	r := l.r
+	l.setScenario(s.Name)
+	defer l.endScenario(s.Name)
 	env := &scenario.Env{
-		Peer: r.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
+		Peer: l.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
 		Observe: func(o peer.Observation) {
 			if o.Scenario == "" {
 				o.Scenario = s.Name
 			}
-			r.observe(o)
+			l.observe(o)
 		},
 	}
 	env.Restart = func() error {
-		r.stop()
-		if err := r.start(); err != nil {
+		l.stop()
+		if err := l.start(); err != nil {
 			return err
 		}
-		r.setScenario(s.Name)
-		env.Peer = r.p
+		l.setScenario(s.Name)
+		env.Peer = l.p
 		return nil
 	}
 	err := s.Execute(env)
@@ -323,12 +428,12 @@ func (r *run) scenario(s *scenario.Scenario) {
 	case exited && !env.Closed:
 		p.Check(peer.CheckSurvives, report.Fail, -1, "the server died during this scenario: "+env.Gone(),
 			"the server keeps running", p.Transport().ExitStatus().String())
-		r.broken = true
+		l.broken = true
 	case err == nil && !env.Closed && !env.Hung:
 		p.Check(peer.CheckSurvives, report.Pass, -1, "", "", "")
 	}
 	if err != nil || env.Hung || env.Closed || exited {
-		r.broken = true
+		l.broken = true
 	}
 	// A declared rule nothing observed: the scenario stopped early, or the
 	// fixture checks less than it claims.
@@ -345,16 +450,21 @@ func (r *run) scenario(s *scenario.Scenario) {
 	}
 	r.mu.Unlock()
 	for _, id := range missing {
-		r.observe(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
+		l.observe(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
 	}
 }
 
 func (r *run) notRun(ss []*scenario.Scenario, why string) {
 	for _, s := range ss {
 		for _, id := range s.Rules {
-			r.observe(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
+			r.observeAny(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
 		}
 	}
+}
+
+// observeAny records an observation that has no transcript behind it.
+func (r *run) observeAny(o peer.Observation) {
+	(&lane{r: r}).observe(o)
 }
 
 func (r *run) report() *report.Report {
@@ -374,7 +484,22 @@ func (r *run) report() *report.Report {
 	for k := range r.aggs {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return r.aggs[keys[i]].order < r.aggs[keys[j]].order })
+	rank := func(k key) int {
+		if k.scenario == "startup" {
+			return -1
+		}
+		if i, ok := r.order[k.scenario]; ok {
+			return i
+		}
+		return len(r.order)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ri, rj := rank(keys[i]), rank(keys[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return r.aggs[keys[i]].n < r.aggs[keys[j]].n
+	})
 	covered := map[string]bool{}
 	for _, k := range keys {
 		a := r.aggs[k]
@@ -391,7 +516,7 @@ func (r *run) report() *report.Report {
 			Count: a.counts[v], Transcript: []transcript.Entry{},
 		}
 		if v == report.Fail || v == report.Error {
-			f.Transcript = r.excerpt(k.scenario, o.Seq)
+			f.Transcript = o.lane.excerpt(k.scenario, o.Seq)
 			if r.cfg.Reproduce != nil {
 				f.Reproduce = r.cfg.Reproduce(k.scenario)
 			}
@@ -401,7 +526,11 @@ func (r *run) report() *report.Report {
 	}
 	rep.Notes = append(rep.Notes, r.notes...)
 	r.mu.Unlock()
-	if d := r.rec.Dropped(); d > 0 {
+	d := 0
+	for _, l := range r.lanes {
+		d += l.rec.Dropped()
+	}
+	if d > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the transcript was full (%d lines); %d later lines were not recorded", transcript.MaxEntries, d))
 	}
 	kept := rep.Rules[:0]
@@ -435,15 +564,18 @@ func verdictOf(c map[report.Verdict]int) report.Verdict {
 }
 
 // excerpt returns the scenario's transcript lines around the evidence,
-// capped at TranscriptLines.
-func (r *run) excerpt(name string, seq int) []transcript.Entry {
-	sp, ok := r.spans[name]
+// capped at TranscriptLines. The caller holds r.mu.
+func (l *lane) excerpt(name string, seq int) []transcript.Entry {
+	if l == nil || l.rec == nil {
+		return []transcript.Entry{}
+	}
+	sp, ok := l.spans[name]
 	if !ok {
 		return []transcript.Entry{}
 	}
 	from, to := sp.from, sp.to
 	if to < 0 {
-		to = r.rec.Len()
+		to = l.rec.Len()
 	}
 	if seq >= 0 && seq >= to {
 		to = seq + 1
@@ -456,7 +588,7 @@ func (r *run) excerpt(name string, seq int) []transcript.Entry {
 		from = max(from, end-TranscriptLines)
 		to = end
 	}
-	es := r.rec.Slice(from, to)
+	es := l.rec.Slice(from, to)
 	if es == nil {
 		es = []transcript.Entry{}
 	}

@@ -24,19 +24,40 @@ const Base = "wirecheck:///schemas/"
 
 // Registry holds the compiled schemas of one folder of schemas/.
 type Registry struct {
-	dir    string
-	byFile map[string]*jsonschema.Schema
+	dir   string
+	files map[string]bool // every file added, relative to dir
 
-	// Fragments ("file.json#/definitions/X") are compiled on first use
-	// with the compiler that holds every file, and cached.
+	// Files and fragments ("file.json#/definitions/X") are compiled on
+	// first use with the compiler that holds every file, and cached: a run
+	// judges one revision of a protocol, so it compiles only what that
+	// revision's frames need.
 	mu     sync.Mutex
 	c      *jsonschema.Compiler
+	byFile map[string]*jsonschema.Schema
 	byFrag map[string]*jsonschema.Schema
 }
 
 // Compile registers every .json file under dir in fsys and compiles each
 // one. Errors name the file and, for JSON syntax errors, the line.
 func Compile(fsys fs.FS, dir string) (*Registry, error) {
+	r, err := Open(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range r.Files() {
+		if _, err := r.compile(f); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Open registers every .json file under dir in fsys, checking that each
+// is JSON, and compiles nothing until asked (Get). It is Compile for
+// schema files already proven to compile (the embedded ones, by the
+// tests), where compiling every revision of a large protocol at each
+// start would cost more than the run.
+func Open(fsys fs.FS, dir string) (*Registry, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
@@ -57,6 +78,7 @@ func Compile(fsys fs.FS, dir string) (*Registry, error) {
 		return nil, fmt.Errorf("schemas/%s: %w", dir, err)
 	}
 	sort.Strings(files)
+	r := &Registry{dir: dir, files: map[string]bool{}, c: c, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{}}
 	for _, f := range files {
 		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
@@ -69,16 +91,24 @@ func Compile(fsys fs.FS, dir string) (*Registry, error) {
 		if err := c.AddResource(Base+f, doc); err != nil {
 			return nil, fmt.Errorf("schemas/%s: %v", f, err)
 		}
-	}
-	r := &Registry{dir: dir, byFile: map[string]*jsonschema.Schema{}, c: c, byFrag: map[string]*jsonschema.Schema{}}
-	for _, f := range files {
-		s, err := c.Compile(Base + f)
-		if err != nil {
-			return nil, fmt.Errorf("schemas/%s: %s", f, strings.ReplaceAll(err.Error(), Base, "schemas/"))
-		}
-		r.byFile[strings.TrimPrefix(f, dir+"/")] = s
+		r.files[strings.TrimPrefix(f, dir+"/")] = true
 	}
 	return r, nil
+}
+
+// compile compiles one whole file (relative to the folder), once.
+func (r *Registry) compile(file string) (*jsonschema.Schema, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.byFile[file]; s != nil {
+		return s, nil
+	}
+	s, err := r.c.Compile(Base + path.Join(r.dir, file))
+	if err != nil {
+		return nil, fmt.Errorf("schemas/%s: %s", path.Join(r.dir, file), strings.ReplaceAll(err.Error(), Base, "schemas/"))
+	}
+	r.byFile[file] = s
+	return s, nil
 }
 
 // Get returns the compiled schema of a file relative to the registry's
@@ -86,12 +116,13 @@ func Compile(fsys fs.FS, dir string) (*Registry, error) {
 // (compiled on first use, then cached). It returns nil when there is no
 // such file or fragment.
 func (r *Registry) Get(file string) *jsonschema.Schema {
-	if s := r.byFile[file]; s != nil {
-		return s
-	}
-	f, frag, ok := strings.Cut(file, "#")
-	if !ok || r.byFile[f] == nil || r.c == nil {
+	f, frag, isFrag := strings.Cut(file, "#")
+	if !r.files[f] {
 		return nil
+	}
+	if !isFrag {
+		s, _ := r.compile(f)
+		return s
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -112,22 +143,27 @@ func (r *Registry) Check(file string) string {
 	if r.Get(file) != nil {
 		return ""
 	}
-	f, frag, ok := strings.Cut(file, "#")
-	if _, has := r.byFile[f]; !has {
+	f, frag, isFrag := strings.Cut(file, "#")
+	if !r.files[f] {
 		return fmt.Sprintf("schema %q not found in schemas/%s/", f, r.dir)
 	}
-	if ok && r.c != nil {
-		if _, err := r.c.Compile(Base + path.Join(r.dir, f) + "#" + frag); err != nil {
-			return fmt.Sprintf("schema %q: %s", file, strings.ReplaceAll(err.Error(), Base, "schemas/"))
+	if !isFrag {
+		if _, err := r.compile(f); err != nil {
+			return err.Error()
 		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.c.Compile(Base + path.Join(r.dir, f) + "#" + frag); err != nil {
+		return fmt.Sprintf("schema %q: %s", file, strings.ReplaceAll(err.Error(), Base, "schemas/"))
 	}
 	return fmt.Sprintf("schema %q does not compile", file)
 }
 
-// Files lists the compiled files, sorted.
+// Files lists the schema files, sorted.
 func (r *Registry) Files() []string {
-	out := make([]string, 0, len(r.byFile))
-	for f := range r.byFile {
+	out := make([]string, 0, len(r.files))
+	for f := range r.files {
 		out = append(out, f)
 	}
 	sort.Strings(out)

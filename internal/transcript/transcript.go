@@ -53,7 +53,11 @@ type Recorder struct {
 }
 
 // NewRecorder starts the clock at the moment of the call.
-func NewRecorder() *Recorder { return &Recorder{start: time.Now()} }
+func NewRecorder() *Recorder { return NewRecorderAt(time.Now()) }
+
+// NewRecorderAt starts the clock at start, so the transcripts of processes
+// that run side by side share one time line.
+func NewRecorderAt(start time.Time) *Recorder { return &Recorder{start: start} }
 
 // SetRedactor installs a function applied to every text before it is stored
 // (used to strip credentials such as Authorization headers).

@@ -1,0 +1,178 @@
+package runner_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/format"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// against runs scenarios against the MCP reference server.
+func against(scs []*scenario.Scenario, jobs int) *report.Report {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	b, err := protocols.Load("mcp")
+	Expect(err).NotTo(HaveOccurred())
+	if scs == nil {
+		scs = b.Scenarios
+	}
+	rep, err := runner.Run(context.Background(), runner.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
+		Launch: func() (transport.Transport, error) {
+			return transport.Launch(transport.Options{Command: []string{bin, "serve", "mcp"}})
+		},
+		Jobs: jobs, Timeout: 2 * time.Second,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	return rep
+}
+
+type row struct {
+	Rule, Scenario string
+	Verdict        report.Verdict
+	Count          int
+}
+
+func rows(rep *report.Report) []row {
+	var out []row
+	for _, f := range rep.Findings {
+		out = append(out, row{f.Rule, f.Scenario, f.Verdict, f.Count})
+	}
+	return out
+}
+
+// scenarios lists the scenarios of the findings in report order, each once.
+func scenarios(rep *report.Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		if len(out) == 0 || out[len(out)-1] != f.Scenario {
+			out = append(out, f.Scenario)
+		}
+	}
+	return out
+}
+
+// pinged is a scenario that pings the server once, and fails rule when
+// fail is set, citing the ping's answer.
+func pinged(name string, fresh, fail bool, during func()) *scenario.Scenario {
+	return &scenario.Scenario{Name: name, Fresh: fresh, Rules: []string{"MCP-PING-1"}, Run: func(e *scenario.Env) error {
+		in, _, err := e.Call(map[string]any{"jsonrpc": "2.0", "id": name, "method": "ping"})
+		if err != nil {
+			return err
+		}
+		if during != nil {
+			during()
+		}
+		if fail {
+			e.Fail("MCP-PING-1", in.Seq, "planted failure in "+name, "nothing", "something")
+		} else {
+			e.Pass("MCP-PING-1", in.Seq)
+		}
+		return nil
+	}}
+}
+
+var _ = Describe("lanes", func() {
+	It("reports the same findings, scenario by scenario in suite order, whether lanes run one at a time or side by side", func() {
+		format.MaxLength = 0
+		one := against(nil, 1)
+		Expect(one.Findings).NotTo(BeEmpty())
+		for range 2 {
+			many := against(nil, 8)
+			// Within a scenario, findings come in the order they were
+			// first observed, which the server's timing may change (a log
+			// notification before or after a response); across scenarios
+			// the order is the suite's.
+			Expect(rows(many)).To(ConsistOf(rows(one)))
+			Expect(scenarios(many)).To(Equal(scenarios(one)))
+		}
+	})
+
+	It("runs lanes side by side: every fresh scenario is inside its run at once", func() {
+		var inside sync.WaitGroup
+		inside.Add(3)
+		all := make(chan struct{})
+		go func() { inside.Wait(); close(all) }()
+		var met atomic.Int32
+		wait := func() {
+			inside.Done()
+			select {
+			case <-all:
+				met.Add(1)
+			case <-time.After(20 * time.Second):
+			}
+		}
+		rep := against([]*scenario.Scenario{pinged("a", true, false, wait), pinged("b", true, false, wait), pinged("c", true, false, wait)}, 8)
+		Expect(met.Load()).To(BeEquivalentTo(3), "all three lanes were in their scenario at the same time")
+		Expect(rep.Summary.Fail).To(BeZero())
+	})
+
+	It("runs one scenario at a time with Jobs 1", func() {
+		var in, most atomic.Int32
+		during := func() {
+			n := in.Add(1)
+			for {
+				m := most.Load()
+				if n <= m || most.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+			in.Add(-1)
+		}
+		against([]*scenario.Scenario{pinged("a", true, false, during), pinged("b", true, false, during), pinged("c", true, false, during)}, 1)
+		Expect(most.Load()).To(BeEquivalentTo(1))
+	})
+
+	It("shares a process within a lane and gives each lane its own", func() {
+		var mu sync.Mutex
+		peers := map[string]*peer.Peer{}
+		mark := func(name string) *scenario.Scenario {
+			s := pinged(name, name == "b", false, nil)
+			run := s.Run
+			s.Run = func(e *scenario.Env) error {
+				mu.Lock()
+				peers[name] = e.Peer
+				mu.Unlock()
+				return run(e)
+			}
+			return s
+		}
+		against([]*scenario.Scenario{mark("a"), mark("a2"), mark("b"), mark("b2")}, 8)
+		Expect(peers["a"]).To(BeIdenticalTo(peers["a2"]))
+		Expect(peers["b"]).To(BeIdenticalTo(peers["b2"]))
+		Expect(peers["a"]).NotTo(BeIdenticalTo(peers["b"]))
+	})
+
+	It("gives a failure the transcript of its own lane", func() {
+		rep := against([]*scenario.Scenario{pinged("first", true, false, nil), pinged("second", true, true, nil)}, 8)
+		var f *report.Finding
+		for i := range rep.Findings {
+			if rep.Findings[i].Verdict == report.Fail {
+				f = &rep.Findings[i]
+			}
+		}
+		Expect(f).NotTo(BeNil())
+		Expect(f.Scenario).To(Equal("second"))
+		var text []string
+		for _, e := range f.Transcript {
+			text = append(text, e.Text)
+		}
+		joined := strings.Join(text, "\n")
+		Expect(joined).To(ContainSubstring(`"id":"second"`))
+		Expect(joined).NotTo(ContainSubstring(`"id":"first"`))
+	})
+})
