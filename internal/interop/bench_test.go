@@ -2,10 +2,14 @@ package interop_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/wirecheck/wirecheck/internal/interop"
 	"github.com/wirecheck/wirecheck/internal/protocols"
@@ -15,8 +19,11 @@ import (
 
 // BenchmarkServerEverything is `make bench`'s figure for MCP: the whole
 // suite against @modelcontextprotocol/server-everything over stdio, every
-// server start included (the suite starts several processes). It reports
-// the findings and the observations (checks) behind them per run.
+// server start included. The baseline, timed in the same loop, is the
+// least any stdio harness pays: one server start and its answer to
+// initialize. Metrics: checks (observations) and findings per run, the
+// wall time of a run, the ratio to the baseline, and the memory wirecheck
+// took from the OS (the whole benchmark process: an upper bound).
 func BenchmarkServerEverything(b *testing.B) {
 	node, err := exec.LookPath("node")
 	entry := filepath.Join(interop.Root(), "test", "interop", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
@@ -26,18 +33,40 @@ func BenchmarkServerEverything(b *testing.B) {
 	if _, err := os.Stat(entry); err != nil {
 		b.Skip("server-everything is not installed (run .ci/run, or npm ci in test/interop)")
 	}
+	benchSuite(b, []string{node, entry, "stdio"})
+}
+
+// BenchmarkGoSDKEverything is the same against the Go SDK's example,
+// which exits when its stdin closes (server-everything does not, so its
+// run includes the 2 s wirecheck gives a server to exit).
+func BenchmarkGoSDKEverything(b *testing.B) {
+	bin := filepath.Join(interop.Root(), "test", "interop", "bin", "everything")
+	if _, err := os.Stat(bin); err != nil {
+		b.Skip("the Go SDK example is not installed (run .ci/run)")
+	}
+	benchSuite(b, []string{bin})
+}
+
+func benchSuite(b *testing.B, argv []string) {
 	bundle, err := protocols.Load("mcp")
 	if err != nil {
 		b.Fatal(err)
 	}
-	argv := []string{node, entry, "stdio"}
 	var findings, checks int
+	var suite, floor time.Duration
 	for b.Loop() {
+		start := time.Now()
+		if err := oneStart(argv); err != nil {
+			b.Fatal(err)
+		}
+		floor += time.Since(start)
+		start = time.Now()
 		rep, err := runner.Run(context.Background(), runner.Config{
 			Protocol: bundle.Protocol, Schemas: bundle.Schemas, Scenarios: bundle.Scenarios, Handler: bundle.Handler,
 			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
 			Seed:   1,
 		})
+		suite += time.Since(start)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -47,6 +76,44 @@ func BenchmarkServerEverything(b *testing.B) {
 			checks += f.Count
 		}
 	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	n := float64(b.N)
 	b.ReportMetric(float64(findings), "findings/run")
 	b.ReportMetric(float64(checks), "checks/run")
+	b.ReportMetric(suite.Seconds()/n, "s/run")
+	b.ReportMetric(floor.Seconds()/n, "s/one-start")
+	b.ReportMetric(float64(suite)/float64(floor), "x-one-start")
+	b.ReportMetric(float64(ms.Sys)/(1<<20), "MiB-sys")
+}
+
+// oneStart is the baseline: start the server, send initialize, wait for
+// its answer, kill it.
+func oneStart(argv []string) error {
+	t, err := transport.Launch(transport.Options{Command: argv})
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}`)
+	if err := t.Send(init); err != nil {
+		return err
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case f, ok := <-t.Recv():
+			if !ok {
+				return fmt.Errorf("the server ended before answering initialize")
+			}
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(f.Raw, &m) == nil && string(m.ID) == "1" {
+				return nil
+			}
+		case <-deadline:
+			return fmt.Errorf("no answer to initialize within 10s")
+		}
+	}
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -54,7 +55,12 @@ const (
 	ruleVersion1    = "MCP-VERSION-1"
 )
 
-// Scenarios returns the MCP scenarios, in the order they run.
+// Scenarios returns the MCP scenarios, in the order they run. The runner
+// gives each fresh scenario a process and runs those processes side by
+// side (lanes): initialize and the feature scenarios, bad input included
+// (a barrier request makes it cost a round trip); before-initialize, then
+// shutdown on the same process (the 2 s a server may take to exit runs
+// alongside the rest); version-negotiation, which restarts the server.
 func Scenarios() []*scenario.Scenario {
 	out := []*scenario.Scenario{{
 		Name:  "initialize",
@@ -101,13 +107,11 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "parse-error",
 		Title: "a line that is not JSON is answered -32700 with id null, and the server goes on",
 		Rules: []string{ruleRPC7, ruleStdio3},
-		Fresh: true,
 		Run:   parseError,
 	}, {
 		Name:  "invalid-request",
 		Title: "JSON that is not a request is answered -32600, and the server goes on",
 		Rules: []string{ruleRPC8, ruleStdio3},
-		Fresh: true,
 		Run:   invalidRequest,
 	}, {
 		Name:  "before-initialize",
@@ -116,17 +120,16 @@ func Scenarios() []*scenario.Scenario {
 		Fresh: true,
 		Run:   beforeInitialize,
 	}, {
+		Name:  "shutdown",
+		Title: "the server exits when its stdin closes",
+		Rules: []string{ruleStdio4},
+		Run:   shutdown,
+	}, {
 		Name:  "version-negotiation",
 		Title: "an unsupported revision is answered with one the server supports, which it then echoes when asked for",
 		Rules: []string{ruleLife3, ruleLife4, ruleVersion1},
 		Fresh: true,
 		Run:   versionNegotiation,
-	}, {
-		Name:  "shutdown",
-		Title: "the server exits when its stdin closes",
-		Rules: []string{ruleStdio4},
-		Fresh: true,
-		Run:   shutdown,
 	}}
 	for _, s := range out {
 		s.File = file
@@ -215,9 +218,6 @@ func initialize(e *scenario.Env) error {
 	return nil
 }
 
-// rawWait bounds the wait for an answer to raw input.
-const rawWait = time.Second
-
 // nextResponse waits for the next response frame not correlated with a
 // request (an answer to raw input), judging other frames on the way.
 func nextResponse(e *scenario.Env, s *session, timeout time.Duration) *peer.Inbound {
@@ -263,59 +263,37 @@ func jsonrpcErrors(e *scenario.Env) error {
 // so an answer that has not come by then is not coming.
 const lateAnswer = 50 * time.Millisecond
 
-// unanswered sends a notification followed by a request (the barrier:
-// ping, or server/discover in revisions without ping) and returns a
-// response to the notification if one came before the barrier's answer
-// or shortly after it. The notification is written as a raw line owed an
-// answer, so an answer to it is neither a stray nor mistaken for the
-// barrier's.
+// unanswered sends a notification followed by a barrier request (ping,
+// or server/discover in revisions without ping) and returns a response to
+// the notification if one came. An answer to a notification can only say
+// id null (or none).
 func unanswered(e *scenario.Env, s *session, method string, params any) *peer.Inbound {
 	m := map[string]any{"jsonrpc": "2.0", "method": method}
 	if params != nil {
 		m["params"] = params
 	}
 	b, _ := json.Marshal(m)
-	if err := e.Peer.SendRaw(append(b, '\n'), true); err != nil {
+	in := answerTo(e, s, append(b, '\n'))
+	if in == nil {
 		return nil
 	}
-	// Not s.call: its drain would swallow the answer looked for here.
-	req := request("ping", nil)
-	if s.modern {
-		req = request("server/discover", map[string]any{"_meta": meta(s.requested)})
+	if id, ok := in.Field("/id"); ok && id != nil {
+		// A response naming an id answers no notification.
+		return nil
 	}
-	if c, err := e.Send(req); err == nil {
-		// Unanswered, the barrier has still given the server its timeout.
-		_, _ = e.Await(c, 0)
-	}
-	deadline := time.Now().Add(lateAnswer)
-	for {
-		in := nextResponse(e, s, time.Until(deadline))
-		if in == nil {
-			e.Peer.ForgetRaw()
-			return nil
-		}
-		// An answer to a notification can only say id null (or none); a
-		// response with another id is the barrier's, with its id mangled,
-		// which the peer judges on its own.
-		if id, ok := in.Field("/id"); !ok || id == nil {
-			return in
-		}
-	}
+	return in
 }
 
 // badInput sends one line to an initialized server, judges its answer by
-// rule, then checks that the server still answers ping.
+// rule, then checks that the server still answers ping. A barrier request
+// follows the line, so a server that does not answer bad input costs one
+// round trip, not a timeout.
 func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) bool) error {
 	s, err := ensure(e)
 	if err != nil {
 		return err
 	}
-	if err := e.Peer.SendRaw([]byte(line+"\n"), true); err != nil {
-		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
-	}
-	// An answer to raw input comes at once or never (many servers drop
-	// input they cannot parse): a short wait keeps the run quick.
-	in := nextResponse(e, s, min(e.Timeout, rawWait))
+	in := answerTo(e, s, []byte(line+"\n"))
 	c, isErr := errorCode(in)
 	switch {
 	case in == nil:
@@ -332,6 +310,39 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 		return err
 	}
 	return nil
+}
+
+// answerTo writes a raw line owed an answer, then a barrier request, and
+// returns the first response to the line: one that came before the
+// barrier's answer or within lateAnswer of it (servers read stdin in
+// order). A response carrying the barrier's id in another form (another
+// type, a suffix) is the barrier's answer with a mangled id, which the
+// peer judges on its own.
+func answerTo(e *scenario.Env, s *session, line []byte) *peer.Inbound {
+	if err := e.Peer.SendRaw(line, true); err != nil {
+		return nil
+	}
+	// Not s.call: its drain would swallow the answer looked for here.
+	req := request("ping", nil)
+	if s.modern {
+		req = request("server/discover", map[string]any{"_meta": meta(s.requested)})
+	}
+	bar := fmt.Sprint(req["id"])
+	if c, err := e.Send(req); err == nil {
+		// Unanswered, the barrier has still given the server its timeout.
+		_, _ = e.Await(c, 0)
+	}
+	deadline := time.Now().Add(lateAnswer)
+	for {
+		in := nextResponse(e, s, time.Until(deadline))
+		if in == nil {
+			e.Peer.ForgetRaw()
+			return nil
+		}
+		if id, ok := in.Field("/id"); !ok || id == nil || !strings.Contains(fmt.Sprint(id), bar) {
+			return in
+		}
+	}
 }
 
 func parseError(e *scenario.Env) error {
