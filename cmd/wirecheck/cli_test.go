@@ -137,6 +137,7 @@ var _ = Describe("wirecheck run", func() {
 		Entry("bad env", `--env "NOEQUALS"`, "run", "--protocol", "sonde-serve", "--env", "NOEQUALS", "--", "true"),
 		Entry("bad cwd", "not a directory", "run", "--protocol", "sonde-serve", "--cwd", "/nonexistent/dir", "--", "true"),
 		Entry("bad timeout", "invalid argument", "run", "--protocol", "sonde-serve", "--timeout", "soon", "--", "true"),
+		Entry("no jobs", "--jobs 0: want 1 or more", "run", "--protocol", "sonde-serve", "--jobs", "0", "--", "true"),
 		Entry("unknown flag", "unknown flag: --frobnicate", "run", "--frobnicate"),
 		Entry("url on a stdio protocol", "stdio only", "run", "--protocol", "sonde-serve", "--url", "http://127.0.0.1:1/"),
 		Entry("unknown scenario", "matches no scenario", "run", "--protocol", "sonde-serve", "--scenario", "nope", "--", "true"),
