@@ -286,6 +286,7 @@ func (r *run) scenario(s *scenario.Scenario) {
 	defer r.endScenario(s.Name)
 	env := &scenario.Env{
 		Peer: r.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
+		Note: func(msg string) { r.note("%s", msg) },
 		Observe: func(o peer.Observation) {
 			if o.Scenario == "" {
 				o.Scenario = s.Name
