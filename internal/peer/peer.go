@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/report"
@@ -98,8 +99,10 @@ func (c *Call) Done() <-chan struct{} { return c.done }
 
 // Peer is one conversation with one server instance.
 type Peer struct {
-	o       Options
-	proto   *spec.Protocol
+	o Options
+	// proto judges the frames; SetProtocol swaps it (an MCP client that
+	// falls back to an older revision of the protocol mid-process).
+	proto   atomic.Pointer[spec.Protocol]
 	started time.Time
 
 	mu       sync.Mutex
@@ -136,7 +139,6 @@ func New(o Options) *Peer {
 	}
 	p := &Peer{
 		o:         o,
-		proto:     o.Protocol,
 		started:   time.Now(),
 		pending:   map[string]*Call{},
 		answered:  map[string]*Call{},
@@ -146,10 +148,20 @@ func New(o Options) *Peer {
 		readDone:  make(chan struct{}),
 		errDone:   make(chan struct{}),
 	}
+	p.proto.Store(o.Protocol)
 	go p.readLoop()
 	go p.stderrLoop()
 	return p
 }
+
+// protocol is the protocol the peer judges frames by.
+func (p *Peer) protocol() *spec.Protocol { return p.proto.Load() }
+
+// SetProtocol makes the peer classify and validate the frames it receives
+// from now on by proto: a client that negotiated another revision of a
+// versioned protocol in this process (MCP's fallback from server/discover
+// to initialize) judges the server by that revision.
+func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 
 // SetScenario tags what is observed from now on, forgets raw lines the
 // previous scenario left unanswered, and drops the handler it set.
@@ -239,7 +251,7 @@ func (p *Peer) track(msg []byte) (*Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("request is not JSON: %w", err)
 	}
-	idv, ok := Pointer(v, p.proto.Correlation.ID)
+	idv, ok := Pointer(v, p.protocol().Correlation.ID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !ok || idv == nil {
@@ -247,7 +259,7 @@ func (p *Peer) track(msg []byte) (*Call, error) {
 		p.anon++
 		return nil, nil
 	}
-	method, _ := Pointer(v, p.proto.Correlation.Method)
+	method, _ := Pointer(v, p.protocol().Correlation.Method)
 	ms, _ := method.(string)
 	c := &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{}), Scenario: p.scenario}
 	if p.pending[c.Key] != nil {

@@ -144,6 +144,22 @@ var _ = Describe("the peer", func() {
 		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"fail"}))
 	})
 
+	It("judges the frames that come after SetProtocol by the new protocol", func() {
+		pe, f, obs := newPeer(nil)
+		p, _ := miniProtocol()
+		none := *p
+		none.Kinds = nil
+		c, _ := pe.Request([]byte(`{"id":1,"method":"echo"}`))
+		f.push(`{"id":1,"v":1,"result":"hi"}`)
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		pe.SetProtocol(&none)
+		f.push(`{"id":1,"v":1,"result":"hi"}`)
+		_, err = pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"pass", "fail"}))
+	})
+
 	It("ends waits when the server's output ends", func() {
 		pe, f, _ := newPeer(nil)
 		c, _ := pe.Request([]byte(`{"id":1,"method":"x"}`))

@@ -48,8 +48,9 @@ func (p *Peer) receive(f transport.Frame) {
 
 	var idv any
 	var hasID bool
-	if p.proto.Correlation.ID != "" {
-		idv, hasID = Pointer(v, p.proto.Correlation.ID)
+	proto := p.protocol()
+	if proto.Correlation.ID != "" {
+		idv, hasID = Pointer(v, proto.Correlation.ID)
 	}
 	call, mismatch := p.lookup(idv, hasID)
 	method := ""
@@ -205,7 +206,7 @@ func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
 // classify returns the first kind whose conditions hold; kinds restricted
 // to a method only match answers to that method.
 func (p *Peer) classify(v any, method string) *spec.Kind {
-	for _, k := range p.proto.Kinds {
+	for _, k := range p.protocol().Kinds {
 		if k.Role == spec.RoleRequestOut {
 			continue
 		}
@@ -246,7 +247,7 @@ func Matches(v any, conds []spec.Cond) bool {
 // validate applies the kind's schema and every frame rule that covers the
 // frame; method is the method of the request it answers, if any.
 func (p *Peer) validate(in *Inbound, scen, method string) {
-	for _, c := range SchemaChecks(p.proto, in.Kind, method, in.Value) {
+	for _, c := range SchemaChecks(p.protocol(), in.Kind, method, in.Value) {
 		p.validateAgainst(in, scen, c.Rule, c.Schema, c.At)
 	}
 }
@@ -308,7 +309,7 @@ func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 
 // check reports a built-in check's verdict on every rule it stands for.
 func (p *Peer) check(name, scen string, v report.Verdict, seq int, msg, expected, actual string) {
-	for _, r := range p.proto.RulesForCheck(name) {
+	for _, r := range p.protocol().RulesForCheck(name) {
 		p.emit(Observation{Rule: r.ID, Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/fixtures"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
@@ -43,6 +44,24 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 		modern, _ := b.Protocol.ForVersion("2026-07-28")
 		Expect(modern.Kind("initialize result")).To(BeNil())
 		Expect(modern.Kind("server/discover result").Schema).To(Equal("2026-07-28/schema.json#/$defs/DiscoverResult"))
+	})
+
+	It("falls back to initialize against a server without server/discover (2026-07-28): DISCOVER-1 fails, nothing errors, the report says which revision to rerun with", func() {
+		rep, err := runAgainst("mcp", "no-discover")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(broken(rep)).To(Equal([]string{"MCP-DISCOVER-1"}))
+		Expect(rep.Notes).To(ContainElement(ContainSubstring("rerun with --mcp-version 2025-11-25")))
+		passed := map[string]bool{}
+		for _, f := range rep.Findings {
+			if f.Verdict == report.Pass {
+				passed[f.Rule] = true
+			}
+		}
+		// The fallback session is judged by 2025-11-25: its initialize
+		// result and the features behind it.
+		Expect(passed).To(HaveKey("MCP-LIFECYCLE-2"))
+		Expect(passed).To(HaveKey("MCP-TOOLS-5"))
+		Expect(passed).To(HaveKey("MCP-RESOURCES-6"))
 	})
 
 	It("drops kinds of other revisions and keeps rules, marking where they apply", func() {

@@ -391,6 +391,7 @@ func (l *lane) scenario(s *scenario.Scenario) {
 	defer l.endScenario(s.Name)
 	env := &scenario.Env{
 		Peer: l.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
+		Note: func(msg string) { r.note("%s", msg) },
 		Observe: func(o peer.Observation) {
 			if o.Scenario == "" {
 				o.Scenario = s.Name

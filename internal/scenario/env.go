@@ -32,6 +32,8 @@ type Env struct {
 	Seed uint64
 	// Params are --param KEY=VALUE settings for protocol-specific scenarios.
 	Params map[string]string
+	// Note, when set, adds a note to the report (see Notef).
+	Note func(string)
 
 	named map[string]*peer.Call
 	// Hung is set when the server stopped answering; Closed when the
@@ -63,6 +65,15 @@ func (e *Env) Skip(rule, why string) {
 // Errorf records that the harness could not decide rule.
 func (e *Env) Errorf(rule string, format string, args ...any) {
 	e.Observe(peer.Observation{Rule: rule, Verdict: report.Error, Seq: -1, Message: fmt.Sprintf(format, args...)})
+}
+
+// Notef adds a note to the report: something about the whole run, such as
+// the hint to rerun with another revision. It does nothing when the runner
+// set no Note.
+func (e *Env) Notef(format string, args ...any) {
+	if e.Note != nil {
+		e.Note(fmt.Sprintf(format, args...))
+	}
 }
 
 // Send sends a request (any JSON-encodable value) and returns its call.

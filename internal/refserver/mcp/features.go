@@ -65,11 +65,8 @@ func (s *server) tools() []tool {
 	}, {
 		def: obj{"name": "ask-client", "description": "Asks the client to sample, list its roots, elicit and ping, then logs.", "inputSchema": obj{"type": "object"}},
 		run: func(s *server, a obj) obj {
-			if s.modern() && !s.f("modern-server-request") {
-				// 2026-07-28 has no server-to-client requests (input
-				// would come by multi round-trip results instead).
-				return obj{"content": []any{text("nothing to ask in " + Modern)}}
-			}
+			// In 2026-07-28 callTool runs askInput instead (multi
+			// round-trip), unless modern-server-request.
 			var got []string
 			sp := obj{"messages": []any{obj{"role": "user", "content": text("Say hello")}}, "maxTokens": 20}
 			if s.f("sampling-bad") {
@@ -90,7 +87,9 @@ func (s *server) tools() []tool {
 			if m := s.ask("ping", nil); m != nil {
 				got = append(got, "ping")
 			}
-			s.logMsg("info", "ask-client answered: "+strings.Join(got, ", "))
+			if !s.modern() {
+				s.logMsg("info", "ask-client answered: "+strings.Join(got, ", "))
+			}
 			return obj{"content": []any{text("the client answered " + strings.Join(got, ", "))}}
 		},
 	}}
@@ -130,7 +129,19 @@ func (s *server) callTool(id any, p obj) {
 		if s.f("log-undeclared") {
 			s.notify("notifications/message", obj{"level": "info", "data": "calling " + name})
 		}
-		r := t.run(s, args)
+		if s.modern() {
+			s.logFor(p, "info", "calling "+name)
+		}
+		var r obj
+		if name == "ask-client" && s.modern() && !s.f("modern-server-request") {
+			var e *rpcError
+			if r, e = s.askInput(p); e != nil {
+				s.failWith(id, e)
+				return
+			}
+		} else {
+			r = t.run(s, args)
+		}
 		if s.f("tool-result-bad") {
 			r["content"] = []any{obj{"type": "txt", "text": "x"}}
 		}
@@ -191,6 +202,9 @@ func (s *server) prompts() []any {
 	if s.f("prompts-list-bad") {
 		delete(ps[1].(obj), "name")
 	}
+	if s.modern() {
+		ps = append(ps, obj{"name": "ask", "description": "Asks the client for a name (a multi round-trip request), then greets it."})
+	}
 	return ps
 }
 
@@ -215,6 +229,17 @@ func (s *server) getPrompt(id any, p obj) {
 		s.result(id, obj{"description": "a greeting", "messages": []any{obj{"role": role, "content": text("Say hello to " + who)}}})
 	case "plain":
 		s.result(id, obj{"messages": []any{obj{"role": role, "content": text("Hello.")}}})
+	case "ask":
+		if !s.modern() {
+			s.fail(id, -32602, "Invalid params: unknown prompt "+name)
+			return
+		}
+		r, e := s.askPrompt(p)
+		if e != nil {
+			s.failWith(id, e)
+			return
+		}
+		s.result(id, r)
 	default:
 		s.fail(id, -32602, "Invalid params: unknown prompt "+name)
 	}

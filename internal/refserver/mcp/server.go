@@ -1,8 +1,10 @@
 // Package mcp is wirecheck's reference MCP server over stdio: every
 // revision from 2024-11-05 to 2025-11-25, tools (with pagination, progress,
 // structured output and requests to the client), resources (templates,
-// subscriptions), prompts, logging and completion. Each fault breaks one
-// rule of specs/mcp.yaml on purpose.
+// subscriptions), prompts, logging and completion; and 2026-07-28 when a
+// request names it in _meta (server/discover, multi round-trip requests,
+// subscriptions/listen, per-request log levels: modern.go). Each fault
+// breaks one rule of specs/mcp.yaml on purpose.
 package mcp
 
 import (
@@ -30,13 +32,17 @@ const latest = "2025-11-25"
 const Modern = "2026-07-28"
 
 const (
-	metaVersion = "io.modelcontextprotocol/protocolVersion"
-	metaServer  = "io.modelcontextprotocol/serverInfo"
+	metaVersion      = "io.modelcontextprotocol/protocolVersion"
+	metaServer       = "io.modelcontextprotocol/serverInfo"
+	metaCaps         = "io.modelcontextprotocol/clientCapabilities"
+	metaLogLevel     = "io.modelcontextprotocol/logLevel"
+	metaSubscription = "io.modelcontextprotocol/subscriptionId"
 )
 
 // Serve runs the server until stdin ends and returns the exit code.
 func Serve(faults []string, in io.Reader, out, log io.Writer) int {
-	s := &server{faults: map[string]bool{}, out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18"}
+	s := &server{faults: map[string]bool{}, out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
+		subs: map[string]any{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -74,6 +80,9 @@ type server struct {
 	level   string
 	waiting map[string]chan map[string]any
 	nextReq int
+	// subs are the open subscriptions/listen requests (2026-07-28), by
+	// the JSON text of their id.
+	subs map[string]any
 }
 
 func (s *server) f(name string) bool { return s.faults[name] }
@@ -194,13 +203,17 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		if s.f("answer-notifications") {
 			s.result(nil, obj{})
 		}
+		if method == "notifications/cancelled" {
+			s.cancelled(params)
+		}
 		return // notifications: initialized, cancelled, roots/list_changed …
 	}
 	if readableID(m) == nil {
 		s.fail(nil, -32600, "Invalid Request: the id must be a string or an integer")
 		return
 	}
-	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil {
+	// no-discover plays a legacy server: _meta means nothing to it.
+	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") {
 		v, _ := meta[metaVersion].(string)
 		if v != Modern {
 			code := -32022
@@ -214,6 +227,10 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		s.mu.Lock()
 		s.version = Modern
 		s.mu.Unlock()
+		if lv, has := meta[metaLogLevel]; has && !slices.Contains(levels, fmt.Sprint(lv)) && !s.f("log-level-lenient") {
+			s.fail(id, -32602, "Invalid params: unknown log level "+show(lv))
+			return
+		}
 	}
 	if method == "tools/call" {
 		wg.Add(1)
@@ -266,10 +283,22 @@ func (s *server) dispatch(id any, method string, p obj) {
 			// Removed in 2026-07-28.
 			s.fail(id, -32601, "Method not found: "+method)
 			return
+		case "subscriptions/listen":
+			s.listen(id, p)
+			return
+		case "prompts/list":
+			if s.f("mrtr-elsewhere") {
+				s.result(id, obj{"resultType": "input_required", "requestState": "wirecheck-reference"})
+				return
+			}
 		}
 	}
 	switch method {
 	case "server/discover":
+		if s.f("no-discover") {
+			s.fail(id, -32601, "Method not found: "+method)
+			return
+		}
 		s.discover(id, p)
 	case "initialize":
 		s.initialize(id, p)
@@ -378,7 +407,8 @@ func (s *server) discover(id any, p obj) {
 	if s.f("discover-no-version") {
 		supported = []any{"2099-01-01"}
 	}
-	caps := obj{"tools": obj{"listChanged": true}, "resources": obj{"listChanged": true}, "prompts": obj{"listChanged": true}, "completions": obj{}}
+	caps := obj{"tools": obj{"listChanged": true}, "resources": obj{"subscribe": true, "listChanged": true}, "prompts": obj{"listChanged": true},
+		"completions": obj{}, "logging": obj{}}
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
 		"_meta":        obj{metaServer: obj{"name": "wirecheck-reference", "version": "1.0.0"}}}))

@@ -104,7 +104,7 @@ func tools(e *scenario.Env) error {
 		}
 		e.Pass(ruleTools5, res.Seq)
 		out, hasOut := tm["outputSchema"].(map[string]any)
-		if !structured || !hasOut {
+		if !structured || !hasOut || inputRequired(res) {
 			continue
 		}
 		sawOutput = true

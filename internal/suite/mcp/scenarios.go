@@ -104,6 +104,21 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{ruleCancel1},
 		Run:   cancel,
 	}, {
+		Name:  "mrtr",
+		Title: "2026-07-28: a tool, prompt or resource answered input_required is retried with the input it asked for; again without it, and declaring no capability",
+		Rules: []string{ruleMRTR1, ruleMRTR2, ruleMRTR3, ruleMRTR4, ruleMRTR5},
+		Run:   mrtr,
+	}, {
+		Name:  "subscriptions",
+		Title: "2026-07-28: subscriptions/listen for one kind of notification is acknowledged first, tags its notifications, sends nothing else, and ends when cancelled",
+		Rules: []string{ruleSubs1, ruleSubs2, ruleSubs3, ruleSubs4},
+		Run:   subscriptions,
+	}, {
+		Name:  "log-level",
+		Title: "2026-07-28: no log notification for a request without io.modelcontextprotocol/logLevel; an invalid level refused",
+		Rules: []string{ruleLogging3, ruleLogging4},
+		Run:   logLevel,
+	}, {
 		Name:  "parse-error",
 		Title: "a line that is not JSON is answered -32700 with id null, and the server goes on",
 		Rules: []string{ruleRPC7, ruleStdio3},
@@ -154,8 +169,27 @@ func discoverFirst(e *scenario.Env) error {
 		return err
 	}
 	if s == nil {
-		e.Fail(ruleDiscover1, in.Seq, "server/discover was answered with an error", "a DiscoverResult", string(in.Raw))
-		return fmt.Errorf("server/discover failed")
+		why, legacy := legacyEra(in)
+		if in == nil {
+			e.Fail(ruleDiscover1, -1, "server/discover was not answered within "+max(e.Timeout, firstWait).String(), "a DiscoverResult", "nothing")
+		} else {
+			e.Fail(ruleDiscover1, in.Seq, "server/discover was answered with an error", "a DiscoverResult", string(in.Raw))
+		}
+		if !legacy {
+			if sup, _ := field(in, "/error/data/supported").([]any); len(sup) > 0 {
+				e.Notef("the server does not support revision %s; it supports %s (wirecheck judges the revisions %s)",
+					v, show(sup), strings.Join(e.Protocol.Versions.IDs(), ", "))
+			}
+			return fmt.Errorf("server/discover failed")
+		}
+		// A legacy server: fall back as a dual-era client does, so the
+		// other scenarios judge what the server does speak.
+		s, err := fallback(e, why)
+		if err != nil {
+			return err
+		}
+		e.Notef("%s", s.fallbackHint(v))
+		return nil
 	}
 	vs, _ := field(in, "/result/supportedVersions").([]any)
 	for _, x := range vs {
@@ -409,6 +443,16 @@ func versionNegotiation(e *scenario.Env) error {
 	const bogus = "1999-01-01"
 	if modern(e) {
 		skipAll(e, "revision "+e.Protocol.Version+" negotiates per request, without initialize", ruleLife3, ruleLife4)
+		// A legacy server (no server/discover) knows nothing of
+		// per-request revisions: DISCOVER-1 says so already.
+		s, err := ensure(e)
+		if err != nil {
+			return err
+		}
+		if !s.modern {
+			e.Skip(ruleVersion1, s.notModern(e))
+			return closeAndEnd(e)
+		}
 		in, err := callFirst(e, request("tools/list", map[string]any{"_meta": meta(bogus)}))
 		if err != nil {
 			return err

@@ -6,7 +6,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +39,18 @@ type session struct {
 	modern bool
 	// requests counts the requests the server sent.
 	requests int
+	// fallback, when set, says why a 2026-07-28 run fell back to the
+	// initialize handshake in this process (the server is legacy).
+	fallback string
+
+	// 2026-07-28 (modern.go): input required results seen, the listen
+	// subscriptions open, the requests that set a log level, and the
+	// failures of MCP-LOGGING-3 and MCP-SUBS-3, judged frame by frame.
+	inputRequired int
+	subs          map[string]*subscription
+	leveled       []*peer.Call
+	logFails      int
+	subFails      int
 }
 
 type tracked struct {
@@ -139,10 +153,13 @@ func ensure(e *scenario.Env) (*session, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s == nil {
-			return nil, fmt.Errorf("server/discover was answered with an error: %s", show(field(in, "/error")))
+		if s != nil {
+			return s, nil
 		}
-		return s, nil
+		if why, legacy := legacyEra(in); legacy {
+			return fallback(e, why)
+		}
+		return nil, fmt.Errorf("server/discover was answered with an error: %s", show(field(in, "/error")))
 	}
 	in, s, err := handshake(e, e.Protocol.Version, true)
 	if err != nil {
@@ -161,22 +178,46 @@ const modernVersion = "2026-07-28"
 // modern reports whether the run's revision is 2026-07-28 or later.
 func modern(e *scenario.Env) bool { return e.Protocol.Version >= modernVersion }
 
-// meta is the _meta every 2026-07-28 request carries.
-func meta(version string) map[string]any {
+// meta is the _meta every 2026-07-28 request carries, declaring the
+// capabilities Handler answers for (modernCaps).
+func meta(version string) map[string]any { return metaWith(version, modernCaps()) }
+
+// metaWith is meta declaring caps.
+func metaWith(version string, caps map[string]any) map[string]any {
 	return map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    version,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientCapabilities": caps,
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "wirecheck", "version": "0.1.0"},
 	}
 }
 
+// modernCaps are the client capabilities wirecheck declares in
+// 2026-07-28: what it answers in inputRequests (roots/list,
+// sampling/createMessage, form elicitation). Roots lost listChanged in
+// that revision.
+func modernCaps() map[string]any {
+	return map[string]any{"roots": map[string]any{}, "sampling": map[string]any{}, "elicitation": map[string]any{}}
+}
+
 // discover calls server/discover naming version in _meta (2026-07-28)
 // and, when the answer is a result, makes the session of the process from
-// it (the negotiated revision is version when the server lists it).
+// it (the negotiated revision is version when the server lists it). A
+// server that does not answer in time (a legacy server may drop requests
+// that come before initialize) yields neither an answer nor an error.
 func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *session, error) {
-	in, err := callFirst(e, request("server/discover", map[string]any{"_meta": meta(version)}))
+	c, err := e.Send(request("server/discover", map[string]any{"_meta": meta(version)}))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	in, err := e.Peer.Wait(c, max(e.Timeout, firstWait))
+	if errors.Is(err, peer.ErrTimeout) {
+		// The stdio probe's third outcome: no answer means a legacy
+		// server. A late answer is matched to the call, not a stray.
+		e.Peer.Forget(c)
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 	}
 	if _, ok := in.Field("/result"); !ok {
 		return in, nil, nil
@@ -202,17 +243,51 @@ func (s *session) capFlag(c, flag string) bool {
 }
 
 // call sends a request with a progress token and waits for its answer;
-// the notifications that arrived meanwhile are judged by drain.
+// the notifications that arrived meanwhile are judged by drain. In
+// 2026-07-28 an InputRequiredResult is judged, answered and the request
+// retried (see mrtr in modern.go); call returns the last answer.
 func (s *session) call(e *scenario.Env, method string, params map[string]any) (*peer.Inbound, error) {
+	return s.callWith(e, method, params, sendOpts{})
+}
+
+// sendOpts vary one 2026-07-28 request: the capabilities it declares (nil:
+// modernCaps) and the log level it asks for ("": none).
+type sendOpts struct {
+	caps     map[string]any
+	logLevel string
+	// once sends the request once, without answering input required.
+	once bool
+}
+
+func (s *session) callWith(e *scenario.Env, method string, params map[string]any, o sendOpts) (*peer.Inbound, error) {
+	in, err := s.send(e, method, params, o)
+	if err != nil || !s.modern || o.once {
+		return in, err
+	}
+	return s.retryInput(e, method, params, o, in)
+}
+
+// send sends one request and waits for its answer.
+func (s *session) send(e *scenario.Env, method string, params map[string]any, o sendOpts) (*peer.Inbound, error) {
+	if params != nil {
+		params = maps.Clone(params)
+	}
 	req := request(method, params)
 	tok := ""
 	var m map[string]any
+	caps := o.caps
 	if s.modern {
 		if params == nil {
 			params = map[string]any{}
 			req["params"] = params
 		}
-		m = meta(s.requested)
+		if caps == nil {
+			caps = modernCaps()
+		}
+		m = metaWith(s.requested, caps)
+		if o.logLevel != "" {
+			m["io.modelcontextprotocol/logLevel"] = o.logLevel
+		}
 		params["_meta"] = m
 	}
 	if params != nil && method == "tools/call" {
@@ -227,13 +302,19 @@ func (s *session) call(e *scenario.Env, method string, params map[string]any) (*
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
+	s.mu.Lock()
 	if tok != "" {
-		s.mu.Lock()
 		s.progress[tok] = &tracked{call: c}
-		s.mu.Unlock()
 	}
+	if o.logLevel != "" {
+		s.leveled = append(s.leveled, c)
+	}
+	s.mu.Unlock()
 	in, err := e.Await(c, 0)
 	s.drain(e)
+	if err == nil && s.modern {
+		s.judgeInput(e, method, caps, in)
+	}
 	return in, err
 }
 
@@ -255,6 +336,9 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		return
 	}
 	method, _ := field(in, "/method").(string)
+	if s.modern && in.Kind.Role == spec.RoleNotification && s.judgeModern(e, in, method) {
+		return
+	}
 	if in.Kind.Role == spec.RoleRequest && s.modern {
 		s.requests++
 		e.Fail(ruleStdio5, in.Seq, "the server wrote a request ("+method+") to stdout in revision "+s.requested,
@@ -367,18 +451,7 @@ func errorCode(in *peer.Inbound) (int64, bool) {
 func Handler(in *peer.Inbound) []byte {
 	id, _ := in.Field("/id")
 	method, _ := in.Field("/method")
-	var res any
-	switch method {
-	case "ping":
-		res = map[string]any{}
-	case "roots/list":
-		res = map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/wirecheck-root", "name": "wirecheck"}}}
-	case "sampling/createMessage":
-		res = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "Hello from wirecheck."},
-			"model": "wirecheck-stub", "stopReason": "endTurn"}
-	case "elicitation/create":
-		res = elicit(in)
-	}
+	res := answer(in)
 	m := map[string]any{"jsonrpc": "2.0", "id": id}
 	if res == nil {
 		m["error"] = map[string]any{"code": -32601, "message": fmt.Sprintf("Method not found: %v", method)}
@@ -387,6 +460,25 @@ func Handler(in *peer.Inbound) []byte {
 	}
 	b, _ := json.Marshal(m)
 	return b
+}
+
+// answer is wirecheck's result for a request of the server (a frame, or
+// one entry of a 2026-07-28 inputRequests map: method and params), nil
+// for a method it does not answer.
+func answer(in *peer.Inbound) map[string]any {
+	method, _ := in.Field("/method")
+	switch method {
+	case "ping":
+		return map[string]any{}
+	case "roots/list":
+		return map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/wirecheck-root", "name": "wirecheck"}}}
+	case "sampling/createMessage":
+		return map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "Hello from wirecheck."},
+			"model": "wirecheck-stub", "stopReason": "endTurn"}
+	case "elicitation/create":
+		return elicit(in)
+	}
+	return nil
 }
 
 // elicit answers an elicitation: a form is accepted with a value for every

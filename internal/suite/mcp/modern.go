@@ -1,0 +1,621 @@
+package mcp
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// Rules of revision 2026-07-28's message patterns (multi round-trip
+// requests, subscriptions/listen) and per-request log levels.
+const (
+	ruleMRTR1    = "MCP-MRTR-1" // an InputRequiredResult carries inputRequests or requestState
+	ruleMRTR2    = "MCP-MRTR-2" // inputRequests only for capabilities the request declared
+	ruleMRTR3    = "MCP-MRTR-3" // InputRequiredResult only on tools/call, prompts/get, resources/read
+	ruleMRTR4    = "MCP-MRTR-4" // inputRequests values are ElicitRequest, CreateMessageRequest, ListRootsRequest (the kind's schema)
+	ruleMRTR5    = "MCP-MRTR-5" // a retry missing the input is answered InputRequiredResult again, not an error
+	ruleSubs1    = "MCP-SUBS-1" // subscriptions/listen acknowledged first
+	ruleSubs2    = "MCP-SUBS-2" // stream notifications carry the subscription id
+	ruleSubs3    = "MCP-SUBS-3" // only the notification types asked for
+	ruleSubs4    = "MCP-SUBS-4" // nothing more for a cancelled subscription
+	ruleLogging3 = "MCP-LOGGING-3"
+	ruleLogging4 = "MCP-LOGGING-4"
+)
+
+// legacyLatest is the newest revision with the initialize handshake: what
+// a 2026-07-28 run falls back to when the server does not implement
+// server/discover.
+const legacyLatest = "2025-11-25"
+
+// maxRetries bounds the retries of one request answered input_required.
+const maxRetries = 3
+
+const (
+	metaSubscription = "io.modelcontextprotocol/subscriptionId"
+	metaLogLevel     = "io.modelcontextprotocol/logLevel"
+)
+
+// mrtrMethods are the requests a server may answer with an
+// InputRequiredResult.
+var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+// inputCapability is the client capability each inputRequests method uses.
+var inputCapability = map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation"}
+
+func inputRequired(in *peer.Inbound) bool { return field(in, "/result/resultType") == "input_required" }
+
+// legacyEra tells from the answer to server/discover (nil: none in time)
+// whether the server is legacy (stdio backward compatibility: any error
+// but a recognized modern one, or no answer), and says why.
+func legacyEra(in *peer.Inbound) (string, bool) {
+	if in == nil {
+		return "server/discover was not answered in time", true
+	}
+	if c, ok := errorCode(in); ok && c <= -32020 && c >= -32099 {
+		// A code the 2026-07-28 specification reserves: a modern server
+		// that does not support the revision asked for.
+		return "", false
+	}
+	return "server/discover was answered with the error " + show(field(in, "/error")), true
+}
+
+// fallback runs the initialize handshake with the newest legacy revision
+// in this process, as a dual-era client does with a legacy server, and
+// makes the peer judge the rest of the process by the revision the server
+// negotiated.
+func fallback(e *scenario.Env, why string) (*session, error) {
+	if p, err := e.Protocol.ForVersion(legacyLatest); err == nil {
+		e.Peer.SetProtocol(p)
+	}
+	in, s, err := handshake(e, legacyLatest, false)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("%s, and initialize (the fallback) was answered with an error: %s", why, show(field(in, "/error")))
+	}
+	if s.version != legacyLatest {
+		if p, err := e.Protocol.ForVersion(s.version); err == nil {
+			e.Peer.SetProtocol(p)
+		}
+	}
+	s.fallback = why
+	sessions.Store(e.Peer, s)
+	return s, nil
+}
+
+// fallbackHint says what a fallback session means for the run.
+func (s *session) fallbackHint(asked string) string {
+	return fmt.Sprintf("the server does not implement revision %s (%s); wirecheck fell back to initialize, which negotiated %s, and judged the rest of that process by %s: rerun with --mcp-version %s",
+		asked, s.fallback, s.version, s.version, s.version)
+}
+
+// notModern is why a 2026-07-28 check does not apply to this session.
+func (s *session) notModern(e *scenario.Env) string {
+	if s.fallback != "" {
+		return s.fallbackHint(e.Protocol.Version)
+	}
+	return "this belongs to revision " + modernVersion + "; this run uses " + e.Protocol.Version
+}
+
+// judgeInput judges an answer of a 2026-07-28 request that declared caps:
+// an InputRequiredResult only on the methods that allow it (MRTR-3), with
+// inputRequests or requestState (MRTR-1), asking only for declared
+// capabilities (MRTR-2). Its schema (MRTR-4) is the peer's.
+func (s *session) judgeInput(e *scenario.Env, method string, caps map[string]any, in *peer.Inbound) {
+	if !inputRequired(in) {
+		return
+	}
+	s.inputRequired++
+	if mrtrMethods[method] {
+		e.Pass(ruleMRTR3, in.Seq)
+	} else {
+		e.Fail(ruleMRTR3, in.Seq, method+" was answered with an InputRequiredResult",
+			"resultType input_required only on tools/call, prompts/get and resources/read", string(in.Raw))
+	}
+	_, hasReqs := in.Field("/result/inputRequests")
+	_, hasState := in.Field("/result/requestState")
+	if hasReqs || hasState {
+		e.Pass(ruleMRTR1, in.Seq)
+	} else {
+		e.Fail(ruleMRTR1, in.Seq, "an InputRequiredResult with neither inputRequests nor requestState",
+			"at least one of inputRequests and requestState", string(in.Raw))
+	}
+	reqs, _ := field(in, "/result/inputRequests").(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		m, _ := reqs[k].(map[string]any)
+		method, _ := m["method"].(string)
+		c := inputCapability[method]
+		if _, declared := caps[c]; c != "" && !declared {
+			e.Fail(ruleMRTR2, in.Seq, fmt.Sprintf("inputRequests[%q] is %s, but the request declared no %s capability", k, method, c),
+				"inputRequests only for capabilities in io.modelcontextprotocol/clientCapabilities ("+show(caps)+")", string(in.Raw))
+			return
+		}
+	}
+	e.Pass(ruleMRTR2, in.Seq)
+}
+
+// retryInput answers InputRequiredResults of method (at most maxRetries
+// times): a retry with a new id, the original params, inputResponses
+// answering every inputRequests entry wirecheck can answer, and the
+// requestState echoed exactly (left out when the server sent none).
+func (s *session) retryInput(e *scenario.Env, method string, params map[string]any, o sendOpts, in *peer.Inbound) (*peer.Inbound, error) {
+	for n := 0; n < maxRetries && mrtrMethods[method] && inputRequired(in); n++ {
+		var err error
+		in, err = s.send(e, method, retryParams(params, in, true), o)
+		if err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// retryParams are the params of the retry of a request answered in (an
+// InputRequiredResult), with inputResponses when answer is set.
+func retryParams(params map[string]any, in *peer.Inbound, answer bool) map[string]any {
+	p := maps.Clone(params)
+	if p == nil {
+		p = map[string]any{}
+	}
+	delete(p, "inputResponses")
+	delete(p, "requestState")
+	if reqs, ok := field(in, "/result/inputRequests").(map[string]any); ok && answer {
+		p["inputResponses"] = answerInputs(reqs)
+	}
+	if st, ok := in.Field("/result/requestState"); ok {
+		p["requestState"] = st
+	}
+	return p
+}
+
+// answerInputs answers each inputRequests entry as Handler answers the
+// same request sent on stdout in the older revisions; an entry that is not
+// one of the three an InputRequests map may hold (roots/list,
+// sampling/createMessage, elicitation/create) is left out.
+func answerInputs(reqs map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range reqs {
+		in := &peer.Inbound{Value: v}
+		if m, _ := in.Field("/method"); inputCapability[fmt.Sprint(m)] == "" {
+			continue
+		}
+		if r := answer(in); r != nil {
+			out[k] = r
+		}
+	}
+	return out
+}
+
+// subscription is one subscriptions/listen request wirecheck opened.
+type subscription struct {
+	filter map[string]any
+	acked  bool
+	ackSeq int
+	// early is set when a notification of the subscription came before
+	// its acknowledgement; stream counts the notifications after it.
+	early  bool
+	stream int
+	// closed: wirecheck cancelled it; settled: the server has answered a
+	// request sent after the cancellation, so any message of the
+	// subscription from then on is late.
+	closed, settled bool
+	late            int
+}
+
+// allows reports whether the subscription asked for a notification.
+func (sub *subscription) allows(method string, in *peer.Inbound) bool {
+	switch method {
+	case "notifications/tools/list_changed":
+		return sub.filter["toolsListChanged"] == true
+	case "notifications/prompts/list_changed":
+		return sub.filter["promptsListChanged"] == true
+	case "notifications/resources/list_changed":
+		return sub.filter["resourcesListChanged"] == true
+	case "notifications/resources/updated":
+		uris, _ := sub.filter["resourceSubscriptions"].([]any)
+		return slices.Contains(uris, field(in, "/params/uri"))
+	}
+	return false
+}
+
+// judgeModern judges a notification of a 2026-07-28 session: change
+// notifications belong to an open subscription that asked for them, and
+// log notifications to a request that set a log level. It returns true
+// when the frame needs nothing else.
+func (s *session) judgeModern(e *scenario.Env, in *peer.Inbound, method string) bool {
+	switch method {
+	case "notifications/message":
+		if !s.attributable(in) {
+			s.logFails++
+			e.Fail(ruleLogging3, in.Seq, "a log notification while no request that set "+metaLogLevel+" was in flight",
+				"notifications/message only for a request whose _meta carries "+metaLogLevel+", before its response", string(in.Raw))
+		}
+		return false
+	case "notifications/subscriptions/acknowledged":
+		sid, _ := in.Field("/params/_meta/" + escape(metaSubscription))
+		sub := s.subs[peer.Key(sid)]
+		switch {
+		case sub == nil:
+		case sub.closed && sub.settled:
+			sub.late++
+			e.Fail(ruleSubs4, in.Seq, "an acknowledgement of a subscription wirecheck had cancelled",
+				"no message for a cancelled subscriptions/listen", string(in.Raw))
+		case !sub.acked:
+			sub.acked, sub.ackSeq = true, in.Seq
+		}
+		return true
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated":
+		s.judgeStream(e, in, method)
+		return true
+	}
+	return false
+}
+
+// judgeStream judges a change notification of a 2026-07-28 session.
+func (s *session) judgeStream(e *scenario.Env, in *peer.Inbound, method string) {
+	sid, has := in.Field("/params/_meta/" + escape(metaSubscription))
+	open := 0
+	for _, sub := range s.subs {
+		if !sub.closed {
+			open++
+		}
+	}
+	if open == 0 && (!has || s.subs[peer.Key(sid)] == nil) {
+		s.subFails++
+		e.Fail(ruleSubs3, in.Seq, "the server sent "+method+" while wirecheck had no subscriptions/listen open",
+			"change notifications only on a subscription that asked for them", string(in.Raw))
+		return
+	}
+	if !has {
+		e.Fail(ruleSubs2, in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
+			"_meta."+metaSubscription+": the id of the subscriptions/listen request", string(in.Raw))
+		return
+	}
+	sub := s.subs[peer.Key(sid)]
+	if sub == nil {
+		e.Fail(ruleSubs2, in.Seq, method+" names the subscription "+peer.Key(sid)+", which wirecheck never opened",
+			"the id of an open subscriptions/listen request, with its JSON type", string(in.Raw))
+		return
+	}
+	if sub.closed {
+		if sub.settled {
+			sub.late++
+			e.Fail(ruleSubs4, in.Seq, method+" for a subscription wirecheck had cancelled (after the server answered a later request)",
+				"no message for a cancelled subscriptions/listen", string(in.Raw))
+		}
+		return
+	}
+	e.Pass(ruleSubs2, in.Seq)
+	if !sub.acked {
+		sub.early = true
+		e.Fail(ruleSubs1, in.Seq, method+" on the subscription before notifications/subscriptions/acknowledged",
+			"the acknowledgement as the first message carrying the subscription's id", string(in.Raw))
+	}
+	sub.stream++
+	if sub.allows(method, in) {
+		e.Pass(ruleSubs3, in.Seq)
+	} else {
+		s.subFails++
+		e.Fail(ruleSubs3, in.Seq, method+" on a subscription that did not ask for it",
+			"only the notifications of the filter "+show(sub.filter), string(in.Raw))
+	}
+}
+
+// attributable reports whether a log notification came while a request
+// that set a log level was in flight (after it was sent, before its
+// response).
+func (s *session) attributable(in *peer.Inbound) bool {
+	for _, c := range s.leveled {
+		if c.Seq > in.Seq {
+			continue
+		}
+		select {
+		case <-c.Done():
+			if c.Response.Seq > in.Seq {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// escape makes a JSON pointer token of a key.
+func escape(k string) string {
+	out := make([]byte, 0, len(k)+2)
+	for i := 0; i < len(k); i++ {
+		switch k[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, k[i])
+		}
+	}
+	return string(out)
+}
+
+// toolArgs generates a tool's arguments from its inputSchema ({} when it
+// has none wirecheck can use).
+func toolArgs(e *scenario.Env, tm map[string]any, i int) map[string]any {
+	raw, _ := tm["inputSchema"].(map[string]any)
+	sch, err := gen.Compile(rawJSON(raw))
+	if err != nil || raw == nil {
+		return map[string]any{}
+	}
+	if v, err := gen.TryExample(sch, e.Seed+uint64(i)); err == nil {
+		if m, ok := v.(map[string]any); ok {
+			return m
+		}
+	}
+	return map[string]any{}
+}
+
+// probe is one request that may be answered input_required.
+type probe struct {
+	method string
+	params map[string]any
+}
+
+// mrtr looks for a tool, prompt or resource answered with an
+// InputRequiredResult, completes it, then retries it once without the
+// input asked for and once declaring no capabilities.
+func mrtr(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	rules := []string{ruleMRTR1, ruleMRTR2, ruleMRTR3, ruleMRTR4, ruleMRTR5}
+	if !s.modern {
+		skipAll(e, s.notModern(e), rules...)
+		return nil
+	}
+	var probes []probe
+	for _, l := range []struct{ method, key, rule string }{{"tools/list", "tools", ruleTools2}, {"prompts/list", "prompts", "MCP-PROMPTS-2"}, {"resources/list", "resources", "MCP-RESOURCES-2"}} {
+		items, first, err := listAll(e, s, l.method, l.key, l.rule)
+		if err != nil {
+			return err
+		}
+		if first != nil && !inputRequired(first) {
+			e.Pass(ruleMRTR3, first.Seq)
+		}
+		for i, it := range items {
+			m, _ := it.(map[string]any)
+			if i >= maxItems || m == nil {
+				break
+			}
+			switch l.key {
+			case "tools":
+				if name, _ := m["name"].(string); name != "" {
+					probes = append(probes, probe{"tools/call", map[string]any{"name": name, "arguments": toolArgs(e, m, i)}})
+				}
+			case "prompts":
+				name, _ := m["name"].(string)
+				args := map[string]any{}
+				as, _ := m["arguments"].([]any)
+				for _, a := range as {
+					if am, _ := a.(map[string]any); am["required"] == true {
+						if an, _ := am["name"].(string); an != "" {
+							args[an] = "1"
+						}
+					}
+				}
+				if name != "" {
+					probes = append(probes, probe{"prompts/get", map[string]any{"name": name, "arguments": args}})
+				}
+			case "resources":
+				if uri, _ := m["uri"].(string); uri != "" && i < 5 {
+					probes = append(probes, probe{"resources/read", map[string]any{"uri": uri}})
+				}
+			}
+		}
+	}
+	var found *probe
+	var first *peer.Inbound
+	for i := range probes {
+		in, err := s.callWith(e, probes[i].method, probes[i].params, sendOpts{once: true})
+		if err != nil {
+			return err
+		}
+		if inputRequired(in) {
+			found, first = &probes[i], in
+			break
+		}
+	}
+	if found == nil {
+		skipAll(e, "no tool, prompt or resource of the server answered with an InputRequiredResult", ruleMRTR1, ruleMRTR2, ruleMRTR4, ruleMRTR5)
+		return nil
+	}
+	if _, err := s.retryInput(e, found.method, found.params, sendOpts{}, first); err != nil {
+		return err
+	}
+	// The input missing: the server should ask again, not fail.
+	if _, asked := first.Field("/result/inputRequests"); !asked {
+		e.Skip(ruleMRTR5, "the InputRequiredResult of "+found.method+" asked for no input")
+	} else {
+		in, err := s.callWith(e, found.method, retryParams(found.params, first, false), sendOpts{once: true})
+		if err != nil {
+			return err
+		}
+		if isResult(in) {
+			e.Pass(ruleMRTR5, in.Seq)
+		} else {
+			e.Fail(ruleMRTR5, in.Seq, found.method+" retried without the inputResponses the server asked for was answered with an error",
+				"a new InputRequiredResult asking for the missing input (or a result)", string(in.Raw))
+		}
+	}
+	// No capability declared: nothing may be asked of it.
+	in, err := s.callWith(e, found.method, found.params, sendOpts{caps: map[string]any{}, once: true})
+	if err != nil {
+		return err
+	}
+	if !inputRequired(in) {
+		e.Pass(ruleMRTR2, in.Seq)
+	}
+	return nil
+}
+
+// subscriptions opens subscriptions/listen for one kind of notification
+// the server's capabilities offer, checks its acknowledgement and the
+// notifications on it, then cancels it with notifications/cancelled.
+func subscriptions(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	rules := []string{ruleSubs1, ruleSubs2, ruleSubs3, ruleSubs4}
+	if !s.modern {
+		skipAll(e, s.notModern(e), rules...)
+		return nil
+	}
+	// One kind of notification, so any other is one not asked for.
+	filter := map[string]any{}
+	if s.capFlag("resources", "subscribe") {
+		in, err := s.call(e, "resources/list", map[string]any{})
+		if err != nil {
+			return err
+		}
+		if rs, _ := field(in, "/result/resources").([]any); len(rs) > 0 {
+			if m, _ := rs[0].(map[string]any); m != nil && m["uri"] != nil {
+				filter["resourceSubscriptions"] = []any{m["uri"]}
+			}
+		}
+	}
+	for _, c := range [][2]string{{"tools", "toolsListChanged"}, {"prompts", "promptsListChanged"}, {"resources", "resourcesListChanged"}} {
+		if len(filter) == 0 && s.capFlag(c[0], "listChanged") {
+			filter[c[1]] = true
+		}
+	}
+	req := request("subscriptions/listen", map[string]any{"_meta": meta(s.requested), "notifications": filter})
+	key := peer.Key(req["id"])
+	sub := &subscription{filter: filter}
+	if s.subs == nil {
+		s.subs = map[string]*subscription{}
+	}
+	s.subs[key] = sub
+	fails := s.subFails
+	c, err := e.Send(req)
+	if err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	answered := func() bool {
+		select {
+		case <-c.Done():
+			return true
+		default:
+			return false
+		}
+	}
+	watch := func(d time.Duration, until func() bool) {
+		deadline := time.Now().Add(d)
+		for !until() {
+			f, err := e.Peer.Next(time.Until(deadline))
+			if err != nil {
+				return
+			}
+			s.judgeFrame(e, f)
+		}
+	}
+	watch(e.Timeout, func() bool { return sub.acked || answered() })
+	if answered() && !isResult(c.Response) {
+		e.Fail(ruleSubs1, c.Response.Seq, "subscriptions/listen was answered with an error", "notifications/subscriptions/acknowledged, the stream open", string(c.Response.Raw))
+		skipAll(e, "subscriptions/listen failed", ruleSubs2, ruleSubs3, ruleSubs4)
+		return nil
+	}
+	switch {
+	case !sub.acked:
+		e.Fail(ruleSubs1, -1, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+" within "+e.Timeout.String(),
+			"an acknowledgement carrying "+metaSubscription+" "+key, "nothing")
+	case !sub.early:
+		e.Pass(ruleSubs1, sub.ackSeq)
+	}
+	// What the stream brings in a moment.
+	watch(300*time.Millisecond, func() bool { return false })
+	if sub.stream == 0 {
+		e.Skip(ruleSubs2, "no notification came on the subscription besides its acknowledgement")
+	}
+	if s.subFails == fails {
+		e.Pass(ruleSubs3, -1)
+	}
+	if answered() {
+		e.Skip(ruleSubs4, "the server ended the subscription itself (it answered subscriptions/listen)")
+		return nil
+	}
+	// Cancel, then a request: once it is answered the server has read the
+	// cancellation, and nothing more may come for the subscription.
+	sub.closed = true
+	e.Peer.Forget(c)
+	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": req["id"], "reason": "wirecheck closes the subscription"}); err != nil {
+		return err
+	}
+	if _, err := s.call(e, "server/discover", nil); err != nil {
+		return err
+	}
+	sub.settled = true
+	watch(300*time.Millisecond, func() bool { return false })
+	switch {
+	case answered():
+		e.Fail(ruleSubs4, c.Response.Seq, "the server answered subscriptions/listen after wirecheck cancelled it",
+			"no message for a cancelled subscriptions/listen (stdio)", string(c.Response.Raw))
+	case sub.late == 0:
+		e.Pass(ruleSubs4, -1)
+	}
+	return nil
+}
+
+// logLevel calls the server's first tools without a log level (no log
+// notification may come) and with level debug (some may), and gives an
+// invalid level to a server declaring logging.
+func logLevel(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	if !s.modern {
+		skipAll(e, s.notModern(e), ruleLogging3, ruleLogging4)
+		return nil
+	}
+	fails := s.logFails
+	items, _, err := listAll(e, s, "tools/list", "tools", ruleTools2)
+	if err != nil {
+		return err
+	}
+	for _, level := range []string{"", "debug"} {
+		for i, t := range items {
+			tm, _ := t.(map[string]any)
+			name, _ := tm["name"].(string)
+			if i >= 5 || name == "" {
+				break
+			}
+			if _, err := s.callWith(e, "tools/call", map[string]any{"name": name, "arguments": toolArgs(e, tm, i)}, sendOpts{logLevel: level}); err != nil {
+				return err
+			}
+		}
+		s.settle(e, 50*time.Millisecond)
+	}
+	if s.logFails == fails {
+		e.Pass(ruleLogging3, -1)
+	}
+	if !s.has("logging") {
+		e.Skip(ruleLogging4, "the server does not declare the logging capability")
+		return nil
+	}
+	in, err := s.callWith(e, "tools/list", map[string]any{}, sendOpts{logLevel: "loudest"})
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(in); ok && c == -32602 {
+		e.Pass(ruleLogging4, in.Seq)
+	} else {
+		e.Fail(ruleLogging4, in.Seq, "a request whose "+metaLogLevel+" is \"loudest\" was not answered with error -32602",
+			"error code -32602 (Invalid params)", string(in.Raw))
+	}
+	return nil
+}
