@@ -536,8 +536,13 @@ func subscriptions(e *scenario.Env) error {
 	case !sub.early:
 		e.Pass(ruleSubs1, sub.ackSeq)
 	}
-	// What the stream brings in a moment.
-	watch(300*time.Millisecond, func() bool { return false })
+	// What the stream brings in reply to the listen request: it comes
+	// before the answer to a later request (stdin is read in order), or
+	// just after it.
+	if _, err := s.call(e, "server/discover", nil); err != nil {
+		return err
+	}
+	watch(lateAnswer, func() bool { return false })
 	if sub.stream == 0 {
 		e.Skip(ruleSubs2, "no notification came on the subscription besides its acknowledgement")
 	}
@@ -559,7 +564,7 @@ func subscriptions(e *scenario.Env) error {
 		return err
 	}
 	sub.settled = true
-	watch(300*time.Millisecond, func() bool { return false })
+	watch(lateAnswer, func() bool { return false })
 	switch {
 	case answered():
 		e.Fail(ruleSubs4, c.Response.Seq, "the server answered subscriptions/listen after wirecheck cancelled it",
