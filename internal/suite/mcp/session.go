@@ -37,12 +37,25 @@ type session struct {
 	modern bool
 	// requests counts the requests the server sent.
 	requests int
+	// listChanged and updates count the list_changed and
+	// resources/updated notifications judged.
+	listChanged, updates int
+	// subs are the resources wirecheck subscribed to, by URI.
+	subs map[string]*subscription
 }
+
+// subscription is one resources/subscribe, by transcript line: from is
+// the line of the request, until the line of the unsubscribe's answer (0
+// while subscribed). An update in between names a subscribed resource.
+type subscription struct{ from, until int }
 
 type tracked struct {
 	call *peer.Call
 	last float64
 	seen bool
+	// cancelled: wirecheck cancelled the request; its progress is no
+	// longer judged.
+	cancelled bool
 }
 
 var sessions sync.Map // *peer.Peer → *session
@@ -204,6 +217,27 @@ func (s *session) capFlag(c, flag string) bool {
 // call sends a request with a progress token and waits for its answer;
 // the notifications that arrived meanwhile are judged by drain.
 func (s *session) call(e *scenario.Env, method string, params map[string]any) (*peer.Inbound, error) {
+	return s.callThen(e, method, params, nil)
+}
+
+// callThen is call running then on the answer before the frames that
+// arrived meanwhile are judged.
+func (s *session) callThen(e *scenario.Env, method string, params map[string]any, then func(*peer.Inbound)) (*peer.Inbound, error) {
+	c, _, err := s.send(e, method, params)
+	if err != nil {
+		return nil, err
+	}
+	in, err := e.Await(c, 0)
+	if err == nil && then != nil {
+		then(in)
+	}
+	s.drain(e)
+	return in, err
+}
+
+// send sends a request (with _meta in 2026-07-28, and a progress token on
+// tools/call, which it returns) without waiting for its answer.
+func (s *session) send(e *scenario.Env, method string, params map[string]any) (*peer.Call, string, error) {
 	req := request(method, params)
 	tok := ""
 	var m map[string]any
@@ -225,16 +259,14 @@ func (s *session) call(e *scenario.Env, method string, params map[string]any) (*
 	}
 	c, err := e.Send(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+		return nil, "", fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	if tok != "" {
 		s.mu.Lock()
 		s.progress[tok] = &tracked{call: c}
 		s.mu.Unlock()
 	}
-	in, err := e.Await(c, 0)
-	s.drain(e)
-	return in, err
+	return c, tok, nil
 }
 
 // drain judges the notifications and requests that arrived: progress
@@ -293,6 +325,9 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		s.mu.Lock()
 		t := s.progress[key]
 		s.mu.Unlock()
+		if t != nil && t.cancelled {
+			return
+		}
 		if t == nil {
 			e.Fail(ruleProgress1, in.Seq, "progress notification for token "+tok+", which wirecheck never sent",
 				"a progressToken of a request in flight", show(field(in, "/params")))
@@ -312,7 +347,81 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 			e.Pass(ruleProgress2, in.Seq)
 		}
 		t.seen, t.last = true, val
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		s.listChanged++
+		s.judgeListChanged(e, in, method)
+	case "notifications/resources/updated":
+		s.updates++
+		s.judgeUpdated(e, in)
 	}
+}
+
+// judgeListChanged: a list_changed notification of a capability the
+// server declared with listChanged (2024-11-05 to 2025-11-25; 2026-07-28
+// sends them on subscriptions/listen streams, not covered yet).
+func (s *session) judgeListChanged(e *scenario.Env, in *peer.Inbound, method string) {
+	if s.modern {
+		return
+	}
+	capability := strings.Split(method, "/")[1]
+	if s.capFlag(capability, "listChanged") {
+		e.Pass(ruleListChanged1, in.Seq)
+		return
+	}
+	e.Fail(ruleListChanged1, in.Seq, "the server sent "+method+" but did not declare "+capability+".listChanged",
+		"capabilities."+capability+".listChanged: true in the initialize result", "capabilities "+show(s.caps))
+}
+
+// judgeUpdated: a resources/updated notification comes from a server that
+// declared resources.subscribe, for a resource wirecheck subscribed to (or
+// a sub-resource of it), between the subscribe request and the answer to
+// the unsubscribe.
+func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
+	if s.modern {
+		return
+	}
+	if !s.capFlag("resources", "subscribe") {
+		e.Fail(ruleRes7, in.Seq, "the server sent notifications/resources/updated but did not declare resources.subscribe",
+			"capabilities.resources.subscribe: true in the initialize result", "capabilities "+show(s.caps))
+		e.Skip(ruleRes8, "the server sent an update without declaring resources.subscribe (MCP-RESOURCES-7)")
+		return
+	}
+	e.Pass(ruleRes7, in.Seq)
+	uri, _ := field(in, "/params/uri").(string)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ended := 0
+	for sub, at := range s.subs {
+		if uri != sub && !strings.HasPrefix(uri, sub) {
+			continue
+		}
+		if at.from < in.Seq && (at.until == 0 || in.Seq < at.until) {
+			e.Pass(ruleRes8, in.Seq)
+			return
+		}
+		if at.until != 0 && in.Seq > at.until {
+			ended = at.until
+		}
+	}
+	if ended > 0 {
+		e.Fail(ruleRes8, in.Seq, fmt.Sprintf("an update of %s after the unsubscribe was answered (transcript line %d)", uri, ended),
+			"no update of a resource after its unsubscribe", show(field(in, "/params")))
+		return
+	}
+	e.Fail(ruleRes8, in.Seq, "an update of "+uri+", which wirecheck never subscribed to",
+		"updates only of subscribed resources ("+strings.Join(s.subscribed(), ", ")+")", show(field(in, "/params")))
+}
+
+// subscribed lists the URIs wirecheck subscribed to; s.mu is held.
+func (s *session) subscribed() []string {
+	var out []string
+	for u := range s.subs {
+		out = append(out, u)
+	}
+	if out == nil {
+		return []string{"none"}
+	}
+	return out
 }
 
 // settle waits briefly for frames that follow a response (progress or logs
