@@ -25,6 +25,10 @@ const slowTarget = time.Second
 // waits for an answer to the cancelled call.
 const lateGrace = 300 * time.Millisecond
 
+// minLateWait is the least wirecheck waits after the ping's answer, when
+// the tool's expected end has already passed.
+const minLateWait = 100 * time.Millisecond
+
 var (
 	slowName = regexp.MustCompile(`(?i)long[-_ ]?running|slow|sleep|delay|wait`)
 	slowDur  = regexp.MustCompile(`(?i)duration|seconds|secs|delay|sleep|wait|time`)
@@ -198,7 +202,7 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 		e.Fail(ruleCancel2, -1, "the server did not answer ping after a cancellation: "+err.Error(), "an answer to ping", "nothing")
 		return err
 	}
-	late, err := e.Peer.Wait(c, max(time.Until(start.Add(expect+lateGrace)), 0))
+	late, err := e.Peer.Wait(c, max(time.Until(start.Add(expect+lateGrace)), minLateWait))
 	e.Peer.Forget(c)
 	s.drain(e)
 	switch {
