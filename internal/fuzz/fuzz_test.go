@@ -194,7 +194,7 @@ var _ = Describe("wirecheck fuzz against the MCP reference server", func() {
 		Expect(lines[2]).To(ContainSubstring(`"method":"tools/list"`))
 	})
 
-	It("judges an answer to the setup notification a stray (the notification is not a request)", func() {
+	It("does not accept an answer to the setup notification (the notification is not a request)", func() {
 		tee := filepath.Join(GinkgoT().TempDir(), "stdin.jsonl")
 		bugs := mcpCampaign(3, tee, nil, "answer-notifications")
 		Expect(bugs).NotTo(BeEmpty())
@@ -202,6 +202,9 @@ var _ = Describe("wirecheck fuzz against the MCP reference server", func() {
 		for _, b := range bugs {
 			shapes = append(shapes, b.Rule+" after "+b.Shape)
 		}
-		Expect(shapes).To(ContainElement("MCP-JSONRPC-5 after setup"))
+		// The null-id answer is a stray when it arrives before tools/list is
+		// sent; after, the peer takes it for the answer of the only request
+		// in flight, which it does not match.
+		Expect(shapes).To(ContainElement(Or(Equal("MCP-JSONRPC-5 after setup"), Equal("MCP-TOOLS-2 after discover tools"))))
 	})
 })
