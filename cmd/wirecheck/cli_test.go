@@ -222,6 +222,40 @@ var _ = Describe("the other commands", func() {
 		Expect(out).To(ContainSubstring("4 lines: 3 valid, 1 invalid"))
 	})
 
+	It("validate --mcp-version judges by the revision named, and refuses an unknown one", func() {
+		// notifications/elicitation/complete exists from 2025-11-25 on.
+		note := `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"x"}}` + "\n"
+		code, out, _ := cli(note, "validate", "--protocol", "mcp", "--mcp-version", "2025-11-25", "-")
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("stdin:1: ok (server notification)"))
+		code, out, _ = cli(note, "validate", "--protocol", "mcp", "--mcp-version", "2025-06-18", "-")
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("stdin:1: MCP-SCHEMA-1"))
+		Expect(out).To(ContainSubstring("schemas/mcp/2025-06-18/schema.json"))
+		code, out, _ = cli(note, "validate", "--protocol", "mcp", "-")
+		Expect(code).To(Equal(1), "the default revision, 2025-06-18: "+out)
+
+		// A tools/list result without the cache fields 2026-07-28 requires,
+		// picked by the generic --param.
+		list := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}` + "\n"
+		code, out, _ = cli(list, "validate", "--protocol", "mcp", "--param", "mcp-version=2025-06-18", "--kind", "tools/list result", "-")
+		Expect(code).To(Equal(0), out)
+		code, out, _ = cli(list, "validate", "--protocol", "mcp", "--param", "mcp-version=2026-07-28", "--kind", "tools/list result", "-")
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("MCP-TOOLS-2"))
+		Expect(out).To(ContainSubstring("ttlMs"))
+
+		code, _, errs := cli(list, "validate", "--protocol", "mcp", "--mcp-version", "1999-01-01", "-")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring(`protocol mcp has no version "1999-01-01" (known: 2024-11-05`))
+		code, _, errs = cli(list, "validate", "--protocol", "mcp", "--param", "colour=red", "-")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("validate takes only --param mcp-version=V"))
+		code, _, errs = cli(list, "validate", "--protocol", "sonde-serve", "--mcp-version", "2025-06-18", "-")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("protocol sonde-serve has no revisions"))
+	})
+
 	It("report render turns a JSON report into another format, and merge joins two", func() {
 		dir := GinkgoT().TempDir()
 		j := filepath.Join(dir, "r.json")

@@ -14,20 +14,27 @@ import (
 )
 
 func newValidateCmd() *cobra.Command {
-	var protocol, kind string
+	var protocol, kind, mcpVer string
+	var params []string
 	cmd := &cobra.Command{
 		Use:   "validate --protocol P [--kind K] [FILE|-]",
 		Short: "Check JSON lines (frames a server sent) against the protocol's schemas",
 		Long: `Reads one frame per line and validates each against the schema of its
 message kind. Without --kind, each line is matched to the first kind whose
 conditions it meets and whose schema accepts it (responses are taken without
-the request they answer). Exit 0 when every line is valid, 1 otherwise.`,
+the request they answer). A protocol with revisions (mcp) is judged by the
+one --param <its version key>=V names (for mcp also --mcp-version V), by
+its default otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if protocol == "" {
 				return usageErr("--protocol is required")
 			}
 			b, err := loadBundle(protocol)
+			if err != nil {
+				return err
+			}
+			proto, err := validateVersion(b.Protocol, params, mcpVer)
 			if err != nil {
 				return err
 			}
@@ -43,9 +50,9 @@ the request they answer). Exit 0 when every line is valid, 1 otherwise.`,
 			}
 			var forced *spec.Kind
 			if kind != "" {
-				if forced = b.Protocol.Kind(kind); forced == nil {
+				if forced = proto.Kind(kind); forced == nil {
 					var names []string
-					for _, k := range b.Protocol.Kinds {
+					for _, k := range proto.Kinds {
 						names = append(names, fmt.Sprintf("%q", k.Name))
 					}
 					return usageErr("--kind %q: %s defines %v", kind, protocol, names)
@@ -61,7 +68,7 @@ the request they answer). Exit 0 when every line is valid, 1 otherwise.`,
 					continue
 				}
 				n++
-				kindName, problems := validateLine(b.Protocol, b.Schemas, raw, forced)
+				kindName, problems := validateLine(proto, b.Schemas, raw, forced)
 				if len(problems) == 0 {
 					fmt.Fprintf(out, "%s:%d: ok (%s)\n", name, line, kindName)
 					continue
@@ -83,7 +90,41 @@ the request they answer). Exit 0 when every line is valid, 1 otherwise.`,
 	}
 	cmd.Flags().StringVar(&protocol, "protocol", "", "protocol whose schemas to use")
 	cmd.Flags().StringVar(&kind, "kind", "", "validate every line as this message kind")
+	cmd.Flags().StringArrayVar(&params, "param", nil, "KEY=VALUE: the protocol's version key picks the revision to judge by (e.g. mcp-version=2024-11-05)")
+	cmd.Flags().StringVar(&mcpVer, "mcp-version", "", "MCP revision to judge by (protocol mcp; same as --param mcp-version=V)")
 	return cmd
+}
+
+// validateVersion resolves the protocol for the revision --param (its
+// versions key) or --mcp-version names; the default revision otherwise.
+func validateVersion(p *spec.Protocol, kvs []string, mcpVer string) (*spec.Protocol, error) {
+	params, err := parseParams(kvs, "param")
+	if err != nil {
+		return nil, err
+	}
+	if mcpVer != "" {
+		params["mcp-version"] = mcpVer
+	}
+	key := ""
+	if p.Versions != nil {
+		key = p.Versions.Param
+	}
+	for k := range params {
+		if k != key {
+			if key == "" {
+				return nil, usageErr("--param %s (or --mcp-version): protocol %s has no revisions to choose from", k, p.ID)
+			}
+			return nil, usageErr("--param %s: validate takes only --param %s=V (the revision to judge by)", k, key)
+		}
+	}
+	if key == "" {
+		return p, nil
+	}
+	q, err := p.ForVersion(params[key])
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return q, nil
 }
 
 // validateLine returns the kind a frame was taken as and what is wrong with

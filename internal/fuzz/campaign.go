@@ -422,7 +422,7 @@ func lastPointers(f *spec.Fuzz) []string {
 		}
 	}
 	for _, r := range f.Setup {
-		walk(r)
+		walk(r) // a {notify: …} step is walked whole
 	}
 	if f.Tools != nil {
 		walk(f.Tools.List)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
@@ -136,5 +139,72 @@ var _ = Describe("wirecheck fuzz against the sonde-serve reference server", func
 		_, bugs := campaign(5, 60, nil, "double-answer")
 		Expect(bugs).To(HaveLen(1))
 		Expect(bugs[0].Hits).To(BeNumerically(">", 10))
+	})
+})
+
+// mcpCampaign fuzzes the MCP reference server, its stdin copied to tee.
+func mcpCampaign(runs int, tee string, trace func([]scenario.Step), faults ...string) []*fuzz.Bug {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	b, err := protocols.Load("mcp")
+	Expect(err).NotTo(HaveOccurred())
+	script := `tee -a "$1" | "$2" serve mcp "${@:3}"`
+	argv := append([]string{"bash", "-c", script, "wirecheck-tee", tee, bin}, faultArgs(faults)...)
+	c, err := fuzz.New(fuzz.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
+		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Runs:   runs, Seed: 9, Timeout: time.Second, StartupTimeout: 5 * time.Second,
+		ShrinkTime: 4 * time.Second, Target: runner.Describe(argv), Trace: trace,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	bugs, err := c.Run(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	return bugs
+}
+
+var _ = Describe("wirecheck fuzz against the MCP reference server", func() {
+	It("sends notifications/initialized after initialize as a setup notification, without waiting for an answer", func() {
+		tee := filepath.Join(GinkgoT().TempDir(), "stdin.jsonl")
+		var first []scenario.Step
+		bugs := mcpCampaign(5, tee, func(steps []scenario.Step) {
+			if first == nil {
+				first = steps
+			}
+		})
+		for _, b := range bugs {
+			Fail("unexpected finding: " + b.Rule + " after " + b.Shape + ": " + b.First.Message)
+		}
+		// The reproducer: initialize sent and awaited, then the
+		// notification as a line nobody may answer, then tools/list.
+		Expect(len(first)).To(BeNumerically(">=", 5))
+		Expect(first[0].Send).To(HaveKeyWithValue("method", "initialize"))
+		Expect(first[1].Expect).To(Equal("r1"))
+		Expect(first[2].SendLine).NotTo(BeNil())
+		Expect(*first[2].SendLine).To(MatchJSON(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		Expect(first[2].Answered).To(PointTo(BeFalse()))
+		Expect(first[3].Send).To(HaveKeyWithValue("method", "tools/list"))
+
+		// The server read it, right after initialize and before tools/list.
+		data, err := os.ReadFile(tee)
+		Expect(err).NotTo(HaveOccurred())
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		Expect(len(lines)).To(BeNumerically(">=", 3))
+		Expect(lines[0]).To(ContainSubstring(`"method":"initialize"`))
+		Expect(lines[1]).To(MatchJSON(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		Expect(lines[2]).To(ContainSubstring(`"method":"tools/list"`))
+	})
+
+	It("does not accept an answer to the setup notification (the notification is not a request)", func() {
+		tee := filepath.Join(GinkgoT().TempDir(), "stdin.jsonl")
+		bugs := mcpCampaign(3, tee, nil, "answer-notifications")
+		Expect(bugs).NotTo(BeEmpty())
+		var shapes []string
+		for _, b := range bugs {
+			shapes = append(shapes, b.Rule+" after "+b.Shape)
+		}
+		// The null-id answer is a stray when it arrives before tools/list is
+		// sent; after, the peer takes it for the answer of the only request
+		// in flight, which it does not match.
+		Expect(shapes).To(ContainElement(Or(Equal("MCP-JSONRPC-5 after setup"), Equal("MCP-TOOLS-2 after discover tools"))))
 	})
 })

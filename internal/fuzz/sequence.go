@@ -17,6 +17,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 )
 
@@ -140,9 +141,15 @@ func (s *sequence) start() error {
 	if f == nil {
 		return nil
 	}
-	for _, req := range f.Setup {
+	for _, step := range f.Setup {
 		s.setShape("setup")
-		if _, err := s.call(fill(req, "", nil, s.last)); err != nil {
+		if n, ok := spec.SetupNotification(step); ok {
+			if err := s.notify(fill(n, "", nil, s.last)); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := s.call(fill(step, "", nil, s.last)); err != nil {
 			return err
 		}
 	}
@@ -306,6 +313,23 @@ func (s *sequence) call(v any) (*peer.Inbound, error) {
 		}
 	}
 	return in, nil
+}
+
+// notify sends a notification: no id is added and no answer is awaited
+// or allowed (an answer would be a stray). The reproducer writes it as a
+// line that is not answered.
+func (s *sequence) notify(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s.sent++
+	line := string(b)
+	s.steps = append(s.steps, scenario.Step{SendLine: &line, Answered: new(bool)})
+	if err := s.p.SendRaw(append(b, '\n'), false); err != nil {
+		return s.gone(err)
+	}
+	return nil
 }
 
 func (s *sequence) await(c *peer.Call) error {

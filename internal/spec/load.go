@@ -281,6 +281,13 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		if f.Request != "" {
 			checkSchema(schemaFS, p.ID, f.Request, func(m string) { bad(1, "fuzz request: %s", m) })
 		}
+		for i, st := range f.Setup {
+			if _, has := st["notify"]; has {
+				if _, ok := SetupNotification(st); !ok {
+					bad(1, "fuzz setup step %d: notify takes a message (an object) and stands alone", i+1)
+				}
+			}
+		}
 		if t := f.Tools; t != nil && (t.List == nil || t.Call == nil || t.Items == "" || t.Name == "" || t.Schema == "") {
 			bad(1, "fuzz tools: list, items, name, schema and call are all required")
 		}

@@ -230,9 +230,22 @@ type Fault struct {
 type Fuzz struct {
 	// Request is the schema file of a request, for valid and invalid ones.
 	Request string `yaml:"request"`
-	// Setup requests are sent, in order, at the start of every sequence.
+	// Setup messages are sent, in order, at the start of every sequence: a
+	// request, whose answer is awaited, or {notify: MESSAGE}, a
+	// notification, sent without an id and answered by nothing (see
+	// SetupNotification).
 	Setup []map[string]any `yaml:"setup"`
 	Tools *FuzzTools       `yaml:"tools"`
+}
+
+// SetupNotification returns the notification a setup step {notify:
+// MESSAGE} sends, and false for a request step.
+func SetupNotification(step map[string]any) (map[string]any, bool) {
+	if len(step) != 1 {
+		return nil, false
+	}
+	m, ok := step["notify"].(map[string]any)
+	return m, ok
 }
 
 // FuzzTools discovers tools with List and calls one with Call, a request

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // tool is one tool of the reference server.
@@ -29,7 +30,7 @@ func (s *server) tools() []tool {
 	if s.f("tools-list-bad") {
 		delete(add, "inputSchema")
 	}
-	return []tool{{
+	ts := []tool{{
 		def: echo,
 		run: func(s *server, a obj) obj {
 			t, _ := a["text"].(string)
@@ -63,6 +64,23 @@ func (s *server) tools() []tool {
 			"inputSchema": obj{"type": "object", "properties": obj{"steps": obj{"type": "integer", "minimum": 1, "maximum": 5}}}},
 		run: func(s *server, a obj) obj { return obj{"content": []any{text("done")}} },
 	}, {
+		def: obj{"name": "slow", "description": "Reports progress, then works for durationMs (at most 200) unless cancelled.",
+			"inputSchema": obj{"type": "object", "properties": obj{"durationMs": obj{"type": "integer", "minimum": 0, "maximum": 200}}}},
+	}, {
+		def: obj{"name": "grow", "description": "Adds the tool \"grown\" to the list the first time it is called (the list changes).", "inputSchema": obj{"type": "object"}},
+		run: func(s *server, a obj) obj {
+			s.mu.Lock()
+			first := !s.grown
+			s.grown = true
+			s.mu.Unlock()
+			// 2026-07-28 sends list changes on a subscriptions/listen
+			// stream only.
+			if first && !s.modern() {
+				s.notify("notifications/tools/list_changed", nil)
+			}
+			return obj{"content": []any{text("the tool list has the tool grown")}}
+		},
+	}, {
 		def: obj{"name": "ask-client", "description": "Asks the client to sample, list its roots, elicit and ping, then logs.", "inputSchema": obj{"type": "object"}},
 		run: func(s *server, a obj) obj {
 			// In 2026-07-28 callTool runs askInput instead (multi
@@ -93,6 +111,16 @@ func (s *server) tools() []tool {
 			return obj{"content": []any{text("the client answered " + strings.Join(got, ", "))}}
 		},
 	}}
+	s.mu.Lock()
+	grown := s.grown
+	s.mu.Unlock()
+	if grown {
+		ts = append(ts, tool{
+			def: obj{"name": "grown", "description": "Added by the grow tool.", "inputSchema": obj{"type": "object"}},
+			run: func(s *server, a obj) obj { return obj{"content": []any{text("grown")}} },
+		})
+	}
+	return ts
 }
 
 func num(v any) (float64, bool) {
@@ -116,6 +144,10 @@ func (s *server) callTool(id any, p obj) {
 	args, _ := p["arguments"].(obj)
 	if args == nil {
 		args = obj{}
+	}
+	if name == "slow" {
+		s.slow(id, p, args)
+		return
 	}
 	for _, t := range s.tools() {
 		if t.def["name"] != name {
@@ -158,6 +190,39 @@ func (s *server) callTool(id any, p obj) {
 	s.fail(id, -32602, "Unknown tool: "+name)
 }
 
+// slow reports the first of two progress steps, then works for
+// durationMs unless the call is cancelled: a cancelled call is dropped
+// without an answer. With the fault answer-cancelled the server notices
+// the cancellation but finishes the work anyway, answering 250 ms later
+// (well after it has answered the ping wirecheck sends behind the
+// cancellation).
+func (s *server) slow(id any, p obj, args obj) {
+	d := 100 * time.Millisecond
+	if n, ok := num(args["durationMs"]); ok && n >= 0 && n <= 200 {
+		d = time.Duration(n) * time.Millisecond
+	}
+	stop := make(chan struct{})
+	key := fmt.Sprint(id)
+	s.mu.Lock()
+	s.running[key] = stop
+	s.mu.Unlock()
+	s.progressStep(p, 1, 2)
+	select {
+	case <-stop:
+		if !s.f("answer-cancelled") {
+			fmt.Fprintln(s.log, "tools/call "+key+" cancelled: no answer")
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	case <-time.After(d):
+	}
+	s.mu.Lock()
+	delete(s.running, key)
+	s.mu.Unlock()
+	s.progressStep(p, 2, 2)
+	s.result(id, obj{"content": []any{text(fmt.Sprintf("worked %v", d))}})
+}
+
 func (s *server) resources() []any {
 	rs := []any{
 		obj{"uri": "wirecheck://docs/readme", "name": "readme", "mimeType": "text/plain"},
@@ -176,6 +241,9 @@ func (s *server) readResource(id any, p obj) {
 	switch {
 	case uri == "wirecheck://docs/readme":
 		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Read me."}
+		if s.f("updated-undeclared") {
+			s.notify("notifications/resources/updated", obj{"uri": uri})
+		}
 	case uri == "wirecheck://docs/logo":
 		c = obj{"uri": uri, "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n"))}
 	case strings.HasPrefix(uri, "wirecheck://items/") && len(uri) > len("wirecheck://items/"):

@@ -42,7 +42,7 @@ const (
 // Serve runs the server until stdin ends and returns the exit code.
 func Serve(faults []string, in io.Reader, out, log io.Writer) int {
 	s := &server{faults: map[string]bool{}, out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
-		subs: map[string]any{}}
+		subs: map[string]any{}, running: map[string]chan struct{}{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -83,6 +83,11 @@ type server struct {
 	// subs are the open subscriptions/listen requests (2026-07-28), by
 	// the JSON text of their id.
 	subs map[string]any
+	// running holds the cancellable tool calls in progress, by request id;
+	// notifications/cancelled closes the channel.
+	running map[string]chan struct{}
+	// grown is set once the grow tool has added its tool.
+	grown bool
 }
 
 func (s *server) f(name string) bool { return s.faults[name] }
@@ -146,7 +151,11 @@ func (s *server) fail(id any, code int, msg string) {
 }
 
 func (s *server) notify(method string, params obj) {
-	s.write(obj{"jsonrpc": "2.0", "method": method, "params": params})
+	m := obj{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		m["params"] = params
+	}
+	s.write(m)
 }
 
 // handleLine handles one input line; it returns true when the server must
@@ -205,6 +214,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		}
 		if method == "notifications/cancelled" {
 			s.cancelled(params)
+			s.cancel(params["requestId"])
 		}
 		return // notifications: initialized, cancelled, roots/list_changed …
 	}
@@ -317,11 +327,20 @@ func (s *server) dispatch(id any, method string, p obj) {
 	case "resources/read":
 		s.readResource(id, p)
 	case "resources/subscribe":
+		// A subscribed resource is "updated" at once, so a client sees the
+		// notification without waiting for a change.
 		uri, _ := p["uri"].(string)
 		s.result(id, obj{})
 		s.notify("notifications/resources/updated", obj{"uri": uri})
+		if s.f("updated-unsubscribed") {
+			s.notify("notifications/resources/updated", obj{"uri": "wirecheck://never/subscribed"})
+		}
 	case "resources/unsubscribe":
+		uri, _ := p["uri"].(string)
 		s.result(id, obj{})
+		if s.f("updated-after-unsubscribe") {
+			s.notify("notifications/resources/updated", obj{"uri": uri})
+		}
 	case "prompts/list":
 		s.page(id, p, "prompts", s.prompts(), 10)
 	case "prompts/get":
@@ -384,6 +403,12 @@ func (s *server) initialize(id any, p obj) {
 	}
 	if v >= "2025-03-26" && !s.f("completion-undeclared") {
 		caps["completions"] = obj{}
+	}
+	if s.f("list-changed-undeclared") {
+		caps["tools"] = obj{}
+	}
+	if s.f("updated-undeclared") {
+		caps["resources"] = obj{"listChanged": true}
 	}
 	for f, c := range map[string]string{"tools-undeclared": "tools", "resources-undeclared": "resources", "prompts-undeclared": "prompts", "log-undeclared": "logging"} {
 		if s.f(f) {
@@ -474,6 +499,14 @@ func decodeCursor(c string) (int, bool) {
 
 // progress sends the notifications of a request that asked for them.
 func (s *server) progress(p obj, steps int) {
+	for i := 1; i <= steps; i++ {
+		s.progressStep(p, i, steps)
+	}
+}
+
+// progressStep sends progress i of steps, when the request asked for
+// progress.
+func (s *server) progressStep(p obj, i, steps int) {
 	meta, _ := p["_meta"].(obj)
 	tok, has := meta["progressToken"]
 	if !has {
@@ -482,13 +515,11 @@ func (s *server) progress(p obj, steps int) {
 	if s.f("progress-wrong-token") {
 		tok = fmt.Sprint(tok) + "-x"
 	}
-	for i := 1; i <= steps; i++ {
-		val := float64(i)
-		if s.f("progress-decreasing") {
-			val = float64(steps - i + 1)
-		}
-		s.notify("notifications/progress", obj{"progressToken": tok, "progress": val, "total": float64(steps)})
+	val := float64(i)
+	if s.f("progress-decreasing") {
+		val = float64(steps - i + 1)
 	}
+	s.notify("notifications/progress", obj{"progressToken": tok, "progress": val, "total": float64(steps)})
 }
 
 func (s *server) logMsg(level, text string) {
@@ -545,4 +576,17 @@ func readableID(m obj) any {
 		}
 	}
 	return nil
+}
+
+// cancel stops the tool call a notifications/cancelled names, if it is
+// still running (an unknown or finished request is ignored).
+func (s *server) cancel(requestID any) {
+	key := fmt.Sprint(requestID)
+	s.mu.Lock()
+	ch := s.running[key]
+	delete(s.running, key)
+	s.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
 }

@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -17,8 +19,14 @@ func tools(e *scenario.Env) error {
 		return err
 	}
 	rules := []string{ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1}
-	progresses := s.progresses
+	progresses, changes := s.progresses, s.listChanged
 	defer func() {
+		switch {
+		case s.modern:
+			e.Skip(ruleListChanged1, "revision "+s.requested+" sends list_changed on subscriptions/listen streams (not covered yet)")
+		case s.listChanged == changes:
+			e.Skip(ruleListChanged1, "no list_changed notification arrived during this scenario (every listed tool was called)")
+		}
 		switch {
 		case !s.modern:
 			e.Skip(ruleStdio5, "the ban on server requests belongs to revision 2026-07-28")
@@ -151,6 +159,15 @@ func resources(e *scenario.Env) error {
 		return err
 	}
 	rules := []string{ruleRes3, ruleRes4, ruleRes5, ruleRes6}
+	updates := s.updates
+	defer func() {
+		switch {
+		case s.modern:
+			skipAll(e, "revision "+s.requested+" sends resources/updated on subscriptions/listen streams (not covered yet)", ruleRes7, ruleRes8)
+		case s.updates == updates:
+			skipAll(e, fmt.Sprintf("no notifications/resources/updated arrived during this scenario (wirecheck subscribed to a resource, when declared, and waited %s)", updatedWait), ruleRes7, ruleRes8)
+		}
+	}()
 	items, in, err := listAll(e, s, "resources/list", "resources", "MCP-RESOURCES-2")
 	if err != nil {
 		return err
@@ -219,20 +236,70 @@ func resources(e *scenario.Env) error {
 		e.Skip(ruleRes6, "revision "+s.requested+" replaced resources/subscribe with subscriptions/listen")
 	} else if !s.capFlag("resources", "subscribe") || first == "" {
 		e.Skip(ruleRes6, "the server does not declare resources.subscribe, or lists no resource")
-	} else {
-		for _, m := range []string{"resources/subscribe", "resources/unsubscribe"} {
-			r, err := s.call(e, m, map[string]any{"uri": first})
-			if err != nil {
-				return err
-			}
-			if isResult(r) {
-				e.Pass(ruleRes6, r.Seq)
-			} else {
-				e.Fail(ruleRes6, r.Seq, m+" "+first+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
-			}
-		}
+	} else if err := s.subscribeOnce(e, first); err != nil {
+		return err
 	}
 	s.settle(e, 20e6)
+	return nil
+}
+
+// updatedWait bounds the wait for an update of a resource just subscribed
+// to: the reference server sends one at once; a real server sends one only
+// when the resource changes.
+const updatedWait = 300 * time.Millisecond
+
+// subscribeOnce subscribes to uri, waits up to updatedWait for an update
+// of it (judging what arrives), and unsubscribes. The subscription holds
+// from the subscribe request to the unsubscribe's answer (judgeUpdated).
+func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
+	before := s.updates
+	r, err := s.callWith(e, "resources/subscribe", map[string]any{"uri": uri}, sendOpts{then: func(in *peer.Inbound) {
+		if isResult(in) && in.Call != nil {
+			s.mu.Lock()
+			if s.resSubs == nil {
+				s.resSubs = map[string]*resSub{}
+			}
+			s.resSubs[uri] = &resSub{from: in.Call.Seq}
+			s.mu.Unlock()
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	if !isResult(r) {
+		e.Fail(ruleRes6, r.Seq, "resources/subscribe "+uri+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
+		return nil
+	}
+	e.Pass(ruleRes6, r.Seq)
+	deadline := time.Now().Add(updatedWait)
+	for s.updates == before {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		f, err := e.Peer.Next(left)
+		if err != nil {
+			break
+		}
+		s.judgeFrame(e, f)
+	}
+	r, err = s.callWith(e, "resources/unsubscribe", map[string]any{"uri": uri}, sendOpts{then: func(in *peer.Inbound) {
+		if isResult(in) {
+			s.mu.Lock()
+			if sub := s.resSubs[uri]; sub != nil {
+				sub.until = in.Seq
+			}
+			s.mu.Unlock()
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	if isResult(r) {
+		e.Pass(ruleRes6, r.Seq)
+	} else {
+		e.Fail(ruleRes6, r.Seq, "resources/unsubscribe "+uri+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
+	}
 	return nil
 }
 

@@ -51,12 +51,26 @@ type session struct {
 	leveled       []*peer.Call
 	logFails      int
 	subFails      int
+
+	// listChanged and updates count the list_changed and
+	// resources/updated notifications judged.
+	listChanged, updates int
+	// resSubs are the resources wirecheck subscribed to, by URI.
+	resSubs map[string]*resSub
 }
+
+// resSub is one resources/subscribe, by transcript line: from is the line
+// of the request, until the line of the unsubscribe's answer (0 while
+// subscribed). An update in between names a subscribed resource.
+type resSub struct{ from, until int }
 
 type tracked struct {
 	call *peer.Call
 	last float64
 	seen bool
+	// cancelled: wirecheck cancelled the request; its progress is no
+	// longer judged.
+	cancelled bool
 }
 
 var sessions sync.Map // *peer.Peer → *session
@@ -257,6 +271,9 @@ type sendOpts struct {
 	logLevel string
 	// once sends the request once, without answering input required.
 	once bool
+	// then sees the answer before the frames that came meanwhile are
+	// judged (a subscription starts at its request's line).
+	then func(*peer.Inbound)
 }
 
 func (s *session) callWith(e *scenario.Env, method string, params map[string]any, o sendOpts) (*peer.Inbound, error) {
@@ -267,8 +284,28 @@ func (s *session) callWith(e *scenario.Env, method string, params map[string]any
 	return s.retryInput(e, method, params, o, in)
 }
 
-// send sends one request and waits for its answer.
+// send sends one request and waits for its answer; o.then, when set, sees
+// the answer before the frames that arrived meanwhile are judged.
 func (s *session) send(e *scenario.Env, method string, params map[string]any, o sendOpts) (*peer.Inbound, error) {
+	c, _, caps, err := s.dispatch(e, method, params, o)
+	if err != nil {
+		return nil, err
+	}
+	in, err := e.Await(c, 0)
+	if err == nil && o.then != nil {
+		o.then(in)
+	}
+	s.drain(e)
+	if err == nil && s.modern {
+		s.judgeInput(e, method, caps, in)
+	}
+	return in, err
+}
+
+// dispatch sends a request (with _meta in 2026-07-28, and a progress token
+// on tools/call, which it returns) without waiting for its answer; caps
+// are the capabilities it declared.
+func (s *session) dispatch(e *scenario.Env, method string, params map[string]any, o sendOpts) (*peer.Call, string, map[string]any, error) {
 	if params != nil {
 		params = maps.Clone(params)
 	}
@@ -300,7 +337,7 @@ func (s *session) send(e *scenario.Env, method string, params map[string]any, o 
 	}
 	c, err := e.Send(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+		return nil, "", nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	s.mu.Lock()
 	if tok != "" {
@@ -310,12 +347,7 @@ func (s *session) send(e *scenario.Env, method string, params map[string]any, o 
 		s.leveled = append(s.leveled, c)
 	}
 	s.mu.Unlock()
-	in, err := e.Await(c, 0)
-	s.drain(e)
-	if err == nil && s.modern {
-		s.judgeInput(e, method, caps, in)
-	}
-	return in, err
+	return c, tok, caps, nil
 }
 
 // drain judges the notifications and requests that arrived: progress
@@ -377,6 +409,9 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		s.mu.Lock()
 		t := s.progress[key]
 		s.mu.Unlock()
+		if t != nil && t.cancelled {
+			return
+		}
 		if t == nil {
 			e.Fail(ruleProgress1, in.Seq, "progress notification for token "+tok+", which wirecheck never sent",
 				"a progressToken of a request in flight", show(field(in, "/params")))
@@ -396,6 +431,12 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 			e.Pass(ruleProgress2, in.Seq)
 		}
 		t.seen, t.last = true, val
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		s.listChanged++
+		s.judgeListChanged(e, in, method)
+	case "notifications/resources/updated":
+		s.updates++
+		s.judgeUpdated(e, in)
 	}
 }
 
@@ -529,4 +570,72 @@ func callFirst(e *scenario.Env, req map[string]any) (*peer.Inbound, error) {
 		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	return e.Await(c, max(e.Timeout, firstWait))
+}
+
+// judgeListChanged: a list_changed notification of a capability the
+// server declared with listChanged (2024-11-05 to 2025-11-25; 2026-07-28
+// sends them on subscriptions/listen streams, not covered yet).
+func (s *session) judgeListChanged(e *scenario.Env, in *peer.Inbound, method string) {
+	if s.modern {
+		return
+	}
+	capability := strings.Split(method, "/")[1]
+	if s.capFlag(capability, "listChanged") {
+		e.Pass(ruleListChanged1, in.Seq)
+		return
+	}
+	e.Fail(ruleListChanged1, in.Seq, "the server sent "+method+" but did not declare "+capability+".listChanged",
+		"capabilities."+capability+".listChanged: true in the initialize result", "capabilities "+show(s.caps))
+}
+
+// judgeUpdated: a resources/updated notification comes from a server that
+// declared resources.subscribe, for a resource wirecheck subscribed to (or
+// a sub-resource of it), between the subscribe request and the answer to
+// the unsubscribe.
+func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
+	if s.modern {
+		return
+	}
+	if !s.capFlag("resources", "subscribe") {
+		e.Fail(ruleRes7, in.Seq, "the server sent notifications/resources/updated but did not declare resources.subscribe",
+			"capabilities.resources.subscribe: true in the initialize result", "capabilities "+show(s.caps))
+		e.Skip(ruleRes8, "the server sent an update without declaring resources.subscribe (MCP-RESOURCES-7)")
+		return
+	}
+	e.Pass(ruleRes7, in.Seq)
+	uri, _ := field(in, "/params/uri").(string)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ended := 0
+	for sub, at := range s.resSubs {
+		if uri != sub && !strings.HasPrefix(uri, sub) {
+			continue
+		}
+		if at.from < in.Seq && (at.until == 0 || in.Seq < at.until) {
+			e.Pass(ruleRes8, in.Seq)
+			return
+		}
+		if at.until != 0 && in.Seq > at.until {
+			ended = at.until
+		}
+	}
+	if ended > 0 {
+		e.Fail(ruleRes8, in.Seq, fmt.Sprintf("an update of %s after the unsubscribe was answered (transcript line %d)", uri, ended),
+			"no update of a resource after its unsubscribe", show(field(in, "/params")))
+		return
+	}
+	e.Fail(ruleRes8, in.Seq, "an update of "+uri+", which wirecheck never subscribed to",
+		"updates only of subscribed resources ("+strings.Join(s.subscribed(), ", ")+")", show(field(in, "/params")))
+}
+
+// subscribed lists the URIs wirecheck subscribed to; s.mu is held.
+func (s *session) subscribed() []string {
+	var out []string
+	for u := range s.resSubs {
+		out = append(out, u)
+	}
+	if out == nil {
+		return []string{"none"}
+	}
+	return out
 }

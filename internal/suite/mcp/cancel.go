@@ -1,0 +1,220 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// SlowToolParam names the tool the cancel scenario cancels in progress
+// (--param mcp-slow-tool=NAME); without it, a tool is chosen by name and
+// description (slowTool).
+const SlowToolParam = "mcp-slow-tool"
+
+// slowTarget is how long wirecheck asks a slow tool to work, where its
+// input has a duration, and how long it expects it to work otherwise.
+const slowTarget = time.Second
+
+// lateGrace is how long after the tool's expected end wirecheck still
+// waits for an answer to the cancelled call.
+const lateGrace = 300 * time.Millisecond
+
+// minLateWait is the least wirecheck waits after the ping's answer, when
+// the tool's expected end has already passed.
+const minLateWait = 100 * time.Millisecond
+
+var (
+	slowName = regexp.MustCompile(`(?i)long[-_ ]?running|slow|sleep|delay|wait`)
+	slowDur  = regexp.MustCompile(`(?i)duration|seconds|secs|delay|sleep|wait|time`)
+	slowStep = regexp.MustCompile(`(?i)^(steps|count|iterations|ticks)$`)
+)
+
+// slowTool picks the tool to cancel in progress: the one --param
+// mcp-slow-tool names, else the first whose name, then the first whose
+// description, suggests it runs long (long-running, slow, sleep, delay,
+// wait). It returns the tool, or nil and why none.
+func slowTool(e *scenario.Env, items []any) (map[string]any, string) {
+	if want := e.Params[SlowToolParam]; want != "" {
+		for _, t := range items {
+			if tm, _ := t.(map[string]any); tm["name"] == want {
+				return tm, ""
+			}
+		}
+		return nil, fmt.Sprintf("the server lists no tool %q (--param %s)", want, SlowToolParam)
+	}
+	for _, key := range []string{"name", "description"} {
+		for _, t := range items {
+			tm, _ := t.(map[string]any)
+			if v, _ := tm[key].(string); v != "" && slowName.MatchString(v) {
+				return tm, ""
+			}
+		}
+	}
+	return nil, "no listed tool looks long-running (name or description with long-running, slow, sleep, delay or wait); name one with --param " + SlowToolParam + "=NAME"
+}
+
+// slowArgs generates the tool's arguments from its inputSchema, then sets
+// the numeric properties that look like a duration to about slowTarget
+// (milliseconds when the name ends in "ms" or says "milli", seconds
+// otherwise; within the property's minimum and maximum) and those that look
+// like a number of steps to 5. It returns the arguments and how long the
+// tool should then work.
+func slowArgs(schema map[string]any, seed uint64) (map[string]any, time.Duration) {
+	args := map[string]any{}
+	if sch, err := gen.Compile(rawJSON(schema)); err == nil {
+		if v, err := gen.TryExample(sch, seed); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				args = m
+			}
+		}
+	}
+	expect := slowTarget
+	props, _ := schema["properties"].(map[string]any)
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		if t := pm["type"]; t != "number" && t != "integer" {
+			continue
+		}
+		desc, _ := pm["description"].(string)
+		switch {
+		case slowDur.MatchString(name):
+			lower := strings.ToLower(name + " " + desc)
+			ms := strings.HasSuffix(strings.ToLower(name), "ms") || strings.Contains(lower, "milli")
+			unit := time.Second
+			if ms {
+				unit = time.Millisecond
+			}
+			v := clamp(float64(slowTarget/unit), pm)
+			args[name] = v
+			expect = time.Duration(v * float64(unit))
+		case slowStep.MatchString(name):
+			args[name] = clamp(5, pm)
+		}
+	}
+	return args, expect
+}
+
+// clamp keeps v within a property's minimum and maximum.
+func clamp(v float64, p map[string]any) float64 {
+	if lo, ok := numberOf(p["minimum"]); ok && v < lo {
+		v = lo
+	}
+	if hi, ok := numberOf(p["maximum"]); ok && v > hi {
+		v = hi
+	}
+	return v
+}
+
+func numberOf(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	}
+	return number(v)
+}
+
+// cancelInFlight decides MCP-CANCEL-2: a slow tool is called with a
+// progress token; once it has reported progress and not answered (it is
+// provably in progress), wirecheck cancels it and sends ping. The server
+// reads its input in order, so an answer to the cancelled call that comes
+// after the ping's answer was written after the server had read the
+// cancellation: a failure. An answer before the ping's may have been on its
+// way already (the race the specification allows) and is not judged.
+// wirecheck waits until the tool's expected end plus lateGrace.
+func cancelInFlight(e *scenario.Env, s *session) error {
+	if !s.has("tools") {
+		e.Skip(ruleCancel2, "the server does not declare tools: no request to cancel in progress")
+		return nil
+	}
+	items, in, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
+	if err != nil {
+		return err
+	}
+	if !isResult(in) {
+		e.Skip(ruleCancel2, "tools/list failed: no tool to cancel in progress")
+		return nil
+	}
+	t, why := slowTool(e, items)
+	if t == nil {
+		e.Skip(ruleCancel2, why)
+		return nil
+	}
+	name, _ := t["name"].(string)
+	schema, _ := t["inputSchema"].(map[string]any)
+	args, expect := slowArgs(schema, e.Seed)
+	start := time.Now()
+	c, tok, _, err := s.dispatch(e, "tools/call", map[string]any{"name": name, "arguments": args}, sendOpts{})
+	if err != nil {
+		return err
+	}
+	// Wait for a progress notification of this call while it is unanswered.
+	deadline := start.Add(max(e.Timeout, expect))
+	progressed := false
+	for !progressed {
+		select {
+		case <-c.Done():
+			if _, err := e.Await(c, 0); err != nil {
+				return err
+			}
+			s.drain(e)
+			e.Skip(ruleCancel2, fmt.Sprintf("tool %q answered before it reported progress: it was never provably in progress (arguments %s)", name, show(args)))
+			return nil
+		default:
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		f, err := e.Peer.Next(min(20*time.Millisecond, time.Until(deadline)))
+		if errors.Is(err, peer.ErrExited) {
+			return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+		}
+		if err != nil {
+			continue
+		}
+		s.judgeFrame(e, f)
+		if field(f, "/method") == "notifications/progress" && field(f, "/params/progressToken") == tok {
+			progressed = true
+		}
+	}
+	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": "wirecheck cancels a call in progress"}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if tr := s.progress[tok]; tr != nil {
+		tr.cancelled = true
+	}
+	s.mu.Unlock()
+	if !progressed {
+		e.Peer.Forget(c)
+		e.Skip(ruleCancel2, fmt.Sprintf("tool %q reported no progress within %s, so wirecheck cannot show it was in progress (it was cancelled anyway)", name, time.Since(start).Round(time.Millisecond)))
+		return nil
+	}
+	ping, err := e.Probe()
+	if err != nil {
+		e.Fail(ruleCancel2, -1, "the server did not answer ping after a cancellation: "+err.Error(), "an answer to ping", "nothing")
+		return err
+	}
+	late, err := e.Peer.Wait(c, max(time.Until(start.Add(expect+lateGrace)), minLateWait))
+	e.Peer.Forget(c)
+	s.drain(e)
+	switch {
+	case err != nil && !errors.Is(err, peer.ErrTimeout):
+		return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+	case late == nil:
+		e.Pass(ruleCancel2, ping.Seq)
+	case late.Seq > ping.Seq:
+		e.Fail(ruleCancel2, late.Seq, fmt.Sprintf("tool %q, cancelled after it reported progress, was answered after the server had read the cancellation (it answered the ping sent after it first, line %d)", name, ping.Seq),
+			"no response to the cancelled request", string(late.Raw))
+	default:
+		e.Skip(ruleCancel2, fmt.Sprintf("tool %q answered before the ping sent after the cancellation: the answer may have been on its way (allowed)", name))
+	}
+	return nil
+}

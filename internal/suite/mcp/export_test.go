@@ -1,0 +1,14 @@
+package mcp
+
+import (
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// SlowTool and SlowArgs expose the cancel scenario's heuristics to tests.
+func SlowTool(params map[string]string, items []any) (map[string]any, string) {
+	return slowTool(&scenario.Env{Params: params}, items)
+}
+
+func SlowArgs(schema map[string]any) (map[string]any, time.Duration) { return slowArgs(schema, 1) }
