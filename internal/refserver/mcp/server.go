@@ -328,13 +328,14 @@ func (s *server) dispatch(id any, method string, p obj) {
 		s.readResource(id, p)
 	case "resources/subscribe":
 		// A subscribed resource is "updated" at once, so a client sees the
-		// notification without waiting for a change.
+		// notification without waiting for a change; before the result, so
+		// it precedes the answer to any later request.
 		uri, _ := p["uri"].(string)
-		s.result(id, obj{})
 		s.notify("notifications/resources/updated", obj{"uri": uri})
 		if s.f("updated-unsubscribed") {
 			s.notify("notifications/resources/updated", obj{"uri": "wirecheck://never/subscribed"})
 		}
+		s.result(id, obj{})
 	case "resources/unsubscribe":
 		uri, _ := p["uri"].(string)
 		s.result(id, obj{})

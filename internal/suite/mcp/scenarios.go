@@ -62,7 +62,8 @@ const (
 // Scenarios returns the MCP scenarios, in the order they run. The runner
 // gives each fresh scenario a process and runs those processes side by
 // side (lanes): initialize and the feature scenarios, bad input included
-// (a barrier request makes it cost a round trip); before-initialize, then
+// (a barrier request makes it cost a round trip); cancel (a slow tool
+// runs its course there while the rest goes on); before-initialize, then
 // shutdown on the same process (the 2 s a server may take to exit runs
 // alongside the rest); version-negotiation, which restarts the server.
 func Scenarios() []*scenario.Scenario {
@@ -103,11 +104,6 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{ruleLogging1, ruleLogging2},
 		Run:   logging,
 	}, {
-		Name:  "cancel",
-		Title: "cancellations of an unknown and of an answered request are ignored; a slow tool call cancelled in progress is not answered",
-		Rules: []string{ruleCancel1, ruleCancel2},
-		Run:   cancel,
-	}, {
 		Name:  "mrtr",
 		Title: "2026-07-28: a tool, prompt or resource answered input_required is retried with the input it asked for; again without it, and declaring no capability",
 		Rules: []string{ruleMRTR1, ruleMRTR2, ruleMRTR3, ruleMRTR4, ruleMRTR5},
@@ -133,6 +129,12 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{ruleRPC8, ruleStdio3},
 		Run:   invalidRequest,
 	}, {
+		Name:  "cancel",
+		Title: "cancellations of an unknown and of an answered request are ignored; a slow tool call cancelled in progress is not answered",
+		Rules: []string{ruleCancel1, ruleCancel2},
+		Fresh: true,
+		Run:   cancel,
+	}, {
 		Name:  "before-initialize",
 		Title: "a request before initialize gets an answer, and initialize still succeeds",
 		Rules: []string{ruleLife5},
@@ -149,6 +151,7 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{ruleLife3, ruleLife4, ruleVersion1},
 		Fresh: true,
 		Run:   versionNegotiation,
+	
 	}}
 	for _, s := range out {
 		s.File = file

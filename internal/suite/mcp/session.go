@@ -306,10 +306,14 @@ func (s *session) send(e *scenario.Env, method string, params map[string]any, o 
 // on tools/call, which it returns) without waiting for its answer; caps
 // are the capabilities it declared.
 func (s *session) dispatch(e *scenario.Env, method string, params map[string]any, o sendOpts) (*peer.Call, string, map[string]any, error) {
+	var req map[string]any
 	if params != nil {
 		params = maps.Clone(params)
+		req = request(method, params)
+	} else {
+		// A nil map in an interface is not nil: it would say "params": null.
+		req = request(method, nil)
 	}
-	req := request(method, params)
 	tok := ""
 	var m map[string]any
 	caps := o.caps
