@@ -151,7 +151,6 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{ruleLife3, ruleLife4, ruleVersion1},
 		Fresh: true,
 		Run:   versionNegotiation,
-	
 	}}
 	for _, s := range out {
 		s.File = file
