@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/interop"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -24,6 +25,11 @@ import (
 // initialize. Metrics: checks (observations) and findings per run, the
 // wall time of a run, the ratio to the baseline, and the memory wirecheck
 // took from the OS (the whole benchmark process: an upper bound).
+//
+// server-everything never exits when its stdin closes, so the whole suite
+// includes the 2 s wirecheck (like the SDKs' own clients) gives a server to
+// exit; the second figure leaves the shutdown scenario out, for comparison
+// with suites that do not check shutdown.
 func BenchmarkServerEverything(b *testing.B) {
 	node, err := exec.LookPath("node")
 	entry := filepath.Join(interop.Root(), "test", "interop", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
@@ -33,7 +39,9 @@ func BenchmarkServerEverything(b *testing.B) {
 	if _, err := os.Stat(entry); err != nil {
 		b.Skip("server-everything is not installed (run .ci/run, or npm ci in test/interop)")
 	}
-	benchSuite(b, []string{node, entry, "stdio"})
+	argv := []string{node, entry, "stdio"}
+	b.Run("whole-suite", func(b *testing.B) { benchSuite(b, argv, "") })
+	b.Run("without-shutdown", func(b *testing.B) { benchSuite(b, argv, "shutdown") })
 }
 
 // BenchmarkGoSDKEverything is the same against the Go SDK's example,
@@ -44,13 +52,21 @@ func BenchmarkGoSDKEverything(b *testing.B) {
 	if _, err := os.Stat(bin); err != nil {
 		b.Skip("the Go SDK example is not installed (run .ci/run)")
 	}
-	benchSuite(b, []string{bin})
+	benchSuite(b, []string{bin}, "")
 }
 
-func benchSuite(b *testing.B, argv []string) {
+// benchSuite times the MCP suite without the scenario named leave ("":
+// the whole suite).
+func benchSuite(b *testing.B, argv []string, leave string) {
 	bundle, err := protocols.Load("mcp")
 	if err != nil {
 		b.Fatal(err)
+	}
+	var scs []*scenario.Scenario
+	for _, s := range bundle.Scenarios {
+		if s.Name != leave {
+			scs = append(scs, s)
+		}
 	}
 	var findings, checks int
 	var suite, floor time.Duration
@@ -62,7 +78,7 @@ func benchSuite(b *testing.B, argv []string) {
 		floor += time.Since(start)
 		start = time.Now()
 		rep, err := runner.Run(context.Background(), runner.Config{
-			Protocol: bundle.Protocol, Schemas: bundle.Schemas, Scenarios: bundle.Scenarios, Handler: bundle.Handler,
+			Protocol: bundle.Protocol, Schemas: bundle.Schemas, Scenarios: scs, Handler: bundle.Handler,
 			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
 			Seed:   1,
 		})

@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -18,8 +19,10 @@ import (
 const SlowToolParam = "mcp-slow-tool"
 
 // slowTarget is how long wirecheck asks a slow tool to work, where its
-// input has a duration, and how long it expects it to work otherwise.
-const slowTarget = time.Second
+// input has a duration, and how long it expects it to work otherwise: long
+// enough to report progress before it ends, short enough that waiting out a
+// server that ignores the cancellation costs little.
+const slowTarget = 500 * time.Millisecond
 
 // lateGrace is how long after the tool's expected end wirecheck still
 // waits for an answer to the cancelled call.
@@ -90,7 +93,11 @@ func slowArgs(schema map[string]any, seed uint64) (map[string]any, time.Duration
 			if ms {
 				unit = time.Millisecond
 			}
-			v := clamp(float64(slowTarget/unit), pm)
+			v := float64(slowTarget) / float64(unit)
+			if pm["type"] == "integer" {
+				v = math.Ceil(v)
+			}
+			v = clamp(v, pm)
 			args[name] = v
 			expect = time.Duration(v * float64(unit))
 		case slowStep.MatchString(name):
