@@ -124,9 +124,12 @@ type Peer struct {
 	// not an answer to one of wirecheck's, and not a stray.
 	serverIDs map[string]bool
 
-	gone     chan struct{}
-	readDone chan struct{}
-	errDone  chan struct{}
+	gone chan struct{}
+	// heard is closed when the first line arrives on stdout.
+	heard     chan struct{}
+	heardOnce sync.Once
+	readDone  chan struct{}
+	errDone   chan struct{}
 }
 
 // New starts the peer's readers on the transport.
@@ -145,6 +148,7 @@ func New(o Options) *Peer {
 		serverIDs: map[string]bool{},
 		signal:    make(chan struct{}),
 		gone:      make(chan struct{}),
+		heard:     make(chan struct{}),
 		readDone:  make(chan struct{}),
 		errDone:   make(chan struct{}),
 	}
@@ -220,6 +224,11 @@ func (p *Peer) Scenario() string {
 
 // Gone is closed when the server's output has ended.
 func (p *Peer) Gone() <-chan struct{} { return p.gone }
+
+// Heard is closed when the server has written its first line on stdout:
+// it has started and read its input (the runner lets the next process
+// start then).
+func (p *Peer) Heard() <-chan struct{} { return p.heard }
 
 // Transport is the connection the peer reads from.
 func (p *Peer) Transport() transport.Transport { return p.o.Transport }
@@ -519,6 +528,7 @@ func (p *Peer) stderrLoop() {
 func (p *Peer) readLoop() {
 	defer close(p.readDone)
 	for f := range p.o.Transport.Recv() {
+		p.heardOnce.Do(func() { close(p.heard) })
 		p.receive(f)
 	}
 	if p.o.Transport.Overflowed() {

@@ -22,6 +22,10 @@ import (
 
 // against runs scenarios against the MCP reference server.
 func against(scs []*scenario.Scenario, jobs int) *report.Report {
+	return againstStarts(scs, jobs, 0)
+}
+
+func againstStarts(scs []*scenario.Scenario, jobs, starts int) *report.Report {
 	bin, err := testbin.Wirecheck()
 	Expect(err).NotTo(HaveOccurred())
 	b, err := protocols.Load("mcp")
@@ -34,7 +38,7 @@ func against(scs []*scenario.Scenario, jobs int) *report.Report {
 		Launch: func() (transport.Transport, error) {
 			return transport.Launch(transport.Options{Command: []string{bin, "serve", "mcp"}})
 		},
-		Jobs: jobs, Timeout: 2 * time.Second,
+		Jobs: jobs, Starts: starts, Timeout: 2 * time.Second,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return rep
@@ -156,6 +160,28 @@ var _ = Describe("lanes", func() {
 		Expect(peers["a"]).To(BeIdenticalTo(peers["a2"]))
 		Expect(peers["b"]).To(BeIdenticalTo(peers["b2"]))
 		Expect(peers["a"]).NotTo(BeIdenticalTo(peers["b"]))
+	})
+
+	It("starts the lanes with the longest waits first, one process start at a time with Starts 1", func() {
+		var mu sync.Mutex
+		var order []string
+		mark := func(name string, idle time.Duration) *scenario.Scenario {
+			s := pinged(name, true, false, nil)
+			s.Idle = idle
+			run := s.Run
+			s.Run = func(e *scenario.Env) error {
+				mu.Lock()
+				order = append(order, name)
+				mu.Unlock()
+				return run(e)
+			}
+			return s
+		}
+		rep := againstStarts([]*scenario.Scenario{mark("quick", 0), mark("slow", time.Second), mark("slowest", 2*time.Second)}, 8, 1)
+		Expect(rep.Summary.Fail).To(BeZero())
+		Expect(order).To(Equal([]string{"slowest", "slow", "quick"}))
+		// The report keeps the suite's order.
+		Expect(scenarios(rep)[:3]).To(Equal([]string{"quick", "slow", "slowest"}))
 	})
 
 	It("gives a failure the transcript of its own lane", func() {

@@ -13,10 +13,13 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -61,6 +64,11 @@ type Config struct {
 	// Jobs bounds the lanes (server processes) that run at once; 0 means
 	// DefaultJobs, 1 runs every scenario one after the other.
 	Jobs int
+	// Starts bounds the server processes starting at once (launched, no
+	// line on stdout yet); 0 means one per CPU. Servers that take CPU to
+	// start (Node, the JVM) start sooner one after the other than all at
+	// once, and the lanes with the longest waits go first.
+	Starts int
 	// Rules selects rules by glob (path.Match syntax); empty selects all.
 	Rules []string
 	// Handler answers requests the server sends. Lanes share it, so it
@@ -94,6 +102,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = DefaultJobs
 	}
+	if cfg.Starts <= 0 {
+		cfg.Starts = runtime.NumCPU()
+	}
 	var verr error
 	if v := cfg.Protocol.Versions; v != nil {
 		// A versioned protocol (MCP): --param <v.Param>=ID picks the
@@ -105,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			cfg.Protocol = p
 		}
 	}
-	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}}
+	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts)}
 	if verr != nil {
 		return r.report(), verr
 	}
@@ -137,6 +148,9 @@ type run struct {
 	// reads the same however the lanes interleaved.
 	order map[string]int
 
+	// starting holds a token per server process starting (Config.Starts).
+	starting chan struct{}
+
 	mu    sync.Mutex
 	aggs  map[key]*agg
 	n     int
@@ -160,6 +174,31 @@ type lane struct {
 	// notRun counts the scenarios the lane could not run, and why.
 	notRun int
 	err    error
+	// begun is closed once the lane has got its first start token (or
+	// ended without one): lanes start in order.
+	begun     chan struct{}
+	beginOnce sync.Once
+	// release gives back the start token of the current process.
+	release func()
+}
+
+func (l *lane) begin() { l.beginOnce.Do(func() { close(l.begun) }) }
+
+// idle is how long the lane waits on its servers by design: what its
+// scenarios declare, and the silences, exit deadlines and sleeps of their
+// steps.
+func (l *lane) idle() time.Duration {
+	var d time.Duration
+	for _, s := range l.scenarios {
+		d += s.Idle
+		for _, st := range s.Steps {
+			d += st.ExpectSilence.D() + st.Sleep.D()
+			if st.ExpectExit != nil {
+				d += st.ExpectExit.Within.D()
+			}
+		}
+	}
+	return d
 }
 
 func (r *run) selected(rule string) bool {
@@ -205,16 +244,37 @@ func (r *run) note(format string, args ...any) {
 
 // start launches a server process and waits for its ready line when the
 // protocol has one. Observations go to the scenario "startup".
-func (l *lane) start() error {
+func (l *lane) start(ctx context.Context) error {
 	r := l.r
+	select {
+	case r.starting <- struct{}{}:
+	case <-ctx.Done():
+		l.begin()
+		return ctx.Err()
+	}
+	l.begin()
+	var once sync.Once
+	release := func() { once.Do(func() { <-r.starting }) }
 	t, err := r.cfg.Launch()
 	if err != nil {
+		release()
 		return fmt.Errorf("%w: %v", ErrNotStarted, err)
 	}
 	p := peer.New(peer.Options{
 		Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas, Transport: t,
 		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
 	})
+	l.release = release
+	// The token goes back when the server has said something, has gone,
+	// or has had its startup timeout; the scenario's end gives it back too.
+	go func() {
+		select {
+		case <-p.Heard():
+		case <-p.Gone():
+		case <-time.After(r.cfg.StartupTimeout):
+		}
+		release()
+	}()
 	l.p, l.broken = p, false
 	l.live.Store(p)
 	st := r.cfg.Protocol.Startup
@@ -266,6 +326,10 @@ func (l *lane) endScenario(name string) {
 }
 
 func (l *lane) stop() {
+	if l.release != nil {
+		l.release()
+		l.release = nil
+	}
 	if l.p != nil {
 		l.p.Close()
 		l.p = nil
@@ -293,7 +357,7 @@ func (r *run) plan() []*lane {
 		if len(out) == 0 || s.Fresh {
 			rec := transcript.NewRecorderAt(r.started)
 			rec.SetRedactor(redact.Text)
-			out = append(out, &lane{r: r, rec: rec, spans: map[string]span{}})
+			out = append(out, &lane{r: r, rec: rec, spans: map[string]span{}, begun: make(chan struct{})})
 		}
 		l := out[len(out)-1]
 		l.scenarios = append(l.scenarios, s)
@@ -318,16 +382,28 @@ func (r *run) all(ctx context.Context) error {
 		case <-done:
 		}
 	}()
+	// The lanes with the longest waits start first; each lane starts once
+	// the one before it has its first start token.
+	order := slices.Clone(r.lanes)
+	slices.SortStableFunc(order, func(a, b *lane) int { return cmp.Compare(b.idle(), a.idle()) })
 	slots := make(chan struct{}, r.cfg.Jobs)
 	var wg sync.WaitGroup
-	for _, l := range r.lanes {
+	for _, l := range order {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slots <- struct{}{}
+			defer l.begin()
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				l.r.notRun(l.scenarios, "the run was interrupted")
+				l.notRun = len(l.scenarios)
+				return
+			}
 			defer func() { <-slots }()
 			l.run(ctx)
 		}()
+		<-l.begun
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -366,7 +442,7 @@ func (l *lane) run(ctx context.Context) {
 		}
 		if l.p == nil || l.broken {
 			l.stop()
-			if err := l.start(); err != nil {
+			if err := l.start(ctx); err != nil {
 				l.endScenario("startup")
 				if ctx.Err() != nil {
 					err = ctx.Err()
@@ -381,11 +457,14 @@ func (l *lane) run(ctx context.Context) {
 			l.r.cfg.Progress(s.Name)
 			l.r.mu.Unlock()
 		}
-		l.scenario(s)
+		l.scenario(ctx, s)
+		if l.release != nil {
+			l.release()
+		}
 	}
 }
 
-func (l *lane) scenario(s *scenario.Scenario) {
+func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	r := l.r
 	l.setScenario(s.Name)
 	defer l.endScenario(s.Name)
@@ -401,7 +480,7 @@ func (l *lane) scenario(s *scenario.Scenario) {
 	}
 	env.Restart = func() error {
 		l.stop()
-		if err := l.start(); err != nil {
+		if err := l.start(ctx); err != nil {
 			return err
 		}
 		l.setScenario(s.Name)

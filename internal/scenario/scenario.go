@@ -20,8 +20,12 @@ type Scenario struct {
 	Rules []string `yaml:"rules"`
 	// Fresh asks for a server process of its own (startup contract, closing
 	// stdin, crash behaviour).
-	Fresh bool   `yaml:"fresh"`
-	Steps []Step `yaml:"steps"`
+	Fresh bool `yaml:"fresh"`
+	// Idle is how long the scenario waits on the server by design (an exit
+	// deadline, a slow call running its course). The runner starts the
+	// lanes with the most of it first, so those waits overlap the rest.
+	Idle  time.Duration `yaml:"-"`
+	Steps []Step        `yaml:"steps"`
 	// Run is set for scenarios written in Go instead of Steps.
 	Run func(e *Env) error `yaml:"-"`
 

@@ -133,6 +133,7 @@ func Scenarios() []*scenario.Scenario {
 		Title: "cancellations of an unknown and of an answered request are ignored; a slow tool call cancelled in progress is not answered",
 		Rules: []string{ruleCancel1, ruleCancel2},
 		Fresh: true,
+		Idle:  slowTarget + lateGrace,
 		Run:   cancel,
 	}, {
 		Name:  "before-initialize",
@@ -144,6 +145,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "shutdown",
 		Title: "the server exits when its stdin closes",
 		Rules: []string{ruleStdio4},
+		Idle:  exitWait,
 		Run:   shutdown,
 	}, {
 		Name:  "version-negotiation",
@@ -518,6 +520,10 @@ func closeAndEnd(e *scenario.Env) error {
 	return nil
 }
 
+// exitWait is how long a server has to exit once its stdin is closed: what
+// the TypeScript and Python SDK clients allow before they send SIGTERM.
+const exitWait = 2 * time.Second
+
 func shutdown(e *scenario.Env) error {
 	if _, err := ensure(e); err != nil {
 		return err
@@ -527,7 +533,7 @@ func shutdown(e *scenario.Env) error {
 	if err := t.CloseInput(); err != nil {
 		return fmt.Errorf("%w: closing stdin: %v", scenario.ErrGone, err)
 	}
-	within := 2 * time.Second
+	within := exitWait
 	select {
 	case <-t.Exited():
 		e.Pass(ruleStdio4, -1)
