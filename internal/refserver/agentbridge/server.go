@@ -130,23 +130,8 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	s.sessions = map[string]*session{}
 	s.callbacks = map[string]*pending{}
 	fmt.Fprintf(log, "agent-bridge reference backend: callback timeout %s, faults %v\n", s.CallbackTimeout, on(s.Faults))
-	r := bufio.NewReaderSize(in, 64<<10)
-	code := 0
-	for {
-		line, tooLong, err := ndjson.ReadLine(r)
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			if c, stop := s.handle(line, tooLong); stop {
-				code = c
-				break
-			}
-		}
-		if err != nil {
-			if s.Faults["ignore-eof"] {
-				time.Sleep(time.Hour)
-			}
-			break
-		}
-	}
+	keep := func(line []byte, _ bool) bool { return len(bytes.TrimSpace(line)) > 0 }
+	code := ndjson.Loop(in, keep, s.handle, nil, s.Faults["ignore-eof"])
 	s.mu.Lock()
 	for _, ss := range s.sessions {
 		s.end(ss)
@@ -206,10 +191,8 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		s.fail("", "", InvalidMessage, fmt.Sprintf("line longer than %d bytes", ndjson.MaxLine))
 		return 0, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	v, err := ndjson.Decode(line)
+	if err != nil {
 		if s.Faults["malformed-silent"] {
 			return 0, false
 		}

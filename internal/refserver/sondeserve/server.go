@@ -22,7 +22,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // ProtocolVersion and APIVersion are what the ready line announces.
@@ -131,23 +130,9 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 		s.write(ready)
 	}
 	s.out.Flush()
-	r := bufio.NewReaderSize(in, 64<<10)
-	for {
-		line, tooLong, err := ndjson.ReadLine(r)
-		if len(line) > 0 || tooLong || err == nil {
-			if code, stop := s.handle(line, tooLong); stop {
-				s.out.Flush()
-				return code
-			}
-			s.out.Flush()
-		}
-		if err != nil {
-			if s.Faults["ignore-eof"] {
-				time.Sleep(time.Hour)
-			}
-			return 0
-		}
-	}
+	// Blank lines are handled too (the answer-empty fault answers them).
+	keep := func(line []byte, eof bool) bool { return len(line) > 0 || !eof }
+	return ndjson.Loop(in, keep, s.handle, func() { s.out.Flush() }, s.Faults["ignore-eof"])
 }
 
 func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
@@ -173,13 +158,7 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		}
 		return 0, false
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	err := dec.Decode(&v)
-	if err == nil && dec.More() {
-		err = errors.New("trailing data")
-	}
+	v, err := ndjson.Decode(trimmed)
 	if tooLong || err != nil {
 		if s.Faults["mute-after-malformed"] {
 			s.muted = true

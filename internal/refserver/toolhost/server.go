@@ -23,7 +23,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 	"io"
 	"sort"
-	"time"
 )
 
 // Version is the protocol version the host speaks.
@@ -65,23 +64,8 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	}
 	s.off = map[string]bool{}
 	fmt.Fprintf(log, "tool-host reference: %d tools, faults %v\n", len(tools), on(s.Faults))
-	r := bufio.NewReaderSize(in, 64<<10)
-	for {
-		line, tooLong, err := ndjson.ReadLine(r)
-		if len(line) > 0 || tooLong {
-			code, stop := s.handle(line, tooLong)
-			s.out.Flush()
-			if stop {
-				return code
-			}
-		}
-		if err != nil {
-			if s.Faults["ignore-eof"] {
-				time.Sleep(time.Hour)
-			}
-			return 0
-		}
-	}
+	keep := func(line []byte, _ bool) bool { return len(line) > 0 }
+	return ndjson.Loop(in, keep, s.handle, func() { s.out.Flush() }, s.Faults["ignore-eof"])
 }
 
 // request is one readable request line.
@@ -109,13 +93,7 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		// Blank lines carry no request; NDJSON readers skip them.
 		return 0, false
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	err := dec.Decode(&v)
-	if err == nil && dec.More() {
-		err = errors.New("data after the JSON value")
-	}
+	v, err := ndjson.Decode(trimmed)
 	if tooLong || err != nil {
 		if s.Faults["malformed-silent"] {
 			return 0, false
