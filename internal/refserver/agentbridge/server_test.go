@@ -1,12 +1,9 @@
 package agentbridge_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
+	"github.com/wirecheck/wirecheck/internal/refserver/pipe"
 )
 
 func TestAgentBridge(t *testing.T) {
@@ -21,73 +19,30 @@ func TestAgentBridge(t *testing.T) {
 	RunSpecs(t, "Reference agent-bridge backend Suite")
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // backend is one in-process reference backend on pipes.
-type backend struct {
-	in     *io.PipeWriter
-	lines  chan []byte
-	exit   chan int
-	stderr *syncBuffer
-}
+type backend struct{ *pipe.Server }
 
 func start(timeout time.Duration, faults ...string) *backend {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	b := &backend{in: inW, lines: make(chan []byte, 256), exit: make(chan int, 1), stderr: &syncBuffer{}}
 	s := &agentbridge.Server{Faults: map[string]bool{}, CallbackTimeout: timeout}
 	for _, f := range faults {
 		s.Faults[f] = true
 	}
-	go func() {
-		code := s.Serve(inR, outW, b.stderr)
-		outW.Close()
-		inR.Close()
-		b.exit <- code
-	}()
-	go func() {
-		defer close(b.lines)
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				b.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	DeferCleanup(func() { b.in.Close() })
+	b := &backend{pipe.Start(s.Serve)}
+	DeferCleanup(func() { b.In.Close() })
 	return b
 }
 
 func (b *backend) send(v any) {
 	line, err := json.Marshal(v)
 	Expect(err).NotTo(HaveOccurred())
-	_, err = b.in.Write(append(line, '\n'))
+	_, err = b.In.Write(append(line, '\n'))
 	Expect(err).NotTo(HaveOccurred())
 }
 
 // recv reads the next stdout line: one JSON object with a type and a payload.
 func (b *backend) recv() map[string]any {
 	var line []byte
-	Eventually(b.lines, 2*time.Second).Should(Receive(&line), "the backend writes a message")
+	Eventually(b.Lines, 2*time.Second).Should(Receive(&line), "the backend writes a message")
 	var m map[string]any
 	Expect(json.Unmarshal(line, &m)).To(Succeed(), "stdout line is a JSON object: %s", line)
 	Expect(m).To(HaveKey("type"))
@@ -250,14 +205,14 @@ var _ = Describe("the reference agent-bridge backend", func() {
 
 	It("answers bad input with INVALID_MESSAGE, logs only to stderr and exits 0 at the end of input", func() {
 		b := start(time.Second)
-		_, err := io.WriteString(b.in, "not json\n[1]\n{\"type\":\"nope\",\"id\":\"n\",\"payload\":{}}\n")
+		_, err := io.WriteString(b.In, "not json\n[1]\n{\"type\":\"nope\",\"id\":\"n\",\"payload\":{}}\n")
 		Expect(err).NotTo(HaveOccurred())
 		for range 3 {
 			Expect(payload(b.recv())).To(HaveKeyWithValue("code", agentbridge.InvalidMessage))
 		}
-		b.in.Close()
-		Eventually(b.exit, 2*time.Second).Should(Receive(Equal(0)))
-		Expect(b.stderr.String()).To(ContainSubstring("agent-bridge reference backend"))
+		b.In.Close()
+		Eventually(b.Exit, 2*time.Second).Should(Receive(Equal(0)))
+		Expect(b.Stderr.String()).To(ContainSubstring("agent-bridge reference backend"))
 	})
 
 	It("is deterministic: the same input gives the same output", func() {

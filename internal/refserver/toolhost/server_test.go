@@ -1,19 +1,18 @@
 package toolhost_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/refserver/pipe"
 	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 )
 
@@ -22,66 +21,20 @@ func TestToolHost(t *testing.T) {
 	RunSpecs(t, "Reference tool host Suite")
 }
 
-// syncBuffer is the host's stderr, read by the test while the host writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // host is one in-process reference host on pipes.
-type host struct {
-	in     *io.PipeWriter
-	lines  chan []byte
-	exit   chan int
-	done   chan struct{}
-	stderr *syncBuffer
-}
+type host struct{ *pipe.Server }
 
 func start(faults ...string) *host {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	h := &host{in: inW, lines: make(chan []byte, 64), exit: make(chan int, 1), done: make(chan struct{}), stderr: &syncBuffer{}}
-	go func() {
-		code := toolhost.Serve(faults, inR, outW, h.stderr)
-		outW.Close()
-		inR.Close()
-		h.exit <- code
-		close(h.done)
-	}()
-	go func() {
-		defer close(h.lines)
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				h.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, in, out, log) })}
 	DeferCleanup(func() {
-		h.in.Close()
-		Eventually(h.done).Should(BeClosed())
+		h.In.Close()
+		Eventually(h.Done).Should(BeClosed())
 	})
 	return h
 }
 
 func (h *host) send(line string) {
-	_, err := io.WriteString(h.in, line+"\n")
+	_, err := io.WriteString(h.In, line+"\n")
 	Expect(err).NotTo(HaveOccurred())
 }
 
@@ -89,7 +42,7 @@ func (h *host) send(line string) {
 // v: 1 and ending in a newline.
 func (h *host) recv() map[string]any {
 	var line []byte
-	Eventually(h.lines, 2*time.Second).Should(Receive(&line), "the host answers")
+	Eventually(h.Lines, 2*time.Second).Should(Receive(&line), "the host answers")
 	Expect(line).To(HaveSuffix("\n"))
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -199,10 +152,10 @@ var _ = Describe("the reference tool host under bad input", func() {
 	It("exits 0 when stdin ends and logs only to stderr", func() {
 		h := start()
 		h.expectServing()
-		h.in.Close()
-		Eventually(h.exit).Should(Receive(Equal(0)))
-		Eventually(h.lines).Should(BeClosed())
-		Expect(h.stderr.String()).To(ContainSubstring("tool-host reference"))
+		h.In.Close()
+		Eventually(h.Exit).Should(Receive(Equal(0)))
+		Eventually(h.Lines).Should(BeClosed())
+		Expect(h.Stderr.String()).To(ContainSubstring("tool-host reference"))
 	})
 })
 
