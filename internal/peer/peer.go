@@ -241,6 +241,16 @@ func (p *Peer) Request(msg []byte) (*Call, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.send(c, msg)
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+// send records and writes a tracked request.
+func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
 	if c != nil {
 		c.Seq, c.SentAt = seq, time.Now()
@@ -256,9 +266,27 @@ func (p *Peer) Request(msg []byte) (*Call, error) {
 // track registers a request about to be sent: a Call when it has an id,
 // one more null-id answer allowed when it has none.
 func (p *Peer) track(msg []byte) (*Call, error) {
-	v, err := schema.Decode(msg)
+	return p.trackValue(msg, nil)
+}
+
+// RequestValue is Request for a message the caller built as v and encoded
+// as msg: the id and method are read from v, which saves decoding msg
+// again, when the id is a string (a number's JSON type is only known once
+// encoded, so other ids are read from msg).
+func (p *Peer) RequestValue(v any, msg []byte) (*Call, error) {
+	c, err := p.trackValue(msg, v)
 	if err != nil {
-		return nil, fmt.Errorf("request is not JSON: %w", err)
+		return nil, err
+	}
+	return p.send(c, msg)
+}
+
+func (p *Peer) trackValue(msg []byte, v any) (*Call, error) {
+	if id, ok := Pointer(v, p.protocol().Correlation.ID); !ok || !isString(id) {
+		var err error
+		if v, err = schema.Decode(msg); err != nil {
+			return nil, fmt.Errorf("request is not JSON: %w", err)
+		}
 	}
 	idv, ok := Pointer(v, p.protocol().Correlation.ID)
 	p.mu.Lock()

@@ -45,6 +45,26 @@ var _ = Describe("the peer", func() {
 		Eventually(func() []string { return obs.verdicts("MINI-ONE-1") }).Should(Equal([]string{"pass", "fail"}))
 	})
 
+	It("tracks a request built as a value like one given as bytes: a string id from the value, a number id with its JSON type", func() {
+		pe, f, obs := newPeer(nil)
+		c, err := pe.RequestValue(map[string]any{"id": "s1", "method": "echo"}, []byte(`{"id":"s1","method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Key).To(Equal(`"s1"`))
+		Expect(c.Method).To(Equal("echo"))
+		n, err := pe.RequestValue(map[string]any{"id": 5, "method": "x"}, []byte(`{"id":5,"method":"x"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n.Key).To(Equal("5"))
+		f.push(`{"id":"s1","v":1,"result":"hi"}`)
+		f.push(`{"id":"5","v":1}`)
+		in, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Kind.Name).To(Equal("echo result"))
+		_, err = pe.Wait(n, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n.Mismatch).To(Equal("type"))
+		Expect(obs.verdicts("MINI-ID-TYPE-1")).To(Equal([]string{"pass", "fail"}))
+	})
+
 	It("recognises an id echoed with another JSON type", func() {
 		pe, f, obs := newPeer(nil)
 		c, _ := pe.Request([]byte(`{"id":7,"method":"x"}`))

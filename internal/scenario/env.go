@@ -82,7 +82,7 @@ func (e *Env) Send(v any) (*peer.Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode request: %w", err)
 	}
-	return e.Peer.Request(b)
+	return e.Peer.RequestValue(v, b)
 }
 
 // Await waits for a call's response within timeout (0 means --timeout).
