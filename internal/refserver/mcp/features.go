@@ -232,6 +232,9 @@ func (s *server) resources() []any {
 	if s.f("resources-list-bad") {
 		delete(rs[0].(obj), "uri")
 	}
+	if s.modern() {
+		rs = append(rs, obj{"uri": askURI, "name": "client roots", "description": "Asks the client for its roots (a multi round-trip read), then lists them.", "mimeType": "text/plain"})
+	}
 	return rs
 }
 
@@ -244,6 +247,17 @@ func (s *server) readResource(id any, p obj) {
 		if s.f("updated-undeclared") {
 			s.notify("notifications/resources/updated", obj{"uri": uri})
 		}
+	case uri == askURI && s.modern():
+		content, ask, e := s.askRoots(p)
+		switch {
+		case e != nil:
+			s.failWith(id, e)
+			return
+		case ask != nil:
+			s.result(id, ask)
+			return
+		}
+		c = content
 	case uri == "wirecheck://docs/logo":
 		c = obj{"uri": uri, "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n"))}
 	case strings.HasPrefix(uri, "wirecheck://items/") && len(uri) > len("wirecheck://items/"):

@@ -36,8 +36,12 @@ func (s *server) listen(id any, p obj) {
 		agreed["resourceSubscriptions"] = uris
 	}
 	s.mu.Lock()
-	s.subs[idKey(id)] = id
+	s.subs[idKey(id)] = uris
 	s.mu.Unlock()
+	if s.f("listen-no-ack") {
+		// Opened, but silent: neither acknowledgement nor updates.
+		return
+	}
 	tag := func() obj { return obj{metaSubscription: id} }
 	updates := func() {
 		for _, u := range uris {
@@ -65,11 +69,33 @@ func (s *server) listen(id any, p obj) {
 func (s *server) cancelled(p obj) {
 	id := p["requestId"]
 	s.mu.Lock()
-	_, open := s.subs[idKey(id)]
+	uris, open := s.subs[idKey(id)]
 	delete(s.subs, idKey(id))
+	if open && s.f("listen-late-notification") {
+		// One more update, sent just after the answer to the next request
+		// (lateUpdate).
+		u := any("wirecheck://docs/readme")
+		if len(uris) > 0 {
+			u = uris[0]
+		}
+		s.late = obj{"uri": u, "_meta": obj{metaSubscription: id}}
+	}
 	s.mu.Unlock()
 	if open && s.f("listen-answer-cancel") {
 		s.result(id, obj{"_meta": obj{metaSubscription: id}})
+	}
+}
+
+// lateUpdate sends the update the fault listen-late-notification keeps
+// for a cancelled subscription, once: after the server has answered a
+// request it read after the cancellation.
+func (s *server) lateUpdate() {
+	s.mu.Lock()
+	params := s.late
+	s.late = nil
+	s.mu.Unlock()
+	if params != nil {
+		s.notify("notifications/resources/updated", params)
 	}
 }
 
@@ -217,6 +243,33 @@ func (s *server) askPrompt(p obj) (obj, *rpcError) {
 		return nil, &rpcError{-32021, "Server requires the elicitation capability for this prompt", obj{"requiredCapabilities": obj{"elicitation": obj{}}}}
 	}
 	return obj{"resultType": "input_required", "inputRequests": obj{"name": inputRequest("name")}}, nil
+}
+
+// askURI is the resource whose read is a multi round-trip request in
+// 2026-07-28 (listed in that revision only).
+const askURI = "wirecheck://ask/roots"
+
+// askRoots reads askURI in 2026-07-28: it asks for the client's roots,
+// keeping no requestState (like the ask prompt), and once inputResponses
+// hold them returns a content naming them. It returns the content, or the
+// InputRequiredResult, or an error (-32021 when roots is not declared).
+func (s *server) askRoots(p obj) (obj, obj, *rpcError) {
+	responses, _ := p["inputResponses"].(obj)
+	if r, isObj := responses["root"].(obj); isObj {
+		roots, _ := r["roots"].([]any)
+		var got []string
+		for _, x := range roots {
+			m, _ := x.(obj)
+			if u, _ := m["uri"].(string); u != "" {
+				got = append(got, u)
+			}
+		}
+		return obj{"uri": askURI, "mimeType": "text/plain", "text": "the client's roots: " + strings.Join(got, ", ")}, nil, nil
+	}
+	if _, declared := clientCaps(p)["roots"]; !declared && !s.f("mrtr-undeclared") && !s.f("mrtr-read-undeclared") {
+		return nil, nil, &rpcError{-32021, "Server requires the roots capability for this resource", obj{"requiredCapabilities": obj{"roots": obj{}}}}
+	}
+	return nil, obj{"resultType": "input_required", "inputRequests": obj{"root": inputRequest("root")}}, nil
 }
 
 // failWith answers an rpcError.

@@ -42,7 +42,7 @@ const (
 // Serve runs the server until stdin ends and returns the exit code.
 func Serve(faults []string, in io.Reader, out, log io.Writer) int {
 	s := &server{faults: map[string]bool{}, out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
-		subs: map[string]any{}, running: map[string]chan struct{}{}}
+		subs: map[string][]any{}, running: map[string]chan struct{}{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -81,8 +81,11 @@ type server struct {
 	waiting map[string]chan map[string]any
 	nextReq int
 	// subs are the open subscriptions/listen requests (2026-07-28), by
-	// the JSON text of their id.
-	subs map[string]any
+	// the JSON text of their id: the resources each asked for.
+	subs map[string][]any
+	// late is the update the fault listen-late-notification sends after
+	// the next answer (lateUpdate).
+	late obj
 	// running holds the cancellable tool calls in progress, by request id;
 	// notifications/cancelled closes the channel.
 	running map[string]chan struct{}
@@ -222,8 +225,9 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		s.fail(nil, -32600, "Invalid Request: the id must be a string or an integer")
 		return
 	}
-	// no-discover plays a legacy server: _meta means nothing to it.
-	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") {
+	// no-discover and discover-silent play a legacy server: _meta means
+	// nothing to it.
+	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") {
 		v, _ := meta[metaVersion].(string)
 		if v != Modern {
 			code := -32022
@@ -237,6 +241,11 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		s.mu.Lock()
 		s.version = Modern
 		s.mu.Unlock()
+		// clientCapabilities is required on every request, as the revision.
+		if _, isObj := meta[metaCaps].(obj); !isObj && !s.f("meta-lenient") {
+			s.fail(id, -32602, "Invalid params: _meta lacks "+metaCaps)
+			return
+		}
 		if lv, has := meta[metaLogLevel]; has && !slices.Contains(levels, fmt.Sprint(lv)) && !s.f("log-level-lenient") {
 			s.fail(id, -32602, "Invalid params: unknown log level "+show(lv))
 			return
@@ -251,6 +260,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		return
 	}
 	s.dispatch(id, method, params)
+	s.lateUpdate()
 }
 
 // answered routes the client's response to a request the server sent.
@@ -305,6 +315,9 @@ func (s *server) dispatch(id any, method string, p obj) {
 	}
 	switch method {
 	case "server/discover":
+		if s.f("discover-silent") {
+			return // a legacy server that drops methods it does not know
+		}
 		if s.f("no-discover") {
 			s.fail(id, -32601, "Method not found: "+method)
 			return

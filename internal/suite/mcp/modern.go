@@ -201,10 +201,17 @@ type subscription struct {
 	early  bool
 	stream int
 	// closed: wirecheck cancelled it; settled: the server has answered a
-	// request sent after the cancellation, so any message of the
-	// subscription from then on is late.
+	// request sent after the cancellation (transcript line settledAt), so
+	// any message of the subscription after that line is late.
 	closed, settled bool
+	settledAt       int
 	late            int
+}
+
+// isLate reports whether a message of the subscription came after the
+// answer to a request sent after its cancellation.
+func (sub *subscription) isLate(in *peer.Inbound) bool {
+	return sub.closed && sub.settled && in.Seq > sub.settledAt
 }
 
 // allows reports whether the subscription asked for a notification.
@@ -241,7 +248,7 @@ func (s *session) judgeModern(e *scenario.Env, in *peer.Inbound, method string) 
 		sub := s.subs[peer.Key(sid)]
 		switch {
 		case sub == nil:
-		case sub.closed && sub.settled:
+		case sub.isLate(in):
 			sub.late++
 			e.Fail(ruleSubs4, in.Seq, "an acknowledgement of a subscription wirecheck had cancelled",
 				"no message for a cancelled subscriptions/listen", string(in.Raw))
@@ -283,7 +290,7 @@ func (s *session) judgeStream(e *scenario.Env, in *peer.Inbound, method string) 
 		return
 	}
 	if sub.closed {
-		if sub.settled {
+		if sub.isLate(in) {
 			sub.late++
 			e.Fail(ruleSubs4, in.Seq, method+" for a subscription wirecheck had cancelled (after the server answered a later request)",
 				"no message for a cancelled subscriptions/listen", string(in.Raw))
@@ -364,9 +371,10 @@ type probe struct {
 	params map[string]any
 }
 
-// mrtr looks for a tool, prompt or resource answered with an
-// InputRequiredResult, completes it, then retries it once without the
-// input asked for and once declaring no capabilities.
+// mrtr looks for a tool, a prompt and a resource answered with an
+// InputRequiredResult (the first of each method), completes each, then
+// retries it once without the input asked for and once declaring no
+// capabilities.
 func mrtr(e *scenario.Env) error {
 	s, err := ensure(e)
 	if err != nil {
@@ -417,22 +425,37 @@ func mrtr(e *scenario.Env) error {
 			}
 		}
 	}
-	var found *probe
-	var first *peer.Inbound
+	// The first probe of each method answered input_required: a server
+	// may ask for input on a tool, a prompt and a resource alike, and each
+	// is judged.
+	found := map[string]bool{}
 	for i := range probes {
-		in, err := s.callWith(e, probes[i].method, probes[i].params, sendOpts{once: true})
+		p := &probes[i]
+		if found[p.method] {
+			continue
+		}
+		in, err := s.callWith(e, p.method, p.params, sendOpts{once: true})
 		if err != nil {
 			return err
 		}
-		if inputRequired(in) {
-			found, first = &probes[i], in
-			break
+		if !inputRequired(in) {
+			continue
+		}
+		found[p.method] = true
+		if err := mrtrRounds(e, s, p, in); err != nil {
+			return err
 		}
 	}
-	if found == nil {
+	if len(found) == 0 {
 		skipAll(e, "no tool, prompt or resource of the server answered with an InputRequiredResult", ruleMRTR1, ruleMRTR2, ruleMRTR4, ruleMRTR5)
-		return nil
 	}
+	return nil
+}
+
+// mrtrRounds completes a request first answered input_required, then
+// retries it once without the input asked for and once declaring no
+// capabilities.
+func mrtrRounds(e *scenario.Env, s *session, found *probe, first *peer.Inbound) error {
 	if _, err := s.retryInput(e, found.method, found.params, sendOpts{}, first); err != nil {
 		return err
 	}
@@ -560,10 +583,12 @@ func subscriptions(e *scenario.Env) error {
 	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": req["id"], "reason": "wirecheck closes the subscription"}); err != nil {
 		return err
 	}
-	if _, err := s.call(e, "server/discover", nil); err != nil {
+	// The answer is seen before the frames that came with it are judged:
+	// a notification written just after it is late, one before is not.
+	settle := sendOpts{then: func(in *peer.Inbound) { sub.settled, sub.settledAt = true, in.Seq }}
+	if _, err := s.callWith(e, "server/discover", nil, settle); err != nil {
 		return err
 	}
-	sub.settled = true
 	watch(lateAnswer, func() bool { return false })
 	switch {
 	case answered():

@@ -53,6 +53,7 @@ const (
 	ruleStdio5       = "MCP-STDIO-5"
 	ruleDiscover1    = "MCP-DISCOVER-1"
 	ruleVersion1     = "MCP-VERSION-1"
+	ruleMeta1        = "MCP-META-1" // 2026-07-28: _meta without a required field is -32602
 	ruleCancel2      = "MCP-CANCEL-2"
 	ruleListChanged1 = "MCP-LISTCHANGED-1"
 	ruleRes7         = "MCP-RESOURCES-7"
@@ -149,8 +150,8 @@ func Scenarios() []*scenario.Scenario {
 		Run:   shutdown,
 	}, {
 		Name:  "version-negotiation",
-		Title: "an unsupported revision is answered with one the server supports, which it then echoes when asked for",
-		Rules: []string{ruleLife3, ruleLife4, ruleVersion1},
+		Title: "an unsupported revision is answered with one the server supports, which it then echoes when asked for (2026-07-28: an unknown _meta revision is -32022, _meta without clientCapabilities -32602)",
+		Rules: []string{ruleLife3, ruleLife4, ruleVersion1, ruleMeta1},
 		Fresh: true,
 		Run:   versionNegotiation,
 	}}
@@ -179,7 +180,8 @@ func discoverFirst(e *scenario.Env) error {
 	if s == nil {
 		why, legacy := legacyEra(in)
 		if in == nil {
-			e.Fail(ruleDiscover1, -1, "server/discover was not answered within "+max(e.Timeout, firstWait).String(), "a DiscoverResult", "nothing")
+			why = silentWhy(e)
+			e.Fail(ruleDiscover1, -1, why, "a DiscoverResult", "nothing")
 		} else {
 			e.Fail(ruleDiscover1, in.Seq, "server/discover was answered with an error", "a DiscoverResult", string(in.Raw))
 		}
@@ -459,7 +461,7 @@ func versionNegotiation(e *scenario.Env) error {
 			return err
 		}
 		if !s.modern {
-			e.Skip(ruleVersion1, s.notModern(e))
+			skipAll(e, s.notModern(e), ruleVersion1, ruleMeta1)
 			return closeAndEnd(e)
 		}
 		in, err := callFirst(e, request("tools/list", map[string]any{"_meta": meta(bogus)}))
@@ -474,9 +476,12 @@ func versionNegotiation(e *scenario.Env) error {
 			e.Fail(ruleVersion1, in.Seq, "a request naming the revision "+bogus+" was not answered with UnsupportedProtocolVersionError",
 				"error -32022 with data.supported", string(in.Raw))
 		}
+		if err := metaRequired(e, s); err != nil {
+			return err
+		}
 		return closeAndEnd(e)
 	}
-	e.Skip(ruleVersion1, "per-request revisions belong to 2026-07-28; this run uses "+e.Protocol.Version)
+	skipAll(e, "per-request revisions belong to 2026-07-28; this run uses "+e.Protocol.Version, ruleVersion1, ruleMeta1)
 	in, s, err := handshake(e, bogus, false)
 	if err != nil {
 		return err
@@ -669,5 +674,29 @@ func batch(e *scenario.Env) error {
 		return nil
 	}
 	e.Pass(ruleRPC10, in.Seq)
+	return nil
+}
+
+// metaRequired sends tools/list whose _meta names the revision but lacks
+// io.modelcontextprotocol/clientCapabilities, a field every request must
+// carry: the server must refuse it with -32602 (MCP-META-1). The revision
+// stays, so a dual-era server knows the request is a modern one.
+func metaRequired(e *scenario.Env, s *session) error {
+	m := meta(s.requested)
+	delete(m, "io.modelcontextprotocol/clientCapabilities")
+	c, err := e.Send(request("tools/list", map[string]any{"_meta": m}))
+	if err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	in, err := e.Await(c, 0)
+	if err != nil {
+		return err
+	}
+	if c, ok := errorCode(in); ok && c == -32602 {
+		e.Pass(ruleMeta1, in.Seq)
+		return nil
+	}
+	e.Fail(ruleMeta1, in.Seq, "a request whose _meta lacks io.modelcontextprotocol/clientCapabilities was not answered with error -32602",
+		"error code -32602 (Invalid params): the request is malformed", string(in.Raw))
 	return nil
 }

@@ -171,6 +171,9 @@ func ensure(e *scenario.Env) (*session, error) {
 			return s, nil
 		}
 		if why, legacy := legacyEra(in); legacy {
+			if in == nil {
+				why = silentWhy(e)
+			}
 			return fallback(e, why)
 		}
 		return nil, fmt.Errorf("server/discover was answered with an error: %s", show(field(in, "/error")))
@@ -223,7 +226,7 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
-	in, err := e.Peer.Wait(c, max(e.Timeout, firstWait))
+	in, err := waitDiscover(e, c)
 	if errors.Is(err, peer.ErrTimeout) {
 		// The stdio probe's third outcome: no answer means a legacy
 		// server. A late answer is matched to the call, not a stray.
@@ -243,6 +246,61 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 		sessions.Store(e.Peer, s)
 	}
 	return in, s, nil
+}
+
+// waitDiscover waits for the answer to server/discover, the first request
+// a process reads, whose answer includes the server's start. Within
+// --timeout any answer will do. After that the server is either still
+// starting or a legacy server that drops methods it does not know, and a
+// barrier tells them apart: legacy servers answer ping before initialize
+// (basic/lifecycle#initialization, 2024-11-05 to 2025-11-25: "The client
+// SHOULD NOT send requests other than pings before the server has
+// responded to the initialize request"), and a server reads stdin in
+// order, so a ping answered while server/discover is not (within
+// lateAnswer) shows server/discover was read and dropped: no answer
+// (peer.ErrTimeout). When neither is answered the wait ends at firstWait.
+// The ping's answer is judged by the legacy schema (the spec's "ping probe
+// result" kind) and never owed.
+func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
+	in, err := e.Peer.Wait(c, e.Timeout)
+	if !errors.Is(err, peer.ErrTimeout) {
+		return in, err
+	}
+	if e.Timeout >= firstWait {
+		silence.Store(e.Peer, "server/discover was not answered within "+e.Timeout.String())
+		return in, err
+	}
+	silence.Store(e.Peer, "server/discover was not answered within "+firstWait.String())
+	b, err := e.Send(request("ping", nil))
+	if err != nil {
+		return nil, err
+	}
+	defer e.Peer.Forget(b)
+	t := time.NewTimer(firstWait - e.Timeout)
+	defer t.Stop()
+	select {
+	case <-c.Done():
+		return c.Response, nil
+	case <-b.Done():
+		silence.Store(e.Peer, fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq))
+		return e.Peer.Wait(c, lateAnswer)
+	case <-t.C:
+		return e.Peer.Wait(c, 0)
+	case <-e.Peer.Gone():
+		return e.Peer.Wait(c, 0)
+	}
+}
+
+// silence says, per process (*peer.Peer), how server/discover went
+// unanswered.
+var silence sync.Map
+
+// silentWhy is why the process's server/discover counts as unanswered.
+func silentWhy(e *scenario.Env) string {
+	if why, ok := silence.Load(e.Peer); ok {
+		return why.(string)
+	}
+	return "server/discover was not answered in time"
 }
 
 // has reports whether the server declared a capability.
