@@ -145,6 +145,14 @@ var _ = Describe("wirecheck run", func() {
 		Entry("unknown fault", `unknown fault "nope"`, "serve", "sonde-serve", "--fault", "nope"),
 		Entry("unknown MCP revision", `protocol mcp has no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)`,
 			"run", "--protocol", "mcp", "--mcp-version", "2099-01-01", "--", "true"),
+		Entry("unknown MCP revision to fuzz", `protocol mcp has no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)`,
+			"fuzz", "--protocol", "mcp", "--mcp-version", "2099-01-01", "--", "true"),
+		Entry("unknown MCP revision to fuzz, by --param", `protocol mcp has no version "2099-01-01" (known: 2024-11-05`,
+			"fuzz", "--protocol", "mcp", "--param", "mcp-version=2099-01-01", "--", "true"),
+		Entry("a fuzz --param that is no revision", "--param seed: fuzz takes only --param mcp-version=V",
+			"fuzz", "--protocol", "mcp", "--param", "seed=3", "--", "true"),
+		Entry("a revision for a protocol without revisions", "protocol sonde-serve has no revisions to choose from",
+			"fuzz", "--protocol", "sonde-serve", "--mcp-version", "2025-06-18", "--", "true"),
 		Entry("unknown subcommand", "unknown command", "frobnicate"),
 	)
 

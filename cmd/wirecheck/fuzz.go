@@ -28,13 +28,15 @@ type fuzzFlags struct {
 	rules      []string
 	maxActions int
 	shrinkTime time.Duration
+	params     []string
+	mcpVer     string
 	noColor    bool
 }
 
 func newFuzzCmd() *cobra.Command {
 	var f fuzzFlags
 	cmd := &cobra.Command{
-		Use:   "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] -- CMD [ARGS…]",
+		Use:   "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] [--mcp-version V] -- CMD [ARGS…]",
 		Short: "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
 		Long: `Generates request sequences from the protocol's schemas (valid requests,
 tool calls with generated arguments, schema-invalid requests, malformed bytes,
@@ -43,9 +45,15 @@ judges it by the same rules as 'wirecheck run', plus liveness: after bad input
 the server must still answer a known-good request. A failing sequence is
 shrunk to a minimal one and saved as a scenario file that 'wirecheck replay'
 runs again. Failures are grouped by rule and by the action that preceded
-them. The same seed gives the same sequences.`,
+them. The same seed gives the same sequences.
+
+A protocol with revisions (mcp) is fuzzed in the one --param <its version
+key>=V names (for mcp also --mcp-version V), its default otherwise: requests
+generated from that revision's schema, the session set up as it says, every
+frame judged by it. The reproducer records the revision, and replay uses it.`,
 		Example: `  wirecheck fuzz --protocol sonde-serve --duration 60s -- sonde serve --json
   wirecheck fuzz --protocol sonde-serve --runs 5000 --seed 42 --save fixtures/sonde-serve/regressions -- ./server
+  wirecheck fuzz --protocol mcp --mcp-version 2026-07-28 --runs 200 -- ./mcp-server
   wirecheck replay reports/sonde-gen-survive-1a2b3c4d5e.yaml -- ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFuzz(cmd, &f, commandAfterDash(cmd, args))
@@ -64,12 +72,18 @@ them. The same seed gives the same sequences.`,
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure")
+	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE: the protocol's version key picks the revision to fuzz (e.g. mcp-version=2024-11-05)")
+	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to fuzz and judge by (protocol mcp; same as --param mcp-version=V)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console output")
 	return cmd
 }
 
 func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	b, topts, err := f.resolve(argv)
+	if err != nil {
+		return err
+	}
+	proto, err := versionFor("fuzz", b.Protocol, f.params, f.mcpVer)
 	if err != nil {
 		return err
 	}
@@ -84,12 +98,12 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if f.runs <= 0 && f.duration <= 0 {
 		return usageErr("--runs must be positive (or give --duration)")
 	}
-	if b.Protocol.Fuzz == nil && b.Protocol.Probe == nil {
-		return usageErr("protocol %s has no fuzz model yet", b.Protocol.ID)
+	if proto.Fuzz == nil && proto.Probe == nil {
+		return usageErr("protocol %s has no fuzz model yet", proto.ID)
 	}
 	target := runner.Describe(argv)
 	c, err := fuzz.New(fuzz.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
+		Protocol: proto, Schemas: b.Schemas, Handler: b.Handler,
 		Launch: func() (transport.Transport, error) { return transport.Launch(topts) },
 		Runs:   f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,

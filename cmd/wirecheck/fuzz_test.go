@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,5 +65,89 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 		Expect(filepath.Join(dir, "fuzz.json")).To(BeAnExistingFile())
 		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 		Expect(files).NotTo(BeEmpty(), out.String())
+	})
+})
+
+var _ = Describe("wirecheck fuzz and replay in an MCP revision", func() {
+	// fuzzMCP fuzzes the MCP reference server with a small fixed budget.
+	fuzzMCP := func(dir string, revision []string, faults ...string) (int, string) {
+		args := append([]string{"fuzz", "--protocol", "mcp", "--runs", "25", "--seed", "3", "--timeout", "1s",
+			"--shrink-time", "1s", "--save", dir}, revision...)
+		args = append(args, "--", bin(), "serve", "mcp")
+		for _, f := range faults {
+			args = append(args, "--fault", f)
+		}
+		code, out, errs := cli("", args...)
+		return code, out + errs
+	}
+
+	DescribeTable("finds nothing on the clean reference server",
+		func(revision string, flags ...string) {
+			code, out := fuzzMCP(GinkgoT().TempDir(), flags)
+			Expect(code).To(Equal(0), out)
+			Expect(out).To(ContainSubstring("0 distinct failure(s)"))
+			Expect(out).To(ContainSubstring("revision " + revision))
+		},
+		Entry("2024-11-05, by --mcp-version", "2024-11-05", "--mcp-version", "2024-11-05"),
+		Entry("2026-07-28, by --param", "2026-07-28", "--param", "mcp-version=2026-07-28"),
+	)
+
+	DescribeTable("finds a fault in the revision, saves a reproducer naming it, and replay judges by it unasked",
+		func(revision, fault, rule string, setup []string) {
+			dir := GinkgoT().TempDir()
+			code, out := fuzzMCP(dir, []string{"--mcp-version", revision}, fault)
+			Expect(code).To(Equal(1), out)
+			files, _ := filepath.Glob(filepath.Join(dir, strings.ToLower(rule)+"-*.yaml"))
+			Expect(files).To(HaveLen(1), out)
+			// The replay command printed needs no revision flag: the file
+			// carries it.
+			Expect(out).To(ContainSubstring("replay: wirecheck replay " + files[0] + " -- " + bin() + " serve mcp --fault " + fault + "\n"))
+			data, err := os.ReadFile(files[0])
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(data)).To(ContainSubstring("# Revision " + revision))
+			Expect(string(data)).To(ContainSubstring("params:\n    mcp-version: \"" + revision + "\"\n"))
+			for _, s := range setup {
+				Expect(string(data)).To(ContainSubstring(s))
+			}
+
+			code, out, _ = cli("", "replay", files[0], "--", bin(), "serve", "mcp", "--fault", fault)
+			Expect(code).To(Equal(1), out)
+			Expect(out).To(MatchRegexp(`FAIL\s+` + rule + `\s`))
+			code, out, _ = cli("", "replay", files[0], "--", bin(), "serve", "mcp")
+			Expect(code).To(Equal(0), out)
+		},
+		Entry("2024-11-05: a server that exits on a line that is not JSON", "2024-11-05", "crash-on-garbage", "MCP-STDIO-3",
+			[]string{"method: initialize", `protocolVersion: "2024-11-05"`}),
+		// MCP-MRTR-4 judges a message only 2026-07-28 has (a ping among the
+		// inputRequests of the ask-client tool, on the last page of
+		// tools/list): found only when requests carry _meta and frames are
+		// judged by that revision.
+		Entry("2026-07-28: a server asking for a ping in inputRequests", "2026-07-28", "mrtr-bad-request", "MCP-MRTR-4",
+			[]string{"method: server/discover", `io.modelcontextprotocol/protocolVersion: "2026-07-28"`, "cursor: "}),
+	)
+
+	It("replays by the revision a flag names over the file's, refuses an unknown one and files that disagree", func() {
+		dir := GinkgoT().TempDir()
+		file := func(name, revision string) string {
+			f := filepath.Join(dir, name)
+			Expect(os.WriteFile(f, []byte("protocol: mcp\nparams: {mcp-version: \""+revision+"\"}\nrules: [MCP-STDIO-3]\nfresh: true\n"+
+				"steps:\n  - send: {jsonrpc: \"2.0\", id: f1, method: ping}\n    as: r1\n  - expect: r1\n  - expect_alive: true\n    rule: MCP-STDIO-3\n"), 0o644)).To(Succeed())
+			return f
+		}
+		old, bogus, modern := file("old.yaml", "2024-11-05"), file("bogus.yaml", "2099-01-01"), file("modern.yaml", "2026-07-28")
+
+		code, _, errs := cli("", "replay", bogus, "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring(bogus + `: protocol mcp has no version "2099-01-01" (known: 2024-11-05`))
+		code, _, errs = cli("", "replay", old, "--mcp-version", "2099-01-01", "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring(`no version "2099-01-01"`))
+		code, _, errs = cli("", "replay", old, modern, "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("replay them apart"))
+
+		// A flag overrides what the files say, however they disagree.
+		code, out, _ := cli("", "replay", old, bogus, "--mcp-version", "2025-06-18", "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(0), out)
 	})
 })

@@ -18,8 +18,13 @@ import (
 func newReplayCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "replay FILE… [flags] -- CMD [ARGS…]",
+		Use:   "replay FILE… [--mcp-version V] [flags] -- CMD [ARGS…]",
 		Short: "Run saved scenarios (fuzz reproducers, regressions) against a server",
+		Long: `Runs saved scenarios against a server. The files name their protocol and the
+settings they were saved under: a reproducer of 'wirecheck fuzz' records the
+revision it was found in (params: {mcp-version: V}), and replay judges by it.
+--param KEY=V (for mcp also --mcp-version V) overrides what the files say;
+files that disagree are replayed apart.`,
 		Example: `  wirecheck replay reports/sonde-gen-survive-1a2b3c4d5e.yaml -- ./server
   wirecheck replay fixtures/sonde-serve/regressions/*.yaml -- ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -40,40 +45,79 @@ func newReplayCmd() *cobra.Command {
 	fl.StringVar(&f.level, "level", "may", "lowest rule level whose failure fails the run: must, should or may")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console table")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show passing findings too")
+	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE setting, over the one the files carry (e.g. mcp-version=2024-11-05: the revision to judge by)")
+	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to judge by, over the one the files carry (protocol mcp; same as --param mcp-version=V)")
 	return cmd
 }
 
 func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
-	// The protocol comes from the files themselves unless --protocol says.
-	var scs []*scenario.Scenario
-	for _, file := range files {
+	// The protocol and its settings (a revision) come from the files
+	// themselves unless --protocol, --param or --mcp-version say.
+	type head struct {
+		Protocol string            `yaml:"protocol"`
+		Params   map[string]string `yaml:"params"`
+	}
+	heads := make([]head, len(files))
+	datas := make([][]byte, len(files))
+	for i, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		var head struct {
-			Protocol string `yaml:"protocol"`
-		}
-		_ = yaml.Unmarshal(data, &head)
+		_ = yaml.Unmarshal(data, &heads[i])
+		datas[i] = data
 		if f.protocol == "" {
-			f.protocol = head.Protocol
+			f.protocol = heads[i].Protocol
 		}
 		if f.protocol == "" {
 			return usageErr("%s: the file names no protocol; give --protocol", file)
 		}
-		b, err := loadBundle(f.protocol)
-		if err != nil {
-			return err
-		}
-		s, err := scenario.Parse(file, data, b.Protocol)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		scs = append(scs, s)
 	}
 	b, topts, err := f.resolve(argv)
 	if err != nil {
 		return err
+	}
+	flagParams, err := parseParams(f.params, "param")
+	if err != nil {
+		return err
+	}
+	if f.mcpVer != "" {
+		flagParams["mcp-version"] = f.mcpVer
+	}
+	// A setting the files carry holds unless a flag overrides it; files
+	// that disagree are replayed apart.
+	params, from := map[string]string{}, map[string]string{}
+	for i, h := range heads {
+		for k, v := range h.Params {
+			if _, forced := flagParams[k]; forced {
+				continue
+			}
+			if prev, seen := params[k]; seen && prev != v {
+				return usageErr("%s has params %s=%s, %s has %s=%s: replay them apart, or give --param %s=V for both",
+					from[k], k, prev, files[i], k, v, k)
+			}
+			params[k], from[k] = v, files[i]
+		}
+	}
+	for k, v := range flagParams {
+		params[k], from[k] = v, "--param"
+	}
+	proto := b.Protocol
+	if vs := proto.Versions; vs != nil {
+		if proto, err = proto.ForVersion(params[vs.Param]); err != nil {
+			if src := from[vs.Param]; src != "" && src != "--param" {
+				return usageErr("%s: %v", src, err)
+			}
+			return usageErr("%v", err)
+		}
+	}
+	var scs []*scenario.Scenario
+	for i, file := range files {
+		s, err := scenario.Parse(file, datas[i], proto)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		scs = append(scs, s)
 	}
 	level, err := parseLevel(f.level)
 	if err != nil {
@@ -83,17 +127,27 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	if err != nil {
 		return err
 	}
+	// The settings given on the command line, for the reproduce command
+	// (those the file carries it applies itself).
+	var flags []string
+	for _, p := range f.params {
+		flags = append(flags, "--param", p)
+	}
+	if f.mcpVer != "" {
+		flags = append(flags, "--mcp-version", f.mcpVer)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
 		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
-		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true,
+		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
 		Target: runner.Describe(argv),
 		Reproduce: func(name string) string {
 			for _, s := range scs {
 				if s.Name == name {
-					return runner.Describe(append([]string{"wirecheck", "replay", s.File, "--"}, argv...))
+					parts := append(append([]string{"wirecheck", "replay", s.File}, flags...), "--")
+					return runner.Describe(append(parts, argv...))
 				}
 			}
 			return ""

@@ -34,7 +34,7 @@ its default otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			proto, err := validateVersion(b.Protocol, params, mcpVer)
+			proto, err := versionFor("validate", b.Protocol, params, mcpVer)
 			if err != nil {
 				return err
 			}
@@ -95,9 +95,11 @@ its default otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 	return cmd
 }
 
-// validateVersion resolves the protocol for the revision --param (its
-// versions key) or --mcp-version names; the default revision otherwise.
-func validateVersion(p *spec.Protocol, kvs []string, mcpVer string) (*spec.Protocol, error) {
+// versionFor resolves the protocol for the revision --param (its versions
+// key) or --mcp-version names; the default revision otherwise. Commands
+// that take no other --param (validate, fuzz, replay) name themselves in
+// the message refusing one.
+func versionFor(command string, p *spec.Protocol, kvs []string, mcpVer string) (*spec.Protocol, error) {
 	params, err := parseParams(kvs, "param")
 	if err != nil {
 		return nil, err
@@ -114,7 +116,7 @@ func validateVersion(p *spec.Protocol, kvs []string, mcpVer string) (*spec.Proto
 			if key == "" {
 				return nil, usageErr("--param %s (or --mcp-version): protocol %s has no revisions to choose from", k, p.ID)
 			}
-			return nil, usageErr("--param %s: validate takes only --param %s=V (the revision to judge by)", k, key)
+			return nil, usageErr("--param %s: %s takes only --param %s=V (the revision to judge by)", k, command, key)
 		}
 	}
 	if key == "" {

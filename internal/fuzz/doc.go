@@ -23,6 +23,11 @@
 // known-good probe and expects an answer, so a crash, a hang or a silent
 // drop is a finding rather than a pass.
 //
+// A protocol with revisions is fuzzed in the one Config.Protocol was
+// resolved for (spec.Protocol.ForVersion): its request schema, its setup
+// and the params its requests carry (spec.Fuzz); the saved reproducer
+// records the revision, so replay judges by it.
+//
 // Defaults (Config): 100 sequences, up to 12 actions each, seed 1, response
 // timeout 2 s, 30 s of shrinking per failure. The same seed gives the same
 // sequences.

@@ -46,8 +46,12 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 		}
 	}
 	st := c.Stats()
-	rep.Notes = append(rep.Notes, fmt.Sprintf("%d sequences, %d messages in %s (%.0f messages/s), seed %d",
-		st.Sequences, st.Messages, st.Elapsed.Round(time.Millisecond), float64(st.Messages)/st.Elapsed.Seconds(), c.cfg.Seed))
+	revision := ""
+	if p.Versions != nil {
+		revision = ", revision " + p.Version
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%d sequences, %d messages in %s (%.0f messages/s), seed %d%s",
+		st.Sequences, st.Messages, st.Elapsed.Round(time.Millisecond), float64(st.Messages)/st.Elapsed.Seconds(), c.cfg.Seed, revision))
 	rep.Tally()
 	return rep
 }

@@ -32,6 +32,12 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 		Failing:  b.First.Message,
 		Command:  c.cfg.Target,
 	}
+	p := c.cfg.Protocol
+	if p.Versions != nil {
+		// The revision the sequence was generated and judged in: replay
+		// judges by it without being told.
+		sc.Params = map[string]string{p.Versions.Param: p.Version}
+	}
 	body, err := yaml.Marshal(&sc)
 	if err != nil {
 		return "", fmt.Errorf("encoding the reproducer: %w", err)
@@ -44,6 +50,10 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Saved by wirecheck fuzz: %s broke after %s (%d hits).\n", b.Rule, b.Shape, b.Hits)
+	if p.Versions != nil {
+		fmt.Fprintf(&out, "# Revision %s (params: %s): replay judges by it; --param %s=V (or its flag) overrides.\n",
+			p.Version, p.Versions.Param, p.Versions.Param)
+	}
 	fmt.Fprintf(&out, "# Replay: wirecheck replay %s -- %s\n", filepath.Join(dir, name+".yaml"), c.cfg.Target)
 	out.Write(body)
 	writeTranscript(&out, b.Transcript)

@@ -155,13 +155,59 @@ func (s *sequence) start() error {
 	}
 	if f.Tools != nil {
 		s.setShape("discover tools")
-		in, err := s.call(fill(f.Tools.List, "", nil, s.last))
-		if err != nil {
-			return err
+		var cursor any
+		for page := 0; page < maxPages; page++ {
+			req := fill(f.Tools.List, "", nil, s.last)
+			if page > 0 {
+				setPointer(req, f.Tools.Next.To, cursor)
+			}
+			in, err := s.call(req)
+			if err != nil {
+				return err
+			}
+			if in == nil {
+				break
+			}
+			s.tools = append(s.tools, s.c.toolsFrom(in)...)
+			if f.Tools.Next == nil {
+				break
+			}
+			if cursor, _ = in.Field(f.Tools.Next.From); cursor == nil {
+				break
+			}
 		}
-		s.tools = s.c.toolsFrom(in)
 	}
 	return nil
+}
+
+// maxPages bounds the pages of a tool list read at the start of a
+// sequence (a server whose cursor never ends costs that many requests).
+const maxPages = 10
+
+// setPointer sets the value at a JSON pointer in a request, making the
+// objects on the way; a pointer through something else sets nothing.
+func setPointer(v any, ptr string, val any) {
+	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	m, ok := v.(map[string]any)
+	for i, tok := range toks {
+		if !ok {
+			return
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if i == len(toks)-1 {
+			m[tok] = val
+			return
+		}
+		next, has := m[tok].(map[string]any)
+		if !has {
+			if _, taken := m[tok]; taken {
+				return
+			}
+			next = map[string]any{}
+			m[tok] = next
+		}
+		m, ok = next, true
+	}
 }
 
 // act draws one action and performs it.
@@ -218,6 +264,7 @@ func (s *sequence) act() error {
 		v := s.c.validRequest.Draw(s.t, "request")
 		s.setShape("request split over two writes")
 		s.setID(v)
+		s.c.withParams(v)
 		b, _ := json.Marshal(v)
 		at := rapid.IntRange(1, max(1, len(b))).Draw(s.t, "split at")
 		c, err := s.p.RequestSplit(b, at, 5*time.Millisecond)
@@ -279,6 +326,7 @@ func (s *sequence) setID(v any) {
 
 func (s *sequence) send(v any) (*peer.Call, string, error) {
 	s.setID(v)
+	s.c.withParams(v)
 	name := s.name()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -355,6 +403,7 @@ func (s *sequence) sendInvalid(v any) error {
 			return err
 		}
 	}
+	s.c.withParams(v)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -455,6 +504,30 @@ func firstWords(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// withParams sets the fuzz model's params (what the revision asks of every
+// request, e.g. MCP 2026-07-28's _meta) in a request's params object, added
+// when absent. A request whose params is not an object is left as it is:
+// that is the invalid input it was drawn to be.
+func (c *Campaign) withParams(v any) {
+	f := c.cfg.Protocol.Fuzz
+	m, ok := v.(map[string]any)
+	if f == nil || len(f.Params) == 0 || !ok {
+		return
+	}
+	raw, has := m["params"]
+	params, isObj := raw.(map[string]any)
+	if has && !isObj {
+		return
+	}
+	if params == nil {
+		params = map[string]any{}
+		m["params"] = params
+	}
+	for k, x := range f.Params {
+		params[k] = clone(x)
+	}
 }
 
 func idField(c *Campaign) string {

@@ -77,6 +77,27 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 		Expect(old.RulesForCheck("ndjson.json")).To(HaveLen(1))
 	})
 
+	It("resolves the fuzz model per revision: initialize asks for it, 2026-07-28 starts with server/discover and puts _meta in every request", func() {
+		for _, v := range []string{"2024-11-05", "2025-11-25"} {
+			p, err := b.Protocol.ForVersion(v)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.Fuzz.Request).To(Equal(p.Kind("request").Schema), "the revision's JSONRPCRequest")
+			Expect(p.Fuzz.Setup[0]).To(HaveKeyWithValue("method", "initialize"))
+			Expect(p.Fuzz.Setup[0]["params"]).To(HaveKeyWithValue("protocolVersion", v))
+			Expect(p.Fuzz.Params).To(BeEmpty())
+		}
+		Expect(b.Protocol.Fuzz.Setup[0]["params"]).To(HaveKeyWithValue("protocolVersion", "2025-06-18"), "the default, as loaded")
+		modern, _ := b.Protocol.ForVersion("2026-07-28")
+		Expect(modern.Fuzz.Request).To(Equal("2026-07-28/schema.json#/$defs/JSONRPCRequest"))
+		Expect(modern.Fuzz.Setup).To(HaveLen(1))
+		Expect(modern.Fuzz.Setup[0]).To(HaveKeyWithValue("method", "server/discover"))
+		Expect(modern.Fuzz.Params["_meta"]).To(HaveKeyWithValue("io.modelcontextprotocol/protocolVersion", "2026-07-28"))
+		Expect(modern.Fuzz.Tools.Next.From).To(Equal("/result/nextCursor"))
+		// Resolving one revision leaves the others' templates alone.
+		again, _ := b.Protocol.ForVersion("2024-11-05")
+		Expect(again.Fuzz.Setup[0]["params"]).To(HaveKeyWithValue("protocolVersion", "2024-11-05"))
+	})
+
 	It("refuses an unknown revision, naming the known ones", func() {
 		_, err := b.Protocol.ForVersion("2099-01-01")
 		Expect(err).To(MatchError(ContainSubstring(`no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)`)))
@@ -111,6 +132,19 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 		Entry("a template expanding to a missing file", func(s string) string {
 			return strings.Replace(s, `"2024-11-05/schema.json#/definitions"`, `"2024-11-06/schema.json#/definitions"`, 1)
 		}, `version 2024-11-05: schema "2024-11-06/schema.json" not found in schemas/mcp/`),
+		Entry("a fuzz override of an unknown revision", func(s string) string {
+			return strings.Replace(s, `per_version:
+    "2026-07-28":`, `per_version:
+    "2026-07-29":`, 1)
+		}, `fuzz per_version "2026-07-29": not in the spec's versions list`),
+		Entry("a fuzz override's notify step that does not stand alone", func(s string) string {
+			return strings.Replace(s, `        - {jsonrpc: "2.0", method: server/discover}`,
+				`        - {jsonrpc: "2.0", method: server/discover}
+        - {notify: {jsonrpc: "2.0", method: x}, also: 1}`, 1)
+		}, `fuzz per_version 2026-07-28 setup step 2: notify takes a message`),
+		Entry("a fuzz cursor that is no pointer", func(s string) string {
+			return strings.Replace(s, `next: {from: /result/nextCursor`, `next: {from: result/nextCursor`, 1)
+		}, `fuzz tools next: from and to are JSON pointers`),
 		Entry("a definition no revision has", func(s string) string {
 			return strings.Replace(s, `"{defs}/InitializeResult"`, `"{defs}/InitialiseResult"`, 1)
 		}, `InitialiseResult`),

@@ -32,12 +32,16 @@ type Scenario struct {
 	// File and Line locate the scenario's definition, for messages.
 	File string `yaml:"-"`
 	Line int    `yaml:"-"`
-	// Protocol, Seed, Failing and Command are kept by regressions the
-	// fuzzer saved, so `wirecheck replay FILE` needs nothing else.
-	Protocol string `yaml:"protocol,omitempty"`
-	Seed     uint64 `yaml:"seed,omitempty"`
-	Failing  string `yaml:"failing,omitempty"`
-	Command  string `yaml:"command,omitempty"`
+	// Protocol, Params, Seed, Failing and Command are kept by regressions
+	// the fuzzer saved, so `wirecheck replay FILE` needs nothing else.
+	// Params are the --param settings the scenario runs under; for a
+	// versioned protocol, the revision it was found in (mcp-version), by
+	// which replay judges it.
+	Protocol string            `yaml:"protocol,omitempty"`
+	Params   map[string]string `yaml:"params,omitempty"`
+	Seed     uint64            `yaml:"seed,omitempty"`
+	Failing  string            `yaml:"failing,omitempty"`
+	Command  string            `yaml:"command,omitempty"`
 }
 
 // Step is one action or expectation. Exactly one action field is set.

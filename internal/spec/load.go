@@ -281,15 +281,33 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		if f.Request != "" {
 			checkSchema(schemaFS, p.ID, f.Request, func(m string) { bad(1, "fuzz request: %s", m) })
 		}
-		for i, st := range f.Setup {
-			if _, has := st["notify"]; has {
-				if _, ok := SetupNotification(st); !ok {
-					bad(1, "fuzz setup step %d: notify takes a message (an object) and stands alone", i+1)
+		checkSetup := func(where string, setup []map[string]any) {
+			for i, st := range setup {
+				if _, has := st["notify"]; has {
+					if _, ok := SetupNotification(st); !ok {
+						bad(1, "fuzz %ssetup step %d: notify takes a message (an object) and stands alone", where, i+1)
+					}
 				}
+			}
+		}
+		checkSetup("", f.Setup)
+		for id, o := range f.PerVersion {
+			switch {
+			case p.Versions == nil:
+				bad(1, "fuzz per_version %q: the spec declares no versions", id)
+			case p.Versions.find(id) == nil:
+				bad(1, "fuzz per_version %q: not in the spec's versions list (%s)", id, strings.Join(p.Versions.IDs(), ", "))
+			case o == nil:
+				bad(1, "fuzz per_version %q: give setup, params or both", id)
+			default:
+				checkSetup("per_version "+id+" ", o.Setup)
 			}
 		}
 		if t := f.Tools; t != nil && (t.List == nil || t.Call == nil || t.Items == "" || t.Name == "" || t.Schema == "") {
 			bad(1, "fuzz tools: list, items, name, schema and call are all required")
+		}
+		if t := f.Tools; t != nil && t.Next != nil && (!strings.HasPrefix(t.Next.From, "/") || !strings.HasPrefix(t.Next.To, "/")) {
+			bad(1, "fuzz tools next: from and to are JSON pointers (the cursor in a response, its place in the next request)")
 		}
 	}
 	if p.Correlation.ID != "" && !strings.HasPrefix(p.Correlation.ID, "/") {

@@ -236,6 +236,24 @@ type Fuzz struct {
 	// SetupNotification).
 	Setup []map[string]any `yaml:"setup"`
 	Tools *FuzzTools       `yaml:"tools"`
+	// Params are set in the params object of every request the fuzzer
+	// sends (setup and tool requests, generated valid and invalid ones
+	// whose params is an object or absent), replacing a generated value
+	// of the same name: what a revision asks of every request, such as
+	// MCP 2026-07-28's _meta. Notifications are left as they are.
+	Params map[string]any `yaml:"params"`
+	// PerVersion replaces, in one revision of a versioned protocol, the
+	// setup and the params (each when given): a revision whose session
+	// starts another way. In a versioned protocol every string in setup,
+	// tools and params is a template, "{version}" and the revision's vars
+	// expanded (see ForVersion).
+	PerVersion map[string]*FuzzVersion `yaml:"per_version"`
+}
+
+// FuzzVersion is what one revision changes in the fuzz model.
+type FuzzVersion struct {
+	Setup  []map[string]any `yaml:"setup"`
+	Params map[string]any   `yaml:"params"`
 }
 
 // SetupNotification returns the notification a setup step {notify:
@@ -250,13 +268,23 @@ func SetupNotification(step map[string]any) (map[string]any, bool) {
 
 // FuzzTools discovers tools with List and calls one with Call, a request
 // template in which the strings "$name" and "$args" are replaced by the
-// tool's name and the generated arguments.
+// tool's name and the generated arguments. Next, when set, pages through
+// a list the server splits.
 type FuzzTools struct {
 	List   map[string]any `yaml:"list"`
 	Items  string         `yaml:"items"`
 	Name   string         `yaml:"name"`
 	Schema string         `yaml:"schema"`
 	Call   map[string]any `yaml:"call"`
+	Next   *FuzzNext      `yaml:"next"`
+}
+
+// FuzzNext says how a list goes on: From is the JSON pointer of the next
+// page's cursor in a list response (absent or null on the last page), To
+// the pointer where the next list request carries it.
+type FuzzNext struct {
+	From string `yaml:"from"`
+	To   string `yaml:"to"`
 }
 
 // Citation is how reports show where a rule comes from.

@@ -65,8 +65,9 @@ func (v *Version) Expand(ref string) string {
 }
 
 // ForVersion returns the protocol resolved for one revision: kinds
-// restricted to other revisions dropped, and every schema reference
-// expanded. A protocol without Versions is returned as it is (any id
+// restricted to other revisions dropped, every schema reference expanded,
+// and the fuzz model that of the revision (its per_version setup and
+// params, templates expanded in their strings and in the tool requests'). A protocol without Versions is returned as it is (any id
 // accepted). The empty id means the default revision.
 func (p *Protocol) ForVersion(id string) (*Protocol, error) {
 	if p.Versions == nil {
@@ -102,10 +103,8 @@ func (p *Protocol) ForVersion(id string) (*Protocol, error) {
 			q.kinds[kk.Name] = &kk
 		}
 	}
-	if tmpl.Fuzz != nil && tmpl.Fuzz.Request != "" {
-		f := *tmpl.Fuzz
-		f.Request = v.Expand(f.Request)
-		q.Fuzz = &f
+	if tmpl.Fuzz != nil {
+		q.Fuzz = tmpl.Fuzz.forVersion(v)
 	}
 	q.Rules = make([]*Rule, 0, len(tmpl.Rules))
 	q.rules = map[string]*Rule{}
@@ -144,4 +143,57 @@ func (p *Protocol) SchemaRefs() []string {
 		out = append(out, p.Fuzz.Request)
 	}
 	return out
+}
+
+// forVersion is the fuzz model of one revision: its per_version setup and
+// params in place of the common ones, and every template expanded.
+func (f *Fuzz) forVersion(v *Version) *Fuzz {
+	out := *f
+	out.Request = v.Expand(f.Request)
+	setup, params := f.Setup, f.Params
+	if o := f.PerVersion[v.ID]; o != nil {
+		if o.Setup != nil {
+			setup = o.Setup
+		}
+		if o.Params != nil {
+			params = o.Params
+		}
+	}
+	out.Setup = nil
+	for _, st := range setup {
+		out.Setup = append(out.Setup, expandValue(st, v).(map[string]any))
+	}
+	out.Params, _ = expandValue(params, v).(map[string]any)
+	if f.Tools != nil {
+		t := *f.Tools
+		t.List, _ = expandValue(f.Tools.List, v).(map[string]any)
+		t.Call, _ = expandValue(f.Tools.Call, v).(map[string]any)
+		out.Tools = &t
+	}
+	return &out
+}
+
+// expandValue deep-copies a value of the spec, expanding the revision's
+// templates in every string.
+func expandValue(x any, v *Version) any {
+	switch t := x.(type) {
+	case string:
+		return v.Expand(t)
+	case map[string]any:
+		if t == nil {
+			return t
+		}
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = expandValue(e, v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = expandValue(e, v)
+		}
+		return out
+	}
+	return x
 }
