@@ -340,6 +340,7 @@ func (l *lane) stop() {
 // and at every scenario that wants a fresh process.
 func (r *run) plan() []*lane {
 	var out []*lane
+	budget := transcript.NewBudget(transcript.MaxEntries, transcript.MaxBytes)
 	i := 0
 	for _, s := range r.cfg.Scenarios {
 		picked := false
@@ -355,7 +356,7 @@ func (r *run) plan() []*lane {
 		r.order[s.Name] = i
 		i++
 		if len(out) == 0 || s.Fresh {
-			rec := transcript.NewRecorderAt(r.started)
+			rec := transcript.NewRecorderAt(r.started, budget)
 			rec.SetRedactor(redact.Text)
 			out = append(out, &lane{r: r, rec: rec, spans: map[string]span{}, begun: make(chan struct{})})
 		}
@@ -611,7 +612,7 @@ func (r *run) report() *report.Report {
 		d += l.rec.Dropped()
 	}
 	if d > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the transcript was full (%d lines); %d later lines were not recorded", transcript.MaxEntries, d))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the transcript was full (%d lines or %d MiB); %d later lines were not recorded", transcript.MaxEntries, transcript.MaxBytes>>20, d))
 	}
 	kept := rep.Rules[:0]
 	for _, ru := range rep.Rules {

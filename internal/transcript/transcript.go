@@ -32,10 +32,37 @@ type Entry struct {
 	Truncated int `json:"truncated,omitempty"`
 }
 
-// MaxEntries caps the lines one recorder keeps; past it, lines are counted
-// but dropped, so a server flooding stdout cannot exhaust memory through
-// the transcript.
+// MaxEntries caps the lines the recorders of one run keep together; past
+// it, lines are counted but dropped, so a server flooding stdout cannot
+// exhaust memory through the transcript.
 const MaxEntries = 200_000
+
+// MaxBytes caps the text the recorders of one run keep together, for the
+// same reason: 200,000 lines of MaxEntryBytes would be 3 GiB.
+const MaxBytes = 64 << 20
+
+// Budget is what the recorders of one run may keep together (the lanes of
+// a run each have a recorder). It is safe for concurrent use.
+type Budget struct {
+	mu              sync.Mutex
+	lines, bytes    int
+	maxLines, maxBy int
+}
+
+// NewBudget allows lines lines and bytes bytes of text in all.
+func NewBudget(lines, bytes int) *Budget { return &Budget{maxLines: lines, maxBy: bytes} }
+
+// take reserves room for one line of n bytes.
+func (b *Budget) take(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.lines >= b.maxLines || b.bytes+n > b.maxBy {
+		return false
+	}
+	b.lines++
+	b.bytes += n
+	return true
+}
 
 // MaxEntryBytes caps what one transcript line keeps of a frame, so a server
 // that writes a gigabyte line cannot make the report a gigabyte.
@@ -50,14 +77,21 @@ type Recorder struct {
 	scenario string
 	redact   func(string) string
 	dropped  int
+	budget   *Budget
 }
 
 // NewRecorder starts the clock at the moment of the call.
-func NewRecorder() *Recorder { return NewRecorderAt(time.Now()) }
+func NewRecorder() *Recorder { return NewRecorderAt(time.Now(), nil) }
 
-// NewRecorderAt starts the clock at start, so the transcripts of processes
-// that run side by side share one time line.
-func NewRecorderAt(start time.Time) *Recorder { return &Recorder{start: start} }
+// NewRecorderAt starts the clock at start and keeps what budget allows
+// (nil: a budget of its own, MaxEntries and MaxBytes), so the transcripts
+// of processes that run side by side share one time line and one cap.
+func NewRecorderAt(start time.Time, budget *Budget) *Recorder {
+	if budget == nil {
+		budget = NewBudget(MaxEntries, MaxBytes)
+	}
+	return &Recorder{start: start, budget: budget}
+}
 
 // SetRedactor installs a function applied to every text before it is stored
 // (used to strip credentials such as Authorization headers).
@@ -79,11 +113,11 @@ func (r *Recorder) SetScenario(name string) {
 func (r *Recorder) Add(dir Direction, b []byte) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.entries) >= MaxEntries {
+	text, cut := Text(b)
+	if !r.budget.take(len(text)) {
 		r.dropped++
 		return -1
 	}
-	text, cut := Text(b)
 	if r.redact != nil {
 		text = r.redact(text)
 	}
