@@ -15,7 +15,14 @@
 // output after an allow (run with updated_input when given), an error
 // carrying the denial message after a deny. Every turn ends with a result.
 // Hooks configured in session.create are asked through hook callbacks at
-// UserPromptSubmit, PreToolUse, PostToolUse and Stop.
+// UserPromptSubmit, PreToolUse, PostToolUse and Stop; a PreToolUse hook
+// answered with decision "block" refuses the tool (no permission is asked,
+// the tool_result is an error carrying the hook's reason).
+//
+// session.interrupt during a turn resolves the callback the turn waits for
+// before it answers session.interrupted (a later callback.response for it
+// gets CALLBACK_NOT_FOUND); the turn runs no tool and ends with an
+// error_during_execution result, and the session takes session.send again.
 //
 // A callback not answered within the callback timeout (500ms, or the
 // duration in $WIRECHECK_AGENT_BRIDGE_CALLBACK_TIMEOUT) is reported as
@@ -392,12 +399,24 @@ func (s *Server) end(ss *session) {
 	}
 }
 
+// interrupt stops the session's turn. A callback the turn waits for is
+// resolved here, before session.interrupted is written: an answer the
+// client sends for it afterwards finds no pending callback
+// (CALLBACK_NOT_FOUND), and the turn, woken by the interrupt signal, ends
+// with an error_during_execution result without running the tool.
 func (s *Server) interrupt(id string, ss *session) {
 	s.mu.Lock()
 	if ss.busy {
 		select {
 		case ss.interrupt <- struct{}{}:
 		default:
+		}
+		if !s.Faults["interrupt-keeps-callback"] {
+			for cid, cb := range s.callbacks {
+				if cb.s == ss {
+					delete(s.callbacks, cid)
+				}
+			}
 		}
 	}
 	s.mu.Unlock()
@@ -524,7 +543,9 @@ func (s *Server) ask(ss *session, payload map[string]any) (map[string]any, *stop
 		s.fail(cb.id, ss.id, CallbackTimeout, fmt.Sprintf("no callback.response within %s", s.CallbackTimeout))
 		return nil, nil
 	case <-ss.interrupt:
-		forget()
+		if !s.Faults["interrupt-keeps-callback"] {
+			forget()
+		}
 		return nil, &stop{interrupted: true}
 	case <-ss.done:
 		forget()
@@ -532,10 +553,11 @@ func (s *Server) ask(ss *session, payload map[string]any) (map[string]any, *stop
 	}
 }
 
-// hook asks the hook callback of an event, when one is configured.
-func (s *Server) hook(ss *session, event string, input map[string]any, toolUseID string) *stop {
+// hook asks the hook callback of an event, when one is configured, and
+// returns the answer (nil when none was asked or none came in time).
+func (s *Server) hook(ss *session, event string, input map[string]any, toolUseID string) (map[string]any, *stop) {
 	if !ss.hooks[event] || s.Faults["no-hooks"] {
-		return nil
+		return nil, nil
 	}
 	input["hook_event_name"] = event
 	input["session_id"] = ss.sdkID
@@ -544,9 +566,11 @@ func (s *Server) hook(ss *session, event string, input map[string]any, toolUseID
 	if toolUseID != "" {
 		p["tool_use_id"] = toolUseID
 	}
-	_, st := s.ask(ss, p)
-	return st
+	return s.ask(ss, p)
 }
+
+// blocked says whether a hook answer is a block decision.
+func blocked(a map[string]any) bool { return a != nil && a["decision"] == "block" }
 
 func (s *Server) run(ss *session) {
 	defer s.wg.Done()
@@ -637,10 +661,16 @@ func (s *Server) turn(ss *session, prompt string) {
 		}
 		if st.interrupted {
 			end("error_during_execution", "")
+			if s.Faults["interrupt-drops-session"] {
+				s.mu.Lock()
+				delete(s.sessions, ss.id)
+				s.end(ss)
+				s.mu.Unlock()
+			}
 		}
 		return true
 	}
-	if stopped(s.hook(ss, "UserPromptSubmit", map[string]any{"prompt": prompt}, "")) {
+	if _, st := s.hook(ss, "UserPromptSubmit", map[string]any{"prompt": prompt}, ""); stopped(st) {
 		return
 	}
 	if ss.partial {
@@ -658,7 +688,7 @@ func (s *Server) turn(ss *session, prompt string) {
 	} else {
 		s.assistant(ss, text(answer))
 	}
-	if stopped(s.hook(ss, "Stop", map[string]any{"stop_hook_active": false}, "")) {
+	if _, st := s.hook(ss, "Stop", map[string]any{"stop_hook_active": false}, ""); stopped(st) {
 		return
 	}
 	end("success", answer)
@@ -673,12 +703,21 @@ func (s *Server) toolUse(ss *session, prompt string) (string, *stop) {
 	input := map[string]any{"command": command}
 	toolUseID := "toolu_" + s.uuid()[24:]
 	s.assistant(ss, text("I will run a command."), map[string]any{"type": "tool_use", "id": toolUseID, "name": "Bash", "input": input})
-	if st := s.hook(ss, "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input}, toolUseID); st != nil {
+	pre, st := s.hook(ss, "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input}, toolUseID)
+	if st != nil {
 		return "", st
 	}
-	allow, reason := true, ""
+	allow, reason, refusal := true, "", "Permission denied: "
 	used := input
-	if s.modeOf(ss) != "bypassPermissions" && !ss.allowed["Bash"] {
+	// A PreToolUse hook that blocks refuses the tool outright: no permission
+	// is asked and nothing runs.
+	if blocked(pre) && !s.Faults["ignore-hook-block"] {
+		allow, refusal = false, "Blocked by a PreToolUse hook: "
+		reason, _ = pre["reason"].(string)
+		if reason == "" {
+			reason = "a PreToolUse hook blocked this tool use"
+		}
+	} else if s.modeOf(ss) != "bypassPermissions" && !ss.allowed["Bash"] {
 		kind := "can_use_tool"
 		if s.Faults["callback-bad-type"] {
 			kind = "permission"
@@ -686,6 +725,10 @@ func (s *Server) toolUse(ss *session, prompt string) (string, *stop) {
 		a, st := s.ask(ss, map[string]any{"callback_type": kind, "tool_name": "Bash", "tool_input": input,
 			"suggestions": []any{map[string]any{"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash"}}, "behavior": "allow", "destination": "session"}},
 			"tool_use_id": toolUseID})
+		if st != nil && st.interrupted && s.Faults["interrupt-runs-tool"] {
+			// The fault reads the interrupt as an allow: the turn goes on.
+			st, a = nil, map[string]any{"behavior": "allow"}
+		}
 		if st != nil {
 			return "", st
 		}
@@ -717,7 +760,7 @@ func (s *Server) toolUse(ss *session, prompt string) (string, *stop) {
 		result = map[string]any{"type": "tool_result", "tool_use_id": toolUseID, "content": output, "is_error": false}
 		summary = "The command printed: " + output
 	} else {
-		result = map[string]any{"type": "tool_result", "tool_use_id": toolUseID, "content": "Permission denied: " + reason, "is_error": true}
+		result = map[string]any{"type": "tool_result", "tool_use_id": toolUseID, "content": refusal + reason, "is_error": true}
 		summary = "I was not allowed to run the command."
 	}
 	uid := s.uuid()
@@ -727,7 +770,7 @@ func (s *Server) toolUse(ss *session, prompt string) (string, *stop) {
 	s.emit(ss, map[string]any{"type": "user", "uuid": uid, "parent_tool_use_id": nil,
 		"message": map[string]any{"role": "user", "content": []any{result}}})
 	if allow {
-		if st := s.hook(ss, "PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": used, "tool_response": result["content"]}, toolUseID); st != nil {
+		if _, st := s.hook(ss, "PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": used, "tool_response": result["content"]}, toolUseID); st != nil {
 			return "", st
 		}
 	}

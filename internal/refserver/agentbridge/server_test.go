@@ -2,6 +2,7 @@ package agentbridge_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -162,6 +163,67 @@ var _ = Describe("the reference agent-bridge backend", func() {
 			}
 		}
 		Expect(events).To(Equal([]any{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}))
+	})
+
+	It("refuses a tool whose PreToolUse hook answers block, without asking permission", func() {
+		b := start(time.Second)
+		b.send(create("c1", toolPrompt, map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash"}}}}))
+		sid := b.recv()["session_id"]
+		ms := b.until("callback.request", "")
+		hook := ms[len(ms)-1]
+		Expect(payload(hook)).To(HaveKeyWithValue("hook_event", "PreToolUse"))
+		b.send(map[string]any{"type": "callback.response", "id": hook["id"], "session_id": sid, "payload": map[string]any{"decision": "block", "reason": "not here"}})
+		ms = b.until("sdk.message", "result")
+		for _, m := range ms {
+			Expect(m["type"]).NotTo(Equal("callback.request"), "no permission is asked for a blocked tool")
+		}
+		res := toolResult(ms)
+		Expect(res).To(HaveKeyWithValue("is_error", true))
+		Expect(res["content"]).To(ContainSubstring("not here"))
+	})
+
+	It("resolves a pending callback at session.interrupt: no tool runs, a late answer is CALLBACK_NOT_FOUND, the session goes on", func() {
+		b := start(time.Second)
+		b.send(create("c1", toolPrompt, nil))
+		sid := b.recv()["session_id"]
+		ms := b.until("callback.request", "")
+		cb := ms[len(ms)-1]
+		b.send(map[string]any{"type": "session.interrupt", "id": "i1", "session_id": sid, "payload": map[string]any{}})
+		// session.interrupted may come before or after the turn's result; the
+		// late answer is sent only once session.interrupted was read.
+		var got []map[string]any
+		for {
+			m := b.recv()
+			got = append(got, m)
+			if m["type"] == "session.interrupted" {
+				break
+			}
+		}
+		Expect(got[len(got)-1]).To(HaveKeyWithValue("id", "i1"))
+		b.send(map[string]any{"type": "callback.response", "id": cb["id"], "session_id": sid, "payload": map[string]any{"behavior": "allow"}})
+		for {
+			m := b.recv()
+			got = append(got, m)
+			if m["type"] == "error" {
+				Expect(m).To(HaveKeyWithValue("id", cb["id"]))
+				Expect(payload(m)).To(HaveKeyWithValue("code", agentbridge.CallbackNotFound))
+				break
+			}
+		}
+		if !strings.Contains(fmt.Sprint(got), "error_during_execution") {
+			got = append(got, b.until("sdk.message", "result")...)
+		}
+		Expect(toolResult(got)).To(BeNil(), "the interrupted tool does not run")
+		var subtypes []any
+		for _, m := range got {
+			if m["type"] == "sdk.message" && payload(m)["type"] == "result" {
+				subtypes = append(subtypes, payload(m)["subtype"])
+			}
+		}
+		Expect(subtypes).To(Equal([]any{"error_during_execution"}))
+		b.send(map[string]any{"type": "session.send", "id": "s1", "session_id": sid, "payload": map[string]any{"message": "Say hi."}})
+		ms = b.until("sdk.message", "result")
+		Expect(payload(ms[len(ms)-1])).To(HaveKeyWithValue("subtype", "success"))
 	})
 
 	It("answers every query method, and a failing one with success false", func() {

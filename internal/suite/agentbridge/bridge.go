@@ -167,8 +167,37 @@ func (s *session) mine(in *peer.Inbound) bool {
 
 // collect follows the session's frames until a result sdk.message or the
 // bound, judging BRIDGE-SESSIONS-1 on each SDK message.
-func (b *bridge) collect(s *session, bound time.Duration) *turn {
+func (b *bridge) collect(s *session, bound time.Duration) *turn { return b.collectUntil(s, bound, nil) }
+
+// collectUntil is collect that also stops after the first frame for which
+// until (when set) holds.
+func (b *bridge) collectUntil(s *session, bound time.Duration, until func(*peer.Inbound) bool) *turn {
 	t := &turn{}
+	b.collectInto(t, s, bound, until)
+	return t
+}
+
+// collectAnswered is collect after a session.send, which a live session
+// does not answer: it also stops when the send is answered (an error), and
+// returns that answer.
+func (b *bridge) collectAnswered(s *session, bound time.Duration, c *peer.Call) (*turn, *peer.Inbound) {
+	t := &turn{}
+	deadline := time.Now().Add(bound)
+	for {
+		t.err = nil
+		b.collectInto(t, s, min(100*time.Millisecond, time.Until(deadline)), nil)
+		if ans, err := b.e.Peer.Wait(c, time.Millisecond); err == nil {
+			return t, ans
+		}
+		if t.result != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) || !time.Now().Before(deadline) {
+			return t, nil
+		}
+	}
+}
+
+// collectInto adds the session's frames to t, up to a result sdk.message,
+// the first frame for which until holds, or the bound.
+func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until func(*peer.Inbound) bool) {
 	deadline := time.Now().Add(bound)
 	for {
 		in, err := b.e.Peer.NextWhere(time.Until(deadline), s.mine)
@@ -177,7 +206,7 @@ func (b *bridge) collect(s *session, bound time.Duration) *turn {
 			if errors.Is(err, peer.ErrExited) {
 				t.err = fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
 			}
-			return t
+			return
 		}
 		switch str(in, "/type") {
 		case "sdk.message":
@@ -186,7 +215,7 @@ func (b *bridge) collect(s *session, bound time.Duration) *turn {
 			if str(in, "/payload/type") == "result" {
 				t.result = in
 				s.turns++
-				return t
+				return
 			}
 		case "callback.request":
 			if id := str(in, "/id"); id != "" {
@@ -195,6 +224,9 @@ func (b *bridge) collect(s *session, bound time.Duration) *turn {
 			t.callbacks = append(t.callbacks, in)
 		case "error":
 			t.errors = append(t.errors, in)
+		}
+		if until != nil && until(in) {
+			return
 		}
 	}
 }

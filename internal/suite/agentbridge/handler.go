@@ -37,6 +37,8 @@ const (
 	UpdatedMarker  = "wirecheck-updated"
 	// DenyMessage is the reason a deny answer gives.
 	DenyMessage = "wirecheck denied this tool use (callback policy deny)"
+	// BlockReason is the reason a hook answered with decision block gives.
+	BlockReason = "wirecheck blocked this tool use (hook decision block)"
 )
 
 // ParsePolicy reads a --param callback value ("" is Allow).
@@ -57,6 +59,9 @@ func ParsePolicy(s string) (Policy, error) {
 // peer.Handler: the peer calls it from its reader goroutine.
 type Answerer struct {
 	Policy Policy
+	// Block lists the hook events answered with decision block (and
+	// BlockReason) instead of continue.
+	Block map[string]bool
 
 	mu   sync.Mutex
 	seen []Callback
@@ -103,6 +108,9 @@ func (a *Answerer) answer(in *peer.Inbound) map[string]any {
 	}
 	kind, _ := in.Field("/payload/callback_type")
 	if kind == "hook" {
+		if ev, _ := in.Field("/payload/hook_event"); a.Block[fmt.Sprint(ev)] {
+			return map[string]any{"decision": "block", "reason": BlockReason}
+		}
 		return map[string]any{"continue": true}
 	}
 	input, _ := in.Field("/payload/tool_input")

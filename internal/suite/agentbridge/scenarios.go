@@ -1,6 +1,7 @@
 package agentbridge
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,6 +40,10 @@ func Scenarios() []*scenario.Scenario {
 			"BRIDGE-QUERY-1", "BRIDGE-QUERY-2"),
 		s("interrupt-kill", "session.interrupt and session.kill, then every message for the killed session", interruptKill,
 			"BRIDGE-INTERRUPT-1", "BRIDGE-KILL-1", "BRIDGE-KILL-2"),
+		s("interrupt-callback", "session.interrupt while a can_use_tool callback is pending, then the late answer: "+
+			"session.interrupted, the callback gone, no tool run, the turn ended and the session usable", interruptCallback,
+			"BRIDGE-INTERRUPT-1", "BRIDGE-INTERRUPT-2", "BRIDGE-INTERRUPT-3", "BRIDGE-INTERRUPT-4"),
+		s("hook-block", "a PreToolUse hook answered with decision block: the tool does not run", hookBlock, "BRIDGE-HOOK-BLOCK-1"),
 		s("sessions", "two sessions at once stay separate, and killing one leaves the other working", sessions,
 			"BRIDGE-SESSIONS-1", "BRIDGE-SESSIONS-2"),
 		s("create-fail", "session.create in a directory that does not exist", createFail, "BRIDGE-CREATE-2"),
@@ -282,12 +287,7 @@ func interruptKill(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if kindName(in) == "session.interrupted" && str(in, "/session_id") == s.id {
-		e.Pass("BRIDGE-INTERRUPT-1", in.Seq)
-	} else {
-		e.Fail("BRIDGE-INTERRUPT-1", in.Seq, fmt.Sprintf("session.interrupt of live session %q was not answered session.interrupted with its session_id", s.id),
-			"session.interrupted with session_id "+show(s.id), string(in.Raw))
-	}
+	b.judgeInterrupted(s, in)
 	if err := b.kill(s); err != nil {
 		return err
 	}
@@ -410,4 +410,214 @@ func createFail(e *scenario.Env) error {
 			"session.created, or error SESSION_CREATE_FAILED with the request id", string(in.Raw))
 	}
 	return nil
+}
+
+// judgeInterrupted decides BRIDGE-INTERRUPT-1 on the answer to a
+// session.interrupt of a live session, and says whether it held.
+func (b *bridge) judgeInterrupted(s *session, in *peer.Inbound) bool {
+	if kindName(in) == "session.interrupted" && str(in, "/session_id") == s.id {
+		b.e.Pass("BRIDGE-INTERRUPT-1", in.Seq)
+		return true
+	}
+	b.e.Fail("BRIDGE-INTERRUPT-1", in.Seq, fmt.Sprintf("session.interrupt of live session %q was not answered session.interrupted with its session_id", s.id),
+		"session.interrupted with session_id "+show(s.id), string(in.Raw))
+	return false
+}
+
+// interruptRules are the rules interruptCallback decides beyond
+// BRIDGE-INTERRUPT-1.
+var interruptRules = []string{"BRIDGE-INTERRUPT-2", "BRIDGE-INTERRUPT-3", "BRIDGE-INTERRUPT-4"}
+
+// interruptCallback starts a turn that asks for a tool permission, leaves
+// the can_use_tool callback unanswered, interrupts the session, then
+// answers the callback allow (too late): the backend is to have answered
+// session.interrupted, resolved the callback (the late answer finds none),
+// run no tool for the turn, ended the turn with a result and kept the
+// session.
+func interruptCallback(e *scenario.Env) error {
+	b, err := start(e, Never)
+	if err != nil {
+		return err
+	}
+	s, _, err := b.create(b.prompt, toolOptions())
+	if err != nil || s == nil {
+		return err
+	}
+	asked := func(in *peer.Inbound) bool {
+		return str(in, "/type") == "callback.request" && str(in, "/payload/callback_type") == "can_use_tool"
+	}
+	t := b.collectUntil(s, b.turn, asked)
+	cbs := t.canUseTool()
+	if len(cbs) == 0 {
+		if t.result == nil {
+			b.judgeStream(s, t, false, "session.create")
+		}
+		for _, r := range append([]string{"BRIDGE-INTERRUPT-1"}, interruptRules...) {
+			e.Skip(r, noToolWhy)
+		}
+		return b.kill(s)
+	}
+	cb := cbs[0]
+	cbID := str(cb, "/id")
+	in, err := b.request(s, "session.interrupt", map[string]any{})
+	if err != nil {
+		return err
+	}
+	b.judgeInterrupted(s, in)
+
+	// The client's answer arrives after the interrupt: allow, as a user
+	// clicking approve on a prompt the interrupt should have withdrawn.
+	c, err := e.Send(map[string]any{"type": "callback.response", "id": cbID, "session_id": s.id,
+		"payload": map[string]any{"behavior": "allow", "updated_input": field(cb, "/payload/tool_input")}})
+	if err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	late, werr := e.Peer.Wait(c, e.Timeout)
+	if werr != nil {
+		// A callback.response that is taken has no answer of its own.
+		e.Peer.Forget(c)
+		if errors.Is(werr, peer.ErrExited) {
+			return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+		}
+	}
+	rest := b.collect(s, b.turn)
+
+	// A callback the backend's own timeout ended before the interrupt came
+	// was no longer pending: nothing here is then about the interrupt.
+	for _, er := range append(t.errors, rest.errors...) {
+		if str(er, "/payload/code") == "CALLBACK_TIMEOUT" && er.Seq < in.Seq {
+			why := fmt.Sprintf("the backend's callback timeout ended callback %s (transcript line %d) before session.interrupt reached it, "+
+				"so an interrupt with a pending callback was not observed (the backend's callback timeout is shorter than one round trip of wirecheck)", cbID, er.Seq)
+			for _, r := range interruptRules {
+				e.Skip(r, why)
+			}
+			return b.kill(s)
+		}
+	}
+
+	// BRIDGE-INTERRUPT-3: the late answer finds no pending callback.
+	switch {
+	case late == nil:
+		e.Fail("BRIDGE-INTERRUPT-3", c.Seq, fmt.Sprintf("the callback.response for %s sent after session.interrupted got no answer within %s: "+
+			"the backend still held the callback as pending and took the answer", cbID, e.Timeout),
+			"error CALLBACK_NOT_FOUND with id "+show(cbID), "nothing")
+	case kindName(late) == "error" && str(late, "/payload/code") == "CALLBACK_NOT_FOUND":
+		e.Pass("BRIDGE-INTERRUPT-3", late.Seq)
+	default:
+		e.Fail("BRIDGE-INTERRUPT-3", late.Seq, fmt.Sprintf("the callback.response for %s sent after session.interrupted was not answered error CALLBACK_NOT_FOUND", cbID),
+			"error CALLBACK_NOT_FOUND with id "+show(cbID), string(late.Raw))
+	}
+
+	// BRIDGE-INTERRUPT-2: nothing of the turn ran after the interrupt.
+	ran := false
+	for _, f := range rest.frames {
+		if str(f, "/payload/type") != "user" {
+			continue
+		}
+		blocks, _ := field(f, "/payload/message/content").([]any)
+		for _, bl := range blocks {
+			if m, _ := bl.(map[string]any); m != nil && m["type"] == "tool_result" && m["is_error"] != true {
+				e.Fail("BRIDGE-INTERRUPT-2", f.Seq, fmt.Sprintf("a tool ran in the turn interrupted while callback %s was pending: its tool_result is not an error", cbID),
+					"no tool run after session.interrupted (the pending tool refused, or no tool_result at all)", show(m))
+				ran = true
+			}
+		}
+	}
+	for _, more := range rest.canUseTool() {
+		e.Fail("BRIDGE-INTERRUPT-2", more.Seq, "the interrupted turn went on to ask for another tool permission",
+			"no further callback.request of the interrupted turn", string(more.Raw))
+		ran = true
+	}
+	if !ran {
+		at := in.Seq
+		if rest.result != nil {
+			at = rest.result.Seq
+		}
+		e.Pass("BRIDGE-INTERRUPT-2", at)
+	}
+
+	// BRIDGE-INTERRUPT-4: the turn ended, and the session takes another.
+	if rest.result == nil {
+		e.Fail("BRIDGE-INTERRUPT-4", in.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s", cbID, b.turn),
+			"a result sdk.message (subtype error_* fits) after session.interrupted", fmt.Sprintf("%d sdk.message frame(s) of the session", len(rest.frames)))
+	}
+	sc, err := b.send(s, plainPrompt)
+	if err != nil {
+		return err
+	}
+	next, ans := b.collectAnswered(s, b.turn, sc)
+	if next.result != nil {
+		if rest.result != nil {
+			e.Pass("BRIDGE-INTERRUPT-4", next.result.Seq)
+		}
+		return b.kill(s)
+	}
+	if ans != nil {
+		e.Fail("BRIDGE-INTERRUPT-4", ans.Seq, fmt.Sprintf("after the interrupt, session.send to session %q was answered with an error instead of continuing its stream", s.id),
+			"the interrupted session still takes session.send and streams to a result", string(ans.Raw))
+		if str(ans, "/payload/code") == "SESSION_NOT_FOUND" {
+			return nil // the backend forgot the session: nothing left to kill
+		}
+		return b.kill(s)
+	}
+	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result within %s", s.id, b.turn),
+		"the interrupted session still takes session.send and streams to a result", fmt.Sprintf("%d sdk.message frame(s) of the session", len(next.frames)))
+	return b.kill(s)
+}
+
+// hookBlock configures a PreToolUse hook for Bash, answers it with
+// decision block and every permission with allow: the blocked tool must
+// not run.
+func hookBlock(e *scenario.Env) error {
+	b, err := start(e, Allow)
+	if err != nil {
+		return err
+	}
+	b.a.Block = map[string]bool{"PreToolUse": true}
+	opts := toolOptions()
+	opts["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash"}}}
+	s, _, err := b.create(b.prompt, opts)
+	if err != nil || s == nil {
+		return err
+	}
+	t := b.collect(s, b.turn)
+	var blocked []*peer.Inbound
+	for _, c := range t.callbacks {
+		if str(c, "/payload/callback_type") == "hook" && str(c, "/payload/hook_event") == "PreToolUse" {
+			blocked = append(blocked, c)
+		}
+	}
+	switch {
+	case len(blocked) == 0 && len(t.canUseTool()) == 0 && t.result != nil:
+		e.Skip("BRIDGE-HOOK-BLOCK-1", "no PreToolUse hook callback.request arrived and the turn used no tool, so a blocked tool was not observed "+
+			"(a real backend asks only when its model wants a tool: pass a prompt that makes it use one with --param prompt=TEXT)")
+		return b.kill(s)
+	case len(blocked) == 0:
+		why := "a PreToolUse hook was configured for Bash, but no PreToolUse hook callback.request arrived"
+		if len(t.canUseTool()) > 0 {
+			why += " although the turn asked for a tool permission"
+		}
+		e.Skip("BRIDGE-HOOK-BLOCK-1", why+", so a blocked tool was not observed (BRIDGE-HOOK-1 judges whether hooks reach the client)")
+		if t.result == nil {
+			b.judgeStream(s, t, false, "session.create")
+		}
+		return b.kill(s)
+	case t.result == nil:
+		b.judgeStream(s, t, false, "session.create")
+		e.Skip("BRIDGE-HOOK-BLOCK-1", "the turn whose PreToolUse hook was answered block did not end, so whether the tool ran was not settled")
+		return b.kill(s)
+	}
+	ok := true
+	for _, h := range blocked {
+		res, at := t.toolResult(h)
+		if res != nil && res["is_error"] != true {
+			e.Fail("BRIDGE-HOOK-BLOCK-1", at.Seq, fmt.Sprintf("the tool ran although wirecheck answered its PreToolUse hook %s with decision block", str(h, "/id")),
+				"no tool_result, or one with is_error true (the block)", show(res))
+			ok = false
+		}
+	}
+	if ok {
+		e.Pass("BRIDGE-HOOK-BLOCK-1", t.result.Seq)
+	}
+	return b.kill(s)
 }

@@ -72,6 +72,20 @@ var _ = Describe("the callback answerer", func() {
 		Expect(agentbridge.Handler(inbound(`{"type":"sdk.message","session_id":"s","payload":{"type":"user"}}`))).To(BeNil())
 	})
 
+	It("answers the hook events it is told to block with decision block, others with continue", func() {
+		a := agentbridge.NewAnswerer(agentbridge.Allow)
+		a.Block = map[string]bool{"PreToolUse": true}
+		pre := inbound(`{"type":"callback.request","id":"h-1","session_id":"s-1","payload":{"callback_type":"hook","hook_event":"PreToolUse","hook_input":{}}}`)
+		stop := inbound(`{"type":"callback.request","id":"h-2","session_id":"s-1","payload":{"callback_type":"hook","hook_event":"Stop","hook_input":{}}}`)
+		out := a.Handle(pre)
+		Expect(decode(out)["payload"]).To(Equal(map[string]any{"decision": "block", "reason": agentbridge.BlockReason}))
+		v, err := schema.Decode(out)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(reg.Get("request.json").Validate(v)).To(Succeed())
+		Expect(decode(a.Handle(stop))["payload"]).To(Equal(map[string]any{"continue": true}))
+		Expect(decode(a.Handle(inbound(canUseTool)))["payload"]).To(HaveKeyWithValue("behavior", "allow"))
+	})
+
 	It("reads the policy a user picks, and rejects an unknown one", func() {
 		p, err := agentbridge.ParsePolicy("")
 		Expect(err).NotTo(HaveOccurred())
