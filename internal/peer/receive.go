@@ -269,7 +269,8 @@ func SchemaChecks(p *spec.Protocol, k *spec.Kind, method string, v any) []Schema
 		out = append(out, SchemaCheck{Rule: k.Rule, Schema: k.Schema, At: k.At})
 	}
 	for _, r := range p.Rules {
-		if r.Frames == nil || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(v, r.Frames.When) {
+		// A rule of some revisions only (versions:) judges frames of those.
+		if r.Frames == nil || !r.AppliesTo(p.Version) || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(v, r.Frames.When) {
 			continue
 		}
 		for _, role := range r.Frames.Roles {

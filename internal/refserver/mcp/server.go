@@ -140,6 +140,14 @@ func (s *server) result(id any, res any) {
 		if _, has := r["resultType"]; !has {
 			r["resultType"] = "complete"
 		}
+		if !s.f("no-server-info") {
+			m, _ := r["_meta"].(obj)
+			if m == nil {
+				m = obj{}
+				r["_meta"] = m
+			}
+			m[metaServer] = obj{"name": "wirecheck-reference", "version": "1.0.0"}
+		}
 	}
 	m := obj{"jsonrpc": "2.0", "id": id, "result": res}
 	s.write(m)

@@ -52,6 +52,7 @@ const (
 	ruleClient1      = "MCP-CLIENT-1"
 	ruleStdio5       = "MCP-STDIO-5"
 	ruleDiscover1    = "MCP-DISCOVER-1"
+	ruleMeta2        = "MCP-META-2"
 	ruleVersion1     = "MCP-VERSION-1"
 	ruleMeta1        = "MCP-META-1" // 2026-07-28: _meta without a required field is -32602
 	ruleCancel2      = "MCP-CANCEL-2"
@@ -71,7 +72,7 @@ func Scenarios() []*scenario.Scenario {
 	out := []*scenario.Scenario{{
 		Name:  "initialize",
 		Title: "initialize with the run's revision: a result with the same revision, no request but ping before initialized, then ping",
-		Rules: []string{ruleLife1, ruleLife3, ruleLife6, rulePing1, ruleDiscover1},
+		Rules: []string{ruleLife1, ruleLife3, ruleLife6, rulePing1, ruleDiscover1, ruleMeta2},
 		Fresh: true,
 		Run:   initialize,
 	}, {
@@ -192,6 +193,7 @@ func discoverFirst(e *scenario.Env) error {
 			}
 			return fmt.Errorf("server/discover failed")
 		}
+		e.Skip(ruleMeta2, "the server does not speak revision 2026-07-28")
 		// A legacy server: fall back as a dual-era client does, so the
 		// other scenarios judge what the server does speak.
 		s, err := fallback(e, why)
@@ -201,6 +203,7 @@ func discoverFirst(e *scenario.Env) error {
 		e.Notef("%s", s.fallbackHint(v))
 		return nil
 	}
+	s.judgeServerInfo(e, in)
 	vs, _ := field(in, "/result/supportedVersions").([]any)
 	for _, x := range vs {
 		if x == v {
@@ -217,6 +220,7 @@ func initialize(e *scenario.Env) error {
 		return discoverFirst(e)
 	}
 	e.Skip(ruleDiscover1, "server/discover belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
+	e.Skip(ruleMeta2, "serverInfo in every result's _meta belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
 	v := e.Protocol.Version
 	// Wait a little before notifications/initialized: a request the
 	// server sends meanwhile (other than ping) is sent too early.

@@ -356,8 +356,29 @@ func (s *session) send(e *scenario.Env, method string, params map[string]any, o 
 	s.drain(e)
 	if err == nil && s.modern {
 		s.judgeInput(e, method, caps, in)
+		s.judgeServerInfo(e, in)
 	}
 	return in, err
+}
+
+// judgeServerInfo decides MCP-META-2 on the answer to a 2026-07-28 request
+// wirecheck sent with its full _meta (not the liveness ping, nor a request
+// naming an unknown revision): a result names the server.
+func (s *session) judgeServerInfo(e *scenario.Env, in *peer.Inbound) {
+	if !isResult(in) {
+		return
+	}
+	info, _ := field(in, "/result/_meta/io.modelcontextprotocol~1serverInfo").(map[string]any)
+	// Implementation requires both as strings; the schema does not forbid
+	// an empty version (the Go SDK sends one).
+	name, _ := info["name"].(string)
+	_, hasVersion := info["version"].(string)
+	if name != "" && hasVersion {
+		e.Pass(ruleMeta2, in.Seq)
+		return
+	}
+	e.Fail(ruleMeta2, in.Seq, "a result without io.modelcontextprotocol/serverInfo (name and version) in its _meta",
+		`"_meta": {"io.modelcontextprotocol/serverInfo": {"name": …, "version": …}}`, string(in.Raw))
 }
 
 // dispatch sends a request (with _meta in 2026-07-28, and a progress token
