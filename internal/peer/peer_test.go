@@ -224,3 +224,22 @@ var _ = Describe("Pointer and Equal", func() {
 		Expect(ok).To(BeFalse())
 	})
 })
+
+var _ = Describe("frame rules of some revisions", func() {
+	It("judge the frames of those revisions only", func() {
+		p, _ := miniProtocol()
+		p.Rule("MINI-V-1").Versions = []string{"v2"}
+		k := p.Kind("response")
+		rules := func(version string) []string {
+			p.Version = version
+			var out []string
+			for _, c := range peer.SchemaChecks(p, k, "", map[string]any{"id": 1}) {
+				out = append(out, c.Rule)
+			}
+			return out
+		}
+		Expect(rules("v1")).NotTo(ContainElement("MINI-V-1"))
+		Expect(rules("v2")).To(ContainElement("MINI-V-1"))
+		Expect(rules("")).To(ContainElement("MINI-V-1"), "an unversioned run applies every rule")
+	})
+})
