@@ -161,6 +161,9 @@ func New(o Options) *Peer {
 // protocol is the protocol the peer judges frames by.
 func (p *Peer) protocol() *spec.Protocol { return p.proto.Load() }
 
+// Protocol is the protocol the peer judges frames by now (see SetProtocol).
+func (p *Peer) Protocol() *spec.Protocol { return p.protocol() }
+
 // SetProtocol makes the peer classify and validate the frames it receives
 // from now on by proto: a client that negotiated another revision of a
 // versioned protocol in this process (MCP's fallback from server/discover

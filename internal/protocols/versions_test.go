@@ -98,6 +98,21 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 		Expect(again.Fuzz.Setup[0]["params"]).To(HaveKeyWithValue("protocolVersion", "2024-11-05"))
 	})
 
+	It("asks whether the server still answers with ping, and with server/discover carrying its _meta in 2026-07-28 (which has no ping)", func() {
+		for _, v := range []string{"2024-11-05", "2025-11-25"} {
+			p, err := b.Protocol.ForVersion(v)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.Probe).To(HaveKeyWithValue("method", "ping"))
+		}
+		modern, err := b.Protocol.ForVersion("2026-07-28")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(modern.Probe).To(HaveKeyWithValue("method", "server/discover"))
+		params, _ := modern.Probe["params"].(map[string]any)
+		Expect(params["_meta"]).To(HaveKeyWithValue("io.modelcontextprotocol/protocolVersion", "2026-07-28"))
+		again, _ := b.Protocol.ForVersion("2025-06-18")
+		Expect(again.Probe).To(HaveKeyWithValue("method", "ping"), "resolving one revision leaves the others alone")
+	})
+
 	It("refuses an unknown revision, naming the known ones", func() {
 		_, err := b.Protocol.ForVersion("2099-01-01")
 		Expect(err).To(MatchError(ContainSubstring(`no version "2099-01-01" (known: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)`)))

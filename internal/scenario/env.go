@@ -157,14 +157,20 @@ func (e *Env) Unimplemented(in *peer.Inbound) bool {
 // Probe sends the protocol's known-good request and reports whether the
 // server answered it.
 func (e *Env) Probe() (*peer.Inbound, error) {
-	if e.Protocol.Probe == nil {
+	// The process may speak another revision than the run asked for (an
+	// MCP server that fell back to initialize): ask in the peer's.
+	p := e.Protocol
+	if e.Peer != nil && e.Peer.Protocol() != nil {
+		p = e.Peer.Protocol()
+	}
+	if p.Probe == nil {
 		return nil, errors.New("the protocol defines no probe request")
 	}
 	req := map[string]any{}
-	for k, v := range e.Protocol.Probe {
+	for k, v := range p.Probe {
 		req[k] = v
 	}
-	if ptr := e.Protocol.Correlation.ID; ptr != "" {
+	if ptr := p.Correlation.ID; ptr != "" {
 		req[strings.TrimPrefix(ptr, "/")] = NextID("probe")
 	}
 	in, _, err := e.Call(req)

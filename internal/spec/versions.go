@@ -32,6 +32,9 @@ type Versions struct {
 type Version struct {
 	ID   string            `yaml:"id"`
 	Vars map[string]string `yaml:"vars"`
+	// Probe replaces the protocol's probe in this revision (MCP 2026-07-28
+	// has no ping: it asks server/discover, with its _meta).
+	Probe map[string]any `yaml:"probe"`
 }
 
 // IDs lists the revisions in the order of the spec.
@@ -106,6 +109,11 @@ func (p *Protocol) ForVersion(id string) (*Protocol, error) {
 	if tmpl.Fuzz != nil {
 		q.Fuzz = tmpl.Fuzz.forVersion(v)
 	}
+	probe := tmpl.Probe
+	if v.Probe != nil {
+		probe = v.Probe
+	}
+	q.Probe, _ = expandValue(probe, v).(map[string]any)
 	q.Rules = make([]*Rule, 0, len(tmpl.Rules))
 	q.rules = map[string]*Rule{}
 	q.checks = map[string][]*Rule{}
