@@ -18,6 +18,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -244,11 +245,8 @@ func selectScenarios(all []*scenario.Scenario, globs []string) ([]*scenario.Scen
 	}
 	var out []*scenario.Scenario
 	for _, s := range all {
-		for _, g := range globs {
-			if ok, _ := path.Match(g, s.Name); ok {
-				out = append(out, s)
-				break
-			}
+		if spec.Selects(globs, s.Name) {
+			out = append(out, s)
 		}
 	}
 	if len(out) == 0 {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -252,15 +251,7 @@ func (c *Campaign) counts(rule string) bool {
 	if r == nil || r.Level.Rank() < c.cfg.Level.Rank() {
 		return false
 	}
-	if len(c.cfg.Rules) == 0 {
-		return true
-	}
-	for _, g := range c.cfg.Rules {
-		if ok, _ := path.Match(g, rule); ok {
-			return true
-		}
-	}
-	return false
+	return spec.Selects(c.cfg.Rules, rule)
 }
 
 func (c *Campaign) tally(o peer.Observation) {

@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"runtime"
 	"slices"
 	"sort"
@@ -201,17 +200,7 @@ func (l *lane) idle() time.Duration {
 	return d
 }
 
-func (r *run) selected(rule string) bool {
-	if len(r.cfg.Rules) == 0 {
-		return true
-	}
-	for _, g := range r.cfg.Rules {
-		if ok, _ := path.Match(g, rule); ok {
-			return true
-		}
-	}
-	return false
-}
+func (r *run) selected(rule string) bool { return spec.Selects(r.cfg.Rules, rule) }
 
 func (l *lane) observe(o peer.Observation) {
 	r := l.r

@@ -254,13 +254,17 @@ func jsonType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func show(v any) string {
+func show(v any) string { return Show(v, 200) }
+
+// Show renders a value as JSON for a finding's message, cut at limit bytes
+// (0: whole) so a server's huge answer cannot flood the report.
+func Show(v any, limit int) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
+	if limit > 0 && len(b) > limit {
+		return string(b[:limit]) + "…"
 	}
 	return string(b)
 }

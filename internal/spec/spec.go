@@ -6,6 +6,7 @@ package spec
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 
@@ -325,4 +326,19 @@ func (p *Protocol) Fault(name string) *Fault {
 		}
 	}
 	return nil
+}
+
+// Selects reports whether id (a rule ID or a scenario name) matches one of
+// globs (path.Match syntax, as --rules and --scenario take them); no globs
+// select everything.
+func Selects(globs []string, id string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, id); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -10,7 +10,6 @@
 package agentbridge
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -116,16 +115,7 @@ func str(in *peer.Inbound, ptr string) string {
 	return s
 }
 
-func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
-}
+func show(v any) string { return scenario.Show(v, 300) }
 
 func kindName(in *peer.Inbound) string {
 	if in == nil || in.Kind == nil {

@@ -58,19 +58,10 @@ func lifecycle(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	b, err := start(e, p)
-	if err != nil {
-		return err
-	}
-	s, _, err := b.create(b.prompt, toolOptions())
+	b, s, t, err := toolTurn(e, p)
 	if err != nil || s == nil {
 		return err
 	}
-	bound := b.turn
-	if p == Never {
-		bound += b.cb
-	}
-	t := b.collect(s, bound)
 	b.judgeStream(s, t, true, "session.create")
 	b.judgeCallbacks(s, t, p)
 	if t.result == nil {
@@ -91,22 +82,33 @@ func lifecycle(e *scenario.Env) error {
 	return b.kill(s)
 }
 
+// toolTurn starts the bridge answering by p, creates a session with the
+// tool-use prompt and collects its first turn (waiting out the callback
+// timeout too when p never answers). s is nil when the session could not
+// be created (already reported).
+func toolTurn(e *scenario.Env, p Policy) (*bridge, *session, *turn, error) {
+	b, err := start(e, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, _, err := b.create(b.prompt, toolOptions())
+	if err != nil || s == nil {
+		return b, nil, nil, err
+	}
+	bound := b.turn
+	if p == Never {
+		bound += b.cb
+	}
+	return b, s, b.collect(s, bound), nil
+}
+
 // policyRun judges one answering policy on one tool use.
 func policyRun(p Policy) func(*scenario.Env) error {
 	return func(e *scenario.Env) error {
-		b, err := start(e, p)
-		if err != nil {
-			return err
-		}
-		s, _, err := b.create(b.prompt, toolOptions())
+		b, s, t, err := toolTurn(e, p)
 		if err != nil || s == nil {
 			return err
 		}
-		bound := b.turn
-		if p == Never {
-			bound += b.cb
-		}
-		t := b.collect(s, bound)
 		if t.result == nil && len(t.canUseTool()) == 0 {
 			b.judgeStream(s, t, false, "session.create")
 		}

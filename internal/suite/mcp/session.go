@@ -546,16 +546,7 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
-}
+func show(v any) string { return scenario.Show(v, 300) }
 
 // errorCode is the error code of an error response, or 0 with false.
 func errorCode(in *peer.Inbound) (int64, bool) {

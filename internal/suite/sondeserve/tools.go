@@ -149,13 +149,7 @@ func field(in *peer.Inbound, ptr string) any {
 	return v
 }
 
-func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+func show(v any) string { return scenario.Show(v, 0) }
 
 // longLine sends one request far longer than a typical read buffer (the
 // document sets no limit), to a tool that does not exist so any server

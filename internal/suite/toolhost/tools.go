@@ -379,13 +379,4 @@ func field(in *peer.Inbound, ptr string) any {
 	return v
 }
 
-func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	if len(b) > 300 {
-		return string(b[:300]) + "…"
-	}
-	return string(b)
-}
+func show(v any) string { return scenario.Show(v, 300) }
