@@ -267,6 +267,9 @@ func (s *server) readResource(id any, p obj) {
 		if s.modern() {
 			code = -32602 // 2026-07-28 changed the code
 		}
+		if s.f("unknown-resource-internal") {
+			code = -32603
+		}
 		s.fail(id, code, "Resource not found")
 		return
 	}
@@ -323,7 +326,11 @@ func (s *server) getPrompt(id any, p obj) {
 		}
 		s.result(id, r)
 	default:
-		s.fail(id, -32602, "Invalid params: unknown prompt "+name)
+		code := -32602
+		if s.f("unknown-prompt-internal") {
+			code = -32603
+		}
+		s.fail(id, code, "Invalid params: unknown prompt "+name)
 	}
 }
 

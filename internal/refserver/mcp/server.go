@@ -212,7 +212,9 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 			s.answered(id, m)
 			return
 		}
-		s.fail(readableID(m), -32600, "Invalid Request: no method")
+		if !s.f("invalid-request-silent") {
+			s.fail(readableID(m), -32600, "Invalid Request: no method")
+		}
 		return
 	}
 	params, _ := m["params"].(obj)
@@ -225,7 +227,9 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 		}
 		if method == "notifications/cancelled" {
 			s.cancelled(params)
-			s.cancel(params["requestId"])
+			if !s.cancel(params["requestId"]) && s.f("answer-cancel-unknown") {
+				s.fail(nil, -32602, "Invalid params: no request "+show(params["requestId"])+" to cancel")
+			}
 		}
 		return // notifications: initialized, cancelled, roots/list_changed …
 	}
@@ -351,6 +355,10 @@ func (s *server) dispatch(id any, method string, p obj) {
 		// A subscribed resource is "updated" at once, so a client sees the
 		// notification without waiting for a change; before the result, so
 		// it precedes the answer to any later request.
+		if s.f("subscribe-refused") {
+			s.fail(id, -32603, "Internal error: subscriptions are down")
+			return
+		}
 		uri, _ := p["uri"].(string)
 		s.notify("notifications/resources/updated", obj{"uri": uri})
 		if s.f("updated-unsubscribed") {
@@ -369,7 +377,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 		s.getPrompt(id, p)
 	case "logging/setLevel":
 		lv, _ := p["level"].(string)
-		if !slices.Contains(levels, lv) {
+		if !slices.Contains(levels, lv) && !s.f("set-level-lenient") {
 			s.fail(id, -32602, "Invalid params: unknown log level "+strconv.Quote(lv))
 			return
 		}
@@ -381,7 +389,11 @@ func (s *server) dispatch(id any, method string, p obj) {
 	case "completion/complete":
 		s.complete(id, p)
 	default:
-		s.fail(id, -32601, "Method not found: "+method)
+		code := -32601
+		if s.f("unknown-method-internal") {
+			code = -32603
+		}
+		s.fail(id, code, "Method not found: "+method)
 	}
 }
 
@@ -602,7 +614,7 @@ func readableID(m obj) any {
 
 // cancel stops the tool call a notifications/cancelled names, if it is
 // still running (an unknown or finished request is ignored).
-func (s *server) cancel(requestID any) {
+func (s *server) cancel(requestID any) bool {
 	key := fmt.Sprint(requestID)
 	s.mu.Lock()
 	ch := s.running[key]
@@ -611,4 +623,5 @@ func (s *server) cancel(requestID any) {
 	if ch != nil {
 		close(ch)
 	}
+	return ch != nil
 }
