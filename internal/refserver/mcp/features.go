@@ -30,6 +30,10 @@ func (s *server) tools() []tool {
 	if s.f("tools-list-bad") {
 		delete(add, "inputSchema")
 	}
+	if s.f("tool-schema-invalid") {
+		// Still an object schema to MCP's ListToolsResult, but no JSON Schema.
+		echo["inputSchema"].(obj)["properties"].(obj)["text"] = obj{"type": "strung"}
+	}
 	ts := []tool{{
 		def: echo,
 		run: func(s *server, a obj) obj {
@@ -152,6 +156,10 @@ func (s *server) callTool(id any, p obj) {
 	for _, t := range s.tools() {
 		if t.def["name"] != name {
 			continue
+		}
+		if name == "add" && s.f("tool-args-refused") {
+			s.fail(id, -32602, "Invalid params: the arguments were not accepted")
+			return
 		}
 		steps := 2
 		if n, ok := num(args["steps"]); ok && n >= 1 && n <= 5 {
