@@ -27,6 +27,13 @@ func runAgainst(id string, faults ...string) (*report.Report, error) {
 // runAgainstVersion is runAgainst under one revision of a versioned
 // protocol ("" for its default, or the revision a fault names).
 func runAgainstVersion(id, version string, faults ...string) (*report.Report, error) {
+	return runServer(id, version, faults, nil)
+}
+
+// runServer runs a protocol's whole suite against its reference server
+// with faults and variants switched on, under a revision ("" for the
+// default, or the one a fault names).
+func runServer(id, version string, faults, variants []string) (*report.Report, error) {
 	bin, err := testbin.Wirecheck()
 	Expect(err).NotTo(HaveOccurred())
 	b, err := protocols.Load(id)
@@ -35,6 +42,9 @@ func runAgainstVersion(id, version string, faults ...string) (*report.Report, er
 	params := map[string]string{}
 	if version != "" && b.Protocol.Versions != nil {
 		params[b.Protocol.Versions.Param] = version
+	}
+	for _, v := range variants {
+		argv = append(argv, "--variant", v)
 	}
 	for _, f := range faults {
 		argv = append(argv, "--fault", f)
@@ -114,6 +124,26 @@ var _ = Describe("the reference servers", func() {
 					Expect(f.Verdict).To(Equal(report.Pass), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
 				}
 			})
+		}
+		var variants []TableEntry
+		for _, v := range b.Protocol.Variants {
+			variants = append(variants, Entry(v.Name, v.Name, v.Version))
+		}
+		if len(variants) > 0 {
+			DescribeTable(id+" with a legal variant passes its whole suite at --level should",
+				func(variant, version string) {
+					rep, err := runServer(id, version, nil, []string{variant})
+					Expect(err).NotTo(HaveOccurred())
+					for _, f := range rep.Findings {
+						if f.Level == report.May {
+							continue
+						}
+						Expect(f.Verdict).NotTo(BeElementOf(report.Fail, report.Error),
+							"variant %s: rule %s in %s:\n%s", variant, f.Rule, f.Scenario, evidence(rep, f.Rule))
+					}
+				},
+				variants,
+			)
 		}
 		var entries []TableEntry
 		for _, f := range b.Protocol.Faults {

@@ -72,6 +72,10 @@ var _ = Describe("the embedded protocols", func() {
 				}
 			})
 
+			It("has at least six variants, legal choices that pass its suite", func() {
+				Expect(len(b.Protocol.Variants)).To(BeNumerically(">=", 6), "the variant table of %s", id)
+			})
+
 			It("has a fault for every MUST rule", func() {
 				tripped := map[string]bool{}
 				for _, f := range b.Protocol.Faults {

@@ -31,10 +31,12 @@ import (
 // ServeOptions is what `wirecheck serve` passes to a reference server.
 type ServeOptions struct {
 	Faults []string
-	Dir    string
-	In     io.Reader
-	Out    io.Writer
-	Log    io.Writer
+	// Variants are legal alternatives the server takes (spec variants:).
+	Variants []string
+	Dir      string
+	In       io.Reader
+	Out      io.Writer
+	Log      io.Writer
 }
 
 // Bundle is everything wirecheck has for one protocol.
@@ -60,13 +62,13 @@ type entry struct {
 var registry = map[string]entry{
 	"sonde-serve": {goScenarios: sondesuite.Scenarios, serve: serveSonde},
 	"mcp": {goScenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, serve: func(o ServeOptions) int {
-		return mcpserver.Serve(o.Faults, o.In, o.Out, o.Log)
+		return mcpserver.Serve(o.Faults, o.Variants, o.In, o.Out, o.Log)
 	}},
 	"agent-bridge": {goScenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: func(o ServeOptions) int {
-		return agentbridgeserver.Serve(o.Faults, o.In, o.Out, o.Log)
+		return agentbridgeserver.Serve(o.Faults, o.Variants, o.In, o.Out, o.Log)
 	}},
 	"tool-host": {goScenarios: toolhostsuite.Scenarios, serve: func(o ServeOptions) int {
-		return toolhostserver.Serve(o.Faults, o.In, o.Out, o.Log)
+		return toolhostserver.Serve(o.Faults, o.Variants, o.In, o.Out, o.Log)
 	}},
 }
 
@@ -77,11 +79,14 @@ func serveSonde(o ServeOptions) int {
 		fmt.Fprintln(o.Log, "sonde-serve:", err)
 		return 2
 	}
-	faults := map[string]bool{}
-	for _, f := range o.Faults {
-		faults[f] = true
+	set := func(names []string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
 	}
-	s := &sondeserver.Server{Tools: append(tools, extra...), Faults: faults}
+	s := &sondeserver.Server{Tools: append(tools, extra...), Faults: set(o.Faults), Variants: set(o.Variants)}
 	return s.Serve(o.In, o.Out, o.Log)
 }
 

@@ -165,6 +165,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			p.Kinds = append(p.Kinds, b.Kinds...)
 			p.Rules = append(append([]*Rule{}, b.Rules...), p.Rules...)
 			p.Faults = append(append([]*Fault{}, b.Faults...), p.Faults...)
+			p.Variants = append(append([]*Variant{}, b.Variants...), p.Variants...)
 			if p.Correlation == (Correlation{}) {
 				p.Correlation = b.Correlation
 			}
@@ -331,6 +332,21 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 		}
 	}
+	for _, v := range p.Variants {
+		if v.Name == "" || v.Name == "list" {
+			bad(v.Line, "a variant needs a name other than %q", v.Name)
+		}
+		if seen[v.Name] && v.Line != 0 {
+			bad(v.Line, "variant %q is listed twice, or shares its name with a fault", v.Name)
+		}
+		seen[v.Name] = true
+		if v.Does == "" {
+			bad(v.Line, "variant %q: say what it does (does:)", v.Name)
+		}
+		if v.Version != "" && (p.Versions == nil || p.Versions.find(v.Version) == nil) {
+			bad(v.Line, "variant %q: version %q is not in the spec's versions list", v.Name, v.Version)
+		}
+	}
 	if v := p.Versions; v != nil {
 		seenV := map[string]bool{}
 		if v.Param == "" {
@@ -392,6 +408,11 @@ func setLines(p *Protocol, data []byte) {
 	for i, l := range Lines(data, "faults") {
 		if i < len(p.Faults) {
 			p.Faults[i].Line = l
+		}
+	}
+	for i, l := range Lines(data, "variants") {
+		if i < len(p.Variants) {
+			p.Variants[i].Line = l
 		}
 	}
 	p.unimplementedLines = Lines(data, "unimplemented")

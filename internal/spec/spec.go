@@ -35,6 +35,11 @@ type Protocol struct {
 	// Faults lists the reference server's faults and the rules each trips,
 	// so the fault table test and `serve --fault list` share one source.
 	Faults []*Fault `yaml:"faults"`
+	// Variants lists legal choices the reference server can be told to
+	// make (`serve --variant NAME`): each must pass the whole suite at
+	// --level should, which proves the rules accept every reasonable
+	// reading, as Faults prove they can fail.
+	Variants []*Variant `yaml:"variants"`
 	// Unimplemented says how a server answers a method it does not
 	// implement: alternatives, each a list of conditions that must all hold
 	// on the response. Scenario steps marked optional report their rule as
@@ -225,6 +230,19 @@ type Fault struct {
 	Line    int    `yaml:"-"`
 }
 
+// Variant is a legal alternative a correct server may choose, which the
+// reference server can be told to take.
+type Variant struct {
+	Name string `yaml:"name"`
+	Does string `yaml:"does"`
+	// Why says which sentence (or which silence) of the document allows it.
+	Why string `yaml:"why"`
+	// Version is the revision of a versioned protocol the variant is run
+	// under (default: every revision).
+	Version string `yaml:"version"`
+	Line    int    `yaml:"-"`
+}
+
 // Fuzz describes, in data, what the fuzzer needs to drive a protocol: the
 // schema its requests are generated from, requests every sequence starts
 // with, and how to discover and call the server's tools.
@@ -323,6 +341,16 @@ func (p *Protocol) Fault(name string) *Fault {
 	for _, f := range p.Faults {
 		if f.Name == name {
 			return f
+		}
+	}
+	return nil
+}
+
+// Variant returns the variant with that name, or nil.
+func (p *Protocol) Variant(name string) *Variant {
+	for _, v := range p.Variants {
+		if v.Name == name {
+			return v
 		}
 	}
 	return nil

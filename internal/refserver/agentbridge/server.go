@@ -65,7 +65,9 @@ const DefaultCallbackTimeout = 500 * time.Millisecond
 
 // Server is one backend instance.
 type Server struct {
-	Faults          map[string]bool
+	Faults map[string]bool
+	// Variants holds the legal alternatives switched on.
+	Variants        map[string]bool
 	CallbackTimeout time.Duration
 
 	wmu sync.Mutex
@@ -109,8 +111,11 @@ type pending struct {
 
 // Serve runs a backend with the named faults until in ends and returns the
 // exit code.
-func Serve(faults []string, in io.Reader, out, log io.Writer) int {
-	s := &Server{Faults: map[string]bool{}, CallbackTimeout: DefaultCallbackTimeout}
+func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
+	s := &Server{Faults: map[string]bool{}, Variants: map[string]bool{}, CallbackTimeout: DefaultCallbackTimeout}
+	for _, v := range variants {
+		s.Variants[v] = true
+	}
 	if v := os.Getenv(TimeoutEnv); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			s.CallbackTimeout = d

@@ -39,9 +39,17 @@ const (
 	metaSubscription = "io.modelcontextprotocol/subscriptionId"
 )
 
+func set(names []string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
 // Serve runs the server until stdin ends and returns the exit code.
-func Serve(faults []string, in io.Reader, out, log io.Writer) int {
-	s := &server{faults: map[string]bool{}, out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
+func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
+	s := &server{faults: map[string]bool{}, variants: set(variants), out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
 		subs: map[string][]any{}, running: map[string]chan struct{}{}}
 	for _, f := range faults {
 		s.faults[f] = true
@@ -70,7 +78,9 @@ func Serve(faults []string, in io.Reader, out, log io.Writer) int {
 
 type server struct {
 	faults map[string]bool
-	log    io.Writer
+	// variants are the legal alternatives switched on (spec variants:).
+	variants map[string]bool
+	log      io.Writer
 
 	wmu sync.Mutex
 	out io.Writer

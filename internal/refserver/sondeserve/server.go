@@ -105,9 +105,11 @@ func LoadManifest(dir string) ([]Tool, error) {
 type Server struct {
 	Tools  []Tool
 	Faults map[string]bool
-	out    *bufio.Writer
-	log    io.Writer
-	muted  bool
+	// Variants holds the legal alternatives switched on.
+	Variants map[string]bool
+	out      *bufio.Writer
+	log      io.Writer
+	muted    bool
 }
 
 // Serve runs the protocol on in/out until in ends, and returns the exit code.
@@ -116,6 +118,9 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	s.log = log
 	if s.Faults == nil {
 		s.Faults = map[string]bool{}
+	}
+	if s.Variants == nil {
+		s.Variants = map[string]bool{}
 	}
 	fmt.Fprintf(log, "sonde-serve reference: %d tools, faults %v\n", len(s.Tools), keys(s.Faults))
 	if s.Faults["log-stdout"] {

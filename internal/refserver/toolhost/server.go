@@ -38,6 +38,8 @@ var (
 // Server is one host instance; Faults holds the faults switched on.
 type Server struct {
 	Faults map[string]bool
+	// Variants holds the legal alternatives switched on.
+	Variants map[string]bool
 
 	out *bufio.Writer
 	log io.Writer
@@ -47,8 +49,11 @@ type Server struct {
 
 // Serve runs a host with the named faults until in ends and returns the
 // exit code.
-func Serve(faults []string, in io.Reader, out, log io.Writer) int {
-	s := &Server{Faults: map[string]bool{}}
+func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
+	s := &Server{Faults: map[string]bool{}, Variants: map[string]bool{}}
+	for _, v := range variants {
+		s.Variants[v] = true
+	}
 	for _, f := range faults {
 		s.Faults[f] = true
 	}

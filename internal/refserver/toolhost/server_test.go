@@ -25,7 +25,7 @@ func TestToolHost(t *testing.T) {
 type host struct{ *pipe.Server }
 
 func start(faults ...string) *host {
-	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, in, out, log) })}
+	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, nil, in, out, log) })}
 	DeferCleanup(func() {
 		h.In.Close()
 		Eventually(h.Done).Should(BeClosed())
