@@ -140,7 +140,9 @@ func validateLine(p *spec.Protocol, reg *schema.Registry, raw []byte, forced *sp
 	if forced == nil {
 		candidates = nil
 		for _, k := range p.Kinds {
-			if k.Role != spec.RoleRequestOut && peer.Matches(v, k.When) {
+			// An invalid kind is the answer to a line the peer sent raw,
+			// which a file of frames cannot tell.
+			if k.Role != spec.RoleRequestOut && !k.Invalid && peer.Matches(v, k.When) {
 				candidates = append(candidates, k)
 			}
 		}

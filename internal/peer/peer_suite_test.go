@@ -64,9 +64,12 @@ func (f *fake) lastSent() string {
 }
 
 // miniProtocol loads testdata/mini.yaml with its schemas.
-func miniProtocol() (*spec.Protocol, *schema.Registry) {
+func miniProtocol() (*spec.Protocol, *schema.Registry) { return miniFrom("mini.yaml") }
+
+// miniFrom loads a spec of the mini protocol from testdata.
+func miniFrom(file string) (*spec.Protocol, *schema.Registry) {
 	fsys := os.DirFS("testdata")
-	p, err := spec.Load(fsys, "mini.yaml", os.DirFS("testdata/schemas"), peer.Checks, nil)
+	p, err := spec.Load(fsys, file, os.DirFS("testdata/schemas"), peer.Checks, nil)
 	Expect(err).NotTo(HaveOccurred())
 	reg, err := schema.Compile(os.DirFS("testdata/schemas"), "mini")
 	Expect(err).NotTo(HaveOccurred())
@@ -99,7 +102,12 @@ func (o *observations) verdicts(rule string) []string {
 }
 
 func newPeer(handler peer.Handler) (*peer.Peer, *fake, *observations) {
-	p, reg := miniProtocol()
+	return newPeerFrom("mini.yaml", handler)
+}
+
+// newPeerFrom is newPeer on another spec of the mini protocol.
+func newPeerFrom(file string, handler peer.Handler) (*peer.Peer, *fake, *observations) {
+	p, reg := miniFrom(file)
 	f := newFake()
 	obs := &observations{}
 	pe := peer.New(peer.Options{Protocol: p, Schemas: reg, Transport: f, Recorder: transcript.NewRecorder(), Observe: obs.add, Handler: handler})

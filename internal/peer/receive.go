@@ -58,6 +58,14 @@ func (p *Peer) receive(f transport.Frame) {
 		method = call.Method
 	}
 	in.Kind = p.classify(v, method)
+	if call == nil && (in.Kind == nil || in.Kind.Role == spec.RoleResponse) && p.takeRaw(idv, hasID) {
+		// The answer to a raw line or to a request without a usable id: it
+		// is that line's one answer whatever its shape (a missing id
+		// included), counted and routed like any response, and judged by
+		// the protocol's invalid kind, not by the kinds of valid answers.
+		in.Invalid = true
+		in.Kind = p.invalidKind(v, in.Kind)
+	}
 	if in.Kind == nil {
 		in.Problem = "not a frame of any kind this protocol defines"
 		p.check(CheckKnown, scen, report.Fail, seq, in.Problem, "only protocol frames on stdout", excerpt(f.Raw))
@@ -114,16 +122,16 @@ func (p *Peer) receive(f transport.Frame) {
 func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID bool, idv any, scen string) {
 	seq := in.Seq
 	if call == nil {
+		if in.Invalid {
+			p.deliver(in)
+			return
+		}
 		p.mu.Lock()
 		// A frame about a request the server sent (an error saying the
 		// answer came too late) is not an answer to one of wirecheck's.
 		aboutServer := hasID && idv != nil && p.serverIDs[Key(idv)]
-		isAnon := !aboutServer && p.anon > 0
-		if isAnon {
-			p.anon--
-		}
 		p.mu.Unlock()
-		if !isAnon && !aboutServer {
+		if !aboutServer {
 			p.check(CheckNoStray, scen, report.Fail, seq,
 				"response with id "+idText(idv, hasID)+", but no request with that id was sent",
 				"responses only to requests wirecheck sent", excerpt(in.Raw))
@@ -203,11 +211,45 @@ func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
 	return nil, ""
 }
 
+// takeRaw reports whether a frame that answers no tracked request is the
+// answer one raw line (or id-less request) is owed, and counts it off.
+func (p *Peer) takeRaw(idv any, hasID bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// A frame about a request the server sent (an error saying the answer
+	// came too late) is not an answer to one of wirecheck's.
+	if p.anon == 0 || (hasID && idv != nil && p.serverIDs[Key(idv)]) {
+		return false
+	}
+	p.anon--
+	return true
+}
+
+// invalidKind is the kind of an answer to a raw line: the protocol's first
+// invalid kind that matches, else the kind it classified as, else a bare
+// response kind (an answer, judged by no schema of valid answers).
+func (p *Peer) invalidKind(v any, classified *spec.Kind) *spec.Kind {
+	for _, k := range p.protocol().Kinds {
+		if k.Invalid && Matches(v, k.When) {
+			return k
+		}
+	}
+	if classified != nil {
+		return classified
+	}
+	return rawAnswer
+}
+
+// rawAnswer is the kind of an answer to a raw line in a protocol that
+// declares no invalid kind and no other kind it matches.
+var rawAnswer = &spec.Kind{Name: "answer to a raw line", Role: spec.RoleResponse, Invalid: true}
+
 // classify returns the first kind whose conditions hold; kinds restricted
-// to a method only match answers to that method.
+// to a method only match answers to that method. Invalid kinds are only
+// for answers to raw lines (see invalidKind).
 func (p *Peer) classify(v any, method string) *spec.Kind {
 	for _, k := range p.protocol().Kinds {
-		if k.Role == spec.RoleRequestOut {
+		if k.Role == spec.RoleRequestOut || k.Invalid {
 			continue
 		}
 		if k.Method != "" && k.Method != method {
@@ -270,7 +312,7 @@ func SchemaChecks(p *spec.Protocol, k *spec.Kind, method string, v any) []Schema
 	}
 	for _, r := range p.Rules {
 		// A rule of some revisions only (versions:) judges frames of those.
-		if r.Frames == nil || !r.AppliesTo(p.Version) || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(v, r.Frames.When) {
+		if r.Frames == nil || (k.Invalid && r.Frames.ValidOnly) || !r.AppliesTo(p.Version) || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(v, r.Frames.When) {
 			continue
 		}
 		for _, role := range r.Frames.Roles {

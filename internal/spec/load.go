@@ -239,6 +239,9 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			bad(k.Line, "kind %q: role %q must be one of ready, response, event, request, notification, out", k.Name, k.Role)
 		}
 		checkSchema(schemaFS, p.ID, k.Schema, func(m string) { bad(k.Line, "kind %q: %s", k.Name, m) })
+		if k.Invalid && k.Role != RoleResponse {
+			bad(k.Line, "kind %q: an invalid kind (the answer to an invalid request) has role response", k.Name)
+		}
 		if k.At != "" && !strings.HasPrefix(k.At, "/") {
 			bad(k.Line, "kind %q: at %q must be a JSON pointer starting with '/'", k.Name, k.At)
 		}

@@ -112,6 +112,14 @@ type Kind struct {
 	// Versions restricts the kind to these revisions of the protocol
 	// (empty: all).
 	Versions []string `yaml:"versions"`
+	// Invalid marks the kind of an answer to input the document defines no
+	// answer shape for: a raw line, a request without an id, or one whose
+	// id the peer could not track. Only such answers take it (it is tried
+	// before every other kind for them, and never for other frames), and
+	// frame rules marked valid_only do not judge them: an answer to an
+	// invalid request is judged by what the document says of such answers,
+	// not by the schema of answers to valid ones.
+	Invalid bool `yaml:"invalid"`
 
 	Line int `yaml:"-"`
 }
@@ -215,6 +223,9 @@ type FrameRule struct {
 	When   []Cond `yaml:"when"`
 	// At applies Schema to the value at this JSON pointer, as Kind.At.
 	At string `yaml:"at"`
+	// ValidOnly keeps the rule to answers to valid requests: a frame of an
+	// invalid kind (Kind.Invalid) is not judged by it.
+	ValidOnly bool `yaml:"valid_only"`
 }
 
 // Fault is a way the reference server can be told to break the protocol.

@@ -1,0 +1,68 @@
+package peer_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// Answers to raw lines and to requests sent without an id (issue 10, false
+// alarms 1 and 6): the answer is the answer whatever its shape, and it is
+// judged by what the document says of such answers.
+var _ = Describe("the answer to a raw line or an id-less request", func() {
+	It("is taken as the answer even without an id key: a protocol frame, routed to the step waiting for it, no stray", func() {
+		pe, f, obs := newPeer(nil)
+		_, err := pe.Request([]byte(`{"method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.push(`{"v":1,"error":"no id"}`)
+		in, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Kind).NotTo(BeNil())
+		Expect(in.Invalid).To(BeTrue())
+		Expect(pe.ProtocolFrames()).To(Equal(1))
+		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(BeEmpty())
+	})
+
+	It("still fails an id-less frame no line is owed as no frame of the protocol", func() {
+		pe, f, obs := newPeer(nil)
+		f.push(`{"level":"info"}`)
+		Eventually(pe.Frames).Should(Equal(1))
+		Eventually(func() []string { return obs.verdicts("MINI-KNOWN-1") }).Should(Equal([]string{"fail"}))
+		Expect(pe.ProtocolFrames()).To(Equal(0))
+	})
+
+	It("takes the protocol's invalid kind, and frame rules kept to valid answers do not judge it", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		Expect(pe.SendRaw([]byte(`{"id":true,"method":"echo"}`+"\n"), true)).To(Succeed())
+		f.push(`{"id":true,"v":1}`)
+		in, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Kind.Name).To(Equal("answer to an invalid request"))
+		Expect(obs.verdicts("MINI-ANSWER-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-ENVELOPE-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+
+		// The same frame answering a tracked request is a valid answer,
+		// judged by the envelope rule.
+		c, err := pe.Request([]byte(`{"id":"a","method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.push(`{"id":"a","v":1}`)
+		in, err = pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Kind.Name).To(Equal("response"))
+		Expect(obs.verdicts("MINI-ENVELOPE-1")).To(Equal([]string{"pass"}))
+	})
+
+	It("judges the answer by the invalid kind's own rule", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		Expect(pe.SendRaw([]byte("[]\n"), true)).To(Succeed())
+		f.push(`{"v":2}`)
+		_, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-ANSWER-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"pass"}))
+	})
+})
