@@ -18,10 +18,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 )
 
 // ProtocolVersion and APIVersion are what the ready line announces.
@@ -101,6 +103,11 @@ func LoadManifest(dir string) ([]Tool, error) {
 	return m.Tools, nil
 }
 
+// SlowStep is how long the slow-start and slow-exit variants take: slower
+// than any healthy server, well inside the defaults a plausible server
+// meets.
+const SlowStep = 1500 * time.Millisecond
+
 // Server is one instance; Faults holds the names of the faults switched on.
 type Server struct {
 	Tools  []Tool
@@ -122,7 +129,10 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	if s.Variants == nil {
 		s.Variants = map[string]bool{}
 	}
-	fmt.Fprintf(log, "sonde-serve reference: %d tools, faults %v\n", len(s.Tools), keys(s.Faults))
+	fmt.Fprintf(log, "sonde-serve reference: %d tools, faults %v, variants %v\n", len(s.Tools), keys(s.Faults), keys(s.Variants))
+	if s.Variants["slow-start"] {
+		time.Sleep(SlowStep)
+	}
 	if s.Faults["log-stdout"] {
 		s.line([]byte("starting sonde serve (log line on stdout)"))
 	}
@@ -137,7 +147,12 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	s.out.Flush()
 	// Blank lines are handled too (the answer-empty fault answers them).
 	keep := func(line []byte, eof bool) bool { return len(line) > 0 || !eof }
-	return ndjson.Loop(in, keep, s.handle, func() { s.out.Flush() }, s.Faults["ignore-eof"])
+	code := ndjson.Loop(in, keep, s.handle, func() { s.out.Flush() }, s.Faults["ignore-eof"])
+	if s.Variants["slow-exit"] && code == 0 {
+		fmt.Fprintln(log, "variant slow-exit: winding down before exiting")
+		time.Sleep(SlowStep)
+	}
+	return code
 }
 
 func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
@@ -180,18 +195,33 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 			fmt.Fprintln(s.log, "fault exit-non-object: exiting on a JSON value that is not an object")
 			return 5, true
 		}
-		s.fail(nil, "Invalid JSON request: expected an object")
+		if s.Variants["other-messages"] {
+			s.failWith(noID, "Bad request: a request is a JSON object", map[string]any{"code": "BAD_REQUEST"})
+		} else {
+			s.fail(noID, "Invalid JSON request: expected an object")
+		}
 		return 0, false
 	}
 	id, hasID := req["id"]
+	given := hasID
 	switch id.(type) {
 	case string, json.Number:
 	default:
 		hasID = false
 	}
 	if !hasID {
-		s.fail(nil, "Invalid request: missing id")
-		return 0, false
+		switch {
+		case s.Faults["no-id-made-up"]:
+			// Pretends the request had an id it never carried.
+			id = "0"
+		case given && s.Variants["odd-ids-echoed"]:
+			// Serves it, echoing the id exactly as it was given.
+		case s.Variants["serve-no-id"]:
+			id = nil
+		default:
+			s.fail(noID, "Invalid request: missing id")
+			return 0, false
+		}
 	}
 	if _, isNum := id.(json.Number); isNum && s.Faults["numeric-id-ignored"] {
 		return 0, false
@@ -210,10 +240,22 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 	case "tools/call":
 		return s.call(id, params)
 	default:
-		s.fail(id, fmt.Sprintf("Unknown method '%s'", method))
+		switch {
+		case s.Faults["unknown-as-call"]:
+			// Runs whatever it does not know as a tool call.
+			return s.call(id, params)
+		case s.Variants["other-messages"]:
+			s.failWith(id, "Method not found: "+method, map[string]any{"code": "METHOD_NOT_FOUND", "methods": []string{"tools/list", "tools/call"}})
+		default:
+			s.fail(id, fmt.Sprintf("Unknown method '%s'", method))
+		}
 	}
 	return 0, false
 }
+
+// noID stands for the id of a request that had none to read: null, or, in
+// the no-id-key variant, no id key at all.
+var noID any = &struct{ none bool }{}
 
 func (s *Server) list(id any) {
 	tools := make([]map[string]any, 0, len(s.Tools))
@@ -221,6 +263,12 @@ func (s *Server) list(id any) {
 		m := map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.InputSchema}
 		if s.Faults["list-no-schema"] {
 			delete(m, "inputSchema")
+		}
+		if s.Faults["input-schema-not-object"] && t.Name == "echo" {
+			m["inputSchema"] = json.RawMessage(`{"type":"string"}`)
+		}
+		if s.Variants["extra-fields"] {
+			m["annotations"] = map[string]any{"readOnlyHint": t.Name == "echo"}
 		}
 		tools = append(tools, m)
 	}
@@ -292,14 +340,33 @@ func (t *Tool) invoke(input map[string]any) (any, error) {
 }
 
 func (s *Server) ok(id, result any) {
+	if r, isMap := result.(map[string]any); isMap && s.Variants["extra-fields"] {
+		r["durationMs"] = 0
+	}
 	s.respond(map[string]any{"id": id, "ok": true, "protocolVersion": ProtocolVersion, "result": result})
 }
 
-func (s *Server) fail(id any, msg string) {
-	s.respond(map[string]any{"id": id, "ok": false, "protocolVersion": ProtocolVersion, "error": map[string]any{"message": msg}})
+func (s *Server) fail(id any, msg string) { s.failWith(id, msg, nil) }
+
+// failWith answers ok false; extra adds fields to the error object.
+func (s *Server) failWith(id any, msg string, extra map[string]any) {
+	e := map[string]any{"message": msg}
+	for k, v := range extra {
+		e[k] = v
+	}
+	s.respond(map[string]any{"id": id, "ok": false, "protocolVersion": ProtocolVersion, "error": e})
 }
 
 func (s *Server) respond(m map[string]any) {
+	if m["id"] == noID {
+		m["id"] = nil
+		if s.Variants["no-id-key"] {
+			delete(m, "id")
+		}
+	}
+	if s.Variants["extra-fields"] {
+		m["server"] = "wirecheck-reference"
+	}
 	if s.Faults["wrong-id"] && m["id"] != nil {
 		m["id"] = fmt.Sprint(m["id"]) + "-x"
 	}
@@ -331,8 +398,56 @@ func (s *Server) write(v any) {
 }
 
 func (s *Server) line(b []byte) {
+	if s.Variants["ascii-escaped"] {
+		b = asciiEscape(b)
+	}
+	if s.Variants["spaced-json"] {
+		b = spaced(b)
+	}
 	s.out.Write(b)
+	if s.Variants["crlf"] {
+		s.out.WriteByte('\r')
+	}
 	s.out.WriteByte('\n')
+}
+
+// asciiEscape writes every character outside ASCII in a JSON text as a
+// \u escape (a surrogate pair beyond the BMP): the same JSON value.
+func asciiEscape(b []byte) []byte {
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		switch {
+		case r < 0x80:
+			out.WriteRune(r)
+		case r > 0xFFFF:
+			r -= 0x10000
+			fmt.Fprintf(&out, "\\u%04x\\u%04x", 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		default:
+			fmt.Fprintf(&out, "\\u%04x", r)
+		}
+	}
+	return out.Bytes()
+}
+
+// spaced puts a space after every ':' and ',' outside strings, as many
+// JSON writers do: the same JSON value, still one line.
+func spaced(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	inStr, esc := false, false
+	for _, c := range b {
+		out = append(out, c)
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == ':' || c == ','):
+			out = append(out, ' ')
+		}
+	}
+	return out
 }
 
 func keys(m map[string]bool) []string {
