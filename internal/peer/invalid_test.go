@@ -66,3 +66,47 @@ var _ = Describe("the answer to a raw line or an id-less request", func() {
 		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"pass"}))
 	})
 })
+
+// A request the protocol's request schema rejects (an unknown method) may
+// be answered as one whose id could not be taken.
+var _ = Describe("the answer to a request that breaks the request schema", func() {
+	It("may carry id null: routed to the request, the id check passes, judged by the invalid kind", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		c, err := pe.Request([]byte(`{"id":"u1","method":"nope"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Invalid).To(BeTrue())
+		f.push(`{"id":null,"v":1}`)
+		in, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Invalid).To(BeTrue())
+		Expect(in.Kind.Name).To(Equal("answer to an invalid request"))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-ENVELOPE-1")).To(BeEmpty())
+	})
+
+	It("may carry no id at all when it is the only request in flight", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		c, _ := pe.Request([]byte(`{"id":"u2","method":"nope"}`))
+		f.push(`{"v":1}`)
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"pass"}))
+	})
+
+	It("still fails another id, and a null id on a valid request", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		c, _ := pe.Request([]byte(`{"id":"u3","method":"nope"}`))
+		Expect(c.Invalid).To(BeTrue())
+		f.push(`{"id":"other","v":1}`)
+		_, err := pe.Wait(c, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		v, err := pe.Request([]byte(`{"id":"e1","method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v.Invalid).To(BeFalse())
+		f.push(`{"id":null,"v":1}`)
+		_, err = pe.Wait(v, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail", "fail"}))
+	})
+})

@@ -96,6 +96,11 @@ type Call struct {
 	// its id was not an exact echo (another JSON type, or another value
 	// while this was the only request in flight).
 	Mismatch string
+	// Invalid is set when the request breaks the protocol's request schema
+	// (an unknown method, params of another shape): its answer is judged
+	// as an answer to an invalid request (Inbound.Invalid), and a null or
+	// missing id on it is a reading the method accepts, not a wrong id.
+	Invalid bool
 }
 
 // Done is closed once the call has its final response.
@@ -305,13 +310,39 @@ func (p *Peer) trackValue(msg []byte, v any) (*Call, error) {
 	}
 	method, _ := Pointer(v, p.protocol().Correlation.Method)
 	ms, _ := method.(string)
-	c := &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{}), Scenario: p.scenario}
+	c := &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{}), Scenario: p.scenario,
+		Invalid: !p.validRequest(v, msg)}
 	if p.pending[c.Key] != nil {
 		return nil, fmt.Errorf("id %s is already in flight", c.Key)
 	}
 	p.pending[c.Key] = c
 	delete(p.answered, c.Key)
 	return c, nil
+}
+
+// validRequest reports whether a request passes the schema of some kind the
+// protocol sends (role out); a protocol that declares none sends only
+// valid requests. v may be the caller's own value (Go ints, slices), which
+// a schema may misjudge, so a rejection is confirmed on msg decoded.
+func (p *Peer) validRequest(v any, msg []byte) bool {
+	judged := false
+	for _, k := range p.protocol().Kinds {
+		if k.Role != spec.RoleRequestOut {
+			continue
+		}
+		s := p.o.Schemas.Get(k.Schema)
+		if s == nil {
+			continue
+		}
+		judged = true
+		if s.Validate(v) == nil {
+			return true
+		}
+		if d, err := schema.Decode(msg); err == nil && s.Validate(d) == nil {
+			return true
+		}
+	}
+	return !judged
 }
 
 func (p *Peer) untrack(c *Call) {

@@ -58,11 +58,13 @@ func (p *Peer) receive(f transport.Frame) {
 		method = call.Method
 	}
 	in.Kind = p.classify(v, method)
-	if call == nil && (in.Kind == nil || in.Kind.Role == spec.RoleResponse) && p.takeRaw(idv, hasID) {
-		// The answer to a raw line or to a request without a usable id: it
-		// is that line's one answer whatever its shape (a missing id
-		// included), counted and routed like any response, and judged by
-		// the protocol's invalid kind, not by the kinds of valid answers.
+	if (in.Kind == nil || in.Kind.Role == spec.RoleResponse) &&
+		((call == nil && p.takeRaw(idv, hasID)) || (call != nil && call.Invalid)) {
+		// The answer to a raw line, to a request without a usable id, or
+		// to one that breaks the request schema: it is that request's one
+		// answer whatever its shape (a missing id included), counted and
+		// routed like any response, and judged by the protocol's invalid
+		// kind, not by the kinds of valid answers.
 		in.Invalid = true
 		in.Kind = p.invalidKind(v, in.Kind)
 	}
@@ -157,6 +159,10 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 	}
 	p.check(CheckOneResponse, scen, report.Pass, seq, "", "", "")
 	switch {
+	case mismatch == "value" && call.Invalid && idv == nil:
+		// An answer to an invalid request may say it could not take the
+		// id (null, or none): a reading the method accepts.
+		p.check(CheckIDEcho, scen, report.Pass, seq, "", "", "")
 	case strings.HasPrefix(mismatch, "type"):
 		p.check(CheckIDType, scen, report.Fail, seq,
 			"the id was echoed with another JSON type", "id "+call.Key, "id "+idText(idv, hasID))
@@ -178,11 +184,20 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 // another JSON type, or, when exactly one request is in flight and the id
 // matches nothing ever sent, that one request (the id was not echoed).
 func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
-	if !hasID {
-		return nil, ""
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !hasID {
+		// An answer without an id answers the only request in flight
+		// when that request was invalid (it may carry no id then).
+		if len(p.pending) == 1 && p.anon == 0 {
+			for _, c := range p.pending {
+				if c.Invalid {
+					return c, "value"
+				}
+			}
+		}
+		return nil, ""
+	}
 	if idv != nil {
 		k := Key(idv)
 		if c := p.pending[k]; c != nil {

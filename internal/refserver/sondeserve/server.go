@@ -244,6 +244,8 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		case s.Faults["unknown-as-call"]:
 			// Runs whatever it does not know as a tool call.
 			return s.call(id, params)
+		case s.Variants["invalid-null-id"]:
+			s.fail(noID, "Invalid request: unknown method '"+method+"'")
 		case s.Variants["other-messages"]:
 			s.failWith(id, "Method not found: "+method, map[string]any{"code": "METHOD_NOT_FOUND", "methods": []string{"tools/list", "tools/call"}})
 		default:
