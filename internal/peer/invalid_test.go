@@ -56,6 +56,21 @@ var _ = Describe("the answer to a raw line or an id-less request", func() {
 		Expect(obs.verdicts("MINI-ENVELOPE-1")).To(Equal([]string{"pass"}))
 	})
 
+	It("leaves a frame that looks like no answer unclaimed (a log line while a raw line is owed), and takes the answer after it", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		Expect(pe.SendRaw([]byte(`{"method":"echo"}`+"\n"), true)).To(Succeed())
+		f.push(`{"level":"info"}`)
+		f.push(`{"v":1}`)
+		first, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(first.Kind).To(BeNil())
+		answer, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(answer.Invalid).To(BeTrue())
+		Expect(obs.verdicts("MINI-KNOWN-1")).To(Equal([]string{"fail", "pass"}))
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+	})
+
 	It("judges the answer by the invalid kind's own rule", func() {
 		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
 		Expect(pe.SendRaw([]byte("[]\n"), true)).To(Succeed())

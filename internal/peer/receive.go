@@ -58,15 +58,22 @@ func (p *Peer) receive(f transport.Frame) {
 		method = call.Method
 	}
 	in.Kind = p.classify(v, method)
-	if (in.Kind == nil || in.Kind.Role == spec.RoleResponse) &&
-		((call == nil && p.takeRaw(idv, hasID)) || (call != nil && call.Invalid)) {
+	if in.Kind == nil || in.Kind.Role == spec.RoleResponse {
 		// The answer to a raw line, to a request without a usable id, or
 		// to one that breaks the request schema: it is that request's one
-		// answer whatever its shape (a missing id included), counted and
-		// routed like any response, and judged by the protocol's invalid
-		// kind, not by the kinds of valid answers.
-		in.Invalid = true
-		in.Kind = p.invalidKind(v, in.Kind)
+		// answer whatever its id (none included), counted and routed like
+		// any response, and judged by the protocol's invalid kind, not by
+		// the kinds of valid answers. A frame that does not look like an
+		// answer at all (a log object) is no answer and stays unclaimed.
+		if ik := p.invalidKind(v, in.Kind); ik != nil {
+			if call != nil && call.Invalid {
+				in.Invalid, in.Kind = true, ik
+			} else if owner, ok := p.takeRaw(call, idv, hasID); ok {
+				// The raw line owed belongs to the scenario now running,
+				// which may have started after this frame was read.
+				in.Invalid, in.Kind, scen = true, ik, owner
+			}
+		}
 	}
 	if in.Kind == nil {
 		in.Problem = "not a frame of any kind this protocol defines"
@@ -227,29 +234,39 @@ func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
 }
 
 // takeRaw reports whether a frame that answers no tracked request is the
-// answer one raw line (or id-less request) is owed, and counts it off.
-func (p *Peer) takeRaw(idv any, hasID bool) bool {
+// answer one raw line (or id-less request) is owed, counts it off, and
+// returns the scenario that owes it.
+func (p *Peer) takeRaw(call *Call, idv any, hasID bool) (string, bool) {
+	if call != nil {
+		return "", false
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// A frame about a request the server sent (an error saying the answer
 	// came too late) is not an answer to one of wirecheck's.
 	if p.anon == 0 || (hasID && idv != nil && p.serverIDs[Key(idv)]) {
-		return false
+		return "", false
 	}
 	p.anon--
-	return true
+	return p.scenario, true
 }
 
-// invalidKind is the kind of an answer to a raw line: the protocol's first
-// invalid kind that matches, else the kind it classified as, else a bare
-// response kind (an answer, judged by no schema of valid answers).
+// invalidKind is the kind of an answer to an invalid request: the
+// protocol's first invalid kind that matches, else the kind the frame
+// classified as, else (when the protocol declares no invalid kind) a bare
+// response kind, judged by no schema of valid answers. It is nil for a
+// frame that matches none of the protocol's invalid kinds and no other.
 func (p *Peer) invalidKind(v any, classified *spec.Kind) *spec.Kind {
+	declared := false
 	for _, k := range p.protocol().Kinds {
-		if k.Invalid && Matches(v, k.When) {
-			return k
+		if k.Invalid {
+			declared = true
+			if Matches(v, k.When) {
+				return k
+			}
 		}
 	}
-	if classified != nil {
+	if classified != nil || declared {
 		return classified
 	}
 	return rawAnswer
