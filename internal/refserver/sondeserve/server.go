@@ -365,6 +365,9 @@ func (s *Server) respond(m map[string]any) {
 		if s.Variants["no-id-key"] {
 			delete(m, "id")
 		}
+		if e, isMap := m["error"].(map[string]any); isMap && s.Faults["invalid-error-string"] {
+			m["error"] = e["message"]
+		}
 	}
 	if s.Variants["extra-fields"] {
 		m["server"] = "wirecheck-reference"
