@@ -71,9 +71,10 @@ type Inbound struct {
 	Call  *Call
 	// Problem says why the frame is not a well-formed protocol frame.
 	Problem string
-	// Invalid is set on the answer to a raw line or to a request sent
-	// without an id: its kind is the protocol's invalid kind, and no id
-	// check judges it (the request had no id it could echo).
+	// Invalid is set on the answer to a raw line, to a request sent
+	// without an id, or to one that breaks the protocol's request schema
+	// (Call.Invalid): its kind is the protocol's invalid kind, and a null
+	// or missing id on it is no wrong id.
 	Invalid bool
 }
 

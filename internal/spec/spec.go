@@ -113,9 +113,11 @@ type Kind struct {
 	// (empty: all).
 	Versions []string `yaml:"versions"`
 	// Invalid marks the kind of an answer to input the document defines no
-	// answer shape for: a raw line, a request without an id, or one whose
-	// id the peer could not track. Only such answers take it (it is tried
-	// before every other kind for them, and never for other frames), and
+	// answer shape for: a raw line, a request without an id, or a request
+	// that breaks the schema of the kinds wirecheck sends (role out). Only
+	// such answers take it (it is tried before every other kind for them,
+	// and never for other frames; a frame matching no invalid kind is no
+	// answer to a raw line), and
 	// frame rules marked valid_only do not judge them: an answer to an
 	// invalid request is judged by what the document says of such answers,
 	// not by the schema of answers to valid ones.
