@@ -1,11 +1,14 @@
 // Package toolhost holds the tool-host scenarios a fixture file cannot say:
-// those that depend on the tools a host lists, and those that judge an
-// answer by the protocol's "not implemented" reading.
+// those that depend on the tools a host lists, those that judge an answer
+// by the protocol's "not implemented" reading, and those that accept more
+// than one reading where the document is silent (silence.go).
 package toolhost
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -35,7 +38,19 @@ const (
 
 // Scenarios returns the Go scenarios of tool-host.
 func Scenarios() []*scenario.Scenario {
-	return []*scenario.Scenario{{
+	return append(append(methodScenarios(), []*scenario.Scenario{{
+		Name:  "unreadable",
+		Title: "lines the host cannot read as a request are refused with a null id (or none); a request without a usable id is answered, served or refused; the host goes on",
+		Rules: []string{ruleUnreadable, ruleNoID2, ruleSurvive},
+		Run:   unreadable,
+		File:  file,
+	}, {
+		Name:  "bad-params",
+		Title: "requests whose params are missing or mistyped get one answer with their id, refused or served, and the host goes on",
+		Rules: []string{ruleBadParams, ruleBadParams2, ruleSurvive},
+		Run:   badParams,
+		File:  file,
+	}}...), []*scenario.Scenario{{
 		Name: "tools-every",
 		Title: "every listed tool is previewed, executed with arguments generated from its schema and its result formatted, " +
 			"the state carried from each call to the next",
@@ -44,15 +59,15 @@ func Scenarios() []*scenario.Scenario {
 		File:  file,
 	}, {
 		Name:  "unknown-method",
-		Title: "a method the protocol does not define answers ok false, saying the method is not implemented",
-		Rules: []string{ruleUnknownM},
+		Title: "a method the protocol does not define, sent with params another method would serve, answers ok false (saying it is not implemented: MAY)",
+		Rules: []string{ruleUnknownM, ruleUnknownM2},
 		Run:   unknownMethod,
 		File:  file,
 	}, {
 		Name:  "unknown-tool",
 		Title: "execute_tool of a tool the host does not list fails as a tool failure, and the host goes on",
 		Rules: []string{ruleUnknownT, ruleSurvive},
-		Run:   unknownTool,
+		Run:   unknownToolCall,
 		File:  file,
 	}, {
 		Name:  "long-line",
@@ -60,7 +75,7 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{ruleSurvive},
 		Run:   longLine,
 		File:  file,
-	}}
+	}}...)
 }
 
 // request builds a v1 request with a fresh id.
@@ -155,13 +170,14 @@ func everyTool(e *scenario.Env) error {
 			if err != nil {
 				return err
 			}
+			// An ok true answer is judged by its kind's schema; an ok false
+			// one holds no value to judge.
 			switch {
 			case e.Unimplemented(resp):
 				previewing = false
 				e.Skip(rulePreview, "the host does not implement format_tool_call_preview")
 			case field(resp, "/ok") != true:
-				e.Fail(rulePreview, resp.Seq, fmt.Sprintf("format_tool_call_preview of tool %q failed, and the error does not say the method is not implemented", name),
-					"ok true with a string, or an error saying the method is not implemented", string(resp.Raw))
+				e.Skip(rulePreview, fmt.Sprintf("format_tool_call_preview of tool %q answered ok false (%s): no value to judge", name, show(field(resp, "/error"))))
 			}
 		}
 		resp, c, err := s.call("execute_tool", map[string]any{"tool_name": name, "arguments": args})
@@ -181,7 +197,12 @@ func everyTool(e *scenario.Env) error {
 			break
 		}
 		e.Pass(ruleMethods, resp.Seq)
-		e.Pass(ruleExec2, resp.Seq)
+		if says := unknownTool(resp); says != "" {
+			e.Fail(ruleExec2, resp.Seq, fmt.Sprintf("tool %q, which get_tool_schemas lists, was answered as an unknown tool", name),
+				"the tool runs (any answer but \"no such tool\")", says)
+		} else {
+			e.Pass(ruleExec2, resp.Seq)
+		}
 		okv := field(resp, "/ok")
 		success := field(resp, "/result/value/success")
 		if okv == false || success == false {
@@ -202,8 +223,7 @@ func everyTool(e *scenario.Env) error {
 			formatting = false
 			e.Skip(ruleFormat, "the host does not implement format_tool_result")
 		case field(out, "/ok") != true:
-			e.Fail(ruleFormat, out.Seq, fmt.Sprintf("format_tool_result of tool %q's result failed, and the error does not say the method is not implemented", name),
-				"ok true with a string or an object, or an error saying the method is not implemented", string(out.Raw))
+			e.Skip(ruleFormat, fmt.Sprintf("format_tool_result of tool %q's result answered ok false (%s): no value to judge", name, show(field(out, "/error"))))
 		default:
 			formatted = true
 		}
@@ -313,25 +333,63 @@ func toolFailed(e *scenario.Env, resp *peer.Inbound, name string) error {
 	return nil
 }
 
+// unknownMethod sends a method no version of the protocol defines, with
+// params init or get_tool_schemas would serve, so a host that runs unknown
+// methods as one it knows is caught serving it.
 func unknownMethod(e *scenario.Env) error {
-	in, _, err := e.Call(request("wirecheck_no_such_method", map[string]any{}))
+	c, err := e.Send(request("wirecheck_no_such_method", map[string]any{"config": config(e), "state": map[string]any{}}))
+	if err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	in, err := answerOf(e, c)
+	if errors.Is(err, errUnanswered) {
+		e.Fail(ruleUnknownM, c.Seq, noAnswer(e, "a method the protocol does not define"), "one answer, ok false", "nothing")
+		e.Skip(ruleUnknownM2, "the unknown method was not answered")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	switch {
-	case field(in, "/ok") != false:
-		e.Fail(ruleUnknownM, in.Seq, "a method the protocol does not define was not answered ok false", "ok false", string(in.Raw))
-	case !e.Unimplemented(in):
-		e.Fail(ruleUnknownM, in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
-			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_no_such_method'"}`,
+	if field(in, "/ok") != false {
+		e.Fail(ruleUnknownM, in.Seq, "a method the protocol does not define was served (not answered ok false)", "ok false", string(in.Raw))
+		e.Skip(ruleUnknownM2, "the unknown method was served, not declined")
+		return nil
+	}
+	e.Pass(ruleUnknownM, in.Seq)
+	if e.Unimplemented(in) {
+		e.Pass(ruleUnknownM2, in.Seq)
+	} else {
+		e.Fail(ruleUnknownM2, in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
+			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_no_such_method'"} (a preference)`,
 			show(field(in, "/error")))
-	default:
-		e.Pass(ruleUnknownM, in.Seq)
 	}
 	return nil
 }
 
-func unknownTool(e *scenario.Env) error {
+// unknownToolType and unknownToolText recognise an answer saying a tool is
+// unknown: an error type such as ToolNotFound, or words such as "Unknown
+// tool 'x'" or "Tool 'x' not found" (a tool's own "file not found" does
+// not say the tool is unknown).
+var (
+	unknownToolType = regexp.MustCompile(`(?i)^(unknown.?tool|tool.?not.?found|no.?such.?tool)(error|exception)?$`)
+	unknownToolText = regexp.MustCompile(`(?i)(unknown|no such|unregistered) tool|tool\W+\S*\W*(not found|is not registered|does not exist)`)
+)
+
+// unknownTool returns the error of an answer saying the tool called is not
+// known, or "".
+func unknownTool(in *peer.Inbound) string {
+	if t, _ := field(in, "/error/type").(string); unknownToolType.MatchString(t) {
+		return show(field(in, "/error"))
+	}
+	for _, p := range []string{"/error/detail", "/result/value/error"} {
+		if d, _ := field(in, p).(string); unknownToolText.MatchString(d) {
+			return show(d)
+		}
+	}
+	return ""
+}
+
+func unknownToolCall(e *scenario.Env) error {
 	in, _, err := e.Call(request("init", map[string]any{"config": config(e)}))
 	if err != nil {
 		return err
