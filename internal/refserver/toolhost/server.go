@@ -67,6 +67,8 @@ type Server struct {
 	held      [][]byte
 	capturing bool
 	stopped   bool
+	// method is the method of the request being answered.
+	method string
 }
 
 // Serve runs a host with the named faults until in ends and returns the
@@ -204,8 +206,7 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 			s.fail(nil, &hostError{Type: "InvalidRequest", Detail: "a request needs an id (a string)"})
 			return 0, false
 		}
-		// Served all the same; the answer can only carry a null id.
-		id = nil
+		// Served all the same, the id echoed as given (null when none).
 	}
 	if ver, _ := obj["v"].(json.Number); ver.String() != "1" {
 		s.fail(id, &hostError{Type: "InvalidRequest", Detail: fmt.Sprintf("unsupported protocol version %v (this host speaks v %d)", show(obj["v"]), Version)})
@@ -244,6 +245,7 @@ func (s *Server) dispatch(req request) (int, bool) {
 	if !known && s.Faults["unknown-method-as-init"] {
 		req.method, known = "init", true
 	}
+	s.method = req.method
 	if !known || s.off[req.method] || (req.method == "get_tool_schemas" && s.Faults["no-get-tool-schemas"]) {
 		s.unknownMethod(req)
 		return 0, false
@@ -340,6 +342,9 @@ func (s *Server) initHost(req request) (any, map[string]any, error) {
 		if isObj {
 			config = c
 		}
+	}
+	if g, _ := config["greeting"].(string); g == "" && s.Variants["config-required"] {
+		return nil, nil, invalidParams("config.greeting is required (a non-empty string)")
 	}
 	if names, isList := config["unimplemented"].([]any); isList {
 		for _, n := range names {
@@ -481,6 +486,9 @@ func (s *Server) display(req request) (any, error) {
 
 func (s *Server) ok(id, value any, state map[string]any) {
 	result := map[string]any{"value": value}
+	if s.Faults["state-init-only"] && s.method != "init" {
+		state = nil
+	}
 	if state != nil && !s.Faults["no-state"] {
 		result["state"] = state
 	}

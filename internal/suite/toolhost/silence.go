@@ -100,6 +100,8 @@ func unreadable(e *scenario.Env) error {
 			e.Fail(ruleUnreadable, -1, noAnswer(e, u.what), "one answer, ok false, id null or none", "nothing")
 			continue
 		case err != nil:
+			e.Fail(ruleUnreadable, -1, "the host ended on "+u.what, "one answer, ok false, and the host goes on", err.Error())
+			e.Skip(ruleNoID2, "the host ended before a request without an id was sent")
 			return err
 		}
 		idv, hasID := in.Field("/id")
@@ -120,6 +122,7 @@ func unreadable(e *scenario.Env) error {
 			e.Skip(ruleNoID2, u.what+" was not answered")
 			continue
 		case err != nil:
+			e.Fail(ruleUnreadable, -1, "the host ended on "+u.what, "one answer (ok false, or served), and the host goes on", err.Error())
 			return err
 		}
 		idv, hasID := in.Field("/id")
@@ -177,6 +180,10 @@ func badParams(e *scenario.Env) error {
 			break
 		}
 		if err != nil {
+			e.Fail(ruleBadParams, c.Seq, "the host ended on "+bc.what, "one answer, and the host goes on", err.Error())
+			if !preferred {
+				e.Skip(ruleBadParams2, "the host ended before it answered a request with mistyped params")
+			}
 			return err
 		}
 		served := field(in, "/ok") == true

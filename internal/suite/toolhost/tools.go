@@ -348,6 +348,8 @@ func unknownMethod(e *scenario.Env) error {
 		return nil
 	}
 	if err != nil {
+		e.Fail(ruleUnknownM, c.Seq, "the host ended on a method the protocol does not define", "one answer, ok false", err.Error())
+		e.Skip(ruleUnknownM2, "the host ended before it answered the unknown method")
 		return err
 	}
 	if field(in, "/ok") != false {
