@@ -24,8 +24,11 @@ func TestToolHost(t *testing.T) {
 // host is one in-process reference host on pipes.
 type host struct{ *pipe.Server }
 
-func start(faults ...string) *host {
-	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, nil, in, out, log) })}
+func start(faults ...string) *host { return startWith(faults, nil) }
+
+// startWith starts a host with faults and variants switched on.
+func startWith(faults, variants []string) *host {
+	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, variants, in, out, log) })}
 	DeferCleanup(func() {
 		h.In.Close()
 		Eventually(h.Done).Should(BeClosed())

@@ -335,9 +335,11 @@ func toolFailed(e *scenario.Env, resp *peer.Inbound, name string) error {
 
 // unknownMethod sends a method no version of the protocol defines, with
 // params init or get_tool_schemas would serve, so a host that runs unknown
-// methods as one it knows is caught serving it.
+// methods as one it knows is caught serving it. The name holds none of the
+// words that say "not implemented", so an error that merely repeats it is
+// not read as saying so.
 func unknownMethod(e *scenario.Env) error {
-	c, err := e.Send(request("wirecheck_no_such_method", map[string]any{"config": config(e), "state": map[string]any{}}))
+	c, err := e.Send(request("wirecheck_frobnicate", map[string]any{"config": config(e), "state": map[string]any{}}))
 	if err != nil {
 		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
@@ -362,7 +364,7 @@ func unknownMethod(e *scenario.Env) error {
 		e.Pass(ruleUnknownM2, in.Seq)
 	} else {
 		e.Fail(ruleUnknownM2, in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
-			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_no_such_method'"} (a preference)`,
+			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_frobnicate'"} (a preference)`,
 			show(field(in, "/error")))
 	}
 	return nil
