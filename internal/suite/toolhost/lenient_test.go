@@ -123,4 +123,3 @@ var _ = Describe("the tool-host envelope schemas", func() {
 		Entry("an event without an id", "event.json", `{"v":1,"event":{"type":"part","payload":{}}}`, false),
 	)
 })
-
