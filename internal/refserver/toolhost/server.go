@@ -451,7 +451,7 @@ func (s *Server) formatResult(req request) (any, error) {
 	switch {
 	case s.Faults["native-no-format"]:
 		delete(env, "format")
-	case s.Faults["native-bad-format"]:
+	case s.Variants["native-other-format"]:
 		env["format"] = "anthropic.messages"
 	}
 	return env, nil
