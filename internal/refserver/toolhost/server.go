@@ -117,6 +117,10 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 		// A host that tears its tools down before exiting.
 		time.Sleep(SlowExit)
 	}
+	if !s.stopped && s.Variants["eof-exit-1"] {
+		fmt.Fprintln(log, "tool-host reference: stdin closed")
+		return 1
+	}
 	return code
 }
 

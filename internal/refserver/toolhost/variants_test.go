@@ -100,6 +100,13 @@ var _ = Describe("the reference tool host's variants", func() {
 		Expect(time.Since(closed)).To(BeNumerically(">=", toolhost.SlowExit))
 	})
 
+	It("eof-exit-1 exits 1 when stdin ends", func() {
+		h := variant("eof-exit-1")
+		h.expectServing()
+		h.In.Close()
+		Eventually(h.Exit, 5*time.Second).Should(Receive(Equal(1)))
+	})
+
 	It("slow-start answers its first request no sooner than SlowStart after it started", func() {
 		started := time.Now()
 		h := variant("slow-start")
