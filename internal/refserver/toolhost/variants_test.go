@@ -18,7 +18,7 @@ func variant(name string) *host { return startWith(nil, []string{name}) }
 // rawLine reads the next stdout line as written.
 func (h *host) rawLine() []byte {
 	var line []byte
-	Eventually(h.Lines, 2*time.Second).Should(Receive(&line), "the host answers")
+	Eventually(h.Lines, answerWait).Should(Receive(&line), "the host answers")
 	return line
 }
 
