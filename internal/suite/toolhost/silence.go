@@ -65,6 +65,27 @@ func answerToLine(e *scenario.Env, line string) (*peer.Inbound, error) {
 	}
 }
 
+// alive sends the protocol's probe (init) and waits for any answer. A
+// host that stopped answering after bad input fails the survival rule its
+// caller judges, not TOOLHOST-RESPONSE-1, and is replaced before the next
+// scenario (Hung).
+func alive(e *scenario.Env) error {
+	req := map[string]any{"id": scenario.NextID("probe")}
+	for k, v := range e.Protocol.Probe {
+		req[k] = v
+	}
+	c, err := e.Send(req)
+	if err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	_, err = answerOf(e, c)
+	if errors.Is(err, errUnanswered) {
+		e.Hung = true
+		return errors.New(noAnswer(e, "the probe (init)"))
+	}
+	return err
+}
+
 // noAnswer is the message for a wait that ran out, naming the bound and
 // the flag that sets it.
 func noAnswer(e *scenario.Env, what string) string {
@@ -209,7 +230,7 @@ func badParams(e *scenario.Env) error {
 	if !preferred {
 		e.Skip(ruleBadParams2, "no request with mistyped params was answered")
 	}
-	if _, err := e.Probe(); err != nil {
+	if err := alive(e); err != nil {
 		e.Fail(ruleSurvive, -1, "the host stopped answering after requests with bad params", "an answer to the probe", err.Error())
 		return err
 	}
