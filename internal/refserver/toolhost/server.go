@@ -48,6 +48,9 @@ var (
 const (
 	SlowStart = 1500 * time.Millisecond
 	SlowExit  = 1500 * time.Millisecond
+	// SlowTool is how long each listed tool runs under the slow-tool
+	// variant: longer than the 1 s --timeout the variant table runs with.
+	SlowTool = 1500 * time.Millisecond
 )
 
 // Server is one host instance; Faults holds the faults switched on.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -173,6 +174,10 @@ func (s *Server) execute(req request, state map[string]any) (int, bool) {
 	}
 	if state == nil {
 		state = map[string]any{}
+	}
+	if s.Variants["slow-tool"] {
+		// A tool that does real work: longer than an answer to init.
+		time.Sleep(SlowTool)
 	}
 	if s.Variants["event-kinds"] {
 		// An event type the core does not map, with its payload left out.

@@ -107,6 +107,14 @@ var _ = Describe("the reference tool host's variants", func() {
 		Eventually(h.Exit, 5*time.Second).Should(Receive(Equal(1)))
 	})
 
+	It("slow-tool runs a listed tool no shorter than SlowTool, and answers an unknown one at once", func() {
+		h := variant("slow-tool")
+		sent := time.Now()
+		Expect(h.call(`{"v":1,"id":"a","method":"execute_tool","params":{"tool_name":"echo","arguments":{"text":"x"},"state":{}}}`)).To(HaveKeyWithValue("ok", true))
+		Expect(time.Since(sent)).To(BeNumerically(">=", toolhost.SlowTool))
+		Expect(h.call(`{"v":1,"id":"b","method":"execute_tool","params":{"tool_name":"nope","arguments":{},"state":{}}}`)).To(HaveKeyWithValue("ok", false))
+	})
+
 	It("slow-start answers its first request no sooner than SlowStart after it started", func() {
 		started := time.Now()
 		h := variant("slow-start")

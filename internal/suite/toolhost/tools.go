@@ -104,7 +104,15 @@ type session struct {
 // answer carries, judging TOOLHOST-STATE-2 on every successful answer.
 func (s *session) call(method string, params map[string]any) (*peer.Inbound, *peer.Call, error) {
 	params["state"] = s.state
-	in, c, err := s.e.Call(request(method, params))
+	c, err := s.e.Send(request(method, params))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	wait := time.Duration(0) // --timeout
+	if method == "execute_tool" {
+		wait = execWait(s.e)
+	}
+	in, err := s.e.Await(c, wait)
 	if err != nil {
 		return nil, c, err
 	}
@@ -124,6 +132,26 @@ func (s *session) call(method string, params map[string]any) (*peer.Inbound, *pe
 			"result.state, an object", "result.state "+got)
 	}
 	return in, c, nil
+}
+
+// DefaultExecTimeout bounds one execute_tool call. The document bounds
+// none, and a real tool (a fetch, a build) may run far longer than an
+// answer to init: no plausible tool misses a minute.
+const DefaultExecTimeout = time.Minute
+
+// execWait is the bound of an execute_tool call: --param
+// exec-timeout=DURATION, or DefaultExecTimeout, and never less than
+// --timeout.
+func execWait(e *scenario.Env) time.Duration {
+	d := DefaultExecTimeout
+	if v, ok := e.Params["exec-timeout"]; ok {
+		if p, err := time.ParseDuration(v); err == nil && p > 0 {
+			d = p
+		} else {
+			e.Notef("--param exec-timeout=%s is not a positive duration (such as 90s); execute_tool waits %s", v, d)
+		}
+	}
+	return max(d, e.Timeout)
 }
 
 func everyTool(e *scenario.Env) error {
@@ -182,7 +210,8 @@ func everyTool(e *scenario.Env) error {
 		}
 		resp, c, err := s.call("execute_tool", map[string]any{"tool_name": name, "arguments": args})
 		if err != nil {
-			e.Fail(ruleExec2, -1, fmt.Sprintf("executing tool %q got no answer: %v", name, err), "an answer", "nothing")
+			e.Fail(ruleExec2, -1, fmt.Sprintf("executing tool %q got no answer: %v", name, err),
+				fmt.Sprintf("an answer within %s (--param exec-timeout=DURATION sets the bound)", execWait(e)), "nothing")
 			// Not a timeout: the host's output ended while the tool ran.
 			if !e.Hung {
 				e.Fail(ruleFail, -1, fmt.Sprintf("executing tool %q ended the host: a tool's failure must be answered, not fatal", name),
