@@ -373,6 +373,9 @@ func toolFailed(e *scenario.Env, resp *peer.Inbound, name string) error {
 // words that say "not implemented", so an error that merely repeats it is
 // not read as saying so.
 func unknownMethod(e *scenario.Env) error {
+	if err := up(e); err != nil {
+		return err
+	}
 	c, err := e.Send(request("wirecheck_frobnicate", map[string]any{"config": config(e), "state": map[string]any{}}))
 	if err != nil {
 		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
@@ -457,6 +460,9 @@ func unknownToolCall(e *scenario.Env) error {
 // longLine sends one request far longer than a typical read buffer (the
 // document sets no limit); any answer will do, as long as the host goes on.
 func longLine(e *scenario.Env) error {
+	if err := up(e); err != nil {
+		return err
+	}
 	pad := strings.Repeat("x", 100<<10)
 	c, err := e.Send(request("init", map[string]any{"config": map[string]any{"wirecheck_padding": pad}}))
 	if err != nil {
