@@ -12,6 +12,12 @@
 // init's config may carry "unimplemented": a list of optional method names
 // the host then answers as unknown methods, so the harness's "skip when not
 // implemented" path can be exercised against a known host.
+//
+// Each variant named in specs/tool-host.yaml is a legal alternative a
+// correct host may choose where the document is silent or permissive
+// (lenient params, id-less requests served, CRLF, slow start and exit,
+// answers out of order, optional methods left out, extra fields, events of
+// other types); the suite must pass every one at --level should.
 package toolhost
 
 import (
@@ -20,9 +26,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 	"io"
 	"sort"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 )
 
 // Version is the protocol version the host speaks.
@@ -35,16 +43,35 @@ var (
 		"format_tool_result", "format_tool_call_preview", "to_display_format"}
 )
 
+// How long the slow-start and slow-exit variants take: longer than a
+// quick host, well inside any plausible wait.
+const (
+	SlowStart = 1500 * time.Millisecond
+	SlowExit  = 1500 * time.Millisecond
+	// SlowTool is how long each listed tool runs under the slow-tool
+	// variant: longer than the 1 s --timeout the variant table runs with.
+	SlowTool = 1500 * time.Millisecond
+)
+
 // Server is one host instance; Faults holds the faults switched on.
 type Server struct {
 	Faults map[string]bool
 	// Variants holds the legal alternatives switched on.
 	Variants map[string]bool
 
+	in  *bufio.Reader
 	out *bufio.Writer
 	log io.Writer
 	// off lists optional methods init's config switched off.
 	off map[string]bool
+	// held keeps back the lines of an execute_tool answer (variant
+	// out-of-order) until the request after it is answered; capturing
+	// routes lines there while the tool runs.
+	held      [][]byte
+	capturing bool
+	stopped   bool
+	// method is the method of the request being answered.
+	method string
 }
 
 // Serve runs a host with the named faults until in ends and returns the
@@ -67,10 +94,61 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	if s.Faults == nil {
 		s.Faults = map[string]bool{}
 	}
+	if s.Variants == nil {
+		s.Variants = map[string]bool{}
+	}
 	s.off = map[string]bool{}
-	fmt.Fprintf(log, "tool-host reference: %d tools, faults %v\n", len(tools), on(s.Faults))
+	if s.Variants["no-optional"] || s.Variants["vague-decline"] {
+		for _, m := range Optional {
+			s.off[m] = true
+		}
+	}
+	fmt.Fprintf(log, "tool-host reference: %d tools, faults %v, variants %v\n", len(tools), on(s.Faults), on(s.Variants))
+	if s.Variants["slow-start"] {
+		// A host that loads its tools before reading anything.
+		time.Sleep(SlowStart)
+	}
+	// ndjson.Loop reads through this reader itself (bufio.NewReaderSize
+	// returns a large enough *bufio.Reader unchanged), so the out-of-order
+	// variant can see whether the next request has already arrived.
+	s.in = bufio.NewReaderSize(in, 64<<10)
 	keep := func(line []byte, _ bool) bool { return len(line) > 0 }
-	return ndjson.Loop(in, keep, s.handle, func() { s.out.Flush() }, s.Faults["ignore-eof"])
+	code := ndjson.Loop(s.in, keep, s.handleLine, func() { s.out.Flush() }, s.Faults["ignore-eof"])
+	s.release(s.held)
+	s.out.Flush()
+	if !s.stopped && s.Variants["slow-exit"] {
+		// A host that tears its tools down before exiting.
+		time.Sleep(SlowExit)
+	}
+	if !s.stopped && s.Variants["eof-exit-1"] {
+		fmt.Fprintln(log, "tool-host reference: stdin closed")
+		return 1
+	}
+	return code
+}
+
+// handleLine answers one line; an execute_tool answer held back by the
+// out-of-order variant goes out after this line's answer.
+func (s *Server) handleLine(line []byte, tooLong bool) (int, bool) {
+	prev := s.held
+	s.held = nil
+	code, stop := s.handle(line, tooLong)
+	s.release(prev)
+	s.stopped = stop
+	return code, stop
+}
+
+func (s *Server) release(lines [][]byte) {
+	for _, l := range lines {
+		s.line(l)
+	}
+}
+
+// pipelined reports whether another request line has already arrived, so
+// holding an answer back cannot leave the client waiting for it.
+func (s *Server) pipelined() bool {
+	b, _ := s.in.Peek(s.in.Buffered())
+	return len(bytes.TrimSpace(b)) > 0
 }
 
 // request is one readable request line.
@@ -93,6 +171,10 @@ func invalidParams(format string, args ...any) *hostError {
 }
 
 func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
+	if s.Faults["exit-long-line"] && (tooLong || len(line) > 64<<10) {
+		fmt.Fprintf(s.log, "fault exit-long-line: exiting on a line of %d bytes\n", len(line))
+		return 7, true
+	}
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 && !tooLong {
 		// Blank lines carry no request; NDJSON readers skip them.
@@ -127,8 +209,11 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 	switch id.(type) {
 	case string, json.Number:
 	default:
-		s.fail(nil, &hostError{Type: "InvalidRequest", Detail: "a request needs an id (a string)"})
-		return 0, false
+		if !s.Variants["serve-no-id"] {
+			s.fail(nil, &hostError{Type: "InvalidRequest", Detail: "a request needs an id (a string)"})
+			return 0, false
+		}
+		// Served all the same, the id echoed as given (null when none).
 	}
 	if ver, _ := obj["v"].(json.Number); ver.String() != "1" {
 		s.fail(id, &hostError{Type: "InvalidRequest", Detail: fmt.Sprintf("unsupported protocol version %v (this host speaks v %d)", show(obj["v"]), Version)})
@@ -139,10 +224,18 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		s.fail(id, &hostError{Type: "InvalidRequest", Detail: "a request needs a method (a string)"})
 		return 0, false
 	}
-	params, isObj := obj["params"].(map[string]any)
+	raw, has := obj["params"]
+	params, isObj := raw.(map[string]any)
 	if !isObj {
-		if !s.Faults["bad-params-ok"] {
-			s.fail(id, invalidParams("params must be a JSON object, not %s", kind(obj["params"])))
+		missing := !has || raw == nil
+		switch {
+		case s.Faults["bad-params-silent"]:
+			fmt.Fprintf(s.log, "fault bad-params-silent: not answering %s whose params are %s\n", method, kind(raw))
+			return 0, false
+		case missing && (s.Variants["params-default"] || s.lenient()):
+		case !missing && s.lenient():
+		default:
+			s.fail(id, invalidParams("params must be a JSON object, not %s", kind(raw)))
 			return 0, false
 		}
 		params = map[string]any{}
@@ -150,8 +243,16 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 	return s.dispatch(request{id: id, method: method, params: params})
 }
 
+// lenient is the lenient-params variant: fields of the wrong type are
+// ignored, as a JavaScript host that destructures its params would.
+func (s *Server) lenient() bool { return s.Variants["lenient-params"] }
+
 func (s *Server) dispatch(req request) (int, bool) {
 	known := contains(Required, req.method) || contains(Optional, req.method)
+	if !known && s.Faults["unknown-method-as-init"] {
+		req.method, known = "init", true
+	}
+	s.method = req.method
 	if !known || s.off[req.method] || (req.method == "get_tool_schemas" && s.Faults["no-get-tool-schemas"]) {
 		s.unknownMethod(req)
 		return 0, false
@@ -201,8 +302,8 @@ func (s *Server) dispatch(req request) (int, bool) {
 }
 
 func (s *Server) unknownMethod(req request) {
-	if s.Faults["unknown-method-vague"] {
-		s.fail(req.id, &hostError{Type: "Error", Detail: "failed"})
+	if s.Variants["vague-decline"] {
+		s.fail(req.id, &hostError{Type: "Error", Detail: fmt.Sprintf("no handler for %s", req.method)})
 		return
 	}
 	s.fail(req.id, &hostError{Type: "MethodNotFound", Detail: fmt.Sprintf("Unknown method '%s'", req.method)})
@@ -213,12 +314,12 @@ func (s *Server) unknownMethod(req request) {
 // carried none (init makes its own).
 func (s *Server) stateOf(req request) (map[string]any, error) {
 	raw, has := req.params["state"]
-	if !has || s.Faults["bad-params-ok"] && raw == nil {
+	if !has || s.lenient() && raw == nil {
 		return nil, nil
 	}
 	st, isObj := raw.(map[string]any)
 	if !isObj {
-		if s.Faults["bad-params-ok"] {
+		if s.lenient() {
 			return nil, nil
 		}
 		return nil, invalidParams("params.state must be an object, not %s", kind(raw))
@@ -242,12 +343,15 @@ func (s *Server) initHost(req request) (any, map[string]any, error) {
 	config := map[string]any{}
 	if raw, has := req.params["config"]; has && raw != nil {
 		c, isObj := raw.(map[string]any)
-		if !isObj && !s.Faults["bad-params-ok"] {
+		if !isObj && !s.lenient() {
 			return nil, nil, invalidParams("params.config must be an object, not %s", kind(raw))
 		}
 		if isObj {
 			config = c
 		}
+	}
+	if g, _ := config["greeting"].(string); g == "" && s.Variants["config-required"] {
+		return nil, nil, invalidParams("config.greeting is required (a non-empty string)")
 	}
 	if names, isList := config["unimplemented"].([]any); isList {
 		for _, n := range names {
@@ -257,6 +361,9 @@ func (s *Server) initHost(req request) (any, map[string]any, error) {
 		}
 	}
 	state := map[string]any{"rev": 1, "count": 0, "config": config}
+	if s.Faults["init-no-state"] {
+		state = nil
+	}
 	return map[string]any{"tools": len(tools)}, state, nil
 }
 
@@ -287,12 +394,12 @@ func (s *Server) uiElements() any {
 
 func (s *Server) tags(req request) (any, error) {
 	if raw, has := req.params["config"]; has {
-		if _, isObj := raw.(map[string]any); !isObj && !s.Faults["bad-params-ok"] {
+		if _, isObj := raw.(map[string]any); !isObj && !s.lenient() {
 			return nil, invalidParams("params.config must be an object, not %s", kind(raw))
 		}
 	}
 	if raw, has := req.params["models"]; has {
-		if _, isList := raw.([]any); !isList && !s.Faults["bad-params-ok"] {
+		if _, isList := raw.([]any); !isList && !s.lenient() {
 			return nil, invalidParams("params.models must be a list, not %s", kind(raw))
 		}
 	}
@@ -312,7 +419,7 @@ func (s *Server) requiredTags() any {
 func (s *Server) formatResult(req request) (any, error) {
 	res, isObj := req.params["result"].(map[string]any)
 	if !isObj {
-		if !s.Faults["bad-params-ok"] {
+		if !s.lenient() {
 			return nil, invalidParams("params.result must be an object, not %s", kind(req.params["result"]))
 		}
 		res = map[string]any{}
@@ -351,7 +458,7 @@ func (s *Server) formatResult(req request) (any, error) {
 	switch {
 	case s.Faults["native-no-format"]:
 		delete(env, "format")
-	case s.Faults["native-bad-format"]:
+	case s.Variants["native-other-format"]:
 		env["format"] = "anthropic.messages"
 	}
 	return env, nil
@@ -359,11 +466,11 @@ func (s *Server) formatResult(req request) (any, error) {
 
 func (s *Server) preview(req request) (any, error) {
 	name, isStr := req.params["tool_name"].(string)
-	if !isStr && !s.Faults["bad-params-ok"] {
+	if !isStr && !s.lenient() {
 		return nil, invalidParams("params.tool_name must be a string, not %s", kind(req.params["tool_name"]))
 	}
 	args, isObj := req.params["arguments"].(map[string]any)
-	if raw, has := req.params["arguments"]; has && !isObj && !s.Faults["bad-params-ok"] {
+	if raw, has := req.params["arguments"]; has && !isObj && !s.lenient() {
 		return nil, invalidParams("params.arguments must be an object, not %s", kind(raw))
 	}
 	text := fmt.Sprintf("%s(%s)", name, show(args))
@@ -375,7 +482,7 @@ func (s *Server) preview(req request) (any, error) {
 
 func (s *Server) display(req request) (any, error) {
 	text, isStr := req.params["text"].(string)
-	if !isStr && !s.Faults["bad-params-ok"] {
+	if !isStr && !s.lenient() {
 		return nil, invalidParams("params.text must be a string, not %s", kind(req.params["text"]))
 	}
 	if s.Faults["display-string"] {
@@ -386,8 +493,14 @@ func (s *Server) display(req request) (any, error) {
 
 func (s *Server) ok(id, value any, state map[string]any) {
 	result := map[string]any{"value": value}
+	if s.Faults["state-init-only"] && s.method != "init" {
+		state = nil
+	}
 	if state != nil && !s.Faults["no-state"] {
 		result["state"] = state
+	}
+	if s.Variants["extra-fields"] {
+		result["meta"] = map[string]any{"host": "wirecheck reference", "elapsed_ms": 0}
 	}
 	s.respond(map[string]any{"v": Version, "id": id, "ok": true, "result": result})
 }
@@ -401,6 +514,9 @@ func (s *Server) fail(id any, err error) {
 	if he.Stack != "" {
 		e["stack"] = he.Stack
 	}
+	if s.Variants["extra-fields"] {
+		e["code"] = "E_" + he.Type
+	}
 	if s.Faults["error-message"] {
 		e = map[string]any{"message": he.Detail}
 	}
@@ -413,6 +529,13 @@ func (s *Server) respond(m map[string]any) {
 	}
 	if s.Faults["no-version"] {
 		delete(m, "v")
+	}
+	if m["id"] == nil && s.Variants["omit-null-id"] {
+		// As JSON.stringify drops an undefined id.
+		delete(m, "id")
+	}
+	if s.Variants["extra-fields"] {
+		m["host"] = "wirecheck-reference"
 	}
 	s.write(m)
 }
@@ -429,7 +552,14 @@ func (s *Server) write(v any) {
 // line writes one line and flushes it, so a streamed part reaches the
 // client before the tool goes on.
 func (s *Server) line(b []byte) {
+	if s.capturing {
+		s.held = append(s.held, b)
+		return
+	}
 	s.out.Write(b)
+	if s.Variants["crlf"] {
+		s.out.WriteByte('\r')
+	}
 	s.out.WriteByte('\n')
 	s.out.Flush()
 }

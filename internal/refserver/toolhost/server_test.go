@@ -21,14 +21,21 @@ func TestToolHost(t *testing.T) {
 	RunSpecs(t, "Reference tool host Suite")
 }
 
+// answerWait bounds a wait for the host's next line: generous, so a
+// loaded machine (a 17 MiB line piped through) cannot fail a test.
+const answerWait = 15 * time.Second
+
 // host is one in-process reference host on pipes.
 type host struct{ *pipe.Server }
 
-func start(faults ...string) *host {
-	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, nil, in, out, log) })}
+func start(faults ...string) *host { return startWith(faults, nil) }
+
+// startWith starts a host with faults and variants switched on.
+func startWith(faults, variants []string) *host {
+	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, variants, in, out, log) })}
 	DeferCleanup(func() {
 		h.In.Close()
-		Eventually(h.Done).Should(BeClosed())
+		Eventually(h.Done, answerWait).Should(BeClosed())
 	})
 	return h
 }
@@ -42,7 +49,7 @@ func (h *host) send(line string) {
 // v: 1 and ending in a newline.
 func (h *host) recv() map[string]any {
 	var line []byte
-	Eventually(h.Lines, 2*time.Second).Should(Receive(&line), "the host answers")
+	Eventually(h.Lines, answerWait).Should(Receive(&line), "the host answers")
 	Expect(line).To(HaveSuffix("\n"))
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(line))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -117,7 +118,15 @@ func (s *Server) schemas() any {
 		if s.Faults["schema-bad-parameters"] {
 			params = json.RawMessage(`"object"`)
 		}
-		list = append(list, map[string]any{"name": t.name, "description": t.description, "parameters": params})
+		entry := map[string]any{"name": t.name, "description": t.description, "parameters": params}
+		if s.Variants["extra-fields"] {
+			entry["strict"] = false
+		}
+		list = append(list, entry)
+	}
+	if s.Faults["ghost-tool"] {
+		list = append(list, map[string]any{"name": "ghost", "description": "Listed, but execute_tool does not know it",
+			"parameters": json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)})
 	}
 	if s.Faults["schemas-object"] {
 		return map[string]any{"tools": list}
@@ -126,13 +135,26 @@ func (s *Server) schemas() any {
 }
 
 func (s *Server) execute(req request, state map[string]any) (int, bool) {
+	if s.Variants["out-of-order"] {
+		// The answer (events and response) is kept back and goes out after
+		// the next request's answer when that request is already waiting.
+		s.capturing = true
+		defer func() {
+			s.capturing = false
+			if !s.pipelined() {
+				held := s.held
+				s.held = nil
+				s.release(held)
+			}
+		}()
+	}
 	name, isStr := req.params["tool_name"].(string)
-	if !isStr && !s.Faults["bad-params-ok"] {
+	if !isStr && !s.lenient() {
 		s.fail(req.id, invalidParams("params.tool_name must be a string, not %s", kind(req.params["tool_name"])))
 		return 0, false
 	}
 	args, isObj := req.params["arguments"].(map[string]any)
-	if raw, has := req.params["arguments"]; has && !isObj && !s.Faults["bad-params-ok"] {
+	if raw, has := req.params["arguments"]; has && !isObj && !s.lenient() {
 		s.fail(req.id, invalidParams("params.arguments must be an object, not %s", kind(raw)))
 		return 0, false
 	}
@@ -153,11 +175,24 @@ func (s *Server) execute(req request, state map[string]any) (int, bool) {
 	if state == nil {
 		state = map[string]any{}
 	}
+	if s.Variants["slow-tool"] {
+		// A tool that does real work: longer than an answer to init.
+		time.Sleep(SlowTool)
+	}
+	if s.Variants["event-kinds"] {
+		// An event type the core does not map, with its payload left out.
+		s.write(map[string]any{"v": Version, "id": req.id, "event": map[string]any{"type": "progress"}})
+	}
 	// Parts go out as the tool emits them; with event-after-response the
 	// newest is kept back, so the last one follows the response.
 	var pending map[string]any
+	seq := 0
 	c := &call{args: args, state: state, emit: func(payload any) {
 		ev := map[string]any{"type": "part", "payload": payload}
+		if s.Variants["extra-fields"] {
+			ev["seq"] = seq
+			seq++
+		}
 		if s.Faults["event-no-payload"] {
 			delete(ev, "payload")
 		}

@@ -3,6 +3,9 @@ package toolhost
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/schema"
 )
 
 var _ = Describe("reading a tool schema", func() {
@@ -35,5 +38,30 @@ var _ = Describe("reading a tool schema", func() {
 		Entry("parameters a string", map[string]any{"name": "echo", "parameters": "object"}, "echo", "parameters is not a JSON Schema object"),
 		Entry("parameters not a valid schema", map[string]any{"name": "echo", "parameters": map[string]any{"type": 12}}, "echo", "not a valid JSON Schema"),
 		Entry("parameters for a string", map[string]any{"name": "echo", "input_schema": map[string]any{"type": "string"}}, "echo", "does not describe an object"),
+	)
+})
+
+var _ = Describe("recognising an answer that says a tool is unknown (TOOLHOST-EXEC-2)", func() {
+	answer := func(frame string) *peer.Inbound {
+		v, err := schema.Decode([]byte(frame))
+		Expect(err).NotTo(HaveOccurred())
+		return &peer.Inbound{Raw: []byte(frame), Value: v}
+	}
+	DescribeTable("reads the error type and words hosts use",
+		func(frame string, unknown bool) {
+			if unknown {
+				Expect(unknownTool(answer(frame))).NotTo(BeEmpty())
+			} else {
+				Expect(unknownTool(answer(frame))).To(BeEmpty())
+			}
+		},
+		Entry("ToolNotFound", `{"ok":false,"error":{"type":"ToolNotFound","detail":"x"}}`, true),
+		Entry("UnknownToolError", `{"ok":false,"error":{"type":"UnknownToolError","detail":"x"}}`, true),
+		Entry("Unknown tool 'x'", `{"ok":false,"error":{"type":"Error","detail":"Unknown tool 'ghost'"}}`, true),
+		Entry("Tool 'x' not found", `{"ok":false,"error":{"type":"Error","detail":"Tool 'ghost' not found"}}`, true),
+		Entry("success false: no such tool", `{"ok":true,"result":{"value":{"success":false,"error":"no such tool: ghost"}}}`, true),
+		Entry("a tool's own file not found", `{"ok":false,"error":{"type":"Error","detail":"read_file: file not found"}}`, false),
+		Entry("a tool's own failure", `{"ok":true,"result":{"value":{"success":false,"error":"simulated failure"}}}`, false),
+		Entry("a success", `{"ok":true,"result":{"value":{"success":true,"result":1}}}`, false),
 	)
 })

@@ -1,11 +1,14 @@
 // Package toolhost holds the tool-host scenarios a fixture file cannot say:
-// those that depend on the tools a host lists, and those that judge an
-// answer by the protocol's "not implemented" reading.
+// those that depend on the tools a host lists, those that judge an answer
+// by the protocol's "not implemented" reading, and those that accept more
+// than one reading where the document is silent (silence.go).
 package toolhost
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -35,24 +38,36 @@ const (
 
 // Scenarios returns the Go scenarios of tool-host.
 func Scenarios() []*scenario.Scenario {
-	return []*scenario.Scenario{{
+	return append(append(methodScenarios(), []*scenario.Scenario{{
+		Name:  "unreadable",
+		Title: "lines the host cannot read as a request are refused with a null id (or none); a request without a usable id is answered, served or refused; the host goes on",
+		Rules: []string{ruleUnreadable, ruleNoID2, ruleSurvive},
+		Run:   unreadable,
+		File:  file,
+	}, {
+		Name:  "bad-params",
+		Title: "requests whose params are missing or mistyped get one answer with their id, refused or served, and the host goes on",
+		Rules: []string{ruleBadParams, ruleBadParams2, ruleSurvive},
+		Run:   badParams,
+		File:  file,
+	}}...), []*scenario.Scenario{{
 		Name: "tools-every",
 		Title: "every listed tool is previewed, executed with arguments generated from its schema and its result formatted, " +
 			"the state carried from each call to the next",
-		Rules: []string{ruleSchemas2, ruleMethods, ruleExec2, ruleFail, ruleState2, rulePreview, ruleFormat},
+		Rules: []string{ruleSchemas2, ruleMethods, ruleExec2, ruleFail, ruleState2, rulePreview, ruleFormat, ruleSurvive},
 		Run:   everyTool,
 		File:  file,
 	}, {
 		Name:  "unknown-method",
-		Title: "a method the protocol does not define answers ok false, saying the method is not implemented",
-		Rules: []string{ruleUnknownM},
+		Title: "a method the protocol does not define, sent with params another method would serve, answers ok false (saying it is not implemented: MAY)",
+		Rules: []string{ruleUnknownM, ruleUnknownM2},
 		Run:   unknownMethod,
 		File:  file,
 	}, {
 		Name:  "unknown-tool",
 		Title: "execute_tool of a tool the host does not list fails as a tool failure, and the host goes on",
 		Rules: []string{ruleUnknownT, ruleSurvive},
-		Run:   unknownTool,
+		Run:   unknownToolCall,
 		File:  file,
 	}, {
 		Name:  "long-line",
@@ -60,7 +75,7 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{ruleSurvive},
 		Run:   longLine,
 		File:  file,
-	}}
+	}}...)
 }
 
 // request builds a v1 request with a fresh id.
@@ -89,7 +104,15 @@ type session struct {
 // answer carries, judging TOOLHOST-STATE-2 on every successful answer.
 func (s *session) call(method string, params map[string]any) (*peer.Inbound, *peer.Call, error) {
 	params["state"] = s.state
-	in, c, err := s.e.Call(request(method, params))
+	c, err := s.e.Send(request(method, params))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	wait := time.Duration(0) // --timeout
+	if method == "execute_tool" {
+		wait = execWait(s.e)
+	}
+	in, err := s.e.Await(c, wait)
 	if err != nil {
 		return nil, c, err
 	}
@@ -109,6 +132,26 @@ func (s *session) call(method string, params map[string]any) (*peer.Inbound, *pe
 			"result.state, an object", "result.state "+got)
 	}
 	return in, c, nil
+}
+
+// DefaultExecTimeout bounds one execute_tool call. The document bounds
+// none, and a real tool (a fetch, a build) may run far longer than an
+// answer to init: no plausible tool misses a minute.
+const DefaultExecTimeout = time.Minute
+
+// execWait is the bound of an execute_tool call: --param
+// exec-timeout=DURATION, or DefaultExecTimeout, and never less than
+// --timeout.
+func execWait(e *scenario.Env) time.Duration {
+	d := DefaultExecTimeout
+	if v, ok := e.Params["exec-timeout"]; ok {
+		if p, err := time.ParseDuration(v); err == nil && p > 0 {
+			d = p
+		} else {
+			e.Notef("--param exec-timeout=%s is not a positive duration (such as 90s); execute_tool waits %s", v, d)
+		}
+	}
+	return max(d, e.Timeout)
 }
 
 func everyTool(e *scenario.Env) error {
@@ -155,18 +198,20 @@ func everyTool(e *scenario.Env) error {
 			if err != nil {
 				return err
 			}
+			// An ok true answer is judged by its kind's schema; an ok false
+			// one holds no value to judge.
 			switch {
 			case e.Unimplemented(resp):
 				previewing = false
 				e.Skip(rulePreview, "the host does not implement format_tool_call_preview")
 			case field(resp, "/ok") != true:
-				e.Fail(rulePreview, resp.Seq, fmt.Sprintf("format_tool_call_preview of tool %q failed, and the error does not say the method is not implemented", name),
-					"ok true with a string, or an error saying the method is not implemented", string(resp.Raw))
+				e.Skip(rulePreview, fmt.Sprintf("format_tool_call_preview of tool %q answered ok false (%s): no value to judge", name, show(field(resp, "/error"))))
 			}
 		}
 		resp, c, err := s.call("execute_tool", map[string]any{"tool_name": name, "arguments": args})
 		if err != nil {
-			e.Fail(ruleExec2, -1, fmt.Sprintf("executing tool %q got no answer: %v", name, err), "an answer", "nothing")
+			e.Fail(ruleExec2, -1, fmt.Sprintf("executing tool %q got no answer: %v", name, err),
+				fmt.Sprintf("an answer within %s (--param exec-timeout=DURATION sets the bound)", execWait(e)), "nothing")
 			// Not a timeout: the host's output ended while the tool ran.
 			if !e.Hung {
 				e.Fail(ruleFail, -1, fmt.Sprintf("executing tool %q ended the host: a tool's failure must be answered, not fatal", name),
@@ -181,7 +226,12 @@ func everyTool(e *scenario.Env) error {
 			break
 		}
 		e.Pass(ruleMethods, resp.Seq)
-		e.Pass(ruleExec2, resp.Seq)
+		if says := unknownTool(resp); says != "" {
+			e.Fail(ruleExec2, resp.Seq, fmt.Sprintf("tool %q, which get_tool_schemas lists, was answered as an unknown tool", name),
+				"the tool runs (any answer but \"no such tool\")", says)
+		} else {
+			e.Pass(ruleExec2, resp.Seq)
+		}
 		okv := field(resp, "/ok")
 		success := field(resp, "/result/value/success")
 		if okv == false || success == false {
@@ -202,8 +252,7 @@ func everyTool(e *scenario.Env) error {
 			formatting = false
 			e.Skip(ruleFormat, "the host does not implement format_tool_result")
 		case field(out, "/ok") != true:
-			e.Fail(ruleFormat, out.Seq, fmt.Sprintf("format_tool_result of tool %q's result failed, and the error does not say the method is not implemented", name),
-				"ok true with a string or an object, or an error saying the method is not implemented", string(out.Raw))
+			e.Skip(ruleFormat, fmt.Sprintf("format_tool_result of tool %q's result answered ok false (%s): no value to judge", name, show(field(out, "/error"))))
 		default:
 			formatted = true
 		}
@@ -293,45 +342,95 @@ func parseTool(t any) (string, *jsonschema.Schema, string) {
 }
 
 // toolFailed judges a failed execution (TOOLHOST-FAIL-1): the failure is
-// reported in one of the two documented shapes, and the host still answers.
+// reported in one of the two documented shapes; then the host must still
+// answer (TOOLHOST-GEN-SURVIVE).
 func toolFailed(e *scenario.Env, resp *peer.Inbound, name string) error {
-	if field(resp, "/ok") == true {
-		if _, isStr := field(resp, "/result/value/error").(string); !isStr {
-			e.Fail(ruleFail, resp.Seq, fmt.Sprintf("tool %q failed with success false but no error text", name),
-				`{"success": false, "error": "..."}`, string(resp.Raw))
-		}
-	} else if _, isObj := field(resp, "/error").(map[string]any); !isObj {
+	_, hasText := field(resp, "/result/value/error").(string)
+	_, hasObj := field(resp, "/error").(map[string]any)
+	switch {
+	case field(resp, "/ok") == true && !hasText:
+		e.Fail(ruleFail, resp.Seq, fmt.Sprintf("tool %q failed with success false but no error text", name),
+			`{"success": false, "error": "..."}`, string(resp.Raw))
+	case field(resp, "/ok") != true && !hasObj:
 		e.Fail(ruleFail, resp.Seq, fmt.Sprintf("tool %q failed with ok false but no error object", name),
 			`{"ok": false, "error": {"type": …, "detail": …}}`, string(resp.Raw))
+	default:
+		e.Pass(ruleFail, resp.Seq)
 	}
-	if _, err := e.Probe(); err != nil {
-		e.Fail(ruleFail, -1, fmt.Sprintf("after tool %q failed, the host stopped answering", name),
+	// The document gives a failure's answer, not what follows it: going on
+	// is the generic survival rule's.
+	if err := alive(e); err != nil {
+		e.Fail(ruleSurvive, -1, fmt.Sprintf("after tool %q failed, the host stopped answering", name),
 			"the host goes on serving", err.Error())
 		return err
 	}
-	e.Pass(ruleFail, resp.Seq)
 	return nil
 }
 
+// unknownMethod sends a method no version of the protocol defines, with
+// params init or get_tool_schemas would serve, so a host that runs unknown
+// methods as one it knows is caught serving it. The name holds none of the
+// words that say "not implemented", so an error that merely repeats it is
+// not read as saying so.
 func unknownMethod(e *scenario.Env) error {
-	in, _, err := e.Call(request("wirecheck_no_such_method", map[string]any{}))
-	if err != nil {
+	if err := up(e); err != nil {
 		return err
 	}
-	switch {
-	case field(in, "/ok") != false:
-		e.Fail(ruleUnknownM, in.Seq, "a method the protocol does not define was not answered ok false", "ok false", string(in.Raw))
-	case !e.Unimplemented(in):
-		e.Fail(ruleUnknownM, in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
-			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_no_such_method'"}`,
+	c, err := e.Send(request("wirecheck_frobnicate", map[string]any{"config": config(e), "state": map[string]any{}}))
+	if err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	in, err := answerOf(e, c)
+	if errors.Is(err, errUnanswered) {
+		e.Fail(ruleUnknownM, c.Seq, noAnswer(e, "a method the protocol does not define"), "one answer, ok false", "nothing")
+		e.Skip(ruleUnknownM2, "the unknown method was not answered")
+		return nil
+	}
+	if err != nil {
+		e.Fail(ruleUnknownM, c.Seq, "the host ended on a method the protocol does not define", "one answer, ok false", err.Error())
+		e.Skip(ruleUnknownM2, "the host ended before it answered the unknown method")
+		return err
+	}
+	if field(in, "/ok") != false {
+		e.Fail(ruleUnknownM, in.Seq, "a method the protocol does not define was served (not answered ok false)", "ok false", string(in.Raw))
+		e.Skip(ruleUnknownM2, "the unknown method was served, not declined")
+		return nil
+	}
+	e.Pass(ruleUnknownM, in.Seq)
+	if e.Unimplemented(in) {
+		e.Pass(ruleUnknownM2, in.Seq)
+	} else {
+		e.Fail(ruleUnknownM2, in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
+			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_frobnicate'"} (a preference)`,
 			show(field(in, "/error")))
-	default:
-		e.Pass(ruleUnknownM, in.Seq)
 	}
 	return nil
 }
 
-func unknownTool(e *scenario.Env) error {
+// unknownToolType and unknownToolText recognise an answer saying a tool is
+// unknown: an error type such as ToolNotFound, or words such as "Unknown
+// tool 'x'" or "Tool 'x' not found" (a tool's own "file not found" does
+// not say the tool is unknown).
+var (
+	unknownToolType = regexp.MustCompile(`(?i)^(unknown.?tool|tool.?not.?found|no.?such.?tool)(error|exception)?$`)
+	unknownToolText = regexp.MustCompile(`(?i)(unknown|no such|unregistered) tool|tool\W+\S*\W*(not found|is not registered|does not exist)`)
+)
+
+// unknownTool returns the error of an answer saying the tool called is not
+// known, or "".
+func unknownTool(in *peer.Inbound) string {
+	if t, _ := field(in, "/error/type").(string); unknownToolType.MatchString(t) {
+		return show(field(in, "/error"))
+	}
+	for _, p := range []string{"/error/detail", "/result/value/error"} {
+		if d, _ := field(in, p).(string); unknownToolText.MatchString(d) {
+			return show(d)
+		}
+	}
+	return ""
+}
+
+func unknownToolCall(e *scenario.Env) error {
 	in, _, err := e.Call(request("init", map[string]any{"config": config(e)}))
 	if err != nil {
 		return err
@@ -350,7 +449,7 @@ func unknownTool(e *scenario.Env) error {
 		e.Fail(ruleUnknownT, resp.Seq, "execute_tool of a tool the host does not list was answered as a success",
 			"ok false, or success false", string(resp.Raw))
 	}
-	if _, err := e.Probe(); err != nil {
+	if err := alive(e); err != nil {
 		e.Fail(ruleSurvive, -1, "the host stopped answering after a call of an unknown tool", "an answer to the probe", err.Error())
 		return err
 	}
@@ -361,12 +460,27 @@ func unknownTool(e *scenario.Env) error {
 // longLine sends one request far longer than a typical read buffer (the
 // document sets no limit); any answer will do, as long as the host goes on.
 func longLine(e *scenario.Env) error {
-	pad := strings.Repeat("x", 100<<10)
-	if _, _, err := e.Call(request("init", map[string]any{"config": map[string]any{"wirecheck_padding": pad}})); err != nil {
-		e.Fail(ruleSurvive, -1, "no answer to a 100 KiB request line: "+err.Error(), "an answer", "nothing")
+	if err := up(e); err != nil {
 		return err
 	}
-	if _, err := e.Probe(); err != nil {
+	pad := strings.Repeat("x", 100<<10)
+	c, err := e.Send(request("init", map[string]any{"config": map[string]any{"wirecheck_padding": pad}}))
+	if err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	// The document sets no line limit, nor says what a host does past its
+	// own: only survival is judged, not TOOLHOST-RESPONSE-1.
+	_, err = answerOf(e, c)
+	switch {
+	case errors.Is(err, errUnanswered):
+		e.Fail(ruleSurvive, c.Seq, noAnswer(e, "a 100 KiB request line"), "an answer, and the host goes on", "nothing")
+		e.Hung = true
+		return nil
+	case err != nil:
+		e.Fail(ruleSurvive, c.Seq, "the host ended on a 100 KiB request line", "an answer, and the host goes on", err.Error())
+		return err
+	}
+	if err := alive(e); err != nil {
 		e.Fail(ruleSurvive, -1, "the host stopped answering after a 100 KiB line", "an answer to the probe", err.Error())
 		return err
 	}
