@@ -27,12 +27,15 @@ func Scenarios() []*scenario.Scenario {
 	return []*scenario.Scenario{
 		s("lifecycle", "session.create with the tool prompt, answered by the --param callback policy: session.created, "+
 			"a stream from system/init to result, session.send continuing it, session.kill",
-			lifecycle, "BRIDGE-CREATE-1", "BRIDGE-STREAM-1", "BRIDGE-STREAM-2", "BRIDGE-SEND-1", "BRIDGE-KILL-1"),
-		s("callback-allow", "a can_use_tool callback answered allow: the tool runs", policyRun(Allow), "BRIDGE-CB-ALLOW-1"),
+			lifecycle, "BRIDGE-CREATE-1", "BRIDGE-STREAM-1", "BRIDGE-STREAM-2", "BRIDGE-SEND-1", "BRIDGE-KILL-1", "BRIDGE-CB-ASK-1"),
+		s("callback-allow", "a can_use_tool callback answered allow: the tool runs", policyRun(Allow), "BRIDGE-CB-ALLOW-1", "BRIDGE-CB-ASK-1"),
 		s("callback-deny", "a can_use_tool callback answered deny: the tool is refused", policyRun(Deny), "BRIDGE-CB-DENY-1"),
 		s("callback-allow-updated", "a can_use_tool callback answered allow with updated_input: the tool runs with it",
-			policyRun(AllowUpdated), "BRIDGE-CB-UPDATED-1"),
-		s("callback-never", "a can_use_tool callback never answered: error CALLBACK_TIMEOUT", policyRun(Never), "BRIDGE-CB-TIMEOUT-1"),
+			policyRun(AllowUpdated), "BRIDGE-CB-UPDATED-1", "BRIDGE-CB-ASK-1"),
+		s("callback-never", "a can_use_tool callback never answered: error CALLBACK_TIMEOUT (within --param callback_timeout, default 60s)",
+			policyRun(Never), "BRIDGE-CB-TIMEOUT-1", "BRIDGE-CB-TIMEOUT-2"),
+		s("callback-unknown", "a callback.response whose id is no pending callback (a permission answer, a hook answer): error CALLBACK_NOT_FOUND",
+			callbackUnknown, "BRIDGE-CB-NOTFOUND-1"),
 		s("partial-messages", "include_partial_messages on: stream_event messages", partial, "BRIDGE-PARTIAL-1"),
 		s("options", "session.create with every option the document lists, hooks on every hook event", options,
 			"BRIDGE-OPTIONS-1", "BRIDGE-HOOK-1"),
@@ -63,6 +66,7 @@ func lifecycle(e *scenario.Env) error {
 		return err
 	}
 	b.judgeStream(s, t, true, "session.create")
+	b.judgeAsked(t)
 	b.judgeCallbacks(s, t, p)
 	if t.result == nil {
 		e.Skip("BRIDGE-SEND-1", "the first turn never ended, so session.send was not tried")
@@ -74,7 +78,7 @@ func lifecycle(e *scenario.Env) error {
 	}
 	t2 := b.collect(s, b.turn)
 	if t2.result == nil {
-		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result within %s", s.id, b.turn),
+		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result within %s (--param turn_timeout)", s.id, b.turn),
 			"sdk.message frames of the session ending with a result", fmt.Sprintf("%d sdk.message frame(s)", len(t2.frames)))
 	} else {
 		e.Pass("BRIDGE-SEND-1", t2.result.Seq)
@@ -112,9 +116,60 @@ func policyRun(p Policy) func(*scenario.Env) error {
 		if t.result == nil && len(t.canUseTool()) == 0 {
 			b.judgeStream(s, t, false, "session.create")
 		}
+		if p == Allow || p == AllowUpdated {
+			b.judgeAsked(t)
+		}
 		b.judgeCallbacks(s, t, p)
 		return b.kill(s)
 	}
+}
+
+// callbackUnknown answers callbacks the backend never asked for. The
+// document gives callback.response no response of its own: only the error
+// CALLBACK_NOT_FOUND is awaited, and its absence fails that rule alone.
+func callbackUnknown(e *scenario.Env) error {
+	b, err := start(e, Allow)
+	if err != nil {
+		return err
+	}
+	s, _, err := b.create(plainPrompt, nil)
+	if err != nil || s == nil {
+		if err == nil {
+			e.Skip("BRIDGE-CB-NOTFOUND-1", "no session (session.create was not answered session.created), so an answer to an unknown callback was not tried")
+		}
+		return err
+	}
+	b.collect(s, b.turn)
+	for _, p := range []struct {
+		prefix  string
+		payload map[string]any
+	}{
+		{"wirecheck-no-such-callback", map[string]any{"behavior": "allow", "updated_input": map[string]any{}}},
+		{"wirecheck-no-such-hook", map[string]any{"continue": true}},
+	} {
+		id := scenario.NextID(p.prefix)
+		c, err := e.Send(map[string]any{"type": "callback.response", "id": id, "session_id": s.id, "payload": p.payload})
+		if err != nil {
+			return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+		}
+		in, werr := e.Peer.Wait(c, e.Timeout)
+		if werr != nil {
+			e.Peer.Forget(c)
+			if errors.Is(werr, peer.ErrExited) {
+				return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+			}
+			e.Fail("BRIDGE-CB-NOTFOUND-1", c.Seq, fmt.Sprintf("a callback.response for %s, which no callback.request carried, got no answer within %s (--timeout)", id, e.Timeout),
+				"error CALLBACK_NOT_FOUND with id "+show(id), "nothing")
+			continue
+		}
+		if kindName(in) == "error" && str(in, "/payload/code") == "CALLBACK_NOT_FOUND" && str(in, "/id") == id {
+			e.Pass("BRIDGE-CB-NOTFOUND-1", in.Seq)
+		} else {
+			e.Fail("BRIDGE-CB-NOTFOUND-1", in.Seq, fmt.Sprintf("a callback.response for %s, which no callback.request carried, was not answered error CALLBACK_NOT_FOUND with its id", id),
+				"error CALLBACK_NOT_FOUND with id "+show(id), string(in.Raw))
+		}
+	}
+	return b.kill(s)
 }
 
 func partial(e *scenario.Env) error {
@@ -128,6 +183,10 @@ func partial(e *scenario.Env) error {
 	}
 	t := b.collect(s, b.turn)
 	b.judgeStream(s, t, false, "session.create")
+	if t.result == nil {
+		e.Skip("BRIDGE-PARTIAL-1", "the turn did not end within "+b.turn.String()+" (--param turn_timeout), so whether it streamed partial messages was not settled (BRIDGE-STREAM-1 judges the turn)")
+		return b.kill(s)
+	}
 	found := false
 	for _, f := range t.frames {
 		if str(f, "/payload/type") == "stream_event" {
@@ -196,6 +255,12 @@ func options(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
+	if in == nil {
+		e.Fail("BRIDGE-OPTIONS-1", -1, "session.create with every option the document lists got no answer within "+e.Timeout.String()+" (--timeout)",
+			"session.created", "nothing")
+		e.Skip("BRIDGE-HOOK-1", "no session, so no hook could run")
+		return nil
+	}
 	if s == nil {
 		e.Fail("BRIDGE-OPTIONS-1", in.Seq, "session.create with every option the document lists was not answered session.created",
 			"session.created", string(in.Raw))
@@ -247,9 +312,16 @@ func queries(e *scenario.Env) error {
 		if a == nil {
 			a = []any{}
 		}
-		in, err := b.request(s, "query.call", map[string]any{"method": m, "args": a})
+		in, _, err := b.request(s, "query.call", map[string]any{"method": m, "args": a}, "BRIDGE-QUERY-1",
+			"query.result {success, result} with session_id "+show(s.id)+", or error QUERY_METHOD_FAILED")
 		if err != nil {
 			return err
+		}
+		if in == nil {
+			if m == "rewindFiles" {
+				e.Skip("BRIDGE-QUERY-2", "rewindFiles got no answer (BRIDGE-QUERY-1), so how a failing query method is reported was not observed")
+			}
+			continue
 		}
 		answered := kindName(in) == "query.result" && str(in, "/session_id") == s.id
 		failed := kindName(in) == "error" && str(in, "/payload/code") == "QUERY_METHOD_FAILED"
@@ -285,15 +357,23 @@ func interruptKill(e *scenario.Env) error {
 		return err
 	}
 	b.collect(s, b.turn)
-	in, err := b.request(s, "session.interrupt", map[string]any{})
+	in, _, err := b.request(s, "session.interrupt", map[string]any{}, "BRIDGE-INTERRUPT-1", interruptedWant(s))
 	if err != nil {
 		return err
 	}
 	b.judgeInterrupted(s, in)
-	if err := b.kill(s); err != nil {
+	killed, err := b.killed(s)
+	if err != nil {
 		return err
 	}
+	if killed == nil {
+		e.Skip("BRIDGE-KILL-2", "session.kill got no answer (BRIDGE-KILL-1), so what follows a kill was not observed")
+		return nil
+	}
 	notFound := func(what string, in *peer.Inbound) {
+		if in == nil {
+			return // no answer: already failed by unanswered
+		}
 		if kindName(in) == "error" && str(in, "/payload/code") == "SESSION_NOT_FOUND" {
 			e.Pass("BRIDGE-KILL-2", in.Seq)
 			return
@@ -320,21 +400,30 @@ func interruptKill(e *scenario.Env) error {
 		{"query.call", map[string]any{"method": "accountInfo", "args": []any{}}},
 		{"session.kill", map[string]any{}},
 	} {
-		in, err := b.request(s, m.typ, m.payload)
+		in, _, err := b.request(s, m.typ, m.payload, "BRIDGE-KILL-2", "error SESSION_NOT_FOUND with the request id")
 		if err != nil {
 			return err
 		}
 		notFound(m.typ, in)
 	}
-	if in, err := e.Peer.NextWhere(20*time.Millisecond, func(in *peer.Inbound) bool {
-		t, _ := in.Field("/type")
-		sid, _ := in.Field("/session_id")
-		return t == "sdk.message" && sid == s.id
-	}); err == nil {
-		e.Fail("BRIDGE-KILL-2", in.Seq, fmt.Sprintf("an sdk.message of session %q arrived after session.killed", s.id),
-			"no message of a killed session", string(in.Raw))
+	// Frames of the session still queued were read after the kill but may
+	// have arrived before session.killed: only the order of arrival
+	// (transcript lines) is evidence.
+	for {
+		in, err := e.Peer.NextWhere(20*time.Millisecond, func(in *peer.Inbound) bool {
+			t, _ := in.Field("/type")
+			sid, _ := in.Field("/session_id")
+			return t == "sdk.message" && sid == s.id
+		})
+		if err != nil {
+			return nil
+		}
+		if in.Seq > killed.Seq {
+			e.Fail("BRIDGE-KILL-2", in.Seq, fmt.Sprintf("an sdk.message of session %q arrived after session.killed (transcript line %d)", s.id, killed.Seq),
+				"no message of a killed session", string(in.Raw))
+			return nil
+		}
 	}
-	return nil
 }
 
 func sessions(e *scenario.Env) error {
@@ -357,19 +446,28 @@ func sessions(e *scenario.Env) error {
 	if a.id == c.id {
 		e.Fail("BRIDGE-SESSIONS-1", -1, "two session.create answered the same session_id "+show(a.id), "a session_id of its own per session", a.id)
 	}
+	// Evidence against BRIDGE-SESSIONS-1 is a frame of one session carrying
+	// the other's ids (sameSession judges each while collecting). A turn
+	// that does not end is no such evidence: BRIDGE-STREAM-1 judges it.
 	ta, tc := b.collect(a, b.turn), b.collect(c, b.turn)
-	if ta.result == nil || tc.result == nil {
-		e.Fail("BRIDGE-SESSIONS-1", -1, "with two sessions open, a session's turn did not end with a result under its own session_id",
-			"each session's stream under its own session_id", fmt.Sprintf("first: %d frame(s), result %v; second: %d frame(s), result %v",
-				len(ta.frames), ta.result != nil, len(tc.frames), tc.result != nil))
-	} else {
+	for _, x := range []struct {
+		s *session
+		t *turn
+	}{{a, ta}, {c, tc}} {
+		if x.t.result == nil {
+			b.judgeStream(x.s, x.t, false, "session.create")
+		}
+	}
+	if ta.result != nil && tc.result != nil {
 		e.Pass("BRIDGE-SESSIONS-1", tc.result.Seq)
+	} else if a.id != c.id {
+		e.Skip("BRIDGE-SESSIONS-1", "a session's turn did not end (BRIDGE-STREAM-1), and no frame of one session carried the other's ids")
 	}
 	if err := b.kill(a); err != nil {
 		return err
 	}
-	in, err := b.request(c, "query.call", map[string]any{"method": "supportedModels", "args": []any{}})
-	if err != nil {
+	in, _, err := b.request(c, "query.call", map[string]any{"method": "supportedModels", "args": []any{}}, "BRIDGE-SESSIONS-2", "query.result for the live session")
+	if err != nil || in == nil {
 		return err
 	}
 	if kindName(in) != "query.result" {
@@ -396,9 +494,9 @@ func createFail(e *scenario.Env) error {
 		return err
 	}
 	b.cwd = "/nonexistent/" + scenario.NextID("wirecheck-cwd")
-	in, _, err := e.Call(map[string]any{"type": "session.create", "id": scenario.NextID("create"),
-		"payload": map[string]any{"prompt": plainPrompt, "cwd": b.cwd}})
-	if err != nil {
+	in, _, err := b.await(map[string]any{"type": "session.create", "id": scenario.NextID("create"),
+		"payload": map[string]any{"prompt": plainPrompt, "cwd": b.cwd}}, "BRIDGE-CREATE-2", "session.created, or error SESSION_CREATE_FAILED with the request id")
+	if err != nil || in == nil {
 		return err
 	}
 	switch {
@@ -414,16 +512,26 @@ func createFail(e *scenario.Env) error {
 	return nil
 }
 
+func interruptedWant(s *session) string {
+	return "session.interrupted with session_id " + show(s.id) + ", or error with the request id"
+}
+
 // judgeInterrupted decides BRIDGE-INTERRUPT-1 on the answer to a
-// session.interrupt of a live session, and says whether it held.
-func (b *bridge) judgeInterrupted(s *session, in *peer.Inbound) bool {
-	if kindName(in) == "session.interrupted" && str(in, "/session_id") == s.id {
-		b.e.Pass("BRIDGE-INTERRUPT-1", in.Seq)
-		return true
+// session.interrupt of a live session ("Response: session.interrupted or
+// error": an error, say because no turn was running, is an answer too,
+// except SESSION_NOT_FOUND, which a live session is not). in is nil when no
+// answer came (already failed).
+func (b *bridge) judgeInterrupted(s *session, in *peer.Inbound) {
+	if in == nil {
+		return
 	}
-	b.e.Fail("BRIDGE-INTERRUPT-1", in.Seq, fmt.Sprintf("session.interrupt of live session %q was not answered session.interrupted with its session_id", s.id),
-		"session.interrupted with session_id "+show(s.id), string(in.Raw))
-	return false
+	if kindName(in) == "session.interrupted" && str(in, "/session_id") == s.id ||
+		kindName(in) == "error" && str(in, "/payload/code") != "SESSION_NOT_FOUND" {
+		b.e.Pass("BRIDGE-INTERRUPT-1", in.Seq)
+		return
+	}
+	b.e.Fail("BRIDGE-INTERRUPT-1", in.Seq, fmt.Sprintf("session.interrupt of live session %q was answered neither session.interrupted with its session_id nor an error a live session can get", s.id),
+		interruptedWant(s), string(in.Raw))
 }
 
 // interruptRules are the rules interruptCallback decides beyond
@@ -461,11 +569,15 @@ func interruptCallback(e *scenario.Env) error {
 	}
 	cb := cbs[0]
 	cbID := str(cb, "/id")
-	in, err := b.request(s, "session.interrupt", map[string]any{})
+	in, ic, err := b.request(s, "session.interrupt", map[string]any{}, "BRIDGE-INTERRUPT-1", interruptedWant(s))
 	if err != nil {
 		return err
 	}
 	b.judgeInterrupted(s, in)
+	answeredAt := ic.Seq
+	if in != nil {
+		answeredAt = in.Seq
+	}
 
 	// The client's answer arrives after the interrupt: allow, as a user
 	// clicking approve on a prompt the interrupt should have withdrawn.
@@ -487,7 +599,7 @@ func interruptCallback(e *scenario.Env) error {
 	// A callback the backend's own timeout ended before the interrupt came
 	// was no longer pending: nothing here is then about the interrupt.
 	for _, er := range append(t.errors, rest.errors...) {
-		if str(er, "/payload/code") == "CALLBACK_TIMEOUT" && er.Seq < in.Seq {
+		if str(er, "/payload/code") == "CALLBACK_TIMEOUT" && er.Seq < answeredAt {
 			why := fmt.Sprintf("the backend's callback timeout ended callback %s (transcript line %d) before session.interrupt reached it, "+
 				"so an interrupt with a pending callback was not observed (the backend's callback timeout is shorter than one round trip of wirecheck)", cbID, er.Seq)
 			for _, r := range interruptRules {
@@ -531,7 +643,7 @@ func interruptCallback(e *scenario.Env) error {
 		ran = true
 	}
 	if !ran {
-		at := in.Seq
+		at := ic.Seq
 		if rest.result != nil {
 			at = rest.result.Seq
 		}
@@ -540,7 +652,7 @@ func interruptCallback(e *scenario.Env) error {
 
 	// BRIDGE-INTERRUPT-4: the turn ended, and the session takes another.
 	if rest.result == nil {
-		e.Fail("BRIDGE-INTERRUPT-4", in.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s", cbID, b.turn),
+		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s", cbID, b.turn),
 			"a result sdk.message (subtype error_* fits) after session.interrupted", fmt.Sprintf("%d sdk.message frame(s) of the session", len(rest.frames)))
 	}
 	sc, err := b.send(s, plainPrompt)
