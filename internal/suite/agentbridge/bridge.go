@@ -589,6 +589,16 @@ func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
 			b.judgeTimeout(t, cb)
 			continue
 		}
+		// A backend whose own callback timeout ran out before wirecheck's
+		// answer reached it never saw the answer: what it ran then is no
+		// evidence of how it carries one through.
+		if e := t.timedOut(cb); e != nil {
+			for _, r := range rules {
+				b.e.Skip(r, fmt.Sprintf("the backend's callback timeout ended callback %s (error CALLBACK_TIMEOUT, transcript line %d) before wirecheck's %s answer reached it, "+
+					"so how it carries an answer through was not observed", str(cb, "/id"), e.Seq, p))
+			}
+			continue
+		}
 		res, at := t.toolResult(cb)
 		if res == nil {
 			for _, r := range rules {
@@ -628,6 +638,18 @@ func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
 			}
 		}
 	}
+}
+
+// timedOut returns the CALLBACK_TIMEOUT error that ended a callback: one
+// with its id, or an asynchronous one (no id) of the session after it.
+func (t *turn) timedOut(cb *peer.Inbound) *peer.Inbound {
+	for _, e := range t.errors {
+		eid := str(e, "/id")
+		if e.Seq > cb.Seq && (eid == "" || eid == str(cb, "/id")) && str(e, "/payload/code") == "CALLBACK_TIMEOUT" {
+			return e
+		}
+	}
+	return nil
 }
 
 // judgeTimeout decides BRIDGE-CB-TIMEOUT-1 and -2 for one callback left
