@@ -688,7 +688,7 @@ func (b *bridge) judgeTimeout(t *turn, cb *peer.Inbound) {
 		b.e.Pass("BRIDGE-CB-TIMEOUT-2", at.Seq)
 		return
 	}
-	b.e.Skip("BRIDGE-CB-TIMEOUT-1", fmt.Sprintf("the backend did not give up on callback %s within %s, so how it reports a timeout was not observed", id, b.cb))
+	b.e.Skip("BRIDGE-CB-TIMEOUT-1", fmt.Sprintf("the backend did not give up on callback %s within %s (--param callback_timeout), so how it reports a timeout was not observed", id, b.cb))
 	b.e.Fail("BRIDGE-CB-TIMEOUT-2", cb.Seq, fmt.Sprintf("callback %s was never answered and no error CALLBACK_TIMEOUT followed within %s "+
 		"(wirecheck's bound: the document names none; give the backend's own timeout with --param callback_timeout=DUR)", id, b.cb),
 		"error CALLBACK_TIMEOUT for the session within "+b.cb.String()+" (--param callback_timeout)", "nothing")

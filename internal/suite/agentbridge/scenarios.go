@@ -256,7 +256,7 @@ func options(e *scenario.Env) error {
 		return err
 	}
 	if in == nil {
-		e.Fail("BRIDGE-OPTIONS-1", -1, "session.create with every option the document lists got no answer within "+e.Timeout.String()+" (--timeout)",
+		e.Fail("BRIDGE-OPTIONS-1", -1, "session.create with every option the document lists got no answer within "+b.turn.String()+" (--param turn_timeout)",
 			"session.created", "nothing")
 		e.Skip("BRIDGE-HOOK-1", "no session, so no hook could run")
 		return nil
@@ -480,7 +480,7 @@ func sessions(e *scenario.Env) error {
 	}
 	t := b.collect(c, b.turn)
 	if t.result == nil {
-		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result within %s", a.id, c.id, b.turn),
+		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result within %s (--param turn_timeout)", a.id, c.id, b.turn),
 			"the other session keeps working", fmt.Sprintf("%d sdk.message frame(s)", len(t.frames)))
 	} else {
 		e.Pass("BRIDGE-SESSIONS-2", t.result.Seq)
@@ -652,7 +652,7 @@ func interruptCallback(e *scenario.Env) error {
 
 	// BRIDGE-INTERRUPT-4: the turn ended, and the session takes another.
 	if rest.result == nil {
-		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s", cbID, b.turn),
+		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s (--param turn_timeout)", cbID, b.turn),
 			"a result sdk.message (subtype error_* fits) after session.interrupted", fmt.Sprintf("%d sdk.message frame(s) of the session", len(rest.frames)))
 	}
 	sc, err := b.send(s, plainPrompt)
@@ -674,7 +674,7 @@ func interruptCallback(e *scenario.Env) error {
 		}
 		return b.kill(s)
 	}
-	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result within %s", s.id, b.turn),
+	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result within %s (--param turn_timeout)", s.id, b.turn),
 		"the interrupted session still takes session.send and streams to a result", fmt.Sprintf("%d sdk.message frame(s) of the session", len(next.frames)))
 	return b.kill(s)
 }
