@@ -136,13 +136,6 @@ func (t *turn) settle(s *session) {
 	}
 }
 
-// raw is a frame's text for evidence, "nothing" when none came.
-func raw(in *peer.Inbound) string {
-	if in == nil {
-		return "nothing"
-	}
-	return string(in.Raw)
-}
 
 func field(in *peer.Inbound, ptr string) any {
 	if in == nil {

@@ -99,11 +99,42 @@ func toolTurn(e *scenario.Env, p Policy) (*bridge, *session, *turn, error) {
 	if err != nil || s == nil {
 		return b, nil, nil, err
 	}
-	bound := b.turn
-	if p == Never {
-		bound += b.cb
+	if p != Never {
+		return b, s, b.collect(s, b.turn), nil
 	}
-	return b, s, b.collect(s, bound), nil
+	return b, s, b.unansweredTurn(s), nil
+}
+
+// unansweredTurn collects a turn whose callbacks go unanswered. Each wait
+// is the backend's own step: up to the turn bound for the permission
+// request, then the callback bound from its arrival for CALLBACK_TIMEOUT
+// (or the turn going on), then the turn bound again for the rest. A
+// backend that never gives up costs the callback bound once.
+func (b *bridge) unansweredTurn(s *session) *turn {
+	asked := func(in *peer.Inbound) bool {
+		return str(in, "/type") == "callback.request" && str(in, "/payload/callback_type") == "can_use_tool"
+	}
+	t := b.collectUntil(s, b.turn, asked)
+	cbs := t.canUseTool()
+	if t.result != nil || len(cbs) == 0 || t.err != nil {
+		return t
+	}
+	gaveUp := func(in *peer.Inbound) bool {
+		return str(in, "/type") == "error" || (str(in, "/type") == "sdk.message" && str(in, "/payload/type") == "user")
+	}
+	b.collectInto(t, s, time.Until(cbs[0].At.Add(b.cb)), gaveUp)
+	if t.result != nil || t.err != nil && !errors.Is(t.err, peer.ErrTimeout) {
+		return t
+	}
+	if t.err != nil { // still waiting for the answer: no turn to finish
+		t.settle(s)
+		return t
+	}
+	b.collectInto(t, s, b.turn, nil)
+	if errors.Is(t.err, peer.ErrTimeout) {
+		t.settle(s)
+	}
+	return t
 }
 
 // policyRun judges one answering policy on one tool use.
