@@ -373,7 +373,9 @@ func (s *Server) create(id string, p map[string]any) {
 	}
 	if !okP || !okC || !okO {
 		code := InvalidMessage
-		if s.Faults["missing-payload-create-failed"] {
+		// The variant hands a payload it can read to the SDK, which refuses
+		// it: the session could not be created.
+		if s.Faults["missing-payload-create-failed"] || s.Variants["create-failed-fields"] {
 			code = SessionCreateFailed
 		}
 		s.fail(id, "", code, "session.create needs payload.prompt and payload.cwd (strings), and options, when given, an object")
