@@ -547,7 +547,8 @@ func (b *bridge) judgeAsked(t *turn) {
 				continue
 			}
 			t.unasked++
-			b.e.Fail("BRIDGE-CB-ASK-1", at.Seq, fmt.Sprintf("Bash ran (tool_use %s, its tool_result not an error) in permission_mode default without a can_use_tool callback.request for it", id),
+			b.e.Fail("BRIDGE-CB-ASK-1", at.Seq, fmt.Sprintf("Bash ran (tool_use %s, its tool_result not an error) in permission_mode default without a can_use_tool callback.request for it "+
+				"(or a permission rule from settings the backend loads allowed it)", id),
 				"a can_use_tool callback.request for the tool_use before its tool_result", show(res))
 		}
 	}
@@ -682,7 +683,10 @@ func (b *bridge) judgeTimeout(t *turn, cb *peer.Inbound) {
 		return
 	}
 	b.e.Skip("BRIDGE-CB-TIMEOUT-1", fmt.Sprintf("the backend did not give up on callback %s within %s (--param callback_timeout), so how it reports a timeout was not observed", id, b.cb))
-	b.e.Fail("BRIDGE-CB-TIMEOUT-2", cb.Seq, fmt.Sprintf("callback %s was never answered and no error CALLBACK_TIMEOUT followed within %s "+
-		"(wirecheck's bound: the document names none; give the backend's own timeout with --param callback_timeout=DUR)", id, b.cb),
+	bound := "--param callback_timeout"
+	if b.e.Params[ParamCallbackTimeout] == "" {
+		bound = "the default bound, as the document names none: set the backend's own timeout with --param callback_timeout=DUR"
+	}
+	b.e.Fail("BRIDGE-CB-TIMEOUT-2", cb.Seq, fmt.Sprintf("callback %s was never answered and no error CALLBACK_TIMEOUT followed within %s of its arrival (%s)", id, b.cb, bound),
 		"error CALLBACK_TIMEOUT for the session within "+b.cb.String()+" (--param callback_timeout)", "nothing")
 }

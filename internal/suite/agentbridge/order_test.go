@@ -61,7 +61,7 @@ func line(v map[string]any) string {
 
 // runScenario runs one agent-bridge scenario against a scripted backend
 // and returns what was observed.
-func runScenario(name string, serve func(map[string]any) []string) []peer.Observation {
+func runScenario(name string, serve func(map[string]any) []string, params ...string) []peer.Observation {
 	b, err := protocols.Load("agent-bridge")
 	Expect(err).NotTo(HaveOccurred())
 	t := newScripted(serve)
@@ -76,6 +76,9 @@ func runScenario(name string, serve func(map[string]any) []string) []peer.Observ
 	p := peer.New(peer.Options{Protocol: b.Protocol, Schemas: b.Schemas, Transport: t,
 		Recorder: transcript.NewRecorder(), Observe: observe})
 	e := &scenario.Env{Peer: p, Protocol: b.Protocol, Timeout: 300 * time.Millisecond, Observe: observe, Params: map[string]string{}}
+	for i := 0; i+1 < len(params); i += 2 {
+		e.Params[params[i]] = params[i+1]
+	}
 	var sc *scenario.Scenario
 	for _, s := range agentbridge.Scenarios() {
 		if s.Name == name {
@@ -201,3 +204,53 @@ func failures(obs []peer.Observation, rule string) []string {
 	}
 	return out
 }
+
+// askingBackend creates session s-1 whose turn asks one can_use_tool
+// permission; after is what it sends once the callback goes unanswered
+// (sent at once: the scripted backend has no clock).
+func askingBackend(after ...string) func(map[string]any) []string {
+	return func(m map[string]any) []string {
+		id, _ := m["id"].(string)
+		switch m["type"] {
+		case "session.create":
+			return append([]string{
+				line(map[string]any{"type": "session.created", "id": id, "session_id": "s-1", "payload": map[string]any{"sdk_session_id": "sdk-1"}}),
+				sdkLine(map[string]any{"type": "system", "subtype": "init"}),
+				sdkLine(map[string]any{"type": "assistant", "uuid": "u-1", "message": map[string]any{"content": []any{
+					map[string]any{"type": "tool_use", "id": "tu-1", "name": "Bash", "input": map[string]any{"command": "echo hi"}}}}}),
+				line(map[string]any{"type": "callback.request", "id": "cb-1", "session_id": "s-1", "payload": map[string]any{
+					"callback_type": "can_use_tool", "tool_name": "Bash", "tool_input": map[string]any{"command": "echo hi"}, "tool_use_id": "tu-1"}}),
+			}, after...)
+		case "session.kill":
+			return []string{line(map[string]any{"type": "session.killed", "id": id, "session_id": "s-1", "payload": map[string]any{}})}
+		}
+		return nil
+	}
+}
+
+var _ = Describe("an unanswered callback", func() {
+	refused := sdkLine(map[string]any{"type": "user", "uuid": "u-2", "message": map[string]any{"content": []any{
+		map[string]any{"type": "tool_result", "tool_use_id": "tu-1", "content": "timed out", "is_error": true}}}})
+	result := sdkLine(map[string]any{"type": "result", "subtype": "success"})
+
+	It("passes an asynchronous CALLBACK_TIMEOUT without an id", func() {
+		obs := runScenario("callback-never", askingBackend(
+			line(map[string]any{"type": "error", "session_id": "s-1", "payload": map[string]any{"code": "CALLBACK_TIMEOUT", "message": "late"}}),
+			refused, result))
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-1")).To(ConsistOf(report.Pass))
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(report.Pass))
+		Expect(failures(obs, "BRIDGE-RESPONSE-1")).To(BeEmpty())
+	})
+
+	It("fails BRIDGE-CB-TIMEOUT-1 when the backend gives up without CALLBACK_TIMEOUT", func() {
+		obs := runScenario("callback-never", askingBackend(refused, result))
+		Expect(failures(obs, "BRIDGE-CB-TIMEOUT-1")).To(HaveLen(1))
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(report.Pass))
+	})
+
+	It("fails only the SHOULD rule when the backend never gives up, naming the bound and its flag", func() {
+		obs := runScenario("callback-never", askingBackend(), "callback_timeout", "400ms")
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-1")).To(ConsistOf(report.Skip))
+		Expect(failures(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(And(ContainSubstring("within 400ms"), ContainSubstring("--param callback_timeout"))))
+	})
+})
