@@ -136,7 +136,6 @@ func (t *turn) settle(s *session) {
 	}
 }
 
-
 func field(in *peer.Inbound, ptr string) any {
 	if in == nil {
 		return nil
