@@ -254,3 +254,28 @@ var _ = Describe("an unanswered callback", func() {
 		Expect(failures(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(And(ContainSubstring("within 400ms"), ContainSubstring("--param callback_timeout"))))
 	})
 })
+
+var _ = Describe("a message of a type the document does not list", func() {
+	It("is a message, not a log line on stdout: BRIDGE-LOG-1 holds, BRIDGE-ENVELOPE-1 judges its shape", func() {
+		obs := runScenario("callback-unknown", func(m map[string]any) []string {
+			id, _ := m["id"].(string)
+			switch m["type"] {
+			case "session.create":
+				return []string{
+					line(map[string]any{"type": "session.created", "id": id, "session_id": "s-1", "payload": map[string]any{"sdk_session_id": "sdk-1"}}),
+					line(map[string]any{"type": "session.status", "session_id": "s-1", "payload": map[string]any{"state": "running"}}),
+					sdkLine(map[string]any{"type": "system", "subtype": "init"}),
+					sdkLine(map[string]any{"type": "result", "subtype": "success"}),
+				}
+			case "callback.response":
+				return []string{line(map[string]any{"type": "error", "id": id, "payload": map[string]any{"code": "CALLBACK_NOT_FOUND", "message": "no"}})}
+			case "session.kill":
+				return []string{line(map[string]any{"type": "session.killed", "id": id, "session_id": "s-1", "payload": map[string]any{}})}
+			}
+			return nil
+		})
+		Expect(failures(obs, "BRIDGE-LOG-1")).To(BeEmpty())
+		Expect(failures(obs, "BRIDGE-ENVELOPE-1")).To(BeEmpty())
+		Expect(verdicts(obs, "BRIDGE-CB-NOTFOUND-1")).To(ConsistOf(report.Pass, report.Pass))
+	})
+})
