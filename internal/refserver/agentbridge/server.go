@@ -24,7 +24,7 @@
 // gets CALLBACK_NOT_FOUND); the turn runs no tool and ends with an
 // error_during_execution result, and the session takes session.send again.
 //
-// A callback not answered within the callback timeout (500ms, or the
+// A callback not answered within the callback timeout (2s, or the
 // duration in $WIRECHECK_AGENT_BRIDGE_CALLBACK_TIMEOUT) is reported as
 // error CALLBACK_TIMEOUT and read as a deny. The backend logs to stderr
 // only, answers every line it cannot use with an error, and exits 0 when
@@ -60,8 +60,18 @@ const (
 // TimeoutEnv names the environment variable that sets the callback timeout.
 const TimeoutEnv = "WIRECHECK_AGENT_BRIDGE_CALLBACK_TIMEOUT"
 
-// DefaultCallbackTimeout is how long a callback.request waits for its answer.
-const DefaultCallbackTimeout = 500 * time.Millisecond
+// DefaultCallbackTimeout is how long a callback.request waits for its
+// answer: long enough that wirecheck's answer arrives in time on a loaded
+// machine, short enough that the suite's unanswered callback costs little.
+const DefaultCallbackTimeout = 2 * time.Second
+
+// LongCallbackTimeout is the callback timeout of the variant
+// callback-timeout-30s: longer than wirecheck's old bound of 25s, shorter
+// than its default of 60s.
+const LongCallbackTimeout = 30 * time.Second
+
+// Slow is how long the variants slow-start and slow-exit take.
+const Slow = 1500 * time.Millisecond
 
 // Server is one backend instance.
 type Server struct {
@@ -126,6 +136,9 @@ func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
 	for _, f := range faults {
 		s.Faults[f] = true
 	}
+	if s.Variants["callback-timeout-30s"] {
+		s.CallbackTimeout = LongCallbackTimeout
+	}
 	return s.Serve(in, out, log)
 }
 
@@ -136,12 +149,18 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	if s.Faults == nil {
 		s.Faults = map[string]bool{}
 	}
+	if s.Variants == nil {
+		s.Variants = map[string]bool{}
+	}
 	if s.CallbackTimeout <= 0 {
 		s.CallbackTimeout = DefaultCallbackTimeout
 	}
 	s.sessions = map[string]*session{}
 	s.callbacks = map[string]*pending{}
-	fmt.Fprintf(log, "agent-bridge reference backend: callback timeout %s, faults %v\n", s.CallbackTimeout, on(s.Faults))
+	fmt.Fprintf(log, "agent-bridge reference backend: callback timeout %s, faults %v, variants %v\n", s.CallbackTimeout, on(s.Faults), on(s.Variants))
+	if s.Variants["slow-start"] {
+		time.Sleep(Slow) // an interpreter loading its modules
+	}
 	keep := func(line []byte, _ bool) bool { return len(bytes.TrimSpace(line)) > 0 }
 	code := ndjson.Loop(in, keep, s.handle, nil, s.Faults["ignore-eof"])
 	s.mu.Lock()
@@ -150,6 +169,9 @@ func (s *Server) Serve(in io.Reader, out, log io.Writer) int {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	if s.Variants["slow-exit"] {
+		time.Sleep(Slow) // flushing sessions before it exits
+	}
 	return code
 }
 
@@ -173,7 +195,11 @@ type frame struct {
 }
 
 func (s *Server) write(f frame) {
-	b, err := json.Marshal(f)
+	var v any = f
+	if s.Variants["extra-fields"] {
+		v = s.extra(f)
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		fmt.Fprintln(s.log, "agent-bridge: cannot encode:", err)
 		return
@@ -181,10 +207,36 @@ func (s *Server) write(f frame) {
 	s.writeLine(b)
 }
 
+// extra is the frame with fields the document does not list, in the
+// envelope and in an object payload (variant extra-fields).
+func (s *Server) extra(f frame) map[string]any {
+	m := map[string]any{"type": f.Type, "timestamp": "2026-01-01T00:00:00Z", "backend_version": "reference"}
+	if f.ID != "" {
+		m["id"] = f.ID
+	}
+	if f.SessionID != "" {
+		m["session_id"] = f.SessionID
+	}
+	if p, ok := f.Payload.(map[string]any); ok {
+		q := make(map[string]any, len(p)+1)
+		for k, v := range p {
+			q[k] = v
+		}
+		q["x_backend"] = "reference"
+		m["payload"] = q
+	} else if f.Payload != nil {
+		m["payload"] = f.Payload
+	}
+	return m
+}
+
 func (s *Server) writeLine(b []byte) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.out.Write(b)
+	if s.Variants["crlf"] {
+		s.out.WriteByte('\r')
+	}
 	s.out.WriteByte('\n')
 	s.out.Flush()
 }
@@ -197,10 +249,23 @@ func (s *Server) fail(id, sid, code, msg string) {
 	s.write(frame{Type: "error", ID: id, SessionID: sid, Payload: p})
 }
 
+// failLine answers a line whose id could not be read: without an id, or
+// with id null (variant async-errors-no-id).
+func (s *Server) failLine(msg string) {
+	if !s.Variants["async-errors-no-id"] {
+		s.fail("", "", InvalidMessage, msg)
+		return
+	}
+	b, err := json.Marshal(map[string]any{"type": "error", "id": nil, "payload": map[string]any{"code": InvalidMessage, "message": msg}})
+	if err == nil {
+		s.writeLine(b)
+	}
+}
+
 // handle serves one line; stop is set when the backend must exit.
 func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 	if tooLong {
-		s.fail("", "", InvalidMessage, fmt.Sprintf("line longer than %d bytes", ndjson.MaxLine))
+		s.failLine(fmt.Sprintf("line longer than %d bytes", ndjson.MaxLine))
 		return 0, false
 	}
 	v, err := ndjson.Decode(line)
@@ -209,7 +274,7 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 			return 0, false
 		}
 		fmt.Fprintf(s.log, "agent-bridge: unreadable line (%d bytes)\n", len(line))
-		s.fail("", "", InvalidMessage, "the line is not one JSON value")
+		s.failLine("the line is not one JSON value")
 		return 0, false
 	}
 	m, isObj := v.(map[string]any)
@@ -221,7 +286,7 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		if s.Faults["malformed-silent"] {
 			return 0, false
 		}
-		s.fail("", "", InvalidMessage, "a message is a JSON object")
+		s.failLine("a message is a JSON object")
 		return 0, false
 	}
 	id, _ := m["id"].(string)
@@ -308,7 +373,9 @@ func (s *Server) create(id string, p map[string]any) {
 	}
 	if !okP || !okC || !okO {
 		code := InvalidMessage
-		if s.Faults["missing-payload-create-failed"] {
+		// The variant hands a payload it can read to the SDK, which refuses
+		// it: the session could not be created.
+		if s.Faults["missing-payload-create-failed"] || s.Variants["create-failed-fields"] {
 			code = SessionCreateFailed
 		}
 		s.fail(id, "", code, "session.create needs payload.prompt and payload.cwd (strings), and options, when given, an object")
@@ -325,7 +392,7 @@ func (s *Server) create(id string, p map[string]any) {
 		s.fail(id, "", SessionCreateFailed, "sandbox settings are not supported")
 		return
 	}
-	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+	if st, err := os.Stat(cwd); (err != nil || !st.IsDir()) && !s.Variants["create-missing-cwd"] {
 		code := SessionCreateFailed
 		if s.Faults["create-fail-code"] {
 			code = SDKError
@@ -345,6 +412,7 @@ func (s *Server) create(id string, p map[string]any) {
 		ss.mode = m
 	}
 	ss.partial, _ = opts["include_partial_messages"].(bool)
+	ss.partial = ss.partial && !s.Faults["no-partial"]
 	ss.checkpoints, _ = opts["enable_file_checkpointing"].(bool)
 	if hs, ok := opts["hooks"].(map[string]any); ok {
 		for ev := range hs {
@@ -382,6 +450,12 @@ func (s *Server) create(id string, p map[string]any) {
 	if s.Faults["created-no-sdk-id"] {
 		delete(created, "sdk_session_id")
 	}
+	switch {
+	case s.Faults["created-no-id"]:
+		id = ""
+	case s.Faults["created-wrong-id"]:
+		id += "-x"
+	}
 	s.write(frame{Type: "session.created", ID: id, SessionID: ss.id, Payload: created})
 	fmt.Fprintf(s.log, "agent-bridge: created %s in %s\n", ss.id, cwd)
 	s.wg.Add(1)
@@ -411,6 +485,7 @@ func (s *Server) end(ss *session) {
 // with an error_during_execution result without running the tool.
 func (s *Server) interrupt(id string, ss *session) {
 	s.mu.Lock()
+	idle := !ss.busy
 	if ss.busy {
 		select {
 		case ss.interrupt <- struct{}{}:
@@ -425,6 +500,13 @@ func (s *Server) interrupt(id string, ss *session) {
 		}
 	}
 	s.mu.Unlock()
+	if s.Faults["interrupt-silent"] {
+		return
+	}
+	if idle && s.Variants["interrupt-idle-error"] {
+		s.fail(id, ss.id, SDKError, "no turn in progress: nothing to interrupt")
+		return
+	}
 	f := frame{Type: "session.interrupted", ID: id, SessionID: ss.id, Payload: map[string]any{}}
 	if s.Faults["interrupt-no-session-id"] {
 		f.SessionID = ""
@@ -545,7 +627,14 @@ func (s *Server) ask(ss *session, payload map[string]any) (map[string]any, *stop
 		return a, nil
 	case <-timeout:
 		forget()
-		s.fail(cb.id, ss.id, CallbackTimeout, fmt.Sprintf("no callback.response within %s", s.CallbackTimeout))
+		id, code := cb.id, CallbackTimeout
+		if s.Variants["async-errors-no-id"] {
+			id = "" // responds to no request of the client
+		}
+		if s.Faults["callback-timeout-code"] {
+			code = SDKError
+		}
+		s.fail(id, ss.id, code, fmt.Sprintf("no callback.response for %s within %s", cb.id, s.CallbackTimeout))
 		return nil, nil
 	case <-ss.interrupt:
 		if !s.Faults["interrupt-keeps-callback"] {
@@ -648,9 +737,6 @@ func (s *Server) turn(ss *session, prompt string) {
 	first := !ss.initSent
 	ss.initSent = true
 	s.mu.Unlock()
-	if first {
-		s.emitInit(ss)
-	}
 	end := func(subtype string, resultText string) {
 		p := map[string]any{"type": "result", "subtype": subtype, "is_error": subtype != "success",
 			"duration_ms": 0, "duration_api_ms": 0, "num_turns": 1,
@@ -675,8 +761,20 @@ func (s *Server) turn(ss *session, prompt string) {
 		}
 		return true
 	}
+	if first && s.Faults["stray-result"] {
+		end("success", "a result left over from nothing")
+	}
+	// A callback.request is no sdk.message: the hook may come before
+	// system/init (variant ask-before-assistant).
+	early := s.Variants["ask-before-assistant"]
+	if first && !early {
+		s.emitInit(ss)
+	}
 	if _, st := s.hook(ss, "UserPromptSubmit", map[string]any{"prompt": prompt}, ""); stopped(st) {
 		return
+	}
+	if first && early {
+		s.emitInit(ss)
 	}
 	if ss.partial {
 		s.emit(ss, map[string]any{"type": "stream_event", "parent_tool_use_id": nil,
@@ -707,52 +805,22 @@ func (s *Server) toolUse(ss *session, prompt string) (string, *stop) {
 	}
 	input := map[string]any{"command": command}
 	toolUseID := "toolu_" + s.uuid()[24:]
-	s.assistant(ss, text("I will run a command."), map[string]any{"type": "tool_use", "id": toolUseID, "name": "Bash", "input": input})
-	pre, st := s.hook(ss, "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input}, toolUseID)
+	announce := func() {
+		s.assistant(ss, text("I will run a command."), map[string]any{"type": "tool_use", "id": toolUseID, "name": "Bash", "input": input})
+	}
+	// The SDK may ask (hook, permission) before the assistant message that
+	// carries the tool_use is forwarded (variant ask-before-assistant).
+	early := s.Variants["ask-before-assistant"]
+	if !early {
+		announce()
+	}
+	d, st := s.decide(ss, input, toolUseID)
 	if st != nil {
 		return "", st
 	}
-	allow, reason, refusal := true, "", "Permission denied: "
-	used := input
-	// A PreToolUse hook that blocks refuses the tool outright: no permission
-	// is asked and nothing runs.
-	if blocked(pre) && !s.Faults["ignore-hook-block"] {
-		allow, refusal = false, "Blocked by a PreToolUse hook: "
-		reason, _ = pre["reason"].(string)
-		if reason == "" {
-			reason = "a PreToolUse hook blocked this tool use"
-		}
-	} else if s.modeOf(ss) != "bypassPermissions" && !ss.allowed["Bash"] {
-		kind := "can_use_tool"
-		if s.Faults["callback-bad-type"] {
-			kind = "permission"
-		}
-		a, st := s.ask(ss, map[string]any{"callback_type": kind, "tool_name": "Bash", "tool_input": input,
-			"suggestions": []any{map[string]any{"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash"}}, "behavior": "allow", "destination": "session"}},
-			"tool_use_id": toolUseID})
-		if st != nil && st.interrupted && s.Faults["interrupt-runs-tool"] {
-			// The fault reads the interrupt as an allow: the turn goes on.
-			st, a = nil, map[string]any{"behavior": "allow"}
-		}
-		if st != nil {
-			return "", st
-		}
-		switch {
-		case a == nil:
-			allow, reason = false, "the permission request timed out"
-		case a["behavior"] == "allow":
-			allow = !s.Faults["ignore-allow"]
-			reason = "denied"
-			if u, ok := a["updated_input"].(map[string]any); ok && !s.Faults["ignore-updated-input"] {
-				used = u
-			}
-		default:
-			allow = s.Faults["ignore-deny"]
-			reason, _ = a["message"].(string)
-			if reason == "" {
-				reason = "the user denied this tool use"
-			}
-		}
+	allow, reason, refusal, used := d.allow, d.reason, d.refusal, d.used
+	if early {
+		announce()
 	}
 	var result map[string]any
 	var summary string
@@ -781,6 +849,63 @@ func (s *Server) toolUse(ss *session, prompt string) (string, *stop) {
 	}
 	s.assistant(ss, text(summary))
 	return summary, nil
+}
+
+// decision is whether one tool use runs, why not, and with what input.
+type decision struct {
+	allow           bool
+	reason, refusal string
+	used            map[string]any
+}
+
+// decide runs the PreToolUse hook and asks the permission of one Bash use.
+func (s *Server) decide(ss *session, input map[string]any, toolUseID string) (decision, *stop) {
+	pre, st := s.hook(ss, "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": input}, toolUseID)
+	if st != nil {
+		return decision{}, st
+	}
+	allow, reason, refusal, used := true, "", "Permission denied: ", input
+	// A PreToolUse hook that blocks refuses the tool outright: no permission
+	// is asked and nothing runs.
+	if blocked(pre) && !s.Faults["ignore-hook-block"] {
+		allow, refusal = false, "Blocked by a PreToolUse hook: "
+		reason, _ = pre["reason"].(string)
+		if reason == "" {
+			reason = "a PreToolUse hook blocked this tool use"
+		}
+	} else if s.modeOf(ss) != "bypassPermissions" && !ss.allowed["Bash"] && !s.Faults["no-permission-ask"] {
+		kind := "can_use_tool"
+		if s.Faults["callback-bad-type"] {
+			kind = "permission"
+		}
+		a, st := s.ask(ss, map[string]any{"callback_type": kind, "tool_name": "Bash", "tool_input": input,
+			"suggestions": []any{map[string]any{"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash"}}, "behavior": "allow", "destination": "session"}},
+			"tool_use_id": toolUseID})
+		if st != nil && st.interrupted && s.Faults["interrupt-runs-tool"] {
+			// The fault reads the interrupt as an allow: the turn goes on.
+			st, a = nil, map[string]any{"behavior": "allow"}
+		}
+		if st != nil {
+			return decision{}, st
+		}
+		switch {
+		case a == nil:
+			allow, reason = false, "the permission request timed out"
+		case a["behavior"] == "allow":
+			allow = !s.Faults["ignore-allow"]
+			reason = "denied"
+			if u, ok := a["updated_input"].(map[string]any); ok && !s.Faults["ignore-updated-input"] {
+				used = u
+			}
+		default:
+			allow = s.Faults["ignore-deny"]
+			reason, _ = a["message"].(string)
+			if reason == "" {
+				reason = "the user denied this tool use"
+			}
+		}
+	}
+	return decision{allow, reason, refusal, used}, nil
 }
 
 // Models the reference backend offers.
@@ -865,6 +990,10 @@ func (s *Server) query(id string, ss *session, p map[string]any) {
 	}
 	if failure != "" && s.Faults["query-fail-code"] {
 		s.fail(id, ss.id, SDKError, failure)
+		return
+	}
+	if failure != "" && s.Variants["query-error-code"] {
+		s.fail(id, ss.id, QueryMethodFailed, failure)
 		return
 	}
 	payload := map[string]any{"success": failure == "", "result": result}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -28,15 +29,29 @@ const (
 	// judge one policy: allow, deny, allow-updated or never.
 	ParamCallback = "callback"
 	// ParamCallbackTimeout bounds the wait for CALLBACK_TIMEOUT after an
-	// unanswered callback.request (default five times --timeout).
+	// unanswered callback.request (default DefaultCallbackTimeout).
 	ParamCallbackTimeout = "callback_timeout"
 	// ParamTurnTimeout bounds one turn, from the request that starts it to
-	// its result message (default three times --timeout).
+	// its result message, and the answer to session.create (default
+	// TurnTimeouts times --timeout).
 	ParamTurnTimeout = "turn_timeout"
 	// ParamCwd is the working directory sent in session.create (default the
 	// system temporary directory).
 	ParamCwd = "cwd"
 )
+
+// DefaultCallbackTimeout bounds the wait for CALLBACK_TIMEOUT when --param
+// callback_timeout is not given. The document names no number ("Callback
+// response not received in time"), so the default is one no plausible
+// backend misses, and it does not shrink with --timeout: a backend's
+// callback timeout is a choice of its own, not a round trip.
+const DefaultCallbackTimeout = 60 * time.Second
+
+// TurnTimeouts is the default bound of a turn in units of --timeout (60s at
+// the default 5s). The document bounds no turn, and a real turn waits for a
+// model: the default is generous, and scales with --timeout so a fast test
+// setup stays fast.
+const TurnTimeouts = 12
 
 // DefaultPrompt asks for one harmless tool use.
 const DefaultPrompt = "Use the Bash tool to run the command `echo wirecheck` and tell me what it printed."
@@ -61,7 +76,7 @@ type bridge struct {
 // start sets the scenario's callback policy and reads the params.
 func start(e *scenario.Env, p Policy) (*bridge, error) {
 	b := &bridge{e: e, a: NewAnswerer(p), cwd: os.TempDir(), prompt: DefaultPrompt,
-		turn: 3 * e.Timeout, cb: 5 * e.Timeout}
+		turn: TurnTimeouts * e.Timeout, cb: DefaultCallbackTimeout}
 	if v := e.Params[ParamCwd]; v != "" {
 		b.cwd = v
 	}
@@ -90,7 +105,10 @@ type session struct {
 	init      string // model named by system/init, if any
 	created   int    // transcript line of session.created
 	turns     int
-	cbIDs     map[string]bool
+	// system is set once a system message of the session arrived: a result
+	// before it cannot end a turn that has not begun.
+	system bool
+	cbIDs  map[string]bool
 }
 
 // turn is what one turn of a session sent, up to its result.
@@ -99,7 +117,23 @@ type turn struct {
 	callbacks []*peer.Inbound
 	errors    []*peer.Inbound
 	result    *peer.Inbound
-	err       error
+	// stray holds result messages that arrived before the session's first
+	// system message (BRIDGE-STREAM-2 judges them; the turn goes on).
+	stray []*peer.Inbound
+	// unasked counts Bash runs without a can_use_tool callback.request
+	// (BRIDGE-CB-ASK-1), for the reason a callback rule is skipped.
+	unasked int
+	err     error
+}
+
+// settle ends a turn whose bound passed: when the only result that came
+// was one taken for a stray (the backend never sent a system message at
+// all), that result ends the turn after all.
+func (t *turn) settle(s *session) {
+	if t.result == nil && len(t.stray) > 0 {
+		t.result = t.stray[0]
+		s.turns++
+	}
 }
 
 func field(in *peer.Inbound, ptr string) any {
@@ -131,17 +165,102 @@ func (b *bridge) create(prompt string, options map[string]any) (*session, *peer.
 	if options != nil {
 		payload["options"] = options
 	}
-	in, _, err := b.e.Call(map[string]any{"type": "session.create", "id": scenario.NextID("create"), "payload": payload})
-	if err != nil {
+	id := scenario.NextID("create")
+	in, err := b.awaitCreated(map[string]any{"type": "session.create", "id": id, "payload": payload})
+	if err != nil || in == nil {
 		return nil, nil, err
 	}
-	if kindName(in) != "session.created" || str(in, "/session_id") == "" {
+	created := kindName(in) == "session.created" || kindName(in) == unlabelled
+	if !created || str(in, "/session_id") == "" {
 		b.e.Fail("BRIDGE-CREATE-1", in.Seq, "session.create was not answered session.created with a session_id",
 			"session.created", string(in.Raw))
 		return nil, in, nil
 	}
 	b.e.Pass("BRIDGE-CREATE-1", in.Seq)
+	// The title of BRIDGE-CREATED-1 promises the request's id: another id,
+	// or none, breaks it even when the frame is otherwise well-formed.
+	if got, has := in.Field("/id"); got != id {
+		what := "no id"
+		if has {
+			what = "id " + show(got)
+		}
+		b.e.Fail("BRIDGE-CREATED-1", in.Seq, fmt.Sprintf("session.created carries %s, not the id of the session.create it answers (%q)", what, id),
+			"session.created with id "+show(id), string(in.Raw))
+	} else {
+		b.e.Pass("BRIDGE-CREATED-1", in.Seq)
+	}
 	return &session{id: str(in, "/session_id"), sdkID: str(in, "/payload/sdk_session_id"), created: in.Seq, cbIDs: map[string]bool{}}, in, nil
+}
+
+// unlabelled is the kind of a session.created without an id.
+const unlabelled = "session.created-unlabelled"
+
+// awaitCreated sends a session.create and waits for its answer: the
+// response with its id, or a session.created without an id, which can only
+// answer the session.create in flight (its missing id is judged in
+// create). No answer at all fails BRIDGE-CREATE-1. The wait is the turn's
+// (--param turn_timeout), not --timeout: sdk_session_id is the SDK's own
+// session id, which a backend may only learn once the SDK has started.
+func (b *bridge) awaitCreated(msg map[string]any) (*peer.Inbound, error) {
+	c, err := b.e.Send(msg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	deadline := time.Now().Add(b.turn)
+	for {
+		in, err := b.e.Peer.Wait(c, max(0, min(50*time.Millisecond, time.Until(deadline))))
+		if err == nil {
+			return in, nil
+		}
+		if errors.Is(err, peer.ErrExited) {
+			return nil, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
+		}
+		if u, _ := b.e.Peer.NextWhere(0, func(in *peer.Inbound) bool { return kindName(in) == unlabelled }); u != nil {
+			b.e.Peer.Forget(c)
+			return u, nil
+		}
+		if !time.Now().Before(deadline) {
+			b.unanswered(c, b.turn, "--param turn_timeout", "BRIDGE-CREATE-1", "session.created or error")
+			return nil, nil
+		}
+	}
+}
+
+// unanswered reports a request the backend, still running, did not answer
+// within --timeout: a failure of rule (the request's own contract) and of
+// BRIDGE-RESPONSE-1's timeliness. The scenario goes on: the backend is not
+// gone, and calling it so would hide which promise it broke.
+func (b *bridge) unanswered(c *peer.Call, bound time.Duration, flag, rule, want string) {
+	b.e.Peer.Forget(c)
+	why := fmt.Sprintf("no answer to %s (id %s) within %s (%s); the backend is still running", c.Method, c.Key, bound, flag)
+	b.e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, why, "a response within "+bound.String()+" ("+flag+")", "nothing")
+	if rule != "" {
+		b.e.Fail(rule, c.Seq, why, want, "nothing")
+	}
+}
+
+// await sends a message and waits --timeout for its answer; a nil answer
+// means none came (already reported against rule by unanswered).
+func (b *bridge) await(msg map[string]any, rule, want string) (*peer.Inbound, *peer.Call, error) {
+	c, err := b.e.Send(msg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	in, err := b.e.Peer.Wait(c, b.e.Timeout)
+	switch {
+	case err == nil:
+		return in, c, nil
+	case errors.Is(err, peer.ErrTimeout):
+		select {
+		case <-b.e.Peer.Transport().Exited():
+			return nil, c, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
+		default:
+		}
+		b.unanswered(c, b.e.Timeout, "--timeout", rule, want)
+		return nil, c, nil
+	default:
+		return nil, c, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
+	}
 }
 
 // mine says whether a queued frame belongs to the session: its session_id,
@@ -164,6 +283,9 @@ func (b *bridge) collect(s *session, bound time.Duration) *turn { return b.colle
 func (b *bridge) collectUntil(s *session, bound time.Duration, until func(*peer.Inbound) bool) *turn {
 	t := &turn{}
 	b.collectInto(t, s, bound, until)
+	if errors.Is(t.err, peer.ErrTimeout) {
+		t.settle(s)
+	}
 	return t
 }
 
@@ -179,7 +301,11 @@ func (b *bridge) collectAnswered(s *session, bound time.Duration, c *peer.Call) 
 		if ans, err := b.e.Peer.Wait(c, time.Millisecond); err == nil {
 			return t, ans
 		}
-		if t.result != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) || !time.Now().Before(deadline) {
+		if t.result != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) {
+			return t, nil
+		}
+		if !time.Now().Before(deadline) {
+			t.settle(s)
 			return t, nil
 		}
 	}
@@ -202,7 +328,17 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 		case "sdk.message":
 			t.frames = append(t.frames, in)
 			b.sameSession(s, in)
-			if str(in, "/payload/type") == "result" {
+			switch str(in, "/payload/type") {
+			case "system":
+				s.system = true
+			case "result":
+				if s.turns == 0 && !s.system {
+					// The Session Lifecycle starts a session's stream with
+					// system/init: a result before it ends no turn of this
+					// session. BRIDGE-STREAM-2 judges it; the turn goes on.
+					t.stray = append(t.stray, in)
+					break
+				}
 				t.result = in
 				s.turns++
 				return
@@ -245,6 +381,7 @@ func (b *bridge) judgeStream(s *session, t *turn, first bool, what string) {
 		if t.err != nil && !errors.Is(t.err, peer.ErrTimeout) {
 			why += ": " + t.err.Error()
 		}
+		why += " (--param turn_timeout)"
 		b.e.Fail("BRIDGE-STREAM-1", -1, why, "sdk.message frames with the session's id, ending with a result message",
 			fmt.Sprintf("%d sdk.message frame(s) of the session", len(t.frames)))
 		return
@@ -300,25 +437,38 @@ func (b *bridge) send(s *session, message string) (*peer.Call, error) {
 	return c, nil
 }
 
-// request sends a message that names the session and waits for its answer.
-func (b *bridge) request(s *session, typ string, payload map[string]any) (*peer.Inbound, error) {
-	in, _, err := b.e.Call(map[string]any{"type": typ, "id": scenario.NextID(strings.TrimPrefix(typ, "session.")), "session_id": s.id, "payload": payload})
-	return in, err
+// request sends a message that names the session and waits --timeout for
+// its answer; a nil answer means none came, reported against rule.
+func (b *bridge) request(s *session, typ string, payload map[string]any, rule, want string) (*peer.Inbound, *peer.Call, error) {
+	return b.await(map[string]any{"type": typ, "id": scenario.NextID(strings.TrimPrefix(typ, "session.")), "session_id": s.id, "payload": payload}, rule, want)
 }
 
 // kill ends a session, judging BRIDGE-KILL-1 on the answer.
 func (b *bridge) kill(s *session) error {
-	in, err := b.request(s, "session.kill", map[string]any{})
-	if err != nil {
-		return err
+	_, err := b.killed(s)
+	return err
+}
+
+// killed is kill that returns the answer (nil when none came).
+func (b *bridge) killed(s *session) (*peer.Inbound, error) {
+	want := "session.killed with session_id " + show(s.id) + ", or error with the request id"
+	in, _, err := b.request(s, "session.kill", map[string]any{}, "BRIDGE-KILL-1", want)
+	if err != nil || in == nil {
+		return nil, err
+	}
+	// "Response: session.killed or error": an error is an answer too,
+	// except SESSION_NOT_FOUND, which a live session is not.
+	if kindName(in) == "error" && str(in, "/payload/code") != "SESSION_NOT_FOUND" {
+		b.e.Pass("BRIDGE-KILL-1", in.Seq)
+		return in, nil
 	}
 	if kindName(in) != "session.killed" || str(in, "/session_id") != s.id {
-		b.e.Fail("BRIDGE-KILL-1", in.Seq, fmt.Sprintf("session.kill of live session %q was not answered session.killed with its session_id", s.id),
-			"session.killed with session_id "+show(s.id), string(in.Raw))
-		return nil
+		b.e.Fail("BRIDGE-KILL-1", in.Seq, fmt.Sprintf("session.kill of live session %q was answered neither session.killed with its session_id nor an error a live session can get", s.id),
+			want, string(in.Raw))
+		return in, nil
 	}
 	b.e.Pass("BRIDGE-KILL-1", in.Seq)
-	return nil
+	return in, nil
 }
 
 // canUseTool returns the turn's can_use_tool callbacks.
@@ -335,9 +485,14 @@ func (t *turn) canUseTool() []*peer.Inbound {
 // toolResult finds the tool_result block that follows a callback: the one
 // for its tool_use_id, or the first after it when the callback names none.
 func (t *turn) toolResult(cb *peer.Inbound) (map[string]any, *peer.Inbound) {
-	want := str(cb, "/payload/tool_use_id")
+	return t.resultAfter(cb.Seq, str(cb, "/payload/tool_use_id"))
+}
+
+// resultAfter finds the first tool_result block for toolUseID (any, when
+// "") in a user message that arrived after transcript line seq.
+func (t *turn) resultAfter(seq int, toolUseID string) (map[string]any, *peer.Inbound) {
 	for _, f := range t.frames {
-		if f.Seq < cb.Seq || str(f, "/payload/type") != "user" {
+		if f.Seq < seq || str(f, "/payload/type") != "user" {
 			continue
 		}
 		blocks, _ := field(f, "/payload/message/content").([]any)
@@ -346,7 +501,7 @@ func (t *turn) toolResult(cb *peer.Inbound) (map[string]any, *peer.Inbound) {
 			if m == nil || m["type"] != "tool_result" {
 				continue
 			}
-			if want == "" || m["tool_use_id"] == want {
+			if toolUseID == "" || m["tool_use_id"] == toolUseID {
 				return m, f
 			}
 		}
@@ -354,17 +509,67 @@ func (t *turn) toolResult(cb *peer.Inbound) (map[string]any, *peer.Inbound) {
 	return nil, nil
 }
 
+// judgeAsked decides BRIDGE-CB-ASK-1 on a turn run in permission_mode
+// default with no allowed_tools: every Bash tool_use whose tool_result is
+// not an error (the tool ran) had a can_use_tool callback.request for it
+// arrive before that result. The callback may come before or after the
+// assistant message carrying the tool_use; only its arrival before the
+// result counts. A turn in which no Bash ran is no evidence.
+func (b *bridge) judgeAsked(t *turn) {
+	observed := false
+	for _, f := range t.frames {
+		if str(f, "/payload/type") != "assistant" {
+			continue
+		}
+		blocks, _ := field(f, "/payload/message/content").([]any)
+		for _, bl := range blocks {
+			m, _ := bl.(map[string]any)
+			if m == nil || m["type"] != "tool_use" || m["name"] != "Bash" {
+				continue
+			}
+			id, _ := m["id"].(string)
+			res, at := t.resultAfter(f.Seq, id)
+			if res == nil || res["is_error"] == true {
+				continue // the tool did not run
+			}
+			observed = true
+			asked := false
+			for _, c := range t.canUseTool() {
+				cid := str(c, "/payload/tool_use_id")
+				if c.Seq < at.Seq && (cid == id || (cid == "" && str(c, "/payload/tool_name") == "Bash")) {
+					asked = true
+					break
+				}
+			}
+			if asked {
+				b.e.Pass("BRIDGE-CB-ASK-1", at.Seq)
+				continue
+			}
+			t.unasked++
+			b.e.Fail("BRIDGE-CB-ASK-1", at.Seq, fmt.Sprintf("Bash ran (tool_use %s, its tool_result not an error) in permission_mode default without a can_use_tool callback.request for it "+
+				"(or a permission rule from settings the backend loads allowed it)", id),
+				"a can_use_tool callback.request for the tool_use before its tool_result", show(res))
+		}
+	}
+	if !observed {
+		b.e.Skip("BRIDGE-CB-ASK-1", "no Bash tool ran in the turn, so whether the backend asks before running one was not observed")
+	}
+}
+
 // judgeCallbacks decides the rule of the answering policy on a turn that
 // ran with it.
 func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
 	rules := map[Policy][]string{
 		Allow: {"BRIDGE-CB-ALLOW-1"}, AllowUpdated: {"BRIDGE-CB-ALLOW-1", "BRIDGE-CB-UPDATED-1"},
-		Deny: {"BRIDGE-CB-DENY-1"}, Never: {"BRIDGE-CB-TIMEOUT-1"},
+		Deny: {"BRIDGE-CB-DENY-1"}, Never: {"BRIDGE-CB-TIMEOUT-1", "BRIDGE-CB-TIMEOUT-2"},
 	}[p]
 	cbs := t.canUseTool()
 	if len(cbs) == 0 {
 		why := noToolWhy
-		if len(t.callbacks) > 0 {
+		switch {
+		case t.unasked > 0:
+			why = fmt.Sprintf("the backend ran Bash %d time(s) without a can_use_tool callback.request (BRIDGE-CB-ASK-1), so how it carries an answer through was not observed", t.unasked)
+		case len(t.callbacks) > 0:
 			why = fmt.Sprintf("the backend sent %d callback.request(s), none with callback_type can_use_tool, so a tool permission was not observed", len(t.callbacks))
 		}
 		for _, r := range rules {
@@ -374,7 +579,17 @@ func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
 	}
 	for _, cb := range cbs {
 		if p == Never {
-			b.judgeTimeout(s, t, cb)
+			b.judgeTimeout(t, cb)
+			continue
+		}
+		// A backend whose own callback timeout ran out before wirecheck's
+		// answer reached it never saw the answer: what it ran then is no
+		// evidence of how it carries one through.
+		if e := t.timedOut(cb); e != nil {
+			for _, r := range rules {
+				b.e.Skip(r, fmt.Sprintf("the backend's callback timeout ended callback %s (error CALLBACK_TIMEOUT, transcript line %d) before wirecheck's %s answer reached it, "+
+					"so how it carries an answer through was not observed", str(cb, "/id"), e.Seq, p))
+			}
 			continue
 		}
 		res, at := t.toolResult(cb)
@@ -418,23 +633,59 @@ func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
 	}
 }
 
-// judgeTimeout decides BRIDGE-CB-TIMEOUT-1 for one unanswered callback.
-func (b *bridge) judgeTimeout(s *session, t *turn, cb *peer.Inbound) {
+// timedOut returns the CALLBACK_TIMEOUT error that ended a callback: one
+// with its id, or an asynchronous one (no id) of the session after it.
+func (t *turn) timedOut(cb *peer.Inbound) *peer.Inbound {
 	for _, e := range t.errors {
-		if e.Seq < cb.Seq || str(e, "/payload/code") != "CALLBACK_TIMEOUT" {
+		eid := str(e, "/id")
+		if e.Seq > cb.Seq && (eid == "" || eid == str(cb, "/id")) && str(e, "/payload/code") == "CALLBACK_TIMEOUT" {
+			return e
+		}
+	}
+	return nil
+}
+
+// judgeTimeout decides BRIDGE-CB-TIMEOUT-1 and -2 for one callback left
+// unanswered. The document says how a timeout is reported
+// (CALLBACK_TIMEOUT, MUST) but not after how long, nor that a backend must
+// give up at all (SHOULD, within the generous --param callback_timeout).
+// An asynchronous CALLBACK_TIMEOUT without an id counts: it responds to no
+// request of the client.
+func (b *bridge) judgeTimeout(t *turn, cb *peer.Inbound) {
+	id := str(cb, "/id")
+	for _, e := range t.errors {
+		eid := str(e, "/id")
+		if e.Seq < cb.Seq || (eid != "" && eid != id) {
 			continue
 		}
-		if id := str(e, "/id"); id != "" && id != str(cb, "/id") {
-			continue
-		}
-		if d := e.At.Sub(cb.At); d > b.cb {
-			b.e.Fail("BRIDGE-CB-TIMEOUT-1", e.Seq, fmt.Sprintf("CALLBACK_TIMEOUT came %s after the callback.request, later than the bound %s", d.Round(time.Millisecond), b.cb),
-				"error CALLBACK_TIMEOUT within "+b.cb.String()+" (--param callback_timeout)", string(e.Raw))
+		code := str(e, "/payload/code")
+		if code == "CALLBACK_TIMEOUT" {
+			b.e.Pass("BRIDGE-CB-TIMEOUT-1", e.Seq)
+			b.e.Pass("BRIDGE-CB-TIMEOUT-2", e.Seq)
 			return
 		}
-		b.e.Pass("BRIDGE-CB-TIMEOUT-1", e.Seq)
+		if eid == id {
+			b.e.Fail("BRIDGE-CB-TIMEOUT-1", e.Seq, fmt.Sprintf("the backend gave up on unanswered callback %s with error %s, not CALLBACK_TIMEOUT", id, show(code)),
+				"error CALLBACK_TIMEOUT for the callback", string(e.Raw))
+			b.e.Pass("BRIDGE-CB-TIMEOUT-2", e.Seq)
+			return
+		}
+	}
+	// Gave up without saying so: the turn went on past the callback.
+	if _, at := t.toolResult(cb); at != nil || t.result != nil {
+		if at == nil {
+			at = t.result
+		}
+		b.e.Fail("BRIDGE-CB-TIMEOUT-1", at.Seq, fmt.Sprintf("the backend stopped waiting for unanswered callback %s (the turn went on: transcript line %d) without error CALLBACK_TIMEOUT", id, at.Seq),
+			"error CALLBACK_TIMEOUT for the callback before the turn goes on", string(at.Raw))
+		b.e.Pass("BRIDGE-CB-TIMEOUT-2", at.Seq)
 		return
 	}
-	b.e.Fail("BRIDGE-CB-TIMEOUT-1", cb.Seq, fmt.Sprintf("callback %s was never answered and no error CALLBACK_TIMEOUT followed within %s", str(cb, "/id"), b.cb),
+	b.e.Skip("BRIDGE-CB-TIMEOUT-1", fmt.Sprintf("the backend did not give up on callback %s within %s (--param callback_timeout), so how it reports a timeout was not observed", id, b.cb))
+	bound := "--param callback_timeout"
+	if b.e.Params[ParamCallbackTimeout] == "" {
+		bound = "the default bound, as the document names none: set the backend's own timeout with --param callback_timeout=DUR"
+	}
+	b.e.Fail("BRIDGE-CB-TIMEOUT-2", cb.Seq, fmt.Sprintf("callback %s was never answered and no error CALLBACK_TIMEOUT followed within %s of its arrival (%s)", id, b.cb, bound),
 		"error CALLBACK_TIMEOUT for the session within "+b.cb.String()+" (--param callback_timeout)", "nothing")
 }

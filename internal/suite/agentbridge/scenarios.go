@@ -27,12 +27,15 @@ func Scenarios() []*scenario.Scenario {
 	return []*scenario.Scenario{
 		s("lifecycle", "session.create with the tool prompt, answered by the --param callback policy: session.created, "+
 			"a stream from system/init to result, session.send continuing it, session.kill",
-			lifecycle, "BRIDGE-CREATE-1", "BRIDGE-STREAM-1", "BRIDGE-STREAM-2", "BRIDGE-SEND-1", "BRIDGE-KILL-1"),
-		s("callback-allow", "a can_use_tool callback answered allow: the tool runs", policyRun(Allow), "BRIDGE-CB-ALLOW-1"),
+			lifecycle, "BRIDGE-CREATE-1", "BRIDGE-STREAM-1", "BRIDGE-STREAM-2", "BRIDGE-SEND-1", "BRIDGE-KILL-1", "BRIDGE-CB-ASK-1"),
+		s("callback-allow", "a can_use_tool callback answered allow: the tool runs", policyRun(Allow), "BRIDGE-CB-ALLOW-1", "BRIDGE-CB-ASK-1"),
 		s("callback-deny", "a can_use_tool callback answered deny: the tool is refused", policyRun(Deny), "BRIDGE-CB-DENY-1"),
 		s("callback-allow-updated", "a can_use_tool callback answered allow with updated_input: the tool runs with it",
-			policyRun(AllowUpdated), "BRIDGE-CB-UPDATED-1"),
-		s("callback-never", "a can_use_tool callback never answered: error CALLBACK_TIMEOUT", policyRun(Never), "BRIDGE-CB-TIMEOUT-1"),
+			policyRun(AllowUpdated), "BRIDGE-CB-UPDATED-1", "BRIDGE-CB-ASK-1"),
+		s("callback-never", "a can_use_tool callback never answered: error CALLBACK_TIMEOUT (within --param callback_timeout, default 60s)",
+			policyRun(Never), "BRIDGE-CB-TIMEOUT-1", "BRIDGE-CB-TIMEOUT-2"),
+		s("callback-unknown", "a callback.response whose id is no pending callback (a permission answer, a hook answer): error CALLBACK_NOT_FOUND",
+			callbackUnknown, "BRIDGE-CB-NOTFOUND-1"),
 		s("partial-messages", "include_partial_messages on: stream_event messages", partial, "BRIDGE-PARTIAL-1"),
 		s("options", "session.create with every option the document lists, hooks on every hook event", options,
 			"BRIDGE-OPTIONS-1", "BRIDGE-HOOK-1"),
@@ -63,6 +66,7 @@ func lifecycle(e *scenario.Env) error {
 		return err
 	}
 	b.judgeStream(s, t, true, "session.create")
+	b.judgeAsked(t)
 	b.judgeCallbacks(s, t, p)
 	if t.result == nil {
 		e.Skip("BRIDGE-SEND-1", "the first turn never ended, so session.send was not tried")
@@ -74,7 +78,7 @@ func lifecycle(e *scenario.Env) error {
 	}
 	t2 := b.collect(s, b.turn)
 	if t2.result == nil {
-		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result within %s", s.id, b.turn),
+		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result within %s (--param turn_timeout)", s.id, b.turn),
 			"sdk.message frames of the session ending with a result", fmt.Sprintf("%d sdk.message frame(s)", len(t2.frames)))
 	} else {
 		e.Pass("BRIDGE-SEND-1", t2.result.Seq)
@@ -95,11 +99,42 @@ func toolTurn(e *scenario.Env, p Policy) (*bridge, *session, *turn, error) {
 	if err != nil || s == nil {
 		return b, nil, nil, err
 	}
-	bound := b.turn
-	if p == Never {
-		bound += b.cb
+	if p != Never {
+		return b, s, b.collect(s, b.turn), nil
 	}
-	return b, s, b.collect(s, bound), nil
+	return b, s, b.unansweredTurn(s), nil
+}
+
+// unansweredTurn collects a turn whose callbacks go unanswered. Each wait
+// is the backend's own step: up to the turn bound for the permission
+// request, then the callback bound from its arrival for CALLBACK_TIMEOUT
+// (or the turn going on), then the turn bound again for the rest. A
+// backend that never gives up costs the callback bound once.
+func (b *bridge) unansweredTurn(s *session) *turn {
+	asked := func(in *peer.Inbound) bool {
+		return str(in, "/type") == "callback.request" && str(in, "/payload/callback_type") == "can_use_tool"
+	}
+	t := b.collectUntil(s, b.turn, asked)
+	cbs := t.canUseTool()
+	if t.result != nil || len(cbs) == 0 || t.err != nil {
+		return t
+	}
+	gaveUp := func(in *peer.Inbound) bool {
+		return str(in, "/type") == "error" || (str(in, "/type") == "sdk.message" && str(in, "/payload/type") == "user")
+	}
+	b.collectInto(t, s, time.Until(cbs[0].At.Add(b.cb)), gaveUp)
+	if t.result != nil || t.err != nil && !errors.Is(t.err, peer.ErrTimeout) {
+		return t
+	}
+	if t.err != nil { // still waiting for the answer: no turn to finish
+		t.settle(s)
+		return t
+	}
+	b.collectInto(t, s, b.turn, nil)
+	if errors.Is(t.err, peer.ErrTimeout) {
+		t.settle(s)
+	}
+	return t
 }
 
 // policyRun judges one answering policy on one tool use.
@@ -112,9 +147,60 @@ func policyRun(p Policy) func(*scenario.Env) error {
 		if t.result == nil && len(t.canUseTool()) == 0 {
 			b.judgeStream(s, t, false, "session.create")
 		}
+		if p == Allow || p == AllowUpdated {
+			b.judgeAsked(t)
+		}
 		b.judgeCallbacks(s, t, p)
 		return b.kill(s)
 	}
+}
+
+// callbackUnknown answers callbacks the backend never asked for. The
+// document gives callback.response no response of its own: only the error
+// CALLBACK_NOT_FOUND is awaited, and its absence fails that rule alone.
+func callbackUnknown(e *scenario.Env) error {
+	b, err := start(e, Allow)
+	if err != nil {
+		return err
+	}
+	s, _, err := b.create(plainPrompt, nil)
+	if err != nil || s == nil {
+		if err == nil {
+			e.Skip("BRIDGE-CB-NOTFOUND-1", "no session (session.create was not answered session.created), so an answer to an unknown callback was not tried")
+		}
+		return err
+	}
+	b.collect(s, b.turn)
+	for _, p := range []struct {
+		prefix  string
+		payload map[string]any
+	}{
+		{"wirecheck-no-such-callback", map[string]any{"behavior": "allow", "updated_input": map[string]any{}}},
+		{"wirecheck-no-such-hook", map[string]any{"continue": true}},
+	} {
+		id := scenario.NextID(p.prefix)
+		c, err := e.Send(map[string]any{"type": "callback.response", "id": id, "session_id": s.id, "payload": p.payload})
+		if err != nil {
+			return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+		}
+		in, werr := e.Peer.Wait(c, e.Timeout)
+		if werr != nil {
+			e.Peer.Forget(c)
+			if errors.Is(werr, peer.ErrExited) {
+				return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+			}
+			e.Fail("BRIDGE-CB-NOTFOUND-1", c.Seq, fmt.Sprintf("a callback.response for %s, which no callback.request carried, got no answer within %s (--timeout)", id, e.Timeout),
+				"error CALLBACK_NOT_FOUND with id "+show(id), "nothing")
+			continue
+		}
+		if kindName(in) == "error" && str(in, "/payload/code") == "CALLBACK_NOT_FOUND" && str(in, "/id") == id {
+			e.Pass("BRIDGE-CB-NOTFOUND-1", in.Seq)
+		} else {
+			e.Fail("BRIDGE-CB-NOTFOUND-1", in.Seq, fmt.Sprintf("a callback.response for %s, which no callback.request carried, was not answered error CALLBACK_NOT_FOUND with its id", id),
+				"error CALLBACK_NOT_FOUND with id "+show(id), string(in.Raw))
+		}
+	}
+	return b.kill(s)
 }
 
 func partial(e *scenario.Env) error {
@@ -128,6 +214,10 @@ func partial(e *scenario.Env) error {
 	}
 	t := b.collect(s, b.turn)
 	b.judgeStream(s, t, false, "session.create")
+	if t.result == nil {
+		e.Skip("BRIDGE-PARTIAL-1", "the turn did not end within "+b.turn.String()+" (--param turn_timeout), so whether it streamed partial messages was not settled (BRIDGE-STREAM-1 judges the turn)")
+		return b.kill(s)
+	}
 	found := false
 	for _, f := range t.frames {
 		if str(f, "/payload/type") == "stream_event" {
@@ -196,6 +286,12 @@ func options(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
+	if in == nil {
+		e.Fail("BRIDGE-OPTIONS-1", -1, "session.create with every option the document lists got no answer within "+b.turn.String()+" (--param turn_timeout)",
+			"session.created", "nothing")
+		e.Skip("BRIDGE-HOOK-1", "no session, so no hook could run")
+		return nil
+	}
 	if s == nil {
 		e.Fail("BRIDGE-OPTIONS-1", in.Seq, "session.create with every option the document lists was not answered session.created",
 			"session.created", string(in.Raw))
@@ -247,9 +343,16 @@ func queries(e *scenario.Env) error {
 		if a == nil {
 			a = []any{}
 		}
-		in, err := b.request(s, "query.call", map[string]any{"method": m, "args": a})
+		in, _, err := b.request(s, "query.call", map[string]any{"method": m, "args": a}, "BRIDGE-QUERY-1",
+			"query.result {success, result} with session_id "+show(s.id)+", or error QUERY_METHOD_FAILED")
 		if err != nil {
 			return err
+		}
+		if in == nil {
+			if m == "rewindFiles" {
+				e.Skip("BRIDGE-QUERY-2", "rewindFiles got no answer (BRIDGE-QUERY-1), so how a failing query method is reported was not observed")
+			}
+			continue
 		}
 		answered := kindName(in) == "query.result" && str(in, "/session_id") == s.id
 		failed := kindName(in) == "error" && str(in, "/payload/code") == "QUERY_METHOD_FAILED"
@@ -285,15 +388,23 @@ func interruptKill(e *scenario.Env) error {
 		return err
 	}
 	b.collect(s, b.turn)
-	in, err := b.request(s, "session.interrupt", map[string]any{})
+	in, _, err := b.request(s, "session.interrupt", map[string]any{}, "BRIDGE-INTERRUPT-1", interruptedWant(s))
 	if err != nil {
 		return err
 	}
 	b.judgeInterrupted(s, in)
-	if err := b.kill(s); err != nil {
+	killed, err := b.killed(s)
+	if err != nil {
 		return err
 	}
+	if kindName(killed) != "session.killed" {
+		e.Skip("BRIDGE-KILL-2", "session.kill was not answered session.killed (BRIDGE-KILL-1), so what follows a kill was not observed")
+		return nil
+	}
 	notFound := func(what string, in *peer.Inbound) {
+		if in == nil {
+			return // no answer: already failed by unanswered
+		}
 		if kindName(in) == "error" && str(in, "/payload/code") == "SESSION_NOT_FOUND" {
 			e.Pass("BRIDGE-KILL-2", in.Seq)
 			return
@@ -307,7 +418,7 @@ func interruptKill(e *scenario.Env) error {
 		return err
 	}
 	if in, err := e.Peer.Wait(c, e.Timeout); err != nil {
-		e.Fail("BRIDGE-KILL-2", c.Seq, fmt.Sprintf("session.send for killed session %q got no answer within %s", s.id, e.Timeout),
+		e.Fail("BRIDGE-KILL-2", c.Seq, fmt.Sprintf("session.send for killed session %q got no answer within %s (--timeout)", s.id, e.Timeout),
 			"error SESSION_NOT_FOUND with the request id", "nothing")
 	} else {
 		notFound("session.send", in)
@@ -320,21 +431,30 @@ func interruptKill(e *scenario.Env) error {
 		{"query.call", map[string]any{"method": "accountInfo", "args": []any{}}},
 		{"session.kill", map[string]any{}},
 	} {
-		in, err := b.request(s, m.typ, m.payload)
+		in, _, err := b.request(s, m.typ, m.payload, "BRIDGE-KILL-2", "error SESSION_NOT_FOUND with the request id")
 		if err != nil {
 			return err
 		}
 		notFound(m.typ, in)
 	}
-	if in, err := e.Peer.NextWhere(20*time.Millisecond, func(in *peer.Inbound) bool {
-		t, _ := in.Field("/type")
-		sid, _ := in.Field("/session_id")
-		return t == "sdk.message" && sid == s.id
-	}); err == nil {
-		e.Fail("BRIDGE-KILL-2", in.Seq, fmt.Sprintf("an sdk.message of session %q arrived after session.killed", s.id),
-			"no message of a killed session", string(in.Raw))
+	// Frames of the session still queued were read after the kill but may
+	// have arrived before session.killed: only the order of arrival
+	// (transcript lines) is evidence.
+	for {
+		in, err := e.Peer.NextWhere(20*time.Millisecond, func(in *peer.Inbound) bool {
+			t, _ := in.Field("/type")
+			sid, _ := in.Field("/session_id")
+			return t == "sdk.message" && sid == s.id
+		})
+		if err != nil {
+			return nil
+		}
+		if in.Seq > killed.Seq {
+			e.Fail("BRIDGE-KILL-2", in.Seq, fmt.Sprintf("an sdk.message of session %q arrived after session.killed (transcript line %d)", s.id, killed.Seq),
+				"no message of a killed session", string(in.Raw))
+			return nil
+		}
 	}
-	return nil
 }
 
 func sessions(e *scenario.Env) error {
@@ -357,19 +477,28 @@ func sessions(e *scenario.Env) error {
 	if a.id == c.id {
 		e.Fail("BRIDGE-SESSIONS-1", -1, "two session.create answered the same session_id "+show(a.id), "a session_id of its own per session", a.id)
 	}
+	// Evidence against BRIDGE-SESSIONS-1 is a frame of one session carrying
+	// the other's ids (sameSession judges each while collecting). A turn
+	// that does not end is no such evidence: BRIDGE-STREAM-1 judges it.
 	ta, tc := b.collect(a, b.turn), b.collect(c, b.turn)
-	if ta.result == nil || tc.result == nil {
-		e.Fail("BRIDGE-SESSIONS-1", -1, "with two sessions open, a session's turn did not end with a result under its own session_id",
-			"each session's stream under its own session_id", fmt.Sprintf("first: %d frame(s), result %v; second: %d frame(s), result %v",
-				len(ta.frames), ta.result != nil, len(tc.frames), tc.result != nil))
-	} else {
+	for _, x := range []struct {
+		s *session
+		t *turn
+	}{{a, ta}, {c, tc}} {
+		if x.t.result == nil {
+			b.judgeStream(x.s, x.t, false, "session.create")
+		}
+	}
+	if ta.result != nil && tc.result != nil {
 		e.Pass("BRIDGE-SESSIONS-1", tc.result.Seq)
+	} else if a.id != c.id {
+		e.Skip("BRIDGE-SESSIONS-1", "a session's turn did not end (BRIDGE-STREAM-1), and no frame of one session carried the other's ids")
 	}
 	if err := b.kill(a); err != nil {
 		return err
 	}
-	in, err := b.request(c, "query.call", map[string]any{"method": "supportedModels", "args": []any{}})
-	if err != nil {
+	in, _, err := b.request(c, "query.call", map[string]any{"method": "supportedModels", "args": []any{}}, "BRIDGE-SESSIONS-2", "query.result for the live session")
+	if err != nil || in == nil {
 		return err
 	}
 	if kindName(in) != "query.result" {
@@ -382,7 +511,7 @@ func sessions(e *scenario.Env) error {
 	}
 	t := b.collect(c, b.turn)
 	if t.result == nil {
-		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result within %s", a.id, c.id, b.turn),
+		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result within %s (--param turn_timeout)", a.id, c.id, b.turn),
 			"the other session keeps working", fmt.Sprintf("%d sdk.message frame(s)", len(t.frames)))
 	} else {
 		e.Pass("BRIDGE-SESSIONS-2", t.result.Seq)
@@ -396,9 +525,9 @@ func createFail(e *scenario.Env) error {
 		return err
 	}
 	b.cwd = "/nonexistent/" + scenario.NextID("wirecheck-cwd")
-	in, _, err := e.Call(map[string]any{"type": "session.create", "id": scenario.NextID("create"),
-		"payload": map[string]any{"prompt": plainPrompt, "cwd": b.cwd}})
-	if err != nil {
+	in, _, err := b.await(map[string]any{"type": "session.create", "id": scenario.NextID("create"),
+		"payload": map[string]any{"prompt": plainPrompt, "cwd": b.cwd}}, "BRIDGE-CREATE-2", "session.created, or error SESSION_CREATE_FAILED with the request id")
+	if err != nil || in == nil {
 		return err
 	}
 	switch {
@@ -414,16 +543,26 @@ func createFail(e *scenario.Env) error {
 	return nil
 }
 
+func interruptedWant(s *session) string {
+	return "session.interrupted with session_id " + show(s.id) + ", or error with the request id"
+}
+
 // judgeInterrupted decides BRIDGE-INTERRUPT-1 on the answer to a
-// session.interrupt of a live session, and says whether it held.
-func (b *bridge) judgeInterrupted(s *session, in *peer.Inbound) bool {
-	if kindName(in) == "session.interrupted" && str(in, "/session_id") == s.id {
-		b.e.Pass("BRIDGE-INTERRUPT-1", in.Seq)
-		return true
+// session.interrupt of a live session ("Response: session.interrupted or
+// error": an error, say because no turn was running, is an answer too,
+// except SESSION_NOT_FOUND, which a live session is not). in is nil when no
+// answer came (already failed).
+func (b *bridge) judgeInterrupted(s *session, in *peer.Inbound) {
+	if in == nil {
+		return
 	}
-	b.e.Fail("BRIDGE-INTERRUPT-1", in.Seq, fmt.Sprintf("session.interrupt of live session %q was not answered session.interrupted with its session_id", s.id),
-		"session.interrupted with session_id "+show(s.id), string(in.Raw))
-	return false
+	if kindName(in) == "session.interrupted" && str(in, "/session_id") == s.id ||
+		kindName(in) == "error" && str(in, "/payload/code") != "SESSION_NOT_FOUND" {
+		b.e.Pass("BRIDGE-INTERRUPT-1", in.Seq)
+		return
+	}
+	b.e.Fail("BRIDGE-INTERRUPT-1", in.Seq, fmt.Sprintf("session.interrupt of live session %q was answered neither session.interrupted with its session_id nor an error a live session can get", s.id),
+		interruptedWant(s), string(in.Raw))
 }
 
 // interruptRules are the rules interruptCallback decides beyond
@@ -461,11 +600,15 @@ func interruptCallback(e *scenario.Env) error {
 	}
 	cb := cbs[0]
 	cbID := str(cb, "/id")
-	in, err := b.request(s, "session.interrupt", map[string]any{})
+	in, ic, err := b.request(s, "session.interrupt", map[string]any{}, "BRIDGE-INTERRUPT-1", interruptedWant(s))
 	if err != nil {
 		return err
 	}
 	b.judgeInterrupted(s, in)
+	answeredAt := ic.Seq
+	if in != nil {
+		answeredAt = in.Seq
+	}
 
 	// The client's answer arrives after the interrupt: allow, as a user
 	// clicking approve on a prompt the interrupt should have withdrawn.
@@ -487,7 +630,7 @@ func interruptCallback(e *scenario.Env) error {
 	// A callback the backend's own timeout ended before the interrupt came
 	// was no longer pending: nothing here is then about the interrupt.
 	for _, er := range append(t.errors, rest.errors...) {
-		if str(er, "/payload/code") == "CALLBACK_TIMEOUT" && er.Seq < in.Seq {
+		if str(er, "/payload/code") == "CALLBACK_TIMEOUT" && er.Seq < answeredAt {
 			why := fmt.Sprintf("the backend's callback timeout ended callback %s (transcript line %d) before session.interrupt reached it, "+
 				"so an interrupt with a pending callback was not observed (the backend's callback timeout is shorter than one round trip of wirecheck)", cbID, er.Seq)
 			for _, r := range interruptRules {
@@ -500,7 +643,7 @@ func interruptCallback(e *scenario.Env) error {
 	// BRIDGE-INTERRUPT-3: the late answer finds no pending callback.
 	switch {
 	case late == nil:
-		e.Fail("BRIDGE-INTERRUPT-3", c.Seq, fmt.Sprintf("the callback.response for %s sent after session.interrupted got no answer within %s: "+
+		e.Fail("BRIDGE-INTERRUPT-3", c.Seq, fmt.Sprintf("the callback.response for %s sent after session.interrupted got no answer within %s (--timeout): "+
 			"the backend still held the callback as pending and took the answer", cbID, e.Timeout),
 			"error CALLBACK_NOT_FOUND with id "+show(cbID), "nothing")
 	case kindName(late) == "error" && str(late, "/payload/code") == "CALLBACK_NOT_FOUND":
@@ -531,7 +674,7 @@ func interruptCallback(e *scenario.Env) error {
 		ran = true
 	}
 	if !ran {
-		at := in.Seq
+		at := ic.Seq
 		if rest.result != nil {
 			at = rest.result.Seq
 		}
@@ -540,7 +683,7 @@ func interruptCallback(e *scenario.Env) error {
 
 	// BRIDGE-INTERRUPT-4: the turn ended, and the session takes another.
 	if rest.result == nil {
-		e.Fail("BRIDGE-INTERRUPT-4", in.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s", cbID, b.turn),
+		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s (--param turn_timeout)", cbID, b.turn),
 			"a result sdk.message (subtype error_* fits) after session.interrupted", fmt.Sprintf("%d sdk.message frame(s) of the session", len(rest.frames)))
 	}
 	sc, err := b.send(s, plainPrompt)
@@ -562,7 +705,7 @@ func interruptCallback(e *scenario.Env) error {
 		}
 		return b.kill(s)
 	}
-	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result within %s", s.id, b.turn),
+	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result within %s (--param turn_timeout)", s.id, b.turn),
 		"the interrupted session still takes session.send and streams to a result", fmt.Sprintf("%d sdk.message frame(s) of the session", len(next.frames)))
 	return b.kill(s)
 }
