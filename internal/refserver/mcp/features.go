@@ -268,6 +268,9 @@ func (s *server) readResource(id any, p obj) {
 		c = content
 	case uri == "wirecheck://docs/logo":
 		c = obj{"uri": uri, "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n"))}
+		if s.f("blob-not-base64") {
+			c["blob"] = "PNG bytes as they are, not base64"
+		}
 	case strings.HasPrefix(uri, "wirecheck://items/") && len(uri) > len("wirecheck://items/"):
 		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Item " + strings.TrimPrefix(uri, "wirecheck://items/")}
 	default:
