@@ -460,7 +460,13 @@ func (s *server) initialize(id any, p obj) {
 		}
 	}
 	info := obj{"name": "wirecheck-reference", "version": "1.0.0"}
-	res := obj{"protocolVersion": v, "capabilities": caps, "serverInfo": info, "instructions": "The reference server of wirecheck."}
+	named := v
+	if s.f("version-bogus") {
+		// It speaks the revision asked for (or its latest) but names
+		// none: "1.0" is no MCP revision.
+		named = "1.0"
+	}
+	res := obj{"protocolVersion": named, "capabilities": caps, "serverInfo": info, "instructions": "The reference server of wirecheck."}
 	if s.f("init-no-serverinfo") {
 		delete(res, "serverInfo")
 	}

@@ -233,10 +233,18 @@ func initialize(e *scenario.Env) error {
 		return fmt.Errorf("initialize failed")
 	}
 	e.Pass(ruleLife1, in.Seq)
-	if s.version == v {
+	switch {
+	case s.answered == v:
 		e.Pass(ruleLife3, in.Seq)
-	} else {
-		e.Skip(ruleLife3, fmt.Sprintf("wirecheck asked for %s and the server answered %s: it may not support %s (run with --mcp-version %s)", v, s.version, v, s.version))
+	case !isRevision(e, s.answered):
+		// Answering another revision says it does not support v; what it
+		// answers instead must be a revision it supports.
+		e.Fail(ruleLife4, in.Seq, "asked for "+v+", the server answered the protocolVersion "+show(s.answered)+", which names no MCP revision",
+			"the same revision, or another MCP revision the server supports ("+strings.Join(e.Protocol.Versions.IDs(), ", ")+" or later)", string(in.Raw))
+		e.Skip(ruleLife3, "the server named no revision it supports")
+	default:
+		e.Pass(ruleLife4, in.Seq)
+		e.Skip(ruleLife3, fmt.Sprintf("wirecheck asked for %s and the server answered %s: it may not support %s (run with --mcp-version %s)", v, s.answered, v, s.answered))
 	}
 	bad := false
 	for _, f := range s.early {
@@ -495,13 +503,18 @@ func versionNegotiation(e *scenario.Env) error {
 		e.Fail(ruleLife4, in.Seq, "initialize with an unsupported revision was answered with an error", "a result naming a revision the server supports", string(in.Raw))
 		e.Skip(ruleLife3, "the server named no revision it supports")
 		return closeAndEnd(e)
-	case s.version == bogus || s.version == "":
-		e.Fail(ruleLife4, in.Seq, "the server answered the unsupported revision "+show(s.version), "another revision, one the server supports", string(in.Raw))
+	case s.answered == bogus || s.answered == "":
+		e.Fail(ruleLife4, in.Seq, "the server answered the unsupported revision "+show(s.answered), "another revision, one the server supports", string(in.Raw))
 		e.Skip(ruleLife3, "the server named no other revision")
+		return closeAndEnd(e)
+	case !isRevision(e, s.answered):
+		e.Fail(ruleLife4, in.Seq, "asked for the unsupported revision "+bogus+", the server answered the protocolVersion "+show(s.answered)+", which names no MCP revision",
+			"another MCP revision the server supports ("+strings.Join(e.Protocol.Versions.IDs(), ", ")+" or later)", string(in.Raw))
+		e.Skip(ruleLife3, "the server named no revision it supports")
 		return closeAndEnd(e)
 	}
 	e.Pass(ruleLife4, in.Seq)
-	other := s.version
+	other := s.answered
 	if err := e.Restart(); err != nil {
 		return err
 	}
@@ -512,8 +525,8 @@ func versionNegotiation(e *scenario.Env) error {
 	switch {
 	case s == nil:
 		e.Fail(ruleLife3, in.Seq, "the server answered "+other+" to an unsupported revision, then refused "+other, "a result echoing "+other, string(in.Raw))
-	case s.version != other:
-		e.Fail(ruleLife3, in.Seq, "the server answered "+other+" to an unsupported revision (so it supports it), but asked for "+other+" it answered "+s.version,
+	case s.answered != other:
+		e.Fail(ruleLife3, in.Seq, "the server answered "+other+" to an unsupported revision (so it supports it), but asked for "+other+" it answered "+show(s.answered),
 			"protocolVersion "+other, string(in.Raw))
 	default:
 		e.Pass(ruleLife3, in.Seq)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +25,11 @@ const file = "internal/suite/mcp"
 // session is what the handshake established with one server process.
 type session struct {
 	requested string
-	version   string
+	// version is the revision the session is judged by: the one the
+	// server negotiated, or the one asked for when the server's answer
+	// names no revision wirecheck knows (answered keeps its words).
+	version  string
+	answered string
 	caps      map[string]any
 
 	mu       sync.Mutex
@@ -135,7 +140,11 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 		return in, nil, nil
 	}
 	s := &session{requested: version, progress: map[string]*tracked{}}
-	s.version, _ = field(in, "/result/protocolVersion").(string)
+	s.answered, _ = field(in, "/result/protocolVersion").(string)
+	s.version = s.answered
+	if !known(e, s.answered) {
+		s.version = version
+	}
 	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
 	if pause > 0 {
 		time.Sleep(pause)
@@ -154,6 +163,27 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 		sessions.Store(e.Peer, s)
 	}
 	return in, s, nil
+}
+
+// known reports whether v is a revision wirecheck judges.
+func known(e *scenario.Env, v string) bool {
+	return e.Protocol.Versions != nil && slices.Contains(e.Protocol.Versions.IDs(), v)
+}
+
+// isRevision reports whether v names an MCP revision: one wirecheck
+// judges, a later date (a revision published after wirecheck's sources)
+// or a draft ("DRAFT-…", as the specification's working copy names
+// itself). A date before the newest revision wirecheck knows that is none
+// of the revisions published is no revision.
+func isRevision(e *scenario.Env, v string) bool {
+	if known(e, v) || strings.HasPrefix(v, "DRAFT-") {
+		return true
+	}
+	if _, err := time.Parse(time.DateOnly, v); err != nil || e.Protocol.Versions == nil {
+		return false
+	}
+	ids := e.Protocol.Versions.IDs()
+	return len(ids) > 0 && v > slices.Max(ids)
 }
 
 // ensure returns the session of the current server process, running the
