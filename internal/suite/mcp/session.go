@@ -30,7 +30,7 @@ type session struct {
 	// names no revision wirecheck knows (answered keeps its words).
 	version  string
 	answered string
-	caps      map[string]any
+	caps     map[string]any
 
 	mu       sync.Mutex
 	progress map[string]*tracked // progress token → the request it rides on
