@@ -79,7 +79,7 @@ func (s *server) tools() []tool {
 			s.mu.Unlock()
 			// 2026-07-28 sends list changes on a subscriptions/listen
 			// stream only.
-			if first && !s.modern() {
+			if first && !s.modern() && !s.v("bare") {
 				s.notify("notifications/tools/list_changed", nil)
 			}
 			return obj{"content": []any{text("the tool list has the tool grown")}}
@@ -140,7 +140,7 @@ func (s *server) listTools(id any, p obj) {
 	for _, t := range s.tools() {
 		defs = append(defs, t.def)
 	}
-	s.page(id, p, "tools", defs, 3)
+	s.page(id, p, "tools", defs, s.pageSize(3))
 }
 
 func (s *server) callTool(id any, p obj) {
