@@ -157,8 +157,8 @@ func (s *server) callTool(id any, p obj) {
 		if t.def["name"] != name {
 			continue
 		}
-		if name == "add" && s.f("tool-args-refused") {
-			s.fail(id, -32602, "Invalid params: the arguments were not accepted")
+		if name == "add" && s.v("tool-server-error") {
+			s.fail(id, -32603, "Internal error: the adder backend is down")
 			return
 		}
 		steps := 2

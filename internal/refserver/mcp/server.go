@@ -105,6 +105,8 @@ type server struct {
 	running map[string]chan struct{}
 	// grown is set once the grow tool has added its tool.
 	grown bool
+	// inited is set once initialize has been answered.
+	inited bool
 }
 
 func (s *server) f(name string) bool { return s.faults[name] }
@@ -257,6 +259,15 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 	if readableID(m) == nil {
 		s.fail(nil, -32600, "Invalid Request: the id must be a string or an integer")
 		return
+	}
+	if s.f("pre-init-ignored") && method != "initialize" && method != "ping" {
+		s.mu.Lock()
+		inited := s.inited
+		s.mu.Unlock()
+		if !inited {
+			fmt.Fprintln(s.log, "dropped "+method+": not initialized")
+			return
+		}
 	}
 	// no-discover and discover-silent play a legacy server: _meta means
 	// nothing to it.
@@ -449,6 +460,7 @@ func (s *server) initialize(id any, p obj) {
 	if slices.Contains(Versions, v) {
 		s.version = v
 	}
+	s.inited = true
 	s.mu.Unlock()
 	if s.f("init-error") {
 		s.fail(id, -32603, "Internal error: initialization failed")

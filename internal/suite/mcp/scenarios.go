@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -444,12 +445,25 @@ func beforeInitialize(e *scenario.Env) error {
 		e.Skip(ruleLife5, "revision "+e.Protocol.Version+" has no initialize")
 		return nil
 	}
-	in, err := callFirst(e, request("tools/list", map[string]any{}))
+	// The client SHOULD NOT send it (basic/lifecycle#initialization), so
+	// the request is off the contract and an unanswered one is judged here
+	// only, at SHOULD, not by MCP-JSONRPC-5.
+	c, err := e.Send(request("tools/list", map[string]any{}))
 	if err != nil {
-		e.Fail(ruleLife5, -1, "a request sent before initialize was not answered", "a result or an error", "nothing")
-		return err
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
-	e.Pass(ruleLife5, in.Seq)
+	wait := max(e.Timeout, firstWait)
+	in, err := e.Peer.Wait(c, wait)
+	switch {
+	case errors.Is(err, peer.ErrTimeout):
+		e.Peer.Forget(c)
+		e.Fail(ruleLife5, c.Seq, "a request sent before initialize was not answered within "+wait.String()+
+			" (the first request of a fresh process: the wait includes its start; --timeout sets it when longer)", "a result or an error", "nothing")
+	case err != nil:
+		return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+	default:
+		e.Pass(ruleLife5, in.Seq)
+	}
 	ini, s, err := handshake(e, e.Protocol.Version, true)
 	if err != nil {
 		return err
@@ -544,7 +558,12 @@ func closeAndEnd(e *scenario.Env) error {
 
 // exitWait is how long a server has to exit once its stdin is closed: what
 // the TypeScript and Python SDK clients allow before they send SIGTERM.
+// The pages say only "within a reasonable time"; --param mcp-exit-wait
+// sets another bound.
 const exitWait = 2 * time.Second
+
+// ExitWaitParam names the --param that sets exitWait.
+const ExitWaitParam = "mcp-exit-wait"
 
 func shutdown(e *scenario.Env) error {
 	if _, err := ensure(e); err != nil {
@@ -555,13 +574,20 @@ func shutdown(e *scenario.Env) error {
 	if err := t.CloseInput(); err != nil {
 		return fmt.Errorf("%w: closing stdin: %v", scenario.ErrGone, err)
 	}
-	within := exitWait
+	within, bound := exitWait, "wirecheck's default: the page says only \"within a reasonable time\"; --param "+ExitWaitParam+"=DURATION sets it"
+	if v := e.Params[ExitWaitParam]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("--param %s=%s: not a positive duration (e.g. 5s)", ExitWaitParam, v)
+		}
+		within, bound = d, "--param "+ExitWaitParam
+	}
 	select {
 	case <-t.Exited():
 		e.Pass(ruleStdio4, -1)
 	case <-time.After(within):
 		e.Hung = true
-		e.Fail(ruleStdio4, -1, "the server was still running "+within.String()+" after its stdin closed", "the process exits", "still running")
+		e.Fail(ruleStdio4, -1, "the server was still running "+within.String()+" after its stdin closed ("+bound+")", "the process exits", "still running")
 	}
 	return nil
 }

@@ -1,0 +1,58 @@
+package protocols_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// A wait the MCP pages do not bound ("within a reasonable time") names
+// its default and the flag that sets it.
+var _ = Describe("MCP-STDIO-4's wait", func() {
+	run := func(params map[string]string) *report.Report {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		argv := []string{bin, "serve", "mcp", "--fault", "ignore-eof"}
+		rep, err := runner.Run(context.Background(), runner.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+			Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Timeout:        time.Second,
+			StartupTimeout: 5 * time.Second,
+			Target:         runner.Describe(argv),
+			Params:         params,
+			Rules:          []string{"MCP-STDIO-4"},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		return rep
+	}
+	failure := func(rep *report.Report) string {
+		for _, f := range rep.Findings {
+			if f.Rule == "MCP-STDIO-4" && f.Verdict == report.Fail {
+				return f.Message
+			}
+		}
+		return ""
+	}
+
+	It("says the 2 s are wirecheck's default and names --param mcp-exit-wait", func() {
+		msg := failure(run(nil))
+		Expect(msg).To(ContainSubstring("2s after its stdin closed"))
+		Expect(msg).To(ContainSubstring("wirecheck's default"))
+		Expect(msg).To(ContainSubstring("--param mcp-exit-wait=DURATION"))
+	})
+
+	It("waits as long as --param mcp-exit-wait says", func() {
+		msg := failure(run(map[string]string{"mcp-exit-wait": "300ms"}))
+		Expect(msg).To(ContainSubstring("300ms after its stdin closed (--param mcp-exit-wait)"))
+	})
+})
