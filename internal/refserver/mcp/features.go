@@ -94,13 +94,17 @@ func (s *server) tools() []tool {
 			if s.f("sampling-bad") {
 				delete(sp, "maxTokens")
 			}
-			if m := s.ask("sampling/createMessage", sp); m != nil {
-				got = append(got, "sampling")
+			if s.clientHas("sampling") {
+				if m := s.ask("sampling/createMessage", sp); m != nil {
+					got = append(got, "sampling")
+				}
 			}
-			if m := s.ask("roots/list", obj{}); m != nil {
-				got = append(got, "roots")
+			if s.clientHas("roots") {
+				if m := s.ask("roots/list", obj{}); m != nil {
+					got = append(got, "roots")
+				}
 			}
-			if s.atLeast("2025-06-18") || s.f("elicit-undeclared") {
+			if (s.atLeast("2025-06-18") && (s.clientHas("elicitation") || s.f("elicit-after-upgrade"))) || s.f("elicit-undeclared") {
 				ep := obj{"message": "Your name?", "requestedSchema": obj{"type": "object", "properties": obj{"name": obj{"type": "string"}}}}
 				if m := s.ask("elicitation/create", ep); m != nil {
 					got = append(got, "elicitation")

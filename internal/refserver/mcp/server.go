@@ -107,6 +107,20 @@ type server struct {
 	grown bool
 	// inited is set once initialize has been answered.
 	inited bool
+	// client is the capabilities the client declared in initialize.
+	client obj
+}
+
+// clientHas reports whether the client declared a capability in
+// initialize (2026-07-28 requests declare theirs one by one: askInput).
+func (s *server) clientHas(c string) bool {
+	if s.modern() {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.client[c]
+	return ok
 }
 
 func (s *server) f(name string) bool { return s.faults[name] }
@@ -444,7 +458,7 @@ func (s *server) initialize(id any, p obj) {
 	if !slices.Contains(Versions, req) {
 		v = latest
 	}
-	if s.v("one-revision") {
+	if s.v("one-revision") || s.f("elicit-after-upgrade") {
 		v = "2025-06-18"
 	}
 	switch {
@@ -461,6 +475,7 @@ func (s *server) initialize(id any, p obj) {
 		s.version = v
 	}
 	s.inited = true
+	s.client, _ = p["capabilities"].(obj)
 	s.mu.Unlock()
 	if s.f("init-error") {
 		s.fail(id, -32603, "Internal error: initialization failed")
@@ -525,6 +540,9 @@ func (s *server) discover(id any, p obj) {
 	}
 	caps := obj{"tools": obj{"listChanged": true}, "resources": obj{"subscribe": true, "listChanged": true}, "prompts": obj{"listChanged": true},
 		"completions": obj{}, "logging": obj{}}
+	if s.v("bare") {
+		caps = obj{"tools": obj{}}
+	}
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
 		"_meta":        obj{metaServer: obj{"name": "wirecheck-reference", "version": "1.0.0"}}}))

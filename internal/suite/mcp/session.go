@@ -493,11 +493,15 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 	if in.Kind.Role == spec.RoleRequest {
 		// wirecheck declares roots and sampling always, elicitation from
 		// 2025-06-18 on (clientCaps); a request for anything it did not
-		// declare uses a capability that was not negotiated.
+		// declare in its initialize (for the revision it asked for), or
+		// that the negotiated revision does not have, uses a capability
+		// that was not negotiated.
 		capability := map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation"}[method]
 		if capability != "" {
-			if _, ok := clientCaps(s.version)[capability]; !ok {
-				e.Fail(ruleClient1, in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (revision "+s.version+")",
+			_, declared := clientCaps(s.requested)[capability]
+			_, inRevision := clientCaps(s.version)[capability]
+			if !declared || !inRevision {
+				e.Fail(ruleClient1, in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (it asked for revision "+s.requested+", the server negotiated "+s.version+")",
 					"only requests for capabilities wirecheck declared", string(in.Raw))
 			} else {
 				e.Pass(ruleClient1, in.Seq)
