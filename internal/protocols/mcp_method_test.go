@@ -2,6 +2,8 @@ package protocols_test
 
 import (
 	"context"
+	"os"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -54,5 +56,36 @@ var _ = Describe("MCP-STDIO-4's wait", func() {
 	It("waits as long as --param mcp-exit-wait says", func() {
 		msg := failure(run(map[string]string{"mcp-exit-wait": "300ms"}))
 		Expect(msg).To(ContainSubstring("300ms after its stdin closed (--param mcp-exit-wait)"))
+	})
+})
+
+// Never MUST from silence: a MUST rule of mcp quotes a MUST (or MUST NOT)
+// of its page, or the schema the pages make normative ("the source of
+// truth for all protocol messages and structures").
+var _ = Describe("the levels of the mcp rules", func() {
+	It("rest a MUST on a MUST sentence or on the schema, never on silence", func() {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		for _, r := range b.Protocol.Rules {
+			if r.Level != report.Must {
+				continue
+			}
+			Expect(r.Quote).To(Or(ContainSubstring("MUST"), ContainSubstring("source of truth")), "rule %s is MUST but quotes no MUST", r.ID)
+			Expect(r.Quote).NotTo(ContainSubstring("(silent"), "rule %s is MUST but drawn from silence", r.ID)
+		}
+	})
+
+	It("list every rule drawn from silence or from a sentence without keyword in docs/silence.md", func() {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		doc, err := os.ReadFile("../../docs/silence.md")
+		Expect(err).NotTo(HaveOccurred())
+		_, section, _ := strings.Cut(string(doc), "### mcp")
+		Expect(section).NotTo(BeEmpty())
+		for _, r := range b.Protocol.Rules {
+			if strings.Contains(r.Quote, "silent") || strings.Contains(r.Quote, "no keyword") {
+				Expect(section).To(ContainSubstring("| "+r.ID+" |"), "rule %s is drawn from silence: docs/silence.md lists it with the readings it accepts", r.ID)
+			}
+		}
 	})
 })
