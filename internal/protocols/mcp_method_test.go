@@ -12,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
@@ -88,4 +89,41 @@ var _ = Describe("the levels of the mcp rules", func() {
 			}
 		}
 	})
+})
+
+// An answer to a request whose id is neither a string nor an integer may
+// echo the id (JSON-RPC 2.0 §5: "It MUST be the same as the value of the
+// id member in the Request Object") or say null: MCP-JSONRPC-4 passes
+// both, and still judges the error itself.
+var _ = Describe("the mcp error response", func() {
+	b, err := protocols.Load("mcp")
+	It("loads", func() { Expect(err).NotTo(HaveOccurred()) })
+	if err != nil {
+		return
+	}
+	for _, v := range b.Protocol.Versions.IDs() {
+		DescribeTable("in "+v,
+			func(frame string, ok bool) {
+				p, err := b.Protocol.ForVersion(v)
+				Expect(err).NotTo(HaveOccurred())
+				k := p.Kind("error response")
+				Expect(k).NotTo(BeNil())
+				s := b.Schemas.Get(k.Schema)
+				Expect(s).NotTo(BeNil(), k.Schema)
+				val, err := schema.Decode([]byte(frame))
+				Expect(err).NotTo(HaveOccurred())
+				if ok {
+					Expect(s.Validate(val)).To(Succeed())
+				} else {
+					Expect(s.Validate(val)).NotTo(Succeed())
+				}
+			},
+			Entry("a string id", `{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"Method not found"}}`, true),
+			Entry("an id true echoed", `{"jsonrpc":"2.0","id":true,"error":{"code":-32600,"message":"Invalid Request"}}`, true),
+			Entry("an object id echoed", `{"jsonrpc":"2.0","id":{"x":1},"error":{"code":-32600,"message":"Invalid Request"}}`, true),
+			Entry("a code that is a string", `{"jsonrpc":"2.0","id":"a","error":{"code":"-32601","message":"Method not found"}}`, false),
+			Entry("an echoed id with a code that is a string", `{"jsonrpc":"2.0","id":true,"error":{"code":"-32600","message":"Invalid Request"}}`, false),
+			Entry("no message", `{"jsonrpc":"2.0","id":7,"error":{"code":-32600}}`, false),
+		)
+	}
 })

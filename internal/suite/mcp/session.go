@@ -667,8 +667,10 @@ func elicit(in *peer.Inbound) map[string]any {
 
 // firstWait bounds the answer to the first request a fresh process gets:
 // MCP has no ready line, so that answer includes the server's start (a
-// Node server: hundreds of milliseconds), which --timeout is not meant for.
-const firstWait = 5 * time.Second
+// Node server: hundreds of milliseconds, seconds on a loaded machine),
+// which --timeout is not meant for. It is what the runner allows a ready
+// line (runner.DefaultStartupTimeout): no plausible server misses it.
+const firstWait = 10 * time.Second
 
 // callFirst sends a request that may be the first a process reads and
 // waits for its answer, allowing for the process's start.
