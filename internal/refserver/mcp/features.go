@@ -145,6 +145,13 @@ func (s *server) listTools(id any, p obj) {
 		defs = append(defs, t.def)
 	}
 	s.page(id, p, "tools", defs, s.pageSize(3))
+	if s.v("experimental-notification") {
+		s.notify("notifications/com.example.wirecheck/heartbeat", obj{"alive": true})
+	}
+	if s.f("notification-other-revision") {
+		// A 2025-11-25 notification, whatever the session's revision.
+		s.notify("notifications/tasks/status", obj{"taskId": "t-1", "status": "working", "createdAt": "2025-11-25T00:00:00Z", "lastUpdatedAt": "2025-11-25T00:00:00Z", "ttl": nil})
+	}
 }
 
 func (s *server) callTool(id any, p obj) {

@@ -505,6 +505,9 @@ func (s *server) initialize(id any, p obj) {
 	if s.v("bare") {
 		caps = obj{"tools": obj{}}
 	}
+	if s.v("experimental-notification") {
+		caps["experimental"] = obj{"com.example.wirecheck/heartbeat": obj{}}
+	}
 	for f, c := range map[string]string{"tools-undeclared": "tools", "resources-undeclared": "resources", "prompts-undeclared": "prompts", "log-undeclared": "logging"} {
 		if s.f(f) {
 			delete(caps, c)
