@@ -40,7 +40,8 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 			}
 		}
 		p, _ := b.Protocol.ForVersion("2025-11-25")
-		Expect(p.Kind("error response").Schema).To(Equal("2025-11-25/schema.json#/$defs/JSONRPCErrorResponse"))
+		// The revision's error response, or one echoing an id of another type.
+		Expect(p.Kind("error response").Schema).To(Equal("wirecheck/error-response-2025-11-25.json"))
 		modern, _ := b.Protocol.ForVersion("2026-07-28")
 		Expect(modern.Kind("initialize result")).To(BeNil())
 		Expect(modern.Kind("server/discover result").Schema).To(Equal("2026-07-28/schema.json#/$defs/DiscoverResult"))

@@ -4,6 +4,7 @@ package schema
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,7 +61,10 @@ func Compile(fsys fs.FS, dir string) (*Registry, error) {
 func Open(fsys fs.FS, dir string) (*Registry, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	// The formats a schema names are part of its contract (MCP's blob
+	// "MUST be properly encoded", and its schema says so with "byte").
 	c.AssertFormat()
+	c.RegisterFormat(byteFormat)
 	// Never fetch anything from the network or disk: every $ref must resolve
 	// to an embedded file.
 	c.UseLoader(noLoader{})
@@ -205,6 +209,25 @@ func Explain(err error) string {
 
 // english renders validation errors in words ("got number, want string").
 var english = message.NewPrinter(language.English)
+
+// byteFormat is OpenAPI's "byte": base64 (RFC 4648 §4), the format the
+// official MCP schemas give blob and data. jsonschema/v6 does not know it
+// and would pass any string. The standard alphabet only, with or without
+// the padding (a decoder that needs it can add it; a character outside the
+// alphabet, whitespace included, cannot be read back).
+var byteFormat = &jsonschema.Format{Name: "byte", Validate: func(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	if _, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return nil
+	}
+	if _, err := base64.RawStdEncoding.DecodeString(s); err == nil {
+		return nil
+	}
+	return jsonschema.LocalizableError("not base64 (RFC 4648 §4, the standard alphabet)")
+}}
 
 type noLoader struct{}
 

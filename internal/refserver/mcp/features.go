@@ -79,7 +79,7 @@ func (s *server) tools() []tool {
 			s.mu.Unlock()
 			// 2026-07-28 sends list changes on a subscriptions/listen
 			// stream only.
-			if first && !s.modern() {
+			if first && !s.modern() && !s.v("bare") {
 				s.notify("notifications/tools/list_changed", nil)
 			}
 			return obj{"content": []any{text("the tool list has the tool grown")}}
@@ -94,13 +94,17 @@ func (s *server) tools() []tool {
 			if s.f("sampling-bad") {
 				delete(sp, "maxTokens")
 			}
-			if m := s.ask("sampling/createMessage", sp); m != nil {
-				got = append(got, "sampling")
+			if s.clientHas("sampling") {
+				if m := s.ask("sampling/createMessage", sp); m != nil {
+					got = append(got, "sampling")
+				}
 			}
-			if m := s.ask("roots/list", obj{}); m != nil {
-				got = append(got, "roots")
+			if s.clientHas("roots") {
+				if m := s.ask("roots/list", obj{}); m != nil {
+					got = append(got, "roots")
+				}
 			}
-			if s.atLeast("2025-06-18") || s.f("elicit-undeclared") {
+			if (s.atLeast("2025-06-18") && (s.clientHas("elicitation") || s.f("elicit-after-upgrade"))) || s.f("elicit-undeclared") {
 				ep := obj{"message": "Your name?", "requestedSchema": obj{"type": "object", "properties": obj{"name": obj{"type": "string"}}}}
 				if m := s.ask("elicitation/create", ep); m != nil {
 					got = append(got, "elicitation")
@@ -140,7 +144,14 @@ func (s *server) listTools(id any, p obj) {
 	for _, t := range s.tools() {
 		defs = append(defs, t.def)
 	}
-	s.page(id, p, "tools", defs, 3)
+	s.page(id, p, "tools", defs, s.pageSize(3))
+	if s.v("experimental-notification") {
+		s.notify("notifications/com.example.wirecheck/heartbeat", obj{"alive": true})
+	}
+	if s.f("notification-other-revision") {
+		// A 2025-11-25 notification, whatever the session's revision.
+		s.notify("notifications/tasks/status", obj{"taskId": "t-1", "status": "working", "createdAt": "2025-11-25T00:00:00Z", "lastUpdatedAt": "2025-11-25T00:00:00Z", "ttl": nil})
+	}
 }
 
 func (s *server) callTool(id any, p obj) {
@@ -157,8 +168,8 @@ func (s *server) callTool(id any, p obj) {
 		if t.def["name"] != name {
 			continue
 		}
-		if name == "add" && s.f("tool-args-refused") {
-			s.fail(id, -32602, "Invalid params: the arguments were not accepted")
+		if name == "add" && s.v("tool-server-error") {
+			s.fail(id, -32603, "Internal error: the adder backend is down")
 			return
 		}
 		steps := 2
@@ -268,6 +279,9 @@ func (s *server) readResource(id any, p obj) {
 		c = content
 	case uri == "wirecheck://docs/logo":
 		c = obj{"uri": uri, "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n"))}
+		if s.f("blob-not-base64") {
+			c["blob"] = "PNG bytes as they are, not base64"
+		}
 	case strings.HasPrefix(uri, "wirecheck://items/") && len(uri) > len("wirecheck://items/"):
 		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Item " + strings.TrimPrefix(uri, "wirecheck://items/")}
 	default:

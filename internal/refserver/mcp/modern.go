@@ -102,6 +102,9 @@ func (s *server) lateUpdate() {
 // logFor sends a log notification for a 2026-07-28 request: only when its
 // _meta asks for a level, and only at or above it.
 func (s *server) logFor(p obj, level, text string) {
+	if s.v("bare") {
+		return // it declares no logging
+	}
 	meta, _ := p["_meta"].(obj)
 	want, _ := meta[metaLogLevel].(string)
 	if want == "" {

@@ -69,6 +69,10 @@ func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
 		}
 	}
 	wg.Wait()
+	if s.v("slow-exit") {
+		// Flushing and closing what it holds takes it a while.
+		time.Sleep(1500 * time.Millisecond)
+	}
 	if s.faults["ignore-eof"] {
 		time.Sleep(time.Hour)
 	}
@@ -101,6 +105,22 @@ type server struct {
 	running map[string]chan struct{}
 	// grown is set once the grow tool has added its tool.
 	grown bool
+	// inited is set once initialize has been answered.
+	inited bool
+	// client is the capabilities the client declared in initialize.
+	client obj
+}
+
+// clientHas reports whether the client declared a capability in
+// initialize (2026-07-28 requests declare theirs one by one: askInput).
+func (s *server) clientHas(c string) bool {
+	if s.modern() {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.client[c]
+	return ok
 }
 
 func (s *server) f(name string) bool { return s.faults[name] }
@@ -146,6 +166,9 @@ func (s *server) writeRaw(b []byte) {
 type obj = map[string]any
 
 func (s *server) result(id any, res any) {
+	if r, isObj := res.(obj); isObj {
+		s.served(r)
+	}
 	if r, isObj := res.(obj); isObj && s.modern() {
 		if _, has := r["resultType"]; !has {
 			r["resultType"] = "complete"
@@ -173,8 +196,11 @@ func (s *server) fail(id any, code int, msg string) {
 
 func (s *server) notify(method string, params obj) {
 	m := obj{"jsonrpc": "2.0", "method": method}
+	if s.v("meta-everywhere") && params == nil {
+		params = obj{}
+	}
 	if params != nil {
-		m["params"] = params
+		m["params"] = s.served(params)
 	}
 	s.write(m)
 }
@@ -231,6 +257,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 	if params == nil {
 		params = obj{}
 	}
+	s.trace(method, id)
 	if !hasID {
 		if s.f("answer-notifications") {
 			s.result(nil, obj{})
@@ -246,6 +273,15 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 	if readableID(m) == nil {
 		s.fail(nil, -32600, "Invalid Request: the id must be a string or an integer")
 		return
+	}
+	if s.f("pre-init-ignored") && method != "initialize" && method != "ping" {
+		s.mu.Lock()
+		inited := s.inited
+		s.mu.Unlock()
+		if !inited {
+			fmt.Fprintln(s.log, "dropped "+method+": not initialized")
+			return
+		}
 	}
 	// no-discover and discover-silent play a legacy server: _meta means
 	// nothing to it.
@@ -301,9 +337,12 @@ func (s *server) answered(id any, m obj) {
 func (s *server) ask(method string, params obj) obj {
 	s.mu.Lock()
 	s.nextReq++
-	id := s.nextReq
+	var id any = s.nextReq
+	if s.v("string-ids") {
+		id = "srv-" + strconv.Itoa(s.nextReq)
+	}
 	ch := make(chan map[string]any, 1)
-	s.waiting[strconv.Itoa(id)] = ch
+	s.waiting[fmt.Sprint(id)] = ch
 	s.mu.Unlock()
 	m := obj{"jsonrpc": "2.0", "id": id, "method": method}
 	if params != nil {
@@ -335,6 +374,10 @@ func (s *server) dispatch(id any, method string, p obj) {
 			}
 		}
 	}
+	if s.bareRefused(method) {
+		s.fail(id, -32601, "Method not found: "+method)
+		return
+	}
 	switch method {
 	case "server/discover":
 		if s.f("discover-silent") {
@@ -352,7 +395,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 	case "tools/list":
 		s.listTools(id, p)
 	case "resources/list":
-		s.page(id, p, "resources", s.resources(), 2)
+		s.page(id, p, "resources", s.resources(), s.pageSize(2))
 	case "resources/templates/list":
 		t := obj{"uriTemplate": "wirecheck://items/{id}", "name": "item", "mimeType": "text/plain"}
 		if s.f("templates-bad") {
@@ -382,7 +425,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 			s.notify("notifications/resources/updated", obj{"uri": uri})
 		}
 	case "prompts/list":
-		s.page(id, p, "prompts", s.prompts(), 10)
+		s.page(id, p, "prompts", s.prompts(), s.pageSize(10))
 	case "prompts/get":
 		s.getPrompt(id, p)
 	case "logging/setLevel":
@@ -415,6 +458,9 @@ func (s *server) initialize(id any, p obj) {
 	if !slices.Contains(Versions, req) {
 		v = latest
 	}
+	if s.v("one-revision") || s.f("elicit-after-upgrade") {
+		v = "2025-06-18"
+	}
 	switch {
 	case s.f("version-echo-any"):
 		v = req
@@ -428,6 +474,8 @@ func (s *server) initialize(id any, p obj) {
 	if slices.Contains(Versions, v) {
 		s.version = v
 	}
+	s.inited = true
+	s.client, _ = p["capabilities"].(obj)
 	s.mu.Unlock()
 	if s.f("init-error") {
 		s.fail(id, -32603, "Internal error: initialization failed")
@@ -454,19 +502,36 @@ func (s *server) initialize(id any, p obj) {
 	if s.f("updated-undeclared") {
 		caps["resources"] = obj{"listChanged": true}
 	}
+	if s.v("bare") {
+		caps = obj{"tools": obj{}}
+	}
+	if s.v("experimental-notification") {
+		caps["experimental"] = obj{"com.example.wirecheck/heartbeat": obj{}}
+	}
 	for f, c := range map[string]string{"tools-undeclared": "tools", "resources-undeclared": "resources", "prompts-undeclared": "prompts", "log-undeclared": "logging"} {
 		if s.f(f) {
 			delete(caps, c)
 		}
 	}
 	info := obj{"name": "wirecheck-reference", "version": "1.0.0"}
-	res := obj{"protocolVersion": v, "capabilities": caps, "serverInfo": info, "instructions": "The reference server of wirecheck."}
+	named := v
+	if s.f("version-bogus") {
+		// It speaks the revision asked for (or its latest) but names
+		// none: "1.0" is no MCP revision.
+		named = "1.0"
+	}
+	res := obj{"protocolVersion": named, "capabilities": caps, "serverInfo": info, "instructions": "The reference server of wirecheck."}
 	if s.f("init-no-serverinfo") {
 		delete(res, "serverInfo")
 	}
 	s.result(id, res)
 	if s.f("request-before-initialized") {
 		go s.ask("roots/list", nil)
+	}
+	if s.v("early-ping") {
+		// Pings and logging are allowed before initialized.
+		s.logMsg("info", "initializing")
+		go s.ask("ping", nil)
 	}
 }
 
@@ -478,6 +543,9 @@ func (s *server) discover(id any, p obj) {
 	}
 	caps := obj{"tools": obj{"listChanged": true}, "resources": obj{"subscribe": true, "listChanged": true}, "prompts": obj{"listChanged": true},
 		"completions": obj{}, "logging": obj{}}
+	if s.v("bare") {
+		caps = obj{"tools": obj{}}
+	}
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
 		"_meta":        obj{metaServer: obj{"name": "wirecheck-reference", "version": "1.0.0"}}}))
@@ -488,7 +556,7 @@ func (s *server) ping(id any) {
 	if s.f("ping-not-empty") {
 		res = obj{"pong": true}
 	}
-	m := obj{"jsonrpc": "2.0", "id": id, "result": res}
+	m := obj{"jsonrpc": "2.0", "id": id, "result": s.served(res.(obj))}
 	if s.f("no-jsonrpc") {
 		delete(m, "jsonrpc")
 	}
@@ -563,10 +631,21 @@ func (s *server) progressStep(p obj, i, steps int) {
 	if s.f("progress-decreasing") {
 		val = float64(steps - i + 1)
 	}
-	s.notify("notifications/progress", obj{"progressToken": tok, "progress": val, "total": float64(steps)})
+	n := obj{"progressToken": tok, "progress": val, "total": float64(steps)}
+	if s.v("progress-no-total") {
+		// The total is optional; a message exists from 2025-03-26 on.
+		delete(n, "total")
+		if s.atLeast("2025-03-26") {
+			n["message"] = fmt.Sprintf("step %d", i)
+		}
+	}
+	s.notify("notifications/progress", n)
 }
 
 func (s *server) logMsg(level, text string) {
+	if s.v("bare") {
+		return // it declares no logging
+	}
 	s.mu.Lock()
 	cur := s.level
 	s.mu.Unlock()

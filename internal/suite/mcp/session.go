@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,8 +25,12 @@ const file = "internal/suite/mcp"
 // session is what the handshake established with one server process.
 type session struct {
 	requested string
-	version   string
-	caps      map[string]any
+	// version is the revision the session is judged by: the one the
+	// server negotiated, or the one asked for when the server's answer
+	// names no revision wirecheck knows (answered keeps its words).
+	version  string
+	answered string
+	caps     map[string]any
 
 	mu       sync.Mutex
 	progress map[string]*tracked // progress token → the request it rides on
@@ -135,7 +140,11 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 		return in, nil, nil
 	}
 	s := &session{requested: version, progress: map[string]*tracked{}}
-	s.version, _ = field(in, "/result/protocolVersion").(string)
+	s.answered, _ = field(in, "/result/protocolVersion").(string)
+	s.version = s.answered
+	if !known(e, s.answered) {
+		s.version = version
+	}
 	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
 	if pause > 0 {
 		time.Sleep(pause)
@@ -154,6 +163,27 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 		sessions.Store(e.Peer, s)
 	}
 	return in, s, nil
+}
+
+// known reports whether v is a revision wirecheck judges.
+func known(e *scenario.Env, v string) bool {
+	return e.Protocol.Versions != nil && slices.Contains(e.Protocol.Versions.IDs(), v)
+}
+
+// isRevision reports whether v names an MCP revision: one wirecheck
+// judges, a later date (a revision published after wirecheck's sources)
+// or a draft ("DRAFT-…", as the specification's working copy names
+// itself). A date before the newest revision wirecheck knows that is none
+// of the revisions published is no revision.
+func isRevision(e *scenario.Env, v string) bool {
+	if known(e, v) || strings.HasPrefix(v, "DRAFT-") {
+		return true
+	}
+	if _, err := time.Parse(time.DateOnly, v); err != nil || e.Protocol.Versions == nil {
+		return false
+	}
+	ids := e.Protocol.Versions.IDs()
+	return len(ids) > 0 && v > slices.Max(ids)
 }
 
 // ensure returns the session of the current server process, running the
@@ -463,11 +493,15 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 	if in.Kind.Role == spec.RoleRequest {
 		// wirecheck declares roots and sampling always, elicitation from
 		// 2025-06-18 on (clientCaps); a request for anything it did not
-		// declare uses a capability that was not negotiated.
+		// declare in its initialize (for the revision it asked for), or
+		// that the negotiated revision does not have, uses a capability
+		// that was not negotiated.
 		capability := map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation"}[method]
 		if capability != "" {
-			if _, ok := clientCaps(s.version)[capability]; !ok {
-				e.Fail(ruleClient1, in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (revision "+s.version+")",
+			_, declared := clientCaps(s.requested)[capability]
+			_, inRevision := clientCaps(s.version)[capability]
+			if !declared || !inRevision {
+				e.Fail(ruleClient1, in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (it asked for revision "+s.requested+", the server negotiated "+s.version+")",
 					"only requests for capabilities wirecheck declared", string(in.Raw))
 			} else {
 				e.Pass(ruleClient1, in.Seq)
@@ -633,8 +667,10 @@ func elicit(in *peer.Inbound) map[string]any {
 
 // firstWait bounds the answer to the first request a fresh process gets:
 // MCP has no ready line, so that answer includes the server's start (a
-// Node server: hundreds of milliseconds), which --timeout is not meant for.
-const firstWait = 5 * time.Second
+// Node server: hundreds of milliseconds, seconds on a loaded machine),
+// which --timeout is not meant for. It is what the runner allows a ready
+// line (runner.DefaultStartupTimeout): no plausible server misses it.
+const firstWait = 10 * time.Second
 
 // callFirst sends a request that may be the first a process reads and
 // waits for its answer, allowing for the process's start.
