@@ -488,21 +488,17 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			}
 		}
 	}
-	exited := false
-	select {
-	case <-p.Transport().Exited():
-		exited = true
-	default:
-	}
+	dead, hung, cause := l.settle(env, err)
 	switch {
-	case exited && !env.Closed:
-		p.Check(peer.CheckSurvives, report.Fail, -1, "the server died during this scenario: "+env.Gone(),
+	case dead:
+		p.Check(peer.CheckSurvives, report.Fail, -1, "the server died during this scenario: "+cause,
 			"the server keeps running", p.Transport().ExitStatus().String())
-		l.broken = true
+	case hung:
+		p.Check(peer.CheckSurvives, report.Fail, -1, cause, "the server keeps answering", "no answer")
 	case err == nil && !env.Closed && !env.Hung:
 		p.Check(peer.CheckSurvives, report.Pass, -1, "", "", "")
 	}
-	if err != nil || env.Hung || env.Closed || exited {
+	if err != nil || env.Hung || env.Closed || dead || hung {
 		l.broken = true
 	}
 	// A declared rule nothing observed: the scenario stopped early, or the
@@ -521,6 +517,68 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	r.mu.Unlock()
 	for _, id := range missing {
 		l.observe(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
+	}
+}
+
+// settle looks at the process once a scenario is over, before the next one
+// starts, so a death or a hang is charged to the scenario during which it
+// happened rather than to the next one, which would find the server gone.
+// It checks whether the process has ended and, where the protocol has a
+// probe this process has answered before, whether it still answers it: a
+// server that crashes a moment after its last answer (a pending callback
+// torn down by a kill) dies by the time the probe is read.
+func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string) {
+	p := env.Peer
+	if env.Closed {
+		// The scenario closed stdin: the process is meant to end.
+		return false, false, ""
+	}
+	if ended(p) {
+		return true, false, env.Gone()
+	}
+	if err != nil || env.Hung {
+		// The scenario stopped on its own finding; the lane restarts.
+		return false, false, ""
+	}
+	proto := p.Protocol()
+	if proto == nil || proto.Probe == nil {
+		return false, false, ""
+	}
+	method, _ := proto.Probe[strings.TrimPrefix(proto.Correlation.Method, "/")].(string)
+	if method == "" || !p.Answered(method) {
+		// A server never seen to answer the probe may not understand it:
+		// an unanswered probe would say nothing about this scenario.
+		return false, false, ""
+	}
+	c, serr := env.Send(env.ProbeRequest())
+	if serr != nil || c == nil {
+		if ended(p) || serr != nil {
+			return true, false, env.Gone()
+		}
+		return false, false, ""
+	}
+	_, werr := p.Wait(c, l.r.cfg.Timeout)
+	switch {
+	case werr == nil:
+		return false, false, ""
+	case errors.Is(werr, peer.ErrTimeout):
+		p.Forget(c)
+		return false, true, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within --timeout %s", method, c.Key, l.r.cfg.Timeout)
+	default:
+		return true, false, env.Gone()
+	}
+}
+
+// ended reports whether the server's output has ended or its process has
+// exited.
+func ended(p *peer.Peer) bool {
+	select {
+	case <-p.Gone():
+		return true
+	case <-p.Transport().Exited():
+		return true
+	default:
+		return false
 	}
 }
 

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"os"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -8,6 +9,13 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/testbin"
 )
+
+func TestMain(m *testing.M) {
+	if which, ok := isTestServer(); ok {
+		os.Exit(serveTest(which))
+	}
+	os.Exit(m.Run())
+}
 
 func TestRunner(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -159,12 +159,29 @@ func (e *Env) Unimplemented(in *peer.Inbound) bool {
 func (e *Env) Probe() (*peer.Inbound, error) {
 	// The process may speak another revision than the run asked for (an
 	// MCP server that fell back to initialize): ask in the peer's.
-	p := e.Protocol
-	if e.Peer != nil && e.Peer.Protocol() != nil {
-		p = e.Peer.Protocol()
-	}
-	if p.Probe == nil {
+	if e.probeProtocol().Probe == nil {
 		return nil, errors.New("the protocol defines no probe request")
+	}
+	in, _, err := e.Call(e.ProbeRequest())
+	return in, err
+}
+
+// probeProtocol is the protocol whose probe fits the process: it may speak
+// another revision than the run asked for (an MCP server that fell back to
+// initialize), so ask in the peer's.
+func (e *Env) probeProtocol() *spec.Protocol {
+	if e.Peer != nil && e.Peer.Protocol() != nil {
+		return e.Peer.Protocol()
+	}
+	return e.Protocol
+}
+
+// ProbeRequest builds the protocol's probe request with a fresh id (nil
+// when the protocol has none).
+func (e *Env) ProbeRequest() map[string]any {
+	p := e.probeProtocol()
+	if p.Probe == nil {
+		return nil
 	}
 	req := map[string]any{}
 	for k, v := range p.Probe {
@@ -173,8 +190,7 @@ func (e *Env) Probe() (*peer.Inbound, error) {
 	if ptr := p.Correlation.ID; ptr != "" {
 		req[strings.TrimPrefix(ptr, "/")] = NextID("probe")
 	}
-	in, _, err := e.Call(req)
-	return in, err
+	return req
 }
 
 // Check evaluates assertions on a frame and returns a description of the

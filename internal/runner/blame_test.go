@@ -1,0 +1,97 @@
+package runner_test
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// runTestServer runs scenarios against the test server (testserver_test.go)
+// speaking protocol which.
+func runTestServer(which string, slow time.Duration, scs []*scenario.Scenario, cfg runner.Config) *report.Report {
+	b, err := protocols.Load(which)
+	Expect(err).NotTo(HaveOccurred())
+	argv, env := testServer(which, slow)
+	cfg.Protocol, cfg.Schemas, cfg.Handler = b.Protocol, b.Schemas, b.Handler
+	if scs == nil {
+		scs = b.Scenarios
+	}
+	cfg.Scenarios = scs
+	cfg.Launch = func() (transport.Transport, error) {
+		return transport.Launch(transport.Options{Command: argv, Env: env})
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = time.Second
+	}
+	rep, err := runner.Run(context.Background(), cfg)
+	Expect(err).NotTo(HaveOccurred())
+	return rep
+}
+
+// listing is a sonde-serve scenario that lists the tools under each id,
+// passing SONDE-ID-3 on each answer.
+func listing(name string, ids ...string) *scenario.Scenario {
+	return &scenario.Scenario{Name: name, Rules: []string{"SONDE-ID-3"}, Run: func(e *scenario.Env) error {
+		for _, id := range ids {
+			in, _, err := e.Call(map[string]any{"id": id, "method": "tools/list"})
+			if err != nil {
+				return err
+			}
+			e.Pass("SONDE-ID-3", in.Seq)
+		}
+		return nil
+	}}
+}
+
+// findings returns the findings of one scenario with the given verdicts.
+func findings(rep *report.Report, scen string, verdicts ...report.Verdict) []report.Finding {
+	var out []report.Finding
+	for _, f := range rep.Findings {
+		if f.Scenario != scen {
+			continue
+		}
+		for _, v := range verdicts {
+			if f.Verdict == v {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+var _ = Describe("blame", func() {
+	It("charges a death to the scenario during which the server broke, and gives the next scenario a fresh process", func() {
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{
+			listing("breaks", "first", doomed+"-1"),
+			listing("after", "second"),
+		}, runner.Config{Jobs: 1})
+		Expect(findings(rep, "after", report.Fail, report.Error, report.Skip)).To(BeEmpty(), "the next scenario is not charged")
+		failed := findings(rep, "breaks", report.Fail)
+		Expect(failed).To(HaveLen(1))
+		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
+		Expect(failed[0].Message).To(ContainSubstring("died during this scenario"))
+		Expect(failed[0].Message).To(ContainSubstring("exit"))
+		Expect(findings(rep, "after", report.Pass)).NotTo(BeEmpty())
+	})
+
+	It("charges a hang to the scenario after which the server stopped answering the probe it answered before", func() {
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{
+			listing("deafens", "first", deaf+"-1"),
+			listing("after", "second"),
+		}, runner.Config{Jobs: 1})
+		Expect(findings(rep, "after", report.Fail, report.Error, report.Skip)).To(BeEmpty(), "the next scenario is not charged")
+		failed := findings(rep, "deafens", report.Fail)
+		Expect(failed).NotTo(BeEmpty())
+		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
+		Expect(failed[0].Message).To(ContainSubstring("stopped answering"))
+		Expect(failed[0].Message).To(ContainSubstring("--timeout 1s"))
+	})
+})
