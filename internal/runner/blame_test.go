@@ -95,3 +95,16 @@ var _ = Describe("blame", func() {
 		Expect(failed[0].Message).To(ContainSubstring("--timeout 1s"))
 	})
 })
+
+var _ = Describe("deadlines", func() {
+	It("measure the server's own step, not its start-up: a host that takes longer to start than --timeout and the exit deadline passes", func() {
+		// 2.5s of start-up against --timeout 1s and an exit deadline of 2s:
+		// a wait that counted start-up would fail the first request of each
+		// process and the exit after EOF.
+		rep := runTestServer("tool-host", 2500*time.Millisecond, nil, runner.Config{StartupTimeout: 10 * time.Second})
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(report.Fail, report.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
+		}
+		Expect(findings(rep, "eof", report.Pass)).NotTo(BeEmpty())
+	})
+})

@@ -252,6 +252,8 @@ func (l *lane) start(ctx context.Context) error {
 	p := peer.New(peer.Options{
 		Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas, Transport: t,
 		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
+		// A wait before the server's first line also covers its start-up.
+		StartupGrace: r.cfg.StartupTimeout,
 	})
 	l.release = release
 	// The token goes back when the server has said something, has gone,

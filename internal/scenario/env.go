@@ -193,6 +193,34 @@ func (e *Env) ProbeRequest() map[string]any {
 	return req
 }
 
+// Ready waits until the server has shown it is up, so a deadline that
+// follows (an exit after stdin closes) measures the server's own step and
+// not its start-up: a server has shown it when it has written a line (its
+// ready line, an answer); one that has said nothing yet is sent the
+// protocol's probe and given its answer (the wait counts from the server's
+// first line, see peer.Options.StartupGrace). A probe left unanswered is
+// not judged here: the step that follows judges what it waits for.
+func (e *Env) Ready() {
+	select {
+	case <-e.Peer.Heard():
+		return
+	case <-e.Peer.Gone():
+		return
+	default:
+	}
+	req := e.ProbeRequest()
+	if req == nil {
+		return
+	}
+	c, err := e.Send(req)
+	if err != nil || c == nil {
+		return
+	}
+	if _, err := e.Peer.Wait(c, e.Timeout); err != nil {
+		e.Peer.Forget(c)
+	}
+}
+
 // Check evaluates assertions on a frame and returns a description of the
 // first that fails ("" when all hold) and what was expected.
 func (a *Assert) Check(in *peer.Inbound) (problem, expected string) {

@@ -115,6 +115,9 @@ func (st *Step) run(e *Env) error {
 		}
 		st.pass(e, in.Seq)
 	case st.CloseStdin:
+		// A process still starting would count its start-up against the
+		// exit deadline that follows.
+		e.Ready()
 		e.Closed = true
 		if err := e.Peer.Transport().CloseInput(); err != nil {
 			return fmt.Errorf("%w: closing stdin: %v", ErrGone, err)
