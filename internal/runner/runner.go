@@ -329,12 +329,23 @@ func (l *lane) stop() {
 
 // lanes cuts the selected scenarios into lanes: a new lane at the start
 // and at every scenario that wants a fresh process.
+//
+// --rules runs the scenarios that decide the selected rules: those that
+// declare one, and every scenario when a selected rule is judged on frames
+// as they arrive (any scenario may draw the frame that breaks it).
 func (r *run) plan() []*lane {
 	var out []*lane
 	budget := transcript.NewBudget(transcript.MaxEntries, transcript.MaxBytes)
+	everyFrame := false
+	for _, ru := range r.cfg.Protocol.Rules {
+		if r.selected(ru.ID) && frameDecided(r.cfg.Protocol, ru.ID) {
+			everyFrame = true
+			break
+		}
+	}
 	i := 0
 	for _, s := range r.cfg.Scenarios {
-		picked := false
+		picked := everyFrame
 		for _, id := range s.Rules {
 			if r.selected(id) {
 				picked = true
@@ -355,6 +366,25 @@ func (r *run) plan() []*lane {
 		l.scenarios = append(l.scenarios, s)
 	}
 	return out
+}
+
+// frameDecided reports whether a rule is judged on every frame as it
+// arrives (a built-in check, a frames: schema, a kind's schema) rather than
+// only by the scenarios that declare it.
+func frameDecided(p *spec.Protocol, id string) bool {
+	ru := p.Rule(id)
+	if ru == nil {
+		return false
+	}
+	if len(ru.Checks) > 0 || ru.Frames != nil {
+		return true
+	}
+	for _, k := range p.Kinds {
+		if k.Rule == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) all(ctx context.Context) error {
