@@ -239,6 +239,9 @@ func (p *Peer) Gone() <-chan struct{} { return p.gone }
 // start then).
 func (p *Peer) Heard() <-chan struct{} { return p.heard }
 
+// Recorder is the transcript the peer writes to.
+func (p *Peer) Recorder() *transcript.Recorder { return p.o.Recorder }
+
 // Transport is the connection the peer reads from.
 func (p *Peer) Transport() transport.Transport { return p.o.Transport }
 

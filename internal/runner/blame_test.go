@@ -92,7 +92,7 @@ var _ = Describe("blame", func() {
 		Expect(failed).NotTo(BeEmpty())
 		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
 		Expect(failed[0].Message).To(ContainSubstring("stopped answering"))
-		Expect(failed[0].Message).To(ContainSubstring("--timeout 1s"))
+		Expect(failed[0].Message).To(ContainSubstring("1s (--timeout)"))
 	})
 })
 
@@ -106,5 +106,36 @@ var _ = Describe("deadlines", func() {
 			Expect(f.Verdict).NotTo(BeElementOf(report.Fail, report.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
 		}
 		Expect(findings(rep, "eof", report.Pass)).NotTo(BeEmpty())
+	})
+})
+
+// message returns the message of the first finding of rule in scen with
+// verdict v ("" when there is none).
+func message(rep *report.Report, scen, rule string, v report.Verdict) string {
+	for _, f := range rep.Findings {
+		if f.Scenario == scen && f.Rule == rule && f.Verdict == v {
+			return f.Message
+		}
+	}
+	return ""
+}
+
+var _ = Describe("messages", func() {
+	It("tell a server alive and writing from a dead one: a timeout names --timeout and what the server wrote meanwhile", func() {
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("busy", "first", babble+"-1")}, runner.Config{Jobs: 1})
+		timely := message(rep, "busy", "SONDE-ONE-RESPONSE-1", report.Fail)
+		Expect(timely).To(ContainSubstring("within 1s (--timeout)"))
+		Expect(timely).To(MatchRegexp(`still running and wrote \d+ line\(s\) on stdout`))
+		Expect(timely).To(ContainSubstring(`{"log":"busy"}`))
+		stopped := message(rep, "busy", "SONDE-ID-3", report.Pass)
+		Expect(stopped).To(BeEmpty())
+		for _, f := range rep.Findings {
+			Expect(f.Message).NotTo(ContainSubstring("gone"), "%s: a live server is not gone", f.Rule)
+		}
+	})
+
+	It("name the exit status of a server that died", func() {
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("dies", "first", doomed+"-1", "then")}, runner.Config{Jobs: 1})
+		Expect(message(rep, "dies", "SONDE-GEN-SURVIVE", report.Fail)).To(MatchRegexp(`exited \(.*9`))
 	})
 })

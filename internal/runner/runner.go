@@ -244,6 +244,7 @@ func (l *lane) start(ctx context.Context) error {
 	l.begin()
 	var once sync.Once
 	release := func() { once.Do(func() { <-r.starting }) }
+	from := l.rec.Len()
 	t, err := r.cfg.Launch()
 	if err != nil {
 		release()
@@ -280,9 +281,10 @@ func (l *lane) start(ctx context.Context) error {
 			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
 	}
 	if err != nil {
-		why := "no ready line within " + r.cfg.StartupTimeout.String()
+		env := &scenario.Env{Peer: p}
+		why := "no ready line within " + r.cfg.StartupTimeout.String() + " (--startup-timeout)" + env.Meanwhile(from-1)
 		if errors.Is(err, peer.ErrExited) {
-			why = (&scenario.Env{Peer: p}).Gone()
+			why = env.Gone()
 		}
 		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
 			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
@@ -595,7 +597,7 @@ func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string
 		return false, false, ""
 	case errors.Is(werr, peer.ErrTimeout):
 		p.Forget(c)
-		return false, true, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within --timeout %s", method, c.Key, l.r.cfg.Timeout)
+		return false, true, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, l.r.cfg.Timeout)
 	default:
 		return true, false, env.Gone()
 	}

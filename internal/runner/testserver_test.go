@@ -31,6 +31,10 @@ const doomed = "wc-doomed"
 // nothing more: alive, and hung.
 const deaf = "wc-deaf"
 
+// babble marks a request the server does not answer; it writes a log
+// object on stdout every 50ms instead, alive and busy.
+const babble = "wc-babble"
+
 // serveTest runs the test server; it returns the exit code.
 func serveTest(which string) int {
 	if d, err := time.ParseDuration(os.Getenv(slowEnv)); err == nil {
@@ -48,6 +52,16 @@ func serveTest(which string) int {
 				}
 				broken = bytes.Contains(line, []byte(doomed))
 				hung = bytes.Contains(line, []byte(deaf))
+				if bytes.Contains(line, []byte(babble)) {
+					hung = true
+					go func() {
+						for {
+							time.Sleep(50 * time.Millisecond)
+							os.Stdout.Write([]byte(`{"log":"busy"}` + "\n"))
+						}
+					}()
+					continue
+				}
 				if _, werr := pw.Write(line); werr != nil {
 					return
 				}

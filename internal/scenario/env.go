@@ -12,11 +12,16 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 )
 
-// ErrGone ends a scenario whose server exited or stopped answering; the
+// ErrGone ends a scenario whose server exited or closed its pipes; the
 // runner reports the rules it could no longer observe as errors.
 var ErrGone = errors.New("the server is gone")
+
+// ErrNoAnswer ends a scenario whose server is running but did not answer
+// in time: a hang, not a death, and the message says which.
+var ErrNoAnswer = errors.New("the server did not answer")
 
 // Env is what a scenario drives: the peer of the current server process and
 // the means to report on rules.
@@ -99,20 +104,68 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case errors.Is(err, peer.ErrTimeout):
 		e.Hung = true
 		e.Peer.Forget(c)
-		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, timeout)
-		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg, "a response within "+timeout.String(), "nothing")
-		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg, "exactly one response per request", "no response")
-		return nil, fmt.Errorf("%w: %s", ErrGone, msg)
+		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
+		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
+		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
+		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())
 	}
+}
+
+// Bound names a wait's bound and what sets it: --timeout when it is the
+// run's timeout, the step's own bound otherwise.
+func (e *Env) Bound(d time.Duration) string {
+	if d == e.Timeout {
+		return d.String() + " (--timeout)"
+	}
+	return d.String()
+}
+
+// Meanwhile says, after a wait that ended without what it waited for,
+// whether the server is still running and what it wrote since transcript
+// line seq: a server busy writing what wirecheck could not use reads
+// differently from a silent one, and both differently from a dead one.
+func (e *Env) Meanwhile(seq int) string {
+	select {
+	case <-e.Peer.Transport().Exited():
+		return "; the server has exited (" + e.Peer.Transport().ExitStatus().String() + ")"
+	case <-e.Peer.Gone():
+		return "; the server closed its stdout"
+	default:
+	}
+	rec := e.Peer.Recorder()
+	out, errs := 0, 0
+	var last string
+	if rec != nil && seq >= 0 {
+		for _, en := range rec.Slice(seq+1, rec.Len()) {
+			switch en.Dir {
+			case transcript.Received:
+				out++
+				last = en.Text
+			case transcript.Stderr:
+				errs++
+			}
+		}
+	}
+	if out == 0 && errs == 0 {
+		return "; the server is still running and wrote nothing meanwhile"
+	}
+	msg := fmt.Sprintf("; the server is still running and wrote %d line(s) on stdout and %d on stderr meanwhile", out, errs)
+	if last != "" {
+		if len(last) > 160 {
+			last = last[:160] + "…"
+		}
+		msg += ", the last on stdout: " + last
+	}
+	return msg
 }
 
 // Call sends a request and waits for its response.
 func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
 	c, err := e.Send(v)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrGone, err)
+		return nil, nil, e.writeFailed(err)
 	}
 	if c == nil {
 		return nil, nil, errors.New("request has no id: nothing to wait for")
@@ -121,10 +174,11 @@ func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
 	return in, c, err
 }
 
-// Gone describes how the server ended, with the tail of its stderr.
+// Gone describes how the server ended: exited (with its status), or its
+// stdout closed while the process runs on; with the tail of its stderr.
 func (e *Env) Gone() string {
 	t := e.Peer.Transport()
-	msg := "the server's output ended"
+	msg := "the server closed its stdout (the process is still running)"
 	select {
 	case <-t.Exited():
 		msg = "the server exited (" + t.ExitStatus().String() + ")"
@@ -137,6 +191,12 @@ func (e *Env) Gone() string {
 		msg += "; last stderr: " + strings.Join(tail, " | ")
 	}
 	return msg
+}
+
+// writeFailed is the error of a write the server did not take: its stdin
+// is closed, which a server does by exiting.
+func (e *Env) writeFailed(err error) error {
+	return fmt.Errorf("%w: writing to its stdin failed (%v): %s", ErrGone, err, e.Gone())
 }
 
 // Unimplemented reports whether a response says the server does not

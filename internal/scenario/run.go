@@ -44,18 +44,18 @@ func (st *Step) run(e *Env) error {
 			c, err = e.Send(msg)
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 		if st.As != "" {
 			e.named[st.As] = c
 		}
 	case st.SendLine != nil:
 		if err := e.Peer.SendRaw([]byte(*st.SendLine+"\n"), st.answerable()); err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 	case st.SendRaw != nil:
 		if err := e.Peer.SendRaw([]byte(*st.SendRaw), st.answerable()); err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 	case st.SendBase64 != nil:
 		b, err := base64.StdEncoding.DecodeString(*st.SendBase64)
@@ -63,7 +63,7 @@ func (st *Step) run(e *Env) error {
 			return fmt.Errorf("send_base64: %v", err)
 		}
 		if err := e.Peer.SendRaw(b, st.answerable()); err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 	case st.Expect != "":
 		c := e.named[st.Expect]
@@ -82,9 +82,10 @@ func (st *Step) run(e *Env) error {
 		}
 		st.judge(e, in)
 	case st.ExpectFrame:
+		seq := e.Peer.Recorder().Len() - 1
 		in, err := e.nextProtocolFrame(st.timeout(e))
 		if err != nil {
-			what := "no frame within " + st.timeout(e).String()
+			what := "no frame within " + e.Bound(st.timeout(e)) + e.Meanwhile(seq)
 			if errors.Is(err, peer.ErrExited) {
 				what = e.Gone()
 			}

@@ -354,6 +354,32 @@ func (t *turn) toolResult(cb *peer.Inbound) (map[string]any, *peer.Inbound) {
 	return nil, nil
 }
 
+// failure describes what ended a turn other than a model that chose no
+// tool: the backend gone, error frames (a CLI the backend drives that
+// died), an error result; with the backend's last stderr lines. "" when
+// the turn shows none.
+func (t *turn) failure(e *scenario.Env) string {
+	var parts []string
+	if t.err != nil && !errors.Is(t.err, peer.ErrTimeout) {
+		parts = append(parts, t.err.Error())
+	}
+	for _, in := range t.errors {
+		parts = append(parts, fmt.Sprintf("the backend sent error %s: %s", str(in, "/payload/code"), str(in, "/payload/message")))
+	}
+	if r := t.result; r != nil && (field(r, "/payload/is_error") == true || str(r, "/payload/subtype") != "success") {
+		parts = append(parts, "the turn's result is an error ("+show(field(r, "/payload/subtype"))+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	if e.Peer != nil {
+		if tail := e.Peer.StderrTail(); len(tail) > 0 {
+			parts = append(parts, "last stderr: "+strings.Join(tail[max(0, len(tail)-3):], " | "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // judgeCallbacks decides the rule of the answering policy on a turn that
 // ran with it.
 func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
@@ -364,6 +390,10 @@ func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
 	cbs := t.canUseTool()
 	if len(cbs) == 0 {
 		why := noToolWhy
+		if cause := t.failure(b.e); cause != "" {
+			// The prompt is not why no tool was asked for: name what went wrong.
+			why = "no can_use_tool callback.request arrived: " + cause
+		}
 		if len(t.callbacks) > 0 {
 			why = fmt.Sprintf("the backend sent %d callback.request(s), none with callback_type can_use_tool, so a tool permission was not observed", len(t.callbacks))
 		}
