@@ -3,6 +3,7 @@ package runner_test
 import (
 	"os"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -11,6 +12,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if d, err := time.ParseDuration(os.Getenv(spinEnv)); err == nil {
+		os.Exit(spin(d))
+	}
 	if which, ok := isTestServer(); ok {
 		os.Exit(serveTest(which))
 	}

@@ -89,6 +89,21 @@ func testServer(which string, slow time.Duration) (argv, env []string) {
 	return []string{os.Args[0]}, env
 }
 
+// spinEnv makes the test binary a busy loop for the duration it names:
+// load on one core for the load test, bounded even if nobody stops it.
+const spinEnv = "WIRECHECK_RUNNER_TEST_SPIN"
+
+func spin(d time.Duration) int {
+	end := time.Now().Add(d)
+	n := 0
+	for time.Now().Before(end) {
+		for range 1 << 16 {
+			n++
+		}
+	}
+	return n & 0
+}
+
 func isTestServer() (string, bool) {
 	w := strings.TrimSpace(os.Getenv(serverEnv))
 	return w, w != ""
