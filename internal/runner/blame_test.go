@@ -2,6 +2,8 @@ package runner_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,6 +13,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -137,5 +140,31 @@ var _ = Describe("messages", func() {
 	It("name the exit status of a server that died", func() {
 		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("dies", "first", doomed+"-1", "then")}, runner.Config{Jobs: 1})
 		Expect(message(rep, "dies", "SONDE-GEN-SURVIVE", report.Fail)).To(MatchRegexp(`exited \(.*9`))
+	})
+})
+
+var _ = Describe("a server that never becomes ready", func() {
+	It("costs one startup timeout: the lanes still to start give up at once, reporting the same cause", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("sonde-serve")
+		Expect(err).NotTo(HaveOccurred())
+		var launched atomic.Int32
+		rep, err := runner.Run(context.Background(), runner.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+			Launch: func() (transport.Transport, error) {
+				launched.Add(1)
+				return transport.Launch(transport.Options{Command: []string{bin, "serve", "sonde-serve", "--fault", "no-ready"}})
+			},
+			Timeout: time.Second, StartupTimeout: time.Second, Starts: 1,
+		})
+		Expect(errors.Is(err, runner.ErrNotStarted)).To(BeTrue())
+		Expect(err.Error()).To(ContainSubstring("no ready line within 1s (--startup-timeout)"))
+		Expect(launched.Load()).To(BeEquivalentTo(1), "one process was waited for; the lanes after it did not start theirs")
+		for _, f := range rep.Findings {
+			if f.Verdict == report.Error {
+				Expect(f.Message).To(ContainSubstring("no ready line"), "%s in %s", f.Rule, f.Scenario)
+			}
+		}
 	})
 })

@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			cfg.Protocol = p
 		}
 	}
-	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts)}
+	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts), startFailed: make(chan struct{})}
 	if verr != nil {
 		return r.report(), verr
 	}
@@ -149,6 +149,12 @@ type run struct {
 
 	// starting holds a token per server process starting (Config.Starts).
 	starting chan struct{}
+	// startFailed is closed when a server process of the run could not be
+	// started or never became ready (startErr says why): the processes
+	// still starting are not waited out one startup timeout each.
+	startFailed chan struct{}
+	startOnce   sync.Once
+	startErr    error
 
 	mu    sync.Mutex
 	aggs  map[key]*agg
@@ -240,15 +246,25 @@ func (l *lane) start(ctx context.Context) error {
 	case <-ctx.Done():
 		l.begin()
 		return ctx.Err()
+	case <-r.startFailed:
+		l.begin()
+		return r.startErr
 	}
 	l.begin()
 	var once sync.Once
 	release := func() { once.Do(func() { <-r.starting }) }
+	select {
+	case <-r.startFailed:
+		// The token came free because another start failed.
+		release()
+		return r.startErr
+	default:
+	}
 	from := l.rec.Len()
 	t, err := r.cfg.Launch()
 	if err != nil {
 		release()
-		return fmt.Errorf("%w: %v", ErrNotStarted, err)
+		return r.failStart(fmt.Errorf("%w: %v", ErrNotStarted, err))
 	}
 	p := peer.New(peer.Options{
 		Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas, Transport: t,
@@ -257,24 +273,46 @@ func (l *lane) start(ctx context.Context) error {
 		StartupGrace: r.cfg.StartupTimeout,
 	})
 	l.release = release
+	st := r.cfg.Protocol.Startup
 	// The token goes back when the server has said something, has gone,
-	// or has had its startup timeout; the scenario's end gives it back too.
+	// or has had its startup timeout (a server with a ready line has it
+	// when its wait below ends); the scenario's end gives it back too.
+	var startup <-chan time.Time
+	if st == nil {
+		startup = time.After(r.cfg.StartupTimeout)
+	}
 	go func() {
 		select {
 		case <-p.Heard():
 		case <-p.Gone():
-		case <-time.After(r.cfg.StartupTimeout):
+		case <-startup:
 		}
 		release()
 	}()
 	l.p, l.broken = p, false
 	l.live.Store(p)
-	st := r.cfg.Protocol.Startup
 	if st == nil {
 		return nil
 	}
 	l.setScenario("startup")
+	// Another process that never became ready ends this one's wait.
+	waited := make(chan struct{})
+	go func() {
+		select {
+		case <-r.startFailed:
+			p.Transport().Close()
+		case <-waited:
+		}
+	}()
 	first, err := p.AwaitKind(st.Kind, r.cfg.StartupTimeout)
+	close(waited)
+	if err != nil {
+		select {
+		case <-r.startFailed:
+			return r.startErr
+		default:
+		}
+	}
 	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
 		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: first.Seq,
 			Message:  "the first stdout line is not the ready line",
@@ -288,12 +326,24 @@ func (l *lane) start(ctx context.Context) error {
 		}
 		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
 			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
-		return fmt.Errorf("%w: %s", ErrNotStarted, why)
+		err := r.failStart(fmt.Errorf("%w: %s", ErrNotStarted, why))
+		release()
+		return err
 	}
 	if first.Kind != nil && first.Kind.Name == st.Kind {
 		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Pass, Seq: first.Seq})
 	}
 	return nil
+}
+
+// failStart records that a server process could not be started, ending
+// the start of every other, and returns err.
+func (r *run) failStart(err error) error {
+	r.startOnce.Do(func() {
+		r.startErr = err
+		close(r.startFailed)
+	})
+	return err
 }
 
 func (l *lane) setScenario(name string) {
