@@ -383,11 +383,23 @@ func (p *Peer) ForgetRaw() {
 }
 
 // Wait blocks until the call is answered, the timeout passes or the server
-// ends. The timeout counts from when the server has written its first line
-// (see Options.StartupGrace).
+// ends.
 func (p *Peer) Wait(c *Call, timeout time.Duration) (*Inbound, error) {
+	return p.wait(c, timeout, 0)
+}
+
+// WaitUp is Wait for a request whose answer is the server's own step: the
+// timeout counts from when the server has written its first line, so a
+// process still starting (an interpreter on a loaded machine) gets up to
+// Options.StartupGrace more. A wait that reads silence on purpose (is this
+// method answered at all?) uses Wait.
+func (p *Peer) WaitUp(c *Call, timeout time.Duration) (*Inbound, error) {
+	return p.wait(c, timeout, p.o.StartupGrace)
+}
+
+func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 	start := time.Now()
-	t := time.NewTimer(p.grace(timeout))
+	t := time.NewTimer(p.grace(timeout, grace))
 	defer t.Stop()
 	heard := p.heard
 	for {
@@ -419,14 +431,14 @@ func (p *Peer) Wait(c *Call, timeout time.Duration) (*Inbound, error) {
 	return nil, ErrTimeout
 }
 
-// grace is the bound of a wait that starts now: timeout, plus the startup
-// grace while the server has not written anything yet.
-func (p *Peer) grace(timeout time.Duration) time.Duration {
+// grace is the bound of a wait that starts now: timeout, plus grace while
+// the server has not written anything yet.
+func (p *Peer) grace(timeout, grace time.Duration) time.Duration {
 	select {
 	case <-p.heard:
 		return timeout
 	default:
-		return timeout + p.o.StartupGrace
+		return timeout + grace
 	}
 }
 
@@ -466,17 +478,8 @@ func (p *Peer) Next(timeout time.Duration) (*Inbound, error) {
 // later calls. It lets a scenario follow one stream (one session's
 // messages, one progress token) while others interleave.
 func (p *Peer) NextWhere(timeout time.Duration, match func(*Inbound) bool) (*Inbound, error) {
-	start := time.Now()
-	deadline := start.Add(p.grace(timeout))
-	heard := p.heard
+	deadline := time.Now().Add(timeout)
 	for {
-		select {
-		case <-heard:
-			// The server is up: from then on only the timeout counts.
-			heard = nil
-			deadline = p.upSince(start).Add(timeout)
-		default:
-		}
 		in, sig := p.take(match)
 		if in != nil {
 			return in, nil
@@ -499,7 +502,6 @@ func (p *Peer) NextWhere(timeout time.Duration, match func(*Inbound) bool) (*Inb
 		case <-sig:
 		case <-t.C:
 		case <-p.gone:
-		case <-heard:
 		}
 		t.Stop()
 	}

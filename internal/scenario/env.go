@@ -97,7 +97,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	if timeout == 0 {
 		timeout = e.Timeout
 	}
-	in, err := e.Peer.Wait(c, timeout)
+	in, err := e.Peer.WaitUp(c, timeout)
 	switch {
 	case err == nil:
 		return in, nil
@@ -276,7 +276,7 @@ func (e *Env) Ready() {
 	if err != nil || c == nil {
 		return
 	}
-	if _, err := e.Peer.Wait(c, e.Timeout); err != nil {
+	if _, err := e.Peer.WaitUp(c, e.Timeout); err != nil {
 		e.Peer.Forget(c)
 	}
 }
