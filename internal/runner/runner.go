@@ -176,6 +176,9 @@ type lane struct {
 	// live is the current peer for the interrupt watcher, which runs on
 	// another goroutine than the one that owns p.
 	live atomic.Pointer[peer.Peer]
+	// causes is what the lane's waits learned: later waits on a known
+	// cause end at once (see scenario.Causes).
+	causes scenario.Causes
 	// notRun counts the scenarios the lane could not run, and why.
 	notRun int
 	err    error
@@ -544,6 +547,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	defer l.endScenario(s.Name)
 	env := &scenario.Env{
 		Peer: l.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
+		Causes: &l.causes,
 		Note: func(msg string) { r.note("%s", msg) },
 		Observe: func(o peer.Observation) {
 			if o.Scenario == "" {

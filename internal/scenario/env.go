@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,11 +41,61 @@ type Env struct {
 	// Note, when set, adds a note to the report (see Notef).
 	Note func(string)
 
+	// Causes is what the lane learned from earlier waits (see Causes);
+	// the runner shares one per lane. Nil: nothing is learned, every wait
+	// runs its course.
+	Causes *Causes
+
 	named map[string]*peer.Call
 	// Hung is set when the server stopped answering; Closed when the
 	// scenario closed stdin. The runner starts a new process after either.
 	Hung   bool
 	Closed bool
+}
+
+// Causes is what a lane has learned from waits that ended without what
+// they waited for, by dependency: a server that left a tools/call
+// unanswered for --timeout leaves the next one unanswered too, and a
+// backend that did not continue a session after session.send will not on
+// the next. Later waits on a dependency whose cause is known end at once,
+// naming it, so a fault costs a timeout once per lane, not once per step.
+// A lane's scenarios run one after the other, so what is learned, and so
+// the verdicts, do not depend on timing.
+type Causes struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// Cause returns why waits on dep are known to end empty ("" when no
+// earlier wait of the lane found so).
+func (e *Env) Cause(dep string) string {
+	if e.Causes == nil {
+		return ""
+	}
+	e.Causes.mu.Lock()
+	defer e.Causes.mu.Unlock()
+	return e.Causes.m[dep]
+}
+
+// Learn records that a wait on dep ended empty, and why (the first cause
+// is kept: it names the wait that paid the timeout).
+func (e *Env) Learn(dep, why string) {
+	if e.Causes == nil {
+		return
+	}
+	e.Causes.mu.Lock()
+	defer e.Causes.mu.Unlock()
+	if e.Causes.m == nil {
+		e.Causes.m = map[string]string{}
+	}
+	if _, ok := e.Causes.m[dep]; !ok {
+		e.Causes.m[dep] = why
+	}
+}
+
+// NotWaited is the message of a wait ended at once for a known cause.
+func NotWaited(what, cause string) string {
+	return "not waited for " + what + ": " + cause
 }
 
 var idSeq atomic.Int64
@@ -97,6 +148,17 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	if timeout == 0 {
 		timeout = e.Timeout
 	}
+	dep := "answer to " + c.Method
+	if why := e.Cause(dep); why != "" && c.Method != "" {
+		// Already answered, it is taken; otherwise not waited for.
+		if in, err := e.Peer.Wait(c, 0); err == nil {
+			return in, nil
+		}
+		e.Peer.Forget(c)
+		msg := NotWaited(fmt.Sprintf("the response to request id %s (%s)", c.Key, c.Method), why)
+		e.Peer.Check(peer.CheckTimely, report.Skip, c.Seq, msg, "", "")
+		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
+	}
 	in, err := e.Peer.WaitUp(c, timeout)
 	switch {
 	case err == nil:
@@ -105,6 +167,9 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Hung = true
 		e.Peer.Forget(c)
 		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
+		if c.Method != "" {
+			e.Learn(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
+		}
 		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
 		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))

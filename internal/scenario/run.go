@@ -82,6 +82,18 @@ func (st *Step) run(e *Env) error {
 		}
 		st.judge(e, in)
 	case st.ExpectFrame:
+		// Frames a rule expects and the server did not send once, it does
+		// not send the next time either: the same fault costs one wait.
+		dep := "frame for " + st.Rule
+		if why := e.Cause(dep); why != "" && st.Rule != "" {
+			if in, err := e.nextProtocolFrame(0); err == nil {
+				st.judge(e, in)
+				return nil
+			}
+			e.Observe(peer.Observation{Rule: st.Rule, Verdict: report.Skip, Seq: -1,
+				Message: NotWaited(st.describe()+" (line "+fmt.Sprint(st.Line)+")", why)})
+			return nil
+		}
 		seq := e.Peer.Recorder().Len() - 1
 		in, err := e.nextProtocolFrame(st.timeout(e))
 		if err != nil {
@@ -93,6 +105,7 @@ func (st *Step) run(e *Env) error {
 			if errors.Is(err, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", ErrGone, what)
 			}
+			e.Learn(dep, fmt.Sprintf("the server sent no %s within %s in scenario %s (line %d)", st.describe(), e.Bound(st.timeout(e)), e.Peer.Scenario(), st.Line))
 			return nil
 		}
 		st.judge(e, in)

@@ -155,6 +155,29 @@ func (s *session) mine(in *peer.Inbound) bool {
 	return ids != "" && s.cbIDs[ids]
 }
 
+// depSend names what a session.send should start: a turn. A backend that
+// started none once (it ignores session.send) starts none the next time,
+// so later waits for one end at once (scenario.Causes).
+const depSend = "a turn after session.send"
+
+// sendBound is how long to wait for the turn a session.send starts: the
+// turn bound, or nothing when an earlier session.send of the lane started
+// no turn (why names it).
+func (b *bridge) sendBound() (bound time.Duration, why string) {
+	if why := b.e.Cause(depSend); why != "" {
+		return 0, why
+	}
+	return b.turn, ""
+}
+
+// sent records what a turn after session.send showed: none at all teaches
+// the lane that the backend ignores session.send.
+func (b *bridge) sent(s *session, t *turn, bound time.Duration) {
+	if bound > 0 && t.result == nil && len(t.frames) == 0 && len(t.callbacks) == 0 && len(t.errors) == 0 {
+		b.e.Learn(depSend, fmt.Sprintf("session.send to live session %q in scenario %s started no turn within %s", s.id, b.e.Peer.Scenario(), bound))
+	}
+}
+
 // collect follows the session's frames until a result sdk.message or the
 // bound, judging BRIDGE-SESSIONS-1 on each SDK message.
 func (b *bridge) collect(s *session, bound time.Duration) *turn { return b.collectUntil(s, bound, nil) }
