@@ -548,7 +548,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	env := &scenario.Env{
 		Peer: l.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
 		Causes: &l.causes,
-		Note: func(msg string) { r.note("%s", msg) },
+		Note:   func(msg string) { r.note("%s", msg) },
 		Observe: func(o peer.Observation) {
 			if o.Scenario == "" {
 				o.Scenario = s.Name
