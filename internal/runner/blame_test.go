@@ -72,10 +72,17 @@ func findings(rep *report.Report, scen string, verdicts ...report.Verdict) []rep
 
 var _ = Describe("blame", func() {
 	It("charges a death to the scenario during which the server broke, and gives the next scenario a fresh process", func() {
-		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{
-			listing("breaks", "first", doomed+"-1"),
-			listing("after", "second"),
-		}, runner.Config{Jobs: 1})
+		// The process answers one tools/call and breaks: it never answered
+		// the probe (tools/list) before it is sent.
+		breaks := &scenario.Scenario{Name: "breaks", Rules: []string{"SONDE-ID-3"}, Run: func(e *scenario.Env) error {
+			in, _, err := e.Call(map[string]any{"id": doomed + "-1", "method": "tools/call", "params": map[string]any{"name": "echo", "input": map[string]any{}}})
+			if err != nil {
+				return err
+			}
+			e.Pass("SONDE-ID-3", in.Seq)
+			return nil
+		}}
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{breaks, listing("after", "second")}, runner.Config{Jobs: 1})
 		Expect(findings(rep, "after", report.Fail, report.Error, report.Skip)).To(BeEmpty(), "the next scenario is not charged")
 		failed := findings(rep, "breaks", report.Fail)
 		Expect(failed).To(HaveLen(1))

@@ -612,9 +612,9 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 // starts, so a death or a hang is charged to the scenario during which it
 // happened rather than to the next one, which would find the server gone.
 // It checks whether the process has ended and, where the protocol has a
-// probe this process has answered before, whether it still answers it: a
-// server that crashes a moment after its last answer (a pending callback
-// torn down by a kill) dies by the time the probe is read.
+// probe, whether it still answers it: a server that crashes a moment after
+// its last answer (a pending callback torn down by a kill) dies by the
+// time the probe is read.
 func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string) {
 	p := env.Peer
 	if env.Closed {
@@ -632,12 +632,16 @@ func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string
 	if proto == nil || proto.Probe == nil {
 		return false, false, ""
 	}
-	method, _ := proto.Probe[strings.TrimPrefix(proto.Correlation.Method, "/")].(string)
-	if method == "" || !p.Answered(method) {
-		// A server never seen to answer the probe may not understand it:
-		// an unanswered probe would say nothing about this scenario.
+	if env.Cause(probeCause) != "" {
+		// This server does not answer the probe: asking again would only
+		// cost another timeout.
 		return false, false, ""
 	}
+	method, _ := proto.Probe[strings.TrimPrefix(proto.Correlation.Method, "/")].(string)
+	// A server that answered the probe's method before and now does not
+	// has stopped answering; one never seen to answer it may not
+	// understand it, which says nothing about this scenario.
+	known := p.Answered(method)
 	c, serr := env.Send(env.ProbeRequest())
 	if serr != nil || c == nil {
 		if ended(p) || serr != nil {
@@ -649,6 +653,10 @@ func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string
 	switch {
 	case werr == nil:
 		return false, false, ""
+	case errors.Is(werr, peer.ErrTimeout) && !known:
+		p.Forget(c)
+		env.Learn(probeCause, fmt.Sprintf("the probe request %s (id %s) got no answer within %s (--timeout) after scenario %s", method, c.Key, l.r.cfg.Timeout, p.Scenario()))
+		return false, false, ""
 	case errors.Is(werr, peer.ErrTimeout):
 		p.Forget(c)
 		return false, true, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, l.r.cfg.Timeout)
@@ -656,6 +664,10 @@ func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string
 		return true, false, env.Gone()
 	}
 }
+
+// probeCause is the lane's cause for a server that does not answer the
+// probe at all.
+const probeCause = "answer to the probe between scenarios"
 
 // ended reports whether the server's output has ended or its process has
 // exited.
