@@ -624,8 +624,12 @@ func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string
 	if ended(p) {
 		return true, false, env.Gone()
 	}
-	if err != nil || env.Hung {
-		// The scenario stopped on its own finding; the lane restarts.
+	// A scenario that stopped on its own finding (a request left
+	// unanswered) has reported it, and the lane restarts; the probe only
+	// tells whether the server was hung or left that request alone
+	// unanswered, which later waits then need not wait out (Confirm).
+	stopped := err != nil || env.Hung
+	if stopped && !env.Suspected() {
 		return false, false, ""
 	}
 	proto := p.Protocol()
@@ -652,6 +656,10 @@ func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string
 	_, werr := p.Wait(c, l.r.cfg.Timeout)
 	switch {
 	case werr == nil:
+		env.Confirm()
+		return false, false, ""
+	case stopped && errors.Is(werr, peer.ErrTimeout):
+		p.Forget(c)
 		return false, false, ""
 	case errors.Is(werr, peer.ErrTimeout) && !known:
 		p.Forget(c)

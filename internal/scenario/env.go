@@ -46,7 +46,8 @@ type Env struct {
 	// runs its course.
 	Causes *Causes
 
-	named map[string]*peer.Call
+	named    map[string]*peer.Call
+	suspects [][2]string
 	// Hung is set when the server stopped answering; Closed when the
 	// scenario closed stdin. The runner starts a new process after either.
 	Hung   bool
@@ -91,6 +92,60 @@ func (e *Env) Learn(dep, why string) {
 	if _, ok := e.Causes.m[dep]; !ok {
 		e.Causes.m[dep] = why
 	}
+}
+
+// answerDep is the dependency of a request's answer: its method and the
+// JSON type of its id (a server may drop requests with number ids only).
+func answerDep(c *peer.Call) string {
+	t := "string"
+	if !isString(c.ID) {
+		t = jsonType(c.ID)
+	}
+	return fmt.Sprintf("answer to %s with a %s id", c.Method, t)
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+// quiet reports whether the server wrote nothing on stdout since
+// transcript line seq: an answer with a mangled id would have been a line.
+func (e *Env) quiet(seq int) bool {
+	rec := e.Peer.Recorder()
+	if rec == nil {
+		return false
+	}
+	for _, en := range rec.Slice(seq+1, rec.Len()) {
+		if en.Dir == transcript.Received {
+			return false
+		}
+	}
+	return true
+}
+
+// suspect records a cause that holds only if the server is otherwise
+// alive and answering: a request left unanswered by a server that answers
+// others is dropped by method, one left unanswered by a hung server says
+// nothing of the next process. The runner's probe decides (Confirm).
+func (e *Env) suspect(dep, why string) {
+	if e.Causes == nil {
+		return
+	}
+	e.suspects = append(e.suspects, [2]string{dep, why})
+}
+
+// Suspected reports whether a wait of this scenario suspected a cause that
+// the probe could confirm.
+func (e *Env) Suspected() bool { return len(e.suspects) > 0 }
+
+// Confirm learns the suspected causes: the server answered a probe after
+// the waits that suspected them, so they were not a hang.
+func (e *Env) Confirm() {
+	for _, s := range e.suspects {
+		e.Learn(s[0], s[1])
+	}
+	e.suspects = nil
 }
 
 // NotWaited is the message of a wait ended at once for a known cause.
@@ -148,7 +203,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	if timeout == 0 {
 		timeout = e.Timeout
 	}
-	dep := "answer to " + c.Method
+	dep := answerDep(c)
 	if why := e.Cause(dep); why != "" && c.Method != "" {
 		// Already answered, it is taken; otherwise not waited for.
 		if in, err := e.Peer.Wait(c, 0); err == nil {
@@ -167,8 +222,10 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Hung = true
 		e.Peer.Forget(c)
 		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
-		if c.Method != "" {
-			e.Learn(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
+		if c.Method != "" && e.quiet(c.Seq) {
+			// Silent on this request alone, or hung: the probe after the
+			// scenario tells (see Confirm).
+			e.suspect(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
 		}
 		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
