@@ -95,14 +95,16 @@ const spinEnv = "WIRECHECK_RUNNER_TEST_SPIN"
 
 func spin(d time.Duration) int {
 	end := time.Now().Add(d)
-	n := 0
 	for time.Now().Before(end) {
 		for range 1 << 16 {
-			n++
+			spun++
 		}
 	}
-	return n & 0
+	return 0
 }
+
+// spun is what the busy loop counts, kept so the loop is not optimised away.
+var spun int
 
 func isTestServer() (string, bool) {
 	w := strings.TrimSpace(os.Getenv(serverEnv))
