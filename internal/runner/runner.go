@@ -576,7 +576,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			}
 		}
 	}
-	dead, hung, cause := l.settle(env, err)
+	dead, hung, alive, cause := l.settle(env, err)
 	switch {
 	case dead:
 		p.Check(peer.CheckSurvives, report.Fail, -1, "the server died during this scenario: "+cause,
@@ -586,7 +586,10 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	case err == nil && !env.Closed && !env.Hung:
 		p.Check(peer.CheckSurvives, report.Pass, -1, "", "", "")
 	}
-	if err != nil || env.Hung || env.Closed || dead || hung {
+	// A scenario that stopped on a finding (an error answer it could not
+	// go on from) leaves a server that still answers the probe to the
+	// next scenario: a new process would cost a start and show nothing.
+	if (err != nil && !alive) || env.Hung || env.Closed || dead || hung {
 		l.broken = true
 	}
 	// A declared rule nothing observed: the scenario stopped early, or the
@@ -609,37 +612,37 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 }
 
 // settle looks at the process once a scenario is over, before the next one
-// starts, so a death or a hang is charged to the scenario during which it
+// starts (alive: it answered the probe), so a death or a hang is charged to the scenario during which it
 // happened rather than to the next one, which would find the server gone.
 // It checks whether the process has ended and, where the protocol has a
 // probe, whether it still answers it: a server that crashes a moment after
 // its last answer (a pending callback torn down by a kill) dies by the
 // time the probe is read.
-func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string) {
+func (l *lane) settle(env *scenario.Env, err error) (dead, hung, alive bool, why string) {
 	p := env.Peer
 	if env.Closed {
 		// The scenario closed stdin: the process is meant to end.
-		return false, false, ""
+		return false, false, false, ""
 	}
 	if ended(p) {
-		return true, false, env.Gone()
+		return true, false, false, env.Gone()
 	}
 	// A scenario that stopped on its own finding (a request left
 	// unanswered) has reported it, and the lane restarts; the probe only
 	// tells whether the server was hung or left that request alone
 	// unanswered, which later waits then need not wait out (Confirm).
 	stopped := err != nil || env.Hung
-	if stopped && !env.Suspected() {
-		return false, false, ""
+	if env.Hung && !env.Suspected() {
+		return false, false, false, ""
 	}
 	proto := p.Protocol()
 	if proto == nil || proto.Probe == nil {
-		return false, false, ""
+		return false, false, false, ""
 	}
 	if env.Cause(probeCause) != "" {
 		// This server does not answer the probe: asking again would only
 		// cost another timeout.
-		return false, false, ""
+		return false, false, false, ""
 	}
 	method, _ := proto.Probe[strings.TrimPrefix(proto.Correlation.Method, "/")].(string)
 	// A server that answered the probe's method before and now does not
@@ -649,27 +652,27 @@ func (l *lane) settle(env *scenario.Env, err error) (dead, hung bool, why string
 	c, serr := env.Send(env.ProbeRequest())
 	if serr != nil || c == nil {
 		if ended(p) || serr != nil {
-			return true, false, env.Gone()
+			return true, false, false, env.Gone()
 		}
-		return false, false, ""
+		return false, false, false, ""
 	}
 	_, werr := p.Wait(c, l.r.cfg.Timeout)
 	switch {
 	case werr == nil:
 		env.Confirm()
-		return false, false, ""
+		return false, false, true, ""
 	case stopped && errors.Is(werr, peer.ErrTimeout):
 		p.Forget(c)
-		return false, false, ""
+		return false, false, false, ""
 	case errors.Is(werr, peer.ErrTimeout) && !known:
 		p.Forget(c)
 		env.Learn(probeCause, fmt.Sprintf("the probe request %s (id %s) got no answer within %s (--timeout) after scenario %s", method, c.Key, l.r.cfg.Timeout, p.Scenario()))
-		return false, false, ""
+		return false, false, false, ""
 	case errors.Is(werr, peer.ErrTimeout):
 		p.Forget(c)
-		return false, true, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, l.r.cfg.Timeout)
+		return false, true, false, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, l.r.cfg.Timeout)
 	default:
-		return true, false, env.Gone()
+		return true, false, false, env.Gone()
 	}
 }
 
