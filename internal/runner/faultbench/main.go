@@ -17,6 +17,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -55,11 +56,15 @@ func main() {
 		fmt.Printf("%-13s clean run %s\n", id, clean.Round(time.Millisecond))
 		for _, f := range b.Protocol.Faults {
 			took := measure(*bin, id, f.Name, f.Version, *timeout)
-			all = append(all, result{protocol: id, fault: f.Name, took: took, clean: clean, budget: 2*clean + startupBound(b.Protocol.Startup != nil && f.Name == "no-ready", *timeout)})
+			one := oneTimeout(b.Scenarios, *timeout)
+			if b.Protocol.Startup != nil && f.Name == "no-ready" {
+				one = runner.DefaultStartupTimeout
+			}
+			all = append(all, result{protocol: id, fault: f.Name, took: took, clean: clean, budget: 2*clean + one})
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].ratio() < all[j].ratio() })
-	fmt.Printf("\n%-13s %-34s %9s %9s %7s %9s  (budget: twice the clean run plus one timeout, --timeout %s)\n",
+	fmt.Printf("\n%-13s %-34s %9s %9s %7s %9s  (budget: twice the clean run plus one timeout: the longest bound a step declares, at least --timeout %s)\n",
 		"PROTOCOL", "FAULT", "RUN", "CLEAN", "RATIO", "BUDGET", *timeout)
 	over := 0
 	for _, r := range all {
@@ -74,13 +79,20 @@ func main() {
 	fmt.Printf("\n%d fault run(s), %d over budget\n", len(all), over)
 }
 
-// startupBound is the one timeout a fault may cost: the startup timeout for
-// a server that never becomes ready, --timeout otherwise.
-func startupBound(startup bool, timeout time.Duration) time.Duration {
-	if startup {
-		return runner.DefaultStartupTimeout
+// oneTimeout is the one timeout a fault may cost: the longest bound a wait
+// of the suite declares (an exit deadline, a step's within), at least
+// --timeout. A server that never becomes ready costs the startup timeout.
+func oneTimeout(scs []*scenario.Scenario, timeout time.Duration) time.Duration {
+	one := timeout
+	for _, sc := range scs {
+		for _, st := range sc.Steps {
+			one = max(one, st.Within.D())
+			if st.ExpectExit != nil {
+				one = max(one, st.ExpectExit.Within.D())
+			}
+		}
 	}
-	return timeout
+	return one
 }
 
 // measure runs a protocol's whole suite against its reference server with
