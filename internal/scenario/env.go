@@ -344,7 +344,11 @@ func (e *Env) Probe() (*peer.Inbound, error) {
 	if e.probeProtocol().Probe == nil {
 		return nil, errors.New("the protocol defines no probe request")
 	}
+	n := len(e.suspects)
 	in, _, err := e.Call(e.ProbeRequest())
+	// The known-good request unanswered is a hang, not a method the
+	// server leaves alone: nothing for the runner's probe to confirm.
+	e.suspects = e.suspects[:n]
 	return in, err
 }
 
