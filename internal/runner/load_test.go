@@ -90,9 +90,6 @@ var _ = Describe("under load", func() {
 	It("gives every reference suite the same verdicts at the default --jobs on busy cores as alone at --jobs 1", func() {
 		format.MaxLength = 0
 		ids := protocols.IDs()
-		if only := os.Getenv("WC_LOAD_ONLY"); only != "" {
-			ids = []string{only}
-		}
 		quiet := map[string]*report.Report{}
 		for _, id := range ids {
 			quiet[id] = suiteRun(id, 1)
