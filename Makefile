@@ -41,6 +41,7 @@ lint:
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
+	$(GO) run ./internal/runner/faultbench -bin $(BIN)
 
 clean:
 	rm -rf bin

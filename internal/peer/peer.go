@@ -59,6 +59,11 @@ type Options struct {
 	// InboxCap bounds the frames kept for Next; older ones are dropped so
 	// a flooding server cannot exhaust memory. Default 4096.
 	InboxCap int
+	// StartupGrace is how long a wait may last, on top of its own timeout,
+	// while the server has not yet written its first line: a timeout
+	// measures the server's answer, not its interpreter's start-up on a
+	// loaded machine. 0: no grace.
+	StartupGrace time.Duration
 }
 
 // Inbound is one frame the server sent, as the peer understood it.
@@ -138,6 +143,7 @@ type Peer struct {
 	// heard is closed when the first line arrives on stdout.
 	heard     chan struct{}
 	heardOnce sync.Once
+	heardAt   time.Time // set before heard is closed
 	readDone  chan struct{}
 	errDone   chan struct{}
 }
@@ -242,6 +248,9 @@ func (p *Peer) Gone() <-chan struct{} { return p.gone }
 // it has started and read its input (the runner lets the next process
 // start then).
 func (p *Peer) Heard() <-chan struct{} { return p.heard }
+
+// Recorder is the transcript the peer writes to.
+func (p *Peer) Recorder() *transcript.Recorder { return p.o.Recorder }
 
 // Transport is the connection the peer reads from.
 func (p *Peer) Transport() transport.Transport { return p.o.Transport }
@@ -412,20 +421,43 @@ func (p *Peer) ForgetRaw() {
 // Wait blocks until the call is answered, the timeout passes or the server
 // ends.
 func (p *Peer) Wait(c *Call, timeout time.Duration) (*Inbound, error) {
-	t := time.NewTimer(timeout)
+	return p.wait(c, timeout, 0)
+}
+
+// WaitUp is Wait for a request whose answer is the server's own step: the
+// timeout counts from when the server has written its first line, so a
+// process still starting (an interpreter on a loaded machine) gets up to
+// Options.StartupGrace more. A wait that reads silence on purpose (is this
+// method answered at all?) uses Wait.
+func (p *Peer) WaitUp(c *Call, timeout time.Duration) (*Inbound, error) {
+	return p.wait(c, timeout, p.o.StartupGrace)
+}
+
+func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
+	start := time.Now()
+	t := time.NewTimer(p.grace(timeout, grace))
 	defer t.Stop()
-	select {
-	case <-c.done:
-		return c.Response, nil
-	case <-t.C:
-	case <-p.gone:
-		// A response may have been routed just before the output ended.
+	heard := p.heard
+	for {
 		select {
 		case <-c.done:
 			return c.Response, nil
-		default:
+		case <-heard:
+			// The server is up: from then on only the timeout counts.
+			heard = nil
+			t.Reset(time.Until(p.upSince(start).Add(timeout)))
+			continue
+		case <-t.C:
+		case <-p.gone:
+			// A response may have been routed just before the output ended.
+			select {
+			case <-c.done:
+				return c.Response, nil
+			default:
+			}
+			return nil, ErrExited
 		}
-		return nil, ErrExited
+		break
 	}
 	select {
 	case <-c.done:
@@ -433,6 +465,41 @@ func (p *Peer) Wait(c *Call, timeout time.Duration) (*Inbound, error) {
 	default:
 	}
 	return nil, ErrTimeout
+}
+
+// grace is the bound of a wait that starts now: timeout, plus grace while
+// the server has not written anything yet.
+func (p *Peer) grace(timeout, grace time.Duration) time.Duration {
+	select {
+	case <-p.heard:
+		return timeout
+	default:
+		return timeout + grace
+	}
+}
+
+// upSince is when a wait that started at start began to count: then, or
+// when the server wrote its first line if that came later. Call it only
+// once heard is closed.
+func (p *Peer) upSince(start time.Time) time.Time {
+	if p.heardAt.After(start) {
+		return p.heardAt
+	}
+	return start
+}
+
+// Answered reports whether this process has answered a request of method,
+// so a caller can tell a request this server is known to answer (the
+// probe) from one it may never have understood.
+func (p *Peer) Answered(method string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.answered {
+		if c.Method == method && c.Response != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Next returns the oldest frame not correlated with a call (a ready line, a
@@ -595,7 +662,7 @@ func (p *Peer) stderrLoop() {
 func (p *Peer) readLoop() {
 	defer close(p.readDone)
 	for f := range p.o.Transport.Recv() {
-		p.heardOnce.Do(func() { close(p.heard) })
+		p.heardOnce.Do(func() { p.heardAt = time.Now(); close(p.heard) })
 		p.receive(f)
 	}
 	if p.o.Transport.Overflowed() {

@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			cfg.Protocol = p
 		}
 	}
-	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts)}
+	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts), startFailed: make(chan struct{})}
 	if verr != nil {
 		return r.report(), verr
 	}
@@ -149,6 +149,12 @@ type run struct {
 
 	// starting holds a token per server process starting (Config.Starts).
 	starting chan struct{}
+	// startFailed is closed when a server process of the run could not be
+	// started or never became ready (startErr says why): the processes
+	// still starting are not waited out one startup timeout each.
+	startFailed chan struct{}
+	startOnce   sync.Once
+	startErr    error
 
 	mu    sync.Mutex
 	aggs  map[key]*agg
@@ -170,6 +176,9 @@ type lane struct {
 	// live is the current peer for the interrupt watcher, which runs on
 	// another goroutine than the one that owns p.
 	live atomic.Pointer[peer.Peer]
+	// causes is what the lane's waits learned: later waits on a known
+	// cause end at once (see scenario.Causes).
+	causes scenario.Causes
 	// notRun counts the scenarios the lane could not run, and why.
 	notRun int
 	err    error
@@ -240,56 +249,104 @@ func (l *lane) start(ctx context.Context) error {
 	case <-ctx.Done():
 		l.begin()
 		return ctx.Err()
+	case <-r.startFailed:
+		l.begin()
+		return r.startErr
 	}
 	l.begin()
 	var once sync.Once
 	release := func() { once.Do(func() { <-r.starting }) }
+	select {
+	case <-r.startFailed:
+		// The token came free because another start failed.
+		release()
+		return r.startErr
+	default:
+	}
+	from := l.rec.Len()
 	t, err := r.cfg.Launch()
 	if err != nil {
 		release()
-		return fmt.Errorf("%w: %v", ErrNotStarted, err)
+		return r.failStart(fmt.Errorf("%w: %v", ErrNotStarted, err))
 	}
 	p := peer.New(peer.Options{
 		Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas, Transport: t,
 		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
+		// A wait before the server's first line also covers its start-up.
+		StartupGrace: r.cfg.StartupTimeout,
 	})
 	l.release = release
+	st := r.cfg.Protocol.Startup
 	// The token goes back when the server has said something, has gone,
-	// or has had its startup timeout; the scenario's end gives it back too.
+	// or has had its startup timeout (a server with a ready line has it
+	// when its wait below ends); the scenario's end gives it back too.
+	var startup <-chan time.Time
+	if st == nil {
+		startup = time.After(r.cfg.StartupTimeout)
+	}
 	go func() {
 		select {
 		case <-p.Heard():
 		case <-p.Gone():
-		case <-time.After(r.cfg.StartupTimeout):
+		case <-startup:
 		}
 		release()
 	}()
 	l.p, l.broken = p, false
 	l.live.Store(p)
-	st := r.cfg.Protocol.Startup
 	if st == nil {
 		return nil
 	}
 	l.setScenario("startup")
+	// Another process that never became ready ends this one's wait.
+	waited := make(chan struct{})
+	go func() {
+		select {
+		case <-r.startFailed:
+			p.Transport().Close()
+		case <-waited:
+		}
+	}()
 	first, err := p.AwaitKind(st.Kind, r.cfg.StartupTimeout)
+	close(waited)
+	if err != nil {
+		select {
+		case <-r.startFailed:
+			return r.startErr
+		default:
+		}
+	}
 	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
 		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: first.Seq,
 			Message:  "the first stdout line is not the ready line",
 			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
 	}
 	if err != nil {
-		why := "no ready line within " + r.cfg.StartupTimeout.String()
+		env := &scenario.Env{Peer: p}
+		why := "no ready line within " + r.cfg.StartupTimeout.String() + " (--startup-timeout)" + env.Meanwhile(from-1)
 		if errors.Is(err, peer.ErrExited) {
-			why = (&scenario.Env{Peer: p}).Gone()
+			why = env.Gone()
 		}
 		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
 			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
-		return fmt.Errorf("%w: %s", ErrNotStarted, why)
+		err := r.failStart(fmt.Errorf("%w: %s", ErrNotStarted, why))
+		release()
+		return err
 	}
 	if first.Kind != nil && first.Kind.Name == st.Kind {
 		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Pass, Seq: first.Seq})
 	}
 	return nil
+}
+
+// failStart records that a server process could not be started, ending
+// the start of every other, and returns err.
+func (r *run) failStart(err error) error {
+	r.startOnce.Do(func() {
+		r.startErr = err
+		close(r.startFailed)
+	})
+	return err
 }
 
 func (l *lane) setScenario(name string) {
@@ -327,12 +384,23 @@ func (l *lane) stop() {
 
 // lanes cuts the selected scenarios into lanes: a new lane at the start
 // and at every scenario that wants a fresh process.
+//
+// --rules runs the scenarios that decide the selected rules: those that
+// declare one, and every scenario when a selected rule is judged on frames
+// as they arrive (any scenario may draw the frame that breaks it).
 func (r *run) plan() []*lane {
 	var out []*lane
 	budget := transcript.NewBudget(transcript.MaxEntries, transcript.MaxBytes)
+	everyFrame := false
+	for _, ru := range r.cfg.Protocol.Rules {
+		if r.selected(ru.ID) && frameDecided(r.cfg.Protocol, ru.ID) {
+			everyFrame = true
+			break
+		}
+	}
 	i := 0
 	for _, s := range r.cfg.Scenarios {
-		picked := false
+		picked := everyFrame
 		for _, id := range s.Rules {
 			if r.selected(id) {
 				picked = true
@@ -353,6 +421,25 @@ func (r *run) plan() []*lane {
 		l.scenarios = append(l.scenarios, s)
 	}
 	return out
+}
+
+// frameDecided reports whether a rule is judged on every frame as it
+// arrives (a built-in check, a frames: schema, a kind's schema) rather than
+// only by the scenarios that declare it.
+func frameDecided(p *spec.Protocol, id string) bool {
+	ru := p.Rule(id)
+	if ru == nil {
+		return false
+	}
+	if len(ru.Checks) > 0 || ru.Frames != nil {
+		return true
+	}
+	for _, k := range p.Kinds {
+		if k.Rule == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) all(ctx context.Context) error {
@@ -460,7 +547,8 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	defer l.endScenario(s.Name)
 	env := &scenario.Env{
 		Peer: l.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
-		Note: func(msg string) { r.note("%s", msg) },
+		Causes: &l.causes,
+		Note:   func(msg string) { r.note("%s", msg) },
 		Observe: func(o peer.Observation) {
 			if o.Scenario == "" {
 				o.Scenario = s.Name
@@ -488,21 +576,20 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			}
 		}
 	}
-	exited := false
-	select {
-	case <-p.Transport().Exited():
-		exited = true
-	default:
-	}
+	dead, hung, alive, cause := l.settle(env, err)
 	switch {
-	case exited && !env.Closed:
-		p.Check(peer.CheckSurvives, report.Fail, -1, "the server died during this scenario: "+env.Gone(),
+	case dead:
+		p.Check(peer.CheckSurvives, report.Fail, -1, "the server died during this scenario: "+cause,
 			"the server keeps running", p.Transport().ExitStatus().String())
-		l.broken = true
+	case hung:
+		p.Check(peer.CheckSurvives, report.Fail, -1, cause, "the server keeps answering", "no answer")
 	case err == nil && !env.Closed && !env.Hung:
 		p.Check(peer.CheckSurvives, report.Pass, -1, "", "", "")
 	}
-	if err != nil || env.Hung || env.Closed || exited {
+	// A scenario that stopped on a finding (an error answer it could not
+	// go on from) leaves a server that still answers the probe to the
+	// next scenario: a new process would cost a start and show nothing.
+	if (err != nil && !alive) || env.Hung || env.Closed || dead || hung {
 		l.broken = true
 	}
 	// A declared rule nothing observed: the scenario stopped early, or the
@@ -521,6 +608,88 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	r.mu.Unlock()
 	for _, id := range missing {
 		l.observe(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
+	}
+}
+
+// settle looks at the process once a scenario is over, before the next one
+// starts (alive: it answered the probe), so a death or a hang is charged to the scenario during which it
+// happened rather than to the next one, which would find the server gone.
+// It checks whether the process has ended and, where the protocol has a
+// probe, whether it still answers it: a server that crashes a moment after
+// its last answer (a pending callback torn down by a kill) dies by the
+// time the probe is read.
+func (l *lane) settle(env *scenario.Env, err error) (dead, hung, alive bool, why string) {
+	p := env.Peer
+	if env.Closed {
+		// The scenario closed stdin: the process is meant to end.
+		return false, false, false, ""
+	}
+	if ended(p) {
+		return true, false, false, env.Gone()
+	}
+	// A scenario that stopped on its own finding (a request left
+	// unanswered) has reported it, and the lane restarts; the probe only
+	// tells whether the server was hung or left that request alone
+	// unanswered, which later waits then need not wait out (Confirm).
+	stopped := err != nil || env.Hung
+	if env.Hung && !env.Suspected() {
+		return false, false, false, ""
+	}
+	proto := p.Protocol()
+	if proto == nil || proto.Probe == nil {
+		return false, false, false, ""
+	}
+	if env.Cause(probeCause) != "" {
+		// This server does not answer the probe: asking again would only
+		// cost another timeout.
+		return false, false, false, ""
+	}
+	method, _ := proto.Probe[strings.TrimPrefix(proto.Correlation.Method, "/")].(string)
+	// A server that answered the probe's method before and now does not
+	// has stopped answering; one never seen to answer it may not
+	// understand it, which says nothing about this scenario.
+	known := p.Answered(method)
+	c, serr := env.Send(env.ProbeRequest())
+	if serr != nil || c == nil {
+		if ended(p) || serr != nil {
+			return true, false, false, env.Gone()
+		}
+		return false, false, false, ""
+	}
+	_, werr := p.Wait(c, l.r.cfg.Timeout)
+	switch {
+	case werr == nil:
+		env.Confirm()
+		return false, false, true, ""
+	case stopped && errors.Is(werr, peer.ErrTimeout):
+		p.Forget(c)
+		return false, false, false, ""
+	case errors.Is(werr, peer.ErrTimeout) && !known:
+		p.Forget(c)
+		env.Learn(probeCause, fmt.Sprintf("the probe request %s (id %s) got no answer within %s (--timeout) after scenario %s", method, c.Key, l.r.cfg.Timeout, p.Scenario()))
+		return false, false, false, ""
+	case errors.Is(werr, peer.ErrTimeout):
+		p.Forget(c)
+		return false, true, false, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, l.r.cfg.Timeout)
+	default:
+		return true, false, false, env.Gone()
+	}
+}
+
+// probeCause is the lane's cause for a server that does not answer the
+// probe at all.
+const probeCause = "answer to the probe between scenarios"
+
+// ended reports whether the server's output has ended or its process has
+// exited.
+func ended(p *peer.Peer) bool {
+	select {
+	case <-p.Gone():
+		return true
+	case <-p.Transport().Exited():
+		return true
+	default:
+		return false
 	}
 }
 

@@ -6,17 +6,23 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 )
 
-// ErrGone ends a scenario whose server exited or stopped answering; the
+// ErrGone ends a scenario whose server exited or closed its pipes; the
 // runner reports the rules it could no longer observe as errors.
 var ErrGone = errors.New("the server is gone")
+
+// ErrNoAnswer ends a scenario whose server is running but did not answer
+// in time: a hang, not a death, and the message says which.
+var ErrNoAnswer = errors.New("the server did not answer")
 
 // Env is what a scenario drives: the peer of the current server process and
 // the means to report on rules.
@@ -35,11 +41,116 @@ type Env struct {
 	// Note, when set, adds a note to the report (see Notef).
 	Note func(string)
 
-	named map[string]*peer.Call
+	// Causes is what the lane learned from earlier waits (see Causes);
+	// the runner shares one per lane. Nil: nothing is learned, every wait
+	// runs its course.
+	Causes *Causes
+
+	named    map[string]*peer.Call
+	suspects [][2]string
 	// Hung is set when the server stopped answering; Closed when the
 	// scenario closed stdin. The runner starts a new process after either.
 	Hung   bool
 	Closed bool
+}
+
+// Causes is what a lane has learned from waits that ended without what
+// they waited for, by dependency: a server that left a tools/call
+// unanswered for --timeout leaves the next one unanswered too, and a
+// backend that did not continue a session after session.send will not on
+// the next. Later waits on a dependency whose cause is known end at once,
+// naming it, so a fault costs a timeout once per lane, not once per step.
+// A lane's scenarios run one after the other, so what is learned, and so
+// the verdicts, do not depend on timing.
+type Causes struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// Cause returns why waits on dep are known to end empty ("" when no
+// earlier wait of the lane found so).
+func (e *Env) Cause(dep string) string {
+	if e.Causes == nil {
+		return ""
+	}
+	e.Causes.mu.Lock()
+	defer e.Causes.mu.Unlock()
+	return e.Causes.m[dep]
+}
+
+// Learn records that a wait on dep ended empty, and why (the first cause
+// is kept: it names the wait that paid the timeout).
+func (e *Env) Learn(dep, why string) {
+	if e.Causes == nil {
+		return
+	}
+	e.Causes.mu.Lock()
+	defer e.Causes.mu.Unlock()
+	if e.Causes.m == nil {
+		e.Causes.m = map[string]string{}
+	}
+	if _, ok := e.Causes.m[dep]; !ok {
+		e.Causes.m[dep] = why
+	}
+}
+
+// answerDep is the dependency of a request's answer: its method and the
+// JSON type of its id (a server may drop requests with number ids only).
+func answerDep(c *peer.Call) string {
+	t := "string"
+	if !isString(c.ID) {
+		t = jsonType(c.ID)
+	}
+	return fmt.Sprintf("answer to %s with a %s id", c.Method, t)
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+// quiet reports whether the server wrote nothing on stdout since
+// transcript line seq: an answer with a mangled id would have been a line.
+func (e *Env) quiet(seq int) bool {
+	rec := e.Peer.Recorder()
+	if rec == nil {
+		return false
+	}
+	for _, en := range rec.Slice(seq+1, rec.Len()) {
+		if en.Dir == transcript.Received {
+			return false
+		}
+	}
+	return true
+}
+
+// suspect records a cause that holds only if the server is otherwise
+// alive and answering: a request left unanswered by a server that answers
+// others is dropped by method, one left unanswered by a hung server says
+// nothing of the next process. The runner's probe decides (Confirm).
+func (e *Env) suspect(dep, why string) {
+	if e.Causes == nil {
+		return
+	}
+	e.suspects = append(e.suspects, [2]string{dep, why})
+}
+
+// Suspected reports whether a wait of this scenario suspected a cause that
+// the probe could confirm.
+func (e *Env) Suspected() bool { return len(e.suspects) > 0 }
+
+// Confirm learns the suspected causes: the server answered a probe after
+// the waits that suspected them, so they were not a hang.
+func (e *Env) Confirm() {
+	for _, s := range e.suspects {
+		e.Learn(s[0], s[1])
+	}
+	e.suspects = nil
+}
+
+// NotWaited is the message of a wait ended at once for a known cause.
+func NotWaited(what, cause string) string {
+	return "not waited for " + what + ": " + cause
 }
 
 var idSeq atomic.Int64
@@ -92,27 +203,91 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	if timeout == 0 {
 		timeout = e.Timeout
 	}
-	in, err := e.Peer.Wait(c, timeout)
+	dep := answerDep(c)
+	if why := e.Cause(dep); why != "" && c.Method != "" {
+		// Already answered, it is taken; otherwise not waited for.
+		if in, err := e.Peer.Wait(c, 0); err == nil {
+			return in, nil
+		}
+		e.Peer.Forget(c)
+		msg := NotWaited(fmt.Sprintf("the response to request id %s (%s)", c.Key, c.Method), why)
+		e.Peer.Check(peer.CheckTimely, report.Skip, c.Seq, msg, "", "")
+		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
+	}
+	in, err := e.Peer.WaitUp(c, timeout)
 	switch {
 	case err == nil:
 		return in, nil
 	case errors.Is(err, peer.ErrTimeout):
 		e.Hung = true
 		e.Peer.Forget(c)
-		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, timeout)
-		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg, "a response within "+timeout.String(), "nothing")
-		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg, "exactly one response per request", "no response")
-		return nil, fmt.Errorf("%w: %s", ErrGone, msg)
+		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
+		if c.Method != "" && e.quiet(c.Seq) {
+			// Silent on this request alone, or hung: the probe after the
+			// scenario tells (see Confirm).
+			e.suspect(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
+		}
+		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
+		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
+		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())
 	}
+}
+
+// Bound names a wait's bound and what sets it: --timeout when it is the
+// run's timeout, the step's own bound otherwise.
+func (e *Env) Bound(d time.Duration) string {
+	if d == e.Timeout {
+		return d.String() + " (--timeout)"
+	}
+	return d.String()
+}
+
+// Meanwhile says, after a wait that ended without what it waited for,
+// whether the server is still running and what it wrote since transcript
+// line seq: a server busy writing what wirecheck could not use reads
+// differently from a silent one, and both differently from a dead one.
+func (e *Env) Meanwhile(seq int) string {
+	select {
+	case <-e.Peer.Transport().Exited():
+		return "; the server has exited (" + e.Peer.Transport().ExitStatus().String() + ")"
+	case <-e.Peer.Gone():
+		return "; the server closed its stdout"
+	default:
+	}
+	rec := e.Peer.Recorder()
+	out, errs := 0, 0
+	var last string
+	if rec != nil && seq >= 0 {
+		for _, en := range rec.Slice(seq+1, rec.Len()) {
+			switch en.Dir {
+			case transcript.Received:
+				out++
+				last = en.Text
+			case transcript.Stderr:
+				errs++
+			}
+		}
+	}
+	if out == 0 && errs == 0 {
+		return "; the server is still running and wrote nothing meanwhile"
+	}
+	msg := fmt.Sprintf("; the server is still running and wrote %d line(s) on stdout and %d on stderr meanwhile", out, errs)
+	if last != "" {
+		if len(last) > 160 {
+			last = last[:160] + "…"
+		}
+		msg += ", the last on stdout: " + last
+	}
+	return msg
 }
 
 // Call sends a request and waits for its response.
 func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
 	c, err := e.Send(v)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrGone, err)
+		return nil, nil, e.writeFailed(err)
 	}
 	if c == nil {
 		return nil, nil, errors.New("request has no id: nothing to wait for")
@@ -121,10 +296,11 @@ func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
 	return in, c, err
 }
 
-// Gone describes how the server ended, with the tail of its stderr.
+// Gone describes how the server ended: exited (with its status), or its
+// stdout closed while the process runs on; with the tail of its stderr.
 func (e *Env) Gone() string {
 	t := e.Peer.Transport()
-	msg := "the server's output ended"
+	msg := "the server closed its stdout (the process is still running)"
 	select {
 	case <-t.Exited():
 		msg = "the server exited (" + t.ExitStatus().String() + ")"
@@ -137,6 +313,12 @@ func (e *Env) Gone() string {
 		msg += "; last stderr: " + strings.Join(tail, " | ")
 	}
 	return msg
+}
+
+// writeFailed is the error of a write the server did not take: its stdin
+// is closed, which a server does by exiting.
+func (e *Env) writeFailed(err error) error {
+	return fmt.Errorf("%w: writing to its stdin failed (%v): %s", ErrGone, err, e.Gone())
 }
 
 // Unimplemented reports whether a response says the server does not
@@ -159,12 +341,33 @@ func (e *Env) Unimplemented(in *peer.Inbound) bool {
 func (e *Env) Probe() (*peer.Inbound, error) {
 	// The process may speak another revision than the run asked for (an
 	// MCP server that fell back to initialize): ask in the peer's.
-	p := e.Protocol
-	if e.Peer != nil && e.Peer.Protocol() != nil {
-		p = e.Peer.Protocol()
-	}
-	if p.Probe == nil {
+	if e.probeProtocol().Probe == nil {
 		return nil, errors.New("the protocol defines no probe request")
+	}
+	n := len(e.suspects)
+	in, _, err := e.Call(e.ProbeRequest())
+	// The known-good request unanswered is a hang, not a method the
+	// server leaves alone: nothing for the runner's probe to confirm.
+	e.suspects = e.suspects[:n]
+	return in, err
+}
+
+// probeProtocol is the protocol whose probe fits the process: it may speak
+// another revision than the run asked for (an MCP server that fell back to
+// initialize), so ask in the peer's.
+func (e *Env) probeProtocol() *spec.Protocol {
+	if e.Peer != nil && e.Peer.Protocol() != nil {
+		return e.Peer.Protocol()
+	}
+	return e.Protocol
+}
+
+// ProbeRequest builds the protocol's probe request with a fresh id (nil
+// when the protocol has none).
+func (e *Env) ProbeRequest() map[string]any {
+	p := e.probeProtocol()
+	if p.Probe == nil {
+		return nil
 	}
 	req := map[string]any{}
 	for k, v := range p.Probe {
@@ -173,8 +376,35 @@ func (e *Env) Probe() (*peer.Inbound, error) {
 	if ptr := p.Correlation.ID; ptr != "" {
 		req[strings.TrimPrefix(ptr, "/")] = NextID("probe")
 	}
-	in, _, err := e.Call(req)
-	return in, err
+	return req
+}
+
+// Ready waits until the server has shown it is up, so a deadline that
+// follows (an exit after stdin closes) measures the server's own step and
+// not its start-up: a server has shown it when it has written a line (its
+// ready line, an answer); one that has said nothing yet is sent the
+// protocol's probe and given its answer (the wait counts from the server's
+// first line, see peer.Options.StartupGrace). A probe left unanswered is
+// not judged here: the step that follows judges what it waits for.
+func (e *Env) Ready() {
+	select {
+	case <-e.Peer.Heard():
+		return
+	case <-e.Peer.Gone():
+		return
+	default:
+	}
+	req := e.ProbeRequest()
+	if req == nil {
+		return
+	}
+	c, err := e.Send(req)
+	if err != nil || c == nil {
+		return
+	}
+	if _, err := e.Peer.WaitUp(c, e.Timeout); err != nil {
+		e.Peer.Forget(c)
+	}
 }
 
 // Check evaluates assertions on a frame and returns a description of the

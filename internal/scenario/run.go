@@ -44,18 +44,18 @@ func (st *Step) run(e *Env) error {
 			c, err = e.Send(msg)
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 		if st.As != "" {
 			e.named[st.As] = c
 		}
 	case st.SendLine != nil:
 		if err := e.Peer.SendRaw([]byte(*st.SendLine+"\n"), st.answerable()); err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 	case st.SendRaw != nil:
 		if err := e.Peer.SendRaw([]byte(*st.SendRaw), st.answerable()); err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 	case st.SendBase64 != nil:
 		b, err := base64.StdEncoding.DecodeString(*st.SendBase64)
@@ -63,7 +63,7 @@ func (st *Step) run(e *Env) error {
 			return fmt.Errorf("send_base64: %v", err)
 		}
 		if err := e.Peer.SendRaw(b, st.answerable()); err != nil {
-			return fmt.Errorf("%w: %v", ErrGone, err)
+			return e.writeFailed(err)
 		}
 	case st.Expect != "":
 		c := e.named[st.Expect]
@@ -82,9 +82,22 @@ func (st *Step) run(e *Env) error {
 		}
 		st.judge(e, in)
 	case st.ExpectFrame:
+		// Frames a rule expects and the server did not send once, it does
+		// not send the next time either: the same fault costs one wait.
+		dep := "frame for " + st.Rule
+		if why := e.Cause(dep); why != "" && st.Rule != "" {
+			if in, err := e.nextProtocolFrame(0); err == nil {
+				st.judge(e, in)
+				return nil
+			}
+			e.Observe(peer.Observation{Rule: st.Rule, Verdict: report.Skip, Seq: -1,
+				Message: NotWaited(st.describe()+" (line "+fmt.Sprint(st.Line)+")", why)})
+			return nil
+		}
+		seq := e.Peer.Recorder().Len() - 1
 		in, err := e.nextProtocolFrame(st.timeout(e))
 		if err != nil {
-			what := "no frame within " + st.timeout(e).String()
+			what := "no frame within " + e.Bound(st.timeout(e)) + e.Meanwhile(seq)
 			if errors.Is(err, peer.ErrExited) {
 				what = e.Gone()
 			}
@@ -92,6 +105,7 @@ func (st *Step) run(e *Env) error {
 			if errors.Is(err, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", ErrGone, what)
 			}
+			e.Learn(dep, fmt.Sprintf("the server sent no %s within %s in scenario %s (line %d)", st.describe(), e.Bound(st.timeout(e)), e.Peer.Scenario(), st.Line))
 			return nil
 		}
 		st.judge(e, in)
@@ -115,6 +129,9 @@ func (st *Step) run(e *Env) error {
 		}
 		st.pass(e, in.Seq)
 	case st.CloseStdin:
+		// A process still starting would count its start-up against the
+		// exit deadline that follows.
+		e.Ready()
 		e.Closed = true
 		if err := e.Peer.Transport().CloseInput(); err != nil {
 			return fmt.Errorf("%w: closing stdin: %v", ErrGone, err)

@@ -274,6 +274,29 @@ func (s *session) mine(in *peer.Inbound) bool {
 	return ids != "" && s.cbIDs[ids]
 }
 
+// depSend names what a session.send should start: a turn. A backend that
+// started none once (it ignores session.send) starts none the next time,
+// so later waits for one end at once (scenario.Causes).
+const depSend = "a turn after session.send"
+
+// sendBound is how long to wait for the turn a session.send starts: the
+// turn bound, or nothing when an earlier session.send of the lane started
+// no turn (why names it).
+func (b *bridge) sendBound() (bound time.Duration, why string) {
+	if why := b.e.Cause(depSend); why != "" {
+		return 0, why
+	}
+	return b.turn, ""
+}
+
+// sent records what a turn after session.send showed: none at all teaches
+// the lane that the backend ignores session.send.
+func (b *bridge) sent(s *session, t *turn, bound time.Duration) {
+	if bound > 0 && t.result == nil && len(t.frames) == 0 && len(t.callbacks) == 0 && len(t.errors) == 0 {
+		b.e.Learn(depSend, fmt.Sprintf("session.send to live session %q in scenario %s started no turn within %s", s.id, b.e.Peer.Scenario(), bound))
+	}
+}
+
 // collect follows the session's frames until a result sdk.message or the
 // bound, judging BRIDGE-SESSIONS-1 on each SDK message.
 func (b *bridge) collect(s *session, bound time.Duration) *turn { return b.collectUntil(s, bound, nil) }
@@ -556,6 +579,32 @@ func (b *bridge) judgeAsked(t *turn) {
 	}
 }
 
+// failure describes what ended a turn other than a model that chose no
+// tool: the backend gone, error frames (a CLI the backend drives that
+// died), an error result; with the backend's last stderr lines. "" when
+// the turn shows none.
+func (t *turn) failure(e *scenario.Env) string {
+	var parts []string
+	if t.err != nil && !errors.Is(t.err, peer.ErrTimeout) {
+		parts = append(parts, t.err.Error())
+	}
+	for _, in := range t.errors {
+		parts = append(parts, fmt.Sprintf("the backend sent error %s: %s", str(in, "/payload/code"), str(in, "/payload/message")))
+	}
+	if r := t.result; r != nil && (field(r, "/payload/is_error") == true || str(r, "/payload/subtype") != "success") {
+		parts = append(parts, "the turn's result is an error ("+show(field(r, "/payload/subtype"))+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	if e.Peer != nil {
+		if tail := e.Peer.StderrTail(); len(tail) > 0 {
+			parts = append(parts, "last stderr: "+strings.Join(tail[max(0, len(tail)-3):], " | "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // judgeCallbacks decides the rule of the answering policy on a turn that
 // ran with it.
 func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
@@ -571,6 +620,11 @@ func (b *bridge) judgeCallbacks(s *session, t *turn, p Policy) {
 			why = fmt.Sprintf("the backend ran Bash %d time(s) without a can_use_tool callback.request (BRIDGE-CB-ASK-1), so how it carries an answer through was not observed", t.unasked)
 		case len(t.callbacks) > 0:
 			why = fmt.Sprintf("the backend sent %d callback.request(s), none with callback_type can_use_tool, so a tool permission was not observed", len(t.callbacks))
+		default:
+			if cause := t.failure(b.e); cause != "" {
+				// The prompt is not why no tool was asked for: name what went wrong.
+				why = "no can_use_tool callback.request arrived: " + cause
+			}
 		}
 		for _, r := range rules {
 			b.e.Skip(r, why)

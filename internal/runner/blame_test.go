@@ -1,0 +1,177 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// runTestServer runs scenarios against the test server (testserver_test.go)
+// speaking protocol which.
+func runTestServer(which string, slow time.Duration, scs []*scenario.Scenario, cfg runner.Config) *report.Report {
+	b, err := protocols.Load(which)
+	Expect(err).NotTo(HaveOccurred())
+	argv, env := testServer(which, slow)
+	cfg.Protocol, cfg.Schemas, cfg.Handler = b.Protocol, b.Schemas, b.Handler
+	if scs == nil {
+		scs = b.Scenarios
+	}
+	cfg.Scenarios = scs
+	cfg.Launch = func() (transport.Transport, error) {
+		return transport.Launch(transport.Options{Command: argv, Env: env})
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = time.Second
+	}
+	rep, err := runner.Run(context.Background(), cfg)
+	Expect(err).NotTo(HaveOccurred())
+	return rep
+}
+
+// listing is a sonde-serve scenario that lists the tools under each id,
+// passing SONDE-ID-3 on each answer.
+func listing(name string, ids ...string) *scenario.Scenario {
+	return &scenario.Scenario{Name: name, Rules: []string{"SONDE-ID-3"}, Run: func(e *scenario.Env) error {
+		for _, id := range ids {
+			in, _, err := e.Call(map[string]any{"id": id, "method": "tools/list"})
+			if err != nil {
+				return err
+			}
+			e.Pass("SONDE-ID-3", in.Seq)
+		}
+		return nil
+	}}
+}
+
+// findings returns the findings of one scenario with the given verdicts.
+func findings(rep *report.Report, scen string, verdicts ...report.Verdict) []report.Finding {
+	var out []report.Finding
+	for _, f := range rep.Findings {
+		if f.Scenario != scen {
+			continue
+		}
+		for _, v := range verdicts {
+			if f.Verdict == v {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+var _ = Describe("blame", func() {
+	It("charges a death to the scenario during which the server broke, and gives the next scenario a fresh process", func() {
+		// The process answers one tools/call and breaks: it never answered
+		// the probe (tools/list) before it is sent.
+		breaks := &scenario.Scenario{Name: "breaks", Rules: []string{"SONDE-ID-3"}, Run: func(e *scenario.Env) error {
+			in, _, err := e.Call(map[string]any{"id": doomed + "-1", "method": "tools/call", "params": map[string]any{"name": "echo", "input": map[string]any{}}})
+			if err != nil {
+				return err
+			}
+			e.Pass("SONDE-ID-3", in.Seq)
+			return nil
+		}}
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{breaks, listing("after", "second")}, runner.Config{Jobs: 1})
+		Expect(findings(rep, "after", report.Fail, report.Error, report.Skip)).To(BeEmpty(), "the next scenario is not charged")
+		failed := findings(rep, "breaks", report.Fail)
+		Expect(failed).To(HaveLen(1))
+		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
+		Expect(failed[0].Message).To(ContainSubstring("died during this scenario"))
+		Expect(failed[0].Message).To(ContainSubstring("exit"))
+		Expect(findings(rep, "after", report.Pass)).NotTo(BeEmpty())
+	})
+
+	It("charges a hang to the scenario after which the server stopped answering the probe it answered before", func() {
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{
+			listing("deafens", "first", deaf+"-1"),
+			listing("after", "second"),
+		}, runner.Config{Jobs: 1})
+		Expect(findings(rep, "after", report.Fail, report.Error, report.Skip)).To(BeEmpty(), "the next scenario is not charged")
+		failed := findings(rep, "deafens", report.Fail)
+		Expect(failed).NotTo(BeEmpty())
+		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
+		Expect(failed[0].Message).To(ContainSubstring("stopped answering"))
+		Expect(failed[0].Message).To(ContainSubstring("1s (--timeout)"))
+	})
+})
+
+var _ = Describe("deadlines", func() {
+	It("measure the server's own step, not its start-up: a host that takes longer to start than --timeout and the exit deadline passes", func() {
+		// 2.5s of start-up against --timeout 1s and an exit deadline of 2s:
+		// a wait that counted start-up would fail the first request of each
+		// process and the exit after EOF.
+		rep := runTestServer("tool-host", 2500*time.Millisecond, nil, runner.Config{StartupTimeout: 10 * time.Second})
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(report.Fail, report.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
+		}
+		Expect(findings(rep, "eof", report.Pass)).NotTo(BeEmpty())
+	})
+})
+
+// message returns the message of the first finding of rule in scen with
+// verdict v ("" when there is none).
+func message(rep *report.Report, scen, rule string, v report.Verdict) string {
+	for _, f := range rep.Findings {
+		if f.Scenario == scen && f.Rule == rule && f.Verdict == v {
+			return f.Message
+		}
+	}
+	return ""
+}
+
+var _ = Describe("messages", func() {
+	It("tell a server alive and writing from a dead one: a timeout names --timeout and what the server wrote meanwhile", func() {
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("busy", "first", babble+"-1")}, runner.Config{Jobs: 1})
+		timely := message(rep, "busy", "SONDE-ONE-RESPONSE-1", report.Fail)
+		Expect(timely).To(ContainSubstring("within 1s (--timeout)"))
+		Expect(timely).To(MatchRegexp(`still running and wrote \d+ line\(s\) on stdout`))
+		Expect(timely).To(ContainSubstring(`{"log":"busy"}`))
+		stopped := message(rep, "busy", "SONDE-ID-3", report.Pass)
+		Expect(stopped).To(BeEmpty())
+		for _, f := range rep.Findings {
+			Expect(f.Message).NotTo(ContainSubstring("gone"), "%s: a live server is not gone", f.Rule)
+		}
+	})
+
+	It("name the exit status of a server that died", func() {
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("dies", "first", doomed+"-1", "then")}, runner.Config{Jobs: 1})
+		Expect(message(rep, "dies", "SONDE-GEN-SURVIVE", report.Fail)).To(MatchRegexp(`exited \(.*9`))
+	})
+})
+
+var _ = Describe("a server that never becomes ready", func() {
+	It("costs one startup timeout: the lanes still to start give up at once, reporting the same cause", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("sonde-serve")
+		Expect(err).NotTo(HaveOccurred())
+		var launched atomic.Int32
+		rep, err := runner.Run(context.Background(), runner.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+			Launch: func() (transport.Transport, error) {
+				launched.Add(1)
+				return transport.Launch(transport.Options{Command: []string{bin, "serve", "sonde-serve", "--fault", "no-ready"}})
+			},
+			Timeout: time.Second, StartupTimeout: time.Second, Starts: 1,
+		})
+		Expect(errors.Is(err, runner.ErrNotStarted)).To(BeTrue())
+		Expect(err.Error()).To(ContainSubstring("no ready line within 1s (--startup-timeout)"))
+		Expect(launched.Load()).To(BeEquivalentTo(1), "one process was waited for; the lanes after it did not start theirs")
+		for _, f := range rep.Findings {
+			if f.Verdict == report.Error {
+				Expect(f.Message).To(ContainSubstring("no ready line"), "%s in %s", f.Rule, f.Scenario)
+			}
+		}
+	})
+})
