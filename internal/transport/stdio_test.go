@@ -453,6 +453,16 @@ var _ = Describe("a hostile server", func() {
 		expectGroupGone(s)
 	})
 
+	It("that writes a long stderr line gets it cut at the stderr cap, stdout keeping its own", func() {
+		s := launch(Options{Command: sh(`head -c 1000000 /dev/zero | tr '\0' e >&2; echo >&2; head -c 1000000 /dev/zero | tr '\0' o; echo`)})
+		e := recvOne(s.Stderr())
+		Expect(e.Oversize).To(BeTrue())
+		Expect(e.Raw).To(HaveLen(DefaultMaxStderrLine))
+		o := recvOne(s.Recv())
+		Expect(o.Oversize).To(BeFalse())
+		Expect(o.Raw).To(HaveLen(1000000))
+	})
+
 	It("that never reads stdin makes a big Send fail after WriteTimeout", func() {
 		const timeout = 300 * time.Millisecond
 		s := launch(Options{Command: []string{"sleep", "1000"}, WriteTimeout: timeout})
