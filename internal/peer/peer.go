@@ -59,6 +59,10 @@ type Options struct {
 	// InboxCap bounds the frames kept for Next; older ones are dropped so
 	// a flooding server cannot exhaust memory. Default 4096.
 	InboxCap int
+	// InboxBytes bounds what those frames cost, their bytes and decoded
+	// values (see footprint), and what one call's events cost. Default
+	// 4 MiB: a flood of large lines would fill 4096 frames with gigabytes.
+	InboxBytes int
 }
 
 // Inbound is one frame the server sent, as the peer understood it.
@@ -71,6 +75,8 @@ type Inbound struct {
 	Call  *Call
 	// Problem says why the frame is not a well-formed protocol frame.
 	Problem string
+
+	size int // footprint, once computed
 }
 
 // Field returns the value at a JSON pointer in the frame, and whether it exists.
@@ -87,7 +93,12 @@ type Call struct {
 
 	done     chan struct{}
 	Response *Inbound
-	Events   []*Inbound
+	// Events are the call's events in arrival order; past InboxCap of
+	// them or InboxBytes of their cost the later ones are only counted in
+	// EventsDropped.
+	Events        []*Inbound
+	EventsDropped int
+	eventBytes    int
 	// Mismatch is set when the response was matched to this call although
 	// its id was not an exact echo (another JSON type, or another value
 	// while this was the only request in flight).
@@ -111,18 +122,24 @@ type Peer struct {
 	answered map[string]*Call
 	anon     int // raw lines sent that may be answered with a null id
 	inbox    []*Inbound
+	inboxB   int // the inbox's cost (footprint)
 	dropped  int
-	signal   chan struct{} // closed and replaced whenever the inbox grows
-	frames   int
-	known    int // frames of a kind this protocol defines
-	stderr   []string
+	// dropNoted is set once the transcript says the current scenario's
+	// inbox overflowed.
+	dropNoted bool
+	signal    chan struct{} // closed and replaced whenever the inbox grows
+	frames    int
+	known     int // frames of a kind this protocol defines
+	stderr    []string
 	// handler, when set, answers server requests instead of
 	// Options.Handler until the next scenario starts.
 	handler Handler
 	// serverIDs holds the ids of requests the server sent: a response-role
 	// frame carrying one (an error about a callback) is about that request,
-	// not an answer to one of wirecheck's, and not a stray.
-	serverIDs map[string]bool
+	// not an answer to one of wirecheck's, and not a stray. serverOrder
+	// holds them in arrival order, to forget the oldest past maxServerIDs.
+	serverIDs   map[string]bool
+	serverOrder []string
 
 	gone chan struct{}
 	// heard is closed when the first line arrives on stdout.
@@ -136,6 +153,9 @@ type Peer struct {
 func New(o Options) *Peer {
 	if o.InboxCap <= 0 {
 		o.InboxCap = 4096
+	}
+	if o.InboxBytes <= 0 {
+		o.InboxBytes = DefaultInboxBytes
 	}
 	if o.Observe == nil {
 		o.Observe = func(Observation) {}
@@ -171,13 +191,16 @@ func (p *Peer) Protocol() *spec.Protocol { return p.protocol() }
 func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 
 // SetScenario tags what is observed from now on, forgets raw lines the
-// previous scenario left unanswered, and drops the handler it set.
+// previous scenario left unanswered, and drops the handler it set. The
+// answers of its calls are kept only as far as a late duplicate needs
+// them (see forgetBodies).
 func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
 	p.scenario = name
 	p.anon = 0
-	p.inbox = nil
+	p.inbox, p.inboxB, p.dropNoted = nil, 0, false
 	p.handler = nil
+	p.forgetBodies()
 	p.mu.Unlock()
 	p.o.Recorder.SetScenario(name)
 }
@@ -571,6 +594,72 @@ func (p *Peer) readLoop() {
 	p.signal = make(chan struct{})
 	p.mu.Unlock()
 	close(sig)
+}
+
+// DefaultInboxBytes is Options.InboxBytes' default.
+const DefaultInboxBytes = 4 << 20
+
+// maxServerIDs bounds the ids of server requests remembered: a server that
+// floods requests with fresh ids must not grow the table without end.
+const maxServerIDs = 10_000
+
+// rememberServerID records the id of a request the server sent. The caller
+// holds p.mu.
+func (p *Peer) rememberServerID(key string) {
+	if p.serverIDs[key] {
+		return
+	}
+	if len(p.serverOrder) >= maxServerIDs {
+		delete(p.serverIDs, p.serverOrder[0])
+		p.serverOrder = p.serverOrder[1:]
+	}
+	p.serverIDs[key] = true
+	p.serverOrder = append(p.serverOrder, key)
+}
+
+// forgetBodies keeps, of each answered call, only what a later duplicate
+// answer is judged by (its transcript line, its kind), so the answers of
+// every request a process was sent are not all held until it ends: a
+// server answering each with megabytes would hold them all. The caller
+// holds p.mu, and no scenario holds the calls any more.
+func (p *Peer) forgetBodies() {
+	for _, c := range p.answered {
+		if r := c.Response; r != nil && (r.Raw != nil || r.Value != nil) {
+			c.Response = &Inbound{Seq: r.Seq, At: r.At, Kind: r.Kind, Call: c, Problem: r.Problem}
+			c.Events = nil
+		}
+	}
+}
+
+// footprint estimates what a received frame holds in memory: its bytes and
+// its decoded value, which for many small tokens is many times the bytes.
+func footprint(in *Inbound) int {
+	if in.size == 0 {
+		in.size = 256 + len(in.Raw) + valueSize(in.Value)
+	}
+	return in.size
+}
+
+func valueSize(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 48
+		for k, e := range x {
+			n += 48 + len(k) + valueSize(e)
+		}
+		return n
+	case []any:
+		n := 24
+		for _, e := range x {
+			n += 16 + valueSize(e)
+		}
+		return n
+	case string:
+		return 16 + len(x)
+	case json.Number:
+		return 16 + len(x)
+	}
+	return 0
 }
 
 // Key is the canonical JSON text of an id, so ids of different JSON types

@@ -175,7 +175,7 @@ func (r *Recorder) Add(dir Direction, b []byte) int {
 		if had <= limit {
 			// Once per scenario and direction: had goes past the limit.
 			r.used[k] = limit + 1
-			msg := fmt.Sprintf("later %s lines of this scenario are not kept (%d KiB of them are, across its lines)", dir, limit>>10)
+			msg := fmt.Sprintf("the %s lines of this scenario reached the %s a scenario may keep; later ones are counted, not kept", dir, size(limit))
 			if r.budget.take(len(msg)+LineOverhead, true) {
 				r.append(Note, msg, 0)
 			}
@@ -188,6 +188,13 @@ func (r *Recorder) Add(dir Direction, b []byte) int {
 	}
 	r.used[k] = had + cost
 	return r.append(dir, text, cut)
+}
+
+func size(n int) string {
+	if n%(1<<10) != 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
 
 func (r *Recorder) append(dir Direction, text string, cut int) int {

@@ -69,7 +69,7 @@ var _ = Describe("the recorder", func() {
 				stderr++
 			case transcript.Note:
 				notes++
-				Expect(e.Text).To(ContainSubstring("later stderr lines of this scenario are not kept"))
+				Expect(e.Text).To(ContainSubstring("the stderr lines of this scenario reached the 1000 bytes a scenario may keep; later ones are counted, not kept"))
 				Expect(e.Scenario).To(Equal("flood"))
 			}
 		}
