@@ -251,7 +251,7 @@ var _ = Describe("a pool shared by queues", func() {
 		b := newQueue(64<<20, pool)
 		c := frameCost(1000)
 		kept := fill(a, 10_000, 1000)
-		Expect(int64(kept)*c).To(BeNumerically("<=", 1<<20+c))
+		Expect(int64(kept) * c).To(BeNumerically("<=", 1<<20+c))
 		Expect(a.overflow.Load()).To(BeTrue())
 		// The pool is spent, yet a queue holding less than its reserve
 		// still gets its frames: one flooding server does not starve the
@@ -259,7 +259,7 @@ var _ = Describe("a pool shared by queues", func() {
 		Expect(fill(b, 10, 1000)).To(Equal(10))
 		Expect(b.overflow.Load()).To(BeFalse())
 		kept = fill(b, 10_000, 1000)
-		Expect(int64(kept)*c).To(BeNumerically("<=", queueReserve))
+		Expect(int64(kept) * c).To(BeNumerically("<=", queueReserve))
 		Expect(pool.Used()).To(BeNumerically("<=", 1<<20+queueReserve+c))
 	})
 
