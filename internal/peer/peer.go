@@ -586,7 +586,7 @@ func (p *Peer) readLoop() {
 		p.receive(f)
 	}
 	if p.o.Transport.Overflowed() {
-		p.note("the server wrote more than the buffer cap while nobody was reading; frames were dropped")
+		p.note("the server wrote faster than wirecheck could judge its output: frames past the buffer cap were dropped unjudged")
 	}
 	close(p.gone)
 	p.mu.Lock()
