@@ -618,16 +618,21 @@ func (p *Peer) rememberServerID(key string) {
 }
 
 // forgetBodies keeps, of each answered call, only what a later duplicate
-// answer is judged by (its transcript line, its kind), so the answers of
-// every request a process was sent are not all held until it ends: a
-// server answering each with megabytes would hold them all. The caller
-// holds p.mu, and no scenario holds the calls any more.
+// answer is judged by (its transcript line, its kind, its scenario), so the
+// answers of every request a process was sent are not all held until it
+// ends: a server answering each with megabytes would hold them all. The
+// table gets a stub in the call's place; the call itself, which a scenario
+// or a session may still read, is left as it is. The caller holds p.mu.
 func (p *Peer) forgetBodies() {
-	for _, c := range p.answered {
-		if r := c.Response; r != nil && (r.Raw != nil || r.Value != nil) {
-			c.Response = &Inbound{Seq: r.Seq, At: r.At, Kind: r.Kind, Call: c, Problem: r.Problem}
-			c.Events = nil
+	for k, c := range p.answered {
+		r := c.Response
+		if r == nil || (r.Raw == nil && r.Value == nil) {
+			continue
 		}
+		stub := &Call{ID: c.ID, Key: c.Key, Method: c.Method, Scenario: c.Scenario, Seq: c.Seq, SentAt: c.SentAt,
+			done: c.done, Mismatch: c.Mismatch}
+		stub.Response = &Inbound{Seq: r.Seq, At: r.At, Kind: r.Kind, Call: stub, Problem: r.Problem}
+		p.answered[k] = stub
 	}
 }
 
