@@ -102,6 +102,7 @@ var _ = Describe("a hostile server never beats the harness", func() {
 		Entry("writes binary garbage", tc{"READY; head -c 200000 /dev/urandom; SLEEP", 1, 15 * time.Second, "SONDE-FRAMING-1", false}),
 		Entry("floods stdout with random bytes", tc{"READY; SLEEP & cat /dev/urandom", 1, 40 * time.Second, "SONDE-FRAMING-1", true}),
 		Entry("floods stdout with lines over the cap", tc{"head -c 5000000 /dev/zero | tr '\\0' a > DIR/l; echo >> DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "cap", false}),
+		Entry("floods stdout with valid lines of 1 MB", tc{"{ printf '{\"id\":\"flood\",\"ok\":true,\"pad\":\"'; head -c 1000000 /dev/zero | tr '\\0' a; printf '\"}\\n'; } > DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "SONDE-ONE-RESPONSE-1", false}),
 		Entry("exits at once", tc{"exit 0", 3, 10 * time.Second, "never printed its ready line", false}),
 		Entry("dies mid-line", tc{"printf '{\"ok\":tr'; kill -9 $$", 3, 10 * time.Second, "output ended in the middle of a line", false}),
 		Entry("ignores SIGTERM and leaves a child holding stdout", tc{"trap '' TERM; READY; SLEEP & SLEEP", 1, 20 * time.Second, "no response to request", false}),
