@@ -12,7 +12,8 @@ import (
 // Frame is one message read from the server, or the reason none could be.
 type Frame struct {
 	// Raw holds the frame's bytes without framing (no trailing newline).
-	// For an over-long line it holds the first MaxFrame bytes.
+	// For an over-long line it holds the first MaxFrame bytes (on stderr,
+	// MaxStderrLine).
 	Raw []byte
 	// At is when the frame was complete.
 	At time.Time
@@ -37,7 +38,8 @@ type Transport interface {
 	WriteRaw(b []byte) error
 	// Recv delivers frames in arrival order.
 	Recv() <-chan Frame
-	// Stderr delivers the server's stderr, line by line (capped like frames).
+	// Stderr delivers the server's stderr, line by line (each line capped
+	// at Options.MaxStderrLine, the buffered lines like frames).
 	// It may be nil for transports without one.
 	Stderr() <-chan Frame
 	// CloseInput closes the server's stdin (or ends the session).
