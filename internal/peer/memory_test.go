@@ -122,3 +122,38 @@ var _ = Describe("the peer's memory", func() {
 		Expect(pe.AnsweredBodies()).To(BeZero(), "no answer body is held for a late duplicate")
 	})
 })
+
+var _ = Describe("the peer's unread frames", func() {
+	It("keep the server's first line, which the startup contract judges, however many follow it unread", func() {
+		pe, f, _ := newPeerWith(func(o *peer.Options) {})
+		f.push(`{"method":"ready"}`)
+		for i := range 5000 {
+			f.push(fmt.Sprintf(`{"method":"note","n":%d}`, i))
+		}
+		settle(pe, f)
+		got := drain(pe)
+		Expect(got).To(HaveLen(4096))
+		m, _ := got[0].Field("/method")
+		Expect(m).To(Equal("ready"))
+		n, _ := got[len(got)-1].Field("/n")
+		Expect(fmt.Sprint(n)).To(Equal("4999"))
+	})
+
+	It("cost nothing once read, so a scenario that reads what it gets never drops", func() {
+		pe, f, rec := newPeerWith(func(o *peer.Options) { o.InboxBytes = 1 << 20 })
+		pad := strings.Repeat("p", 100_000)
+		for i := 0; i < 50; i += 2 {
+			// Two at a time: the second is queued behind the first.
+			f.push(fmt.Sprintf(`{"method":"note","n":%d,"pad":%q}`, i, pad))
+			f.push(fmt.Sprintf(`{"method":"note","n":%d,"pad":%q}`, i+1, pad))
+			for j := range 2 {
+				in, err := pe.Next(time.Minute)
+				Expect(err).NotTo(HaveOccurred())
+				n, _ := in.Field("/n")
+				Expect(fmt.Sprint(n)).To(Equal(fmt.Sprint(i + j)))
+			}
+		}
+		settle(pe, f)
+		Expect(notes(rec)).NotTo(ContainElement(ContainSubstring("dropped")))
+	})
+})

@@ -127,6 +127,10 @@ type Peer struct {
 	// dropNoted is set once the transcript says the current scenario's
 	// inbox overflowed.
 	dropNoted bool
+	// firstLine is the first frame the server wrote, while it is queued:
+	// the startup contract judges it, so a flood behind it must not push
+	// it out before the runner has read it.
+	firstLine *Inbound
 	signal    chan struct{} // closed and replaced whenever the inbox grows
 	frames    int
 	known     int // frames of a kind this protocol defines
@@ -198,7 +202,7 @@ func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
 	p.scenario = name
 	p.anon = 0
-	p.inbox, p.inboxB, p.dropNoted = nil, 0, false
+	p.inbox, p.inboxB, p.dropNoted, p.firstLine = nil, 0, false, nil
 	p.handler = nil
 	p.forgetBodies()
 	p.mu.Unlock()
@@ -490,6 +494,10 @@ func (p *Peer) take(match func(*Inbound) bool) (*Inbound, chan struct{}) {
 	defer p.mu.Unlock()
 	for i, in := range p.inbox {
 		if match(in) {
+			p.inboxB -= footprint(in)
+			if in == p.firstLine {
+				p.firstLine = nil
+			}
 			if i == 0 {
 				p.inbox = p.inbox[1:] // the common case: no copy
 			} else {

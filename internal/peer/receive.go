@@ -322,15 +322,30 @@ func (p *Peer) Check(name string, v report.Verdict, seq int, msg, expected, actu
 func (p *Peer) emit(o Observation) { p.o.Observe(o) }
 
 // deliver queues a frame for Next, dropping the oldest past InboxCap
-// frames or InboxBytes of footprint (the newest is always kept).
+// frames or InboxBytes of footprint (the newest is always kept, and so is
+// the server's first line until it is read).
 func (p *Peer) deliver(in *Inbound) {
 	cost := footprint(in)
 	p.mu.Lock()
+	if p.frames == 1 {
+		p.firstLine = in
+	}
 	drops := 0
 	for len(p.inbox) > 0 && (len(p.inbox) >= p.o.InboxCap || p.inboxB+cost > p.o.InboxBytes) {
-		p.inboxB -= footprint(p.inbox[0])
-		p.inbox[0] = nil
-		p.inbox = p.inbox[1:]
+		v := 0
+		if p.inbox[0] == p.firstLine {
+			if len(p.inbox) == 1 {
+				break
+			}
+			v = 1
+		}
+		p.inboxB -= footprint(p.inbox[v])
+		if v == 0 {
+			p.inbox[0] = nil
+			p.inbox = p.inbox[1:]
+		} else {
+			p.inbox = append(p.inbox[:1], p.inbox[2:]...)
+		}
 		drops++
 	}
 	p.dropped += drops
