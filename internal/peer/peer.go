@@ -64,6 +64,10 @@ type Options struct {
 	// measures the server's answer, not its interpreter's start-up on a
 	// loaded machine. 0: no grace.
 	StartupGrace time.Duration
+	// InboxBytes bounds what those frames cost, their bytes and decoded
+	// values (see footprint), and what one call's events cost. Default
+	// 4 MiB: a flood of large lines would fill 4096 frames with gigabytes.
+	InboxBytes int
 }
 
 // Inbound is one frame the server sent, as the peer understood it.
@@ -81,6 +85,8 @@ type Inbound struct {
 	// (Call.Invalid): its kind is the protocol's invalid kind, and a null
 	// or missing id on it is no wrong id.
 	Invalid bool
+
+	size int // footprint, once computed
 }
 
 // Field returns the value at a JSON pointer in the frame, and whether it exists.
@@ -97,7 +103,12 @@ type Call struct {
 
 	done     chan struct{}
 	Response *Inbound
-	Events   []*Inbound
+	// Events are the call's events in arrival order; past InboxCap of
+	// them or InboxBytes of their cost the later ones are only counted in
+	// EventsDropped.
+	Events        []*Inbound
+	EventsDropped int
+	eventBytes    int
 	// Mismatch is set when the response was matched to this call although
 	// its id was not an exact echo (another JSON type, or another value
 	// while this was the only request in flight).
@@ -126,18 +137,28 @@ type Peer struct {
 	answered map[string]*Call
 	anon     int // raw lines sent that may be answered with a null id
 	inbox    []*Inbound
+	inboxB   int // the inbox's cost (footprint)
 	dropped  int
-	signal   chan struct{} // closed and replaced whenever the inbox grows
-	frames   int
-	known    int // frames of a kind this protocol defines
-	stderr   []string
+	// dropNoted is set once the transcript says the current scenario's
+	// inbox overflowed.
+	dropNoted bool
+	// firstLine is the first frame the server wrote, while it is queued:
+	// the startup contract judges it, so a flood behind it must not push
+	// it out before the runner has read it.
+	firstLine *Inbound
+	signal    chan struct{} // closed and replaced whenever the inbox grows
+	frames    int
+	known     int // frames of a kind this protocol defines
+	stderr    []string
 	// handler, when set, answers server requests instead of
 	// Options.Handler until the next scenario starts.
 	handler Handler
 	// serverIDs holds the ids of requests the server sent: a response-role
 	// frame carrying one (an error about a callback) is about that request,
-	// not an answer to one of wirecheck's, and not a stray.
-	serverIDs map[string]bool
+	// not an answer to one of wirecheck's, and not a stray. serverOrder
+	// holds them in arrival order, to forget the oldest past maxServerIDs.
+	serverIDs   map[string]bool
+	serverOrder []string
 
 	gone chan struct{}
 	// heard is closed when the first line arrives on stdout.
@@ -152,6 +173,9 @@ type Peer struct {
 func New(o Options) *Peer {
 	if o.InboxCap <= 0 {
 		o.InboxCap = 4096
+	}
+	if o.InboxBytes <= 0 {
+		o.InboxBytes = DefaultInboxBytes
 	}
 	if o.Observe == nil {
 		o.Observe = func(Observation) {}
@@ -187,13 +211,16 @@ func (p *Peer) Protocol() *spec.Protocol { return p.protocol() }
 func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 
 // SetScenario tags what is observed from now on, forgets raw lines the
-// previous scenario left unanswered, and drops the handler it set.
+// previous scenario left unanswered, and drops the handler it set. The
+// answers of its calls are kept only as far as a late duplicate needs
+// them (see forgetBodies).
 func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
 	p.scenario = name
 	p.anon = 0
-	p.inbox = nil
+	p.inbox, p.inboxB, p.dropNoted, p.firstLine = nil, 0, false, nil
 	p.handler = nil
+	p.forgetBodies()
 	p.mu.Unlock()
 	p.o.Recorder.SetScenario(name)
 }
@@ -570,6 +597,10 @@ func (p *Peer) take(match func(*Inbound) bool) (*Inbound, chan struct{}) {
 	defer p.mu.Unlock()
 	for i, in := range p.inbox {
 		if match(in) {
+			p.inboxB -= footprint(in)
+			if in == p.firstLine {
+				p.firstLine = nil
+			}
 			if i == 0 {
 				p.inbox = p.inbox[1:] // the common case: no copy
 			} else {
@@ -666,7 +697,7 @@ func (p *Peer) readLoop() {
 		p.receive(f)
 	}
 	if p.o.Transport.Overflowed() {
-		p.note("the server wrote more than the buffer cap while nobody was reading; frames were dropped")
+		p.note("the server wrote faster than wirecheck could judge its output: frames past the buffer cap were dropped unjudged")
 	}
 	close(p.gone)
 	p.mu.Lock()
@@ -674,6 +705,77 @@ func (p *Peer) readLoop() {
 	p.signal = make(chan struct{})
 	p.mu.Unlock()
 	close(sig)
+}
+
+// DefaultInboxBytes is Options.InboxBytes' default.
+const DefaultInboxBytes = 4 << 20
+
+// maxServerIDs bounds the ids of server requests remembered: a server that
+// floods requests with fresh ids must not grow the table without end.
+const maxServerIDs = 10_000
+
+// rememberServerID records the id of a request the server sent. The caller
+// holds p.mu.
+func (p *Peer) rememberServerID(key string) {
+	if p.serverIDs[key] {
+		return
+	}
+	if len(p.serverOrder) >= maxServerIDs {
+		delete(p.serverIDs, p.serverOrder[0])
+		p.serverOrder = p.serverOrder[1:]
+	}
+	p.serverIDs[key] = true
+	p.serverOrder = append(p.serverOrder, key)
+}
+
+// forgetBodies keeps, of each answered call, only what a later duplicate
+// answer is judged by (its transcript line, its kind, its scenario), so the
+// answers of every request a process was sent are not all held until it
+// ends: a server answering each with megabytes would hold them all. The
+// table gets a stub in the call's place; the call itself, which a scenario
+// or a session may still read, is left as it is. The caller holds p.mu.
+func (p *Peer) forgetBodies() {
+	for k, c := range p.answered {
+		r := c.Response
+		if r == nil || (r.Raw == nil && r.Value == nil) {
+			continue
+		}
+		stub := &Call{ID: c.ID, Key: c.Key, Method: c.Method, Scenario: c.Scenario, Seq: c.Seq, SentAt: c.SentAt,
+			done: c.done, Mismatch: c.Mismatch}
+		stub.Response = &Inbound{Seq: r.Seq, At: r.At, Kind: r.Kind, Call: stub, Problem: r.Problem}
+		p.answered[k] = stub
+	}
+}
+
+// footprint estimates what a received frame holds in memory: its bytes and
+// its decoded value, which for many small tokens is many times the bytes.
+func footprint(in *Inbound) int {
+	if in.size == 0 {
+		in.size = 256 + len(in.Raw) + valueSize(in.Value)
+	}
+	return in.size
+}
+
+func valueSize(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 48
+		for k, e := range x {
+			n += 48 + len(k) + valueSize(e)
+		}
+		return n
+	case []any:
+		n := 24
+		for _, e := range x {
+			n += 16 + valueSize(e)
+		}
+		return n
+	case string:
+		return 16 + len(x)
+	case json.Number:
+		return 16 + len(x)
+	}
+	return 0
 }
 
 // Key is the canonical JSON text of an id, so ids of different JSON types

@@ -105,13 +105,11 @@ func (p *Peer) receive(f transport.Frame) {
 		}
 		p.check(CheckEventInFlight, scen, report.Pass, seq, "", "", "")
 		in.Call = call
-		p.mu.Lock()
-		call.Events = append(call.Events, in)
-		p.mu.Unlock()
+		p.addEvent(call, in)
 	case spec.RoleRequest:
 		if hasID && idv != nil {
 			p.mu.Lock()
-			p.serverIDs[Key(idv)] = true
+			p.rememberServerID(Key(idv))
 			p.mu.Unlock()
 		}
 		p.deliver(in)
@@ -397,17 +395,58 @@ func (p *Peer) Check(name string, v report.Verdict, seq int, msg, expected, actu
 
 func (p *Peer) emit(o Observation) { p.o.Observe(o) }
 
+// deliver queues a frame for Next, dropping the oldest past InboxCap
+// frames or InboxBytes of footprint (the newest is always kept, and so is
+// the server's first line until it is read).
 func (p *Peer) deliver(in *Inbound) {
+	cost := footprint(in)
 	p.mu.Lock()
-	if len(p.inbox) >= p.o.InboxCap {
-		p.inbox = p.inbox[1:]
-		p.dropped++
+	if p.frames == 1 {
+		p.firstLine = in
 	}
+	drops := 0
+	for len(p.inbox) > 0 && (len(p.inbox) >= p.o.InboxCap || p.inboxB+cost > p.o.InboxBytes) {
+		v := 0
+		if p.inbox[0] == p.firstLine {
+			if len(p.inbox) == 1 {
+				break
+			}
+			v = 1
+		}
+		p.inboxB -= footprint(p.inbox[v])
+		if v == 0 {
+			p.inbox[0] = nil
+			p.inbox = p.inbox[1:]
+		} else {
+			p.inbox = append(p.inbox[:1], p.inbox[2:]...)
+		}
+		drops++
+	}
+	p.dropped += drops
 	p.inbox = append(p.inbox, in)
+	p.inboxB += cost
+	note := drops > 0 && !p.dropNoted
+	p.dropNoted = p.dropNoted || note
 	sig := p.signal
 	p.signal = make(chan struct{})
 	p.mu.Unlock()
 	close(sig)
+	if note {
+		p.note(fmt.Sprintf("frames nobody read are being dropped, oldest first: more than %d frames or %d KiB of them were queued", p.o.InboxCap, p.o.InboxBytes>>10))
+	}
+}
+
+// addEvent keeps an event with its call, within the inbox's bounds.
+func (p *Peer) addEvent(call *Call, in *Inbound) {
+	cost := footprint(in)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(call.Events) > 0 && (len(call.Events) >= p.o.InboxCap || call.eventBytes+cost > p.o.InboxBytes) {
+		call.EventsDropped++
+		return
+	}
+	call.Events = append(call.Events, in)
+	call.eventBytes += cost
 }
 
 func framing(f transport.Frame) string {

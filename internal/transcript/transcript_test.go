@@ -1,6 +1,9 @@
 package transcript_test
 
 import (
+	"fmt"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"pgregory.net/rapid"
 )
 
 func TestTranscript(t *testing.T) {
@@ -31,7 +35,7 @@ var _ = Describe("the recorder", func() {
 
 	It("keeps, across the recorders sharing a budget, no more lines or bytes than it allows, and counts what it dropped", func() {
 		start := time.Now()
-		b := transcript.NewBudget(3, 1000)
+		b := transcript.NewBudget(3, 1<<20).WithScenarioCap(1 << 20)
 		one, two := transcript.NewRecorderAt(start, b), transcript.NewRecorderAt(start, b)
 		Expect(one.Add(transcript.Sent, []byte("a"))).To(Equal(0))
 		Expect(two.Add(transcript.Sent, []byte("b"))).To(Equal(0))
@@ -39,10 +43,104 @@ var _ = Describe("the recorder", func() {
 		Expect(two.Add(transcript.Sent, []byte("d"))).To(Equal(-1), "the budget's three lines are used")
 		Expect(two.Dropped()).To(Equal(1))
 
-		big := transcript.NewRecorderAt(start, transcript.NewBudget(100, 10))
+		// Each line costs its text and LineOverhead.
+		big := transcript.NewRecorderAt(start, transcript.NewBudget(100, 2*transcript.LineOverhead+10).WithScenarioCap(1<<20))
 		Expect(big.Add(transcript.Received, []byte("12345678"))).To(Equal(0))
-		Expect(big.Add(transcript.Received, []byte("123"))).To(Equal(-1), "11 bytes would pass the 10 allowed")
+		Expect(big.Add(transcript.Received, []byte("123"))).To(Equal(-1), "11 bytes of text would pass the 10 allowed")
 		Expect(big.Add(transcript.Received, []byte("12"))).To(Equal(1))
 		Expect(big.Dropped()).To(Equal(1))
 	})
+
+	It("keeps a scenario's flood to its share, saying so once, and the next scenario's lines and its stdout as before", func() {
+		line := []byte(strings.Repeat("f", 100-transcript.LineOverhead+100)) // costs 200
+		r := transcript.NewRecorderAt(time.Now(), transcript.NewBudget(1000, 1<<20).WithScenarioCap(1000))
+		r.SetScenario("flood")
+		for range 100 {
+			r.Add(transcript.Stderr, line)
+		}
+		Expect(r.Add(transcript.Received, line)).NotTo(Equal(-1), "stderr has a share of its own")
+		r.SetScenario("next")
+		Expect(r.Add(transcript.Stderr, line)).NotTo(Equal(-1))
+		es := r.Slice(0, -1)
+		var stderr, notes int
+		for _, e := range es {
+			switch e.Dir {
+			case transcript.Stderr:
+				stderr++
+			case transcript.Note:
+				notes++
+				Expect(e.Text).To(ContainSubstring("the stderr lines of this scenario reached the 1000 bytes a scenario may keep; later ones are counted, not kept"))
+				Expect(e.Scenario).To(Equal("flood"))
+			}
+		}
+		Expect(stderr).To(Equal(1000/200 + 1))
+		Expect(notes).To(Equal(1))
+		Expect(r.Dropped()).To(Equal(95))
+	})
+
+	It("keeps the harness's notes when the budget is spent", func() {
+		r := transcript.NewRecorderAt(time.Now(), transcript.NewBudget(2, 1<<20).WithScenarioCap(1<<20))
+		r.Add(transcript.Received, []byte("a"))
+		r.Add(transcript.Received, []byte("b"))
+		Expect(r.Add(transcript.Received, []byte("c"))).To(Equal(-1))
+		Expect(r.Add(transcript.Note, []byte("the server exited"))).To(Equal(2))
+	})
+
+	It("slices across its chunks as one slice would", func() {
+		rapid.Check(GinkgoT(), func(t *rapid.T) {
+			r := transcript.NewRecorder()
+			n := rapid.IntRange(0, 5000).Draw(t, "n")
+			for i := range n {
+				r.Add(transcript.Received, []byte(strconv.Itoa(i)))
+			}
+			Expect(r.Len()).To(Equal(n))
+			from := rapid.IntRange(-2, n+2).Draw(t, "from")
+			to := rapid.IntRange(-2, n+2).Draw(t, "to")
+			want := []string{}
+			lo, hi := max(from, 0), to
+			if hi < 0 || hi > n {
+				hi = n
+			}
+			for i := lo; i < hi; i++ {
+				want = append(want, strconv.Itoa(i))
+			}
+			got := []string{}
+			for i, e := range r.Slice(from, to) {
+				Expect(e.Seq).To(Equal(lo + i))
+				got = append(got, e.Text)
+			}
+			Expect(got).To(Equal(want))
+		})
+	})
+
+	DescribeTable("holds, flooded by lines of any length, little more memory than MaxBytes",
+		func(size int) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			b := transcript.NewBudget(transcript.MaxEntries, transcript.MaxBytes)
+			line := []byte(strings.Repeat("x", size))
+			var recs []*transcript.Recorder
+			for lane := range 8 {
+				r := transcript.NewRecorderAt(time.Now(), b)
+				recs = append(recs, r)
+				for s := range 4 {
+					r.SetScenario(fmt.Sprintf("s%d-%d", lane, s))
+					for range 8000 {
+						r.Add(transcript.Received, line)
+					}
+				}
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			Expect(recs[7].Dropped()).To(BeNumerically(">", 0), "the flood must pass the cap")
+			grew := int64(after.HeapInuse) - int64(before.HeapInuse)
+			Expect(grew).To(BeNumerically("<", transcript.MaxBytes*11/10), "%d MiB", grew>>20)
+			runtime.KeepAlive(recs)
+		},
+		Entry("empty lines", 0),
+		Entry("short lines", 25),
+		Entry("lines of 1 KiB", 1000),
+		Entry("lines past MaxEntryBytes", 100_000),
+	)
 })

@@ -16,8 +16,17 @@ const readBufSize = 256 << 10
 
 // frameOverhead is charged per queued frame on top of len(Raw). Without it a
 // flood of empty lines would cost nothing against MaxBuffered and the queue
-// of zero-length frames could grow without bound.
-const frameOverhead = 64
+// of zero-length frames could grow without bound. It is what a queued frame
+// really costs besides its bytes: the Frame in the queue's slice (56
+// bytes), twice over for the slice's growth, and the rounding of Raw's
+// allocation to a size class.
+const frameOverhead = 128
+
+// keepAcc is the largest long-line buffer a reader keeps between lines; a
+// bigger one (up to MaxFrame, 4 MiB, per stream and server) goes back to
+// the heap once its line is done, rather than be pinned for the
+// transport's life by one long line.
+const keepAcc = 64 << 10
 
 // splitLines reads r to its end and hands every line to emit, without its
 // '\n' and otherwise byte for byte ('\r' included: judging it is the
@@ -53,7 +62,7 @@ func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, overs
 			} else {
 				emit(line, false, false)
 			}
-			acc = acc[:0]
+			acc = release(acc)
 		case errors.Is(err, bufio.ErrBufferFull):
 			if discarding {
 				continue
@@ -61,7 +70,7 @@ func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, overs
 			acc = appendCapped(acc, chunk, maxFrame+1)
 			if len(acc) > maxFrame {
 				emit(acc[:maxFrame], true, false)
-				acc = acc[:0]
+				acc = release(acc)
 				discarding = true
 			}
 		default:
@@ -81,6 +90,15 @@ func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, overs
 	}
 }
 
+// release empties acc for the next line, dropping it when it is too big to
+// keep (see keepAcc).
+func release(acc []byte) []byte {
+	if cap(acc) > keepAcc {
+		return nil
+	}
+	return acc[:0]
+}
+
 // appendCapped appends as much of src as fits under limit total bytes,
 // growing dst at most to limit, where append's own growth could overshoot it
 // by up to a factor of two.
@@ -97,11 +115,56 @@ func appendCapped(dst, src []byte, limit int) []byte {
 	return append(dst, src[:n]...)
 }
 
+// Pool caps the bytes that the queues of several transports hold together.
+// Every queued frame is charged to it; a queue holding less than its
+// reserve may go past the cap, so one flooding server cannot starve the
+// others of the few frames they need. It is safe for concurrent use.
+type Pool struct {
+	max  int64
+	used atomic.Int64
+}
+
+// NewPool allows max bytes of queued frames in all.
+func NewPool(max int) *Pool { return &Pool{max: int64(max)} }
+
+// sharedPool is the pool of every transport launched without one.
+var sharedPool = NewPool(DefaultPool)
+
+// take charges n bytes if they fit under the cap, or unconditionally when
+// force is set, and reports whether it charged them.
+func (p *Pool) take(n int64, force bool) bool {
+	if force {
+		p.used.Add(n)
+		return true
+	}
+	for {
+		u := p.used.Load()
+		if u+n > p.max {
+			return false
+		}
+		if p.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
+
+func (p *Pool) give(n int64) { p.used.Add(-n) }
+
+// Used is the bytes charged now.
+func (p *Pool) Used() int64 { return p.used.Load() }
+
+// queueReserve is what a queue may hold whatever the pool says: enough for
+// a server that answers while another floods, too little to matter when
+// every lane of a run floods at once.
+const queueReserve = 256 << 10
+
 // queue hands frames from a reader goroutine, which must never wait, to a
-// consumer who may be slow or absent. Its cost is capped by bytes; once the
-// cap is reached new frames are dropped and the overflow is remembered.
+// consumer who may be slow or absent. Its cost is capped by bytes, its own
+// and its pool's; once a cap is reached new frames are dropped and the
+// overflow is remembered.
 type queue struct {
 	max      int64
+	pool     *Pool
 	bytes    atomic.Int64 // cost of frames queued or in the deliverer's hand
 	overflow atomic.Bool
 
@@ -117,9 +180,13 @@ type queue struct {
 	out  chan Frame    // unbuffered, so every undelivered frame is counted
 }
 
-func newQueue(limit int) *queue {
+func newQueue(limit int, pool *Pool) *queue {
+	if pool == nil {
+		pool = sharedPool
+	}
 	return &queue{
 		max:  int64(limit),
+		pool: pool,
 		wake: make(chan struct{}, 1),
 		out:  make(chan Frame),
 	}
@@ -127,15 +194,20 @@ func newQueue(limit int) *queue {
 
 func frameCost(n int) int64 { return int64(n) + frameOverhead }
 
-// offer queues a copy of line, or drops it when the queue is full. It checks
-// the cap before copying so a flood costs no allocation once full. A frame
-// is always accepted into an empty queue, so a MaxBuffered below MaxFrame
-// cannot make every long line vanish.
+// offer queues a copy of line, or drops it when the queue or its pool is
+// full. It checks the caps before copying so a flood costs no allocation
+// once full. A frame is always accepted into an empty queue, so a
+// MaxBuffered below MaxFrame cannot make every long line vanish.
 func (q *queue) offer(line []byte, oversize, partial bool) {
 	cost := frameCost(len(line))
 	// Only the reader adds and the deliverer only subtracts, so a stale load
 	// can only overestimate what is queued.
-	if n := q.bytes.Load(); n > 0 && n+cost > q.max {
+	n := q.bytes.Load()
+	if n > 0 && n+cost > q.max {
+		q.overflow.Store(true)
+		return
+	}
+	if !q.pool.take(cost, n == 0 || n+cost <= queueReserve) {
 		q.overflow.Store(true)
 		return
 	}
@@ -149,6 +221,7 @@ func (q *queue) offer(line []byte, oversize, partial bool) {
 		select {
 		case q.out <- f:
 			q.mu.Unlock()
+			q.pool.give(cost)
 			return
 		default:
 		}
@@ -188,6 +261,9 @@ const maxIdleItems = 4096
 func (q *queue) deliver(stop <-chan struct{}) {
 	defer func() {
 		q.awaitEOF()
+		// Frames left undelivered by stop go with the queue: the pool,
+		// which outlives it, must not go on counting them.
+		q.pool.give(q.bytes.Swap(0))
 		close(q.out)
 	}()
 	var batch []Frame
@@ -214,7 +290,9 @@ func (q *queue) deliver(stop <-chan struct{}) {
 			case <-stop:
 				return
 			}
-			q.bytes.Add(-frameCost(len(batch[i].Raw)))
+			c := frameCost(len(batch[i].Raw))
+			q.bytes.Add(-c)
+			q.pool.give(c)
 			batch[i] = Frame{} // let the consumer own the only reference
 		}
 		if cap(batch) > maxIdleItems {

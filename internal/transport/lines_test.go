@@ -143,7 +143,7 @@ var _ = Describe("appendCapped", func() {
 
 var _ = Describe("queue", func() {
 	It("drops what does not fit, keeps order, and closes after the end", func() {
-		q := newQueue(3 * (10 + frameOverhead))
+		q := newQueue(3*(10+frameOverhead), NewPool(1<<30))
 		for i := range 5 {
 			q.offer([]byte(strings.Repeat(string(rune('a'+i)), 10)), false, false)
 		}
@@ -160,7 +160,7 @@ var _ = Describe("queue", func() {
 	})
 
 	It("accepts a frame bigger than the cap into an empty queue", func() {
-		q := newQueue(10)
+		q := newQueue(10, NewPool(1<<30))
 		q.offer(make([]byte, 100), true, false)
 		q.offer([]byte("x"), false, false)
 		Expect(q.overflow.Load()).To(BeTrue())
@@ -169,7 +169,7 @@ var _ = Describe("queue", func() {
 	})
 
 	It("charges empty frames, so a flood of them is bounded", func() {
-		q := newQueue(64 << 10)
+		q := newQueue(64<<10, NewPool(1<<30))
 		for range 1_000_000 {
 			q.offer(nil, false, false)
 		}
@@ -179,7 +179,7 @@ var _ = Describe("queue", func() {
 	})
 
 	It("stops delivering when told to, closing its channel once the reader is done", func() {
-		q := newQueue(1 << 20)
+		q := newQueue(1<<20, NewPool(1<<30))
 		q.offer([]byte("never read"), false, false)
 		stop := make(chan struct{})
 		done := make(chan struct{})
@@ -198,7 +198,7 @@ var _ = Describe("queue", func() {
 	})
 
 	It("hands a frame straight to a waiting consumer, never ahead of queued ones", func() {
-		q := newQueue(1 << 20)
+		q := newQueue(1<<20, NewPool(1<<30))
 		received := make(chan string)
 		go func() {
 			for f := range q.out {
@@ -233,5 +233,105 @@ var _ = Describe("queue", func() {
 		Expect(<-received).To(Equal("behind"))
 		q.finish()
 		Eventually(received).Should(BeClosed())
+	})
+})
+
+var _ = Describe("a pool shared by queues", func() {
+	// fill offers n frames of size bytes and returns how many were kept.
+	fill := func(q *queue, n, size int) int {
+		for range n {
+			q.offer(make([]byte, size), false, false)
+		}
+		return len(q.items)
+	}
+
+	It("caps what the queues hold together, beyond each one's reserve", func() {
+		pool := NewPool(1 << 20)
+		a := newQueue(64<<20, pool)
+		b := newQueue(64<<20, pool)
+		c := frameCost(1000)
+		kept := fill(a, 10_000, 1000)
+		Expect(int64(kept) * c).To(BeNumerically("<=", 1<<20+c))
+		Expect(a.overflow.Load()).To(BeTrue())
+		// The pool is spent, yet a queue holding less than its reserve
+		// still gets its frames: one flooding server does not starve the
+		// others of their answers.
+		Expect(fill(b, 10, 1000)).To(Equal(10))
+		Expect(b.overflow.Load()).To(BeFalse())
+		kept = fill(b, 10_000, 1000)
+		Expect(int64(kept) * c).To(BeNumerically("<=", queueReserve))
+		Expect(pool.Used()).To(BeNumerically("<=", 1<<20+queueReserve+c))
+	})
+
+	It("gets back what was delivered, and what a stopped queue never delivered", func() {
+		pool := NewPool(1 << 20)
+		a := newQueue(64<<20, pool)
+		fill(a, 100, 1000)
+		Expect(pool.Used()).To(Equal(100 * frameCost(1000)))
+		stop := make(chan struct{})
+		go a.deliver(stop)
+		for range 40 {
+			<-a.out
+		}
+		close(stop)
+		a.finish()
+		Eventually(a.out).Should(BeClosed())
+		Expect(pool.Used()).To(BeZero())
+	})
+
+	It("is what Launch uses unless told otherwise, so the servers of a run share it", func() {
+		o := Options{Command: []string{"true"}}.withDefaults()
+		Expect(o.Pool).To(BeIdenticalTo(sharedPool))
+		Expect(o.MaxBuffered).To(Equal(DefaultMaxBuffered))
+		Expect(o.MaxStderrLine).To(Equal(DefaultMaxStderrLine))
+	})
+})
+
+// longLine yields n bytes of 'x' and a '\n' without holding them, then
+// reports on parked that the next Read came and blocks in it until done
+// closes.
+type longLine struct {
+	n      int
+	parked chan struct{}
+	done   chan struct{}
+}
+
+func (l *longLine) Read(p []byte) (int, error) {
+	switch {
+	case l.n > 0:
+		k := min(l.n, len(p))
+		for i := range p[:k] {
+			p[i] = 'x'
+		}
+		l.n -= k
+		return k, nil
+	case l.n == 0:
+		p[0] = '\n'
+		l.n = -1
+		return 1, nil
+	}
+	close(l.parked)
+	<-l.done
+	return 0, io.EOF
+}
+
+var _ = Describe("splitLines' long-line buffer", func() {
+	It("goes back to the heap once its line is done", func() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := &longLine{n: 3 << 20, parked: make(chan struct{}), done: make(chan struct{})}
+		DeferCleanup(func() { close(r.done) })
+		got := make(chan int, 1)
+		go func() {
+			_ = splitLines(r, 4<<20, 4096, func(l []byte, _, _ bool) { got <- len(l) })
+		}()
+		Expect(<-got).To(Equal(3 << 20))
+		// The reader is back in Read with the line behind it, as after a
+		// server's one big answer.
+		<-r.parked
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		Expect(int64(after.HeapInuse)-int64(before.HeapInuse)).To(BeNumerically("<", 2<<20), "a 3 MiB buffer is still held")
 	})
 })

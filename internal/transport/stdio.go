@@ -95,14 +95,14 @@ func Launch(opts Options) (Transport, error) {
 		stdin:  inW,
 		stdout: outR,
 		stderr: errR,
-		outQ:   newQueue(opts.MaxBuffered),
-		errQ:   newQueue(opts.MaxBuffered),
+		outQ:   newQueue(opts.MaxBuffered, opts.Pool),
+		errQ:   newQueue(opts.MaxBuffered, opts.Pool),
 		exited: make(chan struct{}),
 		stop:   make(chan struct{}),
 	}
 	t.workers.Add(4)
-	go t.read(outR, t.outQ)
-	go t.read(errR, t.errQ)
+	go t.read(outR, t.outQ, opts.MaxFrame)
+	go t.read(errR, t.errQ, opts.MaxStderrLine)
 	go t.deliver(t.outQ)
 	go t.deliver(t.errQ)
 	go t.wait()
@@ -157,12 +157,12 @@ type stdio struct {
 	closeErr  error
 }
 
-func (t *stdio) read(f *os.File, q *queue) {
+func (t *stdio) read(f *os.File, q *queue, maxLine int) {
 	defer t.workers.Done()
 	defer q.finish()
 	// An error (Close closing f under us, or a failed read) ends the stream
 	// just as EOF does; there is no one to report it to but the frames.
-	_ = splitLines(f, t.opts.MaxFrame, readBufSize, q.offer)
+	_ = splitLines(f, maxLine, readBufSize, q.offer)
 	_ = f.Close()
 }
 

@@ -453,11 +453,24 @@ var _ = Describe("a hostile server", func() {
 		expectGroupGone(s)
 	})
 
+	It("that writes a long stderr line gets it cut at the stderr cap, stdout keeping its own", func() {
+		s := launch(Options{Command: sh(`head -c 1000000 /dev/zero | tr '\0' e >&2; echo >&2; head -c 1000000 /dev/zero | tr '\0' o; echo`)})
+		e := recvOne(s.Stderr())
+		Expect(e.Oversize).To(BeTrue())
+		Expect(e.Raw).To(HaveLen(DefaultMaxStderrLine))
+		o := recvOne(s.Recv())
+		Expect(o.Oversize).To(BeFalse())
+		Expect(o.Raw).To(HaveLen(1000000))
+	})
+
 	It("that never reads stdin makes a big Send fail after WriteTimeout", func() {
 		const timeout = 300 * time.Millisecond
 		s := launch(Options{Command: []string{"sleep", "1000"}, WriteTimeout: timeout})
+		// Far more than a pipe holds, made before the clock starts: filling
+		// 50 MiB took seconds under -race on a loaded machine.
+		big := bytes.Repeat([]byte("z"), 4*mib)
 		start := time.Now()
-		err := s.Send(bytes.Repeat([]byte("z"), 50*mib))
+		err := s.Send(big)
 		Expect(err).To(MatchError(ErrWriteTimeout))
 		Expect(time.Since(start)).To(And(
 			BeNumerically(">=", timeout),
@@ -467,10 +480,12 @@ var _ = Describe("a hostile server", func() {
 	It("that never reads stdin has a blocked Send released by Close", func() {
 		s := launch(Options{Command: []string{"sleep", "1000"}, WriteTimeout: time.Minute})
 		sendErr := make(chan error, 1)
-		go func() { sendErr <- s.Send(bytes.Repeat([]byte("z"), 50*mib)) }()
+		big := bytes.Repeat([]byte("z"), 4*mib)
+		go func() { sendErr <- s.Send(big) }()
 		Consistently(sendErr).WithTimeout(200 * time.Millisecond).ShouldNot(Receive())
 		closeWithin(s, grace+margin)
-		Eventually(sendErr).Should(Receive(HaveOccurred()))
+		// Released, not timed out: the write timeout is a minute.
+		Eventually(sendErr).WithTimeout(10 * time.Second).Should(Receive(HaveOccurred()))
 	})
 
 	It("that has exited makes writes fail, not panic", func() {

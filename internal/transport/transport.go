@@ -12,7 +12,8 @@ import (
 // Frame is one message read from the server, or the reason none could be.
 type Frame struct {
 	// Raw holds the frame's bytes without framing (no trailing newline).
-	// For an over-long line it holds the first MaxFrame bytes.
+	// For an over-long line it holds the first MaxFrame bytes (on stderr,
+	// MaxStderrLine).
 	Raw []byte
 	// At is when the frame was complete.
 	At time.Time
@@ -37,7 +38,8 @@ type Transport interface {
 	WriteRaw(b []byte) error
 	// Recv delivers frames in arrival order.
 	Recv() <-chan Frame
-	// Stderr delivers the server's stderr, line by line (capped like frames).
+	// Stderr delivers the server's stderr, line by line (each line capped
+	// at Options.MaxStderrLine, the buffered lines like frames).
 	// It may be nil for transports without one.
 	Stderr() <-chan Frame
 	// CloseInput closes the server's stdin (or ends the session).
@@ -80,11 +82,20 @@ type Options struct {
 	Command []string // argv; Command[0] is looked up in PATH
 	Dir     string   // working directory; empty means wirecheck's own
 	Env     []string // KEY=VALUE added to wirecheck's environment
-	// MaxFrame caps one stdout or stderr line. Default 4 MiB.
+	// MaxFrame caps one stdout line. Default 4 MiB.
 	MaxFrame int
-	// MaxBuffered caps the bytes of frames read but not yet consumed.
-	// Default 64 MiB.
+	// MaxStderrLine caps one stderr line. Default 64 KiB: a stderr line is
+	// evidence for a reader, and nothing downstream keeps more of it than
+	// the transcript's 16 KiB per line, so holding 4 MiB of it per server
+	// would only cost memory.
+	MaxStderrLine int
+	// MaxBuffered caps the bytes of frames read but not yet consumed, per
+	// stream (stdout, stderr). Default 16 MiB: four lines of MaxFrame.
 	MaxBuffered int
+	// Pool caps the frames buffered by all the transports that share it
+	// (the lanes of a run each launch their own servers). Nil means the
+	// process-wide pool of DefaultPool bytes.
+	Pool *Pool
 	// Grace is how long Close waits after SIGTERM before SIGKILL. Default 500ms.
 	Grace time.Duration
 	// WriteTimeout bounds how long one Send or WriteRaw may go without the
@@ -96,8 +107,13 @@ type Options struct {
 
 // Defaults for Options.
 const (
-	DefaultMaxFrame     = 4 << 20
-	DefaultMaxBuffered  = 64 << 20
+	DefaultMaxFrame      = 4 << 20
+	DefaultMaxStderrLine = 64 << 10
+	DefaultMaxBuffered   = 16 << 20
+	// DefaultPool is what the transports of one wirecheck process may
+	// buffer together: eight lanes each flooded would otherwise hold
+	// 8 × 2 × MaxBuffered.
+	DefaultPool         = 16 << 20
 	DefaultGrace        = 500 * time.Millisecond
 	DefaultWriteTimeout = 5 * time.Second
 )
@@ -111,8 +127,14 @@ func (o Options) withDefaults() Options {
 	if o.MaxFrame <= 0 {
 		o.MaxFrame = DefaultMaxFrame
 	}
+	if o.MaxStderrLine <= 0 {
+		o.MaxStderrLine = DefaultMaxStderrLine
+	}
 	if o.MaxBuffered <= 0 {
 		o.MaxBuffered = DefaultMaxBuffered
+	}
+	if o.Pool == nil {
+		o.Pool = sharedPool
 	}
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
