@@ -8,10 +8,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -56,6 +56,8 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	type head struct {
 		Protocol string            `yaml:"protocol"`
 		Params   map[string]string `yaml:"params"`
+		// The rest of the file is the scenario's, read by scenario.Parse.
+		Rest map[string]any `yaml:",inline"`
 	}
 	heads := make([]head, len(files))
 	datas := make([][]byte, len(files))
@@ -64,7 +66,11 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		_ = yaml.Unmarshal(data, &heads[i])
+		// A file that is no YAML at all says so with its line before
+		// anything is asked of what it holds.
+		if err := spec.DecodeStrict(file, data, &heads[i]); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 		datas[i] = data
 		if f.protocol == "" {
 			f.protocol = heads[i].Protocol
