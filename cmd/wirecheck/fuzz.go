@@ -13,7 +13,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -101,13 +100,19 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if proto.Fuzz == nil && proto.Probe == nil {
 		return usageErr("protocol %s has no fuzz model yet", proto.ID)
 	}
-	target := runner.Describe(argv)
+	target := describe(argv)
+	// The replay line printed, written in each reproducer and in the
+	// report: the same settings as this campaign, so it fails the same way.
+	replay := func(file string) string {
+		return again{sub: "replay", head: []string{file}, t: &f.targetFlags,
+			params: f.params, mcpVer: f.mcpVer, command: argv}.line()
+	}
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: proto, Schemas: b.Schemas, Handler: b.Handler,
 		Launch: func() (transport.Transport, error) { return transport.Launch(topts) },
 		Runs:   f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
-		Level: level, Rules: f.rules, Target: target,
+		Level: level, Rules: f.rules, Target: target, Replay: replay,
 	})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -138,9 +143,6 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	close(progressDone)
 	stop()
 
-	replay := func(file string) string {
-		return runner.Describe(append([]string{"wirecheck", "replay", file, "--"}, argv...))
-	}
 	for _, bug := range bugs {
 		file, err := c.Save(bug, f.save)
 		if err != nil {

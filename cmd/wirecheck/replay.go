@@ -133,27 +133,19 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	if err != nil {
 		return err
 	}
-	// The settings given on the command line, for the reproduce command
-	// (those the file carries it applies itself).
-	var flags []string
-	for _, p := range f.params {
-		flags = append(flags, "--param", p)
-	}
-	if f.mcpVer != "" {
-		flags = append(flags, "--mcp-version", f.mcpVer)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
 		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
-		Target: runner.Describe(argv),
+		Target: describe(argv),
 		Reproduce: func(name string) string {
 			for _, s := range scs {
 				if s.Name == name {
-					parts := append(append([]string{"wirecheck", "replay", s.File}, flags...), "--")
-					return runner.Describe(append(parts, argv...))
+					// The settings the file carries it applies itself.
+					return again{sub: "replay", head: []string{s.File}, t: &f.targetFlags, level: f.level,
+						params: f.params, mcpVer: f.mcpVer, command: argv}.line()
 				}
 			}
 			return ""

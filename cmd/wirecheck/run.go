@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/redact"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -225,7 +224,7 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: f.jobs,
 		Rules: f.rules, Seed: f.seed, Params: params, Partial: len(f.scenarios) > 0,
-		Target:    runner.Describe(argv),
+		Target:    describe(argv),
 		Reproduce: func(name string) string { return reproduce(f, name, argv) },
 	})
 	rep.Version = version
@@ -302,28 +301,16 @@ func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noCo
 	return nil
 }
 
-// reproduce is the one command that runs a single scenario again with the
+// reproduce is the command that runs a single scenario again with the
 // same target settings.
 func reproduce(f *runFlags, name string, argv []string) string {
-	parts := []string{"wirecheck", "run", "--protocol", f.protocol, "--scenario", name}
-	if f.cwd != "" {
-		parts = append(parts, "--cwd", f.cwd)
-	}
-	for _, e := range f.env {
-		parts = append(parts, "--env", redact.EnvValue(e))
-	}
-	if f.timeout != runner.DefaultTimeout {
-		parts = append(parts, "--timeout", f.timeout.String())
+	var extra []string
+	for _, g := range f.rules {
+		extra = append(extra, "--rules", shellQuote(g))
 	}
 	if f.seed != 1 {
-		parts = append(parts, "--seed", fmt.Sprint(f.seed))
+		extra = append(extra, "--seed", fmt.Sprint(f.seed))
 	}
-	for _, p := range f.params {
-		parts = append(parts, "--param", p)
-	}
-	if f.mcpVer != "" {
-		parts = append(parts, "--mcp-version", f.mcpVer)
-	}
-	parts = append(parts, "--")
-	return runner.Describe(append(parts, argv...))
+	return again{sub: "run", head: []string{"--scenario", name}, t: &f.targetFlags, level: f.level,
+		params: f.params, mcpVer: f.mcpVer, extra: extra, command: argv}.line()
 }

@@ -60,6 +60,10 @@ type Config struct {
 	Rules []string
 	// Target describes the server for reports and reproducers.
 	Target string
+	// Replay, when set, is the command line that replays a saved
+	// reproducer file with the campaign's settings; the file's comment
+	// carries it.
+	Replay func(file string) string
 	// Trace, when set, is told the steps of every sequence as it ends (for
 	// tests of reproducibility).
 	Trace func(steps []scenario.Step)
