@@ -118,6 +118,7 @@ var _ = Describe("wirecheck fuzz against the sonde-serve reference server", func
 			smallest := bugs[0]
 			for _, b := range bugs {
 				Expect(rules).To(ContainElement(b.Rule), "fault %s: %s after %s: %s", fault, b.Rule, b.Shape, b.First.Message)
+				Expect(b.Shape).NotTo(MatchRegexp(goSyntax.String()), "a label in protocol terms")
 				if sends(b.Steps) < sends(smallest.Steps) {
 					smallest = b
 				}

@@ -222,26 +222,26 @@ func (s *sequence) act() error {
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.setShape("request " + methodOf(v))
+		s.setShape(requestLabel(v))
 		_, err := s.call(v)
 		return err
 	case "call":
 		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
-		s.setShape("call " + tl.name)
+		s.setShape(s.callLabel(tl.name))
 		_, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, s.last))
 		return err
 	case "call-invalid":
 		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
 		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
-		s.setShape("call " + tl.name + " with invalid arguments")
+		s.setShape(s.callLabel(tl.name) + " with invalid arguments")
 		if _, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, s.last)); err != nil {
 			return err
 		}
 		return s.probe()
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
-		s.setShape("invalid request: " + firstWords(m.What))
+		s.setShape("invalid " + requestLabel(m.Value) + ": " + firstWords(m.What))
 		if err := s.sendInvalid(m.Value); err != nil {
 			return err
 		}
@@ -255,14 +255,14 @@ func (s *sequence) act() error {
 			delete(m, idField(s.c))
 		}
 		b, _ := json.Marshal(base)
-		s.setShape("malformed: " + mal.name)
+		s.setShape("malformed bytes: " + mal.label)
 		if err := s.raw(mal.make(s.t, b)); err != nil {
 			return err
 		}
 		return s.probe()
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.setShape("request split over two writes")
+		s.setShape(requestLabel(v) + " split over two writes")
 		s.setID(v)
 		s.c.withParams(v)
 		b, _ := json.Marshal(v)
@@ -490,13 +490,53 @@ func (s *sequence) noteGone() {
 	}
 }
 
-func methodOf(v any) string {
-	if m, ok := v.(map[string]any); ok {
-		if s, ok := m["method"].(string); ok {
-			return s
-		}
+// requestLabel names a request the way the protocol's document would: by
+// its method, or by what makes it no request of any method. Labels group
+// failures and title reproducers, so they never show a Go type.
+func requestLabel(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return jsonType(v) + " sent as a request"
 	}
-	return fmt.Sprintf("%T", v)
+	method, has := m["method"]
+	if !has {
+		return "request without a method"
+	}
+	if name, ok := method.(string); ok {
+		if name == "" {
+			return "request with an empty method"
+		}
+		return "request " + name
+	}
+	return "request whose method is " + jsonType(method)
+}
+
+// callLabel names a call of a listed tool by the protocol's call method.
+func (s *sequence) callLabel(tool string) string {
+	method := "call"
+	if name, ok := s.c.cfg.Protocol.Fuzz.Tools.Call["method"].(string); ok && name != "" {
+		method = name
+	}
+	return fmt.Sprintf("%s of tool %q", method, tool)
+}
+
+// jsonType names the JSON type of a decoded value, with its article.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, float32, int, int64, uint64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value"
 }
 
 func firstWords(s string) string {

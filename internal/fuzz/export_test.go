@@ -1,0 +1,13 @@
+package fuzz
+
+// RequestLabel and MalformationLabels let the tests check the labels
+// failures are grouped under.
+var RequestLabel = requestLabel
+
+func MalformationLabels() []string {
+	var out []string
+	for _, m := range malformations {
+		out = append(out, m.label)
+	}
+	return out
+}
