@@ -62,15 +62,15 @@ frame judged by it. The reproducer records the revision, and replay uses it.`,
 	fl := cmd.Flags()
 	fl.Lookup("timeout").DefValue = fuzz.DefaultTimeout.String()
 	_ = fl.Set("timeout", fuzz.DefaultTimeout.String())
-	fl.DurationVar(&f.duration, "duration", 0, "fuzz for this long (instead of --runs)")
-	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate")
+	fl.DurationVar(&f.duration, "duration", 0, "the whole campaign's time, shrinking included (instead of --runs): generation stops at it and shrinking is cut off at it")
+	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate (shrinking not counted: each failure adds up to --shrink-time)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the campaign: the same seed gives the same sequences")
 	fl.StringVar(&f.save, "save", "reports", "folder for the shrunk reproducers (scenario files)")
 	fl.StringArrayVar(&f.reports, "report", nil, "write a report: FORMAT=PATH (repeatable)")
 	fl.StringVar(&f.level, "level", "should", "lowest rule level whose failure is a finding: must, should or may")
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
-	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure")
+	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE: the protocol's version key picks the revision to fuzz (e.g. mcp-version=2024-11-05)")
 	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to fuzz and judge by (protocol mcp; same as --param mcp-version=V)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console output")
@@ -160,10 +160,13 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 		return err
 	}
 	st := c.Stats()
-	fmt.Fprintf(cmd.OutOrStdout(), "\nfuzz: %s · %d distinct failure(s)\n", progressLine(st), len(bugs))
+	fmt.Fprintf(cmd.OutOrStdout(), "\nfuzz: %s · %d distinct failure(s)\n  time: %s\n", progressLine(st), len(bugs), st.Parts())
 	for _, bug := range bugs {
-		fmt.Fprintf(cmd.OutOrStdout(), "  %s %s after %s: %d hit(s)\n    saved %s\n    replay: %s\n",
-			bug.Rule, bug.Level, bug.Shape, bug.Hits, bug.File, replay(bug.File))
+		fmt.Fprintf(cmd.OutOrStdout(), "  %s %s after %s: %d hit(s)\n", bug.Rule, bug.Level, bug.Shape, bug.Hits)
+		if bug.Unshrunk != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "    not minimal: %s\n", bug.Unshrunk)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "    saved %s\n    replay: %s\n", bug.File, replay(bug.File))
 	}
 	return outcome(rep, runErr, level, interrupted)
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -49,5 +50,19 @@ var _ = Describe("what a new user trips over", func() {
 				Expect(found).To(BeTrue(), "%s refers to %s, which the repository does not hold", src, name)
 			}
 		}
+	})
+})
+
+var _ = Describe("fuzz --duration", func() {
+	It("bounds the whole command, shrinking included, and says how the time went", func() {
+		dir := GinkgoT().TempDir()
+		start := time.Now()
+		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--duration", "3s", "--shrink-time", "1m",
+			"--seed", "42", "--timeout", "500ms", "--save", dir, "--", bin(), "serve", "sonde-serve", "--fault", "exit-non-object")
+		// Generous: a 3 s budget with a 1 min shrink time once ran 60 s and more.
+		Expect(time.Since(start)).To(BeNumerically("<", 30*time.Second), out+errs)
+		Expect(code).To(Or(Equal(0), Equal(1)), out+errs)
+		Expect(out).To(MatchRegexp(`(?m)^  time: generation \S+, shrinking \S+`))
+		Expect(errs).NotTo(ContainSubstring("could not be started"))
 	})
 })

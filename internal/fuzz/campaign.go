@@ -44,8 +44,10 @@ type Config struct {
 	Schemas  *schema.Registry
 	Launch   func() (transport.Transport, error)
 	Handler  peer.Handler
-	// Runs is how many sequences to generate (shrinking not counted);
-	// Duration, when set, stops the campaign at that time instead.
+	// Runs is how many sequences to generate (shrinking not counted:
+	// each failure adds up to ShrinkTime). Duration, when set, is the
+	// budget of the whole campaign instead: generation stops at it, and
+	// shrinking is cut off at it (the sequence saved as far as it got).
 	Runs     int
 	Duration time.Duration
 	Seed     uint64
@@ -53,7 +55,12 @@ type Config struct {
 	MaxActions     int
 	Timeout        time.Duration
 	StartupTimeout time.Duration
-	ShrinkTime     time.Duration
+	// ShrinkTime bounds the shrinking of one failure (within Duration).
+	ShrinkTime time.Duration
+	// Now, when set, is the clock the budgets are measured by (tests);
+	// the wall clock otherwise, which also ends a sequence still running
+	// when Duration is spent.
+	Now func() time.Time
 	// Level is the lowest rule level whose failure counts as a finding;
 	// Rules, when set, narrows the rules that count (path.Match globs).
 	Level report.Level
@@ -82,6 +89,10 @@ type Bug struct {
 	Steps      []scenario.Step
 	Transcript []transcript.Entry
 	Seed       uint64
+	// Shrunk is how long shrinking took; Unshrunk, when set, says why it
+	// stopped before the sequence was minimal (a budget ran out).
+	Shrunk   time.Duration
+	Unshrunk string
 	// File is where the reproducer was saved, if it was.
 	File string
 }
@@ -92,6 +103,11 @@ type Stats struct {
 	Messages  int64
 	Bugs      int
 	Elapsed   time.Duration
+	// Shrinking is the part of Elapsed spent shrinking failures (finished
+	// ones); the rest generated and ran new sequences.
+	Shrinking time.Duration
+	// Cut counts failures whose shrinking a budget cut off.
+	Cut int
 }
 
 // Campaign runs sequences until its budget is spent.
@@ -108,14 +124,25 @@ type Campaign struct {
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
 
-	mu       sync.Mutex
-	bugs     map[[2]string]*Bug
-	order    []*Bug
-	last     *sequence // the last failing sequence of the current batch
-	startErr error
-	passes   map[string]int
-	schemas  map[string]*jsonschema.Schema
-	seed     uint64
+	mu    sync.Mutex
+	bugs  map[[2]string]*Bug
+	order []*Bug
+	last  *sequence // the last failing sequence of the current batch
+	// end is when a Duration budget is spent (zero: no such budget). The
+	// current batch shrinks from shrinkFrom until shrinkUntil (the earlier
+	// of ShrinkTime and end, byDuration when end); cut is set when a
+	// sequence was refused because that time had come.
+	end         time.Time
+	shrinkFrom  time.Time
+	shrinkUntil time.Time
+	byDuration  bool
+	cut         bool
+	shrinking   time.Duration
+	cuts        int
+	startErr    error
+	passes      map[string]int
+	schemas     map[string]*jsonschema.Schema
+	seed        uint64
 	// lastPtrs are the response fields templates carry forward.
 	lastPtrs []string
 }
@@ -161,9 +188,45 @@ func New(cfg Config) (*Campaign, error) {
 // Stats reports progress; safe to call from another goroutine.
 func (c *Campaign) Stats() Stats {
 	c.mu.Lock()
-	n := len(c.order)
+	n, shrinking, cuts := len(c.order), c.shrinking, c.cuts
 	c.mu.Unlock()
-	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n, Elapsed: time.Since(c.started)}
+	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n,
+		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts}
+}
+
+// Parts says how the time went: generating and running new sequences,
+// shrinking failures, and how many shrinks a budget cut off.
+func (st Stats) Parts() string {
+	out := fmt.Sprintf("generation %s, shrinking %s", (st.Elapsed - st.Shrinking).Round(time.Millisecond), st.Shrinking.Round(time.Millisecond))
+	if st.Cut > 0 {
+		out += fmt.Sprintf(" (%d failure(s) saved before shrinking ended: a budget ran out)", st.Cut)
+	}
+	return out
+}
+
+func (c *Campaign) now() time.Time {
+	if c.cfg.Now != nil {
+		return c.cfg.Now()
+	}
+	return time.Now()
+}
+
+// spent reports whether the budget refuses the next sequence: past the
+// end of the campaign while generating, past the shrink deadline while
+// shrinking. A refused sequence passes, so rapid stops shrinking soon
+// and keeps the smallest failing sequence found so far.
+func (c *Campaign) spent() bool {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		return !c.end.IsZero() && !now.Before(c.end)
+	}
+	if !now.Before(c.shrinkUntil) {
+		c.cut = true
+		return true
+	}
+	return false
 }
 
 var rapidInit sync.Once
@@ -180,12 +243,22 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 			_ = flag.CommandLine.Parse(nil)
 		}
 	})
-	c.ctx, c.started = ctx, time.Now()
+	c.ctx, c.started = ctx, c.now()
+	if c.cfg.Duration > 0 {
+		c.end = c.started.Add(c.cfg.Duration)
+		if c.cfg.Now == nil {
+			// The budget holds even while one sequence waits out its
+			// timeouts: at the end the live server is closed, as on Ctrl-C.
+			var cancel context.CancelFunc
+			c.ctx, cancel = context.WithDeadline(ctx, c.end)
+			defer cancel()
+		}
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		select {
-		case <-ctx.Done():
+		case <-c.ctx.Done():
 			if p := c.live.Load(); p != nil {
 				p.Transport().Close()
 			}
@@ -193,32 +266,45 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		}
 	}()
 	setFlag("rapid.nofailfile", "true")
-	setFlag("rapid.shrinktime", c.cfg.ShrinkTime.String())
+	// The campaign's own clock ends shrinking (spent); rapid's is a
+	// backstop past it, so it never decides first.
+	setFlag("rapid.shrinktime", (c.cfg.ShrinkTime + time.Minute).String())
 	c.seed = c.cfg.Seed
 	remaining := c.cfg.Runs
-	var deadline time.Time
-	if c.cfg.Duration > 0 {
-		deadline = c.started.Add(c.cfg.Duration)
+	if !c.end.IsZero() {
 		remaining = int(^uint(0) >> 1)
 	}
-	for remaining > 0 && ctx.Err() == nil && (deadline.IsZero() || time.Now().Before(deadline)) {
+	for remaining > 0 && c.ctx.Err() == nil && (c.end.IsZero() || c.now().Before(c.end)) {
 		n := min(batch, remaining)
 		setFlag("rapid.checks", strconv.Itoa(n))
 		setFlag("rapid.seed", strconv.FormatUint(c.seed, 10))
 		before := c.sequences.Load()
 		tb := &quietTB{}
 		c.mu.Lock()
-		c.last = nil
+		c.last, c.cut = nil, false
 		c.mu.Unlock()
 		rapid.Check(tb, c.run)
 		if err := c.startFailure(); err != nil {
 			return c.sorted(), err
 		}
+		now := c.now()
 		c.mu.Lock()
-		last := c.last
+		last, cut := c.last, c.cut || (c.last != nil && !now.Before(c.shrinkUntil))
+		took, byDuration := now.Sub(c.shrinkFrom), c.byDuration
+		if last != nil {
+			c.shrinking += took
+		}
 		c.mu.Unlock()
 		if last != nil {
-			c.addBug(last)
+			why := ""
+			switch {
+			case cut && byDuration:
+				why = fmt.Sprintf("shrinking stopped after %s, when the --duration budget (%s) ran out: the sequence may not be minimal",
+					took.Round(time.Millisecond), c.cfg.Duration)
+			case cut:
+				why = fmt.Sprintf("shrinking stopped at --shrink-time %s: the sequence may not be minimal", c.cfg.ShrinkTime)
+			}
+			c.addBug(last, took, why)
 		}
 		ran := int(c.sequences.Load() - before)
 		if last != nil {
@@ -270,9 +356,17 @@ func (c *Campaign) tally(o peer.Observation) {
 // recordFailure keeps the last failing sequence of a batch: rapid reruns
 // the minimal one last, so that is the reproducer.
 func (c *Campaign) recordFailure(s *sequence) {
+	now := c.now()
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		// The batch's first failure: shrinking starts, within the budgets.
+		c.shrinkFrom, c.shrinkUntil, c.byDuration = now, now.Add(c.cfg.ShrinkTime), false
+		if !c.end.IsZero() && c.end.Before(c.shrinkUntil) {
+			c.shrinkUntil, c.byDuration = c.end, true
+		}
+	}
 	c.last = s
-	c.mu.Unlock()
 }
 
 // known counts a hit of a bug already found and reports whether it was
@@ -288,11 +382,14 @@ func (c *Campaign) known(f *peer.Observation) bool {
 	return false
 }
 
-func (c *Campaign) addBug(s *sequence) {
+func (c *Campaign) addBug(s *sequence, shrunk time.Duration, unshrunk string) {
 	f := s.failed()
 	k := [2]string{f.Rule, f.Scenario}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if unshrunk != "" {
+		c.cuts++
+	}
 	if b := c.bugs[k]; b != nil {
 		b.Hits++
 		return
@@ -302,7 +399,7 @@ func (c *Campaign) addBug(s *sequence) {
 		level = r.Level
 	}
 	b := &Bug{Rule: f.Rule, Level: level, Shape: f.Scenario, Hits: 1, First: *f,
-		Steps: s.steps, Transcript: s.rec.Slice(0, -1), Seed: c.seed}
+		Steps: s.steps, Transcript: s.rec.Slice(0, -1), Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk}
 	c.bugs[k] = b
 	c.order = append(c.order, b)
 }
@@ -316,6 +413,11 @@ func (c *Campaign) sorted() []*Bug {
 }
 
 func (c *Campaign) startError(err error) error {
+	if c.ctx.Err() != nil {
+		// Closed by an interrupt or the end of the budget, not a failure
+		// to start.
+		return errStop
+	}
 	c.mu.Lock()
 	if c.startErr == nil {
 		c.startErr = fmt.Errorf("%w: %v", runner.ErrNotStarted, err)

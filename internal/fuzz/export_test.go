@@ -2,7 +2,10 @@ package fuzz
 
 // RequestLabel and MalformationLabels let the tests check the labels
 // failures are grouped under.
-var RequestLabel = requestLabel
+var (
+	RequestLabel = requestLabel
+	InvalidLabel = invalidLabel
+)
 
 func MalformationLabels() []string {
 	var out []string

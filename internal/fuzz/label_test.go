@@ -36,9 +36,11 @@ func jsonValue() *rapid.Generator[any] {
 var _ = Describe("failure labels", func() {
 	It("name a request in protocol terms, whatever was generated", func() {
 		rapid.Check(GinkgoT(), func(t *rapid.T) {
-			l := fuzz.RequestLabel(jsonValue().Draw(t, "request"))
-			if goSyntax.MatchString(l) {
-				t.Fatalf("label %q shows Go syntax", l)
+			v := jsonValue().Draw(t, "request")
+			for _, l := range []string{fuzz.RequestLabel(v), fuzz.InvalidLabel(v, "wrong type")} {
+				if goSyntax.MatchString(l) {
+					t.Fatalf("label %q shows Go syntax", l)
+				}
 			}
 		})
 	})

@@ -50,6 +50,9 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Saved by wirecheck fuzz: %s broke after %s (%d hits).\n", b.Rule, b.Shape, b.Hits)
+	if b.Unshrunk != "" {
+		fmt.Fprintf(&out, "# Not minimal: %s.\n", b.Unshrunk)
+	}
 	if p.Versions != nil {
 		fmt.Fprintf(&out, "# Revision %s (params: %s): replay judges by it; --param %s=V (or its flag) overrides.\n",
 			p.Version, p.Versions.Param, p.Versions.Param)

@@ -54,7 +54,7 @@ var errStop = errors.New("sequence stopped")
 
 // run is the rapid property.
 func (c *Campaign) run(t *rapid.T) {
-	if c.ctx.Err() != nil {
+	if c.ctx.Err() != nil || c.spent() {
 		return
 	}
 	c.countSequence()
@@ -241,7 +241,7 @@ func (s *sequence) act() error {
 		return s.probe()
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
-		s.setShape("invalid " + requestLabel(m.Value) + ": " + firstWords(m.What))
+		s.setShape(invalidLabel(m.Value, firstWords(m.What)))
 		if err := s.sendInvalid(m.Value); err != nil {
 			return err
 		}
@@ -509,6 +509,17 @@ func requestLabel(v any) string {
 		return "request " + name
 	}
 	return "request whose method is " + jsonType(method)
+}
+
+// invalidLabel names a schema-invalid request by its method and what
+// makes it invalid.
+func invalidLabel(v any, what string) string {
+	if m, ok := v.(map[string]any); ok {
+		if name, ok := m["method"].(string); ok && name != "" {
+			return "invalid request " + name + ": " + what
+		}
+	}
+	return "invalid request: " + what + " (" + requestLabel(v) + ")"
 }
 
 // callLabel names a call of a listed tool by the protocol's call method.

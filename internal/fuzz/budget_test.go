@@ -1,0 +1,108 @@
+package fuzz_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// fakeClock moves one step each time a server is launched, so the budgets
+// are spent by how many sequences ran, not by how fast the machine is.
+type fakeClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) tick() {
+	c.mu.Lock()
+	c.t = c.t.Add(c.step)
+	c.mu.Unlock()
+}
+
+var _ = Describe("the fuzz budget", func() {
+	budgeted := func(duration, shrink time.Duration, runs int) (*fuzz.Campaign, []*fuzz.Bug) {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("sonde-serve")
+		Expect(err).NotTo(HaveOccurred())
+		argv := []string{bin, "serve", "sonde-serve", "--fault", "exit-non-object"}
+		clock := &fakeClock{t: time.Unix(0, 0), step: time.Second}
+		c, err := fuzz.New(fuzz.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas,
+			Launch: func() (transport.Transport, error) {
+				clock.tick()
+				return transport.Launch(transport.Options{Command: argv})
+			},
+			Runs: runs, Duration: duration, Seed: 42, Timeout: time.Second, StartupTimeout: 5 * time.Second,
+			ShrinkTime: shrink, Target: runner.Describe(argv), Now: clock.Now,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		start := time.Now()
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		// Generous: the campaign is a few dozen sequences.
+		Expect(time.Since(start)).To(BeNumerically("<", 3*time.Minute))
+		return c, bugs
+	}
+
+	It("holds --duration for the whole campaign: shrinking is cut off at it and the failure saved as far as it got", func() {
+		c, bugs := budgeted(60*time.Second, time.Hour, 0)
+		Expect(bugs).NotTo(BeEmpty())
+		st := c.Stats()
+		// A sequence costs a step; the budget is exceeded by at most the
+		// one running when it ran out.
+		Expect(st.Elapsed).To(BeNumerically("<=", 60*time.Second+time.Second))
+		Expect(st.Shrinking).To(BeNumerically(">", 0))
+		Expect(st.Shrinking).To(BeNumerically("<", st.Elapsed))
+		Expect(st.Cut).To(Equal(1))
+		cut := bugs[len(bugs)-1]
+		for _, b := range bugs {
+			if b.Unshrunk != "" {
+				cut = b
+			}
+		}
+		Expect(cut.Unshrunk).To(ContainSubstring("--duration budget (1m0s) ran out"))
+		Expect(st.Parts()).To(MatchRegexp(`^generation \S+, shrinking \S+ \(1 failure\(s\) saved before shrinking ended`))
+
+		dir := GinkgoT().TempDir()
+		file, err := c.Save(cut, dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(readFile(file)).To(ContainSubstring("# Not minimal: shrinking stopped after"))
+		rep := c.Report(bugs, nil)
+		Expect(strings.Join(rep.Notes, "\n")).To(ContainSubstring("generation "))
+	})
+
+	It("bounds the shrinking of one failure by --shrink-time when --runs sets the budget", func() {
+		c, bugs := budgeted(0, 5*time.Second, 40)
+		Expect(bugs).NotTo(BeEmpty())
+		for _, b := range bugs {
+			Expect(b.Shrunk).To(BeNumerically("<=", 5*time.Second+time.Second))
+		}
+		Expect(c.Stats().Cut).To(BeNumerically(">=", 1))
+		Expect(bugs[0].Unshrunk + bugs[len(bugs)-1].Unshrunk).To(ContainSubstring("--shrink-time 5s"))
+	})
+})
+
+func readFile(name string) string {
+	data, err := os.ReadFile(name)
+	Expect(err).NotTo(HaveOccurred())
+	return string(data)
+}
