@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/report"
 )
 
 // What a new user tripped over (issue 10): each case is one of them.
@@ -64,5 +67,53 @@ var _ = Describe("fuzz --duration", func() {
 		Expect(code).To(Or(Equal(0), Equal(1)), out+errs)
 		Expect(out).To(MatchRegexp(`(?m)^  time: generation \S+, shrinking \S+`))
 		Expect(errs).NotTo(ContainSubstring("could not be started"))
+	})
+})
+
+var _ = Describe("several failures of one rule in one scenario", func() {
+	It("are each shown with their count: console, Markdown, HTML, and every one in JSON", func() {
+		dir := GinkgoT().TempDir()
+		file := filepath.Join(dir, "two.yaml")
+		Expect(os.WriteFile(file, []byte(`protocol: sonde-serve
+name: two-failures
+rules: [SONDE-ONE-RESPONSE-1]
+fresh: true
+steps:
+  - send: {id: a, method: tools/list}
+    as: r1
+  - expect: r1
+  - send: {id: c, method: tools/call, params: {name: echo, arguments: {text: hi}}}
+    as: r2
+  - expect: r2
+`), 0o644)).To(Succeed())
+		code, out, errs := cli("", "replay", file, "--timeout", "1s", "--no-color",
+			"--report", "json="+filepath.Join(dir, "r.json"), "--report", "markdown="+filepath.Join(dir, "r.md"),
+			"--report", "html="+filepath.Join(dir, "r.html"),
+			"--", bin(), "serve", "sonde-serve", "--fault", "double-answer", "--fault", "drop-call")
+		Expect(code).To(Equal(1), out+errs)
+		second, none := `a second response to request id "a"`, `no response to request id "c"`
+		Expect(out).To(MatchRegexp(`FAIL\s+SONDE-ONE-RESPONSE-1\s+MUST\s+1 fail of 1\s`), "the column counts scenarios")
+		Expect(out).To(ContainSubstring(second))
+		Expect(out).To(ContainSubstring(none))
+		Expect(out).To(MatchRegexp(`scenario: two-failures( \(seen \d+ times\))?\n  message:  ` + regexp.QuoteMeta(none)))
+
+		md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
+		Expect(string(md)).To(ContainSubstring(second))
+		Expect(string(md)).To(ContainSubstring(none))
+		html, _ := os.ReadFile(filepath.Join(dir, "r.html"))
+		Expect(string(html)).To(ContainSubstring("a second response to request id &#34;a&#34;"))
+		Expect(string(html)).To(ContainSubstring("no response to request id &#34;c&#34;"))
+
+		data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+		var rep report.Report
+		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		var messages []string
+		for _, f := range rep.Findings {
+			if f.Rule == "SONDE-ONE-RESPONSE-1" && f.Verdict == report.Fail {
+				messages = append(messages, f.Message)
+				Expect(f.Count).To(BeNumerically(">=", 1))
+			}
+		}
+		Expect(messages).To(ConsistOf(ContainSubstring(second), ContainSubstring(none)))
 	})
 })
