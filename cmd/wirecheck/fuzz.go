@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -156,8 +157,13 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if interrupted {
 		rep.Notes = append(rep.Notes, "interrupted: the campaign ended early")
 	}
-	if err := writeReports(cmd, rep, outs, f.noColor, false); err != nil {
+	launched, stderr := c.NotStarted()
+	nr := notReady(rep, runErr, proto, &f.targetFlags, argv, launched, stderr)
+	if err := writeReports(cmd, rep, outs, f.noColor, false, nr); err != nil {
 		return err
+	}
+	if nr != nil {
+		return &exitError{code: exitNoTarget, err: errors.New("")}
 	}
 	st := c.Stats()
 	fmt.Fprintf(cmd.OutOrStdout(), "\nfuzz: %s · %d distinct failure(s)\n  time: %s\n", progressLine(st), len(bugs), st.Parts())

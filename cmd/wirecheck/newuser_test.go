@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -115,5 +116,53 @@ steps:
 			}
 		}
 		Expect(messages).To(ConsistOf(ContainSubstring(second), ContainSubstring(none)))
+	})
+})
+
+var _ = Describe("a server that never becomes ready", func() {
+	It("gets one block first: what was awaited, for how long, the command, its last stderr lines, exit 3", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--startup-timeout", "1s", "--level", "should",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", "sh", "-c", "echo loading config >&2; echo listening on nothing >&2; sleep 30")
+		Expect(code).To(Equal(3), out+errs)
+		Expect(out).To(HavePrefix("The server never became ready: nothing was checked (exit 3).\n"))
+		Expect(out).To(ContainSubstring("  awaited:  its ready line: a ready frame as the first line on stdout (SONDE-STARTUP-1)\n"))
+		Expect(out).To(ContainSubstring("  waited:   1s (--startup-timeout sets it)\n"))
+		Expect(out).To(ContainSubstring("  command:  sh -c 'echo loading config >&2; echo listening on nothing >&2; sleep 30'\n"))
+		Expect(out).To(ContainSubstring("  stderr (last 2 lines):\n    loading config\n    listening on nothing\n"))
+		Expect(out).To(ContainSubstring("exit 3"))
+		Expect(out).NotTo(ContainSubstring("FAIL at level"))
+		Expect(out).NotTo(ContainSubstring("ERROR"))
+		Expect(strings.Count(out+errs, "no ready line")).To(Equal(1), "the cause is said once")
+
+		data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+		var rep report.Report
+		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		notRun := map[string]bool{}
+		for _, f := range rep.Findings {
+			if f.Verdict == report.Error && strings.HasPrefix(f.Message, "not run") {
+				notRun[f.Scenario] = true
+			}
+		}
+		Expect(len(notRun)).To(BeNumerically(">", 5), "the JSON report lists the scenarios not run")
+		Expect(out).To(ContainSubstring(fmt.Sprintf("not run:  %d scenarios", len(notRun))))
+	})
+
+	It("says so when the command cannot be started at all", func() {
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--", "./no-such-server")
+		Expect(code).To(Equal(3), out+errs)
+		Expect(out).To(HavePrefix("The server could not be started: nothing was checked (exit 3).\n"))
+		Expect(out).To(ContainSubstring("  awaited:  the process to start\n"))
+		Expect(out).To(ContainSubstring("no-such-server"))
+	})
+
+	It("fuzz says it the same way", func() {
+		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--startup-timeout", "1s", "--save", GinkgoT().TempDir(),
+			"--", "sh", "-c", "echo loading config >&2; sleep 30")
+		Expect(code).To(Equal(3), out+errs)
+		Expect(out).To(HavePrefix("The server never became ready: nothing was checked (exit 3).\n"))
+		Expect(out).To(ContainSubstring("  waited:   1s (--startup-timeout sets it)\n"))
+		Expect(out).To(ContainSubstring("    loading config\n"))
 	})
 })

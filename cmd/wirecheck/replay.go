@@ -153,8 +153,13 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	})
 	rep.Version = version
 	rep.Level = level
-	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose); err != nil {
+	launched, stderr := startupEvidence(rep, b.Protocol)
+	nr := notReady(rep, runErr, b.Protocol, &f.targetFlags, argv, launched, stderr)
+	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose, nr); err != nil {
 		return err
+	}
+	if nr != nil {
+		return &exitError{code: exitNoTarget, err: errors.New("")}
 	}
 	return outcome(rep, runErr, level, errors.Is(runErr, context.Canceled))
 }

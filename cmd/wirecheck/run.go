@@ -232,8 +232,13 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 	if known != nil {
 		rep.Notes = append(rep.Notes, known.apply(rep)...)
 	}
-	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose); err != nil {
+	launched, stderr := startupEvidence(rep, b.Protocol)
+	nr := notReady(rep, runErr, b.Protocol, &f.targetFlags, argv, launched, stderr)
+	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose, nr); err != nil {
 		return err
+	}
+	if nr != nil {
+		return &exitError{code: exitNoTarget, err: errors.New("")}
 	}
 	return outcome(rep, runErr, level, errors.Is(runErr, context.Canceled))
 }
@@ -260,7 +265,9 @@ func selectScenarios(all []*scenario.Scenario, globs []string) ([]*scenario.Scen
 
 // writeReports prints the console table (to stderr when a report goes to
 // stdout) and writes every --report file.
-func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noColor, verbose bool) error {
+// A run that never began (nr set) gets one block saying why instead of the
+// table of rules nobody could judge; the files are written all the same.
+func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noColor, verbose bool, nr *report.NotReady) error {
 	console := cmd.OutOrStdout()
 	for _, o := range outs {
 		if o.path == "-" {
@@ -271,7 +278,11 @@ func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noCo
 	if f, ok := console.(*os.File); ok && !noColor {
 		color = report.ColorFor(f)
 	}
-	if err := report.WriteConsole(console, rep, report.ConsoleOptions{Color: color, Verbose: verbose}); err != nil {
+	if nr != nil {
+		if err := report.WriteNotReady(console, *nr, color); err != nil {
+			return err
+		}
+	} else if err := report.WriteConsole(console, rep, report.ConsoleOptions{Color: color, Verbose: verbose}); err != nil {
 		return err
 	}
 	for _, o := range outs {

@@ -140,9 +140,12 @@ type Campaign struct {
 	shrinking   time.Duration
 	cuts        int
 	startErr    error
-	passes      map[string]int
-	schemas     map[string]*jsonschema.Schema
-	seed        uint64
+	// startLaunched and startStderr are the evidence of startErr.
+	startLaunched bool
+	startStderr   []string
+	passes        map[string]int
+	schemas       map[string]*jsonschema.Schema
+	seed          uint64
 	// lastPtrs are the response fields templates carry forward.
 	lastPtrs []string
 }
@@ -412,7 +415,9 @@ func (c *Campaign) sorted() []*Bug {
 	return out
 }
 
-func (c *Campaign) startError(err error) error {
+// startError records that the server could not be started (launched
+// false) or never became ready, with the stderr it wrote.
+func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder) error {
 	if c.ctx.Err() != nil {
 		// Closed by an interrupt or the end of the budget, not a failure
 		// to start.
@@ -421,9 +426,20 @@ func (c *Campaign) startError(err error) error {
 	c.mu.Lock()
 	if c.startErr == nil {
 		c.startErr = fmt.Errorf("%w: %v", runner.ErrNotStarted, err)
+		c.startLaunched = launched
+		c.startStderr = report.StartupStderr(rec.Slice(0, -1))
 	}
 	c.mu.Unlock()
 	return errStop
+}
+
+// NotStarted says, after Run returned runner.ErrNotStarted, whether the
+// process was launched (and so a ready line awaited) and the last lines it
+// wrote on stderr.
+func (c *Campaign) NotStarted() (launched bool, stderr []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.startLaunched, c.startStderr
 }
 
 func (c *Campaign) startFailure() error {

@@ -54,7 +54,9 @@ var errStop = errors.New("sequence stopped")
 
 // run is the rapid property.
 func (c *Campaign) run(t *rapid.T) {
-	if c.ctx.Err() != nil || c.spent() {
+	// A server that cannot be started fails every sequence the same way:
+	// one start failure ends the campaign, not one per sequence.
+	if c.ctx.Err() != nil || c.startFailure() != nil || c.spent() {
 		return
 	}
 	c.countSequence()
@@ -123,7 +125,7 @@ func (s *sequence) failed() *peer.Observation {
 func (s *sequence) start() error {
 	tr, err := s.c.cfg.Launch()
 	if err != nil {
-		return s.c.startError(err)
+		return s.c.startError(err, false, s.rec)
 	}
 	s.p = peer.New(peer.Options{
 		Protocol: s.c.cfg.Protocol, Schemas: s.c.cfg.Schemas, Transport: tr,
@@ -134,7 +136,11 @@ func (s *sequence) start() error {
 	if st := s.c.cfg.Protocol.Startup; st != nil {
 		s.setShape("startup")
 		if _, err := s.p.AwaitKind(st.Kind, s.c.cfg.StartupTimeout); err != nil {
-			return s.c.startError(fmt.Errorf("no ready line: %v", err))
+			why := "no ready line within " + s.c.cfg.StartupTimeout.String()
+			if errors.Is(err, peer.ErrExited) {
+				why = s.env.Gone()
+			}
+			return s.c.startError(errors.New(why), true, s.rec)
 		}
 	}
 	f := s.c.cfg.Protocol.Fuzz
