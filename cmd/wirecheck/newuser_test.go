@@ -126,7 +126,7 @@ var _ = Describe("a server that never becomes ready", func() {
 			"--report", "json="+filepath.Join(dir, "r.json"),
 			"--", "sh", "-c", "echo loading config >&2; echo listening on nothing >&2; sleep 30")
 		Expect(code).To(Equal(3), out+errs)
-		Expect(out).To(HavePrefix("The server never became ready: nothing was checked (exit 3).\n"))
+		Expect(out).To(HavePrefix("The server never became ready: the suite did not run (exit 3).\n"))
 		Expect(out).To(ContainSubstring("  awaited:  its ready line: a ready frame as the first line on stdout (SONDE-STARTUP-1)\n"))
 		Expect(out).To(ContainSubstring("  waited:   1s (--startup-timeout sets it)\n"))
 		Expect(out).To(ContainSubstring("  command:  sh -c 'echo loading config >&2; echo listening on nothing >&2; sleep 30'\n"))
@@ -152,7 +152,7 @@ var _ = Describe("a server that never becomes ready", func() {
 	It("says so when the command cannot be started at all", func() {
 		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--", "./no-such-server")
 		Expect(code).To(Equal(3), out+errs)
-		Expect(out).To(HavePrefix("The server could not be started: nothing was checked (exit 3).\n"))
+		Expect(out).To(HavePrefix("The server could not be started: the suite did not run (exit 3).\n"))
 		Expect(out).To(ContainSubstring("  awaited:  the process to start\n"))
 		Expect(out).To(ContainSubstring("no-such-server"))
 	})
@@ -161,7 +161,7 @@ var _ = Describe("a server that never becomes ready", func() {
 		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--startup-timeout", "1s", "--save", GinkgoT().TempDir(),
 			"--", "sh", "-c", "echo loading config >&2; sleep 30")
 		Expect(code).To(Equal(3), out+errs)
-		Expect(out).To(HavePrefix("The server never became ready: nothing was checked (exit 3).\n"))
+		Expect(out).To(HavePrefix("The server never became ready: the suite did not run (exit 3).\n"))
 		Expect(out).To(ContainSubstring("  waited:   1s (--startup-timeout sets it)\n"))
 		Expect(out).To(ContainSubstring("    loading config\n"))
 	})

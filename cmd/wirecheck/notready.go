@@ -24,6 +24,16 @@ func notReady(rep *report.Report, runErr error, p *spec.Protocol, t *targetFlags
 		n.Awaited = "its ready line: a " + st.Kind + " frame as the first line on stdout (" + st.Rule + ")"
 		n.Within, n.Flag = t.startupTimeout, "--startup-timeout"
 	}
+	for _, f := range rep.Findings {
+		if f.Verdict != report.Fail {
+			continue
+		}
+		if st := p.Startup; st != nil && f.Rule == st.Rule && f.Scenario == "startup" {
+			n.Cause = f.Message // says the same, with what was missing
+			continue
+		}
+		n.Failed = append(n.Failed, f.Rule+": "+f.Message)
+	}
 	seen := map[string]bool{}
 	for _, f := range rep.Findings {
 		if f.Verdict == report.Error && strings.HasPrefix(f.Message, "not run") && !seen[f.Scenario] {

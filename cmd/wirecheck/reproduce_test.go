@@ -39,12 +39,12 @@ var _ = Describe("printed reproduce lines", func() {
 	It("fuzz prints a replay line (and saves it in the reproducer) that reproduces the failure as printed", func() {
 		dir, save := server("mcp", "crash-on-garbage"), GinkgoT().TempDir()
 		code, out, errs := cli("", "fuzz", "--protocol", "mcp", "--runs", "25", "--seed", "3", "--timeout", "1s",
-			"--shrink-time", "1s", "--save", save, "--cwd", dir, "--env", "WC_FAULT=on", "--env", "API_TOKEN=s3cret",
-			"--param", "mcp-version=2024-11-05", "--", "./srv.sh")
+			"--shrink-time", "1s", "--save", save, "--rules", "MCP-STDIO-3", "--cwd", dir, "--env", "WC_FAULT=on",
+			"--env", "API_TOKEN=s3cret", "--param", "mcp-version=2024-11-05", "--", "./srv.sh")
 		Expect(code).To(Equal(1), out+errs)
-		m := regexp.MustCompile(`(?m)^    replay: (.*)$`).FindStringSubmatch(out)
+		m := regexp.MustCompile(`(?m)^    saved (.*)\n    replay: (.*)$`).FindStringSubmatch(out)
 		Expect(m).NotTo(BeNil(), out)
-		line := m[1]
+		file, line := m[1], m[2]
 		Expect(line).NotTo(ContainSubstring("s3cret"), "a secret is a placeholder")
 		Expect(line).To(ContainSubstring(`--env API_TOKEN="$API_TOKEN"`))
 		Expect(line).To(ContainSubstring("--param mcp-version=2024-11-05"))
@@ -53,9 +53,7 @@ var _ = Describe("printed reproduce lines", func() {
 		Expect(code).To(Equal(1), line+"\n"+rout)
 		Expect(rout).To(MatchRegexp(`FAIL\s+MCP-STDIO-3\s`))
 
-		files, _ := filepath.Glob(filepath.Join(save, "*.yaml"))
-		Expect(files).To(HaveLen(1))
-		data, err := os.ReadFile(files[0])
+		data, err := os.ReadFile(file)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(data)).To(ContainSubstring("# Replay: " + line + "\n"))
 		Expect(string(data)).NotTo(ContainSubstring("s3cret"))

@@ -121,6 +121,7 @@ type Campaign struct {
 	invalidRequest *rapid.Generator[gen.Mutation]
 
 	sequences atomic.Int64
+	generated atomic.Int64
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
 
@@ -281,7 +282,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		n := min(batch, remaining)
 		setFlag("rapid.checks", strconv.Itoa(n))
 		setFlag("rapid.seed", strconv.FormatUint(c.seed, 10))
-		before := c.sequences.Load()
+		before := c.generated.Load()
 		tb := &quietTB{}
 		c.mu.Lock()
 		c.last, c.cut = nil, false
@@ -309,12 +310,10 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 			}
 			c.addBug(last, took, why)
 		}
-		ran := int(c.sequences.Load() - before)
-		if last != nil {
-			// Shrinking reran the property; count only up to the failure.
-			ran = min(ran, n)
-		}
-		remaining -= max(1, ran)
+		// Only new sequences count against --runs, never shrinking's
+		// reruns (how many of those fit in --shrink-time depends on the
+		// machine, and so would the campaign).
+		remaining -= max(1, int(c.generated.Load()-before))
 		c.seed = next(c.seed)
 	}
 	return c.sorted(), nil
@@ -336,7 +335,17 @@ func next(s uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-func (c *Campaign) countSequence() { c.sequences.Add(1) }
+// countSequence counts a sequence run, and a new one (not a rerun while
+// shrinking) apart.
+func (c *Campaign) countSequence() {
+	c.sequences.Add(1)
+	c.mu.Lock()
+	shrinking := c.last != nil
+	c.mu.Unlock()
+	if !shrinking {
+		c.generated.Add(1)
+	}
+}
 
 // counts reports whether a failure of rule is a finding of this campaign.
 func (c *Campaign) counts(rule string) bool {

@@ -28,6 +28,9 @@ type NotReady struct {
 	Cause string
 	// Stderr is the server's last stderr lines.
 	Stderr []string
+	// Failed is what else failed before the end ("RULE: message"): a
+	// server that dies mid-line broke framing too.
+	Failed []string
 	// NotRun counts the scenarios that were not run (the JSON report
 	// lists each of their rules as not run).
 	NotRun int
@@ -59,7 +62,7 @@ func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 	if n.Launched {
 		what = "never became ready"
 	}
-	fmt.Fprintf(bw, "%s\n", p.verdict(Error, fmt.Sprintf("The server %s: nothing was checked (exit %d).", what, n.Code)))
+	fmt.Fprintf(bw, "%s\n", p.verdict(Error, fmt.Sprintf("The server %s: the suite did not run (exit %d).", what, n.Code)))
 	fmt.Fprintf(bw, "  awaited:  %s\n", line(n.Awaited, capMessage))
 	if n.Within > 0 {
 		waited := n.Within.String()
@@ -79,6 +82,13 @@ func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 		for _, l := range n.Stderr {
 			fmt.Fprintf(bw, "    %s\n", p.paint(sgrDim, line(l, capEntry)))
 		}
+	}
+	for i, f := range n.Failed {
+		label := "  also:     "
+		if i > 0 {
+			label = "            "
+		}
+		fmt.Fprintf(bw, "%s%s\n", label, indentRest(block(f, capMessage), "            "))
 	}
 	if n.NotRun > 0 {
 		fmt.Fprintf(bw, "  not run:  %d %s (each listed as not run in the JSON report)\n", n.NotRun, plural(n.NotRun, "scenario", "scenarios"))
