@@ -106,3 +106,27 @@ func readFile(name string) string {
 	Expect(err).NotTo(HaveOccurred())
 	return string(data)
 }
+
+var _ = Describe("the first answer of a server without a ready line", func() {
+	It("gets --startup-timeout, not --timeout: it includes the process's start", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		// A server slower to start than --timeout, as an interpreter on a
+		// loaded machine is, and correct once started.
+		argv := []string{"sh", "-c", `sleep 1.5; exec "$0" serve mcp`, bin}
+		c, err := fuzz.New(fuzz.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
+			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Runs:   2, Seed: 9, Timeout: time.Second, StartupTimeout: 30 * time.Second,
+			ShrinkTime: time.Second, Target: runner.Describe(argv),
+		})
+		Expect(err).NotTo(HaveOccurred())
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		for _, b := range bugs {
+			Fail("unexpected finding: " + b.Rule + " after " + b.Shape + ": " + b.First.Message)
+		}
+	})
+})

@@ -356,7 +356,7 @@ func (s *sequence) call(v any) (*peer.Inbound, error) {
 	if c == nil {
 		return nil, nil
 	}
-	in, err := s.env.Await(c, 0)
+	in, err := s.env.Await(c, s.firstWait())
 	if err != nil {
 		s.noteGone()
 		return nil, errStop
@@ -367,6 +367,19 @@ func (s *sequence) call(v any) (*peer.Inbound, error) {
 		}
 	}
 	return in, nil
+}
+
+// firstWait is the wait for an answer: --timeout, but --startup-timeout
+// while the server has said nothing yet. Without a ready line the first
+// answer also waits for the process to start, which on a loaded machine
+// is not the server's own step.
+func (s *sequence) firstWait() time.Duration {
+	select {
+	case <-s.p.Heard():
+		return 0
+	default:
+		return s.c.cfg.StartupTimeout
+	}
 }
 
 // notify sends a notification: no id is added and no answer is awaited
@@ -390,7 +403,7 @@ func (s *sequence) await(c *peer.Call) error {
 	if c == nil {
 		return nil
 	}
-	if _, err := s.env.Await(c, 0); err != nil {
+	if _, err := s.env.Await(c, s.firstWait()); err != nil {
 		s.noteGone()
 		return errStop
 	}
