@@ -44,8 +44,14 @@ pipelined requests, closing stdin), runs each against a fresh server, and
 judges it by the same rules as 'wirecheck run', plus liveness: after bad input
 the server must still answer a known-good request. A failing sequence is
 shrunk to a minimal one and saved as a scenario file that 'wirecheck replay'
-runs again. Failures are grouped by rule and by the action that preceded
-them. The same seed gives the same sequences.
+runs again; the replay line printed carries this command's settings. Failures
+are grouped by rule and by the action that preceded them. The same seed gives
+the same sequences.
+
+--duration bounds the whole command, shrinking included: a shrink cut off
+saves the failure as far as it got, marked "not minimal". --runs counts new
+sequences only; each failure adds up to --shrink-time. The summary says how
+long generation and shrinking took.
 
 A protocol with revisions (mcp) is fuzzed in the one --param <its version
 key>=V names (for mcp also --mcp-version V), its default otherwise: requests
