@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"sort"
@@ -287,7 +288,14 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		c.mu.Lock()
 		c.last, c.cut = nil, false
 		c.mu.Unlock()
-		rapid.Check(tb, c.run)
+		// In a goroutine of its own: the property ends it with Goexit
+		// when the batch must stop (run).
+		batchDone := make(chan struct{})
+		go func() {
+			defer close(batchDone)
+			rapid.Check(tb, c.run)
+		}()
+		<-batchDone
 		if err := c.startFailure(); err != nil {
 			return c.sorted(), err
 		}
@@ -301,8 +309,11 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		c.mu.Unlock()
 		if last != nil {
 			why := ""
+			ended := c.ctx.Err()
 			switch {
-			case cut && byDuration:
+			case ended != nil && !errors.Is(ended, context.DeadlineExceeded):
+				why = "shrinking stopped by the interrupt: the sequence may not be minimal"
+			case (cut || ended != nil) && byDuration:
 				why = fmt.Sprintf("shrinking stopped after %s, when the --duration budget (%s) ran out: the sequence may not be minimal",
 					took.Round(time.Millisecond), c.cfg.Duration)
 			case cut:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -55,9 +56,14 @@ var errStop = errors.New("sequence stopped")
 // run is the rapid property.
 func (c *Campaign) run(t *rapid.T) {
 	// A server that cannot be started fails every sequence the same way:
-	// one start failure ends the campaign, not one per sequence.
+	// one start failure ends the campaign, not one per sequence. An
+	// interrupt or a spent budget ends the batch at once: a refused
+	// sequence would only pass, and rapid would go on trying smaller
+	// candidates of a large recording, each refused, for as long as its
+	// own clock allows. Goexit ends the goroutine rapid runs in (see Run),
+	// as testing.T.FailNow does; the smallest failure so far is kept.
 	if c.ctx.Err() != nil || c.startFailure() != nil || c.spent() {
-		return
+		runtime.Goexit()
 	}
 	c.countSequence()
 	s := &sequence{c: c, t: t, rec: transcript.NewRecorder(), last: map[string]any{}}
