@@ -165,17 +165,17 @@ var _ = Describe("wirecheck run", func() {
 	})
 
 	It("exits 3 with the reason when the command does not exist", func() {
-		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--", "/nonexistent/server", "--json")
+		code, out, _ := cli("", "run", "--protocol", "sonde-serve", "--", "/nonexistent/server", "--json")
 		Expect(code).To(Equal(3))
-		Expect(errs).To(ContainSubstring("/nonexistent/server"))
+		Expect(out).To(ContainSubstring(`cannot start server "/nonexistent/server"`))
 		Expect(out).To(ContainSubstring("not run"))
 	})
 
 	It("exits 3 when the server never becomes ready, without waiting out every scenario", func() {
-		code, _, errs := cli("", "run", "--protocol", "sonde-serve", "--startup-timeout", "300ms",
+		code, out, _ := cli("", "run", "--protocol", "sonde-serve", "--startup-timeout", "300ms",
 			"--", bin(), "serve", "sonde-serve", "--fault", "no-ready")
 		Expect(code).To(Equal(3))
-		Expect(errs).To(ContainSubstring("no ready line within 300ms"))
+		Expect(out).To(ContainSubstring("no ready line within 300ms"))
 	})
 })
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -44,8 +44,14 @@ pipelined requests, closing stdin), runs each against a fresh server, and
 judges it by the same rules as 'wirecheck run', plus liveness: after bad input
 the server must still answer a known-good request. A failing sequence is
 shrunk to a minimal one and saved as a scenario file that 'wirecheck replay'
-runs again. Failures are grouped by rule and by the action that preceded
-them. The same seed gives the same sequences.
+runs again; the replay line printed carries this command's settings. Failures
+are grouped by rule and by the action that preceded them. The same seed gives
+the same sequences.
+
+--duration bounds the whole command, shrinking included: a shrink cut off
+saves the failure as far as it got, marked "not minimal". --runs counts new
+sequences only; each failure adds up to --shrink-time. The summary says how
+long generation and shrinking took.
 
 A protocol with revisions (mcp) is fuzzed in the one --param <its version
 key>=V names (for mcp also --mcp-version V), its default otherwise: requests
@@ -63,15 +69,15 @@ frame judged by it. The reproducer records the revision, and replay uses it.`,
 	fl := cmd.Flags()
 	fl.Lookup("timeout").DefValue = fuzz.DefaultTimeout.String()
 	_ = fl.Set("timeout", fuzz.DefaultTimeout.String())
-	fl.DurationVar(&f.duration, "duration", 0, "fuzz for this long (instead of --runs)")
-	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate")
+	fl.DurationVar(&f.duration, "duration", 0, "the whole campaign's time, shrinking included (instead of --runs): generation stops at it and shrinking is cut off at it")
+	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate (shrinking not counted: each failure adds up to --shrink-time)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the campaign: the same seed gives the same sequences")
 	fl.StringVar(&f.save, "save", "reports", "folder for the shrunk reproducers (scenario files)")
 	fl.StringArrayVar(&f.reports, "report", nil, "write a report: FORMAT=PATH (repeatable)")
 	fl.StringVar(&f.level, "level", "should", "lowest rule level whose failure is a finding: must, should or may")
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
-	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure")
+	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE: the protocol's version key picks the revision to fuzz (e.g. mcp-version=2024-11-05)")
 	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to fuzz and judge by (protocol mcp; same as --param mcp-version=V)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console output")
@@ -101,13 +107,19 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if proto.Fuzz == nil && proto.Probe == nil {
 		return usageErr("protocol %s has no fuzz model yet", proto.ID)
 	}
-	target := runner.Describe(argv)
+	target := describe(argv)
+	// The replay line printed, written in each reproducer and in the
+	// report: the same settings as this campaign, so it fails the same way.
+	replay := func(file string) string {
+		return again{sub: "replay", head: []string{file}, t: &f.targetFlags,
+			params: f.params, mcpVer: f.mcpVer, command: argv}.line()
+	}
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: proto, Schemas: b.Schemas, Handler: b.Handler,
 		Launch: func() (transport.Transport, error) { return transport.Launch(topts) },
 		Runs:   f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
-		Level: level, Rules: f.rules, Target: target,
+		Level: level, Rules: f.rules, Target: target, Replay: replay,
 	})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -138,9 +150,6 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	close(progressDone)
 	stop()
 
-	replay := func(file string) string {
-		return runner.Describe(append([]string{"wirecheck", "replay", file, "--"}, argv...))
-	}
 	for _, bug := range bugs {
 		file, err := c.Save(bug, f.save)
 		if err != nil {
@@ -154,14 +163,22 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if interrupted {
 		rep.Notes = append(rep.Notes, "interrupted: the campaign ended early")
 	}
-	if err := writeReports(cmd, rep, outs, f.noColor, false); err != nil {
+	launched, stderr := c.NotStarted()
+	nr := notReady(rep, runErr, proto, &f.targetFlags, argv, launched, stderr)
+	if err := writeReports(cmd, rep, outs, f.noColor, false, nr); err != nil {
 		return err
 	}
+	if nr != nil {
+		return &exitError{code: exitNoTarget, err: errors.New("")}
+	}
 	st := c.Stats()
-	fmt.Fprintf(cmd.OutOrStdout(), "\nfuzz: %s · %d distinct failure(s)\n", progressLine(st), len(bugs))
+	fmt.Fprintf(cmd.OutOrStdout(), "\nfuzz: %s · %d distinct failure(s)\n  time: %s\n", progressLine(st), len(bugs), st.Parts())
 	for _, bug := range bugs {
-		fmt.Fprintf(cmd.OutOrStdout(), "  %s %s after %s: %d hit(s)\n    saved %s\n    replay: %s\n",
-			bug.Rule, bug.Level, bug.Shape, bug.Hits, bug.File, replay(bug.File))
+		fmt.Fprintf(cmd.OutOrStdout(), "  %s %s after %s: %d hit(s)\n", bug.Rule, bug.Level, bug.Shape, bug.Hits)
+		if bug.Unshrunk != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "    not minimal: %s\n", bug.Unshrunk)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "    saved %s\n    replay: %s\n", bug.File, replay(bug.File))
 	}
 	return outcome(rep, runErr, level, interrupted)
 }

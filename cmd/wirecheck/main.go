@@ -22,7 +22,8 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit codes: the CLI contract of DESIGN.md.
+// Exit codes: the contract README.md states under "The CLI"; users'
+// CI scripts depend on them.
 const (
 	exitOK         = 0
 	exitViolations = 1

@@ -8,10 +8,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -56,6 +56,8 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	type head struct {
 		Protocol string            `yaml:"protocol"`
 		Params   map[string]string `yaml:"params"`
+		// The rest of the file is the scenario's, read by scenario.Parse.
+		Rest map[string]any `yaml:",inline"`
 	}
 	heads := make([]head, len(files))
 	datas := make([][]byte, len(files))
@@ -64,7 +66,11 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		_ = yaml.Unmarshal(data, &heads[i])
+		// A file that is no YAML at all says so with its line before
+		// anything is asked of what it holds.
+		if err := spec.DecodeStrict(file, data, &heads[i]); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 		datas[i] = data
 		if f.protocol == "" {
 			f.protocol = heads[i].Protocol
@@ -127,27 +133,19 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	if err != nil {
 		return err
 	}
-	// The settings given on the command line, for the reproduce command
-	// (those the file carries it applies itself).
-	var flags []string
-	for _, p := range f.params {
-		flags = append(flags, "--param", p)
-	}
-	if f.mcpVer != "" {
-		flags = append(flags, "--mcp-version", f.mcpVer)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
 		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
-		Target: runner.Describe(argv),
+		Target: describe(argv),
 		Reproduce: func(name string) string {
 			for _, s := range scs {
 				if s.Name == name {
-					parts := append(append([]string{"wirecheck", "replay", s.File}, flags...), "--")
-					return runner.Describe(append(parts, argv...))
+					// The settings the file carries it applies itself.
+					return again{sub: "replay", head: []string{s.File}, t: &f.targetFlags, level: f.level,
+						params: f.params, mcpVer: f.mcpVer, command: argv}.line()
 				}
 			}
 			return ""
@@ -155,8 +153,13 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	})
 	rep.Version = version
 	rep.Level = level
-	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose); err != nil {
+	launched, stderr := startupEvidence(rep, b.Protocol)
+	nr := notReady(rep, runErr, b.Protocol, &f.targetFlags, argv, launched, stderr)
+	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose, nr); err != nil {
 		return err
+	}
+	if nr != nil {
+		return &exitError{code: exitNoTarget, err: errors.New("")}
 	}
 	return outcome(rep, runErr, level, errors.Is(runErr, context.Canceled))
 }

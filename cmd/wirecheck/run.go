@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/redact"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -225,7 +224,7 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: f.jobs,
 		Rules: f.rules, Seed: f.seed, Params: params, Partial: len(f.scenarios) > 0,
-		Target:    runner.Describe(argv),
+		Target:    describe(argv),
 		Reproduce: func(name string) string { return reproduce(f, name, argv) },
 	})
 	rep.Version = version
@@ -233,8 +232,13 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 	if known != nil {
 		rep.Notes = append(rep.Notes, known.apply(rep)...)
 	}
-	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose); err != nil {
+	launched, stderr := startupEvidence(rep, b.Protocol)
+	nr := notReady(rep, runErr, b.Protocol, &f.targetFlags, argv, launched, stderr)
+	if err := writeReports(cmd, rep, outs, f.noColor, f.verbose, nr); err != nil {
 		return err
+	}
+	if nr != nil {
+		return &exitError{code: exitNoTarget, err: errors.New("")}
 	}
 	return outcome(rep, runErr, level, errors.Is(runErr, context.Canceled))
 }
@@ -261,7 +265,9 @@ func selectScenarios(all []*scenario.Scenario, globs []string) ([]*scenario.Scen
 
 // writeReports prints the console table (to stderr when a report goes to
 // stdout) and writes every --report file.
-func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noColor, verbose bool) error {
+// A run that never began (nr set) gets one block saying why instead of the
+// table of rules nobody could judge; the files are written all the same.
+func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noColor, verbose bool, nr *report.NotReady) error {
 	console := cmd.OutOrStdout()
 	for _, o := range outs {
 		if o.path == "-" {
@@ -272,7 +278,11 @@ func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noCo
 	if f, ok := console.(*os.File); ok && !noColor {
 		color = report.ColorFor(f)
 	}
-	if err := report.WriteConsole(console, rep, report.ConsoleOptions{Color: color, Verbose: verbose}); err != nil {
+	if nr != nil {
+		if err := report.WriteNotReady(console, *nr, color); err != nil {
+			return err
+		}
+	} else if err := report.WriteConsole(console, rep, report.ConsoleOptions{Color: color, Verbose: verbose}); err != nil {
 		return err
 	}
 	for _, o := range outs {
@@ -302,28 +312,16 @@ func writeReports(cmd *cobra.Command, rep *report.Report, outs []reportOut, noCo
 	return nil
 }
 
-// reproduce is the one command that runs a single scenario again with the
+// reproduce is the command that runs a single scenario again with the
 // same target settings.
 func reproduce(f *runFlags, name string, argv []string) string {
-	parts := []string{"wirecheck", "run", "--protocol", f.protocol, "--scenario", name}
-	if f.cwd != "" {
-		parts = append(parts, "--cwd", f.cwd)
-	}
-	for _, e := range f.env {
-		parts = append(parts, "--env", redact.EnvValue(e))
-	}
-	if f.timeout != runner.DefaultTimeout {
-		parts = append(parts, "--timeout", f.timeout.String())
+	var extra []string
+	for _, g := range f.rules {
+		extra = append(extra, "--rules", shellQuote(g))
 	}
 	if f.seed != 1 {
-		parts = append(parts, "--seed", fmt.Sprint(f.seed))
+		extra = append(extra, "--seed", fmt.Sprint(f.seed))
 	}
-	for _, p := range f.params {
-		parts = append(parts, "--param", p)
-	}
-	if f.mcpVer != "" {
-		parts = append(parts, "--mcp-version", f.mcpVer)
-	}
-	parts = append(parts, "--")
-	return runner.Describe(append(parts, argv...))
+	return again{sub: "run", head: []string{"--scenario", name}, t: &f.targetFlags, level: f.level,
+		params: f.params, mcpVer: f.mcpVer, extra: extra, command: argv}.line()
 }

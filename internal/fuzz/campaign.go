@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"sort"
@@ -44,8 +45,10 @@ type Config struct {
 	Schemas  *schema.Registry
 	Launch   func() (transport.Transport, error)
 	Handler  peer.Handler
-	// Runs is how many sequences to generate (shrinking not counted);
-	// Duration, when set, stops the campaign at that time instead.
+	// Runs is how many sequences to generate (shrinking not counted:
+	// each failure adds up to ShrinkTime). Duration, when set, is the
+	// budget of the whole campaign instead: generation stops at it, and
+	// shrinking is cut off at it (the sequence saved as far as it got).
 	Runs     int
 	Duration time.Duration
 	Seed     uint64
@@ -53,13 +56,22 @@ type Config struct {
 	MaxActions     int
 	Timeout        time.Duration
 	StartupTimeout time.Duration
-	ShrinkTime     time.Duration
+	// ShrinkTime bounds the shrinking of one failure (within Duration).
+	ShrinkTime time.Duration
+	// Now, when set, is the clock the budgets are measured by (tests);
+	// the wall clock otherwise, which also ends a sequence still running
+	// when Duration is spent.
+	Now func() time.Time
 	// Level is the lowest rule level whose failure counts as a finding;
 	// Rules, when set, narrows the rules that count (path.Match globs).
 	Level report.Level
 	Rules []string
 	// Target describes the server for reports and reproducers.
 	Target string
+	// Replay, when set, is the command line that replays a saved
+	// reproducer file with the campaign's settings; the file's comment
+	// carries it.
+	Replay func(file string) string
 	// Trace, when set, is told the steps of every sequence as it ends (for
 	// tests of reproducibility).
 	Trace func(steps []scenario.Step)
@@ -78,6 +90,10 @@ type Bug struct {
 	Steps      []scenario.Step
 	Transcript []transcript.Entry
 	Seed       uint64
+	// Shrunk is how long shrinking took; Unshrunk, when set, says why it
+	// stopped before the sequence was minimal (a budget ran out).
+	Shrunk   time.Duration
+	Unshrunk string
 	// File is where the reproducer was saved, if it was.
 	File string
 }
@@ -88,6 +104,11 @@ type Stats struct {
 	Messages  int64
 	Bugs      int
 	Elapsed   time.Duration
+	// Shrinking is the part of Elapsed spent shrinking failures (finished
+	// ones); the rest generated and ran new sequences.
+	Shrinking time.Duration
+	// Cut counts failures whose shrinking a budget cut off.
+	Cut int
 }
 
 // Campaign runs sequences until its budget is spent.
@@ -101,17 +122,32 @@ type Campaign struct {
 	invalidRequest *rapid.Generator[gen.Mutation]
 
 	sequences atomic.Int64
+	generated atomic.Int64
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
 
-	mu       sync.Mutex
-	bugs     map[[2]string]*Bug
-	order    []*Bug
-	last     *sequence // the last failing sequence of the current batch
-	startErr error
-	passes   map[string]int
-	schemas  map[string]*jsonschema.Schema
-	seed     uint64
+	mu    sync.Mutex
+	bugs  map[[2]string]*Bug
+	order []*Bug
+	last  *sequence // the last failing sequence of the current batch
+	// end is when a Duration budget is spent (zero: no such budget). The
+	// current batch shrinks from shrinkFrom until shrinkUntil (the earlier
+	// of ShrinkTime and end, byDuration when end); cut is set when a
+	// sequence was refused because that time had come.
+	end         time.Time
+	shrinkFrom  time.Time
+	shrinkUntil time.Time
+	byDuration  bool
+	cut         bool
+	shrinking   time.Duration
+	cuts        int
+	startErr    error
+	// startLaunched and startStderr are the evidence of startErr.
+	startLaunched bool
+	startStderr   []string
+	passes        map[string]int
+	schemas       map[string]*jsonschema.Schema
+	seed          uint64
 	// lastPtrs are the response fields templates carry forward.
 	lastPtrs []string
 }
@@ -157,9 +193,45 @@ func New(cfg Config) (*Campaign, error) {
 // Stats reports progress; safe to call from another goroutine.
 func (c *Campaign) Stats() Stats {
 	c.mu.Lock()
-	n := len(c.order)
+	n, shrinking, cuts := len(c.order), c.shrinking, c.cuts
 	c.mu.Unlock()
-	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n, Elapsed: time.Since(c.started)}
+	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n,
+		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts}
+}
+
+// Parts says how the time went: generating and running new sequences,
+// shrinking failures, and how many shrinks a budget cut off.
+func (st Stats) Parts() string {
+	out := fmt.Sprintf("generation %s, shrinking %s", (st.Elapsed - st.Shrinking).Round(time.Millisecond), st.Shrinking.Round(time.Millisecond))
+	if st.Cut > 0 {
+		out += fmt.Sprintf(" (%d failure(s) saved before shrinking ended: a budget ran out)", st.Cut)
+	}
+	return out
+}
+
+func (c *Campaign) now() time.Time {
+	if c.cfg.Now != nil {
+		return c.cfg.Now()
+	}
+	return time.Now()
+}
+
+// spent reports whether the budget refuses the next sequence: past the
+// end of the campaign while generating, past the shrink deadline while
+// shrinking. A refused sequence passes, so rapid stops shrinking soon
+// and keeps the smallest failing sequence found so far.
+func (c *Campaign) spent() bool {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		return !c.end.IsZero() && !now.Before(c.end)
+	}
+	if !now.Before(c.shrinkUntil) {
+		c.cut = true
+		return true
+	}
+	return false
 }
 
 var rapidInit sync.Once
@@ -176,12 +248,22 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 			_ = flag.CommandLine.Parse(nil)
 		}
 	})
-	c.ctx, c.started = ctx, time.Now()
+	c.ctx, c.started = ctx, c.now()
+	if c.cfg.Duration > 0 {
+		c.end = c.started.Add(c.cfg.Duration)
+		if c.cfg.Now == nil {
+			// The budget holds even while one sequence waits out its
+			// timeouts: at the end the live server is closed, as on Ctrl-C.
+			var cancel context.CancelFunc
+			c.ctx, cancel = context.WithDeadline(ctx, c.end)
+			defer cancel()
+		}
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		select {
-		case <-ctx.Done():
+		case <-c.ctx.Done():
 			if p := c.live.Load(); p != nil {
 				p.Transport().Close()
 			}
@@ -189,39 +271,60 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		}
 	}()
 	setFlag("rapid.nofailfile", "true")
-	setFlag("rapid.shrinktime", c.cfg.ShrinkTime.String())
+	// The campaign's own clock ends shrinking (spent); rapid's is a
+	// backstop past it, so it never decides first.
+	setFlag("rapid.shrinktime", (c.cfg.ShrinkTime + time.Minute).String())
 	c.seed = c.cfg.Seed
 	remaining := c.cfg.Runs
-	var deadline time.Time
-	if c.cfg.Duration > 0 {
-		deadline = c.started.Add(c.cfg.Duration)
+	if !c.end.IsZero() {
 		remaining = int(^uint(0) >> 1)
 	}
-	for remaining > 0 && ctx.Err() == nil && (deadline.IsZero() || time.Now().Before(deadline)) {
+	for remaining > 0 && c.ctx.Err() == nil && (c.end.IsZero() || c.now().Before(c.end)) {
 		n := min(batch, remaining)
 		setFlag("rapid.checks", strconv.Itoa(n))
 		setFlag("rapid.seed", strconv.FormatUint(c.seed, 10))
-		before := c.sequences.Load()
+		before := c.generated.Load()
 		tb := &quietTB{}
 		c.mu.Lock()
-		c.last = nil
+		c.last, c.cut = nil, false
 		c.mu.Unlock()
-		rapid.Check(tb, c.run)
+		// In a goroutine of its own: the property ends it with Goexit
+		// when the batch must stop (run).
+		batchDone := make(chan struct{})
+		go func() {
+			defer close(batchDone)
+			rapid.Check(tb, c.run)
+		}()
+		<-batchDone
 		if err := c.startFailure(); err != nil {
 			return c.sorted(), err
 		}
+		now := c.now()
 		c.mu.Lock()
-		last := c.last
+		last, cut := c.last, c.cut || (c.last != nil && !now.Before(c.shrinkUntil))
+		took, byDuration := now.Sub(c.shrinkFrom), c.byDuration
+		if last != nil {
+			c.shrinking += took
+		}
 		c.mu.Unlock()
 		if last != nil {
-			c.addBug(last)
+			why := ""
+			ended := c.ctx.Err()
+			switch {
+			case ended != nil && !errors.Is(ended, context.DeadlineExceeded):
+				why = "shrinking stopped by the interrupt: the sequence may not be minimal"
+			case (cut || ended != nil) && byDuration:
+				why = fmt.Sprintf("shrinking stopped after %s, when the --duration budget (%s) ran out: the sequence may not be minimal",
+					took.Round(time.Millisecond), c.cfg.Duration)
+			case cut:
+				why = fmt.Sprintf("shrinking stopped at --shrink-time %s: the sequence may not be minimal", c.cfg.ShrinkTime)
+			}
+			c.addBug(last, took, why)
 		}
-		ran := int(c.sequences.Load() - before)
-		if last != nil {
-			// Shrinking reran the property; count only up to the failure.
-			ran = min(ran, n)
-		}
-		remaining -= max(1, ran)
+		// Only new sequences count against --runs, never shrinking's
+		// reruns (how many of those fit in --shrink-time depends on the
+		// machine, and so would the campaign).
+		remaining -= max(1, int(c.generated.Load()-before))
 		c.seed = next(c.seed)
 	}
 	return c.sorted(), nil
@@ -243,7 +346,17 @@ func next(s uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-func (c *Campaign) countSequence() { c.sequences.Add(1) }
+// countSequence counts a sequence run, and a new one (not a rerun while
+// shrinking) apart.
+func (c *Campaign) countSequence() {
+	c.sequences.Add(1)
+	c.mu.Lock()
+	shrinking := c.last != nil
+	c.mu.Unlock()
+	if !shrinking {
+		c.generated.Add(1)
+	}
+}
 
 // counts reports whether a failure of rule is a finding of this campaign.
 func (c *Campaign) counts(rule string) bool {
@@ -266,9 +379,17 @@ func (c *Campaign) tally(o peer.Observation) {
 // recordFailure keeps the last failing sequence of a batch: rapid reruns
 // the minimal one last, so that is the reproducer.
 func (c *Campaign) recordFailure(s *sequence) {
+	now := c.now()
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil {
+		// The batch's first failure: shrinking starts, within the budgets.
+		c.shrinkFrom, c.shrinkUntil, c.byDuration = now, now.Add(c.cfg.ShrinkTime), false
+		if !c.end.IsZero() && c.end.Before(c.shrinkUntil) {
+			c.shrinkUntil, c.byDuration = c.end, true
+		}
+	}
 	c.last = s
-	c.mu.Unlock()
 }
 
 // known counts a hit of a bug already found and reports whether it was
@@ -284,11 +405,14 @@ func (c *Campaign) known(f *peer.Observation) bool {
 	return false
 }
 
-func (c *Campaign) addBug(s *sequence) {
+func (c *Campaign) addBug(s *sequence, shrunk time.Duration, unshrunk string) {
 	f := s.failed()
 	k := [2]string{f.Rule, f.Scenario}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if unshrunk != "" {
+		c.cuts++
+	}
 	if b := c.bugs[k]; b != nil {
 		b.Hits++
 		return
@@ -298,7 +422,7 @@ func (c *Campaign) addBug(s *sequence) {
 		level = r.Level
 	}
 	b := &Bug{Rule: f.Rule, Level: level, Shape: f.Scenario, Hits: 1, First: *f,
-		Steps: s.steps, Transcript: s.rec.Slice(0, -1), Seed: c.seed}
+		Steps: s.steps, Transcript: s.rec.Slice(0, -1), Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk}
 	c.bugs[k] = b
 	c.order = append(c.order, b)
 }
@@ -311,13 +435,31 @@ func (c *Campaign) sorted() []*Bug {
 	return out
 }
 
-func (c *Campaign) startError(err error) error {
+// startError records that the server could not be started (launched
+// false) or never became ready, with the stderr it wrote.
+func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder) error {
+	if c.ctx.Err() != nil {
+		// Closed by an interrupt or the end of the budget, not a failure
+		// to start.
+		return errStop
+	}
 	c.mu.Lock()
 	if c.startErr == nil {
 		c.startErr = fmt.Errorf("%w: %v", runner.ErrNotStarted, err)
+		c.startLaunched = launched
+		c.startStderr = report.StartupStderr(rec.Slice(0, -1))
 	}
 	c.mu.Unlock()
 	return errStop
+}
+
+// NotStarted says, after Run returned runner.ErrNotStarted, whether the
+// process was launched (and so a ready line awaited) and the last lines it
+// wrote on stderr.
+func (c *Campaign) NotStarted() (launched bool, stderr []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.startLaunched, c.startStderr
 }
 
 func (c *Campaign) startFailure() error {

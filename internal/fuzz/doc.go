@@ -29,6 +29,9 @@
 // records the revision, so replay judges by it.
 //
 // Defaults (Config): 100 sequences, up to 12 actions each, seed 1, response
-// timeout 2 s, 30 s of shrinking per failure. The same seed gives the same
-// sequences.
+// timeout 2 s, 30 s of shrinking per failure. A Duration is the budget of
+// the whole campaign, shrinking included: a shrink it cuts off saves the
+// smallest failing sequence found so far, marked as not minimal (Bug.Unshrunk),
+// and Stats says how the time split between generation and shrinking. The
+// same seed gives the same sequences.
 package fuzz

@@ -18,7 +18,7 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 	p := c.cfg.Protocol
 	rep := &report.Report{
 		Tool: "wirecheck", Protocol: p.ID, Target: c.cfg.Target,
-		Started: c.started.UTC(), DurationMS: time.Since(c.started).Milliseconds(),
+		Started: c.started.UTC(), DurationMS: c.now().Sub(c.started).Milliseconds(),
 		Rules: p.ReportRules(), Level: c.cfg.Level, Findings: []report.Finding{},
 	}
 	failed := map[string]bool{}
@@ -29,6 +29,9 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 			Message:  fmt.Sprintf("%s (%d hit(s); seed %d)", b.First.Message, b.Hits, b.Seed),
 			Expected: b.First.Expected, Actual: b.First.Actual, Count: b.Hits,
 			Transcript: tail(b.Transcript),
+		}
+		if b.Unshrunk != "" {
+			f.Message += "; " + b.Unshrunk
 		}
 		if b.File != "" && replay != nil {
 			f.Reproduce = replay(b.File)
@@ -51,7 +54,8 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 		revision = ", revision " + p.Version
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("%d sequences, %d messages in %s (%.0f messages/s), seed %d%s",
-		st.Sequences, st.Messages, st.Elapsed.Round(time.Millisecond), float64(st.Messages)/st.Elapsed.Seconds(), c.cfg.Seed, revision))
+		st.Sequences, st.Messages, st.Elapsed.Round(time.Millisecond), float64(st.Messages)/st.Elapsed.Seconds(), c.cfg.Seed, revision),
+		st.Parts())
 	rep.Tally()
 	return rep
 }

@@ -50,17 +50,25 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Saved by wirecheck fuzz: %s broke after %s (%d hits).\n", b.Rule, b.Shape, b.Hits)
+	if b.Unshrunk != "" {
+		fmt.Fprintf(&out, "# Not minimal: %s.\n", b.Unshrunk)
+	}
 	if p.Versions != nil {
 		fmt.Fprintf(&out, "# Revision %s (params: %s): replay judges by it; --param %s=V (or its flag) overrides.\n",
 			p.Version, p.Versions.Param, p.Versions.Param)
 	}
-	fmt.Fprintf(&out, "# Replay: wirecheck replay %s -- %s\n", filepath.Join(dir, name+".yaml"), c.cfg.Target)
+	file := filepath.Join(dir, name+".yaml")
+	replay := "wirecheck replay " + file + " -- " + c.cfg.Target
+	if c.cfg.Replay != nil {
+		replay = c.cfg.Replay(file)
+	}
+	// A newline in an argument stays in the comment.
+	fmt.Fprintf(&out, "# Replay: %s\n", strings.ReplaceAll(replay, "\n", "\n#   "))
 	out.Write(body)
 	writeTranscript(&out, b.Transcript)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	file := filepath.Join(dir, name+".yaml")
 	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
 		return "", err
 	}

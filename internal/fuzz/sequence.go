@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -54,8 +55,15 @@ var errStop = errors.New("sequence stopped")
 
 // run is the rapid property.
 func (c *Campaign) run(t *rapid.T) {
-	if c.ctx.Err() != nil {
-		return
+	// A server that cannot be started fails every sequence the same way:
+	// one start failure ends the campaign, not one per sequence. An
+	// interrupt or a spent budget ends the batch at once: a refused
+	// sequence would only pass, and rapid would go on trying smaller
+	// candidates of a large recording, each refused, for as long as its
+	// own clock allows. Goexit ends the goroutine rapid runs in (see Run),
+	// as testing.T.FailNow does; the smallest failure so far is kept.
+	if c.ctx.Err() != nil || c.startFailure() != nil || c.spent() {
+		runtime.Goexit()
 	}
 	c.countSequence()
 	s := &sequence{c: c, t: t, rec: transcript.NewRecorder(), last: map[string]any{}}
@@ -123,7 +131,7 @@ func (s *sequence) failed() *peer.Observation {
 func (s *sequence) start() error {
 	tr, err := s.c.cfg.Launch()
 	if err != nil {
-		return s.c.startError(err)
+		return s.c.startError(err, false, s.rec)
 	}
 	s.p = peer.New(peer.Options{
 		Protocol: s.c.cfg.Protocol, Schemas: s.c.cfg.Schemas, Transport: tr,
@@ -134,7 +142,11 @@ func (s *sequence) start() error {
 	if st := s.c.cfg.Protocol.Startup; st != nil {
 		s.setShape("startup")
 		if _, err := s.p.AwaitKind(st.Kind, s.c.cfg.StartupTimeout); err != nil {
-			return s.c.startError(fmt.Errorf("no ready line: %v", err))
+			why := "no ready line within " + s.c.cfg.StartupTimeout.String()
+			if errors.Is(err, peer.ErrExited) {
+				why = s.env.Gone()
+			}
+			return s.c.startError(errors.New(why), true, s.rec)
 		}
 	}
 	f := s.c.cfg.Protocol.Fuzz
@@ -222,26 +234,26 @@ func (s *sequence) act() error {
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.setShape("request " + methodOf(v))
+		s.setShape(requestLabel(v))
 		_, err := s.call(v)
 		return err
 	case "call":
 		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
-		s.setShape("call " + tl.name)
+		s.setShape(s.callLabel(tl.name))
 		_, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, s.last))
 		return err
 	case "call-invalid":
 		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
 		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
-		s.setShape("call " + tl.name + " with invalid arguments")
+		s.setShape(s.callLabel(tl.name) + " with invalid arguments")
 		if _, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, s.last)); err != nil {
 			return err
 		}
 		return s.probe()
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
-		s.setShape("invalid request: " + firstWords(m.What))
+		s.setShape(invalidLabel(m.Value, firstWords(m.What)))
 		if err := s.sendInvalid(m.Value); err != nil {
 			return err
 		}
@@ -255,14 +267,14 @@ func (s *sequence) act() error {
 			delete(m, idField(s.c))
 		}
 		b, _ := json.Marshal(base)
-		s.setShape("malformed: " + mal.name)
+		s.setShape("malformed bytes: " + mal.label)
 		if err := s.raw(mal.make(s.t, b)); err != nil {
 			return err
 		}
 		return s.probe()
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.setShape("request split over two writes")
+		s.setShape(requestLabel(v) + " split over two writes")
 		s.setID(v)
 		s.c.withParams(v)
 		b, _ := json.Marshal(v)
@@ -350,7 +362,7 @@ func (s *sequence) call(v any) (*peer.Inbound, error) {
 	if c == nil {
 		return nil, nil
 	}
-	in, err := s.env.Await(c, 0)
+	in, err := s.env.Await(c, s.firstWait())
 	if err != nil {
 		s.noteGone()
 		return nil, errStop
@@ -361,6 +373,19 @@ func (s *sequence) call(v any) (*peer.Inbound, error) {
 		}
 	}
 	return in, nil
+}
+
+// firstWait is the wait for an answer: --timeout, but --startup-timeout
+// while the server has said nothing yet. Without a ready line the first
+// answer also waits for the process to start, which on a loaded machine
+// is not the server's own step.
+func (s *sequence) firstWait() time.Duration {
+	select {
+	case <-s.p.Heard():
+		return 0
+	default:
+		return s.c.cfg.StartupTimeout
+	}
 }
 
 // notify sends a notification: no id is added and no answer is awaited
@@ -384,7 +409,7 @@ func (s *sequence) await(c *peer.Call) error {
 	if c == nil {
 		return nil
 	}
-	if _, err := s.env.Await(c, 0); err != nil {
+	if _, err := s.env.Await(c, s.firstWait()); err != nil {
 		s.noteGone()
 		return errStop
 	}
@@ -490,13 +515,60 @@ func (s *sequence) noteGone() {
 	}
 }
 
-func methodOf(v any) string {
-	if m, ok := v.(map[string]any); ok {
-		if s, ok := m["method"].(string); ok {
-			return s
-		}
+// requestLabel names a request the way the protocol's document would: by
+// its method, or by what makes it no request of any method. Labels group
+// failures and title reproducers, so they never show a Go type.
+func requestLabel(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return jsonType(v) + " sent as a request"
 	}
-	return fmt.Sprintf("%T", v)
+	method, has := m["method"]
+	if !has {
+		return "request without a method"
+	}
+	if name, ok := method.(string); ok {
+		if name == "" {
+			return "request with an empty method"
+		}
+		return "request " + name
+	}
+	return "request whose method is " + jsonType(method)
+}
+
+// invalidLabel names a schema-invalid request by what makes it invalid.
+// The method is left out on purpose: one defect (say, a crash on a wrong
+// type) would otherwise be found, shrunk and saved once per method.
+func invalidLabel(_ any, what string) string {
+	return "invalid request: " + what
+}
+
+// callLabel names a call of a listed tool by the protocol's call method.
+func (s *sequence) callLabel(tool string) string {
+	method := "call"
+	if name, ok := s.c.cfg.Protocol.Fuzz.Tools.Call["method"].(string); ok && name != "" {
+		method = name
+	}
+	return fmt.Sprintf("%s of tool %q", method, tool)
+}
+
+// jsonType names the JSON type of a decoded value, with its article.
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, float32, int, int64, uint64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value"
 }
 
 func firstWords(s string) string {

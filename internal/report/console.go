@@ -192,7 +192,7 @@ func writeFailure(w io.Writer, p painter, ru Rule, f Finding, tailN, entryCap in
 	if ru.Source != "" {
 		fmt.Fprintf(w, "  source:   %s\n", line(ru.Source, capLine))
 	}
-	fmt.Fprintf(w, "  scenario: %s\n", line(f.Scenario, capLine))
+	fmt.Fprintf(w, "  scenario: %s%s\n", line(f.Scenario, capLine), seen(f))
 	if f.Message != "" {
 		fmt.Fprintf(w, "  message:  %s\n", indentRest(block(f.Message, capMessage), "            "))
 	}

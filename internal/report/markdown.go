@@ -68,7 +68,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		// Each block starts with its own blank line so that optional blocks
 		// can be left out without doubling or losing the spacing.
 		for _, f := range failing {
-			fmt.Fprintf(bw, "\n#### %s scenario %s\n", verdictLabel(f.Verdict), md(line(f.Scenario, capLine)))
+			fmt.Fprintf(bw, "\n#### %s scenario %s%s\n", verdictLabel(f.Verdict), md(line(f.Scenario, capLine)), seen(f))
 			if f.Message != "" {
 				fmt.Fprintf(bw, "\n%s\n", md(line(f.Message, capMessage)))
 			}

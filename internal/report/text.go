@@ -205,7 +205,10 @@ func caption(shown, total int) string {
 // ruleRow is one line of the verdict table, shared by every writer.
 type ruleRow struct {
 	RuleGroup
+	// Pass, Fail, Skip and Error count scenarios by the rule's verdict in
+	// each; scenarios is how many there are.
 	Pass, Fail, Skip, Error int
+	scenarios               int
 }
 
 func rows(r *Report) []ruleRow {
@@ -213,8 +216,19 @@ func rows(r *Report) []ruleRow {
 	out := make([]ruleRow, 0, len(groups))
 	for _, g := range groups {
 		row := ruleRow{RuleGroup: g}
+		// A scenario may hold several findings of a rule (each distinct
+		// failure message); the column counts scenarios.
+		var order []string
+		byScenario := map[string][]Finding{}
 		for _, f := range g.Findings {
-			switch f.Verdict {
+			if _, ok := byScenario[f.Scenario]; !ok {
+				order = append(order, f.Scenario)
+			}
+			byScenario[f.Scenario] = append(byScenario[f.Scenario], f)
+		}
+		row.scenarios = len(order)
+		for _, sc := range order {
+			switch RuleVerdict(byScenario[sc]) {
 			case Pass:
 				row.Pass++
 			case Fail:
@@ -232,7 +246,7 @@ func rows(r *Report) []ruleRow {
 
 // Scenarios is the scenario column: "3/3 pass", "1 fail of 4".
 func (r ruleRow) Scenarios() string {
-	n := len(r.Findings)
+	n := r.scenarios
 	switch r.Verdict {
 	case Fail:
 		return fmt.Sprintf("%d fail of %d", r.Fail, n)
@@ -242,6 +256,15 @@ func (r ruleRow) Scenarios() string {
 		return fmt.Sprintf("%d/%d pass", r.Pass, n)
 	}
 	return fmt.Sprintf("%d/%d skip", r.Skip, n)
+}
+
+// seen says how often a finding's message was observed, when more than
+// once: each distinct failure message is a finding of its own.
+func seen(f Finding) string {
+	if f.Count > 1 {
+		return fmt.Sprintf(" (seen %d times)", f.Count)
+	}
+	return ""
 }
 
 // Failing is the findings that get an evidence block.

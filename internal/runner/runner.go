@@ -128,8 +128,24 @@ type key struct{ scenario, rule string }
 type agg struct {
 	counts map[report.Verdict]int
 	first  map[report.Verdict]evidence
-	n      int
+	// distinct keeps each different failure (and error) message with its
+	// count, in order of first appearance: a second, different failure of
+	// the rule in the scenario must not hide behind the first's count.
+	distinct []*distinct
+	n        int
 }
+
+// distinct is one failure message of a rule in a scenario and how often
+// it was seen.
+type distinct struct {
+	evidence
+	count int
+}
+
+// maxDistinct bounds the messages kept per rule and scenario; later new
+// ones are counted with the last (a server that fails every frame with a
+// different id should not make thousands of findings).
+const maxDistinct = 20
 
 // evidence is an observation and the lane whose transcript holds it.
 type evidence struct {
@@ -232,6 +248,27 @@ func (l *lane) observe(o peer.Observation) {
 	if _, ok := a.first[o.Verdict]; !ok {
 		a.first[o.Verdict] = evidence{o, l}
 	}
+	if o.Verdict == report.Fail || o.Verdict == report.Error {
+		a.addDistinct(evidence{o, l})
+	}
+}
+
+func (a *agg) addDistinct(e evidence) {
+	var last *distinct
+	for _, d := range a.distinct {
+		if d.Verdict == e.Verdict {
+			if d.Message == e.Message {
+				d.count++
+				return
+			}
+			last = d
+		}
+	}
+	if last != nil && len(a.distinct) >= maxDistinct {
+		last.count++
+		return
+	}
+	a.distinct = append(a.distinct, &distinct{e, 1})
 }
 
 func (r *run) note(format string, args ...any) {
@@ -748,20 +785,32 @@ func (r *run) report() *report.Report {
 			level = rule.Level
 		}
 		v := verdictOf(a.counts)
-		o := a.first[v]
-		f := report.Finding{
-			Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
-			Message: o.Message, Expected: o.Expected, Actual: o.Actual,
-			Count: a.counts[v], Transcript: []transcript.Entry{},
+		if v != report.Fail && v != report.Error {
+			o := a.first[v]
+			rep.Findings = append(rep.Findings, report.Finding{
+				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
+				Message: o.Message, Expected: o.Expected, Actual: o.Actual,
+				Count: a.counts[v], Transcript: []transcript.Entry{},
+			})
+			covered[k.rule] = true
+			continue
 		}
-		if v == report.Fail || v == report.Error {
-			f.Transcript = o.lane.excerpt(k.scenario, o.Seq)
+		// A finding per distinct failure message, each with its count.
+		for _, d := range a.distinct {
+			if d.Verdict != v {
+				continue
+			}
+			f := report.Finding{
+				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
+				Message: d.Message, Expected: d.Expected, Actual: d.Actual,
+				Count: d.count, Transcript: d.lane.excerpt(k.scenario, d.Seq),
+			}
 			if r.cfg.Reproduce != nil {
 				f.Reproduce = r.cfg.Reproduce(k.scenario)
 			}
+			rep.Findings = append(rep.Findings, f)
 		}
 		covered[k.rule] = true
-		rep.Findings = append(rep.Findings, f)
 	}
 	rep.Notes = append(rep.Notes, r.notes...)
 	r.mu.Unlock()

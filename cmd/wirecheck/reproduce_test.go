@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// Every command line wirecheck prints for a user to run again must, pasted
+// into a shell, do what the printed run did: the server's folder, its
+// environment and the protocol settings travel with it, secrets as
+// placeholders the shell fills.
+var _ = Describe("printed reproduce lines", func() {
+	// server writes a script, in a folder whose name a shell would split
+	// and expand, that plants fault only when the environment asks for it
+	// (and holds the secret): run from elsewhere, or without the settings,
+	// there is no script or no fault.
+	server := func(protocol, fault string) string {
+		dir := filepath.Join(GinkgoT().TempDir(), "my server $HOME 'x'")
+		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+		script := "#!/bin/sh\nif [ \"$WC_FAULT\" = on ] && [ \"$API_TOKEN\" = s3cret ]; then exec '" + bin() + "' serve " + protocol + " --fault " + fault + "; fi\nexec '" + bin() + "' serve " + protocol + "\n"
+		Expect(os.WriteFile(filepath.Join(dir, "srv.sh"), []byte(script), 0o755)).To(Succeed())
+		return dir
+	}
+	// shell runs a printed line as a user pasting it would: sh reads it,
+	// `wirecheck` is on the PATH, the secret is in the environment.
+	shell := func(line string) (int, string) {
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin())+":"+os.Getenv("PATH"), "API_TOKEN=s3cret")
+		out, _ := cmd.CombinedOutput()
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+
+	It("fuzz prints a replay line (and saves it in the reproducer) that reproduces the failure as printed", func() {
+		dir, save := server("mcp", "crash-on-garbage"), GinkgoT().TempDir()
+		code, out, errs := cli("", "fuzz", "--protocol", "mcp", "--runs", "25", "--seed", "3", "--timeout", "1s",
+			"--shrink-time", "1s", "--save", save, "--rules", "MCP-STDIO-3", "--cwd", dir, "--env", "WC_FAULT=on",
+			"--env", "API_TOKEN=s3cret", "--param", "mcp-version=2024-11-05", "--", "./srv.sh")
+		Expect(code).To(Equal(1), out+errs)
+		m := regexp.MustCompile(`(?m)^    saved (.*)\n    replay: (.*)$`).FindStringSubmatch(out)
+		Expect(m).NotTo(BeNil(), out)
+		file, line := m[1], m[2]
+		Expect(line).NotTo(ContainSubstring("s3cret"), "a secret is a placeholder")
+		Expect(line).To(ContainSubstring(`--env API_TOKEN="$API_TOKEN"`))
+		Expect(line).To(ContainSubstring("--param mcp-version=2024-11-05"))
+
+		code, rout := shell(line)
+		Expect(code).To(Equal(1), line+"\n"+rout)
+		Expect(rout).To(MatchRegexp(`FAIL\s+MCP-STDIO-3\s`))
+
+		data, err := os.ReadFile(file)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring("# Replay: " + line + "\n"))
+		Expect(string(data)).NotTo(ContainSubstring("s3cret"))
+	})
+
+	It("run prints Reproduce lines that reproduce the failure as printed", func() {
+		dir := server("sonde-serve", "runtime-null-id")
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--timeout", "2s", "--level", "should",
+			"--cwd", dir, "--env", "WC_FAULT=on", "--env", "API_TOKEN=s3cret", "--", "./srv.sh")
+		Expect(code).To(Equal(1), out+errs)
+		m := regexp.MustCompile(`(?m)^  Reproduce: (.*)$`).FindStringSubmatch(out)
+		Expect(m).NotTo(BeNil(), out)
+		Expect(m[1]).NotTo(ContainSubstring("s3cret"))
+		Expect(m[1]).To(ContainSubstring("--level should"))
+		code, rout := shell(m[1])
+		Expect(code).To(Equal(1), m[1]+"\n"+rout)
+		Expect(rout).To(MatchRegexp(`FAIL\s+SONDE-RUNTIME-1\s`))
+	})
+
+	DescribeTable("shell quoting reads back every word unchanged",
+		func(word string) {
+			out, err := exec.Command("sh", "-c", "printf '%s' "+shellQuote(word)).Output()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(out)).To(Equal(word))
+		},
+		Entry("plain", "serve"),
+		Entry("space", "my server"),
+		Entry("dollar", "$HOME"),
+		Entry("quotes", `it's "x"`),
+		Entry("glob", "*.yaml"),
+		Entry("backslash", `a\b`),
+		Entry("semicolon and pipe", "a;b|c&d"),
+		Entry("backtick", "`id`"),
+		Entry("empty", ""),
+	)
+
+	It("masks an Authorization value in the server's arguments", func() {
+		Expect(describe([]string{"./srv", "--header", "Authorization: Bearer abc"})).
+			To(Equal("./srv --header 'Authorization: Bearer [REDACTED]'"))
+		Expect(strings.Contains(envWord("DB_PASSWORD=hunter2"), "hunter2")).To(BeFalse())
+	})
+})

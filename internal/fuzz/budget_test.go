@@ -1,0 +1,145 @@
+package fuzz_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// fakeClock moves one step each time a server is launched, so the budgets
+// are spent by how many sequences ran, not by how fast the machine is.
+type fakeClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) tick() {
+	c.mu.Lock()
+	c.t = c.t.Add(c.step)
+	c.mu.Unlock()
+}
+
+var _ = Describe("the fuzz budget", func() {
+	budgeted := func(duration, shrink time.Duration, runs int) (*fuzz.Campaign, []*fuzz.Bug) {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("sonde-serve")
+		Expect(err).NotTo(HaveOccurred())
+		argv := []string{bin, "serve", "sonde-serve", "--fault", "exit-non-object"}
+		clock := &fakeClock{t: time.Unix(0, 0), step: time.Second}
+		c, err := fuzz.New(fuzz.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas,
+			Launch: func() (transport.Transport, error) {
+				clock.tick()
+				return transport.Launch(transport.Options{Command: argv})
+			},
+			// Waits generous enough that a loaded machine never adds a
+			// failure of its own; the fake clock does not see them.
+			Runs: runs, Duration: duration, Seed: 42, Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second,
+			ShrinkTime: shrink, Target: runner.Describe(argv), Now: clock.Now,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		start := time.Now()
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		// Generous: the campaign is a few dozen sequences.
+		Expect(time.Since(start)).To(BeNumerically("<", 3*time.Minute))
+		return c, bugs
+	}
+
+	It("holds --duration for the whole campaign: shrinking is cut off at it and the failure saved as far as it got", func() {
+		// With seed 42 the first failure comes about ten sequences in, and
+		// shrinking it takes some fifty reruns: 40 cuts it off.
+		c, bugs := budgeted(40*time.Second, time.Hour, 0)
+		Expect(bugs).NotTo(BeEmpty())
+		st := c.Stats()
+		// A sequence costs a step; the budget is exceeded by at most the
+		// one running when it ran out.
+		Expect(st.Elapsed).To(BeNumerically("<=", 40*time.Second+time.Second))
+		Expect(st.Shrinking).To(BeNumerically(">", 0))
+		Expect(st.Shrinking).To(BeNumerically("<", st.Elapsed))
+		Expect(st.Cut).To(Equal(1), describeBugs(bugs))
+		cut := bugs[len(bugs)-1]
+		for _, b := range bugs {
+			if b.Unshrunk != "" {
+				cut = b
+			}
+		}
+		Expect(cut.Unshrunk).To(ContainSubstring("--duration budget (40s) ran out"))
+		Expect(st.Parts()).To(MatchRegexp(`^generation \S+, shrinking \S+ \(1 failure\(s\) saved before shrinking ended`))
+
+		dir := GinkgoT().TempDir()
+		file, err := c.Save(cut, dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(readFile(file)).To(ContainSubstring("# Not minimal: shrinking stopped after"))
+		rep := c.Report(bugs, nil)
+		Expect(strings.Join(rep.Notes, "\n")).To(ContainSubstring("generation "))
+	})
+
+	It("bounds the shrinking of one failure by --shrink-time when --runs sets the budget", func() {
+		c, bugs := budgeted(0, 5*time.Second, 40)
+		Expect(bugs).NotTo(BeEmpty())
+		for _, b := range bugs {
+			Expect(b.Shrunk).To(BeNumerically("<=", 5*time.Second+time.Second))
+		}
+		Expect(c.Stats().Cut).To(BeNumerically(">=", 1), describeBugs(bugs))
+		Expect(bugs[0].Unshrunk + bugs[len(bugs)-1].Unshrunk).To(ContainSubstring("--shrink-time 5s"))
+	})
+})
+
+func describeBugs(bugs []*fuzz.Bug) string {
+	var b strings.Builder
+	for _, bug := range bugs {
+		fmt.Fprintf(&b, "%s after %s: shrunk %s %s\n", bug.Rule, bug.Shape, bug.Shrunk, bug.Unshrunk)
+	}
+	return b.String()
+}
+
+func readFile(name string) string {
+	data, err := os.ReadFile(name)
+	Expect(err).NotTo(HaveOccurred())
+	return string(data)
+}
+
+var _ = Describe("the first answer of a server without a ready line", func() {
+	It("gets --startup-timeout, not --timeout: it includes the process's start", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		// A server slower to start than --timeout, as an interpreter on a
+		// loaded machine is, and correct once started.
+		argv := []string{"sh", "-c", `sleep 1.5; exec "$0" serve mcp`, bin}
+		c, err := fuzz.New(fuzz.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
+			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Runs:   2, Seed: 9, Timeout: time.Second, StartupTimeout: 30 * time.Second,
+			ShrinkTime: time.Second, Target: runner.Describe(argv),
+		})
+		Expect(err).NotTo(HaveOccurred())
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		for _, b := range bugs {
+			Fail("unexpected finding: " + b.Rule + " after " + b.Shape + ": " + b.First.Message)
+		}
+	})
+})

@@ -1,0 +1,16 @@
+package fuzz
+
+// RequestLabel and MalformationLabels let the tests check the labels
+// failures are grouped under.
+var (
+	RequestLabel = requestLabel
+	InvalidLabel = invalidLabel
+)
+
+func MalformationLabels() []string {
+	var out []string
+	for _, m := range malformations {
+		out = append(out, m.label)
+	}
+	return out
+}

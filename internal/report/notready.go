@@ -1,0 +1,98 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/transcript"
+)
+
+// NotReady is why a run checked nothing: the server could not be started,
+// or never said it was ready. It is one cause, so it is said once, before
+// anything else, instead of a verdict table of rules nobody could judge.
+type NotReady struct {
+	// Awaited is what wirecheck waited for ("its ready line: …", "the
+	// process to start"); Within and Flag how long, and the flag that
+	// sets it.
+	Awaited string
+	Within  time.Duration
+	Flag    string
+	Command string
+	// Launched is set when the process started (and a ready line was
+	// awaited in vain).
+	Launched bool
+	// Cause is what happened instead (no line in time, the process
+	// exited with its status, the command was not found).
+	Cause string
+	// Stderr is the server's last stderr lines.
+	Stderr []string
+	// Failed is what else failed before the end ("RULE: message"): a
+	// server that dies mid-line broke framing too.
+	Failed []string
+	// NotRun counts the scenarios that were not run (the JSON report
+	// lists each of their rules as not run).
+	NotRun int
+	Code   int
+}
+
+// stderrTail is how many of the server's last stderr lines the block shows.
+const stderrTail = 10
+
+// StartupStderr returns the last stderr lines of entries, for NotReady.
+func StartupStderr(es []transcript.Entry) []string {
+	var out []string
+	for _, e := range es {
+		if e.Dir == transcript.Stderr {
+			out = append(out, e.Text)
+		}
+	}
+	if len(out) > stderrTail {
+		out = out[len(out)-stderrTail:]
+	}
+	return out
+}
+
+// WriteNotReady renders the block.
+func WriteNotReady(w io.Writer, n NotReady, color bool) error {
+	bw := bufio.NewWriter(w)
+	p := painter(color)
+	what := "could not be started"
+	if n.Launched {
+		what = "never became ready"
+	}
+	fmt.Fprintf(bw, "%s\n", p.verdict(Error, fmt.Sprintf("The server %s: the suite did not run (exit %d).", what, n.Code)))
+	fmt.Fprintf(bw, "  awaited:  %s\n", line(n.Awaited, capMessage))
+	if n.Within > 0 {
+		waited := n.Within.String()
+		if n.Flag != "" {
+			waited += " (" + n.Flag + " sets it)"
+		}
+		fmt.Fprintf(bw, "  waited:   %s\n", waited)
+	}
+	fmt.Fprintf(bw, "  command:  %s\n", line(n.Command, capMessage))
+	if n.Cause != "" {
+		fmt.Fprintf(bw, "  cause:    %s\n", indentRest(block(n.Cause, capMessage), "            "))
+	}
+	// No line recorded is no proof that none was written (the cause may
+	// quote one), so nothing is said then.
+	if len(n.Stderr) > 0 {
+		fmt.Fprintf(bw, "  stderr (last %d %s):\n", len(n.Stderr), plural(len(n.Stderr), "line", "lines"))
+		for _, l := range n.Stderr {
+			fmt.Fprintf(bw, "    %s\n", p.paint(sgrDim, line(l, capEntry)))
+		}
+	}
+	for i, f := range n.Failed {
+		label := "  also:     "
+		if i > 0 {
+			label = "            "
+		}
+		fmt.Fprintf(bw, "%s%s\n", label, indentRest(block(f, capMessage), "            "))
+	}
+	if n.NotRun > 0 {
+		fmt.Fprintf(bw, "  not run:  %d %s (each listed as not run in the JSON report)\n", n.NotRun, plural(n.NotRun, "scenario", "scenarios"))
+	}
+	fmt.Fprintf(bw, "exit %d: the target could not be started or never became ready\n", n.Code)
+	return bw.Flush()
+}
