@@ -1,6 +1,7 @@
 package protocols_test
 
 import (
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing/fstest"
@@ -123,7 +124,7 @@ var _ = Describe("a broken spec or fixture", func() {
 		},
 		Entry("unknown field in the spec",
 			map[string]string{"specs/sonde-serve.yaml": strings.Replace(string(goodSpec), "title: JSON line", "titel: JSON line", 1)},
-			"specs/sonde-serve.yaml:6: field titel not found"),
+			fmt.Sprintf("specs/sonde-serve.yaml:%d: field titel not found", lineOf(string(goodSpec), "title: JSON line"))),
 		Entry("YAML syntax error",
 			map[string]string{"specs/sonde-serve.yaml": "id: sonde-serve\nrules: [\n"},
 			"specs/sonde-serve.yaml:"),
@@ -162,3 +163,8 @@ var _ = Describe("a broken spec or fixture", func() {
 			"fixtures/sonde-serve/x.yaml: file is empty"),
 	)
 })
+
+// lineOf is the 1-based line on which text first stands in body.
+func lineOf(body, text string) int {
+	return strings.Count(body[:strings.Index(body, text)], "\n") + 1
+}
