@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -36,7 +37,13 @@ func hostileRun(script string, extra ...string) (int, string, time.Duration, int
 	args = append(args, "--", "sh", "-c", script)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin(), args...)
+	// Through the measuring helper: a child started straight from this
+	// process would inherit its peak memory (see measureMain).
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{bin()}, args...)...)
+	cmd.Env = append(os.Environ(), measureEnv+"=1")
+	// On a hang, the helper and wirecheck go together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -49,10 +56,12 @@ func hostileRun(script string, extra ...string) (int, string, time.Duration, int
 	} else {
 		Expect(err).NotTo(HaveOccurred())
 	}
-	// Linux gives ru_maxrss in KiB; it is the larger of wirecheck's own
-	// peak and its reaped children's, and the servers here are small.
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
-	return code, out.String(), took, rss
+	var rss int64
+	if i := strings.LastIndex(out.String(), measureMark); i >= 0 {
+		fmt.Sscan(out.String()[i+len(measureMark):], &rss)
+	}
+	Expect(rss).To(BeNumerically(">", 0), "the measuring helper reported no peak memory:\n%s", out.String())
+	return code, out.String()[:strings.LastIndex(out.String(), measureMark)], took, rss
 }
 
 // leftovers lists processes whose command line carries the marker.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -46,9 +47,17 @@ func answerTo(e *scenario.Env, line string) (*peer.Inbound, error) {
 	return nextAnswer(e)
 }
 
+// nextAnswer waits --timeout in all for the answer: one deadline, not one
+// per junk frame, so a server flooding stdout with junk cannot keep the
+// wait alive for ever.
 func nextAnswer(e *scenario.Env) (*peer.Inbound, error) {
+	deadline := time.Now().Add(e.Timeout)
 	for {
-		in, err := e.Peer.Next(e.Timeout)
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, fmt.Errorf("%w: only frames that are no protocol frame within %s", peer.ErrTimeout, e.Timeout)
+		}
+		in, err := e.Peer.Next(left)
 		if err != nil {
 			if errors.Is(err, peer.ErrExited) {
 				return nil, fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
