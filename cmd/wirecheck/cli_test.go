@@ -235,7 +235,7 @@ var _ = Describe("the other commands", func() {
 		note := `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"x"}}` + "\n"
 		code, out, _ := cli(note, "validate", "--protocol", "mcp", "--mcp-version", "2025-11-25", "-")
 		Expect(code).To(Equal(0), out)
-		Expect(out).To(ContainSubstring("stdin:1: ok (server notification)"))
+		Expect(out).To(ContainSubstring("stdin:1: ok (elicitation/complete notification)"))
 		code, out, _ = cli(note, "validate", "--protocol", "mcp", "--mcp-version", "2025-06-18", "-")
 		Expect(code).To(Equal(1), out)
 		Expect(out).To(ContainSubstring("stdin:1: MCP-SCHEMA-1"))

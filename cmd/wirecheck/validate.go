@@ -149,6 +149,12 @@ func validateLine(p *spec.Protocol, reg *schema.Registry, raw []byte, forced *sp
 		if len(candidates) == 0 {
 			return "", []string{"matches no message kind of " + p.ID}
 		}
+		// A notification or a server request names its method, so its
+		// first kind decides, as in the peer; only an answer, whose
+		// request a file of frames lacks, may be any of its kinds.
+		if r := candidates[0].Role; r == spec.RoleNotification || r == spec.RoleRequest {
+			candidates = candidates[:1]
+		}
 	}
 	var first []string
 	for _, k := range candidates {

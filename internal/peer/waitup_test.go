@@ -20,10 +20,15 @@ var _ = Describe("a wait on the server's own step", func() {
 		DeferCleanup(pe.Close)
 		c, err := pe.Request([]byte(`{"id":1,"method":"echo"}`))
 		Expect(err).NotTo(HaveOccurred())
+		pushed := make(chan struct{})
 		go func() {
+			defer close(pushed)
 			time.Sleep(300 * time.Millisecond)
 			f.push(`{"id":1,"v":1,"result":"hi"}`)
 		}()
+		// Cleanups run last first: the late line is in before the peer
+		// closes the fake transport (a push after that would panic).
+		DeferCleanup(func() { <-pushed })
 		return pe, c
 	}
 
