@@ -34,14 +34,11 @@ func runReference(id string, rules []string, faults ...string) *report.Report {
 	return rep
 }
 
-// verdicts maps each rule to its worst verdict in the report.
+// verdicts maps each rule to its verdict in the report's table (report.ByRule).
 func verdicts(rep *report.Report) map[string]report.Verdict {
-	rank := map[report.Verdict]int{report.Skip: 0, report.Pass: 1, report.Error: 2, report.Fail: 3}
 	out := map[string]report.Verdict{}
-	for _, f := range rep.Findings {
-		if v, ok := out[f.Rule]; !ok || rank[f.Verdict] > rank[v] {
-			out[f.Rule] = f.Verdict
-		}
+	for _, g := range rep.ByRule() {
+		out[g.Rule.ID] = g.Verdict
 	}
 	return out
 }

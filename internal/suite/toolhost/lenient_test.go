@@ -35,14 +35,11 @@ func against(variants ...string) *report.Report {
 	return rep
 }
 
-// verdicts maps each rule to the worst verdict it got.
+// verdicts maps each rule to its verdict in the report's table (report.ByRule).
 func verdicts(rep *report.Report) map[string]report.Verdict {
-	rank := map[report.Verdict]int{report.Skip: 0, report.Pass: 1, report.Fail: 2, report.Error: 3}
 	out := map[string]report.Verdict{}
-	for _, f := range rep.Findings {
-		if v, seen := out[f.Rule]; !seen || rank[f.Verdict] > rank[v] {
-			out[f.Rule] = f.Verdict
-		}
+	for _, g := range rep.ByRule() {
+		out[g.Rule.ID] = g.Verdict
 	}
 	return out
 }
