@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // baseline is a set of known failures: a rule alone (any scenario) or a
@@ -33,7 +34,7 @@ func loadBaseline(file string) (*baseline, error) {
 			return nil, fmt.Errorf("%s: %v", file, err)
 		}
 		for _, f := range rep.Findings {
-			if f.Verdict == report.Fail || f.Verdict == report.Error {
+			if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
 				b.entries[[2]string{f.Rule, f.Scenario}] = true
 			}
 		}
@@ -77,7 +78,7 @@ func isRuleID(s string) bool {
 // longer fail, so a fixed bug leaves the baseline.
 func (b *baseline) apply(rep *report.Report) []string {
 	for i, f := range rep.Findings {
-		if f.Verdict != report.Fail && f.Verdict != report.Error {
+		if f.Verdict != verdict.Fail && f.Verdict != verdict.Error {
 			continue
 		}
 		for _, k := range [][2]string{{f.Rule, f.Scenario}, {f.Rule, ""}} {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -44,7 +45,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // target never started, 2 when the harness itself failed, 1 on a violation
 // at or above level or an interrupt (an interrupted gate must not pass),
 // else 0. run, replay and fuzz share it so they cannot drift apart.
-func outcome(rep *report.Report, runErr error, level report.Level, interrupted bool) error {
+func outcome(rep *report.Report, runErr error, level verdict.Level, interrupted bool) error {
 	switch {
 	case errors.Is(runErr, runner.ErrNotStarted):
 		return &exitError{code: exitNoTarget, err: runErr}

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // What a new user tripped over (issue 10): each case is one of them.
@@ -110,7 +111,7 @@ steps:
 		Expect(json.Unmarshal(data, &rep)).To(Succeed())
 		var messages []string
 		for _, f := range rep.Findings {
-			if f.Rule == "SONDE-ONE-RESPONSE-1" && f.Verdict == report.Fail {
+			if f.Rule == "SONDE-ONE-RESPONSE-1" && f.Verdict == verdict.Fail {
 				messages = append(messages, f.Message)
 				Expect(f.Count).To(BeNumerically(">=", 1))
 			}
@@ -146,7 +147,7 @@ var _ = Describe("a server that never becomes ready", func() {
 		Expect(json.Unmarshal(data, &rep)).To(Succeed())
 		notRun := map[string]bool{}
 		for _, f := range rep.Findings {
-			if f.Verdict == report.Error && strings.HasPrefix(f.Message, "not run") {
+			if f.Verdict == verdict.Error && strings.HasPrefix(f.Message, "not run") {
 				notRun[f.Scenario] = true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // notReady describes a run that never began (exit 3), from what the run
@@ -25,7 +26,7 @@ func notReady(rep *report.Report, runErr error, p *spec.Protocol, t *targetFlags
 		n.Within, n.Flag = t.startupTimeout, "--startup-timeout"
 	}
 	for _, f := range rep.Findings {
-		if f.Verdict != report.Fail {
+		if f.Verdict != verdict.Fail {
 			continue
 		}
 		if st := p.Startup; st != nil && f.Rule == st.Rule && f.Scenario == "startup" {
@@ -36,7 +37,7 @@ func notReady(rep *report.Report, runErr error, p *spec.Protocol, t *targetFlags
 	}
 	seen := map[string]bool{}
 	for _, f := range rep.Findings {
-		if f.Verdict == report.Error && strings.HasPrefix(f.Message, "not run") && !seen[f.Scenario] {
+		if f.Verdict == verdict.Error && strings.HasPrefix(f.Message, "not run") && !seen[f.Scenario] {
 			seen[f.Scenario] = true
 			n.NotRun++
 		}
@@ -52,7 +53,7 @@ func startupEvidence(rep *report.Report, p *spec.Protocol) (bool, []string) {
 		return false, nil
 	}
 	for _, f := range rep.Findings {
-		if f.Scenario == "startup" && f.Rule == p.Startup.Rule && f.Verdict == report.Fail {
+		if f.Scenario == "startup" && f.Rule == p.Startup.Rule && f.Verdict == verdict.Fail {
 			return true, report.StartupStderr(f.Transcript)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func newProtocolsCmd() *cobra.Command {
@@ -24,12 +24,12 @@ func newProtocolsCmd() *cobra.Command {
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
-				n := map[report.Level]int{}
+				n := map[verdict.Level]int{}
 				for _, r := range b.Protocol.Rules {
 					n[r.Level]++
 				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", id, strings.Join(b.Protocol.Transports, ","),
-					len(b.Protocol.Rules), n[report.Must], n[report.Should], n[report.May], len(b.Scenarios), b.Protocol.Source)
+					len(b.Protocol.Rules), n[verdict.Must], n[verdict.Should], n[verdict.May], len(b.Scenarios), b.Protocol.Source)
 			}
 			return w.Flush()
 		},

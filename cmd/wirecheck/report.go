@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func loadBundle(id string) (*protocols.Bundle, error) {
@@ -101,7 +102,7 @@ func emit(cmd *cobra.Command, rep *report.Report, format, level string, noColor 
 		rep.Level = l
 	}
 	if rep.Level == "" {
-		rep.Level = report.Must
+		rep.Level = verdict.Must
 	}
 	var err error
 	if format == "console" {

@@ -19,6 +19,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // targetFlags are the flags every command that talks to a server shares.
@@ -135,14 +136,14 @@ func commandAfterDash(cmd *cobra.Command, args []string) []string {
 	return args
 }
 
-func parseLevel(s string) (report.Level, error) {
+func parseLevel(s string) (verdict.Level, error) {
 	switch strings.ToLower(s) {
 	case "must":
-		return report.Must, nil
+		return verdict.Must, nil
 	case "should":
-		return report.Should, nil
+		return verdict.Should, nil
 	case "may":
-		return report.May, nil
+		return verdict.May, nil
 	}
 	return "", usageErr("--level %q: want must, should or may", s)
 }

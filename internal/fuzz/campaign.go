@@ -26,6 +26,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Defaults for Config.
@@ -64,7 +65,7 @@ type Config struct {
 	Now func() time.Time
 	// Level is the lowest rule level whose failure counts as a finding;
 	// Rules, when set, narrows the rules that count (path.Match globs).
-	Level report.Level
+	Level verdict.Level
 	Rules []string
 	// Target describes the server for reports and reproducers.
 	Target string
@@ -80,13 +81,13 @@ type Config struct {
 // Bug is one distinct failure: a rule broken after one shape of action.
 type Bug struct {
 	Rule  string
-	Level report.Level
+	Level verdict.Level
 	Shape string
 	// Hits is how many sequences broke the rule after that shape.
 	Hits int
 	// First is the observation of the minimal (shrunk) sequence, Steps its
 	// actions and Transcript what was exchanged.
-	First      peer.Observation
+	First      verdict.Observation
 	Steps      []scenario.Step
 	Transcript []transcript.Entry
 	Seed       uint64
@@ -170,7 +171,7 @@ func New(cfg Config) (*Campaign, error) {
 		cfg.ShrinkTime = DefaultShrinkTime
 	}
 	if cfg.Level == "" {
-		cfg.Level = report.Should
+		cfg.Level = verdict.Should
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
@@ -367,8 +368,8 @@ func (c *Campaign) counts(rule string) bool {
 	return spec.Selects(c.cfg.Rules, rule)
 }
 
-func (c *Campaign) tally(o peer.Observation) {
-	if o.Verdict != report.Pass {
+func (c *Campaign) tally(o verdict.Observation) {
+	if o.Verdict != verdict.Pass {
 		return
 	}
 	c.mu.Lock()
@@ -395,7 +396,7 @@ func (c *Campaign) recordFailure(s *sequence) {
 // known counts a hit of a bug already found and reports whether it was
 // one, so the campaign goes on looking for others instead of shrinking the
 // same bug again.
-func (c *Campaign) known(f *peer.Observation) bool {
+func (c *Campaign) known(f *verdict.Observation) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if b := c.bugs[[2]string{f.Rule, f.Scenario}]; b != nil {
@@ -417,7 +418,7 @@ func (c *Campaign) addBug(s *sequence, shrunk time.Duration, unshrunk string) {
 		b.Hits++
 		return
 	}
-	level := report.Must
+	level := verdict.Must
 	if r := c.cfg.Protocol.Rule(f.Rule); r != nil {
 		level = r.Level
 	}

@@ -14,11 +14,11 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // campaign fuzzes the sonde-serve reference server with the given faults.
@@ -73,7 +73,7 @@ func replay(file string, faults ...string) []string {
 	Expect(err).NotTo(HaveOccurred())
 	var failed []string
 	for _, f := range rep.Findings {
-		if f.Verdict == report.Fail {
+		if f.Verdict == verdict.Fail {
 			failed = append(failed, f.Rule)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // maxTranscript caps the lines a bug's finding carries.
@@ -25,7 +26,7 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 	for _, b := range bugs {
 		scen := "fuzz: after " + b.Shape
 		f := report.Finding{
-			Rule: b.Rule, Level: b.Level, Verdict: report.Fail, Scenario: scen,
+			Rule: b.Rule, Level: b.Level, Verdict: verdict.Fail, Scenario: scen,
 			Message:  fmt.Sprintf("%s (%d hit(s); seed %d)", b.First.Message, b.Hits, b.Seed),
 			Expected: b.First.Expected, Actual: b.First.Actual, Count: b.Hits,
 			Transcript: tail(b.Transcript),
@@ -43,7 +44,7 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 	for _, r := range p.Rules {
 		if n := passes[r.ID]; n > 0 && !failed[r.ID] {
 			rep.Findings = append(rep.Findings, report.Finding{
-				Rule: r.ID, Level: r.Level, Verdict: report.Pass, Scenario: "fuzz",
+				Rule: r.ID, Level: r.Level, Verdict: verdict.Pass, Scenario: "fuzz",
 				Count: n, Transcript: []transcript.Entry{},
 			})
 		}

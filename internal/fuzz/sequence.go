@@ -16,10 +16,10 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // tool is one tool the server listed, with its compiled input schema.
@@ -45,7 +45,7 @@ type sequence struct {
 	// failure is the first failure at or above the level; the peer's
 	// reader goroutine sets it, so it is read through failed().
 	mu      sync.Mutex
-	failure *peer.Observation
+	failure *verdict.Observation
 	closed  bool
 	last    map[string]any // values carried from response to request
 }
@@ -109,9 +109,9 @@ func (s *sequence) finish() {
 	}
 }
 
-func (s *sequence) observe(o peer.Observation) {
+func (s *sequence) observe(o verdict.Observation) {
 	s.c.tally(o)
-	if o.Verdict != report.Fail || !s.c.counts(o.Rule) {
+	if o.Verdict != verdict.Fail || !s.c.counts(o.Rule) {
 		return
 	}
 	s.mu.Lock()
@@ -122,7 +122,7 @@ func (s *sequence) observe(o peer.Observation) {
 }
 
 // failed returns the sequence's first failure, or nil.
-func (s *sequence) failed() *peer.Observation {
+func (s *sequence) failed() *verdict.Observation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.failure
@@ -453,7 +453,7 @@ func (s *sequence) raw(b []byte) error {
 
 // probe asks whether the server still answers a known-good request.
 func (s *sequence) probe() error {
-	rules := s.c.cfg.Protocol.RulesForCheck(peer.CheckSurvives)
+	rules := s.c.cfg.Protocol.RulesForCheck(verdict.CheckSurvives)
 	step := scenario.Step{ExpectAlive: true}
 	if len(rules) > 0 {
 		step.Rule = rules[0].ID
@@ -461,18 +461,18 @@ func (s *sequence) probe() error {
 	s.steps = append(s.steps, step)
 	s.sent++
 	if _, err := s.env.Probe(); err != nil {
-		s.p.Check(peer.CheckSurvives, report.Fail, -1,
+		s.p.Check(verdict.CheckSurvives, verdict.Fail, -1,
 			"after "+s.shape+", the server did not answer a known-good request: "+err.Error(),
 			"an answer to the probe request", s.env.Gone())
 		return errStop
 	}
-	s.p.Check(peer.CheckSurvives, report.Pass, -1, "", "", "")
+	s.p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
 	return nil
 }
 
 func (s *sequence) closeInput() error {
 	s.closed = true
-	rules := s.c.cfg.Protocol.RulesForCheck(peer.CheckExitOnEOF)
+	rules := s.c.cfg.Protocol.RulesForCheck(verdict.CheckExitOnEOF)
 	step := scenario.Step{ExpectExit: &scenario.Exit{Within: scenario.Duration(s.c.cfg.Timeout), Code: new(int)}}
 	if len(rules) > 0 {
 		step.Rule = rules[0].ID
@@ -485,12 +485,12 @@ func (s *sequence) closeInput() error {
 	select {
 	case <-tr.Exited():
 		if es := tr.ExitStatus(); es.Signal != "" || es.Code != 0 {
-			s.p.Check(peer.CheckExitOnEOF, report.Fail, -1, "the server ended with "+es.String()+" when stdin closed", "exit 0", es.String())
+			s.p.Check(verdict.CheckExitOnEOF, verdict.Fail, -1, "the server ended with "+es.String()+" when stdin closed", "exit 0", es.String())
 		} else {
-			s.p.Check(peer.CheckExitOnEOF, report.Pass, -1, "", "", "")
+			s.p.Check(verdict.CheckExitOnEOF, verdict.Pass, -1, "", "", "")
 		}
 	case <-time.After(s.c.cfg.Timeout):
-		s.p.Check(peer.CheckExitOnEOF, report.Fail, -1, "the server was still running "+s.c.cfg.Timeout.String()+" after stdin closed", "the process exits", "still running")
+		s.p.Check(verdict.CheckExitOnEOF, verdict.Fail, -1, "the server was still running "+s.c.cfg.Timeout.String()+" after stdin closed", "the process exits", "still running")
 	}
 	return nil
 }
@@ -509,7 +509,7 @@ func (s *sequence) noteGone() {
 	}
 	select {
 	case <-s.p.Transport().Exited():
-		s.p.Check(peer.CheckSurvives, report.Fail, -1, "after "+s.shape+", the server exited: "+s.env.Gone(),
+		s.p.Check(verdict.CheckSurvives, verdict.Fail, -1, "after "+s.shape+", the server exited: "+s.env.Gone(),
 			"the server keeps running", s.p.Transport().ExitStatus().String())
 	default:
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Pinned versions of the real servers. Change them together with
@@ -64,7 +65,7 @@ func Load(name string) (*Expected, error) {
 func Failures(rep *report.Report) []Finding {
 	var out []Finding
 	for _, f := range rep.Findings {
-		if f.Verdict == report.Fail || f.Verdict == report.Error {
+		if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
 			out = append(out, Finding{Rule: f.Rule, Scenario: f.Scenario, Verdict: string(f.Verdict)})
 		}
 	}

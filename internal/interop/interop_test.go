@@ -15,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // run runs the whole MCP suite against a server command, as `wirecheck run
@@ -40,7 +41,7 @@ func run(argv []string) *report.Report {
 func compare(name string, rep *report.Report) {
 	got := interop.Failures(rep)
 	for _, f := range got {
-		Expect(f.Verdict).To(Equal(string(report.Fail)), "harness error in %s: %s", f.Scenario, message(rep, f))
+		Expect(f.Verdict).To(Equal(string(verdict.Fail)), "harness error in %s: %s", f.Scenario, message(rep, f))
 	}
 	if os.Getenv("UPDATE_INTEROP") != "" {
 		exp, _ := interop.Load(name)

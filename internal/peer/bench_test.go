@@ -13,6 +13,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // BenchmarkRoundTrip measures tools/list round trips against the sonde-serve
@@ -50,7 +51,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 	}
 	frames := 0
 	p := peer.New(peer.Options{Protocol: bu.Protocol, Schemas: bu.Schemas, Transport: t,
-		Recorder: transcript.NewRecorder(), Observe: func(peer.Observation) { frames++ }})
+		Recorder: transcript.NewRecorder(), Observe: func(verdict.Observation) { frames++ }})
 	defer p.Close()
 	if _, err := p.Next(5 * time.Second); err != nil { // ready line
 		b.Fatal(err)
@@ -100,7 +101,7 @@ func BenchmarkValidateFrame(b *testing.B) {
 	frame := []byte(`{"id":1,"ok":true,"protocolVersion":"1.0.0","result":{"tools":[{"name":"echo","description":"Return the text it is given","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}},{"name":"deploy","description":"Deploy project","inputSchema":{"type":"object","properties":{"target":{"enum":["preview","production"]}}}}]}}`)
 	f := newFakeB()
 	p := peer.New(peer.Options{Protocol: bu.Protocol, Schemas: bu.Schemas, Transport: f,
-		Recorder: transcript.NewRecorder(), Observe: func(peer.Observation) {}})
+		Recorder: transcript.NewRecorder(), Observe: func(verdict.Observation) {}})
 	defer p.Close()
 
 	var base, checked time.Duration

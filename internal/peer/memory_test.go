@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // newPeerWith is newPeer with options changed and the recorder at hand.
@@ -17,7 +18,7 @@ func newPeerWith(set func(*peer.Options)) (*peer.Peer, *fake, *transcript.Record
 	p, reg := miniProtocol()
 	f := newFake()
 	rec := transcript.NewRecorder()
-	o := peer.Options{Protocol: p, Schemas: reg, Transport: f, Recorder: rec, Observe: func(peer.Observation) {}}
+	o := peer.Options{Protocol: p, Schemas: reg, Transport: f, Recorder: rec, Observe: func(verdict.Observation) {}}
 	set(&o)
 	pe := peer.New(o)
 	DeferCleanup(pe.Close)

@@ -15,28 +15,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
-
-// Observation is one piece of evidence about a rule.
-type Observation struct {
-	Rule     string
-	Verdict  report.Verdict
-	Scenario string
-	Message  string
-	Expected string
-	Actual   string
-	// Seq is the transcript line the evidence is on, or -1.
-	Seq int
-}
-
-// Observer receives observations; it is called from the peer's reader
-// goroutine and from scenario goroutines, so it must be safe for both.
-type Observer func(Observation)
 
 // Handler answers a request the server sent. It returns the encoded
 // response, or nil to leave the request unanswered.
@@ -54,7 +38,7 @@ type Options struct {
 	Schemas   *schema.Registry
 	Transport transport.Transport
 	Recorder  *transcript.Recorder
-	Observe   Observer
+	Observe   verdict.Observer
 	Handler   Handler
 	// InboxCap bounds the frames kept for Next; older ones are dropped so
 	// a flooding server cannot exhaust memory. Default 4096.
@@ -178,7 +162,7 @@ func New(o Options) *Peer {
 		o.InboxBytes = DefaultInboxBytes
 	}
 	if o.Observe == nil {
-		o.Observe = func(Observation) {}
+		o.Observe = func(verdict.Observation) {}
 	}
 	p := &Peer{
 		o:         o,

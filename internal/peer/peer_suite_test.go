@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func TestPeer(t *testing.T) {
@@ -69,7 +70,7 @@ func miniProtocol() (*spec.Protocol, *schema.Registry) { return miniFrom("mini.y
 // miniFrom loads a spec of the mini protocol from testdata.
 func miniFrom(file string) (*spec.Protocol, *schema.Registry) {
 	fsys := os.DirFS("testdata")
-	p, err := spec.Load(fsys, file, os.DirFS("testdata/schemas"), peer.Checks, nil)
+	p, err := spec.Load(fsys, file, os.DirFS("testdata/schemas"), verdict.Checks, nil)
 	Expect(err).NotTo(HaveOccurred())
 	reg, err := schema.Compile(os.DirFS("testdata/schemas"), "mini")
 	Expect(err).NotTo(HaveOccurred())
@@ -79,10 +80,10 @@ func miniFrom(file string) (*spec.Protocol, *schema.Registry) {
 // observations collects what the peer reports, safely across goroutines.
 type observations struct {
 	mu  sync.Mutex
-	all []peer.Observation
+	all []verdict.Observation
 }
 
-func (o *observations) add(ob peer.Observation) {
+func (o *observations) add(ob verdict.Observation) {
 	o.mu.Lock()
 	o.all = append(o.all, ob)
 	o.mu.Unlock()

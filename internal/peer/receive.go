@@ -7,11 +7,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // receive is the hot path: one call per inbound frame.
@@ -25,25 +25,25 @@ func (p *Peer) receive(f transport.Frame) {
 
 	if prob := framing(f); prob != "" {
 		in.Problem = prob
-		p.check(CheckJSON, scen, report.Fail, seq, prob, "one complete JSON value per line, in UTF-8", excerpt(f.Raw))
+		p.check(verdict.CheckJSON, scen, verdict.Fail, seq, prob, "one complete JSON value per line, in UTF-8", excerpt(f.Raw))
 		p.deliver(in)
 		return
 	}
 	if !utf8.Valid(f.Raw) {
 		// Still decodable (bad bytes become U+FFFD), so route it: a
 		// response with one bad byte must not also look like a timeout.
-		p.check(CheckJSON, scen, report.Fail, seq, "line is not valid UTF-8", "one complete JSON value per line, in UTF-8", excerpt(f.Raw))
+		p.check(verdict.CheckJSON, scen, verdict.Fail, seq, "line is not valid UTF-8", "one complete JSON value per line, in UTF-8", excerpt(f.Raw))
 	}
 	v, err := schema.Decode(f.Raw)
 	if err != nil {
 		in.Problem = "not JSON: " + err.Error()
-		p.check(CheckJSON, scen, report.Fail, seq, in.Problem, "one complete JSON value per line", excerpt(f.Raw))
+		p.check(verdict.CheckJSON, scen, verdict.Fail, seq, in.Problem, "one complete JSON value per line", excerpt(f.Raw))
 		p.deliver(in)
 		return
 	}
 	in.Value = v
 	if utf8.Valid(f.Raw) {
-		p.check(CheckJSON, scen, report.Pass, seq, "", "", "")
+		p.check(verdict.CheckJSON, scen, verdict.Pass, seq, "", "", "")
 	}
 
 	var idv any
@@ -77,11 +77,11 @@ func (p *Peer) receive(f transport.Frame) {
 	}
 	if in.Kind == nil {
 		in.Problem = "not a frame of any kind this protocol defines"
-		p.check(CheckKnown, scen, report.Fail, seq, in.Problem, "only protocol frames on stdout", excerpt(f.Raw))
+		p.check(verdict.CheckKnown, scen, verdict.Fail, seq, in.Problem, "only protocol frames on stdout", excerpt(f.Raw))
 		p.deliver(in)
 		return
 	}
-	p.check(CheckKnown, scen, report.Pass, seq, "", "", "")
+	p.check(verdict.CheckKnown, scen, verdict.Pass, seq, "", "", "")
 	p.mu.Lock()
 	p.known++
 	p.mu.Unlock()
@@ -97,13 +97,13 @@ func (p *Peer) receive(f transport.Frame) {
 		p.routeResponse(in, call, mismatch, hasID, idv, scen)
 	case spec.RoleEvent:
 		if call == nil || call.Response != nil || mismatch != "" {
-			p.check(CheckEventInFlight, scen, report.Fail, seq,
+			p.check(verdict.CheckEventInFlight, scen, verdict.Fail, seq,
 				"event for id "+Key(idv)+", which is not a request in flight",
 				"events only for a request in flight, before its final response", excerpt(f.Raw))
 			p.deliver(in)
 			return
 		}
-		p.check(CheckEventInFlight, scen, report.Pass, seq, "", "", "")
+		p.check(verdict.CheckEventInFlight, scen, verdict.Pass, seq, "", "", "")
 		in.Call = call
 		p.addEvent(call, in)
 	case spec.RoleRequest:
@@ -139,7 +139,7 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		aboutServer := hasID && idv != nil && p.serverIDs[Key(idv)]
 		p.mu.Unlock()
 		if !aboutServer {
-			p.check(CheckNoStray, scen, report.Fail, seq,
+			p.check(verdict.CheckNoStray, scen, verdict.Fail, seq,
 				"response with id "+idText(idv, hasID)+", but no request with that id was sent",
 				"responses only to requests wirecheck sent", excerpt(in.Raw))
 		}
@@ -157,28 +157,28 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 	}
 	p.mu.Unlock()
 	if dup {
-		p.check(CheckOneResponse, scen, report.Fail, seq,
+		p.check(verdict.CheckOneResponse, scen, verdict.Fail, seq,
 			fmt.Sprintf("a second response to request id %s (the first is transcript line %d)", call.Key, call.Response.Seq),
 			"exactly one response per request", excerpt(in.Raw))
 		return
 	}
-	p.check(CheckOneResponse, scen, report.Pass, seq, "", "", "")
+	p.check(verdict.CheckOneResponse, scen, verdict.Pass, seq, "", "", "")
 	switch {
 	case mismatch == "value" && call.Invalid && idv == nil:
 		// An answer to an invalid request may say it could not take the
 		// id (null, or none): a reading the method accepts.
-		p.check(CheckIDEcho, scen, report.Pass, seq, "", "", "")
+		p.check(verdict.CheckIDEcho, scen, verdict.Pass, seq, "", "", "")
 	case strings.HasPrefix(mismatch, "type"):
-		p.check(CheckIDType, scen, report.Fail, seq,
+		p.check(verdict.CheckIDType, scen, verdict.Fail, seq,
 			"the id was echoed with another JSON type", "id "+call.Key, "id "+idText(idv, hasID))
-		p.check(CheckIDEcho, scen, report.Pass, seq, "", "", "")
+		p.check(verdict.CheckIDEcho, scen, verdict.Pass, seq, "", "", "")
 	case mismatch != "":
-		p.check(CheckIDEcho, scen, report.Fail, seq,
+		p.check(verdict.CheckIDEcho, scen, verdict.Fail, seq,
 			"the response does not carry the id of the request it answers (the only request in flight)",
 			"id "+call.Key, "id "+idText(idv, hasID))
 	default:
-		p.check(CheckIDEcho, scen, report.Pass, seq, "", "", "")
-		p.check(CheckIDType, scen, report.Pass, seq, "", "", "")
+		p.check(verdict.CheckIDEcho, scen, verdict.Pass, seq, "", "", "")
+		p.check(verdict.CheckIDType, scen, verdict.Pass, seq, "", "", "")
 	}
 	// Observations first: a scenario that wakes on done may end at once,
 	// and what was observed of its response must already be recorded.
@@ -360,7 +360,7 @@ func SchemaChecks(p *spec.Protocol, k *spec.Kind, method string, v any) []Schema
 func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 	s := p.o.Schemas.Get(file)
 	if s == nil {
-		p.emit(Observation{Rule: rule, Verdict: report.Error, Scenario: scen, Seq: in.Seq,
+		p.emit(verdict.Observation{Rule: rule, Verdict: verdict.Error, Scenario: scen, Seq: in.Seq,
 			Message: "schema " + p.o.Schemas.Path(file) + " is not compiled"})
 		return
 	}
@@ -371,29 +371,29 @@ func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 		what = " frame's " + at
 	}
 	if err := s.Validate(v); err != nil {
-		p.emit(Observation{Rule: rule, Verdict: report.Fail, Scenario: scen, Seq: in.Seq,
+		p.emit(verdict.Observation{Rule: rule, Verdict: verdict.Fail, Scenario: scen, Seq: in.Seq,
 			Message:  in.Kind.Name + what + " does not match " + p.o.Schemas.Path(file),
 			Expected: "a frame valid against " + p.o.Schemas.Path(file),
 			Actual:   schema.Explain(err) + "\n" + excerpt(in.Raw)})
 		return
 	}
-	p.emit(Observation{Rule: rule, Verdict: report.Pass, Scenario: scen, Seq: in.Seq})
+	p.emit(verdict.Observation{Rule: rule, Verdict: verdict.Pass, Scenario: scen, Seq: in.Seq})
 }
 
 // check reports a built-in check's verdict on every rule it stands for.
-func (p *Peer) check(name, scen string, v report.Verdict, seq int, msg, expected, actual string) {
+func (p *Peer) check(name, scen string, v verdict.Verdict, seq int, msg, expected, actual string) {
 	for _, r := range p.protocol().RulesForCheck(name) {
-		p.emit(Observation{Rule: r.ID, Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+		p.emit(verdict.Observation{Rule: r.ID, Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual})
 	}
 }
 
 // Check lets the runner report a built-in check it decides (timeouts,
 // exits) through the same mapping.
-func (p *Peer) Check(name string, v report.Verdict, seq int, msg, expected, actual string) {
+func (p *Peer) Check(name string, v verdict.Verdict, seq int, msg, expected, actual string) {
 	p.check(name, p.Scenario(), v, seq, msg, expected, actual)
 }
 
-func (p *Peer) emit(o Observation) { p.o.Observe(o) }
+func (p *Peer) emit(o verdict.Observation) { p.o.Observe(o) }
 
 // deliver queues a frame for Next, dropping the oldest past InboxCap
 // frames or InboxBytes of footprint (the newest is always kept, and so is

@@ -16,6 +16,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // runAgainst runs a protocol's whole suite against its reference server
@@ -64,9 +65,9 @@ func runServer(id, version string, faults, variants []string) (*report.Report, e
 }
 
 // broken lists the rules that failed or errored.
-func broken(rep *report.Report, verdicts ...report.Verdict) []string {
+func broken(rep *report.Report, verdicts ...verdict.Verdict) []string {
 	if len(verdicts) == 0 {
-		verdicts = []report.Verdict{report.Fail, report.Error}
+		verdicts = []verdict.Verdict{verdict.Fail, verdict.Error}
 	}
 	set := map[string]bool{}
 	for _, f := range rep.Findings {
@@ -88,7 +89,7 @@ func broken(rep *report.Report, verdicts ...report.Verdict) []string {
 func evidence(rep *report.Report, rule string) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
-		if f.Rule != rule || (f.Verdict != report.Fail && f.Verdict != report.Error) {
+		if f.Rule != rule || (f.Verdict != verdict.Fail && f.Verdict != verdict.Error) {
 			continue
 		}
 		fmt.Fprintf(&b, "%s in %s: %s\n  expected %s\n  actual %s\n", f.Verdict, f.Scenario, f.Message, f.Expected, f.Actual)
@@ -118,10 +119,10 @@ var _ = Describe("the reference servers", func() {
 				Expect(err).NotTo(HaveOccurred())
 				Expect(broken(rep)).To(BeEmpty())
 				for _, f := range rep.Findings {
-					if r := b.Protocol.Rule(f.Rule); f.Verdict == report.Skip && r != nil && !r.AppliesTo(v) {
+					if r := b.Protocol.Rule(f.Rule); f.Verdict == verdict.Skip && r != nil && !r.AppliesTo(v) {
 						continue
 					}
-					Expect(f.Verdict).To(Equal(report.Pass), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+					Expect(f.Verdict).To(Equal(verdict.Pass), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
 				}
 			})
 		}
@@ -135,10 +136,10 @@ var _ = Describe("the reference servers", func() {
 					rep, err := runServer(id, version, nil, []string{variant})
 					Expect(err).NotTo(HaveOccurred())
 					for _, f := range rep.Findings {
-						if f.Level == report.May {
+						if f.Level == verdict.May {
 							continue
 						}
-						Expect(f.Verdict).NotTo(BeElementOf(report.Fail, report.Error),
+						Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error),
 							"variant %s: rule %s in %s:\n%s", variant, f.Rule, f.Scenario, evidence(rep, f.Rule))
 					}
 				},
@@ -152,7 +153,7 @@ var _ = Describe("the reference servers", func() {
 		DescribeTable(id+" with a fault reports exactly the rules the fault breaks",
 			func(fault string, trips, also []string) {
 				rep, err := runAgainst(id, fault)
-				verdicts := []report.Verdict{report.Fail, report.Error}
+				verdicts := []verdict.Verdict{verdict.Fail, verdict.Error}
 				if err != nil {
 					Expect(errors.Is(err, runner.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
 					// Scenarios that could not run are errors by design.
@@ -163,7 +164,7 @@ var _ = Describe("the reference servers", func() {
 					Expect(got).To(ContainElement(r), "fault %s should trip %s", fault, r)
 					failed := false
 					for _, f := range rep.Findings {
-						if f.Rule == r && f.Verdict == report.Fail {
+						if f.Rule == r && f.Verdict == verdict.Fail {
 							failed = true
 							Expect(f.Message).NotTo(BeEmpty(), "a failure says what broke")
 						}
@@ -174,7 +175,7 @@ var _ = Describe("the reference servers", func() {
 				for _, r := range got {
 					Expect(allowed).To(ContainElement(r), "fault %s broke rule %s, which it should not:\n%s", fault, r, evidence(rep, r))
 				}
-				Expect(rep.Failed(report.Must) || rep.Failed(report.Should)).To(BeTrue())
+				Expect(rep.Failed(verdict.Must) || rep.Failed(verdict.Should)).To(BeTrue())
 			},
 			entries,
 		)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/fixtures"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
 )
@@ -85,7 +85,7 @@ var _ = Describe("the embedded protocols", func() {
 					}
 				}
 				for _, r := range b.Protocol.Rules {
-					if r.Level == report.Must {
+					if r.Level == verdict.Must {
 						Expect(tripped[r.ID]).To(BeTrue(), "MUST rule %s has no fault that trips it", r.ID)
 					}
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // A wait the MCP pages do not bound ("within a reasonable time") names
@@ -40,7 +41,7 @@ var _ = Describe("MCP-STDIO-4's wait", func() {
 	}
 	failure := func(rep *report.Report) string {
 		for _, f := range rep.Findings {
-			if f.Rule == "MCP-STDIO-4" && f.Verdict == report.Fail {
+			if f.Rule == "MCP-STDIO-4" && f.Verdict == verdict.Fail {
 				return f.Message
 			}
 		}
@@ -68,7 +69,7 @@ var _ = Describe("the levels of the mcp rules", func() {
 		b, err := protocols.Load("mcp")
 		Expect(err).NotTo(HaveOccurred())
 		for _, r := range b.Protocol.Rules {
-			if r.Level != report.Must {
+			if r.Level != verdict.Must {
 				continue
 			}
 			Expect(r.Quote).To(Or(ContainSubstring("MUST"), ContainSubstring("source of truth")), "rule %s is MUST but quotes no MUST", r.ID)

@@ -24,6 +24,7 @@ import (
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
 	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
 	toolhostsuite "github.com/wirecheck/wirecheck/internal/suite/toolhost"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
 )
@@ -141,7 +142,7 @@ func LoadSpec(id string) (*spec.Protocol, func(ServeOptions) int, error) {
 		p, _, err := LoadSpec(b)
 		return p, err
 	}
-	p, err := spec.Load(specs.FS, id+".yaml", schemas.FS, peer.Checks, base)
+	p, err := spec.Load(specs.FS, id+".yaml", schemas.FS, verdict.Checks, base)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +173,7 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 		}
 		return bb.Protocol, nil
 	}
-	p, err := spec.Load(specFS, id+".yaml", schemaFS, peer.Checks, base)
+	p, err := spec.Load(specFS, id+".yaml", schemaFS, verdict.Checks, base)
 	if err != nil {
 		return nil, err
 	}

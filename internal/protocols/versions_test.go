@@ -12,8 +12,8 @@ import (
 
 	"github.com/wirecheck/wirecheck/fixtures"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
 )
@@ -54,7 +54,7 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 		Expect(rep.Notes).To(ContainElement(ContainSubstring("rerun with --mcp-version 2025-11-25")))
 		passed := map[string]bool{}
 		for _, f := range rep.Findings {
-			if f.Verdict == report.Pass {
+			if f.Verdict == verdict.Pass {
 				passed[f.Rule] = true
 			}
 		}

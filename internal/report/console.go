@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // ConsoleOptions tunes the terminal rendering.
@@ -64,15 +66,15 @@ func (p painter) paint(sgr, s string) string {
 	return sgr + s + sgrReset
 }
 
-func (p painter) verdict(v Verdict, s string) string {
+func (p painter) verdict(v verdict.Verdict, s string) string {
 	switch v {
-	case Pass:
+	case verdict.Pass:
 		return p.paint(sgrGreen, s)
-	case Fail:
+	case verdict.Fail:
 		return p.paint(sgrRed, s)
-	case Skip:
+	case verdict.Skip:
 		return p.paint(sgrYell, s)
-	case Error:
+	case verdict.Error:
 		return p.paint(sgrMag, s)
 	}
 	return s
@@ -104,7 +106,7 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 	hidden := map[string][]string{}
 	for _, row := range rs {
 		for _, f := range row.Failing() {
-			if f.Verdict == Error && len(f.Transcript) == 0 && f.Expected == "" && f.Actual == "" {
+			if f.Verdict == verdict.Error && len(f.Transcript) == 0 && f.Expected == "" && f.Actual == "" {
 				if _, seen := hidden[f.Message]; !seen {
 					causes = append(causes, f.Message)
 				}
@@ -116,7 +118,7 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 	}
 	for _, c := range causes {
 		fmt.Fprintf(bw, "\n%s %d undecided\n  message:  %s\n  rules:    %s\n",
-			p.verdict(Error, "──── "+verdictLabel(Error)), len(hidden[c]),
+			p.verdict(verdict.Error, "──── "+verdictLabel(verdict.Error)), len(hidden[c]),
 			indentRest(block(c, capMessage), "            "), indentRest(block(strings.Join(hidden[c], ", "), capMessage), "            "))
 	}
 
@@ -127,20 +129,20 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 		}
 	}
 
-	verdict, level := outcome(r)
+	word, level := outcome(r)
 	fmt.Fprintf(bw, "\n%d rules: %s · findings: %s · %s\n",
 		len(rs), ruleTally(rs), findingTally(r), duration(r.DurationMS))
-	v := Pass
-	if verdict == "FAIL" {
-		v = Fail
+	v := verdict.Pass
+	if word == "FAIL" {
+		v = verdict.Fail
 	}
-	fmt.Fprintf(bw, "%s %s%s\n", p.verdict(v, verdict), level, why(rs, r.Level))
+	fmt.Fprintf(bw, "%s %s%s\n", p.verdict(v, word), level, why(rs, r.Level))
 	return bw.Flush()
 }
 
 func writeTable(w io.Writer, p painter, rs []ruleRow, verbose bool) {
 	type cells struct {
-		v                               Verdict
+		v                               verdict.Verdict
 		verdict, id, level, scen, title string
 	}
 	table := make([]cells, 0, len(rs))
@@ -185,7 +187,7 @@ func writeTable(w io.Writer, p painter, rs []ruleRow, verbose bool) {
 	}
 }
 
-func writeFailure(w io.Writer, p painter, ru Rule, f Finding, tailN, entryCap int) {
+func writeFailure(w io.Writer, p painter, ru verdict.Rule, f Finding, tailN, entryCap int) {
 	fmt.Fprintf(w, "\n%s %s %s — %s\n",
 		p.verdict(f.Verdict, "──── "+verdictLabel(f.Verdict)),
 		p.paint(sgrBold, line(ru.ID, capLine)), line(string(ru.Level), 16), line(ru.Title, capLine))
@@ -216,10 +218,10 @@ func writeFailure(w io.Writer, p painter, ru Rule, f Finding, tailN, entryCap in
 
 // why explains the verdict line, so that a PASS next to failing SHOULD
 // rules, or a FAIL caused only by errors, does not look like a bug.
-func why(rs []ruleRow, level Level) string {
+func why(rs []ruleRow, level verdict.Level) string {
 	var above, below int
 	for _, r := range rs {
-		if r.Verdict != Fail && r.Verdict != Error {
+		if r.Verdict != verdict.Fail && r.Verdict != verdict.Error {
 			continue
 		}
 		// A rule's findings may carry a level when the catalogue does not.

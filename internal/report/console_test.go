@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // ourSGR matches the only escape sequences the console writer may emit.
@@ -67,9 +68,9 @@ var _ = Describe("WriteConsole", func() {
 	})
 
 	It("passes at MUST when only a SHOULD rule fails", func() {
-		r := &report.Report{Tool: "wirecheck", Protocol: "p", Level: report.Must, DurationMS: 450, Findings: []report.Finding{
-			{Rule: "A-1", Level: report.Must, Verdict: report.Pass, Scenario: "s"},
-			{Rule: "B-1", Level: report.Should, Verdict: report.Fail, Scenario: "s"},
+		r := &report.Report{Tool: "wirecheck", Protocol: "p", Level: verdict.Must, DurationMS: 450, Findings: []report.Finding{
+			{Rule: "A-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "s"},
+			{Rule: "B-1", Level: verdict.Should, Verdict: verdict.Fail, Scenario: "s"},
 		}}
 		out := console(r, report.ConsoleOptions{})
 		Expect(out).To(ContainSubstring("· 450ms\n"))
@@ -78,7 +79,7 @@ var _ = Describe("WriteConsole", func() {
 
 	It("judges a report without a level strictly", func() {
 		r := &report.Report{Protocol: "p", Findings: []report.Finding{
-			{Rule: "C-1", Level: report.May, Verdict: report.Fail, Scenario: "s"},
+			{Rule: "C-1", Level: verdict.May, Verdict: verdict.Fail, Scenario: "s"},
 		}}
 		Expect(console(r, report.ConsoleOptions{})).To(ContainSubstring("FAIL at any level"))
 	})
@@ -94,7 +95,7 @@ var _ = Describe("WriteConsole", func() {
 
 	It("truncates long server text with a marker", func() {
 		r := &report.Report{Protocol: "p", Findings: []report.Finding{{
-			Rule: "A-1", Level: report.Must, Verdict: report.Fail, Scenario: "s",
+			Rule: "A-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "s",
 			Actual:     strings.Repeat("A", 100_000),
 			Transcript: []transcript.Entry{{Dir: transcript.Received, Text: strings.Repeat("B", 16<<10)}},
 		}}}
@@ -110,7 +111,7 @@ var _ = Describe("WriteConsole", func() {
 	})
 
 	It("writes a report with no findings", func() {
-		r := &report.Report{Protocol: "p", Level: report.Must, Started: time.Time{}}
+		r := &report.Report{Protocol: "p", Level: verdict.Must, Started: time.Time{}}
 		out := console(r, report.ConsoleOptions{Color: true})
 		Expect(out).To(ContainSubstring("0 rules: 0 pass, 0 fail, 0 skip, 0 error"))
 		Expect(out).To(ContainSubstring("PASS"))

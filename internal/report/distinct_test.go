@@ -9,18 +9,19 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // twoFailures is a rule failed in one scenario in two different ways, the
 // second seen three times.
 func twoFailures() *report.Report {
-	r := &report.Report{Tool: "wirecheck", Protocol: "p", Level: report.Must,
-		Rules: []report.Rule{{ID: "R-1", Level: report.Must, Title: "one answer per request"}}}
+	r := &report.Report{Tool: "wirecheck", Protocol: "p", Level: verdict.Must,
+		Rules: []verdict.Rule{{ID: "R-1", Level: verdict.Must, Title: "one answer per request"}}}
 	for _, f := range []report.Finding{
 		{Message: "a second response to request id 1", Count: 1},
 		{Message: "no response to request id 2 within 1s", Count: 3},
 	} {
-		f.Rule, f.Level, f.Verdict, f.Scenario, f.Transcript = "R-1", report.Must, report.Fail, "pipeline", []transcript.Entry{}
+		f.Rule, f.Level, f.Verdict, f.Scenario, f.Transcript = "R-1", verdict.Must, verdict.Fail, "pipeline", []transcript.Entry{}
 		r.Findings = append(r.Findings, f)
 	}
 	r.Tally()

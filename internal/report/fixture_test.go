@@ -7,6 +7,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // hostileLine is what a malicious server might put on stdout: a terminal
@@ -50,38 +51,38 @@ func fixture() *report.Report {
 		Target:     "sonde serve --json --data ./testdata <b>",
 		Started:    time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
 		DurationMS: 1234,
-		Level:      report.Must,
-		Rules: []report.Rule{
-			{ID: "SONDE-STARTUP-1", Level: report.Must, Title: "The first stdout line is the ready object", Source: "000_239269c7ecb57487.txt §2.1"},
-			{ID: "SONDE-ID-1", Level: report.Must, Title: "A response echoes the id of its request, with its type", Source: "000_239269c7ecb57487.txt §3.2"},
-			{ID: "SONDE-STDOUT-2", Level: report.Should, Title: "Nothing but protocol frames on stdout", Source: "000_239269c7ecb57487.txt §2.4"},
-			{ID: "SONDE-SHUTDOWN-1", Level: report.Must, Title: "shutdown is answered before the process exits", Source: "000_239269c7ecb57487.txt §5"},
-			{ID: "SONDE-CANCEL-1", Level: report.May, Title: "A cancelled request may be answered with an error", Source: "000_239269c7ecb57487.txt §4.3"},
-			{ID: "SONDE-UNUSED-9", Level: report.May, Title: "A rule with no findings is left out of the table", Source: "000_239269c7ecb57487.txt §9"},
+		Level:      verdict.Must,
+		Rules: []verdict.Rule{
+			{ID: "SONDE-STARTUP-1", Level: verdict.Must, Title: "The first stdout line is the ready object", Source: "000_239269c7ecb57487.txt §2.1"},
+			{ID: "SONDE-ID-1", Level: verdict.Must, Title: "A response echoes the id of its request, with its type", Source: "000_239269c7ecb57487.txt §3.2"},
+			{ID: "SONDE-STDOUT-2", Level: verdict.Should, Title: "Nothing but protocol frames on stdout", Source: "000_239269c7ecb57487.txt §2.4"},
+			{ID: "SONDE-SHUTDOWN-1", Level: verdict.Must, Title: "shutdown is answered before the process exits", Source: "000_239269c7ecb57487.txt §5"},
+			{ID: "SONDE-CANCEL-1", Level: verdict.May, Title: "A cancelled request may be answered with an error", Source: "000_239269c7ecb57487.txt §4.3"},
+			{ID: "SONDE-UNUSED-9", Level: verdict.May, Title: "A rule with no findings is left out of the table", Source: "000_239269c7ecb57487.txt §9"},
 		},
 		Findings: []report.Finding{
-			{Rule: "SONDE-STARTUP-1", Level: report.Must, Verdict: report.Pass, Scenario: "startup/ready", Message: "ready line received first", Transcript: []transcript.Entry{}},
-			{Rule: "SONDE-STARTUP-1", Level: report.Must, Verdict: report.Pass, Scenario: "startup/ready-after-stderr"},
-			{Rule: "SONDE-STARTUP-1", Level: report.Must, Verdict: report.Pass, Scenario: "startup/slow"},
-			{Rule: "SONDE-ID-1", Level: report.Must, Verdict: report.Pass, Scenario: "ids/numeric-id", Count: 12},
-			{Rule: "SONDE-ID-1", Level: report.Must, Verdict: report.Fail, Scenario: "ids/string-id",
+			{Rule: "SONDE-STARTUP-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "startup/ready", Message: "ready line received first", Transcript: []transcript.Entry{}},
+			{Rule: "SONDE-STARTUP-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "startup/ready-after-stderr"},
+			{Rule: "SONDE-STARTUP-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "startup/slow"},
+			{Rule: "SONDE-ID-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "ids/numeric-id", Count: 12},
+			{Rule: "SONDE-ID-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "ids/string-id",
 				Message:    `response id 7 (number) does not match request id "a" (string)`,
 				Expected:   "{\n  \"id\": \"a\"\n}",
 				Actual:     "{\n  \"id\": 7\n}",
 				Transcript: ts,
 				Reproduce:  "wirecheck replay fixtures/sonde-serve/ids.yaml --scenario ids/string-id -- sonde serve --json"},
-			{Rule: "SONDE-ID-1", Level: report.Must, Verdict: report.Pass, Scenario: "ids/null-id"},
-			{Rule: "SONDE-ID-1", Level: report.Must, Verdict: report.Skip, Scenario: "ids/batch", Message: "batches not supported by this protocol version"},
-			{Rule: "SONDE-STDOUT-2", Level: report.Should, Verdict: report.Fail, Scenario: "ids/string-id",
+			{Rule: "SONDE-ID-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "ids/null-id"},
+			{Rule: "SONDE-ID-1", Level: verdict.Must, Verdict: verdict.Skip, Scenario: "ids/batch", Message: "batches not supported by this protocol version"},
+			{Rule: "SONDE-STDOUT-2", Level: verdict.Should, Verdict: verdict.Fail, Scenario: "ids/string-id",
 				Message:    "a line on stdout is not a protocol frame: " + hostileLine,
 				Expected:   "one JSON object per line",
 				Actual:     hostileLine,
 				Transcript: ts[len(ts)-3:]},
-			{Rule: "SONDE-SHUTDOWN-1", Level: report.Must, Verdict: report.Error, Scenario: "lifecycle/shutdown",
+			{Rule: "SONDE-SHUTDOWN-1", Level: verdict.Must, Verdict: verdict.Error, Scenario: "lifecycle/shutdown",
 				Message:    "server exited before the rule could be observed",
 				Transcript: crash},
-			{Rule: "SONDE-CANCEL-1", Level: report.May, Verdict: report.Skip, Scenario: "cancel/inflight", Message: "no slow method to cancel"},
-			{Rule: "NDJSON-LINE-1", Level: report.Should, Verdict: report.Pass, Scenario: "startup/ready", Count: 3},
+			{Rule: "SONDE-CANCEL-1", Level: verdict.May, Verdict: verdict.Skip, Scenario: "cancel/inflight", Message: "no slow method to cancel"},
+			{Rule: "NDJSON-LINE-1", Level: verdict.Should, Verdict: verdict.Pass, Scenario: "startup/ready", Count: 3},
 		},
 		Notes: []string{"scenario restart/crash-loop not run: --rules excluded it"},
 	}

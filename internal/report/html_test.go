@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 const (
@@ -89,8 +90,8 @@ var _ = Describe("WriteHTML", func() {
 	})
 
 	It("says PASS for a clean run", func() {
-		r := &report.Report{Protocol: "p", Level: report.Should, Findings: []report.Finding{
-			{Rule: "A-1", Level: report.Must, Verdict: report.Pass, Scenario: "s"},
+		r := &report.Report{Protocol: "p", Level: verdict.Should, Findings: []report.Finding{
+			{Rule: "A-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "s"},
 		}}
 		page := htmlOf(r)
 		Expect(page).To(ContainSubstring(`<span class="badge overall PASS">PASS</span> at level SHOULD`))

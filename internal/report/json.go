@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // WriteJSON writes the report as indented JSON in struct field order, the
@@ -85,7 +86,7 @@ func (r *Report) check() error {
 	}
 	for i, f := range r.Findings {
 		switch f.Verdict {
-		case Pass, Fail, Skip, Error:
+		case verdict.Pass, verdict.Fail, verdict.Skip, verdict.Error:
 		default:
 			return fmt.Errorf(`findings[%d].verdict: unknown verdict %q (want pass, fail, skip or error)`, i, f.Verdict)
 		}

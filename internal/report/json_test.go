@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 const schemaPath = "../../schemas/report.schema.json"
@@ -47,7 +48,7 @@ var _ = Describe("JSON", func() {
 
 	It("writes [] rather than null, so a minimal report also validates", func() {
 		r := &report.Report{Tool: "wirecheck", Protocol: "p", Findings: []report.Finding{
-			{Rule: "A-1", Level: report.Must, Verdict: report.Pass},
+			{Rule: "A-1", Level: verdict.Must, Verdict: verdict.Pass},
 		}}
 		doc := toJSON(r)
 		Expect(string(doc)).To(ContainSubstring(`"findings": [`))

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // The JUnit dialect CI servers agree on (Jenkins, GitLab, GitHub actions
@@ -76,7 +78,7 @@ type junitSkipped struct {
 // and the suite carries the run's wall-clock time; summing scenario spans
 // would count shared server time several times over.
 func WriteJUnit(w io.Writer, r *Report) error {
-	titles := map[string]Rule{}
+	titles := map[string]verdict.Rule{}
 	for _, ru := range r.Rules {
 		if _, ok := titles[ru.ID]; !ok {
 			titles[ru.ID] = ru
@@ -104,7 +106,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	for _, f := range r.Findings {
 		ru, ok := titles[f.Rule]
 		if !ok {
-			ru = Rule{ID: f.Rule, Level: f.Level}
+			ru = verdict.Rule{ID: f.Rule, Level: f.Level}
 		}
 		c := junitCase{
 			Classname: line(f.Rule, capLine),
@@ -119,18 +121,18 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			}
 		}
 		switch f.Verdict {
-		case Pass:
-		case Fail:
+		case verdict.Pass:
+		case verdict.Fail:
 			c.Failure = problem()
 			suite.Failures++
-		case Skip:
+		case verdict.Skip:
 			c.Skipped = &junitSkipped{Message: line(f.Message, capMessage)}
 			suite.Skipped++
 		default:
 			// Error, and any verdict this version does not know: the harness
 			// could not tell, which must not read as a pass in CI.
 			c.Error = problem()
-			if f.Verdict != Error {
+			if f.Verdict != verdict.Error {
 				c.Error.Message = line("unknown verdict "+strconv.Quote(string(f.Verdict))+": "+f.Message, capMessage)
 			}
 			suite.Errors++
@@ -170,7 +172,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 }
 
 // junitBody is the evidence shown when a CI user expands a failed test.
-func junitBody(ru Rule, f Finding) string {
+func junitBody(ru verdict.Rule, f Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s\n", line(ru.ID, capLine), line(string(ru.Level), 16), line(ru.Title, capLine))
 	if ru.Source != "" {

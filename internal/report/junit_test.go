@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Independent of the writer's own types, so a mistake there cannot hide
@@ -141,7 +142,7 @@ var _ = Describe("WriteJUnit", func() {
 
 	It("reports a verdict it does not know as an error, never a pass", func() {
 		r := &report.Report{Protocol: "p", Findings: []report.Finding{
-			{Rule: "A-1", Level: report.Must, Verdict: "flaky", Scenario: "s", Message: "m"},
+			{Rule: "A-1", Level: verdict.Must, Verdict: "flaky", Scenario: "s", Message: "m"},
 		}}
 		s := parseJUnit(Default, junit(r))
 		expectConsistent(Default, s, r)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown (a PR comment,
@@ -115,8 +117,8 @@ func md(s string) string {
 	return mdEscaper.Replace(clean(s, false))
 }
 
-func mdVerdict(v Verdict) string {
-	if v == Fail || v == Error {
+func mdVerdict(v verdict.Verdict) string {
+	if v == verdict.Fail || v == verdict.Error {
 		return "**" + verdictLabel(v) + "**"
 	}
 	return verdictLabel(v)

@@ -7,13 +7,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-func shard(started time.Time, ms int64, level report.Level, fs ...report.Finding) *report.Report {
+func shard(started time.Time, ms int64, level verdict.Level, fs ...report.Finding) *report.Report {
 	r := &report.Report{Tool: "wirecheck", Version: "0.3.0", Protocol: "sonde-serve", Target: "sonde serve --json",
 		Started: started, DurationMS: ms, Level: level, Findings: fs}
 	for _, f := range fs {
-		r.Rules = append(r.Rules, report.Rule{ID: f.Rule, Level: f.Level, Title: "title of " + f.Rule})
+		r.Rules = append(r.Rules, verdict.Rule{ID: f.Rule, Level: f.Level, Title: "title of " + f.Rule})
 	}
 	r.Tally()
 	return r
@@ -22,15 +23,15 @@ func shard(started time.Time, ms int64, level report.Level, fs ...report.Finding
 var _ = Describe("Merge", func() {
 	t0 := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	pass := func(rule, scen string) report.Finding {
-		return report.Finding{Rule: rule, Level: report.Must, Verdict: report.Pass, Scenario: scen}
+		return report.Finding{Rule: rule, Level: verdict.Must, Verdict: verdict.Pass, Scenario: scen}
 	}
 	fail := func(rule, scen string) report.Finding {
-		return report.Finding{Rule: rule, Level: report.Must, Verdict: report.Fail, Scenario: scen}
+		return report.Finding{Rule: rule, Level: verdict.Must, Verdict: verdict.Fail, Scenario: scen}
 	}
 
 	It("concatenates findings, unions rules, re-tallies and sums time", func() {
-		a := shard(t0.Add(time.Minute), 1000, report.Must, pass("A-1", "s1"), fail("B-1", "s1"))
-		b := shard(t0, 500, report.Must, pass("A-1", "s2"), pass("C-1", "s2"))
+		a := shard(t0.Add(time.Minute), 1000, verdict.Must, pass("A-1", "s1"), fail("B-1", "s1"))
+		b := shard(t0, 500, verdict.Must, pass("A-1", "s2"), pass("C-1", "s2"))
 		a.Notes = []string{"shard 1 of 2"}
 		m, err := report.Merge(a, b)
 		Expect(err).NotTo(HaveOccurred())
@@ -44,7 +45,7 @@ var _ = Describe("Merge", func() {
 		Expect(m.Summary).To(Equal(report.Summary{Pass: 3, Fail: 1}))
 		Expect(m.DurationMS).To(Equal(int64(1500)))
 		Expect(m.Started).To(Equal(t0))
-		Expect(m.Level).To(Equal(report.Must))
+		Expect(m.Level).To(Equal(verdict.Must))
 		Expect(m.Target).To(Equal("sonde serve --json"))
 		Expect(m.Notes).To(Equal([]string{"shard 1 of 2"}))
 		Expect(m.ByRule()[0].Findings).To(HaveLen(2))
@@ -52,26 +53,26 @@ var _ = Describe("Merge", func() {
 	})
 
 	It("refuses reports of different protocols", func() {
-		b := shard(t0, 1, report.Must)
+		b := shard(t0, 1, verdict.Must)
 		b.Protocol = "mcp"
-		_, err := report.Merge(shard(t0, 1, report.Must), b)
+		_, err := report.Merge(shard(t0, 1, verdict.Must), b)
 		Expect(err).To(MatchError(`report: merge: report 2 is for protocol "mcp", report 1 for "sonde-serve"; only reports of one protocol can be merged`))
 	})
 
 	It("refuses nothing and nil", func() {
 		_, err := report.Merge()
 		Expect(err).To(MatchError("report: merge: no reports given"))
-		_, err = report.Merge(shard(t0, 1, report.Must), nil)
+		_, err = report.Merge(shard(t0, 1, verdict.Must), nil)
 		Expect(err).To(MatchError("report: merge: report 2 is nil"))
 	})
 
 	It("judges at the strictest level and says where the runs differed", func() {
-		a := shard(time.Time{}, 1, report.Must)
-		b := shard(t0, 1, report.Should)
+		a := shard(time.Time{}, 1, verdict.Must)
+		b := shard(t0, 1, verdict.Should)
 		b.Target, b.Version = "other", "0.4.0"
 		m, err := report.Merge(a, b)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(m.Level).To(Equal(report.Should))
+		Expect(m.Level).To(Equal(verdict.Should))
 		Expect(m.Started).To(Equal(t0), "a zero start is not the earliest")
 		Expect(m.Target).To(Equal("sonde serve --json | other"))
 		Expect(m.Notes).To(ConsistOf(

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // NotReady is why a run checked nothing: the server could not be started,
@@ -62,7 +63,7 @@ func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 	if n.Launched {
 		what = "never became ready"
 	}
-	fmt.Fprintf(bw, "%s\n", p.verdict(Error, fmt.Sprintf("The server %s: the suite did not run (exit %d).", what, n.Code)))
+	fmt.Fprintf(bw, "%s\n", p.verdict(verdict.Error, fmt.Sprintf("The server %s: the suite did not run (exit %d).", what, n.Code)))
 	fmt.Fprintf(bw, "  awaited:  %s\n", line(n.Awaited, capMessage))
 	if n.Within > 0 {
 		waited := n.Within.String()

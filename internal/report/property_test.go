@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // hostileText draws what a server could send: arbitrary bytes, arbitrary
@@ -27,8 +28,8 @@ var hostileText = rapid.OneOf(
 )
 
 func randomReport(t *rapid.T) *report.Report {
-	levels := rapid.SampledFrom([]report.Level{report.Must, report.Should, report.May})
-	verdicts := rapid.SampledFrom([]report.Verdict{report.Pass, report.Fail, report.Skip, report.Error})
+	levels := rapid.SampledFrom([]verdict.Level{verdict.Must, verdict.Should, verdict.May})
+	verdicts := rapid.SampledFrom([]verdict.Verdict{verdict.Pass, verdict.Fail, verdict.Skip, verdict.Error})
 	ruleIDs := rapid.SampledFrom([]string{"A-1", "B-2", "C-3", "D-4"})
 	dirs := rapid.SampledFrom([]transcript.Direction{transcript.Sent, transcript.Received, transcript.Stderr, transcript.Note})
 	r := &report.Report{
@@ -42,7 +43,7 @@ func randomReport(t *rapid.T) *report.Report {
 		Notes:      rapid.SliceOfN(hostileText, 0, 2).Draw(t, "notes"),
 	}
 	for _, id := range []string{"A-1", "B-2"} {
-		r.Rules = append(r.Rules, report.Rule{ID: id, Level: levels.Draw(t, "rule level"),
+		r.Rules = append(r.Rules, verdict.Rule{ID: id, Level: levels.Draw(t, "rule level"),
 			Title: hostileText.Draw(t, "title"), Source: hostileText.Draw(t, "source")})
 	}
 	n := rapid.IntRange(0, 8).Draw(t, "findings")

@@ -9,48 +9,14 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
-
-// Verdict of one rule in one scenario.
-type Verdict string
-
-// The four verdicts. Error means the harness itself could not tell (the
-// server died before the rule could be observed, a fixture could not run).
-const (
-	Pass  Verdict = "pass"
-	Fail  Verdict = "fail"
-	Skip  Verdict = "skip"
-	Error Verdict = "error"
-)
-
-// Level of a rule, as the source document states it.
-type Level string
-
-// RFC 2119 levels, strongest first.
-const (
-	Must   Level = "MUST"
-	Should Level = "SHOULD"
-	May    Level = "MAY"
-)
-
-// Rank orders levels: MUST is 3, SHOULD 2, MAY 1, anything else 0.
-func (l Level) Rank() int {
-	switch l {
-	case Must:
-		return 3
-	case Should:
-		return 2
-	case May:
-		return 1
-	}
-	return 0
-}
 
 // Finding is the verdict of one rule in one scenario, with its evidence.
 type Finding struct {
 	Rule       string             `json:"rule"`
-	Level      Level              `json:"level"`
-	Verdict    Verdict            `json:"verdict"`
+	Level      verdict.Level      `json:"level"`
+	Verdict    verdict.Verdict    `json:"verdict"`
 	Scenario   string             `json:"scenario"`
 	Message    string             `json:"message"`
 	Expected   string             `json:"expected"`
@@ -64,15 +30,6 @@ type Finding struct {
 	// Known marks a failure listed in the --baseline: still reported, but
 	// it does not fail the run.
 	Known bool `json:"known,omitempty"`
-}
-
-// Rule is the catalogue entry a report carries so that renderers can show
-// titles and citations without loading the spec.
-type Rule struct {
-	ID     string `json:"id"`
-	Level  Level  `json:"level"`
-	Title  string `json:"title"`
-	Source string `json:"source"`
 }
 
 // Summary counts findings by verdict.
@@ -95,9 +52,9 @@ type Report struct {
 	Findings   []Finding `json:"findings"`
 	// Rules lists the catalogue entries the findings refer to, in catalogue
 	// order, so renderers can group and title them.
-	Rules []Rule `json:"rules,omitempty"`
+	Rules []verdict.Rule `json:"rules,omitempty"`
 	// Level is the --level the run was judged at.
-	Level Level `json:"level,omitempty"`
+	Level verdict.Level `json:"level,omitempty"`
 	// Notes carries run-wide remarks (the target never started, the run was
 	// interrupted, scenarios not run).
 	Notes []string `json:"notes,omitempty"`
@@ -108,13 +65,13 @@ func (r *Report) Tally() {
 	r.Summary = Summary{}
 	for _, f := range r.Findings {
 		switch f.Verdict {
-		case Pass:
+		case verdict.Pass:
 			r.Summary.Pass++
-		case Fail:
+		case verdict.Fail:
 			r.Summary.Fail++
-		case Skip:
+		case verdict.Skip:
 			r.Summary.Skip++
-		case Error:
+		case verdict.Error:
 			r.Summary.Error++
 		}
 	}
@@ -122,24 +79,24 @@ func (r *Report) Tally() {
 
 // RuleVerdict folds the findings of one rule across scenarios: any fail
 // makes it fail, then error, then pass; skip only when nothing else.
-func RuleVerdict(fs []Finding) Verdict {
-	seen := map[Verdict]bool{}
+func RuleVerdict(fs []Finding) verdict.Verdict {
+	seen := map[verdict.Verdict]bool{}
 	for _, f := range fs {
 		seen[f.Verdict] = true
 	}
-	for _, v := range []Verdict{Fail, Error, Pass, Skip} {
+	for _, v := range []verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip} {
 		if seen[v] {
 			return v
 		}
 	}
-	return Skip
+	return verdict.Skip
 }
 
 // Failed reports whether any finding at or above level failed or errored.
 // Errors count: a harness that could not tell must not let a release through.
-func (r *Report) Failed(level Level) bool {
+func (r *Report) Failed(level verdict.Level) bool {
 	for _, f := range r.Findings {
-		if (f.Verdict == Fail || f.Verdict == Error) && !f.Known && f.Level.Rank() >= level.Rank() {
+		if (f.Verdict == verdict.Fail || f.Verdict == verdict.Error) && !f.Known && f.Level.Rank() >= level.Rank() {
 			return true
 		}
 	}
@@ -160,7 +117,7 @@ func (r *Report) ByRule() []RuleGroup {
 		if !ok {
 			i = len(groups)
 			idx[f.Rule] = i
-			groups = append(groups, RuleGroup{Rule: Rule{ID: f.Rule, Level: f.Level}})
+			groups = append(groups, RuleGroup{Rule: verdict.Rule{ID: f.Rule, Level: f.Level}})
 		}
 		groups[i].Findings = append(groups[i].Findings, f)
 	}
@@ -176,7 +133,7 @@ func (r *Report) ByRule() []RuleGroup {
 
 // RuleGroup is one row of the verdict table.
 type RuleGroup struct {
-	Rule     Rule
-	Verdict  Verdict
+	Rule     verdict.Rule
+	Verdict  verdict.Verdict
 	Findings []Finding
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Most of what a report shows came from the server under test (messages,
@@ -229,13 +230,13 @@ func rows(r *Report) []ruleRow {
 		row.scenarios = len(order)
 		for _, sc := range order {
 			switch RuleVerdict(byScenario[sc]) {
-			case Pass:
+			case verdict.Pass:
 				row.Pass++
-			case Fail:
+			case verdict.Fail:
 				row.Fail++
-			case Skip:
+			case verdict.Skip:
 				row.Skip++
-			case Error:
+			case verdict.Error:
 				row.Error++
 			}
 		}
@@ -248,11 +249,11 @@ func rows(r *Report) []ruleRow {
 func (r ruleRow) Scenarios() string {
 	n := r.scenarios
 	switch r.Verdict {
-	case Fail:
+	case verdict.Fail:
 		return fmt.Sprintf("%d fail of %d", r.Fail, n)
-	case Error:
+	case verdict.Error:
 		return fmt.Sprintf("%d error of %d", r.Error, n)
-	case Pass:
+	case verdict.Pass:
 		return fmt.Sprintf("%d/%d pass", r.Pass, n)
 	}
 	return fmt.Sprintf("%d/%d skip", r.Skip, n)
@@ -271,7 +272,7 @@ func seen(f Finding) string {
 func (r ruleRow) Failing() []Finding {
 	var out []Finding
 	for _, f := range r.Findings {
-		if f.Verdict == Fail || f.Verdict == Error {
+		if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
 			out = append(out, f)
 		}
 	}
@@ -283,13 +284,13 @@ func ruleTally(rs []ruleRow) Summary {
 	var s Summary
 	for _, r := range rs {
 		switch r.Verdict {
-		case Pass:
+		case verdict.Pass:
 			s.Pass++
-		case Fail:
+		case verdict.Fail:
 			s.Fail++
-		case Skip:
+		case verdict.Skip:
 			s.Skip++
-		case Error:
+		case verdict.Error:
 			s.Error++
 		}
 	}
@@ -342,11 +343,11 @@ func started(t time.Time) string {
 
 // verdictLabel shouts the verdicts that need attention so they stand out
 // without colour.
-func verdictLabel(v Verdict) string {
+func verdictLabel(v verdict.Verdict) string {
 	switch v {
-	case Fail, Error:
+	case verdict.Fail, verdict.Error:
 		return strings.ToUpper(string(v))
-	case Pass, Skip:
+	case verdict.Pass, verdict.Skip:
 		return string(v)
 	}
 	return line(string(v), 16)

@@ -15,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // runTestServer runs scenarios against the test server (testserver_test.go)
@@ -55,7 +56,7 @@ func listing(name string, ids ...string) *scenario.Scenario {
 }
 
 // findings returns the findings of one scenario with the given verdicts.
-func findings(rep *report.Report, scen string, verdicts ...report.Verdict) []report.Finding {
+func findings(rep *report.Report, scen string, verdicts ...verdict.Verdict) []report.Finding {
 	var out []report.Finding
 	for _, f := range rep.Findings {
 		if f.Scenario != scen {
@@ -83,13 +84,13 @@ var _ = Describe("blame", func() {
 			return nil
 		}}
 		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{breaks, listing("after", "second")}, runner.Config{Jobs: 1})
-		Expect(findings(rep, "after", report.Fail, report.Error, report.Skip)).To(BeEmpty(), "the next scenario is not charged")
-		failed := findings(rep, "breaks", report.Fail)
+		Expect(findings(rep, "after", verdict.Fail, verdict.Error, verdict.Skip)).To(BeEmpty(), "the next scenario is not charged")
+		failed := findings(rep, "breaks", verdict.Fail)
 		Expect(failed).To(HaveLen(1))
 		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
 		Expect(failed[0].Message).To(ContainSubstring("died during this scenario"))
 		Expect(failed[0].Message).To(ContainSubstring("exit"))
-		Expect(findings(rep, "after", report.Pass)).NotTo(BeEmpty())
+		Expect(findings(rep, "after", verdict.Pass)).NotTo(BeEmpty())
 	})
 
 	It("charges a hang to the scenario after which the server stopped answering the probe it answered before", func() {
@@ -97,8 +98,8 @@ var _ = Describe("blame", func() {
 			listing("deafens", "first", deaf+"-1"),
 			listing("after", "second"),
 		}, runner.Config{Jobs: 1})
-		Expect(findings(rep, "after", report.Fail, report.Error, report.Skip)).To(BeEmpty(), "the next scenario is not charged")
-		failed := findings(rep, "deafens", report.Fail)
+		Expect(findings(rep, "after", verdict.Fail, verdict.Error, verdict.Skip)).To(BeEmpty(), "the next scenario is not charged")
+		failed := findings(rep, "deafens", verdict.Fail)
 		Expect(failed).NotTo(BeEmpty())
 		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
 		Expect(failed[0].Message).To(ContainSubstring("stopped answering"))
@@ -113,15 +114,15 @@ var _ = Describe("deadlines", func() {
 		// process and the exit after EOF.
 		rep := runTestServer("tool-host", 2500*time.Millisecond, nil, runner.Config{StartupTimeout: 10 * time.Second})
 		for _, f := range rep.Findings {
-			Expect(f.Verdict).NotTo(BeElementOf(report.Fail, report.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
+			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
 		}
-		Expect(findings(rep, "eof", report.Pass)).NotTo(BeEmpty())
+		Expect(findings(rep, "eof", verdict.Pass)).NotTo(BeEmpty())
 	})
 })
 
 // message returns the message of the first finding of rule in scen with
 // verdict v ("" when there is none).
-func message(rep *report.Report, scen, rule string, v report.Verdict) string {
+func message(rep *report.Report, scen, rule string, v verdict.Verdict) string {
 	for _, f := range rep.Findings {
 		if f.Scenario == scen && f.Rule == rule && f.Verdict == v {
 			return f.Message
@@ -133,11 +134,11 @@ func message(rep *report.Report, scen, rule string, v report.Verdict) string {
 var _ = Describe("messages", func() {
 	It("tell a server alive and writing from a dead one: a timeout names --timeout and what the server wrote meanwhile", func() {
 		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("busy", "first", babble+"-1")}, runner.Config{Jobs: 1})
-		timely := message(rep, "busy", "SONDE-ONE-RESPONSE-1", report.Fail)
+		timely := message(rep, "busy", "SONDE-ONE-RESPONSE-1", verdict.Fail)
 		Expect(timely).To(ContainSubstring("within 1s (--timeout)"))
 		Expect(timely).To(MatchRegexp(`still running and wrote \d+ line\(s\) on stdout`))
 		Expect(timely).To(ContainSubstring(`{"log":"busy"}`))
-		stopped := message(rep, "busy", "SONDE-ID-3", report.Pass)
+		stopped := message(rep, "busy", "SONDE-ID-3", verdict.Pass)
 		Expect(stopped).To(BeEmpty())
 		for _, f := range rep.Findings {
 			Expect(f.Message).NotTo(ContainSubstring("gone"), "%s: a live server is not gone", f.Rule)
@@ -146,7 +147,7 @@ var _ = Describe("messages", func() {
 
 	It("name the exit status of a server that died", func() {
 		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("dies", "first", doomed+"-1", "then")}, runner.Config{Jobs: 1})
-		Expect(message(rep, "dies", "SONDE-GEN-SURVIVE", report.Fail)).To(MatchRegexp(`exited \(.*9`))
+		Expect(message(rep, "dies", "SONDE-GEN-SURVIVE", verdict.Fail)).To(MatchRegexp(`exited \(.*9`))
 	})
 })
 
@@ -169,7 +170,7 @@ var _ = Describe("a server that never becomes ready", func() {
 		Expect(err.Error()).To(ContainSubstring("no ready line within 1s (--startup-timeout)"))
 		Expect(launched.Load()).To(BeEquivalentTo(1), "one process was waited for; the lanes after it did not start theirs")
 		for _, f := range rep.Findings {
-			if f.Verdict == report.Error {
+			if f.Verdict == verdict.Error {
 				Expect(f.Message).To(ContainSubstring("no ready line"), "%s in %s", f.Rule, f.Scenario)
 			}
 		}

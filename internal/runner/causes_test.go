@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // runFault runs scenarios in one lane against the sonde-serve reference
@@ -81,7 +82,7 @@ var _ = Describe("a fault costs a timeout once per lane", func() {
 		}
 		waited := 0
 		for _, f := range rep.Findings {
-			if f.Rule == "SONDE-ONE-RESPONSE-1" && f.Verdict == report.Fail && strings.Contains(f.Message, "within 1s") {
+			if f.Rule == "SONDE-ONE-RESPONSE-1" && f.Verdict == verdict.Fail && strings.Contains(f.Message, "within 1s") {
 				waited++
 			}
 		}

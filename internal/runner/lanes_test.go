@@ -18,6 +18,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // against runs scenarios against the MCP reference server.
@@ -48,7 +49,7 @@ func againstStarts(scs []*scenario.Scenario, jobs, starts int) *report.Report {
 // scenario ends may be counted in the next one, whatever the lanes do.
 type row struct {
 	Rule, Scenario string
-	Verdict        report.Verdict
+	Verdict        verdict.Verdict
 }
 
 func rows(rep *report.Report) []row {
@@ -188,7 +189,7 @@ var _ = Describe("lanes", func() {
 		rep := against([]*scenario.Scenario{pinged("first", true, false, nil), pinged("second", true, true, nil)}, 8)
 		var f *report.Finding
 		for i := range rep.Findings {
-			if rep.Findings[i].Verdict == report.Fail {
+			if rep.Findings[i].Verdict == verdict.Fail {
 				f = &rep.Findings[i]
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // suiteRun runs a protocol's whole suite against its reference server at
@@ -57,7 +58,7 @@ func load(bound time.Duration) (stop func()) {
 func notPassed(rep *report.Report) []row {
 	var out []row
 	for _, r := range rows(rep) {
-		if r.Verdict != report.Pass {
+		if r.Verdict != verdict.Pass {
 			out = append(out, r)
 		}
 	}

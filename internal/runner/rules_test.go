@@ -12,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // runReference runs a protocol's suite against its reference server with
@@ -35,8 +36,8 @@ func runReference(id string, rules []string, faults ...string) *report.Report {
 }
 
 // verdicts maps each rule to its verdict in the report's table (report.ByRule).
-func verdicts(rep *report.Report) map[string]report.Verdict {
-	out := map[string]report.Verdict{}
+func verdicts(rep *report.Report) map[string]verdict.Verdict {
+	out := map[string]verdict.Verdict{}
 	for _, g := range rep.ByRule() {
 		out[g.Rule.ID] = g.Verdict
 	}
@@ -48,14 +49,14 @@ var _ = Describe("--rules", func() {
 		// json-log breaks SONDE-FRAMING-2, which no scenario declares: it
 		// is judged on whatever frame any scenario draws.
 		full := runReference("sonde-serve", nil, "json-log")
-		Expect(verdicts(full)).To(HaveKeyWithValue("SONDE-FRAMING-2", report.Fail))
+		Expect(verdicts(full)).To(HaveKeyWithValue("SONDE-FRAMING-2", verdict.Fail))
 		one := runReference("sonde-serve", []string{"SONDE-FRAMING-2"}, "json-log")
-		Expect(verdicts(one)).To(Equal(map[string]report.Verdict{"SONDE-FRAMING-2": report.Fail}))
+		Expect(verdicts(one)).To(Equal(map[string]verdict.Verdict{"SONDE-FRAMING-2": verdict.Fail}))
 	})
 
 	It("still runs only the declaring scenarios for a rule only scenarios decide", func() {
 		one := runReference("sonde-serve", []string{"SONDE-ID-3"})
-		Expect(verdicts(one)).To(Equal(map[string]report.Verdict{"SONDE-ID-3": report.Pass}))
+		Expect(verdicts(one)).To(Equal(map[string]verdict.Verdict{"SONDE-ID-3": verdict.Pass}))
 		for _, f := range one.Findings {
 			Expect(f.Scenario).To(Equal("id-types"))
 		}

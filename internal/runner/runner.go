@@ -33,6 +33,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Defaults for Config.
@@ -126,8 +127,8 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 type key struct{ scenario, rule string }
 
 type agg struct {
-	counts map[report.Verdict]int
-	first  map[report.Verdict]evidence
+	counts map[verdict.Verdict]int
+	first  map[verdict.Verdict]evidence
 	// distinct keeps each different failure (and error) message with its
 	// count, in order of first appearance: a second, different failure of
 	// the rule in the scenario must not hide behind the first's count.
@@ -149,7 +150,7 @@ const maxDistinct = 20
 
 // evidence is an observation and the lane whose transcript holds it.
 type evidence struct {
-	peer.Observation
+	verdict.Observation
 	lane *lane
 }
 
@@ -227,7 +228,7 @@ func (l *lane) idle() time.Duration {
 
 func (r *run) selected(rule string) bool { return spec.Selects(r.cfg.Rules, rule) }
 
-func (l *lane) observe(o peer.Observation) {
+func (l *lane) observe(o verdict.Observation) {
 	r := l.r
 	if !r.selected(o.Rule) {
 		return
@@ -240,7 +241,7 @@ func (l *lane) observe(o peer.Observation) {
 	k := key{o.Scenario, o.Rule}
 	a := r.aggs[k]
 	if a == nil {
-		a = &agg{counts: map[report.Verdict]int{}, first: map[report.Verdict]evidence{}, n: r.n}
+		a = &agg{counts: map[verdict.Verdict]int{}, first: map[verdict.Verdict]evidence{}, n: r.n}
 		r.n++
 		r.aggs[k] = a
 	}
@@ -248,7 +249,7 @@ func (l *lane) observe(o peer.Observation) {
 	if _, ok := a.first[o.Verdict]; !ok {
 		a.first[o.Verdict] = evidence{o, l}
 	}
-	if o.Verdict == report.Fail || o.Verdict == report.Error {
+	if o.Verdict == verdict.Fail || o.Verdict == verdict.Error {
 		a.addDistinct(evidence{o, l})
 	}
 }
@@ -354,7 +355,7 @@ func (l *lane) start(ctx context.Context) error {
 		}
 	}
 	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
-		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: first.Seq,
+		l.observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: first.Seq,
 			Message:  "the first stdout line is not the ready line",
 			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
 	}
@@ -364,14 +365,14 @@ func (l *lane) start(ctx context.Context) error {
 		if errors.Is(err, peer.ErrExited) {
 			why = env.Gone()
 		}
-		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: -1,
+		l.observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: -1,
 			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
 		err := r.failStart(fmt.Errorf("%w: %s", ErrNotStarted, why))
 		release()
 		return err
 	}
 	if first.Kind != nil && first.Kind.Name == st.Kind {
-		l.observe(peer.Observation{Rule: st.Rule, Verdict: report.Pass, Seq: first.Seq})
+		l.observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Pass, Seq: first.Seq})
 	}
 	return nil
 }
@@ -586,7 +587,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 		Peer: l.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
 		Causes: &l.causes,
 		Note:   func(msg string) { r.note("%s", msg) },
-		Observe: func(o peer.Observation) {
+		Observe: func(o verdict.Observation) {
 			if o.Scenario == "" {
 				o.Scenario = s.Name
 			}
@@ -616,12 +617,12 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	dead, hung, alive, cause := l.settle(env, err)
 	switch {
 	case dead:
-		p.Check(peer.CheckSurvives, report.Fail, -1, "the server died during this scenario: "+cause,
+		p.Check(verdict.CheckSurvives, verdict.Fail, -1, "the server died during this scenario: "+cause,
 			"the server keeps running", p.Transport().ExitStatus().String())
 	case hung:
-		p.Check(peer.CheckSurvives, report.Fail, -1, cause, "the server keeps answering", "no answer")
+		p.Check(verdict.CheckSurvives, verdict.Fail, -1, cause, "the server keeps answering", "no answer")
 	case err == nil && !env.Closed && !env.Hung:
-		p.Check(peer.CheckSurvives, report.Pass, -1, "", "", "")
+		p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
 	}
 	// A scenario that stopped on a finding (an error answer it could not
 	// go on from) leaves a server that still answers the probe to the
@@ -644,7 +645,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	}
 	r.mu.Unlock()
 	for _, id := range missing {
-		l.observe(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
+		l.observe(verdict.Observation{Rule: id, Verdict: verdict.Error, Scenario: s.Name, Seq: -1, Message: why})
 	}
 }
 
@@ -733,13 +734,13 @@ func ended(p *peer.Peer) bool {
 func (r *run) notRun(ss []*scenario.Scenario, why string) {
 	for _, s := range ss {
 		for _, id := range s.Rules {
-			r.observeAny(peer.Observation{Rule: id, Verdict: report.Error, Scenario: s.Name, Seq: -1, Message: why})
+			r.observeAny(verdict.Observation{Rule: id, Verdict: verdict.Error, Scenario: s.Name, Seq: -1, Message: why})
 		}
 	}
 }
 
 // observeAny records an observation that has no transcript behind it.
-func (r *run) observeAny(o peer.Observation) {
+func (r *run) observeAny(o verdict.Observation) {
 	(&lane{r: r}).observe(o)
 }
 
@@ -780,12 +781,12 @@ func (r *run) report() *report.Report {
 	for _, k := range keys {
 		a := r.aggs[k]
 		rule := p.Rule(k.rule)
-		level := report.Must
+		level := verdict.Must
 		if rule != nil {
 			level = rule.Level
 		}
 		v := verdictOf(a.counts)
-		if v != report.Fail && v != report.Error {
+		if v != verdict.Fail && v != verdict.Error {
 			o := a.first[v]
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
@@ -832,7 +833,7 @@ func (r *run) report() *report.Report {
 		kept = append(kept, ru)
 		if !covered[ru.ID] {
 			rep.Findings = append(rep.Findings, report.Finding{
-				Rule: ru.ID, Level: ru.Level, Verdict: report.Skip, Scenario: "-",
+				Rule: ru.ID, Level: ru.Level, Verdict: verdict.Skip, Scenario: "-",
 				Message: "no scenario of this run observed the rule", Transcript: []transcript.Entry{},
 			})
 		}
@@ -842,13 +843,13 @@ func (r *run) report() *report.Report {
 	return rep
 }
 
-func verdictOf(c map[report.Verdict]int) report.Verdict {
-	for _, v := range []report.Verdict{report.Fail, report.Error, report.Pass, report.Skip} {
+func verdictOf(c map[verdict.Verdict]int) verdict.Verdict {
+	for _, v := range []verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip} {
 		if c[v] > 0 {
 			return v
 		}
 	}
-	return report.Skip
+	return verdict.Skip
 }
 
 // excerpt returns the scenario's transcript lines around the evidence,

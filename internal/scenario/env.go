@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // ErrGone ends a scenario whose server exited or closed its pipes; the
@@ -31,7 +31,7 @@ type Env struct {
 	Protocol *spec.Protocol
 	Timeout  time.Duration
 	// Observe records an observation of a rule in the current scenario.
-	Observe func(peer.Observation)
+	Observe func(verdict.Observation)
 	// Restart replaces the server process; it updates Peer.
 	Restart func() error
 	// Seed drives anything a scenario generates, so a run is reproducible.
@@ -160,22 +160,22 @@ func NextID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, idSeq.Ad
 
 // Pass records that rule held, with the transcript line as evidence.
 func (e *Env) Pass(rule string, seq int) {
-	e.Observe(peer.Observation{Rule: rule, Verdict: report.Pass, Seq: seq})
+	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Pass, Seq: seq})
 }
 
 // Fail records a violation of rule.
 func (e *Env) Fail(rule string, seq int, msg, expected, actual string) {
-	e.Observe(peer.Observation{Rule: rule, Verdict: report.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
 }
 
 // Skip records that rule does not apply to this server, and why.
 func (e *Env) Skip(rule, why string) {
-	e.Observe(peer.Observation{Rule: rule, Verdict: report.Skip, Seq: -1, Message: why})
+	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Skip, Seq: -1, Message: why})
 }
 
 // Errorf records that the harness could not decide rule.
 func (e *Env) Errorf(rule string, format string, args ...any) {
-	e.Observe(peer.Observation{Rule: rule, Verdict: report.Error, Seq: -1, Message: fmt.Sprintf(format, args...)})
+	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Error, Seq: -1, Message: fmt.Sprintf(format, args...)})
 }
 
 // Notef adds a note to the report: something about the whole run, such as
@@ -211,7 +211,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		}
 		e.Peer.Forget(c)
 		msg := NotWaited(fmt.Sprintf("the response to request id %s (%s)", c.Key, c.Method), why)
-		e.Peer.Check(peer.CheckTimely, report.Skip, c.Seq, msg, "", "")
+		e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
 		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
 	}
 	in, err := e.Peer.WaitUp(c, timeout)
@@ -227,8 +227,8 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 			// scenario tells (see Confirm).
 			e.suspect(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
 		}
-		e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
-		e.Peer.Check(peer.CheckOneResponse, report.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
+		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
+		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
 		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())

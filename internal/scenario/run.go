@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Execute runs a scenario: its Go function, or its steps in order. It stops
@@ -76,7 +76,7 @@ func (st *Step) run(e *Env) error {
 			return err
 		}
 		if st.Optional && st.Rule != "" && e.Unimplemented(in) {
-			e.Observe(peer.Observation{Rule: st.Rule, Verdict: report.Skip, Seq: in.Seq,
+			e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: in.Seq,
 				Message: fmt.Sprintf("the server does not implement %s (it answered that the method is not implemented)", c.Method)})
 			return nil
 		}
@@ -90,7 +90,7 @@ func (st *Step) run(e *Env) error {
 				st.judge(e, in)
 				return nil
 			}
-			e.Observe(peer.Observation{Rule: st.Rule, Verdict: report.Skip, Seq: -1,
+			e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: -1,
 				Message: NotWaited(st.describe()+" (line "+fmt.Sprint(st.Line)+")", why)})
 			return nil
 		}
@@ -194,7 +194,7 @@ func (st *Step) pass(e *Env, seq int) {
 
 func (st *Step) fail(e *Env, seq int, msg, expected, actual string) {
 	if st.Rule != "" {
-		e.Observe(peer.Observation{Rule: st.Rule, Verdict: report.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+		e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func TestScenario(t *testing.T) {
@@ -30,7 +31,7 @@ const unimplemented = `unimplemented:
 `
 
 func protocol(extra string) *spec.Protocol {
-	p, err := spec.Parse("specs/demo.yaml", []byte(baseSpec+extra), nil, peer.Checks, nil)
+	p, err := spec.Parse("specs/demo.yaml", []byte(baseSpec+extra), nil, verdict.Checks, nil)
 	Expect(err).NotTo(HaveOccurred())
 	return p
 }
@@ -82,7 +83,7 @@ var _ = Describe("a scenario file", func() {
 var _ = Describe("a spec's conditions", func() {
 	DescribeTable("are checked at load",
 		func(extra, want string) {
-			_, err := spec.Parse("specs/demo.yaml", []byte(baseSpec+extra), nil, peer.Checks, nil)
+			_, err := spec.Parse("specs/demo.yaml", []byte(baseSpec+extra), nil, verdict.Checks, nil)
 			Expect(err).To(HaveOccurred())
 			Expect(err.Error()).To(ContainSubstring(want))
 		},

@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/wirecheck/wirecheck/internal/report"
 )
 
 // Error is a problem in a spec or fixture file, located by file and line.
@@ -429,6 +427,3 @@ func keys(m Checks) string {
 	sort.Strings(ks)
 	return strings.Join(ks, ", ")
 }
-
-// Levels lists the valid rule levels, strongest first.
-var Levels = []report.Level{report.Must, report.Should, report.May}

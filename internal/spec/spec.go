@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Protocol is a loaded spec file. Its schemas are compiled by package schema.
@@ -177,9 +177,9 @@ func (c *Cond) compile() string {
 
 // Rule is one testable statement of the source document.
 type Rule struct {
-	ID    string       `yaml:"id"`
-	Level report.Level `yaml:"level"`
-	Title string       `yaml:"title"`
+	ID    string        `yaml:"id"`
+	Level verdict.Level `yaml:"level"`
+	Title string        `yaml:"title"`
 	// Section of the source document the rule comes from, and the sentence
 	// it tests, quoted.
 	Section string `yaml:"section"`
@@ -341,10 +341,10 @@ func (p *Protocol) RulesForCheck(check string) []*Rule { return p.checks[check] 
 func (p *Protocol) Kind(name string) *Kind { return p.kinds[name] }
 
 // ReportRules converts the catalogue for a report.
-func (p *Protocol) ReportRules() []report.Rule {
-	out := make([]report.Rule, 0, len(p.Rules))
+func (p *Protocol) ReportRules() []verdict.Rule {
+	out := make([]verdict.Rule, 0, len(p.Rules))
 	for _, r := range p.Rules {
-		out = append(out, report.Rule{ID: r.ID, Level: r.Level, Title: r.Title, Source: p.Citation(r)})
+		out = append(out, verdict.Rule{ID: r.ID, Level: r.Level, Title: r.Title, Source: p.Citation(r)})
 	}
 	return out
 }

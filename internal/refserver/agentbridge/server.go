@@ -36,7 +36,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 	"io"
 	"os"
 	"regexp"
@@ -44,6 +43,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 )
 
 // Error codes of the document.

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Params the scenarios read (--param KEY=VALUE).
@@ -233,7 +233,7 @@ func (b *bridge) awaitCreated(msg map[string]any) (*peer.Inbound, error) {
 func (b *bridge) unanswered(c *peer.Call, bound time.Duration, flag, rule, want string) {
 	b.e.Peer.Forget(c)
 	why := fmt.Sprintf("no answer to %s (id %s) within %s (%s); the backend is still running", c.Method, c.Key, bound, flag)
-	b.e.Peer.Check(peer.CheckTimely, report.Fail, c.Seq, why, "a response within "+bound.String()+" ("+flag+")", "nothing")
+	b.e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, why, "a response within "+bound.String()+" ("+flag+")", "nothing")
 	if rule != "" {
 		b.e.Fail(rule, c.Seq, why, want, "nothing")
 	}

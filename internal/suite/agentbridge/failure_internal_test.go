@@ -5,9 +5,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func frame(raw string) *peer.Inbound {
@@ -17,11 +17,11 @@ func frame(raw string) *peer.Inbound {
 }
 
 var _ = Describe("a callback rule skipped for want of a tool use", func() {
-	var seen []peer.Observation
+	var seen []verdict.Observation
 	var b *bridge
 	BeforeEach(func() {
 		seen = nil
-		b = &bridge{e: &scenario.Env{Observe: func(o peer.Observation) { seen = append(seen, o) }}}
+		b = &bridge{e: &scenario.Env{Observe: func(o verdict.Observation) { seen = append(seen, o) }}}
 	})
 
 	It("names the dead process, not the prompt, when the turn ended in an error", func() {
@@ -31,7 +31,7 @@ var _ = Describe("a callback rule skipped for want of a tool use", func() {
 		}
 		b.judgeCallbacks(&session{id: "s-1"}, t, Allow)
 		Expect(seen).To(HaveLen(1))
-		Expect(seen[0].Verdict).To(Equal(report.Skip))
+		Expect(seen[0].Verdict).To(Equal(verdict.Skip))
 		Expect(seen[0].Message).To(ContainSubstring("Claude Code process exited with code 1"))
 		Expect(seen[0].Message).To(ContainSubstring("error_during_execution"))
 		Expect(seen[0].Message).NotTo(ContainSubstring("--param prompt"))

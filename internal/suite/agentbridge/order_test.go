@@ -11,11 +11,11 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/suite/agentbridge"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // scripted is an in-memory transport whose server is a Go function: every
@@ -61,14 +61,14 @@ func line(v map[string]any) string {
 
 // runScenario runs one agent-bridge scenario against a scripted backend
 // and returns what was observed.
-func runScenario(name string, serve func(map[string]any) []string, params ...string) []peer.Observation {
+func runScenario(name string, serve func(map[string]any) []string, params ...string) []verdict.Observation {
 	b, err := protocols.Load("agent-bridge")
 	Expect(err).NotTo(HaveOccurred())
 	t := newScripted(serve)
 	DeferCleanup(t.Close)
 	var mu sync.Mutex
-	var obs []peer.Observation
-	observe := func(o peer.Observation) {
+	var obs []verdict.Observation
+	observe := func(o verdict.Observation) {
 		mu.Lock()
 		obs = append(obs, o)
 		mu.Unlock()
@@ -89,11 +89,11 @@ func runScenario(name string, serve func(map[string]any) []string, params ...str
 	Expect(sc.Run(e)).To(Succeed())
 	mu.Lock()
 	defer mu.Unlock()
-	return append([]peer.Observation(nil), obs...)
+	return append([]verdict.Observation(nil), obs...)
 }
 
-func verdicts(obs []peer.Observation, rule string) []report.Verdict {
-	var out []report.Verdict
+func verdicts(obs []verdict.Observation, rule string) []verdict.Verdict {
+	var out []verdict.Verdict
 	for _, o := range obs {
 		if o.Rule == rule {
 			out = append(out, o.Verdict)
@@ -130,7 +130,7 @@ var _ = Describe("judging by arrival order", func() {
 			return []string{line(map[string]any{"type": "error", "id": id, "payload": map[string]any{"code": "SESSION_NOT_FOUND", "message": "no session"}})}
 		}
 		obs := runScenario("interrupt-kill", serve)
-		Expect(verdicts(obs, "BRIDGE-KILL-2")).To(ContainElement(report.Pass))
+		Expect(verdicts(obs, "BRIDGE-KILL-2")).To(ContainElement(verdict.Pass))
 		Expect(failures(obs, "BRIDGE-KILL-2")).To(BeEmpty())
 	})
 
@@ -159,8 +159,8 @@ var _ = Describe("judging by arrival order", func() {
 			}
 			return nil
 		})
-		Expect(verdicts(obs, "BRIDGE-CB-ALLOW-1")).To(ConsistOf(report.Pass))
-		Expect(verdicts(obs, "BRIDGE-CB-ASK-1")).To(ConsistOf(report.Pass))
+		Expect(verdicts(obs, "BRIDGE-CB-ALLOW-1")).To(ConsistOf(verdict.Pass))
+		Expect(verdicts(obs, "BRIDGE-CB-ASK-1")).To(ConsistOf(verdict.Pass))
 	})
 
 	It("does not fail BRIDGE-SESSIONS-1 when a session's turn never ends but no frame carries the other session's ids", func() {
@@ -195,10 +195,10 @@ func sdkLine(payload map[string]any) string {
 }
 
 // failures lists the failure messages of a rule.
-func failures(obs []peer.Observation, rule string) []string {
+func failures(obs []verdict.Observation, rule string) []string {
 	var out []string
 	for _, o := range obs {
-		if o.Rule == rule && o.Verdict == report.Fail {
+		if o.Rule == rule && o.Verdict == verdict.Fail {
 			out = append(out, o.Message)
 		}
 	}
@@ -237,20 +237,20 @@ var _ = Describe("an unanswered callback", func() {
 		obs := runScenario("callback-never", askingBackend(
 			line(map[string]any{"type": "error", "session_id": "s-1", "payload": map[string]any{"code": "CALLBACK_TIMEOUT", "message": "late"}}),
 			refused, result))
-		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-1")).To(ConsistOf(report.Pass))
-		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(report.Pass))
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-1")).To(ConsistOf(verdict.Pass))
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(verdict.Pass))
 		Expect(failures(obs, "BRIDGE-RESPONSE-1")).To(BeEmpty())
 	})
 
 	It("fails BRIDGE-CB-TIMEOUT-1 when the backend gives up without CALLBACK_TIMEOUT", func() {
 		obs := runScenario("callback-never", askingBackend(refused, result))
 		Expect(failures(obs, "BRIDGE-CB-TIMEOUT-1")).To(HaveLen(1))
-		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(report.Pass))
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(verdict.Pass))
 	})
 
 	It("fails only the SHOULD rule when the backend never gives up, naming the bound and its flag", func() {
 		obs := runScenario("callback-never", askingBackend(), "callback_timeout", "400ms")
-		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-1")).To(ConsistOf(report.Skip))
+		Expect(verdicts(obs, "BRIDGE-CB-TIMEOUT-1")).To(ConsistOf(verdict.Skip))
 		Expect(failures(obs, "BRIDGE-CB-TIMEOUT-2")).To(ConsistOf(And(ContainSubstring("within 400ms"), ContainSubstring("--param callback_timeout"))))
 	})
 })
@@ -276,6 +276,6 @@ var _ = Describe("a message of a type the document does not list", func() {
 		})
 		Expect(failures(obs, "BRIDGE-LOG-1")).To(BeEmpty())
 		Expect(failures(obs, "BRIDGE-ENVELOPE-1")).To(BeEmpty())
-		Expect(verdicts(obs, "BRIDGE-CB-NOTFOUND-1")).To(ConsistOf(report.Pass, report.Pass))
+		Expect(verdicts(obs, "BRIDGE-CB-NOTFOUND-1")).To(ConsistOf(verdict.Pass, verdict.Pass))
 	})
 })

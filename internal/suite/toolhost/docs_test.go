@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 var _ = Describe("docs/silence.md", func() {
@@ -26,10 +26,10 @@ var _ = Describe("docs/silence.md", func() {
 		b, err := protocols.Load("tool-host")
 		Expect(err).NotTo(HaveOccurred())
 		for _, r := range b.Protocol.Rules {
-			if !strings.Contains(r.Quote, "(silent") && r.Level != report.May {
+			if !strings.Contains(r.Quote, "(silent") && r.Level != verdict.May {
 				continue
 			}
-			Expect(r.Level).NotTo(Equal(report.Must), "%s is drawn from silence: never MUST", r.ID)
+			Expect(r.Level).NotTo(Equal(verdict.Must), "%s is drawn from silence: never MUST", r.ID)
 			row := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(r.ID) + ` \| (\w+)`).FindStringSubmatch(section)
 			Expect(row).NotTo(BeNil(), "the tool-host table has no row for %s", r.ID)
 			Expect(row[1]).To(Equal(string(r.Level)), "the level of %s in the table", r.ID)

@@ -5,7 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 var _ = Describe("the tool-host faults", func() {
@@ -22,7 +22,7 @@ var _ = Describe("the tool-host faults", func() {
 			}
 		}
 		for _, r := range b.Protocol.Rules {
-			if r.Level == report.Should && !never[r.ID] {
+			if r.Level == verdict.Should && !never[r.ID] {
 				Expect(alone).To(HaveKey(r.ID), "no fault trips %s alone", r.ID)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // against runs the whole tool-host suite against the reference host with
@@ -36,8 +37,8 @@ func against(variants ...string) *report.Report {
 }
 
 // verdicts maps each rule to its verdict in the report's table (report.ByRule).
-func verdicts(rep *report.Report) map[string]report.Verdict {
-	out := map[string]report.Verdict{}
+func verdicts(rep *report.Report) map[string]verdict.Verdict {
+	out := map[string]verdict.Verdict{}
 	for _, g := range rep.ByRule() {
 		out[g.Rule.ID] = g.Verdict
 	}
@@ -48,17 +49,17 @@ var _ = Describe("the tool-host suite against a lenient host", func() {
 	It("passes at --level should a host that serves what it could refuse; each preference for refusing is a MAY finding", func() {
 		rep := against("params-default", "lenient-params", "serve-no-id", "omit-null-id", "vague-decline")
 		for _, f := range rep.Findings {
-			if f.Level != report.May {
-				Expect(f.Verdict).NotTo(BeElementOf(report.Fail, report.Error), "rule %s in %s: %s\n%s", f.Rule, f.Scenario, f.Message, f.Actual)
+			if f.Level != verdict.May {
+				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "rule %s in %s: %s\n%s", f.Rule, f.Scenario, f.Message, f.Actual)
 			}
 		}
-		Expect(rep.Failed(report.Should)).To(BeFalse())
+		Expect(rep.Failed(verdict.Should)).To(BeFalse())
 		v := verdicts(rep)
-		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-BAD-PARAMS", report.Pass))
-		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-UNREADABLE", report.Pass))
-		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-UNKNOWN-METHOD", report.Pass))
+		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-BAD-PARAMS", verdict.Pass))
+		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-UNREADABLE", verdict.Pass))
+		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-UNKNOWN-METHOD", verdict.Pass))
 		for _, may := range []string{"TOOLHOST-GEN-NO-ID-2", "TOOLHOST-GEN-BAD-PARAMS-2", "TOOLHOST-GEN-UNKNOWN-METHOD-2"} {
-			Expect(v).To(HaveKeyWithValue(may, report.Fail), "the preference %s is reported", may)
+			Expect(v).To(HaveKeyWithValue(may, verdict.Fail), "the preference %s is reported", may)
 		}
 	})
 
@@ -68,7 +69,7 @@ var _ = Describe("the tool-host suite against a lenient host", func() {
 			"TOOLHOST-OPT-REQUIRED-TAGS-1", "TOOLHOST-OPT-FORMAT-RESULT-1", "TOOLHOST-OPT-PREVIEW-1", "TOOLHOST-OPT-DISPLAY-1"}
 		v := verdicts(rep)
 		for _, r := range optional {
-			Expect(v).To(HaveKeyWithValue(r, report.Skip), r)
+			Expect(v).To(HaveKeyWithValue(r, verdict.Skip), r)
 		}
 		for _, f := range rep.Findings {
 			if f.Rule == "TOOLHOST-OPT-TAGS-1" {
@@ -81,8 +82,8 @@ var _ = Describe("the tool-host suite against a lenient host", func() {
 	It("takes a refused init for an implemented one, and skips the state it could not carry, naming --param config", func() {
 		rep := against("config-required")
 		v := verdicts(rep)
-		Expect(v).To(HaveKeyWithValue("TOOLHOST-METHODS-1", report.Pass))
-		Expect(v).To(HaveKeyWithValue("TOOLHOST-STATE-1", report.Skip))
+		Expect(v).To(HaveKeyWithValue("TOOLHOST-METHODS-1", verdict.Pass))
+		Expect(v).To(HaveKeyWithValue("TOOLHOST-STATE-1", verdict.Skip))
 		for _, f := range rep.Findings {
 			if f.Rule == "TOOLHOST-STATE-1" {
 				Expect(f.Message).To(ContainSubstring("--param config=JSON"))

@@ -11,10 +11,10 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func TestToolHostSuite(t *testing.T) {
@@ -52,12 +52,12 @@ var _ = Describe("the tool-host suite against a host without the optional method
 			switch {
 			case optional[f.Rule]:
 				seen[f.Rule] = true
-				Expect(f.Verdict).To(Equal(report.Skip), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+				Expect(f.Verdict).To(Equal(verdict.Skip), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
 				Expect(f.Message).To(ContainSubstring("does not implement"))
 			case unobserved[f.Rule]:
-				Expect(f.Verdict).To(Equal(report.Skip), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+				Expect(f.Verdict).To(Equal(verdict.Skip), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
 			default:
-				Expect(f.Verdict).To(Equal(report.Pass), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
+				Expect(f.Verdict).To(Equal(verdict.Pass), "rule %s in %s: %s", f.Rule, f.Scenario, f.Message)
 			}
 		}
 		Expect(seen).To(HaveLen(len(optional)))

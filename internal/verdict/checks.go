@@ -1,11 +1,9 @@
-package peer
-
-import "github.com/wirecheck/wirecheck/internal/spec"
+package verdict
 
 // Built-in checks a spec's rules can name in `checks:`. Each is decided by
 // the peer on every frame or by the runner around every scenario, for every
 // protocol alike; the spec decides which rule (and so which level and
-// citation) a check stands for in that protocol.
+// citation) a check stands for in that protocol (spec.Protocol.RulesForCheck).
 const (
 	// CheckJSON: every stdout line is exactly one complete JSON value in
 	// UTF-8 (not empty, not cut off, not over the line cap).
@@ -32,8 +30,9 @@ const (
 	CheckSurvives = "proc.survives"
 )
 
-// Checks is the catalogue of built-in checks, for spec validation.
-var Checks = spec.Checks{
+// Checks is the catalogue of built-in checks; a spec naming another is
+// refused when it loads.
+var Checks = map[string]bool{
 	CheckJSON: true, CheckKnown: true, CheckOneResponse: true, CheckNoStray: true,
 	CheckIDEcho: true, CheckIDType: true, CheckEventInFlight: true, CheckTimely: true,
 	CheckExitOnEOF: true, CheckSurvives: true,
