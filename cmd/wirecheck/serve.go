@@ -23,7 +23,11 @@ func newServeCmd() *cobra.Command {
   wirecheck run --protocol sonde-serve -- wirecheck serve sonde-serve --fault wrong-id`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			proto, serve, err := protocols.LoadSpec(args[0])
+			m, err := protocols.Lookup(args[0])
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			proto, err := protocols.LoadSpec(args[0])
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -68,7 +72,7 @@ func newServeCmd() *cobra.Command {
 				}
 			}
 			dir, _ := os.Getwd()
-			code := serve(protocols.ServeOptions{Faults: faults, Variants: variants, Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
+			code := m.Serve(protocols.ServeOptions{Faults: faults, Variants: variants, Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
 			if code != 0 {
 				return &exitError{code: code, err: fmt.Errorf("")}
 			}

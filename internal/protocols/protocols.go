@@ -5,7 +5,6 @@ package protocols
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"sort"
 	"strings"
@@ -13,32 +12,17 @@ import (
 
 	"github.com/wirecheck/wirecheck/fixtures"
 	"github.com/wirecheck/wirecheck/internal/peer"
-	agentbridgeserver "github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
-	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"
-	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
-	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
+	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
-	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
-	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
-	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
-	toolhostsuite "github.com/wirecheck/wirecheck/internal/suite/toolhost"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
 )
 
 // ServeOptions is what `wirecheck serve` passes to a reference server.
-type ServeOptions struct {
-	Faults []string
-	// Variants are legal alternatives the server takes (spec variants:).
-	Variants []string
-	Dir      string
-	In       io.Reader
-	Out      io.Writer
-	Log      io.Writer
-}
+type ServeOptions = refserver.Options
 
 // Bundle is everything wirecheck has for one protocol.
 type Bundle struct {
@@ -51,51 +35,21 @@ type Bundle struct {
 	Handler peer.Handler
 }
 
-// entry wires one protocol's Go parts; the data parts come from the
-// embedded specs/, schemas/ and fixtures/.
-type entry struct {
-	goScenarios func() []*scenario.Scenario
-	serve       func(ServeOptions) int
-	// handler answers requests the server sends, if it sends any.
-	handler peer.Handler
-}
-
-var registry = map[string]entry{
-	"sonde-serve": {goScenarios: sondesuite.Scenarios, serve: serveSonde},
-	"mcp": {goScenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, serve: func(o ServeOptions) int {
-		return mcpserver.Serve(o.Faults, o.Variants, o.In, o.Out, o.Log)
-	}},
-	"agent-bridge": {goScenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: func(o ServeOptions) int {
-		return agentbridgeserver.Serve(o.Faults, o.Variants, o.In, o.Out, o.Log)
-	}},
-	"tool-host": {goScenarios: toolhostsuite.Scenarios, serve: func(o ServeOptions) int {
-		return toolhostserver.Serve(o.Faults, o.Variants, o.In, o.Out, o.Log)
-	}},
-}
-
-func serveSonde(o ServeOptions) int {
-	tools := sondeserver.Builtin()
-	extra, err := sondeserver.LoadManifest(o.Dir)
-	if err != nil {
-		fmt.Fprintln(o.Log, "sonde-serve:", err)
-		return 2
-	}
-	set := func(names []string) map[string]bool {
-		m := map[string]bool{}
-		for _, n := range names {
-			m[n] = true
+// Lookup returns the module of a protocol.
+func Lookup(id string) (Module, error) {
+	for _, m := range modules {
+		if m.ID() == id {
+			return m, nil
 		}
-		return m
 	}
-	s := &sondeserver.Server{Tools: append(tools, extra...), Faults: set(o.Faults), Variants: set(o.Variants)}
-	return s.Serve(o.In, o.Out, o.Log)
+	return nil, fmt.Errorf("unknown protocol %q (known: %s)", id, strings.Join(IDs(), ", "))
 }
 
 // IDs lists the protocols, sorted.
 func IDs() []string {
-	out := make([]string, 0, len(registry))
-	for id := range registry {
-		out = append(out, id)
+	out := make([]string, 0, len(modules))
+	for _, m := range modules {
+		out = append(out, m.ID())
 	}
 	sort.Strings(out)
 	return out
@@ -129,24 +83,15 @@ func Verify(id string) (*Bundle, error) {
 	return LoadFrom(id, specs.FS, schemas.FS, fixtures.FS)
 }
 
-// LoadSpec loads only a protocol's spec and its reference server, for
-// `wirecheck serve`: it needs the faults but neither the schemas nor the
-// scenarios, and it starts once per fuzz sequence, so compiling MCP's
-// schemas there would dominate the fuzzer's time.
-func LoadSpec(id string) (*spec.Protocol, func(ServeOptions) int, error) {
-	e, ok := registry[id]
-	if !ok {
-		return nil, nil, fmt.Errorf("unknown protocol %q (known: %s)", id, strings.Join(IDs(), ", "))
+// LoadSpec loads only a protocol's spec, for `wirecheck serve`: it needs
+// the faults but neither the schemas nor the scenarios, and it starts once
+// per fuzz sequence, so compiling MCP's schemas there would dominate the
+// fuzzer's time.
+func LoadSpec(id string) (*spec.Protocol, error) {
+	if _, err := Lookup(id); err != nil {
+		return nil, err
 	}
-	base := func(b string) (*spec.Protocol, error) {
-		p, _, err := LoadSpec(b)
-		return p, err
-	}
-	p, err := spec.Load(specs.FS, id+".yaml", schemas.FS, verdict.Checks, base)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, e.serve, nil
+	return spec.Load(specs.FS, id+".yaml", schemas.FS, verdict.Checks, LoadSpec)
 }
 
 // LoadFrom is Verify on other file systems, for tests of broken specs,
@@ -158,9 +103,9 @@ func LoadFrom(id string, specFS, schemaFS, fixtureFS fs.FS) (*Bundle, error) {
 }
 
 func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool, strict bool) (*Bundle, error) {
-	e, ok := registry[id]
-	if !ok {
-		return nil, fmt.Errorf("unknown protocol %q (known: %s)", id, strings.Join(IDs(), ", "))
+	m, err := Lookup(id)
+	if err != nil {
+		return nil, err
 	}
 	if loading[id] {
 		return nil, fmt.Errorf("protocol %q is its own base", id)
@@ -192,10 +137,8 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 			return nil, err
 		}
 	}
-	if e.goScenarios != nil {
-		scs = append(scs, e.goScenarios()...)
-	}
-	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: e.serve, Handler: e.handler}
+	scs = append(scs, m.Scenarios()...)
+	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: m.Serve, Handler: m.Handler()}
 	if !strict {
 		return b, nil
 	}

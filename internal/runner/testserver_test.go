@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
 	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 )
@@ -74,7 +75,7 @@ func serveTest(which string) int {
 	}()
 	switch which {
 	case "tool-host":
-		return toolhost.Serve(nil, nil, pr, os.Stdout, os.Stderr)
+		return toolhost.Serve(refserver.Options{In: pr, Out: os.Stdout, Log: os.Stderr})
 	default:
 		return (&sondeserve.Server{Tools: sondeserve.Builtin()}).Serve(pr, os.Stdout, os.Stderr)
 	}

@@ -44,6 +44,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 )
 
@@ -122,25 +123,19 @@ type pending struct {
 
 // Serve runs a backend with the named faults until in ends and returns the
 // exit code.
-func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
-	s := &Server{Faults: map[string]bool{}, Variants: map[string]bool{}, CallbackTimeout: DefaultCallbackTimeout}
-	for _, v := range variants {
-		s.Variants[v] = true
-	}
+func Serve(o refserver.Options) int {
+	s := &Server{Faults: refserver.Set(o.Faults), Variants: refserver.Set(o.Variants), CallbackTimeout: DefaultCallbackTimeout}
 	if v := os.Getenv(TimeoutEnv); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			s.CallbackTimeout = d
 		} else {
-			fmt.Fprintf(log, "agent-bridge: ignoring %s=%q: not a positive duration\n", TimeoutEnv, v)
+			fmt.Fprintf(o.Log, "agent-bridge: ignoring %s=%q: not a positive duration\n", TimeoutEnv, v)
 		}
-	}
-	for _, f := range faults {
-		s.Faults[f] = true
 	}
 	if s.Variants["callback-timeout-30s"] {
 		s.CallbackTimeout = LongCallbackTimeout
 	}
-	return s.Serve(in, out, log)
+	return s.Serve(o.In, o.Out, o.Log)
 }
 
 // Serve runs the protocol on in/out until in ends, and returns the exit code.

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wirecheck/wirecheck/internal/refserver"
 )
 
 // Versions are the revisions the server speaks with the initialize
@@ -39,21 +41,11 @@ const (
 	metaSubscription = "io.modelcontextprotocol/subscriptionId"
 )
 
-func set(names []string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
-
 // Serve runs the server until stdin ends and returns the exit code.
-func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
-	s := &server{faults: map[string]bool{}, variants: set(variants), out: out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
+func Serve(o refserver.Options) int {
+	in, log := o.In, o.Log
+	s := &server{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: o.Out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
 		subs: map[string][]any{}, running: map[string]chan struct{}{}}
-	for _, f := range faults {
-		s.faults[f] = true
-	}
 	fmt.Fprintln(log, "wirecheck reference MCP server: ready on stdio")
 	r := bufio.NewReaderSize(in, 64*1024)
 	var wg sync.WaitGroup

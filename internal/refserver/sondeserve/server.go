@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 )
 
@@ -117,6 +118,19 @@ type Server struct {
 	out      *bufio.Writer
 	log      io.Writer
 	muted    bool
+}
+
+// Serve runs the built-in tools and those of the manifest in o.Dir, with
+// the named faults and variants, until o.In ends, and returns the exit
+// code (2 when the manifest is bad).
+func Serve(o refserver.Options) int {
+	extra, err := LoadManifest(o.Dir)
+	if err != nil {
+		fmt.Fprintln(o.Log, "sonde-serve:", err)
+		return 2
+	}
+	s := &Server{Tools: append(Builtin(), extra...), Faults: refserver.Set(o.Faults), Variants: refserver.Set(o.Variants)}
+	return s.Serve(o.In, o.Out, o.Log)
 }
 
 // Serve runs the protocol on in/out until in ends, and returns the exit code.

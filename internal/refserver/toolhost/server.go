@@ -30,6 +30,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/ndjson"
 )
 
@@ -76,15 +77,9 @@ type Server struct {
 
 // Serve runs a host with the named faults until in ends and returns the
 // exit code.
-func Serve(faults, variants []string, in io.Reader, out, log io.Writer) int {
-	s := &Server{Faults: map[string]bool{}, Variants: map[string]bool{}}
-	for _, v := range variants {
-		s.Variants[v] = true
-	}
-	for _, f := range faults {
-		s.Faults[f] = true
-	}
-	return s.Serve(in, out, log)
+func Serve(o refserver.Options) int {
+	s := &Server{Faults: refserver.Set(o.Faults), Variants: refserver.Set(o.Variants)}
+	return s.Serve(o.In, o.Out, o.Log)
 }
 
 // Serve runs the protocol on in/out until in ends, and returns the exit code.

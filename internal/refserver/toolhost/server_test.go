@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/pipe"
 	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 )
@@ -32,7 +33,9 @@ func start(faults ...string) *host { return startWith(faults, nil) }
 
 // startWith starts a host with faults and variants switched on.
 func startWith(faults, variants []string) *host {
-	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int { return toolhost.Serve(faults, variants, in, out, log) })}
+	h := &host{pipe.Start(func(in io.Reader, out, log io.Writer) int {
+		return toolhost.Serve(refserver.Options{Faults: faults, Variants: variants, In: in, Out: out, Log: log})
+	})}
 	DeferCleanup(func() {
 		h.In.Close()
 		Eventually(h.Done, answerWait).Should(BeClosed())

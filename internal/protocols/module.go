@@ -1,0 +1,120 @@
+package protocols
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	agentbridgeserver "github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
+	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
+	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
+	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
+	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
+	toolhostsuite "github.com/wirecheck/wirecheck/internal/suite/toolhost"
+)
+
+// Module is one protocol's Go parts. Its data parts are found by its ID in
+// the embedded trees: specs/ID.yaml (kinds, rules, faults, variants, the
+// revisions), schemas/ID/ and fixtures/ID/. Adding a protocol is adding
+// those files and one Module to modules.
+type Module interface {
+	ID() string
+	// Scenarios are the scenarios written in Go, run after the fixture
+	// files (nil when the fixtures say it all).
+	Scenarios() []*scenario.Scenario
+	// Handler answers the requests the server sends (nil when it sends
+	// none).
+	Handler() peer.Handler
+	// Serve runs the reference server until o.In ends and returns its
+	// exit code.
+	Serve(o ServeOptions) int
+}
+
+// module is a Module made of the package-level functions of a suite and
+// a reference server; the four built-in protocols are such.
+type module struct {
+	id        string
+	scenarios func() []*scenario.Scenario
+	handler   peer.Handler
+	serve     func(ServeOptions) int
+}
+
+func (m module) ID() string                      { return m.id }
+func (m module) Scenarios() []*scenario.Scenario { return m.scenarios() }
+func (m module) Handler() peer.Handler           { return m.handler }
+func (m module) Serve(o ServeOptions) int        { return m.serve(o) }
+
+var modules = []Module{
+	module{id: "sonde-serve", scenarios: sondesuite.Scenarios, serve: sondeserver.Serve},
+	module{id: "mcp", scenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, serve: mcpserver.Serve},
+	module{id: "agent-bridge", scenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: agentbridgeserver.Serve},
+	module{id: "tool-host", scenarios: toolhostsuite.Scenarios, serve: toolhostserver.Serve},
+}
+
+// ErrNoRevisions is Resolve's answer when a revision is asked of a
+// protocol that has none to choose from.
+var ErrNoRevisions = errors.New("has no revisions to choose from")
+
+// Revisions lists the revisions a run may be judged by, in the order of
+// the spec; nil for a protocol without revisions.
+func (b *Bundle) Revisions() []string {
+	if b.Protocol.Versions == nil {
+		return nil
+	}
+	return b.Protocol.Versions.IDs()
+}
+
+// DefaultRevision is the revision a run is judged by when none is asked
+// for ("" for a protocol without revisions).
+func (b *Bundle) DefaultRevision() string {
+	if b.Protocol.Versions == nil {
+		return ""
+	}
+	return b.Protocol.Versions.Default
+}
+
+// RevisionParam is the run setting (runner.Config.Params, a saved
+// reproducer's params) that carries the revision to the scenarios, e.g.
+// "mcp-version"; "" for a protocol without revisions.
+func (b *Bundle) RevisionParam() string {
+	if b.Protocol.Versions == nil {
+		return ""
+	}
+	return b.Protocol.Versions.Param
+}
+
+// Resolve returns the protocol as judged by revision rev ("" for the
+// default): the kinds, schema references, rules, probe and fuzz model of
+// that revision. A revision of a protocol without revisions is refused
+// with ErrNoRevisions; an unknown one with an error listing those known.
+func (b *Bundle) Resolve(rev string) (*spec.Protocol, error) {
+	if b.Protocol.Versions == nil {
+		if rev != "" {
+			return nil, fmt.Errorf("protocol %s %w (--revision %s)", b.Protocol.ID, ErrNoRevisions, rev)
+		}
+		return b.Protocol, nil
+	}
+	return b.Protocol.ForVersion(rev)
+}
+
+// WithRevision is how a revision reaches a run: params (a run's
+// settings, as runner.Config.Params) with rev under RevisionParam, after
+// Resolve has accepted it. "" leaves params as they are (the default
+// revision, or the one params already carry). params is not changed.
+func (b *Bundle) WithRevision(params map[string]string, rev string) (map[string]string, error) {
+	if _, err := b.Resolve(rev); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(params)+1)
+	for k, v := range params {
+		out[k] = v
+	}
+	if rev != "" {
+		out[b.RevisionParam()] = rev
+	}
+	return out, nil
+}
