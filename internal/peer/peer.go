@@ -151,6 +151,8 @@ type Peer struct {
 	heardAt   time.Time // set before heard is closed
 	readDone  chan struct{}
 	errDone   chan struct{}
+
+	state state // see State
 }
 
 // New starts the peer's readers on the transport.

@@ -85,7 +85,7 @@ func fallback(e *scenario.Env, why string) (*session, error) {
 		}
 	}
 	s.fallback = why
-	sessions.Store(e.Peer, s)
+	keep(e, s)
 	return s, nil
 }
 

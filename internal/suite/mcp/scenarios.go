@@ -258,7 +258,7 @@ func initialize(e *scenario.Env) error {
 	if !bad {
 		e.Pass(ruleLife6, in.Seq)
 	}
-	sessions.Store(e.Peer, s)
+	keep(e, s)
 	ping := map[string]any{"jsonrpc": "2.0", "id": 7, "method": "ping"}
 	pin, _, err := e.Call(ping)
 	if err != nil {

@@ -78,7 +78,48 @@ type tracked struct {
 	cancelled bool
 }
 
-var sessions sync.Map // *peer.Peer → *session
+// process is what the suite knows about one server process. It lives on
+// the process's peer (peer.State), so it goes with the process.
+type process struct {
+	mu sync.Mutex
+	// session is what the handshake (or server/discover) established.
+	session *session
+	// silence says how server/discover went unanswered.
+	silence string
+}
+
+type processKey struct{}
+
+// proc returns what the suite knows about the current server process.
+func proc(e *scenario.Env) *process {
+	return e.Peer.State(processKey{}, func() any { return &process{} }).(*process)
+}
+
+// keep makes s the session of the current server process.
+func keep(e *scenario.Env, s *session) {
+	p := proc(e)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.session = s
+}
+
+// current returns the session of the current server process, nil when it
+// has none yet.
+func current(e *scenario.Env) *session {
+	p := proc(e)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.session
+}
+
+// silent records how the current process's server/discover went
+// unanswered.
+func silent(e *scenario.Env, why string) {
+	p := proc(e)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.silence = why
+}
 
 // request builds a JSON-RPC request with a fresh string id.
 func request(method string, params any) map[string]any {
@@ -160,7 +201,7 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 		return in, nil, err
 	}
 	if store {
-		sessions.Store(e.Peer, s)
+		keep(e, s)
 	}
 	return in, s, nil
 }
@@ -189,8 +230,8 @@ func isRevision(e *scenario.Env, v string) bool {
 // ensure returns the session of the current server process, running the
 // handshake first when the process has none.
 func ensure(e *scenario.Env) (*session, error) {
-	if s, ok := sessions.Load(e.Peer); ok {
-		return s.(*session), nil
+	if s := current(e); s != nil {
+		return s, nil
 	}
 	if modern(e) {
 		in, s, err := discover(e, e.Protocol.Version, true)
@@ -273,7 +314,7 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	s.version = version
 	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
 	if store {
-		sessions.Store(e.Peer, s)
+		keep(e, s)
 	}
 	return in, s, nil
 }
@@ -297,10 +338,10 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 		return in, err
 	}
 	if e.Timeout >= firstWait {
-		silence.Store(e.Peer, "server/discover was not answered within "+e.Timeout.String())
+		silent(e, "server/discover was not answered within "+e.Timeout.String())
 		return in, err
 	}
-	silence.Store(e.Peer, "server/discover was not answered within "+firstWait.String())
+	silent(e, "server/discover was not answered within "+firstWait.String())
 	b, err := e.Send(request("ping", nil))
 	if err != nil {
 		return nil, err
@@ -312,7 +353,7 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 	case <-c.Done():
 		return c.Response, nil
 	case <-b.Done():
-		silence.Store(e.Peer, fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq))
+		silent(e, fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq))
 		return e.Peer.Wait(c, lateAnswer)
 	case <-t.C:
 		return e.Peer.Wait(c, 0)
@@ -321,14 +362,13 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 	}
 }
 
-// silence says, per process (*peer.Peer), how server/discover went
-// unanswered.
-var silence sync.Map
-
 // silentWhy is why the process's server/discover counts as unanswered.
 func silentWhy(e *scenario.Env) string {
-	if why, ok := silence.Load(e.Peer); ok {
-		return why.(string)
+	p := proc(e)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.silence != "" {
+		return p.silence
 	}
 	return "server/discover was not answered in time"
 }

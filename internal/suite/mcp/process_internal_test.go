@@ -1,0 +1,47 @@
+package mcp
+
+import (
+	"runtime"
+	"weak"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// used is one server process that had a session and a silence, of which
+// only weak pointers are left.
+//
+//go:noinline
+func used() (weak.Pointer[peer.Peer], weak.Pointer[session]) {
+	e := &scenario.Env{Peer: &peer.Peer{}}
+	s := &session{}
+	keep(e, s)
+	silent(e, "server/discover was not answered")
+	return weak.Make(e.Peer), weak.Make(s)
+}
+
+var _ = Describe("what the suite knows about a server process", func() {
+	It("belongs to that process: a new process starts with no session", func() {
+		a := &scenario.Env{Peer: &peer.Peer{}}
+		b := &scenario.Env{Peer: &peer.Peer{}}
+		s := &session{}
+		keep(a, s)
+		silent(a, "server/discover was not answered within 1s")
+		Expect(current(a)).To(BeIdenticalTo(s))
+		Expect(current(b)).To(BeNil())
+		Expect(silentWhy(b)).To(Equal("server/discover was not answered in time"))
+		Expect(silentWhy(a)).To(Equal("server/discover was not answered within 1s"))
+	})
+
+	It("dies with the process's peer (no package-level map keeps it)", func() {
+		p, s := used()
+		// runtime.GC returns after a full cycle, by when weak pointers to
+		// what nothing reaches are cleared.
+		runtime.GC()
+		Expect(p.Value()).To(BeNil(), "the peer is still reachable")
+		Expect(s.Value()).To(BeNil(), "the session outlived its process")
+	})
+})
