@@ -138,7 +138,7 @@ func numberOf(v any) (float64, bool) {
 // wirecheck waits until the tool's expected end plus lateGrace.
 func cancelInFlight(e *scenario.Env, s *session) error {
 	if !s.has("tools") {
-		e.Skip(ruleCancel2, "the server does not declare tools: no request to cancel in progress")
+		e.Skip("MCP-CANCEL-2", "the server does not declare tools: no request to cancel in progress")
 		return nil
 	}
 	items, in, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
@@ -146,12 +146,12 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 		return err
 	}
 	if !isResult(in) {
-		e.Skip(ruleCancel2, "tools/list failed: no tool to cancel in progress")
+		e.Skip("MCP-CANCEL-2", "tools/list failed: no tool to cancel in progress")
 		return nil
 	}
 	t, why := slowTool(e, items)
 	if t == nil {
-		e.Skip(ruleCancel2, why)
+		e.Skip("MCP-CANCEL-2", why)
 		return nil
 	}
 	name, _ := t["name"].(string)
@@ -172,7 +172,7 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 				return err
 			}
 			s.drain(e)
-			e.Skip(ruleCancel2, fmt.Sprintf("tool %q answered before it reported progress: it was never provably in progress (arguments %s)", name, show(args)))
+			e.Skip("MCP-CANCEL-2", fmt.Sprintf("tool %q answered before it reported progress: it was never provably in progress (arguments %s)", name, show(args)))
 			return nil
 		default:
 		}
@@ -201,12 +201,12 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 	s.mu.Unlock()
 	if !progressed {
 		e.Peer.Forget(c)
-		e.Skip(ruleCancel2, fmt.Sprintf("tool %q reported no progress within %s, so wirecheck cannot show it was in progress (it was cancelled anyway)", name, time.Since(start).Round(time.Millisecond)))
+		e.Skip("MCP-CANCEL-2", fmt.Sprintf("tool %q reported no progress within %s, so wirecheck cannot show it was in progress (it was cancelled anyway)", name, time.Since(start).Round(time.Millisecond)))
 		return nil
 	}
 	ping, err := e.Probe()
 	if err != nil {
-		e.Fail(ruleCancel2, -1, "the server did not answer ping after a cancellation: "+err.Error(), "an answer to ping", "nothing")
+		e.Fail("MCP-CANCEL-2", -1, "the server did not answer ping after a cancellation: "+err.Error(), "an answer to ping", "nothing")
 		return err
 	}
 	late, err := e.Peer.Wait(c, max(time.Until(start.Add(expect+lateGrace)), minLateWait))
@@ -216,12 +216,12 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 	case err != nil && !errors.Is(err, peer.ErrTimeout):
 		return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 	case late == nil:
-		e.Pass(ruleCancel2, ping.Seq)
+		e.Pass("MCP-CANCEL-2", ping.Seq)
 	case late.Seq > ping.Seq:
-		e.Fail(ruleCancel2, late.Seq, fmt.Sprintf("tool %q, cancelled after it reported progress, was answered after the server had read the cancellation (it answered the ping sent after it first, line %d)", name, ping.Seq),
+		e.Fail("MCP-CANCEL-2", late.Seq, fmt.Sprintf("tool %q, cancelled after it reported progress, was answered after the server had read the cancellation (it answered the ping sent after it first, line %d)", name, ping.Seq),
 			"no response to the cancelled request", string(late.Raw))
 	default:
-		e.Skip(ruleCancel2, fmt.Sprintf("tool %q answered before the ping sent after the cancellation: the answer may have been on its way (allowed)", name))
+		e.Skip("MCP-CANCEL-2", fmt.Sprintf("tool %q answered before the ping sent after the cancellation: the answer may have been on its way (allowed)", name))
 	}
 	return nil
 }

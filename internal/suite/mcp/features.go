@@ -17,46 +17,46 @@ func tools(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	rules := []string{ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1}
+	rules := []string{"MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-PAGINATION-1"}
 	progresses, changes := s.progresses, s.listChanged
 	defer func() {
 		switch {
 		case s.modern:
-			e.Skip(ruleListChanged1, "revision "+s.requested+" sends list_changed on subscriptions/listen streams (not covered yet)")
+			e.Skip("MCP-LISTCHANGED-1", "revision "+s.requested+" sends list_changed on subscriptions/listen streams (not covered yet)")
 		case s.listChanged == changes:
-			e.Skip(ruleListChanged1, "no list_changed notification arrived during this scenario (every listed tool was called)")
+			e.Skip("MCP-LISTCHANGED-1", "no list_changed notification arrived during this scenario (every listed tool was called)")
 		}
 		switch {
 		case !s.modern:
-			e.Skip(ruleStdio5, "the ban on server requests belongs to revision 2026-07-28")
+			e.Skip("MCP-STDIO-5", "the ban on server requests belongs to revision 2026-07-28")
 		case s.requests == 0:
-			e.Pass(ruleStdio5, -1)
+			e.Pass("MCP-STDIO-5", -1)
 		}
 		if s.progresses == progresses {
-			e.Skip(ruleProgress1, "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
-			e.Skip(ruleProgress2, "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
+			e.Skip("MCP-PROGRESS-1", "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
+			e.Skip("MCP-PROGRESS-2", "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
 		}
 	}()
 	if !s.has("tools") {
-		items, in, err := listAll(e, s, "tools/list", "tools", ruleTools2)
+		items, in, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
 		if err != nil {
 			return err
 		}
 		if in != nil && isResult(in) && len(items) > 0 {
-			e.Fail(ruleTools1, in.Seq, "the server lists tools but did not declare the tools capability", "capabilities.tools", "capabilities "+show(s.caps))
+			e.Fail("MCP-TOOLS-1", in.Seq, "the server lists tools but did not declare the tools capability", "capabilities.tools", "capabilities "+show(s.caps))
 		} else {
-			e.Skip(ruleTools1, "the server does not declare tools")
+			e.Skip("MCP-TOOLS-1", "the server does not declare tools")
 		}
 		for _, r := range rules {
 			e.Skip(r, "the server does not declare the tools capability")
 		}
 		return nil
 	}
-	items, in, err := listAll(e, s, "tools/list", "tools", ruleTools2)
+	items, in, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
 	if err != nil {
 		return err
 	}
-	e.Pass(ruleTools1, in.Seq)
+	e.Pass("MCP-TOOLS-1", in.Seq)
 	if !isResult(in) {
 		for _, r := range rules {
 			e.Skip(r, "tools/list failed")
@@ -69,9 +69,9 @@ func tools(e *scenario.Env) error {
 		return err
 	}
 	if c, ok := errorCode(bad); ok && c == -32602 {
-		e.Pass(rulePagination1, bad.Seq)
+		e.Pass("MCP-PAGINATION-1", bad.Seq)
 	} else {
-		e.Fail(rulePagination1, bad.Seq, "tools/list with a cursor the server never issued was not answered with error -32602", "error code -32602", string(bad.Raw))
+		e.Fail("MCP-PAGINATION-1", bad.Seq, "tools/list with a cursor the server never issued was not answered with error -32602", "error code -32602", string(bad.Raw))
 	}
 	structured := s.version >= "2025-06-18"
 	sawOutput := false
@@ -87,13 +87,13 @@ func tools(e *scenario.Env) error {
 		args := map[string]any{}
 		raw, hasIn := tm["inputSchema"].(map[string]any)
 		if !hasIn {
-			e.Fail(ruleTools3, in.Seq, fmt.Sprintf("tool %q has no inputSchema object", name), "inputSchema: a JSON Schema", show(tm["inputSchema"]))
+			e.Fail("MCP-TOOLS-3", in.Seq, fmt.Sprintf("tool %q has no inputSchema object", name), "inputSchema: a JSON Schema", show(tm["inputSchema"]))
 		} else if sch, err := gen.Compile(rawJSON(raw)); err != nil {
-			e.Fail(ruleTools3, in.Seq, fmt.Sprintf("tool %q: inputSchema is not a valid JSON Schema: %v", name, err), "a valid JSON Schema", show(raw))
+			e.Fail("MCP-TOOLS-3", in.Seq, fmt.Sprintf("tool %q: inputSchema is not a valid JSON Schema: %v", name, err), "a valid JSON Schema", show(raw))
 		} else if raw["type"] != "object" {
-			e.Fail(ruleTools3, in.Seq, fmt.Sprintf("tool %q: inputSchema does not describe an object", name), `"type": "object"`, show(raw))
+			e.Fail("MCP-TOOLS-3", in.Seq, fmt.Sprintf("tool %q: inputSchema does not describe an object", name), `"type": "object"`, show(raw))
 		} else {
-			e.Pass(ruleTools3, in.Seq)
+			e.Pass("MCP-TOOLS-3", in.Seq)
 			if v, err := gen.TryExample(sch, e.Seed+uint64(i)); err == nil {
 				if m, ok := v.(map[string]any); ok {
 					args = m
@@ -105,11 +105,11 @@ func tools(e *scenario.Env) error {
 			return err
 		}
 		if !isResult(res) {
-			e.Fail(ruleTools5, res.Seq, fmt.Sprintf("tool %q, called with arguments generated from its inputSchema, answered a protocol error", name),
+			e.Fail("MCP-TOOLS-5", res.Seq, fmt.Sprintf("tool %q, called with arguments generated from its inputSchema, answered a protocol error", name),
 				"a CallToolResult (isError true or false)", string(res.Raw))
 			continue
 		}
-		e.Pass(ruleTools5, res.Seq)
+		e.Pass("MCP-TOOLS-5", res.Seq)
 		out, hasOut := tm["outputSchema"].(map[string]any)
 		if !structured || !hasOut || inputRequired(res) {
 			continue
@@ -120,33 +120,33 @@ func tools(e *scenario.Env) error {
 		}
 		osch, err := gen.Compile(rawJSON(out))
 		if err != nil {
-			e.Fail(ruleTools6, in.Seq, fmt.Sprintf("tool %q: outputSchema is not a valid JSON Schema: %v", name, err), "a valid JSON Schema", show(out))
+			e.Fail("MCP-TOOLS-6", in.Seq, fmt.Sprintf("tool %q: outputSchema is not a valid JSON Schema: %v", name, err), "a valid JSON Schema", show(out))
 			continue
 		}
 		sc, has := res.Field("/result/structuredContent")
 		if !has {
-			e.Fail(ruleTools6, res.Seq, fmt.Sprintf("tool %q declares an outputSchema but its result has no structuredContent", name), "structuredContent matching outputSchema", string(res.Raw))
+			e.Fail("MCP-TOOLS-6", res.Seq, fmt.Sprintf("tool %q declares an outputSchema but its result has no structuredContent", name), "structuredContent matching outputSchema", string(res.Raw))
 			continue
 		}
 		if err := osch.Validate(sc); err != nil {
-			e.Fail(ruleTools6, res.Seq, fmt.Sprintf("tool %q: structuredContent does not match its outputSchema", name), "structuredContent matching "+show(out), err.Error())
+			e.Fail("MCP-TOOLS-6", res.Seq, fmt.Sprintf("tool %q: structuredContent does not match its outputSchema", name), "structuredContent matching "+show(out), err.Error())
 			continue
 		}
-		e.Pass(ruleTools6, res.Seq)
+		e.Pass("MCP-TOOLS-6", res.Seq)
 	}
 	if !structured {
-		e.Skip(ruleTools6, "outputSchema exists from revision 2025-06-18 on; this session uses "+s.version)
+		e.Skip("MCP-TOOLS-6", "outputSchema exists from revision 2025-06-18 on; this session uses "+s.version)
 	} else if !sawOutput {
-		e.Skip(ruleTools6, "no tool declares an outputSchema")
+		e.Skip("MCP-TOOLS-6", "no tool declares an outputSchema")
 	}
 	unk, err := s.call(e, "tools/call", map[string]any{"name": "wirecheck-no-such-tool", "arguments": map[string]any{}})
 	if err != nil {
 		return err
 	}
 	if c, ok := errorCode(unk); ok && c == -32602 {
-		e.Pass(ruleTools7, unk.Seq)
+		e.Pass("MCP-TOOLS-7", unk.Seq)
 	} else {
-		e.Fail(ruleTools7, unk.Seq, "calling a tool the server does not list was not answered with error -32602", "a JSON-RPC error with code -32602", string(unk.Raw))
+		e.Fail("MCP-TOOLS-7", unk.Seq, "calling a tool the server does not list was not answered with error -32602", "a JSON-RPC error with code -32602", string(unk.Raw))
 	}
 	s.settle(e, 20e6)
 	return nil
@@ -157,14 +157,14 @@ func resources(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	rules := []string{ruleRes3, ruleRes4, ruleRes5, ruleRes6}
+	rules := []string{"MCP-RESOURCES-3", "MCP-RESOURCES-4", "MCP-RESOURCES-5", "MCP-RESOURCES-6"}
 	updates := s.updates
 	defer func() {
 		switch {
 		case s.modern:
-			skipAll(e, "revision "+s.requested+" sends resources/updated on subscriptions/listen streams (not covered yet)", ruleRes7, ruleRes8)
+			skipAll(e, "revision "+s.requested+" sends resources/updated on subscriptions/listen streams (not covered yet)", "MCP-RESOURCES-7", "MCP-RESOURCES-8")
 		case s.updates == updates:
-			skipAll(e, "no notifications/resources/updated arrived during this scenario (wirecheck subscribed to a resource, when declared, and sent a request after it)", ruleRes7, ruleRes8)
+			skipAll(e, "no notifications/resources/updated arrived during this scenario (wirecheck subscribed to a resource, when declared, and sent a request after it)", "MCP-RESOURCES-7", "MCP-RESOURCES-8")
 		}
 	}()
 	items, in, err := listAll(e, s, "resources/list", "resources", "MCP-RESOURCES-2")
@@ -173,16 +173,16 @@ func resources(e *scenario.Env) error {
 	}
 	if !s.has("resources") {
 		if in != nil && isResult(in) && len(items) > 0 {
-			e.Fail(ruleRes1, in.Seq, "the server lists resources but did not declare the resources capability", "capabilities.resources", "capabilities "+show(s.caps))
+			e.Fail("MCP-RESOURCES-1", in.Seq, "the server lists resources but did not declare the resources capability", "capabilities.resources", "capabilities "+show(s.caps))
 		} else {
-			e.Skip(ruleRes1, "the server does not declare resources")
+			e.Skip("MCP-RESOURCES-1", "the server does not declare resources")
 		}
 		for _, r := range rules {
 			e.Skip(r, "the server does not declare the resources capability")
 		}
 		return nil
 	}
-	e.Pass(ruleRes1, in.Seq)
+	e.Pass("MCP-RESOURCES-1", in.Seq)
 	read := 0
 	var first string
 	for _, it := range items {
@@ -200,22 +200,22 @@ func resources(e *scenario.Env) error {
 			return err
 		}
 		if !isResult(r) {
-			e.Fail(ruleRes3, r.Seq, "reading the listed resource "+uri+" failed", "a ReadResourceResult", string(r.Raw))
+			e.Fail("MCP-RESOURCES-3", r.Seq, "reading the listed resource "+uri+" failed", "a ReadResourceResult", string(r.Raw))
 		} else {
-			e.Pass(ruleRes3, r.Seq)
+			e.Pass("MCP-RESOURCES-3", r.Seq)
 		}
 	}
 	if read == 0 {
-		e.Skip(ruleRes3, "the server lists no resource to read")
+		e.Skip("MCP-RESOURCES-3", "the server lists no resource to read")
 	}
 	t, err := s.call(e, "resources/templates/list", map[string]any{})
 	if err != nil {
 		return err
 	}
 	if e.Unimplemented(t) {
-		e.Skip(ruleRes4, "the server does not implement resources/templates/list")
+		e.Skip("MCP-RESOURCES-4", "the server does not implement resources/templates/list")
 	} else if !isResult(t) {
-		e.Fail(ruleRes4, t.Seq, "resources/templates/list failed", "a ListResourceTemplatesResult", string(t.Raw))
+		e.Fail("MCP-RESOURCES-4", t.Seq, "resources/templates/list failed", "a ListResourceTemplatesResult", string(t.Raw))
 	}
 	unk, err := s.call(e, "resources/read", map[string]any{"uri": "wirecheck://no/such/resource"})
 	if err != nil {
@@ -227,14 +227,14 @@ func resources(e *scenario.Env) error {
 		want = -32602
 	}
 	if c, ok := errorCode(unk); ok && c == want {
-		e.Pass(ruleRes5, unk.Seq)
+		e.Pass("MCP-RESOURCES-5", unk.Seq)
 	} else {
-		e.Fail(ruleRes5, unk.Seq, fmt.Sprintf("reading an unknown resource was not answered with error %d", want), fmt.Sprintf("error code %d (Resource not found)", want), string(unk.Raw))
+		e.Fail("MCP-RESOURCES-5", unk.Seq, fmt.Sprintf("reading an unknown resource was not answered with error %d", want), fmt.Sprintf("error code %d (Resource not found)", want), string(unk.Raw))
 	}
 	if s.modern {
-		e.Skip(ruleRes6, "revision "+s.requested+" replaced resources/subscribe with subscriptions/listen")
+		e.Skip("MCP-RESOURCES-6", "revision "+s.requested+" replaced resources/subscribe with subscriptions/listen")
 	} else if !s.capFlag("resources", "subscribe") || first == "" {
-		e.Skip(ruleRes6, "the server does not declare resources.subscribe, or lists no resource")
+		e.Skip("MCP-RESOURCES-6", "the server does not declare resources.subscribe, or lists no resource")
 	} else if err := s.subscribeOnce(e, first); err != nil {
 		return err
 	}
@@ -261,10 +261,10 @@ func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
 		return err
 	}
 	if !isResult(r) {
-		e.Fail(ruleRes6, r.Seq, "resources/subscribe "+uri+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
+		e.Fail("MCP-RESOURCES-6", r.Seq, "resources/subscribe "+uri+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
 		return nil
 	}
-	e.Pass(ruleRes6, r.Seq)
+	e.Pass("MCP-RESOURCES-6", r.Seq)
 	// An update the subscription sets off comes before the answer to a
 	// later request (stdin is read in order) or just after it; updates on
 	// a timer of their own are judged whenever they come.
@@ -287,9 +287,9 @@ func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
 		return err
 	}
 	if isResult(r) {
-		e.Pass(ruleRes6, r.Seq)
+		e.Pass("MCP-RESOURCES-6", r.Seq)
 	} else {
-		e.Fail(ruleRes6, r.Seq, "resources/unsubscribe "+uri+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
+		e.Fail("MCP-RESOURCES-6", r.Seq, "resources/unsubscribe "+uri+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
 	}
 	return nil
 }
@@ -305,16 +305,16 @@ func prompts(e *scenario.Env) error {
 	}
 	if !s.has("prompts") {
 		if in != nil && isResult(in) && len(items) > 0 {
-			e.Fail(rulePrompts1, in.Seq, "the server lists prompts but did not declare the prompts capability", "capabilities.prompts", "capabilities "+show(s.caps))
+			e.Fail("MCP-PROMPTS-1", in.Seq, "the server lists prompts but did not declare the prompts capability", "capabilities.prompts", "capabilities "+show(s.caps))
 		} else {
-			e.Skip(rulePrompts1, "the server does not declare prompts")
+			e.Skip("MCP-PROMPTS-1", "the server does not declare prompts")
 		}
-		for _, r := range []string{rulePrompts3, rulePrompts4, rulePrompts5, ruleCompletion1, ruleCompletion2} {
+		for _, r := range []string{"MCP-PROMPTS-3", "MCP-PROMPTS-4", "MCP-PROMPTS-5", "MCP-COMPLETION-1", "MCP-COMPLETION-2"} {
 			e.Skip(r, "the server does not declare the prompts capability")
 		}
 		return nil
 	}
-	e.Pass(rulePrompts1, in.Seq)
+	e.Pass("MCP-PROMPTS-1", in.Seq)
 	var withArg, argName string
 	got, ok := 0, 0
 	for _, it := range items {
@@ -347,29 +347,29 @@ func prompts(e *scenario.Env) error {
 		switch {
 		case isResult(r):
 			ok++
-			e.Pass(rulePrompts5, r.Seq)
+			e.Pass("MCP-PROMPTS-5", r.Seq)
 		case isErr && c == -32602:
 			// The server refused wirecheck's argument values, as it should.
-			e.Pass(rulePrompts5, r.Seq)
+			e.Pass("MCP-PROMPTS-5", r.Seq)
 		default:
-			e.Fail(rulePrompts5, r.Seq, fmt.Sprintf("prompts/get %q with its required arguments %s failed, and not with error -32602", name, show(args)),
+			e.Fail("MCP-PROMPTS-5", r.Seq, fmt.Sprintf("prompts/get %q with its required arguments %s failed, and not with error -32602", name, show(args)),
 				"a GetPromptResult, or error -32602 when an argument value is invalid", string(r.Raw))
 		}
 	}
 	if got == 0 {
-		e.Skip(rulePrompts5, "the server lists no prompt")
+		e.Skip("MCP-PROMPTS-5", "the server lists no prompt")
 	}
 	if ok == 0 {
-		e.Skip(rulePrompts3, "no prompts/get succeeded")
+		e.Skip("MCP-PROMPTS-3", "no prompts/get succeeded")
 	}
 	unk, err := s.call(e, "prompts/get", map[string]any{"name": "wirecheck-no-such-prompt"})
 	if err != nil {
 		return err
 	}
 	if c, ok := errorCode(unk); ok && c == -32602 {
-		e.Pass(rulePrompts4, unk.Seq)
+		e.Pass("MCP-PROMPTS-4", unk.Seq)
 	} else {
-		e.Fail(rulePrompts4, unk.Seq, "prompts/get of an unknown prompt was not answered with error -32602", "error code -32602", string(unk.Raw))
+		e.Fail("MCP-PROMPTS-4", unk.Seq, "prompts/get of an unknown prompt was not answered with error -32602", "error code -32602", string(unk.Raw))
 	}
 	completion(e, s, withArg, argName)
 	return nil
@@ -377,8 +377,8 @@ func prompts(e *scenario.Env) error {
 
 func completion(e *scenario.Env, s *session, prompt, arg string) {
 	if prompt == "" {
-		e.Skip(ruleCompletion1, "no prompt has an argument to complete")
-		e.Skip(ruleCompletion2, "no prompt has an argument to complete")
+		e.Skip("MCP-COMPLETION-1", "no prompt has an argument to complete")
+		e.Skip("MCP-COMPLETION-2", "no prompt has an argument to complete")
 		return
 	}
 	declared := s.has("completions")
@@ -389,11 +389,11 @@ func completion(e *scenario.Env, s *session, prompt, arg string) {
 			return
 		}
 		if isResult(r) {
-			e.Fail(ruleCompletion1, r.Seq, "the server answers completion/complete but did not declare the completions capability", "capabilities.completions", "capabilities "+show(s.caps))
+			e.Fail("MCP-COMPLETION-1", r.Seq, "the server answers completion/complete but did not declare the completions capability", "capabilities.completions", "capabilities "+show(s.caps))
 		} else {
-			e.Skip(ruleCompletion1, "the server does not declare completions")
+			e.Skip("MCP-COMPLETION-1", "the server does not declare completions")
 		}
-		e.Skip(ruleCompletion2, "the server does not declare the completions capability")
+		e.Skip("MCP-COMPLETION-2", "the server does not declare the completions capability")
 		return
 	}
 	r, err := s.call(e, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": arg, "value": ""}})
@@ -401,20 +401,20 @@ func completion(e *scenario.Env, s *session, prompt, arg string) {
 		return
 	}
 	if s.version < "2025-03-26" {
-		e.Skip(ruleCompletion1, "revision "+s.version+" has no completions capability")
+		e.Skip("MCP-COMPLETION-1", "revision "+s.version+" has no completions capability")
 		if e.Unimplemented(r) {
-			e.Skip(ruleCompletion2, "the server does not implement completion/complete")
+			e.Skip("MCP-COMPLETION-2", "the server does not implement completion/complete")
 			return
 		}
 	} else {
-		e.Pass(ruleCompletion1, r.Seq)
+		e.Pass("MCP-COMPLETION-1", r.Seq)
 	}
 	if !isResult(r) {
-		e.Fail(ruleCompletion2, r.Seq, fmt.Sprintf("completion/complete of argument %q of prompt %q failed", arg, prompt), "a CompleteResult", string(r.Raw))
+		e.Fail("MCP-COMPLETION-2", r.Seq, fmt.Sprintf("completion/complete of argument %q of prompt %q failed", arg, prompt), "a CompleteResult", string(r.Raw))
 		return
 	}
 	if vs, _ := field(r, "/result/completion/values").([]any); len(vs) > 100 {
-		e.Fail(ruleCompletion2, r.Seq, fmt.Sprintf("%d completion values", len(vs)), "at most 100 values", show(vs[:5]))
+		e.Fail("MCP-COMPLETION-2", r.Seq, fmt.Sprintf("%d completion values", len(vs)), "at most 100 values", show(vs[:5]))
 	}
 }
 

@@ -11,22 +11,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
-// Rules of revision 2026-07-28's message patterns (multi round-trip
-// requests, subscriptions/listen) and per-request log levels.
-const (
-	ruleMRTR1    = "MCP-MRTR-1" // an InputRequiredResult carries inputRequests or requestState
-	ruleMRTR2    = "MCP-MRTR-2" // inputRequests only for capabilities the request declared
-	ruleMRTR3    = "MCP-MRTR-3" // InputRequiredResult only on tools/call, prompts/get, resources/read
-	ruleMRTR4    = "MCP-MRTR-4" // inputRequests values are ElicitRequest, CreateMessageRequest, ListRootsRequest (the kind's schema)
-	ruleMRTR5    = "MCP-MRTR-5" // a retry missing the input is answered InputRequiredResult again, not an error
-	ruleSubs1    = "MCP-SUBS-1" // subscriptions/listen acknowledged first
-	ruleSubs2    = "MCP-SUBS-2" // stream notifications carry the subscription id
-	ruleSubs3    = "MCP-SUBS-3" // only the notification types asked for
-	ruleSubs4    = "MCP-SUBS-4" // nothing more for a cancelled subscription
-	ruleLogging3 = "MCP-LOGGING-3"
-	ruleLogging4 = "MCP-LOGGING-4"
-)
-
 // legacyLatest is the newest revision with the initialize handshake: what
 // a 2026-07-28 run falls back to when the server does not implement
 // server/discover.
@@ -113,17 +97,17 @@ func (s *session) judgeInput(e *scenario.Env, method string, caps map[string]any
 	}
 	s.inputRequired++
 	if mrtrMethods[method] {
-		e.Pass(ruleMRTR3, in.Seq)
+		e.Pass("MCP-MRTR-3", in.Seq)
 	} else {
-		e.Fail(ruleMRTR3, in.Seq, method+" was answered with an InputRequiredResult",
+		e.Fail("MCP-MRTR-3", in.Seq, method+" was answered with an InputRequiredResult",
 			"resultType input_required only on tools/call, prompts/get and resources/read", string(in.Raw))
 	}
 	_, hasReqs := in.Field("/result/inputRequests")
 	_, hasState := in.Field("/result/requestState")
 	if hasReqs || hasState {
-		e.Pass(ruleMRTR1, in.Seq)
+		e.Pass("MCP-MRTR-1", in.Seq)
 	} else {
-		e.Fail(ruleMRTR1, in.Seq, "an InputRequiredResult with neither inputRequests nor requestState",
+		e.Fail("MCP-MRTR-1", in.Seq, "an InputRequiredResult with neither inputRequests nor requestState",
 			"at least one of inputRequests and requestState", string(in.Raw))
 	}
 	reqs, _ := field(in, "/result/inputRequests").(map[string]any)
@@ -132,12 +116,12 @@ func (s *session) judgeInput(e *scenario.Env, method string, caps map[string]any
 		method, _ := m["method"].(string)
 		c := inputCapability[method]
 		if _, declared := caps[c]; c != "" && !declared {
-			e.Fail(ruleMRTR2, in.Seq, fmt.Sprintf("inputRequests[%q] is %s, but the request declared no %s capability", k, method, c),
+			e.Fail("MCP-MRTR-2", in.Seq, fmt.Sprintf("inputRequests[%q] is %s, but the request declared no %s capability", k, method, c),
 				"inputRequests only for capabilities in io.modelcontextprotocol/clientCapabilities ("+show(caps)+")", string(in.Raw))
 			return
 		}
 	}
-	e.Pass(ruleMRTR2, in.Seq)
+	e.Pass("MCP-MRTR-2", in.Seq)
 }
 
 // retryInput answers InputRequiredResults of method (at most maxRetries
@@ -239,7 +223,7 @@ func (s *session) judgeModern(e *scenario.Env, in *peer.Inbound, method string) 
 	case "notifications/message":
 		if !s.attributable(in) {
 			s.logFails++
-			e.Fail(ruleLogging3, in.Seq, "a log notification while no request that set "+metaLogLevel+" was in flight",
+			e.Fail("MCP-LOGGING-3", in.Seq, "a log notification while no request that set "+metaLogLevel+" was in flight",
 				"notifications/message only for a request whose _meta carries "+metaLogLevel+", before its response", string(in.Raw))
 		}
 		return false
@@ -250,7 +234,7 @@ func (s *session) judgeModern(e *scenario.Env, in *peer.Inbound, method string) 
 		case sub == nil:
 		case sub.isLate(in):
 			sub.late++
-			e.Fail(ruleSubs4, in.Seq, "an acknowledgement of a subscription wirecheck had cancelled",
+			e.Fail("MCP-SUBS-4", in.Seq, "an acknowledgement of a subscription wirecheck had cancelled",
 				"no message for a cancelled subscriptions/listen", string(in.Raw))
 		case !sub.acked:
 			sub.acked, sub.ackSeq = true, in.Seq
@@ -274,41 +258,41 @@ func (s *session) judgeStream(e *scenario.Env, in *peer.Inbound, method string) 
 	}
 	if open == 0 && (!has || s.subs[peer.Key(sid)] == nil) {
 		s.subFails++
-		e.Fail(ruleSubs3, in.Seq, "the server sent "+method+" while wirecheck had no subscriptions/listen open",
+		e.Fail("MCP-SUBS-3", in.Seq, "the server sent "+method+" while wirecheck had no subscriptions/listen open",
 			"change notifications only on a subscription that asked for them", string(in.Raw))
 		return
 	}
 	if !has {
-		e.Fail(ruleSubs2, in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
+		e.Fail("MCP-SUBS-2", in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
 			"_meta."+metaSubscription+": the id of the subscriptions/listen request", string(in.Raw))
 		return
 	}
 	sub := s.subs[peer.Key(sid)]
 	if sub == nil {
-		e.Fail(ruleSubs2, in.Seq, method+" names the subscription "+peer.Key(sid)+", which wirecheck never opened",
+		e.Fail("MCP-SUBS-2", in.Seq, method+" names the subscription "+peer.Key(sid)+", which wirecheck never opened",
 			"the id of an open subscriptions/listen request, with its JSON type", string(in.Raw))
 		return
 	}
 	if sub.closed {
 		if sub.isLate(in) {
 			sub.late++
-			e.Fail(ruleSubs4, in.Seq, method+" for a subscription wirecheck had cancelled (after the server answered a later request)",
+			e.Fail("MCP-SUBS-4", in.Seq, method+" for a subscription wirecheck had cancelled (after the server answered a later request)",
 				"no message for a cancelled subscriptions/listen", string(in.Raw))
 		}
 		return
 	}
-	e.Pass(ruleSubs2, in.Seq)
+	e.Pass("MCP-SUBS-2", in.Seq)
 	if !sub.acked {
 		sub.early = true
-		e.Fail(ruleSubs1, in.Seq, method+" on the subscription before notifications/subscriptions/acknowledged",
+		e.Fail("MCP-SUBS-1", in.Seq, method+" on the subscription before notifications/subscriptions/acknowledged",
 			"the acknowledgement as the first message carrying the subscription's id", string(in.Raw))
 	}
 	sub.stream++
 	if sub.allows(method, in) {
-		e.Pass(ruleSubs3, in.Seq)
+		e.Pass("MCP-SUBS-3", in.Seq)
 	} else {
 		s.subFails++
-		e.Fail(ruleSubs3, in.Seq, method+" on a subscription that did not ask for it",
+		e.Fail("MCP-SUBS-3", in.Seq, method+" on a subscription that did not ask for it",
 			"only the notifications of the filter "+show(sub.filter), string(in.Raw))
 	}
 }
@@ -380,19 +364,19 @@ func mrtr(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	rules := []string{ruleMRTR1, ruleMRTR2, ruleMRTR3, ruleMRTR4, ruleMRTR5}
+	rules := []string{"MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-3", "MCP-MRTR-4", "MCP-MRTR-5"}
 	if !s.modern {
 		skipAll(e, s.notModern(e), rules...)
 		return nil
 	}
 	var probes []probe
-	for _, l := range []struct{ method, key, rule string }{{"tools/list", "tools", ruleTools2}, {"prompts/list", "prompts", "MCP-PROMPTS-2"}, {"resources/list", "resources", "MCP-RESOURCES-2"}} {
+	for _, l := range []struct{ method, key, rule string }{{"tools/list", "tools", "MCP-TOOLS-2"}, {"prompts/list", "prompts", "MCP-PROMPTS-2"}, {"resources/list", "resources", "MCP-RESOURCES-2"}} {
 		items, first, err := listAll(e, s, l.method, l.key, l.rule)
 		if err != nil {
 			return err
 		}
 		if first != nil && !inputRequired(first) {
-			e.Pass(ruleMRTR3, first.Seq)
+			e.Pass("MCP-MRTR-3", first.Seq)
 		}
 		for i, it := range items {
 			m, _ := it.(map[string]any)
@@ -447,7 +431,7 @@ func mrtr(e *scenario.Env) error {
 		}
 	}
 	if len(found) == 0 {
-		skipAll(e, "no tool, prompt or resource of the server answered with an InputRequiredResult", ruleMRTR1, ruleMRTR2, ruleMRTR4, ruleMRTR5)
+		skipAll(e, "no tool, prompt or resource of the server answered with an InputRequiredResult", "MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-4", "MCP-MRTR-5")
 	}
 	return nil
 }
@@ -461,16 +445,16 @@ func mrtrRounds(e *scenario.Env, s *session, found *probe, first *peer.Inbound) 
 	}
 	// The input missing: the server should ask again, not fail.
 	if _, asked := first.Field("/result/inputRequests"); !asked {
-		e.Skip(ruleMRTR5, "the InputRequiredResult of "+found.method+" asked for no input")
+		e.Skip("MCP-MRTR-5", "the InputRequiredResult of "+found.method+" asked for no input")
 	} else {
 		in, err := s.callWith(e, found.method, retryParams(found.params, first, false), sendOpts{once: true})
 		if err != nil {
 			return err
 		}
 		if isResult(in) {
-			e.Pass(ruleMRTR5, in.Seq)
+			e.Pass("MCP-MRTR-5", in.Seq)
 		} else {
-			e.Fail(ruleMRTR5, in.Seq, found.method+" retried without the inputResponses the server asked for was answered with an error",
+			e.Fail("MCP-MRTR-5", in.Seq, found.method+" retried without the inputResponses the server asked for was answered with an error",
 				"a new InputRequiredResult asking for the missing input (or a result)", string(in.Raw))
 		}
 	}
@@ -480,7 +464,7 @@ func mrtrRounds(e *scenario.Env, s *session, found *probe, first *peer.Inbound) 
 		return err
 	}
 	if !inputRequired(in) {
-		e.Pass(ruleMRTR2, in.Seq)
+		e.Pass("MCP-MRTR-2", in.Seq)
 	}
 	return nil
 }
@@ -493,7 +477,7 @@ func subscriptions(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	rules := []string{ruleSubs1, ruleSubs2, ruleSubs3, ruleSubs4}
+	rules := []string{"MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4"}
 	if !s.modern {
 		skipAll(e, s.notModern(e), rules...)
 		return nil
@@ -548,16 +532,16 @@ func subscriptions(e *scenario.Env) error {
 	}
 	watch(e.Timeout, func() bool { return sub.acked || answered() })
 	if answered() && !isResult(c.Response) {
-		e.Fail(ruleSubs1, c.Response.Seq, "subscriptions/listen was answered with an error", "notifications/subscriptions/acknowledged, the stream open", string(c.Response.Raw))
-		skipAll(e, "subscriptions/listen failed", ruleSubs2, ruleSubs3, ruleSubs4)
+		e.Fail("MCP-SUBS-1", c.Response.Seq, "subscriptions/listen was answered with an error", "notifications/subscriptions/acknowledged, the stream open", string(c.Response.Raw))
+		skipAll(e, "subscriptions/listen failed", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4")
 		return nil
 	}
 	switch {
 	case !sub.acked:
-		e.Fail(ruleSubs1, -1, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+" within "+e.Timeout.String(),
+		e.Fail("MCP-SUBS-1", -1, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+" within "+e.Timeout.String(),
 			"an acknowledgement carrying "+metaSubscription+" "+key, "nothing")
 	case !sub.early:
-		e.Pass(ruleSubs1, sub.ackSeq)
+		e.Pass("MCP-SUBS-1", sub.ackSeq)
 	}
 	// What the stream brings in reply to the listen request: it comes
 	// before the answer to a later request (stdin is read in order), or
@@ -567,13 +551,13 @@ func subscriptions(e *scenario.Env) error {
 	}
 	watch(lateAnswer, func() bool { return false })
 	if sub.stream == 0 {
-		e.Skip(ruleSubs2, "no notification came on the subscription besides its acknowledgement")
+		e.Skip("MCP-SUBS-2", "no notification came on the subscription besides its acknowledgement")
 	}
 	if s.subFails == fails {
-		e.Pass(ruleSubs3, -1)
+		e.Pass("MCP-SUBS-3", -1)
 	}
 	if answered() {
-		e.Skip(ruleSubs4, "the server ended the subscription itself (it answered subscriptions/listen)")
+		e.Skip("MCP-SUBS-4", "the server ended the subscription itself (it answered subscriptions/listen)")
 		return nil
 	}
 	// Cancel, then a request: once it is answered the server has read the
@@ -592,10 +576,10 @@ func subscriptions(e *scenario.Env) error {
 	watch(lateAnswer, func() bool { return false })
 	switch {
 	case answered():
-		e.Fail(ruleSubs4, c.Response.Seq, "the server answered subscriptions/listen after wirecheck cancelled it",
+		e.Fail("MCP-SUBS-4", c.Response.Seq, "the server answered subscriptions/listen after wirecheck cancelled it",
 			"no message for a cancelled subscriptions/listen (stdio)", string(c.Response.Raw))
 	case sub.late == 0:
-		e.Pass(ruleSubs4, -1)
+		e.Pass("MCP-SUBS-4", -1)
 	}
 	return nil
 }
@@ -609,11 +593,11 @@ func logLevel(e *scenario.Env) error {
 		return err
 	}
 	if !s.modern {
-		skipAll(e, s.notModern(e), ruleLogging3, ruleLogging4)
+		skipAll(e, s.notModern(e), "MCP-LOGGING-3", "MCP-LOGGING-4")
 		return nil
 	}
 	fails := s.logFails
-	items, _, err := listAll(e, s, "tools/list", "tools", ruleTools2)
+	items, _, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
 	if err != nil {
 		return err
 	}
@@ -631,10 +615,10 @@ func logLevel(e *scenario.Env) error {
 		s.settle(e, 50*time.Millisecond)
 	}
 	if s.logFails == fails {
-		e.Pass(ruleLogging3, -1)
+		e.Pass("MCP-LOGGING-3", -1)
 	}
 	if !s.has("logging") {
-		e.Skip(ruleLogging4, "the server does not declare the logging capability")
+		e.Skip("MCP-LOGGING-4", "the server does not declare the logging capability")
 		return nil
 	}
 	in, err := s.callWith(e, "tools/list", map[string]any{}, sendOpts{logLevel: "loudest"})
@@ -642,9 +626,9 @@ func logLevel(e *scenario.Env) error {
 		return err
 	}
 	if c, ok := errorCode(in); ok && c == -32602 {
-		e.Pass(ruleLogging4, in.Seq)
+		e.Pass("MCP-LOGGING-4", in.Seq)
 	} else {
-		e.Fail(ruleLogging4, in.Seq, "a request whose "+metaLogLevel+" is \"loudest\" was not answered with error -32602",
+		e.Fail("MCP-LOGGING-4", in.Seq, "a request whose "+metaLogLevel+" is \"loudest\" was not answered with error -32602",
 			"error code -32602 (Invalid params)", string(in.Raw))
 	}
 	return nil

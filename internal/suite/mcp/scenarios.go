@@ -12,56 +12,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
-// Rules the scenarios decide.
-const (
-	ruleStdio3       = "MCP-STDIO-3"
-	ruleStdio4       = "MCP-STDIO-4"
-	ruleRPC6         = "MCP-JSONRPC-6"
-	ruleRPC7         = "MCP-JSONRPC-7"
-	ruleRPC8         = "MCP-JSONRPC-8"
-	ruleRPC9         = "MCP-JSONRPC-9"
-	ruleRPC10        = "MCP-JSONRPC-10"
-	ruleLife1        = "MCP-LIFECYCLE-1"
-	ruleLife3        = "MCP-LIFECYCLE-3"
-	ruleLife4        = "MCP-LIFECYCLE-4"
-	ruleLife5        = "MCP-LIFECYCLE-5"
-	ruleLife6        = "MCP-LIFECYCLE-6"
-	rulePing1        = "MCP-PING-1"
-	ruleCancel1      = "MCP-CANCEL-1"
-	ruleProgress1    = "MCP-PROGRESS-1"
-	ruleProgress2    = "MCP-PROGRESS-2"
-	rulePagination1  = "MCP-PAGINATION-1"
-	ruleTools1       = "MCP-TOOLS-1"
-	ruleTools2       = "MCP-TOOLS-2"
-	ruleTools3       = "MCP-TOOLS-3"
-	ruleTools5       = "MCP-TOOLS-5"
-	ruleTools6       = "MCP-TOOLS-6"
-	ruleTools7       = "MCP-TOOLS-7"
-	ruleRes1         = "MCP-RESOURCES-1"
-	ruleRes3         = "MCP-RESOURCES-3"
-	ruleRes4         = "MCP-RESOURCES-4"
-	ruleRes5         = "MCP-RESOURCES-5"
-	ruleRes6         = "MCP-RESOURCES-6"
-	rulePrompts1     = "MCP-PROMPTS-1"
-	rulePrompts3     = "MCP-PROMPTS-3"
-	rulePrompts4     = "MCP-PROMPTS-4"
-	rulePrompts5     = "MCP-PROMPTS-5"
-	ruleLogging1     = "MCP-LOGGING-1"
-	ruleLogging2     = "MCP-LOGGING-2"
-	ruleCompletion1  = "MCP-COMPLETION-1"
-	ruleCompletion2  = "MCP-COMPLETION-2"
-	ruleClient1      = "MCP-CLIENT-1"
-	ruleStdio5       = "MCP-STDIO-5"
-	ruleDiscover1    = "MCP-DISCOVER-1"
-	ruleMeta2        = "MCP-META-2"
-	ruleVersion1     = "MCP-VERSION-1"
-	ruleMeta1        = "MCP-META-1" // 2026-07-28: _meta without a required field is -32602
-	ruleCancel2      = "MCP-CANCEL-2"
-	ruleListChanged1 = "MCP-LISTCHANGED-1"
-	ruleRes7         = "MCP-RESOURCES-7"
-	ruleRes8         = "MCP-RESOURCES-8"
-)
-
 // Scenarios returns the MCP scenarios, in the order they run. The runner
 // gives each fresh scenario a process and runs those processes side by
 // side (lanes): initialize and the feature scenarios, bad input included
@@ -73,87 +23,87 @@ func Scenarios() []*scenario.Scenario {
 	out := []*scenario.Scenario{{
 		Name:  "initialize",
 		Title: "initialize with the run's revision: a result with the same revision, no request but ping before initialized, then ping",
-		Rules: []string{ruleLife1, ruleLife3, ruleLife6, rulePing1, ruleDiscover1, ruleMeta2},
+		Rules: []string{"MCP-LIFECYCLE-1", "MCP-LIFECYCLE-3", "MCP-LIFECYCLE-6", "MCP-PING-1", "MCP-DISCOVER-1", "MCP-META-2"},
 		Fresh: true,
 		Run:   initialize,
 	}, {
 		Name:  "jsonrpc-errors",
 		Title: "an unknown method is answered -32601 with its integer id, an unknown notification is not answered",
-		Rules: []string{ruleRPC6, ruleRPC9},
+		Rules: []string{"MCP-JSONRPC-6", "MCP-JSONRPC-9"},
 		Run:   jsonrpcErrors,
 	}, {
 		Name:  "batch",
 		Title: "2025-03-26: a batch of two pings is answered with an array of their two responses",
-		Rules: []string{ruleRPC10},
+		Rules: []string{"MCP-JSONRPC-10"},
 		Run:   batch,
 	}, {
 		Name:  "tools",
 		Title: "tools: every page listed, every inputSchema compiled, every tool called with generated arguments and a progress token, structured output checked, an unknown tool refused, list_changed judged",
-		Rules: []string{ruleTools1, ruleTools3, ruleTools5, ruleTools6, ruleTools7, rulePagination1, ruleProgress1, ruleProgress2, ruleStdio5, ruleListChanged1},
+		Rules: []string{"MCP-TOOLS-1", "MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-PAGINATION-1", "MCP-PROGRESS-1", "MCP-PROGRESS-2", "MCP-STDIO-5", "MCP-LISTCHANGED-1"},
 		Run:   tools,
 	}, {
 		Name:  "resources",
 		Title: "resources: listed, read, templates listed, an unknown URI refused, subscribed (updates judged) and unsubscribed",
-		Rules: []string{ruleRes1, ruleRes3, ruleRes4, ruleRes5, ruleRes6, ruleRes7, ruleRes8},
+		Rules: []string{"MCP-RESOURCES-1", "MCP-RESOURCES-3", "MCP-RESOURCES-4", "MCP-RESOURCES-5", "MCP-RESOURCES-6", "MCP-RESOURCES-7", "MCP-RESOURCES-8"},
 		Run:   resources,
 	}, {
 		Name:  "prompts",
 		Title: "prompts: listed, each got with its required arguments, an unknown one refused, an argument completed",
-		Rules: []string{rulePrompts1, rulePrompts3, rulePrompts4, rulePrompts5, ruleCompletion1, ruleCompletion2},
+		Rules: []string{"MCP-PROMPTS-1", "MCP-PROMPTS-3", "MCP-PROMPTS-4", "MCP-PROMPTS-5", "MCP-COMPLETION-1", "MCP-COMPLETION-2"},
 		Run:   prompts,
 	}, {
 		Name:  "logging",
 		Title: "logging/setLevel accepts a valid level and refuses an invalid one; log notifications come only from a server declaring logging",
-		Rules: []string{ruleLogging1, ruleLogging2},
+		Rules: []string{"MCP-LOGGING-1", "MCP-LOGGING-2"},
 		Run:   logging,
 	}, {
 		Name:  "mrtr",
 		Title: "2026-07-28: a tool, prompt or resource answered input_required is retried with the input it asked for; again without it, and declaring no capability",
-		Rules: []string{ruleMRTR1, ruleMRTR2, ruleMRTR3, ruleMRTR4, ruleMRTR5},
+		Rules: []string{"MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-3", "MCP-MRTR-4", "MCP-MRTR-5"},
 		Run:   mrtr,
 	}, {
 		Name:  "subscriptions",
 		Title: "2026-07-28: subscriptions/listen for one kind of notification is acknowledged first, tags its notifications, sends nothing else, and ends when cancelled",
-		Rules: []string{ruleSubs1, ruleSubs2, ruleSubs3, ruleSubs4},
+		Rules: []string{"MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4"},
 		Run:   subscriptions,
 	}, {
 		Name:  "log-level",
 		Title: "2026-07-28: no log notification for a request without io.modelcontextprotocol/logLevel; an invalid level refused",
-		Rules: []string{ruleLogging3, ruleLogging4},
+		Rules: []string{"MCP-LOGGING-3", "MCP-LOGGING-4"},
 		Run:   logLevel,
 	}, {
 		Name:  "parse-error",
 		Title: "a line that is not JSON is answered -32700 with id null, and the server goes on",
-		Rules: []string{ruleRPC7, ruleStdio3},
+		Rules: []string{"MCP-JSONRPC-7", "MCP-STDIO-3"},
 		Run:   parseError,
 	}, {
 		Name:  "invalid-request",
 		Title: "JSON that is not a request is answered -32600, and the server goes on",
-		Rules: []string{ruleRPC8, ruleStdio3},
+		Rules: []string{"MCP-JSONRPC-8", "MCP-STDIO-3"},
 		Run:   invalidRequest,
 	}, {
 		Name:  "cancel",
 		Title: "cancellations of an unknown and of an answered request are ignored; a slow tool call cancelled in progress is not answered",
-		Rules: []string{ruleCancel1, ruleCancel2},
+		Rules: []string{"MCP-CANCEL-1", "MCP-CANCEL-2"},
 		Fresh: true,
 		Idle:  slowTarget + lateGrace,
 		Run:   cancel,
 	}, {
 		Name:  "before-initialize",
 		Title: "a request before initialize gets an answer, and initialize still succeeds",
-		Rules: []string{ruleLife5},
+		Rules: []string{"MCP-LIFECYCLE-5"},
 		Fresh: true,
 		Run:   beforeInitialize,
 	}, {
 		Name:  "shutdown",
 		Title: "the server exits when its stdin closes",
-		Rules: []string{ruleStdio4},
+		Rules: []string{"MCP-STDIO-4"},
 		Idle:  exitWait,
 		Run:   shutdown,
 	}, {
 		Name:  "version-negotiation",
 		Title: "an unsupported revision is answered with one the server supports, which it then echoes when asked for (2026-07-28: an unknown _meta revision is -32022, _meta without clientCapabilities -32602)",
-		Rules: []string{ruleLife3, ruleLife4, ruleVersion1, ruleMeta1},
+		Rules: []string{"MCP-LIFECYCLE-3", "MCP-LIFECYCLE-4", "MCP-VERSION-1", "MCP-META-1"},
 		Fresh: true,
 		Run:   versionNegotiation,
 	}}
@@ -174,7 +124,7 @@ func skipAll(e *scenario.Env, why string, rules ...string) {
 // which must list the revision asked for.
 func discoverFirst(e *scenario.Env) error {
 	v := e.Protocol.Version
-	skipAll(e, "revision "+v+" has no initialize handshake and no ping", ruleLife1, ruleLife3, ruleLife6, rulePing1)
+	skipAll(e, "revision "+v+" has no initialize handshake and no ping", "MCP-LIFECYCLE-1", "MCP-LIFECYCLE-3", "MCP-LIFECYCLE-6", "MCP-PING-1")
 	in, s, err := discover(e, v, true)
 	if err != nil {
 		return err
@@ -183,9 +133,9 @@ func discoverFirst(e *scenario.Env) error {
 		why, legacy := legacyEra(in)
 		if in == nil {
 			why = silentWhy(e)
-			e.Fail(ruleDiscover1, -1, why, "a DiscoverResult", "nothing")
+			e.Fail("MCP-DISCOVER-1", -1, why, "a DiscoverResult", "nothing")
 		} else {
-			e.Fail(ruleDiscover1, in.Seq, "server/discover was answered with an error", "a DiscoverResult", string(in.Raw))
+			e.Fail("MCP-DISCOVER-1", in.Seq, "server/discover was answered with an error", "a DiscoverResult", string(in.Raw))
 		}
 		if !legacy {
 			if sup, _ := field(in, "/error/data/supported").([]any); len(sup) > 0 {
@@ -194,7 +144,7 @@ func discoverFirst(e *scenario.Env) error {
 			}
 			return fmt.Errorf("server/discover failed")
 		}
-		e.Skip(ruleMeta2, "the server does not speak revision 2026-07-28")
+		e.Skip("MCP-META-2", "the server does not speak revision 2026-07-28")
 		// A legacy server: fall back as a dual-era client does, so the
 		// other scenarios judge what the server does speak.
 		s, err := fallback(e, why)
@@ -208,11 +158,11 @@ func discoverFirst(e *scenario.Env) error {
 	vs, _ := field(in, "/result/supportedVersions").([]any)
 	for _, x := range vs {
 		if x == v {
-			e.Pass(ruleDiscover1, in.Seq)
+			e.Pass("MCP-DISCOVER-1", in.Seq)
 			return nil
 		}
 	}
-	e.Fail(ruleDiscover1, in.Seq, "server/discover does not list the revision "+v+" the request named", "supportedVersions including "+v, string(in.Raw))
+	e.Fail("MCP-DISCOVER-1", in.Seq, "server/discover does not list the revision "+v+" the request named", "supportedVersions including "+v, string(in.Raw))
 	return nil
 }
 
@@ -220,8 +170,8 @@ func initialize(e *scenario.Env) error {
 	if modern(e) {
 		return discoverFirst(e)
 	}
-	e.Skip(ruleDiscover1, "server/discover belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
-	e.Skip(ruleMeta2, "serverInfo in every result's _meta belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
+	e.Skip("MCP-DISCOVER-1", "server/discover belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
+	e.Skip("MCP-META-2", "serverInfo in every result's _meta belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
 	v := e.Protocol.Version
 	// Wait a little before notifications/initialized: a request the
 	// server sends meanwhile (other than ping) is sent too early.
@@ -230,47 +180,47 @@ func initialize(e *scenario.Env) error {
 		return err
 	}
 	if s == nil {
-		e.Fail(ruleLife1, in.Seq, "initialize was answered with an error", "a result", string(in.Raw))
+		e.Fail("MCP-LIFECYCLE-1", in.Seq, "initialize was answered with an error", "a result", string(in.Raw))
 		return fmt.Errorf("initialize failed")
 	}
-	e.Pass(ruleLife1, in.Seq)
+	e.Pass("MCP-LIFECYCLE-1", in.Seq)
 	switch {
 	case s.answered == v:
-		e.Pass(ruleLife3, in.Seq)
+		e.Pass("MCP-LIFECYCLE-3", in.Seq)
 	case !isRevision(e, s.answered):
 		// Answering another revision says it does not support v; what it
 		// answers instead must be a revision it supports.
-		e.Fail(ruleLife4, in.Seq, "asked for "+v+", the server answered the protocolVersion "+show(s.answered)+", which names no MCP revision",
+		e.Fail("MCP-LIFECYCLE-4", in.Seq, "asked for "+v+", the server answered the protocolVersion "+show(s.answered)+", which names no MCP revision",
 			"the same revision, or another MCP revision the server supports ("+strings.Join(e.Protocol.Versions.IDs(), ", ")+" or later)", string(in.Raw))
-		e.Skip(ruleLife3, "the server named no revision it supports")
+		e.Skip("MCP-LIFECYCLE-3", "the server named no revision it supports")
 	default:
-		e.Pass(ruleLife4, in.Seq)
-		e.Skip(ruleLife3, fmt.Sprintf("wirecheck asked for %s and the server answered %s: it may not support %s (run with --mcp-version %s)", v, s.answered, v, s.answered))
+		e.Pass("MCP-LIFECYCLE-4", in.Seq)
+		e.Skip("MCP-LIFECYCLE-3", fmt.Sprintf("wirecheck asked for %s and the server answered %s: it may not support %s (run with --mcp-version %s)", v, s.answered, v, s.answered))
 	}
 	bad := false
 	for _, f := range s.early {
 		if f.Kind != nil && f.Kind.Role == spec.RoleRequest && field(f, "/method") != "ping" {
 			bad = true
-			e.Fail(ruleLife6, f.Seq, "the server sent a request before it received notifications/initialized", "only ping before initialized", string(f.Raw))
+			e.Fail("MCP-LIFECYCLE-6", f.Seq, "the server sent a request before it received notifications/initialized", "only ping before initialized", string(f.Raw))
 		}
 		s.judgeFrame(e, f)
 	}
 	if !bad {
-		e.Pass(ruleLife6, in.Seq)
+		e.Pass("MCP-LIFECYCLE-6", in.Seq)
 	}
 	keep(e, s)
 	ping := map[string]any{"jsonrpc": "2.0", "id": 7, "method": "ping"}
 	pin, _, err := e.Call(ping)
 	if err != nil {
-		e.Fail(rulePing1, -1, "ping was not answered: "+err.Error(), "an empty result", "nothing")
+		e.Fail("MCP-PING-1", -1, "ping was not answered: "+err.Error(), "an empty result", "nothing")
 		return err
 	}
 	res, ok := field(pin, "/result").(map[string]any)
 	delete(res, "_meta")
 	if !ok || len(res) != 0 {
-		e.Fail(rulePing1, pin.Seq, "ping was not answered with an empty result", `"result": {}`, string(pin.Raw))
+		e.Fail("MCP-PING-1", pin.Seq, "ping was not answered with an empty result", `"result": {}`, string(pin.Raw))
 	} else {
-		e.Pass(rulePing1, pin.Seq)
+		e.Pass("MCP-PING-1", pin.Seq)
 	}
 	return nil
 }
@@ -302,15 +252,15 @@ func jsonrpcErrors(e *scenario.Env) error {
 		return err
 	}
 	if c, ok := errorCode(in); ok && c == -32601 {
-		e.Pass(ruleRPC9, in.Seq)
+		e.Pass("MCP-JSONRPC-9", in.Seq)
 	} else {
-		e.Fail(ruleRPC9, in.Seq, "an unknown method was not answered with error -32601", "error code -32601", string(in.Raw))
+		e.Fail("MCP-JSONRPC-9", in.Seq, "an unknown method was not answered with error -32601", "error code -32601", string(in.Raw))
 	}
 	// A notification nobody defined: no answer may come.
 	if in := unanswered(e, s, "notifications/wirecheck/unknown", map[string]any{}); in != nil {
-		e.Fail(ruleRPC6, in.Seq, "a notification was answered", "no response to a notification", string(in.Raw))
+		e.Fail("MCP-JSONRPC-6", in.Seq, "a notification was answered", "no response to a notification", string(in.Raw))
 	} else {
-		e.Pass(ruleRPC6, -1)
+		e.Pass("MCP-JSONRPC-6", -1)
 	}
 	return nil
 }
@@ -363,7 +313,7 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 		e.Pass(rule, in.Seq)
 	}
 	if _, err := e.Probe(); err != nil {
-		e.Fail(ruleStdio3, -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+		e.Fail("MCP-STDIO-3", -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
 		return err
 	}
 	return nil
@@ -405,11 +355,11 @@ func answerTo(e *scenario.Env, s *session, line []byte) *peer.Inbound {
 func parseError(e *scenario.Env) error {
 	// Invalid at once (a trailing comma), so a server reading a stream of
 	// JSON values does not wait for more input.
-	return badInput(e, ruleRPC7, `{"jsonrpc": "2.0", "id": 1, "method": "ping",}`, -32700, func(v any) bool { return v == nil })
+	return badInput(e, "MCP-JSONRPC-7", `{"jsonrpc": "2.0", "id": 1, "method": "ping",}`, -32700, func(v any) bool { return v == nil })
 }
 
 func invalidRequest(e *scenario.Env) error {
-	return badInput(e, ruleRPC8, `{"jsonrpc": "2.0", "id": "wc-invalid-1", "method": 42}`, -32600,
+	return badInput(e, "MCP-JSONRPC-8", `{"jsonrpc": "2.0", "id": "wc-invalid-1", "method": 42}`, -32600,
 		func(v any) bool { return v == nil || v == "wc-invalid-1" })
 }
 
@@ -426,23 +376,23 @@ func cancel(e *scenario.Env) error {
 	for _, id := range []any{"wc-never-sent", c.ID} {
 		params := map[string]any{"requestId": id, "reason": "wirecheck checks that this is ignored"}
 		if in := unanswered(e, s, "notifications/cancelled", params); in != nil {
-			e.Fail(ruleCancel1, in.Seq, "a cancellation was answered", "no answer to a cancellation", string(in.Raw))
-			e.Skip(ruleCancel2, "the server answers cancellations (MCP-CANCEL-1): an answer to one could not be told from an answer to the cancelled call")
+			e.Fail("MCP-CANCEL-1", in.Seq, "a cancellation was answered", "no answer to a cancellation", string(in.Raw))
+			e.Skip("MCP-CANCEL-2", "the server answers cancellations (MCP-CANCEL-1): an answer to one could not be told from an answer to the cancelled call")
 			return nil
 		}
 	}
 	in, err := e.Probe()
 	if err != nil {
-		e.Fail(ruleCancel1, -1, "the server stopped answering after a cancellation: "+err.Error(), "an answer to ping", "nothing")
+		e.Fail("MCP-CANCEL-1", -1, "the server stopped answering after a cancellation: "+err.Error(), "an answer to ping", "nothing")
 		return err
 	}
-	e.Pass(ruleCancel1, in.Seq)
+	e.Pass("MCP-CANCEL-1", in.Seq)
 	return cancelInFlight(e, s)
 }
 
 func beforeInitialize(e *scenario.Env) error {
 	if modern(e) {
-		e.Skip(ruleLife5, "revision "+e.Protocol.Version+" has no initialize")
+		e.Skip("MCP-LIFECYCLE-5", "revision "+e.Protocol.Version+" has no initialize")
 		return nil
 	}
 	// The client SHOULD NOT send it (basic/lifecycle#initialization), so
@@ -457,29 +407,29 @@ func beforeInitialize(e *scenario.Env) error {
 	switch {
 	case errors.Is(err, peer.ErrTimeout):
 		e.Peer.Forget(c)
-		e.Fail(ruleLife5, c.Seq, "a request sent before initialize was not answered within "+wait.String()+
+		e.Fail("MCP-LIFECYCLE-5", c.Seq, "a request sent before initialize was not answered within "+wait.String()+
 			" (the first request of a fresh process: the wait includes its start; --timeout sets it when longer)", "a result or an error", "nothing")
 	case err != nil:
 		return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 	default:
-		e.Pass(ruleLife5, in.Seq)
+		e.Pass("MCP-LIFECYCLE-5", in.Seq)
 	}
 	ini, s, err := handshake(e, e.Protocol.Version, true)
 	if err != nil {
 		return err
 	}
 	if s == nil {
-		e.Fail(ruleLife5, ini.Seq, "initialize failed after an early request", "an initialize result", string(ini.Raw))
+		e.Fail("MCP-LIFECYCLE-5", ini.Seq, "initialize failed after an early request", "an initialize result", string(ini.Raw))
 		return nil
 	}
-	e.Pass(ruleLife5, ini.Seq)
+	e.Pass("MCP-LIFECYCLE-5", ini.Seq)
 	return nil
 }
 
 func versionNegotiation(e *scenario.Env) error {
 	const bogus = "1999-01-01"
 	if modern(e) {
-		skipAll(e, "revision "+e.Protocol.Version+" negotiates per request, without initialize", ruleLife3, ruleLife4)
+		skipAll(e, "revision "+e.Protocol.Version+" negotiates per request, without initialize", "MCP-LIFECYCLE-3", "MCP-LIFECYCLE-4")
 		// A legacy server (no server/discover) knows nothing of
 		// per-request revisions: DISCOVER-1 says so already.
 		s, err := ensure(e)
@@ -487,7 +437,7 @@ func versionNegotiation(e *scenario.Env) error {
 			return err
 		}
 		if !s.modern {
-			skipAll(e, s.notModern(e), ruleVersion1, ruleMeta1)
+			skipAll(e, s.notModern(e), "MCP-VERSION-1", "MCP-META-1")
 			return closeAndEnd(e)
 		}
 		in, err := callFirst(e, request("tools/list", map[string]any{"_meta": meta(bogus)}))
@@ -497,9 +447,9 @@ func versionNegotiation(e *scenario.Env) error {
 		c, isErr := errorCode(in)
 		sup, _ := field(in, "/error/data/supported").([]any)
 		if isErr && c == -32022 && len(sup) > 0 {
-			e.Pass(ruleVersion1, in.Seq)
+			e.Pass("MCP-VERSION-1", in.Seq)
 		} else {
-			e.Fail(ruleVersion1, in.Seq, "a request naming the revision "+bogus+" was not answered with UnsupportedProtocolVersionError",
+			e.Fail("MCP-VERSION-1", in.Seq, "a request naming the revision "+bogus+" was not answered with UnsupportedProtocolVersionError",
 				"error -32022 with data.supported", string(in.Raw))
 		}
 		if err := metaRequired(e, s); err != nil {
@@ -507,27 +457,27 @@ func versionNegotiation(e *scenario.Env) error {
 		}
 		return closeAndEnd(e)
 	}
-	skipAll(e, "per-request revisions belong to 2026-07-28; this run uses "+e.Protocol.Version, ruleVersion1, ruleMeta1)
+	skipAll(e, "per-request revisions belong to 2026-07-28; this run uses "+e.Protocol.Version, "MCP-VERSION-1", "MCP-META-1")
 	in, s, err := handshake(e, bogus, false)
 	if err != nil {
 		return err
 	}
 	switch {
 	case s == nil:
-		e.Fail(ruleLife4, in.Seq, "initialize with an unsupported revision was answered with an error", "a result naming a revision the server supports", string(in.Raw))
-		e.Skip(ruleLife3, "the server named no revision it supports")
+		e.Fail("MCP-LIFECYCLE-4", in.Seq, "initialize with an unsupported revision was answered with an error", "a result naming a revision the server supports", string(in.Raw))
+		e.Skip("MCP-LIFECYCLE-3", "the server named no revision it supports")
 		return closeAndEnd(e)
 	case s.answered == bogus || s.answered == "":
-		e.Fail(ruleLife4, in.Seq, "the server answered the unsupported revision "+show(s.answered), "another revision, one the server supports", string(in.Raw))
-		e.Skip(ruleLife3, "the server named no other revision")
+		e.Fail("MCP-LIFECYCLE-4", in.Seq, "the server answered the unsupported revision "+show(s.answered), "another revision, one the server supports", string(in.Raw))
+		e.Skip("MCP-LIFECYCLE-3", "the server named no other revision")
 		return closeAndEnd(e)
 	case !isRevision(e, s.answered):
-		e.Fail(ruleLife4, in.Seq, "asked for the unsupported revision "+bogus+", the server answered the protocolVersion "+show(s.answered)+", which names no MCP revision",
+		e.Fail("MCP-LIFECYCLE-4", in.Seq, "asked for the unsupported revision "+bogus+", the server answered the protocolVersion "+show(s.answered)+", which names no MCP revision",
 			"another MCP revision the server supports ("+strings.Join(e.Protocol.Versions.IDs(), ", ")+" or later)", string(in.Raw))
-		e.Skip(ruleLife3, "the server named no revision it supports")
+		e.Skip("MCP-LIFECYCLE-3", "the server named no revision it supports")
 		return closeAndEnd(e)
 	}
-	e.Pass(ruleLife4, in.Seq)
+	e.Pass("MCP-LIFECYCLE-4", in.Seq)
 	other := s.answered
 	if err := e.Restart(); err != nil {
 		return err
@@ -538,12 +488,12 @@ func versionNegotiation(e *scenario.Env) error {
 	}
 	switch {
 	case s == nil:
-		e.Fail(ruleLife3, in.Seq, "the server answered "+other+" to an unsupported revision, then refused "+other, "a result echoing "+other, string(in.Raw))
+		e.Fail("MCP-LIFECYCLE-3", in.Seq, "the server answered "+other+" to an unsupported revision, then refused "+other, "a result echoing "+other, string(in.Raw))
 	case s.answered != other:
-		e.Fail(ruleLife3, in.Seq, "the server answered "+other+" to an unsupported revision (so it supports it), but asked for "+other+" it answered "+show(s.answered),
+		e.Fail("MCP-LIFECYCLE-3", in.Seq, "the server answered "+other+" to an unsupported revision (so it supports it), but asked for "+other+" it answered "+show(s.answered),
 			"protocolVersion "+other, string(in.Raw))
 	default:
-		e.Pass(ruleLife3, in.Seq)
+		e.Pass("MCP-LIFECYCLE-3", in.Seq)
 	}
 	return closeAndEnd(e)
 }
@@ -584,10 +534,10 @@ func shutdown(e *scenario.Env) error {
 	}
 	select {
 	case <-t.Exited():
-		e.Pass(ruleStdio4, -1)
+		e.Pass("MCP-STDIO-4", -1)
 	case <-time.After(within):
 		e.Hung = true
-		e.Fail(ruleStdio4, -1, "the server was still running "+within.String()+" after its stdin closed ("+bound+")", "the process exits", "still running")
+		e.Fail("MCP-STDIO-4", -1, "the server was still running "+within.String()+" after its stdin closed ("+bound+")", "the process exits", "still running")
 	}
 	return nil
 }
@@ -601,15 +551,15 @@ func logging(e *scenario.Env) error {
 	defer func() {
 		s.settle(e, 50*time.Millisecond)
 		if s.logs == logs {
-			e.Skip(ruleLogging1, "no log notification arrived during this scenario")
+			e.Skip("MCP-LOGGING-1", "no log notification arrived during this scenario")
 		}
 	}()
 	if s.modern {
-		skipAll(e, "revision "+s.requested+" has no logging/setLevel (the level travels in each request's _meta)", ruleLogging2)
+		skipAll(e, "revision "+s.requested+" has no logging/setLevel (the level travels in each request's _meta)", "MCP-LOGGING-2")
 		return nil
 	}
 	if !s.has("logging") {
-		e.Skip(ruleLogging2, "the server does not declare the logging capability")
+		e.Skip("MCP-LOGGING-2", "the server does not declare the logging capability")
 		return nil
 	}
 	in, err := s.call(e, "logging/setLevel", map[string]any{"level": "debug"})
@@ -617,18 +567,18 @@ func logging(e *scenario.Env) error {
 		return err
 	}
 	if _, ok := in.Field("/result"); ok {
-		e.Pass(ruleLogging2, in.Seq)
+		e.Pass("MCP-LOGGING-2", in.Seq)
 	} else {
-		e.Fail(ruleLogging2, in.Seq, "logging/setLevel debug was refused", "an empty result", string(in.Raw))
+		e.Fail("MCP-LOGGING-2", in.Seq, "logging/setLevel debug was refused", "an empty result", string(in.Raw))
 	}
 	in, err = s.call(e, "logging/setLevel", map[string]any{"level": "loudest"})
 	if err != nil {
 		return err
 	}
 	if c, ok := errorCode(in); ok && c == -32602 {
-		e.Pass(ruleLogging2, in.Seq)
+		e.Pass("MCP-LOGGING-2", in.Seq)
 	} else {
-		e.Fail(ruleLogging2, in.Seq, "logging/setLevel with an invalid level was not answered with error -32602", "error code -32602", string(in.Raw))
+		e.Fail("MCP-LOGGING-2", in.Seq, "logging/setLevel with an invalid level was not answered with error -32602", "error code -32602", string(in.Raw))
 	}
 	if _, err := s.call(e, "logging/setLevel", map[string]any{"level": "info"}); err != nil {
 		return err
@@ -689,14 +639,14 @@ func batch(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if r := e.Protocol.Rule(ruleRPC10); r != nil && !r.AppliesTo(e.Protocol.Version) {
-		e.Skip(ruleRPC10, "batches belong to revision 2025-03-26 only; this run uses "+e.Protocol.Version)
+	if r := e.Protocol.Rule("MCP-JSONRPC-10"); r != nil && !r.AppliesTo(e.Protocol.Version) {
+		e.Skip("MCP-JSONRPC-10", "batches belong to revision 2025-03-26 only; this run uses "+e.Protocol.Version)
 		return nil
 	}
 	if s.version != "2025-03-26" {
 		// The session speaks what the server negotiated: a server that
 		// answered another revision owes no batch support.
-		e.Skip(ruleRPC10, "batches belong to revision 2025-03-26 only; the server negotiated "+s.version)
+		e.Skip("MCP-JSONRPC-10", "batches belong to revision 2025-03-26 only; the server negotiated "+s.version)
 		return nil
 	}
 	a, b := scenario.NextID("wc-batch"), scenario.NextID("wc-batch")
@@ -706,7 +656,7 @@ func batch(e *scenario.Env) error {
 	}
 	in := nextResponse(e, s, e.Timeout)
 	if in == nil {
-		e.Fail(ruleRPC10, -1, "a batch of two pings and a notification was not answered", "an array of two responses", "nothing")
+		e.Fail("MCP-JSONRPC-10", -1, "a batch of two pings and a notification was not answered", "an array of two responses", "nothing")
 		return nil
 	}
 	arr, ok := in.Value.([]any)
@@ -719,10 +669,10 @@ func batch(e *scenario.Env) error {
 		}
 	}
 	if !ok || len(arr) != 2 || !ids[a] || !ids[b] {
-		e.Fail(ruleRPC10, in.Seq, "the batch was not answered with the results of its two pings", "an array of two results, ids "+a+" and "+b, string(in.Raw))
+		e.Fail("MCP-JSONRPC-10", in.Seq, "the batch was not answered with the results of its two pings", "an array of two results, ids "+a+" and "+b, string(in.Raw))
 		return nil
 	}
-	e.Pass(ruleRPC10, in.Seq)
+	e.Pass("MCP-JSONRPC-10", in.Seq)
 	return nil
 }
 
@@ -742,10 +692,10 @@ func metaRequired(e *scenario.Env, s *session) error {
 		return err
 	}
 	if c, ok := errorCode(in); ok && c == -32602 {
-		e.Pass(ruleMeta1, in.Seq)
+		e.Pass("MCP-META-1", in.Seq)
 		return nil
 	}
-	e.Fail(ruleMeta1, in.Seq, "a request whose _meta lacks io.modelcontextprotocol/clientCapabilities was not answered with error -32602",
+	e.Fail("MCP-META-1", in.Seq, "a request whose _meta lacks io.modelcontextprotocol/clientCapabilities was not answered with error -32602",
 		"error code -32602 (Invalid params): the request is malformed", string(in.Raw))
 	return nil
 }

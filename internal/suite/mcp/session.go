@@ -444,10 +444,10 @@ func (s *session) judgeServerInfo(e *scenario.Env, in *peer.Inbound) {
 	name, _ := info["name"].(string)
 	_, hasVersion := info["version"].(string)
 	if name != "" && hasVersion {
-		e.Pass(ruleMeta2, in.Seq)
+		e.Pass("MCP-META-2", in.Seq)
 		return
 	}
-	e.Fail(ruleMeta2, in.Seq, "a result without io.modelcontextprotocol/serverInfo (name and version) in its _meta",
+	e.Fail("MCP-META-2", in.Seq, "a result without io.modelcontextprotocol/serverInfo (name and version) in its _meta",
 		`"_meta": {"io.modelcontextprotocol/serverInfo": {"name": …, "version": …}}`, string(in.Raw))
 }
 
@@ -526,7 +526,7 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 	}
 	if in.Kind.Role == spec.RoleRequest && s.modern {
 		s.requests++
-		e.Fail(ruleStdio5, in.Seq, "the server wrote a request ("+method+") to stdout in revision "+s.requested,
+		e.Fail("MCP-STDIO-5", in.Seq, "the server wrote a request ("+method+") to stdout in revision "+s.requested,
 			"no JSON-RPC request from the server (2026-07-28 uses multi round-trip results)", string(in.Raw))
 		return
 	}
@@ -541,10 +541,10 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 			_, declared := clientCaps(s.requested)[capability]
 			_, inRevision := clientCaps(s.version)[capability]
 			if !declared || !inRevision {
-				e.Fail(ruleClient1, in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (it asked for revision "+s.requested+", the server negotiated "+s.version+")",
+				e.Fail("MCP-CLIENT-1", in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (it asked for revision "+s.requested+", the server negotiated "+s.version+")",
 					"only requests for capabilities wirecheck declared", string(in.Raw))
 			} else {
-				e.Pass(ruleClient1, in.Seq)
+				e.Pass("MCP-CLIENT-1", in.Seq)
 			}
 		}
 		return
@@ -553,9 +553,9 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 	case "notifications/message":
 		s.logs++
 		if s.has("logging") {
-			e.Pass(ruleLogging1, in.Seq)
+			e.Pass("MCP-LOGGING-1", in.Seq)
 		} else {
-			e.Fail(ruleLogging1, in.Seq, "the server sent a log notification but did not declare the logging capability",
+			e.Fail("MCP-LOGGING-1", in.Seq, "the server sent a log notification but did not declare the logging capability",
 				"capabilities.logging in the initialize result", "capabilities "+show(s.caps))
 		}
 	case "notifications/progress":
@@ -570,22 +570,22 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 			return
 		}
 		if t == nil {
-			e.Fail(ruleProgress1, in.Seq, "progress notification for token "+tok+", which wirecheck never sent",
+			e.Fail("MCP-PROGRESS-1", in.Seq, "progress notification for token "+tok+", which wirecheck never sent",
 				"a progressToken of a request in flight", show(field(in, "/params")))
 			return
 		}
-		e.Pass(ruleProgress1, in.Seq)
+		e.Pass("MCP-PROGRESS-1", in.Seq)
 		val, _ := number(field(in, "/params/progress"))
 		if r := t.call.Response; r != nil && r.Seq < in.Seq {
-			e.Fail(ruleProgress2, in.Seq, "progress notification after the response to its request (transcript line "+fmt.Sprint(r.Seq)+")",
+			e.Fail("MCP-PROGRESS-2", in.Seq, "progress notification after the response to its request (transcript line "+fmt.Sprint(r.Seq)+")",
 				"no progress after completion", show(field(in, "/params")))
 			return
 		}
 		if t.seen && val <= t.last {
-			e.Fail(ruleProgress2, in.Seq, fmt.Sprintf("progress went from %v to %v", t.last, val),
+			e.Fail("MCP-PROGRESS-2", in.Seq, fmt.Sprintf("progress went from %v to %v", t.last, val),
 				"a progress value greater than the one before", show(field(in, "/params")))
 		} else {
-			e.Pass(ruleProgress2, in.Seq)
+			e.Pass("MCP-PROGRESS-2", in.Seq)
 		}
 		t.seen, t.last = true, val
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
@@ -731,10 +731,10 @@ func (s *session) judgeListChanged(e *scenario.Env, in *peer.Inbound, method str
 	}
 	capability := strings.Split(method, "/")[1]
 	if s.capFlag(capability, "listChanged") {
-		e.Pass(ruleListChanged1, in.Seq)
+		e.Pass("MCP-LISTCHANGED-1", in.Seq)
 		return
 	}
-	e.Fail(ruleListChanged1, in.Seq, "the server sent "+method+" but did not declare "+capability+".listChanged",
+	e.Fail("MCP-LISTCHANGED-1", in.Seq, "the server sent "+method+" but did not declare "+capability+".listChanged",
 		"capabilities."+capability+".listChanged: true in the initialize result", "capabilities "+show(s.caps))
 }
 
@@ -747,12 +747,12 @@ func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
 		return
 	}
 	if !s.capFlag("resources", "subscribe") {
-		e.Fail(ruleRes7, in.Seq, "the server sent notifications/resources/updated but did not declare resources.subscribe",
+		e.Fail("MCP-RESOURCES-7", in.Seq, "the server sent notifications/resources/updated but did not declare resources.subscribe",
 			"capabilities.resources.subscribe: true in the initialize result", "capabilities "+show(s.caps))
-		e.Skip(ruleRes8, "the server sent an update without declaring resources.subscribe (MCP-RESOURCES-7)")
+		e.Skip("MCP-RESOURCES-8", "the server sent an update without declaring resources.subscribe (MCP-RESOURCES-7)")
 		return
 	}
-	e.Pass(ruleRes7, in.Seq)
+	e.Pass("MCP-RESOURCES-7", in.Seq)
 	uri, _ := field(in, "/params/uri").(string)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -762,7 +762,7 @@ func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
 			continue
 		}
 		if at.from < in.Seq && (at.until == 0 || in.Seq < at.until) {
-			e.Pass(ruleRes8, in.Seq)
+			e.Pass("MCP-RESOURCES-8", in.Seq)
 			return
 		}
 		if at.until != 0 && in.Seq > at.until {
@@ -770,11 +770,11 @@ func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
 		}
 	}
 	if ended > 0 {
-		e.Fail(ruleRes8, in.Seq, fmt.Sprintf("an update of %s after the unsubscribe was answered (transcript line %d)", uri, ended),
+		e.Fail("MCP-RESOURCES-8", in.Seq, fmt.Sprintf("an update of %s after the unsubscribe was answered (transcript line %d)", uri, ended),
 			"no update of a resource after its unsubscribe", show(field(in, "/params")))
 		return
 	}
-	e.Fail(ruleRes8, in.Seq, "an update of "+uri+", which wirecheck never subscribed to",
+	e.Fail("MCP-RESOURCES-8", in.Seq, "an update of "+uri+", which wirecheck never subscribed to",
 		"updates only of subscribed resources ("+strings.Join(s.subscribed(), ", ")+")", show(field(in, "/params")))
 }
 
