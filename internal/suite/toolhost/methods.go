@@ -12,29 +12,23 @@ import (
 // value are skipped with the error, not failed (a host may need a config
 // wirecheck was not given: --param config=JSON).
 
-const (
-	ruleState1  = "TOOLHOST-STATE-1"
-	ruleState3  = "TOOLHOST-STATE-3"
-	ruleSchemas = "TOOLHOST-SCHEMAS-1"
-)
-
 func methodScenarios() []*scenario.Scenario {
 	out := []*scenario.Scenario{{
 		Name:  "init",
 		Title: "init is implemented and answers the tool state in result.state",
-		Rules: []string{ruleMethods, ruleState1},
+		Rules: []string{"TOOLHOST-METHODS-1", "TOOLHOST-STATE-1"},
 		Run:   initHost,
 		File:  file,
 	}, {
 		Name:  "get-tool-schemas",
 		Title: "get_tool_schemas is implemented and answers the list of tool schemas for the state init returned",
-		Rules: []string{ruleMethods, ruleSchemas},
+		Rules: []string{"TOOLHOST-METHODS-1", "TOOLHOST-SCHEMAS-1"},
 		Run:   getToolSchemas,
 		File:  file,
 	}, {
 		Name:  "state-round-trip",
 		Title: "the state a host returns is carried into the next call, accepted, and answered with an updated state",
-		Rules: []string{ruleState2, ruleState3},
+		Rules: []string{"TOOLHOST-STATE-2", "TOOLHOST-STATE-3"},
 		Run:   stateRoundTrip,
 		File:  file,
 	}}
@@ -75,19 +69,19 @@ func initHost(e *scenario.Env) error {
 		return err
 	}
 	if e.Unimplemented(in) {
-		e.Fail(ruleMethods, in.Seq, "init answered that it is not implemented", "init is a required method", string(in.Raw))
-		e.Skip(ruleState1, "init is not implemented")
+		e.Fail("TOOLHOST-METHODS-1", in.Seq, "init answered that it is not implemented", "init is a required method", string(in.Raw))
+		e.Skip("TOOLHOST-STATE-1", "init is not implemented")
 		return nil
 	}
-	e.Pass(ruleMethods, in.Seq)
+	e.Pass("TOOLHOST-METHODS-1", in.Seq)
 	switch {
 	case field(in, "/ok") != true:
-		e.Skip(ruleState1, "init "+failed(in)+", so there is no result to carry a state"+needConfig)
+		e.Skip("TOOLHOST-STATE-1", "init "+failed(in)+", so there is no result to carry a state"+needConfig)
 	case st == nil:
 		got, has := in.Field("/result/state")
-		e.Fail(ruleState1, in.Seq, "init's answer carries no tool state", "result.state, an object", map[bool]string{true: "result.state " + show(got), false: "result.state absent"}[has])
+		e.Fail("TOOLHOST-STATE-1", in.Seq, "init's answer carries no tool state", "result.state, an object", map[bool]string{true: "result.state " + show(got), false: "result.state absent"}[has])
 	default:
-		e.Pass(ruleState1, in.Seq)
+		e.Pass("TOOLHOST-STATE-1", in.Seq)
 	}
 	return nil
 }
@@ -106,15 +100,15 @@ func getToolSchemas(e *scenario.Env) error {
 	}
 	switch {
 	case e.Unimplemented(in):
-		e.Fail(ruleMethods, in.Seq, "get_tool_schemas answered that it is not implemented", "get_tool_schemas is a required method", string(in.Raw))
-		e.Skip(ruleSchemas, "get_tool_schemas is not implemented")
+		e.Fail("TOOLHOST-METHODS-1", in.Seq, "get_tool_schemas answered that it is not implemented", "get_tool_schemas is a required method", string(in.Raw))
+		e.Skip("TOOLHOST-SCHEMAS-1", "get_tool_schemas is not implemented")
 	case field(in, "/ok") != true:
-		e.Pass(ruleMethods, in.Seq)
-		e.Skip(ruleSchemas, "get_tool_schemas "+failed(in)+": no list to judge"+needConfig)
+		e.Pass("TOOLHOST-METHODS-1", in.Seq)
+		e.Skip("TOOLHOST-SCHEMAS-1", "get_tool_schemas "+failed(in)+": no list to judge"+needConfig)
 	default:
 		// The answer's kind (get_tool_schemas result) has judged
 		// TOOLHOST-SCHEMAS-1 by its schema.
-		e.Pass(ruleMethods, in.Seq)
+		e.Pass("TOOLHOST-METHODS-1", in.Seq)
 	}
 	return nil
 }
@@ -135,33 +129,33 @@ func stateRoundTrip(e *scenario.Env) error {
 			return err
 		}
 		if e.Unimplemented(in) {
-			e.Skip(ruleState2, "get_tool_schemas is not implemented")
-			e.Skip(ruleState3, "get_tool_schemas is not implemented")
+			e.Skip("TOOLHOST-STATE-2", "get_tool_schemas is not implemented")
+			e.Skip("TOOLHOST-STATE-3", "get_tool_schemas is not implemented")
 			return nil
 		}
 		switch {
 		case field(in, "/ok") == true:
 			if returned {
-				e.Pass(ruleState3, in.Seq)
+				e.Pass("TOOLHOST-STATE-3", in.Seq)
 			}
 		case returned:
-			e.Fail(ruleState3, in.Seq, "get_tool_schemas refused "+what, "ok true: the host accepts the state it returned", string(in.Raw))
+			e.Fail("TOOLHOST-STATE-3", in.Seq, "get_tool_schemas refused "+what, "ok true: the host accepts the state it returned", string(in.Raw))
 		}
 		if !returned {
-			e.Skip(ruleState3, fmt.Sprintf("the host returned no state to carry back (call %d)", i+1))
+			e.Skip("TOOLHOST-STATE-3", fmt.Sprintf("the host returned no state to carry back (call %d)", i+1))
 		}
 		if field(in, "/ok") != true {
-			e.Skip(ruleState2, "get_tool_schemas "+failed(in)+": no result to carry a state")
+			e.Skip("TOOLHOST-STATE-2", "get_tool_schemas "+failed(in)+": no result to carry a state")
 			return nil
 		}
 		next, isObj := field(in, "/result/state").(map[string]any)
 		if !isObj {
 			got, has := in.Field("/result/state")
-			e.Fail(ruleState2, in.Seq, "get_tool_schemas was sent params.state but its answer carries no updated result.state",
+			e.Fail("TOOLHOST-STATE-2", in.Seq, "get_tool_schemas was sent params.state but its answer carries no updated result.state",
 				"result.state, an object", map[bool]string{true: "result.state " + show(got), false: "result.state absent"}[has])
 			return nil
 		}
-		e.Pass(ruleState2, in.Seq)
+		e.Pass("TOOLHOST-STATE-2", in.Seq)
 		st, returned = next, true
 	}
 	return nil
@@ -186,7 +180,7 @@ var optionals = []optional{
 		}}},
 	{scenario: "optional-required-tags", method: "required_tags", rule: "TOOLHOST-OPT-REQUIRED-TAGS-1", answers: "a list of strings",
 		params: []func(*scenario.Env, any) map[string]any{func(*scenario.Env, any) map[string]any { return map[string]any{} }}},
-	{scenario: "optional-format-result", method: "format_tool_result", rule: ruleFormat, answers: "model-facing text for a tool's result, failed or not",
+	{scenario: "optional-format-result", method: "format_tool_result", rule: "TOOLHOST-OPT-FORMAT-RESULT-1", answers: "model-facing text for a tool's result, failed or not",
 		params: []func(*scenario.Env, any) map[string]any{
 			func(_ *scenario.Env, st any) map[string]any {
 				return map[string]any{"result": map[string]any{"success": true, "result": "wirecheck"}, "state": st}

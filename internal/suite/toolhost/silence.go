@@ -15,14 +15,6 @@ import (
 // served), at SHOULD; where serving and refusing are both reasonable, both
 // pass, and the preference for refusing is a MAY rule.
 
-const (
-	ruleUnreadable = "TOOLHOST-GEN-UNREADABLE"
-	ruleNoID2      = "TOOLHOST-GEN-NO-ID-2"
-	ruleBadParams  = "TOOLHOST-GEN-BAD-PARAMS"
-	ruleBadParams2 = "TOOLHOST-GEN-BAD-PARAMS-2"
-	ruleUnknownM2  = "TOOLHOST-GEN-UNKNOWN-METHOD-2"
-)
-
 // errUnanswered is a wait for an answer to an invalid request that ran out:
 // the rule the scenario judges says so, not TOOLHOST-RESPONSE-1, and the
 // host is not taken for hung (it may answer its next request).
@@ -129,45 +121,45 @@ func unreadable(e *scenario.Env) error {
 		in, err := answerToLine(e, u.line)
 		switch {
 		case errors.Is(err, errUnanswered):
-			e.Fail(ruleUnreadable, -1, noAnswer(e, u.what), "one answer, ok false, id null or none", "nothing")
+			e.Fail("TOOLHOST-GEN-UNREADABLE", -1, noAnswer(e, u.what), "one answer, ok false, id null or none", "nothing")
 			continue
 		case err != nil:
-			e.Fail(ruleUnreadable, -1, "the host ended on "+u.what, "one answer, ok false, and the host goes on", err.Error())
-			e.Skip(ruleNoID2, "the host ended before a request without an id was sent")
+			e.Fail("TOOLHOST-GEN-UNREADABLE", -1, "the host ended on "+u.what, "one answer, ok false, and the host goes on", err.Error())
+			e.Skip("TOOLHOST-GEN-NO-ID-2", "the host ended before a request without an id was sent")
 			return err
 		}
 		idv, hasID := in.Field("/id")
 		switch {
 		case field(in, "/ok") != false:
-			e.Fail(ruleUnreadable, in.Seq, fmt.Sprintf("%s was not refused", u.what), "ok false: there is no request to serve", string(in.Raw))
+			e.Fail("TOOLHOST-GEN-UNREADABLE", in.Seq, fmt.Sprintf("%s was not refused", u.what), "ok false: there is no request to serve", string(in.Raw))
 		case hasID && idv != nil:
-			e.Fail(ruleUnreadable, in.Seq, fmt.Sprintf("the answer to %s carries an id, but the line held none", u.what), "id null, or no id", string(in.Raw))
+			e.Fail("TOOLHOST-GEN-UNREADABLE", in.Seq, fmt.Sprintf("the answer to %s carries an id, but the line held none", u.what), "id null, or no id", string(in.Raw))
 		default:
-			e.Pass(ruleUnreadable, in.Seq)
+			e.Pass("TOOLHOST-GEN-UNREADABLE", in.Seq)
 		}
 	}
 	for _, u := range idlessLines {
 		in, err := answerToLine(e, u.line)
 		switch {
 		case errors.Is(err, errUnanswered):
-			e.Fail(ruleUnreadable, -1, noAnswer(e, u.what), "one answer (ok false, or served) with id null or none", "nothing")
-			e.Skip(ruleNoID2, u.what+" was not answered")
+			e.Fail("TOOLHOST-GEN-UNREADABLE", -1, noAnswer(e, u.what), "one answer (ok false, or served) with id null or none", "nothing")
+			e.Skip("TOOLHOST-GEN-NO-ID-2", u.what+" was not answered")
 			continue
 		case err != nil:
-			e.Fail(ruleUnreadable, -1, "the host ended on "+u.what, "one answer (ok false, or served), and the host goes on", err.Error())
+			e.Fail("TOOLHOST-GEN-UNREADABLE", -1, "the host ended on "+u.what, "one answer (ok false, or served), and the host goes on", err.Error())
 			return err
 		}
 		idv, hasID := in.Field("/id")
 		if hasID && idv != nil && !peer.Equal(idv, u.echo) {
-			e.Fail(ruleUnreadable, in.Seq, fmt.Sprintf("the answer to %s carries id %s, which the request did not", u.what, show(idv)),
+			e.Fail("TOOLHOST-GEN-UNREADABLE", in.Seq, fmt.Sprintf("the answer to %s carries id %s, which the request did not", u.what, show(idv)),
 				"id null, no id, or the request's own id", string(in.Raw))
 		} else {
-			e.Pass(ruleUnreadable, in.Seq)
+			e.Pass("TOOLHOST-GEN-UNREADABLE", in.Seq)
 		}
 		if field(in, "/ok") == false {
-			e.Pass(ruleNoID2, in.Seq)
+			e.Pass("TOOLHOST-GEN-NO-ID-2", in.Seq)
 		} else {
-			e.Fail(ruleNoID2, in.Seq, fmt.Sprintf("%s was served; refusing it tells the client its request had no usable id", u.what),
+			e.Fail("TOOLHOST-GEN-NO-ID-2", in.Seq, fmt.Sprintf("%s was served; refusing it tells the client its request had no usable id", u.what),
 				"ok false (a preference: serving it is also correct)", string(in.Raw))
 		}
 	}
@@ -211,43 +203,43 @@ func badParams(e *scenario.Env) error {
 		in, err := answerOf(e, c)
 		if errors.Is(err, errUnanswered) {
 			// One wait is enough to know; the rest would only repeat it.
-			e.Fail(ruleBadParams, c.Seq, noAnswer(e, bc.what), "one answer with the request id: ok false, or served", "nothing")
+			e.Fail("TOOLHOST-GEN-BAD-PARAMS", c.Seq, noAnswer(e, bc.what), "one answer with the request id: ok false, or served", "nothing")
 			break
 		}
 		if err != nil {
-			e.Fail(ruleBadParams, c.Seq, "the host ended on "+bc.what, "one answer, and the host goes on", err.Error())
+			e.Fail("TOOLHOST-GEN-BAD-PARAMS", c.Seq, "the host ended on "+bc.what, "one answer, and the host goes on", err.Error())
 			if !preferred {
-				e.Skip(ruleBadParams2, "the host ended before it answered a request with mistyped params")
+				e.Skip("TOOLHOST-GEN-BAD-PARAMS-2", "the host ended before it answered a request with mistyped params")
 			}
 			return err
 		}
 		served := field(in, "/ok") == true
 		if bc.noTool && served && field(in, "/result/value/success") != false {
-			e.Fail(ruleBadParams, in.Seq, fmt.Sprintf("%s was answered as a success, yet it names no tool", bc.what),
+			e.Fail("TOOLHOST-GEN-BAD-PARAMS", in.Seq, fmt.Sprintf("%s was answered as a success, yet it names no tool", bc.what),
 				"ok false, or success false", string(in.Raw))
 		} else {
 			// Whether the answer carries the request's id is TOOLHOST-ID-1's
 			// business: the peer has judged it.
-			e.Pass(ruleBadParams, in.Seq)
+			e.Pass("TOOLHOST-GEN-BAD-PARAMS", in.Seq)
 		}
 		if bc.missing || bc.noTool {
 			continue
 		}
 		preferred = true
 		if served {
-			e.Fail(ruleBadParams2, in.Seq, fmt.Sprintf("%s was served; refusing it tells the client its request was malformed", bc.what),
+			e.Fail("TOOLHOST-GEN-BAD-PARAMS-2", in.Seq, fmt.Sprintf("%s was served; refusing it tells the client its request was malformed", bc.what),
 				"ok false (a preference: serving it leniently is also correct)", string(in.Raw))
 		} else {
-			e.Pass(ruleBadParams2, in.Seq)
+			e.Pass("TOOLHOST-GEN-BAD-PARAMS-2", in.Seq)
 		}
 	}
 	if !preferred {
-		e.Skip(ruleBadParams2, "no request with mistyped params was answered")
+		e.Skip("TOOLHOST-GEN-BAD-PARAMS-2", "no request with mistyped params was answered")
 	}
 	if err := alive(e); err != nil {
-		e.Fail(ruleSurvive, -1, "the host stopped answering after requests with bad params", "an answer to the probe", err.Error())
+		e.Fail("TOOLHOST-GEN-SURVIVE", -1, "the host stopped answering after requests with bad params", "an answer to the probe", err.Error())
 		return err
 	}
-	e.Pass(ruleSurvive, -1)
+	e.Pass("TOOLHOST-GEN-SURVIVE", -1)
 	return nil
 }

@@ -22,57 +22,43 @@ import (
 
 const file = "internal/suite/toolhost/tools.go"
 
-// Rules the scenarios decide.
-const (
-	ruleMethods  = "TOOLHOST-METHODS-1"
-	ruleSchemas2 = "TOOLHOST-SCHEMAS-2"
-	ruleExec2    = "TOOLHOST-EXEC-2"
-	ruleFail     = "TOOLHOST-FAIL-1"
-	ruleState2   = "TOOLHOST-STATE-2"
-	rulePreview  = "TOOLHOST-OPT-PREVIEW-1"
-	ruleFormat   = "TOOLHOST-OPT-FORMAT-RESULT-1"
-	ruleUnknownM = "TOOLHOST-GEN-UNKNOWN-METHOD"
-	ruleUnknownT = "TOOLHOST-GEN-UNKNOWN-TOOL"
-	ruleSurvive  = "TOOLHOST-GEN-SURVIVE"
-)
-
 // Scenarios returns the Go scenarios of tool-host.
 func Scenarios() []*scenario.Scenario {
 	return append(append(methodScenarios(), []*scenario.Scenario{{
 		Name:  "unreadable",
 		Title: "lines the host cannot read as a request are refused with a null id (or none); a request without a usable id is answered, served or refused; the host goes on",
-		Rules: []string{ruleUnreadable, ruleNoID2, ruleSurvive},
+		Rules: []string{"TOOLHOST-GEN-UNREADABLE", "TOOLHOST-GEN-NO-ID-2", "TOOLHOST-GEN-SURVIVE"},
 		Run:   unreadable,
 		File:  file,
 	}, {
 		Name:  "bad-params",
 		Title: "requests whose params are missing or mistyped get one answer with their id, refused or served, and the host goes on",
-		Rules: []string{ruleBadParams, ruleBadParams2, ruleSurvive},
+		Rules: []string{"TOOLHOST-GEN-BAD-PARAMS", "TOOLHOST-GEN-BAD-PARAMS-2", "TOOLHOST-GEN-SURVIVE"},
 		Run:   badParams,
 		File:  file,
 	}}...), []*scenario.Scenario{{
 		Name: "tools-every",
 		Title: "every listed tool is previewed, executed with arguments generated from its schema and its result formatted, " +
 			"the state carried from each call to the next",
-		Rules: []string{ruleSchemas2, ruleMethods, ruleExec2, ruleFail, ruleState2, rulePreview, ruleFormat, ruleSurvive},
+		Rules: []string{"TOOLHOST-SCHEMAS-2", "TOOLHOST-METHODS-1", "TOOLHOST-EXEC-2", "TOOLHOST-FAIL-1", "TOOLHOST-STATE-2", "TOOLHOST-OPT-PREVIEW-1", "TOOLHOST-OPT-FORMAT-RESULT-1", "TOOLHOST-GEN-SURVIVE"},
 		Run:   everyTool,
 		File:  file,
 	}, {
 		Name:  "unknown-method",
 		Title: "a method the protocol does not define, sent with params another method would serve, answers ok false (saying it is not implemented: MAY)",
-		Rules: []string{ruleUnknownM, ruleUnknownM2},
+		Rules: []string{"TOOLHOST-GEN-UNKNOWN-METHOD", "TOOLHOST-GEN-UNKNOWN-METHOD-2"},
 		Run:   unknownMethod,
 		File:  file,
 	}, {
 		Name:  "unknown-tool",
 		Title: "execute_tool of a tool the host does not list fails as a tool failure, and the host goes on",
-		Rules: []string{ruleUnknownT, ruleSurvive},
+		Rules: []string{"TOOLHOST-GEN-UNKNOWN-TOOL", "TOOLHOST-GEN-SURVIVE"},
 		Run:   unknownToolCall,
 		File:  file,
 	}, {
 		Name:  "long-line",
 		Title: "a request line of 100 KiB is answered like any other",
-		Rules: []string{ruleSurvive},
+		Rules: []string{"TOOLHOST-GEN-SURVIVE"},
 		Run:   longLine,
 		File:  file,
 	}}...)
@@ -122,13 +108,13 @@ func (s *session) call(method string, params map[string]any) (*peer.Inbound, *pe
 	st, has := in.Field("/result/state")
 	if m, isObj := st.(map[string]any); isObj {
 		s.state = m
-		s.e.Pass(ruleState2, in.Seq)
+		s.e.Pass("TOOLHOST-STATE-2", in.Seq)
 	} else {
 		got := "absent"
 		if has {
 			got = show(st)
 		}
-		s.e.Fail(ruleState2, in.Seq, method+" was sent params.state but its answer carries no updated result.state",
+		s.e.Fail("TOOLHOST-STATE-2", in.Seq, method+" was sent params.state but its answer carries no updated result.state",
 			"result.state, an object", "result.state "+got)
 	}
 	return in, c, nil
@@ -172,7 +158,7 @@ func everyTool(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	all := []string{ruleSchemas2, ruleMethods, ruleExec2, ruleFail, ruleState2, rulePreview, ruleFormat}
+	all := []string{"TOOLHOST-SCHEMAS-2", "TOOLHOST-METHODS-1", "TOOLHOST-EXEC-2", "TOOLHOST-FAIL-1", "TOOLHOST-STATE-2", "TOOLHOST-OPT-PREVIEW-1", "TOOLHOST-OPT-FORMAT-RESULT-1"}
 	if ok, _ := list.Field("/ok"); ok != true {
 		skipAll("get_tool_schemas answered ok false, so no tool could be called: "+show(field(list, "/error")), all...)
 		return nil
@@ -183,7 +169,7 @@ func everyTool(e *scenario.Env) error {
 		if !isList {
 			why = "get_tool_schemas did not answer a list, so no tool could be called"
 		}
-		skipAll(why, ruleSchemas2, ruleMethods, ruleExec2, ruleFail, rulePreview, ruleFormat)
+		skipAll(why, "TOOLHOST-SCHEMAS-2", "TOOLHOST-METHODS-1", "TOOLHOST-EXEC-2", "TOOLHOST-FAIL-1", "TOOLHOST-OPT-PREVIEW-1", "TOOLHOST-OPT-FORMAT-RESULT-1")
 		return nil
 	}
 	previewing, formatting := true, true
@@ -203,34 +189,34 @@ func everyTool(e *scenario.Env) error {
 			switch {
 			case e.Unimplemented(resp):
 				previewing = false
-				e.Skip(rulePreview, "the host does not implement format_tool_call_preview")
+				e.Skip("TOOLHOST-OPT-PREVIEW-1", "the host does not implement format_tool_call_preview")
 			case field(resp, "/ok") != true:
-				e.Skip(rulePreview, fmt.Sprintf("format_tool_call_preview of tool %q answered ok false (%s): no value to judge", name, show(field(resp, "/error"))))
+				e.Skip("TOOLHOST-OPT-PREVIEW-1", fmt.Sprintf("format_tool_call_preview of tool %q answered ok false (%s): no value to judge", name, show(field(resp, "/error"))))
 			}
 		}
 		resp, c, err := s.call("execute_tool", map[string]any{"tool_name": name, "arguments": args})
 		if err != nil {
-			e.Fail(ruleExec2, -1, fmt.Sprintf("executing tool %q got no answer: %v", name, err),
+			e.Fail("TOOLHOST-EXEC-2", -1, fmt.Sprintf("executing tool %q got no answer: %v", name, err),
 				fmt.Sprintf("an answer within %s (--param exec-timeout=DURATION sets the bound)", execWait(e)), "nothing")
 			// Not a timeout: the host's output ended while the tool ran.
 			if !e.Hung {
-				e.Fail(ruleFail, -1, fmt.Sprintf("executing tool %q ended the host: a tool's failure must be answered, not fatal", name),
+				e.Fail("TOOLHOST-FAIL-1", -1, fmt.Sprintf("executing tool %q ended the host: a tool's failure must be answered, not fatal", name),
 					"success false or ok false, and the host goes on", err.Error())
 			}
 			return err
 		}
 		streamed = streamed || len(c.Events) > 0
 		if e.Unimplemented(resp) {
-			e.Fail(ruleMethods, resp.Seq, "execute_tool answered that it is not implemented", "execute_tool is a required method", string(resp.Raw))
-			e.Fail(ruleExec2, resp.Seq, fmt.Sprintf("tool %q could not be executed: execute_tool is not implemented", name), "an answer from the tool", string(resp.Raw))
+			e.Fail("TOOLHOST-METHODS-1", resp.Seq, "execute_tool answered that it is not implemented", "execute_tool is a required method", string(resp.Raw))
+			e.Fail("TOOLHOST-EXEC-2", resp.Seq, fmt.Sprintf("tool %q could not be executed: execute_tool is not implemented", name), "an answer from the tool", string(resp.Raw))
 			break
 		}
-		e.Pass(ruleMethods, resp.Seq)
+		e.Pass("TOOLHOST-METHODS-1", resp.Seq)
 		if says := unknownTool(resp); says != "" {
-			e.Fail(ruleExec2, resp.Seq, fmt.Sprintf("tool %q, which get_tool_schemas lists, was answered as an unknown tool", name),
+			e.Fail("TOOLHOST-EXEC-2", resp.Seq, fmt.Sprintf("tool %q, which get_tool_schemas lists, was answered as an unknown tool", name),
 				"the tool runs (any answer but \"no such tool\")", says)
 		} else {
-			e.Pass(ruleExec2, resp.Seq)
+			e.Pass("TOOLHOST-EXEC-2", resp.Seq)
 		}
 		okv := field(resp, "/ok")
 		success := field(resp, "/result/value/success")
@@ -250,18 +236,18 @@ func everyTool(e *scenario.Env) error {
 		switch {
 		case e.Unimplemented(out):
 			formatting = false
-			e.Skip(ruleFormat, "the host does not implement format_tool_result")
+			e.Skip("TOOLHOST-OPT-FORMAT-RESULT-1", "the host does not implement format_tool_result")
 		case field(out, "/ok") != true:
-			e.Skip(ruleFormat, fmt.Sprintf("format_tool_result of tool %q's result answered ok false (%s): no value to judge", name, show(field(out, "/error"))))
+			e.Skip("TOOLHOST-OPT-FORMAT-RESULT-1", fmt.Sprintf("format_tool_result of tool %q's result answered ok false (%s): no value to judge", name, show(field(out, "/error"))))
 		default:
 			formatted = true
 		}
 	}
 	if !failed {
-		e.Skip(ruleFail, "no listed tool failed with the generated arguments, so the failure path was not observed")
+		e.Skip("TOOLHOST-FAIL-1", "no listed tool failed with the generated arguments, so the failure path was not observed")
 	}
 	if formatting && !formatted {
-		e.Skip(ruleFormat, "no tool answered ok true, so there was no result to format")
+		e.Skip("TOOLHOST-OPT-FORMAT-RESULT-1", "no tool answered ok true, so there was no result to format")
 	}
 	if streamed {
 		// A part sent after its response follows right behind it; give it
@@ -281,17 +267,17 @@ func toolCall(e *scenario.Env, list *peer.Inbound, t any, seed uint64) (string, 
 		if name != "" {
 			what = fmt.Sprintf("tool %q", name)
 		}
-		e.Fail(ruleSchemas2, list.Seq, what+": "+prob,
+		e.Fail("TOOLHOST-SCHEMAS-2", list.Seq, what+": "+prob,
 			"{name, description, parameters: a JSON Schema for an object}", show(t))
 	} else {
-		e.Pass(ruleSchemas2, list.Seq)
+		e.Pass("TOOLHOST-SCHEMAS-2", list.Seq)
 	}
 	if s == nil {
 		return name, map[string]any{}
 	}
 	v, err := gen.TryExample(s, seed)
 	if err != nil {
-		e.Fail(ruleSchemas2, list.Seq, fmt.Sprintf("tool %q: no arguments satisfy its schema", name), "a satisfiable schema", err.Error())
+		e.Fail("TOOLHOST-SCHEMAS-2", list.Seq, fmt.Sprintf("tool %q: no arguments satisfy its schema", name), "a satisfiable schema", err.Error())
 		return name, map[string]any{}
 	}
 	if m, isMap := v.(map[string]any); isMap {
@@ -349,18 +335,18 @@ func toolFailed(e *scenario.Env, resp *peer.Inbound, name string) error {
 	_, hasObj := field(resp, "/error").(map[string]any)
 	switch {
 	case field(resp, "/ok") == true && !hasText:
-		e.Fail(ruleFail, resp.Seq, fmt.Sprintf("tool %q failed with success false but no error text", name),
+		e.Fail("TOOLHOST-FAIL-1", resp.Seq, fmt.Sprintf("tool %q failed with success false but no error text", name),
 			`{"success": false, "error": "..."}`, string(resp.Raw))
 	case field(resp, "/ok") != true && !hasObj:
-		e.Fail(ruleFail, resp.Seq, fmt.Sprintf("tool %q failed with ok false but no error object", name),
+		e.Fail("TOOLHOST-FAIL-1", resp.Seq, fmt.Sprintf("tool %q failed with ok false but no error object", name),
 			`{"ok": false, "error": {"type": …, "detail": …}}`, string(resp.Raw))
 	default:
-		e.Pass(ruleFail, resp.Seq)
+		e.Pass("TOOLHOST-FAIL-1", resp.Seq)
 	}
 	// The document gives a failure's answer, not what follows it: going on
 	// is the generic survival rule's.
 	if err := alive(e); err != nil {
-		e.Fail(ruleSurvive, -1, fmt.Sprintf("after tool %q failed, the host stopped answering", name),
+		e.Fail("TOOLHOST-GEN-SURVIVE", -1, fmt.Sprintf("after tool %q failed, the host stopped answering", name),
 			"the host goes on serving", err.Error())
 		return err
 	}
@@ -382,25 +368,25 @@ func unknownMethod(e *scenario.Env) error {
 	}
 	in, err := answerOf(e, c)
 	if errors.Is(err, errUnanswered) {
-		e.Fail(ruleUnknownM, c.Seq, noAnswer(e, "a method the protocol does not define"), "one answer, ok false", "nothing")
-		e.Skip(ruleUnknownM2, "the unknown method was not answered")
+		e.Fail("TOOLHOST-GEN-UNKNOWN-METHOD", c.Seq, noAnswer(e, "a method the protocol does not define"), "one answer, ok false", "nothing")
+		e.Skip("TOOLHOST-GEN-UNKNOWN-METHOD-2", "the unknown method was not answered")
 		return nil
 	}
 	if err != nil {
-		e.Fail(ruleUnknownM, c.Seq, "the host ended on a method the protocol does not define", "one answer, ok false", err.Error())
-		e.Skip(ruleUnknownM2, "the host ended before it answered the unknown method")
+		e.Fail("TOOLHOST-GEN-UNKNOWN-METHOD", c.Seq, "the host ended on a method the protocol does not define", "one answer, ok false", err.Error())
+		e.Skip("TOOLHOST-GEN-UNKNOWN-METHOD-2", "the host ended before it answered the unknown method")
 		return err
 	}
 	if field(in, "/ok") != false {
-		e.Fail(ruleUnknownM, in.Seq, "a method the protocol does not define was served (not answered ok false)", "ok false", string(in.Raw))
-		e.Skip(ruleUnknownM2, "the unknown method was served, not declined")
+		e.Fail("TOOLHOST-GEN-UNKNOWN-METHOD", in.Seq, "a method the protocol does not define was served (not answered ok false)", "ok false", string(in.Raw))
+		e.Skip("TOOLHOST-GEN-UNKNOWN-METHOD-2", "the unknown method was served, not declined")
 		return nil
 	}
-	e.Pass(ruleUnknownM, in.Seq)
+	e.Pass("TOOLHOST-GEN-UNKNOWN-METHOD", in.Seq)
 	if e.Unimplemented(in) {
-		e.Pass(ruleUnknownM2, in.Seq)
+		e.Pass("TOOLHOST-GEN-UNKNOWN-METHOD-2", in.Seq)
 	} else {
-		e.Fail(ruleUnknownM2, in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
+		e.Fail("TOOLHOST-GEN-UNKNOWN-METHOD-2", in.Seq, "the error does not say the method is not implemented, so a client cannot tell a missing optional method from a failing one",
 			`error.type or error.detail saying so, e.g. {"type": "MethodNotFound", "detail": "Unknown method 'wirecheck_frobnicate'"} (a preference)`,
 			show(field(in, "/error")))
 	}
@@ -444,16 +430,16 @@ func unknownToolCall(e *scenario.Env) error {
 		return err
 	}
 	if field(resp, "/ok") == false || field(resp, "/result/value/success") == false {
-		e.Pass(ruleUnknownT, resp.Seq)
+		e.Pass("TOOLHOST-GEN-UNKNOWN-TOOL", resp.Seq)
 	} else {
-		e.Fail(ruleUnknownT, resp.Seq, "execute_tool of a tool the host does not list was answered as a success",
+		e.Fail("TOOLHOST-GEN-UNKNOWN-TOOL", resp.Seq, "execute_tool of a tool the host does not list was answered as a success",
 			"ok false, or success false", string(resp.Raw))
 	}
 	if err := alive(e); err != nil {
-		e.Fail(ruleSurvive, -1, "the host stopped answering after a call of an unknown tool", "an answer to the probe", err.Error())
+		e.Fail("TOOLHOST-GEN-SURVIVE", -1, "the host stopped answering after a call of an unknown tool", "an answer to the probe", err.Error())
 		return err
 	}
-	e.Pass(ruleSurvive, -1)
+	e.Pass("TOOLHOST-GEN-SURVIVE", -1)
 	return nil
 }
 
@@ -473,18 +459,18 @@ func longLine(e *scenario.Env) error {
 	_, err = answerOf(e, c)
 	switch {
 	case errors.Is(err, errUnanswered):
-		e.Fail(ruleSurvive, c.Seq, noAnswer(e, "a 100 KiB request line"), "an answer, and the host goes on", "nothing")
+		e.Fail("TOOLHOST-GEN-SURVIVE", c.Seq, noAnswer(e, "a 100 KiB request line"), "an answer, and the host goes on", "nothing")
 		e.Hung = true
 		return nil
 	case err != nil:
-		e.Fail(ruleSurvive, c.Seq, "the host ended on a 100 KiB request line", "an answer, and the host goes on", err.Error())
+		e.Fail("TOOLHOST-GEN-SURVIVE", c.Seq, "the host ended on a 100 KiB request line", "an answer, and the host goes on", err.Error())
 		return err
 	}
 	if err := alive(e); err != nil {
-		e.Fail(ruleSurvive, -1, "the host stopped answering after a 100 KiB line", "an answer to the probe", err.Error())
+		e.Fail("TOOLHOST-GEN-SURVIVE", -1, "the host stopped answering after a 100 KiB line", "an answer to the probe", err.Error())
 		return err
 	}
-	e.Pass(ruleSurvive, -1)
+	e.Pass("TOOLHOST-GEN-SURVIVE", -1)
 	return nil
 }
 
