@@ -43,11 +43,10 @@ const (
 
 // Serve runs the server until stdin ends and returns the exit code.
 func Serve(o refserver.Options) int {
-	in, log := o.In, o.Log
-	s := &server{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: o.Out, log: log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
+	s := &server{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: o.Out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
 		subs: map[string][]any{}, running: map[string]chan struct{}{}}
-	fmt.Fprintln(log, "wirecheck reference MCP server: ready on stdio")
-	r := bufio.NewReaderSize(in, 64*1024)
+	fmt.Fprintln(o.Log, "wirecheck reference MCP server: ready on stdio")
+	r := bufio.NewReaderSize(o.In, 64*1024)
 	var wg sync.WaitGroup
 	for {
 		line, err := r.ReadBytes('\n')
@@ -68,7 +67,7 @@ func Serve(o refserver.Options) int {
 	if s.faults["ignore-eof"] {
 		time.Sleep(time.Hour)
 	}
-	fmt.Fprintln(log, "stdin closed: exiting")
+	fmt.Fprintln(o.Log, "stdin closed: exiting")
 	return 0
 }
 
