@@ -475,16 +475,14 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	r := l.r
 	l.setScenario(s.Name)
 	defer l.endScenario(s.Name)
-	env := &scenario.Env{
-		Peer: l.s.Peer(), Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
-		Causes: &l.causes,
-		Note:   func(msg string) { r.tally.Note("%s", msg) },
-		Observe: func(o verdict.Observation) {
-			if o.Scenario == "" {
-				o.Scenario = s.Name
-			}
-			l.observe(o)
-		},
+	env := l.s.Env()
+	env.Seed, env.Params, env.Causes = r.cfg.Seed, r.cfg.Params, &l.causes
+	env.Note = func(msg string) { r.tally.Note("%s", msg) }
+	env.Observe = func(o verdict.Observation) {
+		if o.Scenario == "" {
+			o.Scenario = s.Name
+		}
+		l.observe(o)
 	}
 	env.Restart = func() error {
 		l.stop()
@@ -518,10 +516,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
 		}
 	}
-	// A scenario that stopped on a finding (an error answer it could not
-	// go on from) leaves a server that still answers the probe to the
-	// next scenario: a new process would cost a start and show nothing.
-	if (err != nil && h.State != session.Alive) || env.Hung || env.Closed || h.State == session.Dead || h.State == session.Hung {
+	if !h.Keep {
 		l.broken = true
 	}
 	// A declared rule nothing observed: the scenario stopped early, or the

@@ -40,6 +40,12 @@ func (s State) String() string {
 type Health struct {
 	State State
 	Why   string
+	// Keep says the process may serve the next scenario or sequence: it
+	// is neither dead, hung nor closing, nothing went unanswered, and a
+	// scenario that stopped on a finding (an error answer it could not go
+	// on from) left it answering the probe, where a new process would
+	// cost a start and show nothing more.
+	Keep bool
 }
 
 // probeCause is the cause learned for a server that does not answer the
@@ -56,12 +62,18 @@ const probeCause = "answer to the probe between scenarios"
 // torn down by a kill) dies by the time the probe is read. The probe's
 // answer is awaited for env.Timeout.
 func Probe(env *scenario.Env, stopped error) Health {
+	h := probe(env, stopped)
+	h.Keep = !env.Hung && !env.Closed && (h.State == Alive || h.State == Unknown && stopped == nil)
+	return h
+}
+
+func probe(env *scenario.Env, stopped error) Health {
 	p := env.Peer
 	if env.Closed {
 		return Health{State: Closed}
 	}
 	if Ended(p) {
-		return Health{Dead, env.Gone()}
+		return Health{State: Dead, Why: env.Gone()}
 	}
 	// A scenario that stopped on its own finding (a request left
 	// unanswered) has reported it, and the process is replaced; the probe
@@ -88,7 +100,7 @@ func Probe(env *scenario.Env, stopped error) Health {
 	c, serr := env.Send(env.ProbeRequest())
 	if serr != nil || c == nil {
 		if Ended(p) || serr != nil {
-			return Health{Dead, env.Gone()}
+			return Health{State: Dead, Why: env.Gone()}
 		}
 		return Health{}
 	}
@@ -106,8 +118,8 @@ func Probe(env *scenario.Env, stopped error) Health {
 		return Health{}
 	case errors.Is(werr, peer.ErrTimeout):
 		p.Forget(c)
-		return Health{Hung, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, env.Timeout)}
+		return Health{State: Hung, Why: fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, env.Timeout)}
 	default:
-		return Health{Dead, env.Gone()}
+		return Health{State: Dead, Why: env.Gone()}
 	}
 }

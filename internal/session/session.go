@@ -158,7 +158,7 @@ func (s *Session) AwaitReady() error {
 			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
 	}
 	if err != nil {
-		env := s.env()
+		env := s.Env()
 		why := "no ready line within " + s.o.StartupTimeout.String() + " (--startup-timeout)" + env.Meanwhile(s.from-1)
 		if errors.Is(err, peer.ErrExited) {
 			why = env.Gone()
@@ -193,11 +193,18 @@ func (s *Session) stderr() []string {
 	return report.StartupStderr(s.o.Recorder.Slice(s.from, -1))
 }
 
-// env is a bare scenario environment on the session's peer, for the
-// descriptions of how a process ended or what it wrote.
-func (s *Session) env() *scenario.Env {
+// Env is a scenario environment on the session's peer: its protocol, its
+// timeout and its observer. The caller adds what its scenarios need (a
+// seed, params, the causes its lane learned, Restart).
+func (s *Session) Env() *scenario.Env {
 	return &scenario.Env{Peer: s.p, Protocol: s.o.Protocol, Timeout: s.o.Timeout, Observe: s.o.Observe}
 }
+
+// Up waits until a process with no ready line has shown it is up: it has
+// written a line, or answered the protocol's probe (see scenario.Env.Ready),
+// so a deadline that follows measures the server's own step and not its
+// start-up. A process with a ready line has shown it in AwaitReady.
+func (s *Session) Up() { s.Env().Ready() }
 
 // Ended reports whether the server's output has ended or its process has
 // exited.
