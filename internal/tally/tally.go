@@ -282,10 +282,14 @@ func verdictOf(c map[verdict.Verdict]int) verdict.Verdict {
 
 // Window cuts the transcript lines [from, to) to at most Lines around line
 // seq (-1: none in particular, the last Lines): the lines leading to the
-// evidence and a few after it. A seq past to extends the span to it.
+// evidence and a few after it. A seq outside the span extends the span to
+// it (a frame recorded just before its scenario began, judged in it).
 func Window(from, to, seq int) (int, int) {
 	if seq >= 0 && seq >= to {
 		to = seq + 1
+	}
+	if seq >= 0 && seq < from {
+		from = seq
 	}
 	if to-from > Lines {
 		end := to
