@@ -1,6 +1,8 @@
-// Package runner runs a protocol's scenarios against server processes and
-// folds what the peer and the scenarios observed into a report: one finding
-// per rule per scenario.
+// Package runner runs a protocol's scenarios against server processes
+// (sessions, see package session) and folds what the peer and the
+// scenarios observed into a report through a tally: one finding per rule
+// per scenario. What is its own is the coordination: which scenarios share
+// a process, how many processes start and run at once.
 //
 // Scenarios run in lanes. A lane begins at the first scenario and at every
 // scenario that asks for a fresh process; the scenarios after it share its

@@ -57,7 +57,7 @@ type Options struct {
 	// runner lane's processes, one after the other). Nil: a new one.
 	Recorder *transcript.Recorder
 	// Observe receives every observation of the peer and of the ready
-	// line; it must be set.
+	// line (nil: they are dropped).
 	Observe verdict.Observer
 	// Handler answers requests the server sends.
 	Handler peer.Handler
@@ -92,6 +92,9 @@ func Launch(o Options) (*Session, error) {
 	}
 	if o.Recorder == nil {
 		o.Recorder = transcript.NewRecorder()
+	}
+	if o.Observe == nil {
+		o.Observe = func(verdict.Observation) {}
 	}
 	from := o.Recorder.Len()
 	t, err := o.Target.Launch()

@@ -142,6 +142,15 @@ var _ = Describe("a session", func() {
 		Expect(obs.of(startupRule)).To(BeEmpty())
 	}, SpecTimeout(time.Minute))
 
+	It("starts with no observer, dropping what it observes", func() {
+		o := options("sonde-serve", &observations{})
+		o.Observe = nil
+		s, err := session.Open(o)
+		Expect(err).NotTo(HaveOccurred())
+		defer s.Close()
+		Expect(session.Probe(s.Env(), nil).State).To(Equal(session.Alive))
+	})
+
 	It("records into the recorder it is given, after what is there", func() {
 		obs := &observations{}
 		o := options("sonde-serve", obs)
