@@ -9,6 +9,7 @@ package session
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -133,26 +134,41 @@ func (s *Session) Protocol() *spec.Protocol { return s.o.Protocol }
 // observes its startup rule: pass for a ready line first, fail for another
 // line first or none in time. Observations go to the peer's current
 // scenario (the runner names it "startup"). The error is a *NotStarted
-// when no ready line came; after Abort it is ErrAborted.
+// when no ready line came; ErrAborted when Options.Abort ended the wait
+// (and the process), and then nothing is observed.
 func (s *Session) AwaitReady() error {
 	st := s.o.Protocol.Startup
 	if st == nil {
 		return nil
 	}
 	p := s.p
-	waited := make(chan struct{})
+	// An abort ends the process, unless the wait has ended first: a
+	// process that became ready is the caller's to keep or close.
+	var (
+		mu              sync.Mutex
+		waited, aborted bool
+	)
+	done := make(chan struct{})
 	if s.o.Abort != nil {
 		go func() {
 			select {
 			case <-s.o.Abort:
-				p.Transport().Close()
-			case <-waited:
+				mu.Lock()
+				if !waited {
+					aborted = true
+					p.Transport().Close()
+				}
+				mu.Unlock()
+			case <-done:
 			}
 		}()
 	}
 	first, err := p.AwaitKind(st.Kind, s.o.StartupTimeout)
-	close(waited)
-	if err != nil && s.aborted() {
+	mu.Lock()
+	waited = true
+	mu.Unlock()
+	close(done)
+	if aborted {
 		return ErrAborted
 	}
 	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
@@ -178,18 +194,6 @@ func (s *Session) AwaitReady() error {
 
 // ErrAborted ends a wait for the ready line that Options.Abort cut short.
 var ErrAborted = errors.New("the wait for the ready line was aborted")
-
-func (s *Session) aborted() bool {
-	if s.o.Abort == nil {
-		return false
-	}
-	select {
-	case <-s.o.Abort:
-		return true
-	default:
-		return false
-	}
-}
 
 // stderr is the last stderr lines the process wrote.
 func (s *Session) stderr() []string {
