@@ -177,4 +177,24 @@ var _ = Describe("a server that never becomes ready", func() {
 			}
 		}
 	})
+
+	// The CLI's not-ready block reads this evidence from the error.
+	DescribeTable("returns the evidence of why it never started",
+		func(argv []string, launched bool, cause string, stderr []string) {
+			b, err := protocols.Load("sonde-serve")
+			Expect(err).NotTo(HaveOccurred())
+			rep, err := runner.Run(context.Background(), runner.Config{
+				Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+				Target: target.Target{Argv: argv}, Timeout: time.Second, StartupTimeout: 5 * time.Second,
+			})
+			var ns *session.NotStarted
+			Expect(errors.As(err, &ns)).To(BeTrue(), "%v", err)
+			Expect(ns.Launched).To(Equal(launched))
+			Expect(ns.Cause).To(ContainSubstring(cause))
+			Expect(ns.Stderr).To(Equal(stderr))
+			Expect(rep.Notes).To(ContainElement(ContainSubstring("scenario(s) not run")))
+		},
+		Entry("a command that cannot be run", []string{"/nonexistent/wirecheck-server"}, false, "/nonexistent/wirecheck-server", nil),
+		Entry("a server that exits first", []string{"sh", "-c", "echo no manifest here >&2; exit 4"}, true, "the server exited (exit 4)", []string{"no manifest here"}),
+	)
 })
