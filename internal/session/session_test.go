@@ -142,6 +142,15 @@ var _ = Describe("a session", func() {
 		Expect(obs.of(startupRule)).To(BeEmpty())
 	}, SpecTimeout(time.Minute))
 
+	It("shows a server with no ready line up by its answer to the probe", func() {
+		s, err := session.Open(options("tool-host", &observations{}))
+		Expect(err).NotTo(HaveOccurred())
+		defer s.Close()
+		Expect(s.Peer().Heard()).NotTo(BeClosed(), "the tool host speaks when spoken to")
+		s.Up()
+		Expect(s.Peer().Heard()).To(BeClosed())
+	})
+
 	It("starts with no observer, dropping what it observes", func() {
 		o := options("sonde-serve", &observations{})
 		o.Observe = nil
