@@ -62,15 +62,25 @@ var _ = Describe("wirecheck run", func() {
 		Expect(out).To(ContainSubstring("wirecheck run --protocol sonde-serve --scenario tools-call-every"))
 	})
 
-	It("runs mcp under the revision --mcp-version names, and reproduces with it", func() {
+	It("runs mcp under the revision --mcp-version names", func() {
 		code, out, _ := cli("", "run", "--protocol", "mcp", "--mcp-version", "2024-11-05", "--", bin(), "serve", "mcp")
 		Expect(code).To(Equal(0), out)
-		code, out, _ = cli("", "run", "--protocol", "mcp", "--mcp-version", "2025-03-26", "--scenario", "batch",
-			"--", bin(), "serve", "mcp", "--fault", "batch-refused")
-		Expect(code).To(Equal(1), out)
-		Expect(out).To(ContainSubstring("MCP-JSONRPC-10"))
-		Expect(out).To(ContainSubstring("--mcp-version 2025-03-26"))
 	})
+
+	// A server that refuses batches breaks MCP-JSONRPC-10 only in 2025-03-26,
+	// the one revision that has them: the rule fails only if the revision
+	// named reaches the run.
+	DescribeTable("runs mcp under the revision --revision, or its alias --mcp-version, names, and reproduces with --revision",
+		func(flag string) {
+			code, out, _ := cli("", "run", "--protocol", "mcp", flag, "2025-03-26", "--scenario", "batch",
+				"--", bin(), "serve", "mcp", "--fault", "batch-refused")
+			Expect(code).To(Equal(1), out)
+			Expect(out).To(MatchRegexp(`FAIL\s+MCP-JSONRPC-10\s`))
+			Expect(out).To(ContainSubstring("--scenario batch --revision 2025-03-26 -- "))
+		},
+		Entry("--revision", "--revision"),
+		Entry("--mcp-version", "--mcp-version"),
+	)
 
 	It("judges by --level: a SHOULD failure fails the run only at --level should", func() {
 		args := []string{"run", "--protocol", "sonde-serve", "--", bin(), "serve", "sonde-serve", "--fault", "id-as-string"}
@@ -153,6 +163,20 @@ var _ = Describe("wirecheck run", func() {
 			"fuzz", "--protocol", "mcp", "--param", "seed=3", "--", "true"),
 		Entry("a revision for a protocol without revisions", "protocol sonde-serve has no revisions to choose from",
 			"fuzz", "--protocol", "sonde-serve", "--mcp-version", "2025-06-18", "--", "true"),
+		Entry("--revision to run a protocol without revisions", "--revision 2025-06-18: protocol sonde-serve has no revisions to choose from",
+			"run", "--protocol", "sonde-serve", "--revision", "2025-06-18", "--", "true"),
+		Entry("--mcp-version to run a protocol without revisions", "--revision 2025-06-18: protocol sonde-serve has no revisions to choose from",
+			"run", "--protocol", "sonde-serve", "--mcp-version", "2025-06-18", "--", "true"),
+		Entry("--revision to fuzz a protocol without revisions", "--revision 1: protocol sonde-serve has no revisions to choose from",
+			"fuzz", "--protocol", "sonde-serve", "--revision", "1", "--", "true"),
+		Entry("--revision to replay a protocol without revisions", "--revision 1: protocol sonde-serve has no revisions to choose from",
+			"replay", filepath.Join("..", "..", "fixtures", "sonde-serve", "eof.yaml"), "--protocol", "sonde-serve", "--revision", "1", "--", "true"),
+		Entry("--revision to validate a protocol without revisions", "--revision 1: protocol sonde-serve has no revisions to choose from",
+			"validate", "--protocol", "sonde-serve", "--revision", "1", "/dev/null"),
+		Entry("an unknown revision by --revision", `protocol mcp has no version "2099-01-01" (known: 2024-11-05`,
+			"run", "--protocol", "mcp", "--revision", "2099-01-01", "--", "true"),
+		Entry("unknown message kind to validate as", `--kind "nope": sonde-serve defines ["ready"`,
+			"validate", "--protocol", "sonde-serve", "--kind", "nope", "/dev/null"),
 		Entry("unknown subcommand", "unknown command", "frobnicate"),
 	)
 
@@ -230,10 +254,13 @@ var _ = Describe("the other commands", func() {
 		Expect(out).To(ContainSubstring("4 lines: 3 valid, 1 invalid"))
 	})
 
-	It("validate --mcp-version judges by the revision named, and refuses an unknown one", func() {
+	It("validate --revision (or --mcp-version) judges by the revision named, and refuses an unknown one", func() {
 		// notifications/elicitation/complete exists from 2025-11-25 on.
 		note := `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"x"}}` + "\n"
 		code, out, _ := cli(note, "validate", "--protocol", "mcp", "--mcp-version", "2025-11-25", "-")
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("stdin:1: ok (elicitation/complete notification)"))
+		code, out, _ = cli(note, "validate", "--protocol", "mcp", "--revision", "2025-11-25", "-")
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(ContainSubstring("stdin:1: ok (elicitation/complete notification)"))
 		code, out, _ = cli(note, "validate", "--protocol", "mcp", "--mcp-version", "2025-06-18", "-")

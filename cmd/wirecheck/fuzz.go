@@ -1,42 +1,29 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
-	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/session"
 )
 
 type fuzzFlags struct {
-	targetFlags
-	duration   time.Duration
-	runs       int
-	seed       uint64
-	save       string
-	reports    []string
-	level      string
-	rules      []string
-	maxActions int
-	shrinkTime time.Duration
-	params     []string
-	mcpVer     string
-	noColor    bool
+	common
+	duration, shrinkTime time.Duration
+	runs, maxActions     int
+	seed                 uint64
+	save                 string
+	rules                []string
 }
 
 func newFuzzCmd() *cobra.Command {
 	var f fuzzFlags
 	cmd := &cobra.Command{
-		Use:   "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] [--mcp-version V] -- CMD [ARGS…]",
+		Use:   "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] [--revision V] -- CMD [ARGS…]",
 		Short: "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
 		Long: `Generates request sequences from the protocol's schemas (valid requests,
 tool calls with generated arguments, schema-invalid requests, malformed bytes,
@@ -53,19 +40,19 @@ saves the failure as far as it got, marked "not minimal". --runs counts new
 sequences only; each failure adds up to --shrink-time. The summary says how
 long generation and shrinking took.
 
-A protocol with revisions (mcp) is fuzzed in the one --param <its version
-key>=V names (for mcp also --mcp-version V), its default otherwise: requests
+A protocol with revisions (mcp) is fuzzed in the one --revision V names
+(--mcp-version V is its alias), its default otherwise: requests
 generated from that revision's schema, the session set up as it says, every
 frame judged by it. The reproducer records the revision, and replay uses it.`,
 		Example: `  wirecheck fuzz --protocol sonde-serve --duration 60s -- sonde serve --json
   wirecheck fuzz --protocol sonde-serve --runs 5000 --seed 42 --save fixtures/sonde-serve/regressions -- ./server
-  wirecheck fuzz --protocol mcp --mcp-version 2026-07-28 --runs 200 -- ./mcp-server
+  wirecheck fuzz --protocol mcp --revision 2026-07-28 --runs 200 -- ./mcp-server
   wirecheck replay reports/sonde-gen-survive-1a2b3c4d5e.yaml -- ./server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFuzz(cmd, &f, commandAfterDash(cmd, args))
 		},
 	}
-	f.targetFlags.add(cmd)
+	f.add(cmd, "should", "KEY=VALUE: the protocol's revision key names the revision to fuzz, as --revision does")
 	fl := cmd.Flags()
 	fl.Lookup("timeout").DefValue = fuzz.DefaultTimeout.String()
 	_ = fl.Set("timeout", fuzz.DefaultTimeout.String())
@@ -73,126 +60,50 @@ frame judged by it. The reproducer records the revision, and replay uses it.`,
 	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate (shrinking not counted: each failure adds up to --shrink-time)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the campaign: the same seed gives the same sequences")
 	fl.StringVar(&f.save, "save", "reports", "folder for the shrunk reproducers (scenario files)")
-	fl.StringArrayVar(&f.reports, "report", nil, "write a report: FORMAT=PATH (repeatable)")
-	fl.StringVar(&f.level, "level", "should", "lowest rule level whose failure is a finding: must, should or may")
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
-	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE: the protocol's version key picks the revision to fuzz (e.g. mcp-version=2024-11-05)")
-	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to fuzz and judge by (protocol mcp; same as --param mcp-version=V)")
-	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console output")
 	return cmd
 }
 
 func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
-	b, topts, err := f.resolve(argv)
+	s, err := f.prepare(argv, "fuzz")
 	if err != nil {
 		return err
-	}
-	proto, err := versionFor("fuzz", b.Protocol, f.params, f.mcpVer)
-	if err != nil {
-		return err
-	}
-	level, err := parseLevel(f.level)
-	if err != nil {
-		return err
-	}
-	outs, err := parseReports(f.reports)
-	if err != nil {
-		return err
-	}
-	if f.runs <= 0 && f.duration <= 0 {
+	} else if f.runs <= 0 && f.duration <= 0 {
 		return usageErr("--runs must be positive (or give --duration)")
+	} else if s.proto.Fuzz == nil && s.proto.Probe == nil {
+		return usageErr("protocol %s has no fuzz model yet", s.proto.ID)
 	}
-	if proto.Fuzz == nil && proto.Probe == nil {
-		return usageErr("protocol %s has no fuzz model yet", proto.ID)
-	}
-	target := describe(argv)
 	// The replay line printed, written in each reproducer and in the
 	// report: the same settings as this campaign, so it fails the same way.
-	replay := func(file string) string {
-		return again{sub: "replay", head: []string{file}, t: &f.targetFlags,
-			params: f.params, mcpVer: f.mcpVer, command: argv}.line()
-	}
+	replay := func(file string) string { return s.t.Line(f.rerun("replay", []string{file}, "")) }
+	level, _, _ := f.judging()
 	c, err := fuzz.New(fuzz.Config{
-		Protocol: proto, Schemas: b.Schemas, Handler: b.Handler,
-		Launch: func() (transport.Transport, error) { return transport.Launch(topts) },
-		Runs:   f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
+		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Launch: s.t.Launch,
+		Runs: f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
-		Level: level, Rules: f.rules, Target: target, Replay: replay,
+		Level: level, Rules: f.rules, Target: s.t.String(), Replay: replay,
 	})
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return usageErr("%v", err)
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
-	errOut := cmd.ErrOrStderr()
-	progressDone := make(chan struct{})
-	if file, ok := errOut.(*os.File); ok && report.IsTerminal(file) {
-		go func() {
-			t := time.NewTicker(200 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					st := c.Stats()
-					fmt.Fprintf(errOut, "\r\x1b[K%s", progressLine(st))
-				case <-progressDone:
-					fmt.Fprint(errOut, "\r\x1b[K")
-					return
-				}
-			}
-		}()
-	}
+	hideProgress := c.Progress(cmd.ErrOrStderr())
 	bugs, runErr := c.Run(ctx)
 	interrupted := ctx.Err() != nil
-	close(progressDone)
+	hideProgress()
 	stop()
-
-	for _, bug := range bugs {
-		file, err := c.Save(bug, f.save)
-		if err != nil {
-			fmt.Fprintf(errOut, "wirecheck: saving the reproducer of %s: %v\n", bug.Rule, err)
-			continue
-		}
-		bug.File = file
-	}
+	c.SaveAll(bugs, f.save, cmd.ErrOrStderr())
 	rep := c.Report(bugs, replay)
-	rep.Version = version
 	if interrupted {
 		rep.Notes = append(rep.Notes, "interrupted: the campaign ended early")
 	}
-	launched, stderr := c.NotStarted()
-	nr := notReady(rep, runErr, proto, &f.targetFlags, argv, launched, stderr)
-	if err := writeReports(cmd, rep, outs, f.noColor, false, nr); err != nil {
-		return err
+	if ns := (*session.NotStarted)(nil); errors.Is(runErr, session.ErrNotStarted) && !errors.As(runErr, &ns) {
+		// The campaign keeps the evidence apart from its error.
+		launched, stderr := c.NotStarted()
+		runErr = &session.NotStarted{Cause: strings.TrimPrefix(runErr.Error(), session.ErrNotStarted.Error()+": "), Launched: launched, Stderr: stderr}
 	}
-	if nr != nil {
-		return &exitError{code: exitNoTarget, err: errors.New("")}
-	}
-	st := c.Stats()
-	fmt.Fprintf(cmd.OutOrStdout(), "\nfuzz: %s · %d distinct failure(s)\n  time: %s\n", progressLine(st), len(bugs), st.Parts())
-	for _, bug := range bugs {
-		fmt.Fprintf(cmd.OutOrStdout(), "  %s %s after %s: %d hit(s)\n", bug.Rule, bug.Level, bug.Shape, bug.Hits)
-		if bug.Unshrunk != "" {
-			fmt.Fprintf(cmd.OutOrStdout(), "    not minimal: %s\n", bug.Unshrunk)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "    saved %s\n    replay: %s\n", bug.File, replay(bug.File))
-	}
-	return outcome(rep, runErr, level, interrupted)
-}
-
-func progressLine(st fuzz.Stats) string {
-	rate := 0.0
-	if s := st.Elapsed.Seconds(); s > 0 {
-		rate = float64(st.Messages) / s
-	}
-	return strings.Join([]string{
-		fmt.Sprintf("%d sequences", st.Sequences),
-		fmt.Sprintf("%d messages", st.Messages),
-		fmt.Sprintf("%.0f msg/s", rate),
-		fmt.Sprintf("%d distinct failures", st.Bugs),
-		st.Elapsed.Round(100 * time.Millisecond).String(),
-	}, " · ")
+	return f.finish(cmd, rep, runErr, s, interrupted, func() { fuzz.Summary(cmd.OutOrStdout(), c.Stats(), bugs, replay) })
 }

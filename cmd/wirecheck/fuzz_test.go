@@ -89,6 +89,7 @@ var _ = Describe("wirecheck fuzz and replay in an MCP revision", func() {
 			Expect(out).To(ContainSubstring("revision " + revision))
 		},
 		Entry("2024-11-05, by --mcp-version", "2024-11-05", "--mcp-version", "2024-11-05"),
+		Entry("2025-03-26, by --revision", "2025-03-26", "--revision", "2025-03-26"),
 		Entry("2026-07-28, by --param", "2026-07-28", "--param", "mcp-version=2026-07-28"),
 	)
 
@@ -103,7 +104,7 @@ var _ = Describe("wirecheck fuzz and replay in an MCP revision", func() {
 			Expect(files).NotTo(BeEmpty(), out)
 			// The replay command printed carries the campaign's settings
 			// (the file carries the revision too).
-			Expect(out).To(ContainSubstring("replay: wirecheck replay " + files[0] + " --protocol mcp --timeout 1s --mcp-version " + revision + " -- " + bin() + " serve mcp --fault " + fault + "\n"))
+			Expect(out).To(ContainSubstring("replay: wirecheck replay " + files[0] + " --protocol mcp --timeout 1s --revision " + revision + " -- " + bin() + " serve mcp --fault " + fault + "\n"))
 			data, err := os.ReadFile(files[0])
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(data)).To(ContainSubstring("# Revision " + revision))
@@ -151,5 +152,10 @@ var _ = Describe("wirecheck fuzz and replay in an MCP revision", func() {
 		// A flag overrides what the files say, however they disagree.
 		code, out, _ := cli("", "replay", old, bogus, "--mcp-version", "2025-06-18", "--", bin(), "serve", "mcp")
 		Expect(code).To(Equal(0), out)
+		code, out, _ = cli("", "replay", old, bogus, "--revision", "2025-06-18", "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(0), out)
+		code, _, errs = cli("", "replay", old, "--revision", "2099-01-01", "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring(`no version "2099-01-01"`))
 	})
 })

@@ -7,17 +7,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
-
-	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/session"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -40,24 +35,6 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
-
-// outcome turns a finished run into the exit code contract: 3 when the
-// target never started, 2 when the harness itself failed, 1 on a violation
-// at or above level or an interrupt (an interrupted gate must not pass),
-// else 0. run, replay and fuzz share it so they cannot drift apart.
-func outcome(rep *report.Report, runErr error, level verdict.Level, interrupted bool) error {
-	switch {
-	case errors.Is(runErr, session.ErrNotStarted):
-		return &exitError{code: exitNoTarget, err: runErr}
-	case runErr != nil && !errors.Is(runErr, context.Canceled):
-		return &exitError{code: exitUsage, err: runErr}
-	case rep.Failed(level):
-		return &exitError{code: exitViolations, err: errors.New("")}
-	case interrupted:
-		return &exitError{code: exitViolations, err: errors.New("interrupted")}
-	}
-	return nil
-}
 
 func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
@@ -109,15 +86,6 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(
-		newProtocolsCmd(),
-		newRulesCmd(),
-		newRunCmd(),
-		newServeCmd(),
-		newValidateCmd(),
-		newReportCmd(),
-		newFuzzCmd(),
-		newReplayCmd(),
-	)
+	root.AddCommand(newProtocolsCmd(), newRulesCmd(), newRunCmd(), newServeCmd(), newValidateCmd(), newReportCmd(), newFuzzCmd(), newReplayCmd())
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
@@ -53,6 +54,34 @@ func StartupStderr(es []transcript.Entry) []string {
 		out = out[len(out)-stderrTail:]
 	}
 	return out
+}
+
+// Explain completes n, the block of a run that never began, from what the
+// run recorded: what was awaited (the ready line, a frame of readyKind
+// judged by readyRule, when the process started and the protocol has
+// one; else the process itself, and Within and Flag do not apply), the
+// startup rule's failure as the cause (it says what was missing), what
+// else failed, and the scenarios not run. The caller sets the rest.
+func (n *NotReady) Explain(rep *Report, readyKind, readyRule string) *NotReady {
+	n.Awaited = "the process to start"
+	if readyRule != "" && n.Launched {
+		n.Awaited = "its ready line: a " + readyKind + " frame as the first line on stdout (" + readyRule + ")"
+	} else {
+		n.Within, n.Flag = 0, ""
+	}
+	seen := map[string]bool{}
+	for _, f := range rep.Findings {
+		switch {
+		case f.Verdict == verdict.Fail && readyRule != "" && f.Rule == readyRule && f.Scenario == "startup":
+			n.Cause = f.Message
+		case f.Verdict == verdict.Fail:
+			n.Failed = append(n.Failed, f.Rule+": "+f.Message)
+		case f.Verdict == verdict.Error && strings.HasPrefix(f.Message, "not run") && !seen[f.Scenario]:
+			seen[f.Scenario] = true
+			n.NotRun++
+		}
+	}
+	return n
 }
 
 // WriteNotReady renders the block.

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bufio"
@@ -8,28 +8,28 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// baseline is a set of known failures: a rule alone (any scenario) or a
-// rule in one scenario.
-type baseline struct {
+// Baseline is a set of known failures (--baseline): a rule alone (any
+// scenario) or a rule in one scenario. They are still reported, marked
+// known, but do not fail the run.
+type Baseline struct {
 	file    string
 	entries map[[2]string]bool
 	used    map[[2]string]bool
 }
 
-// loadBaseline reads a JSON report (its failing findings become the
+// LoadBaseline reads a JSON report (its failing findings become the
 // baseline) or a text file of "RULE [SCENARIO]" lines with # comments.
-func loadBaseline(file string) (*baseline, error) {
+func LoadBaseline(file string) (*Baseline, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %v", err)
 	}
-	b := &baseline{file: file, entries: map[[2]string]bool{}, used: map[[2]string]bool{}}
+	b := &Baseline{file: file, entries: map[[2]string]bool{}, used: map[[2]string]bool{}}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		rep, err := report.ReadJSON(bytes.NewReader(data))
+		rep, err := ReadJSON(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
 		}
@@ -74,9 +74,9 @@ func isRuleID(s string) bool {
 	return true
 }
 
-// apply marks the known failures and returns notes on entries that no
-// longer fail, so a fixed bug leaves the baseline.
-func (b *baseline) apply(rep *report.Report) []string {
+// Apply marks the known failures of rep and adds a note on each entry
+// that no longer fails, so a fixed bug leaves the baseline.
+func (b *Baseline) Apply(rep *Report) {
 	for i, f := range rep.Findings {
 		if f.Verdict != verdict.Fail && f.Verdict != verdict.Error {
 			continue
@@ -99,5 +99,5 @@ func (b *baseline) apply(rep *report.Report) []string {
 		}
 	}
 	sort.Strings(notes)
-	return notes
+	rep.Notes = append(rep.Notes, notes...)
 }

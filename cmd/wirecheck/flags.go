@@ -1,0 +1,246 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// revisionFlags pick the revision of a protocol that has them (--revision,
+// --mcp-version its alias, or --param with the protocol's key), and hold
+// the --param settings.
+type revisionFlags struct {
+	revision string
+	params   []string
+}
+
+func (r *revisionFlags) add(fl *pflag.FlagSet, paramHelp string) {
+	fl.StringVar(&r.revision, "revision", "", "revision of the protocol to request and judge by (protocols that have them, e.g. mcp); its default otherwise")
+	fl.StringVar(&r.revision, "mcp-version", "", "alias of --revision")
+	fl.StringArrayVar(&r.params, "param", nil, paramHelp)
+}
+
+// resolve returns p resolved for the revision asked (its default when
+// none) and the --param settings, the revision under the protocol's key.
+// A command that takes no other setting names itself in only. Afterwards
+// revision is the one asked, however named, and params the rest.
+func (r *revisionFlags) resolve(p *spec.Protocol, only string) (*spec.Protocol, map[string]string, error) {
+	key, flag, rest, params := revisionKey(p), r.revision, []string(nil), map[string]string{}
+	for _, kv := range r.params {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || k == "":
+			return nil, nil, usageErr("--param %q: want KEY=VALUE", kv)
+		case k == key && flag == "":
+			r.revision = v
+		case k == key:
+		case only != "" && key == "":
+			return nil, nil, usageErr("--param %s: protocol %s has no revisions to choose from", k, p.ID)
+		case only != "":
+			return nil, nil, usageErr("--param %s: %s takes only --param %s=V or --revision V (the revision to judge by)", k, only, key)
+		default:
+			rest, params[k] = append(rest, kv), v
+		}
+	}
+	if r.revision != "" && key == "" {
+		return nil, nil, usageErr("--revision %s: protocol %s has no revisions to choose from", r.revision, p.ID)
+	} else if r.params = rest; r.revision != "" {
+		params[key] = r.revision
+	}
+	q, err := forRevision(p, params, "")
+	return q, params, err
+}
+
+// revisionKey is the setting that names a revision of p ("" when p has
+// no revisions).
+func revisionKey(p *spec.Protocol) string {
+	if p.Versions == nil {
+		return ""
+	}
+	return p.Versions.Param
+}
+
+// forRevision is p resolved for the revision params name (its default
+// when none); from is the file a revision came from, if one did.
+func forRevision(p *spec.Protocol, params map[string]string, from string) (*spec.Protocol, error) {
+	q, err := p.ForVersion(params[revisionKey(p)])
+	if err != nil && from != "" {
+		err = fmt.Errorf("%s: %w", from, err)
+	}
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return q, nil
+}
+
+// common are the flags of the commands that talk to a server (run,
+// replay, fuzz): how to reach it, and how to judge and report the run.
+type common struct {
+	revisionFlags
+	protocol, url, transport, cwd, level string
+	headers, env, reports                []string
+	timeout, startupTimeout              time.Duration
+	noColor, verbose                     bool
+}
+
+func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
+	f := cmd.Flags()
+	f.StringVar(&c.protocol, "protocol", "", "protocol to check (see 'wirecheck protocols')")
+	f.StringVar(&c.url, "url", "", "check a running server at this URL instead of launching one")
+	f.StringVar(&c.transport, "transport", "stdio", "transport to the server: stdio")
+	f.StringArrayVar(&c.headers, "header", nil, "HTTP header 'Name: value' (repeatable; HTTP transports only)")
+	f.StringArrayVar(&c.env, "env", nil, "KEY=VALUE added to the server's environment (repeatable)")
+	f.StringVar(&c.cwd, "cwd", "", "working directory of the server")
+	f.DurationVar(&c.timeout, "timeout", runner.DefaultTimeout, "how long to wait for each response")
+	f.DurationVar(&c.startupTimeout, "startup-timeout", runner.DefaultStartupTimeout, "how long to wait for the server to become ready")
+	f.StringArrayVar(&c.reports, "report", nil, "write a report: FORMAT=PATH, format one of "+strings.Join(report.Formats(), ", ")+" (repeatable; PATH - is stdout)")
+	f.StringVar(&c.level, "level", level, "lowest rule level whose failure fails the run: must, should or may")
+	f.BoolVar(&c.noColor, "no-color", false, "no colour in the console output, even on a terminal")
+	c.revisionFlags.add(f, paramHelp)
+}
+
+// setup is what run, replay and fuzz start from: the protocol's bundle,
+// the protocol resolved for the revision asked, the settings, and the one
+// Target every launch of the run uses.
+type setup struct {
+	b      *protocols.Bundle
+	proto  *spec.Protocol
+	params map[string]string
+	t      target.Target
+}
+
+// prepare checks the flags against the server command after "--"; only
+// names a command that takes no setting but the revision.
+func (c *common) prepare(argv []string, only string) (*setup, error) {
+	b, err := loadBundle(c.protocol)
+	if err != nil {
+		return nil, err
+	}
+	_, _, err = c.judging()
+	for _, e := range c.env {
+		if k, _, ok := strings.Cut(e, "="); (!ok || k == "") && err == nil {
+			err = usageErr("--env %q: want KEY=VALUE", e)
+		}
+	}
+	st, cwdErr := os.Stat(c.cwd)
+	switch tr := strings.Join(b.Protocol.Transports, ", "); {
+	case err != nil:
+		return nil, err
+	case c.url != "":
+		return nil, usageErr("--url: protocol %s is reached over %s only; launch the server with '-- CMD [ARGS…]'", c.protocol, tr)
+	case c.transport != "stdio":
+		return nil, usageErr("--transport %q: protocol %s supports %s", c.transport, c.protocol, tr)
+	case len(c.headers) > 0:
+		return nil, usageErr("--header applies to HTTP transports only; this run uses stdio")
+	case len(argv) == 0:
+		return nil, usageErr("no server command: give it after '--', e.g. wirecheck run --protocol %s -- ./my-server", c.protocol)
+	case c.cwd != "" && (cwdErr != nil || !st.IsDir()):
+		return nil, usageErr("--cwd %q: not a directory", c.cwd)
+	case c.timeout <= 0 || c.startupTimeout <= 0:
+		return nil, usageErr("--timeout and --startup-timeout must be positive")
+	}
+	proto, params, err := c.revisionFlags.resolve(b.Protocol, only)
+	return &setup{b, proto, params, target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}}, err
+}
+
+// judging parses how the run is judged and where it is reported.
+func (c *common) judging() (verdict.Level, []report.Output, error) {
+	level := verdict.Level(strings.ToUpper(c.level))
+	if !slices.Contains(verdict.Levels, level) {
+		return "", nil, usageErr("--level %q: want must, should or may", c.level)
+	}
+	outs, err := report.ParseOutputs(c.reports)
+	if err != nil {
+		return "", nil, &exitError{code: exitUsage, err: err}
+	}
+	return level, outs, nil
+}
+
+// defaultLevel is the --level default of each command a rerun line names.
+var defaultLevel = map[string]string{"run": "must", "replay": "may"}
+
+// rerun is what the line that reruns this command's server with its
+// settings says besides the target; level is "" where it does not travel.
+func (c *common) rerun(command string, head []string, level string) target.Rerun {
+	r := target.Rerun{Command: command, Head: head, Protocol: c.protocol, Revision: c.revision, Params: c.params}
+	// Both commands a line names take runner's defaults; fuzz's own
+	// shorter timeout must travel with its reproducers.
+	if c.timeout != runner.DefaultTimeout {
+		r.Timeout = c.timeout
+	}
+	if c.startupTimeout != runner.DefaultStartupTimeout {
+		r.Startup = c.startupTimeout
+	}
+	if !strings.EqualFold(level, defaultLevel[command]) {
+		r.Level = level
+	}
+	return r
+}
+
+// interruptible is the context of a run Ctrl-C or SIGTERM ends early.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// finish writes the reports of a run and turns it into the exit code. A
+// run that never began gets one block saying why (exit 3) instead of the
+// table of rules nobody could judge; began, if set, prints more after the
+// reports of a run that did. A run that began exits 2 when the harness
+// itself failed, 1 on a violation at or above the level or an interrupt.
+func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
+	level, outs, _ := c.judging()
+	rep.Version, rep.Level = version, level
+	var nr *report.NotReady
+	if ns := (*session.NotStarted)(nil); errors.As(runErr, &ns) {
+		ready := cmp.Or(s.proto.Startup, &spec.Startup{})
+		nr = (&report.NotReady{Command: s.t.String(), Code: exitNoTarget, Within: c.startupTimeout, Flag: "--startup-timeout",
+			Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr}).Explain(rep, ready.Kind, ready.Rule)
+	}
+	sink := report.Sink{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Outputs: outs, NoColor: c.noColor, Verbose: c.verbose}
+	if err := sink.Write(rep, nr); err != nil {
+		return err
+	} else if nr != nil {
+		return &exitError{code: exitNoTarget, err: errors.New("")}
+	} else if began != nil {
+		began()
+	}
+	// An interrupted gate must not pass.
+	switch {
+	case runErr != nil && !errors.Is(runErr, context.Canceled):
+		return &exitError{code: exitUsage, err: runErr}
+	case rep.Failed(level):
+		return &exitError{code: exitViolations, err: errors.New("")}
+	case interrupted:
+		return &exitError{code: exitViolations, err: errors.New("interrupted")}
+	}
+	return nil
+}
+
+// checkGlobs refuses a malformed glob before anything runs.
+func checkGlobs(globs ...[]string) error {
+	for _, g := range slices.Concat(globs...) {
+		if _, err := path.Match(g, ""); err != nil {
+			return usageErr("bad glob %q: %v", g, err)
+		}
+	}
+	return nil
+}

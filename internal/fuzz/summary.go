@@ -1,0 +1,80 @@
+package fuzz
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+)
+
+// String is the campaign's progress in one line, as a terminal shows it
+// live and the summary repeats it.
+func (st Stats) String() string {
+	rate := 0.0
+	if s := st.Elapsed.Seconds(); s > 0 {
+		rate = float64(st.Messages) / s
+	}
+	return strings.Join([]string{
+		fmt.Sprintf("%d sequences", st.Sequences),
+		fmt.Sprintf("%d messages", st.Messages),
+		fmt.Sprintf("%.0f msg/s", rate),
+		fmt.Sprintf("%d distinct failures", st.Bugs),
+		st.Elapsed.Round(100 * time.Millisecond).String(),
+	}, " · ")
+}
+
+// Progress shows the campaign's progress live on w when w is a terminal
+// (a log gets only the summary), until stop, which clears the line.
+func (c *Campaign) Progress(w io.Writer) (stop func()) {
+	f, ok := w.(*os.File)
+	if !ok || !report.IsTerminal(f) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				fmt.Fprintf(w, "\r\x1b[K%s", c.Stats())
+			case <-done:
+				fmt.Fprint(w, "\r\x1b[K")
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// Summary writes what a finished campaign found: its progress, how the
+// time went, and each distinct failure with its reproducer and the line
+// that replays it.
+func Summary(w io.Writer, st Stats, bugs []*Bug, replay func(file string) string) {
+	fmt.Fprintf(w, "\nfuzz: %s · %d distinct failure(s)\n  time: %s\n", st, len(bugs), st.Parts())
+	for _, bug := range bugs {
+		fmt.Fprintf(w, "  %s %s after %s: %d hit(s)\n", bug.Rule, bug.Level, bug.Shape, bug.Hits)
+		if bug.Unshrunk != "" {
+			fmt.Fprintf(w, "    not minimal: %s\n", bug.Unshrunk)
+		}
+		fmt.Fprintf(w, "    saved %s\n    replay: %s\n", bug.File, replay(bug.File))
+	}
+}
+
+// SaveAll saves the reproducer of each failure in dir, setting its File;
+// one that cannot be saved is said on log, and the others still are.
+func (c *Campaign) SaveAll(bugs []*Bug, dir string, log io.Writer) {
+	for _, bug := range bugs {
+		file, err := c.Save(bug, dir)
+		if err != nil {
+			fmt.Fprintf(log, "wirecheck: saving the reproducer of %s: %v\n", bug.Rule, err)
+			continue
+		}
+		bug.File = file
+	}
+}

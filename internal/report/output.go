@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Output is where one --report FORMAT=PATH goes (the path "-" is
+// standard output).
+type Output struct{ Format, Path string }
+
+// ParseOutputs reads every --report value.
+func ParseOutputs(specs []string) ([]Output, error) {
+	var out []Output
+	for _, s := range specs {
+		format, p, err := ParseSpec(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Output{format, p})
+	}
+	return out, nil
+}
+
+// Sink is where the results of a run go: the console, and every Output.
+type Sink struct {
+	Stdout, Stderr io.Writer
+	Outputs        []Output
+	NoColor        bool // no colour even on a terminal
+	Verbose        bool // show passing findings too
+}
+
+// Write renders rep on the console, or nr's block instead when the run
+// never began, and writes every output all the same. The console goes to
+// Stderr when an output is written to Stdout, so a piped report stays
+// clean.
+func (s Sink) Write(rep *Report, nr *NotReady) error {
+	console := s.Stdout
+	for _, o := range s.Outputs {
+		if o.Path == "-" {
+			console = s.Stderr
+		}
+	}
+	var err error
+	if nr != nil {
+		err = WriteNotReady(console, *nr, s.color(console))
+	} else {
+		err = s.Render(console, "console", rep)
+	}
+	for _, o := range s.Outputs {
+		if err != nil {
+			return err
+		}
+		if o.Path == "-" {
+			err = Write(o.Format, s.Stdout, rep)
+			continue
+		}
+		err = writeFile(o, rep)
+	}
+	return err
+}
+
+// Render writes rep to w in format, the console in colour on a terminal.
+func (s Sink) Render(w io.Writer, format string, rep *Report) error {
+	if format == "console" {
+		return WriteConsole(w, rep, ConsoleOptions{Color: s.color(w), Verbose: s.Verbose})
+	}
+	return Write(format, w, rep)
+}
+
+func (s Sink) color(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && !s.NoColor && ColorFor(f)
+}
+
+func writeFile(o Output, rep *Report) error {
+	if err := os.MkdirAll(filepath.Dir(o.Path), 0o755); err != nil {
+		return fmt.Errorf("--report %s=%s: %v", o.Format, o.Path, err)
+	}
+	file, err := os.Create(o.Path)
+	if err != nil {
+		return fmt.Errorf("--report %s=%s: %v", o.Format, o.Path, err)
+	}
+	err = Write(o.Format, file, rep)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", o.Path, err)
+	}
+	return nil
+}

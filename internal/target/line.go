@@ -1,0 +1,89 @@
+package target
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/redact"
+)
+
+// Rerun is what a wirecheck command line a user is told to run again says
+// besides the target: a finding's Reproduce, fuzz's replay line, the
+// comment in a saved reproducer. Every setting that shapes the server or
+// the verdict is carried, so the line, pasted into a shell, does what the
+// printed run did. A zero field is the command's default and is left out.
+type Rerun struct {
+	Command  string   // the subcommand: run or replay
+	Head     []string // what follows it: --scenario NAME, or the files
+	Protocol string
+	Timeout  time.Duration
+	Startup  time.Duration // --startup-timeout
+	Level    string
+	Params   []string // KEY=VALUE, the revision's key excluded
+	Revision string
+	Rules    []string
+	Seed     uint64
+}
+
+// Line renders the command line that reruns r against t, quoted for a
+// POSIX shell. A secret is a placeholder: an Env value whose name says
+// secret becomes "$NAME" (the shell fills it from the user's environment,
+// where secrets live), and an Authorization value in Argv is masked.
+func (t Target) Line(r Rerun) string {
+	words := []string{"wirecheck", r.Command}
+	// run reads as "run --protocol P --scenario S", replay as "replay FILE".
+	if r.Protocol != "" && r.Command == "run" {
+		words = append(words, "--protocol", Quote(r.Protocol))
+	}
+	for _, h := range r.Head {
+		words = append(words, Quote(h))
+	}
+	if r.Protocol != "" && r.Command != "run" {
+		words = append(words, "--protocol", Quote(r.Protocol))
+	}
+	if t.Cwd != "" {
+		words = append(words, "--cwd", Quote(t.Cwd))
+	}
+	for _, e := range t.Env {
+		words = append(words, "--env", envWord(e))
+	}
+	if r.Timeout != 0 {
+		words = append(words, "--timeout", r.Timeout.String())
+	}
+	if r.Startup != 0 {
+		words = append(words, "--startup-timeout", r.Startup.String())
+	}
+	if r.Level != "" {
+		words = append(words, "--level", Quote(strings.ToLower(r.Level)))
+	}
+	for _, p := range r.Params {
+		words = append(words, "--param", Quote(p))
+	}
+	if r.Revision != "" {
+		words = append(words, "--revision", Quote(r.Revision))
+	}
+	for _, g := range r.Rules {
+		words = append(words, "--rules", Quote(g))
+	}
+	if r.Seed != 0 {
+		words = append(words, "--seed", strconv.FormatUint(r.Seed, 10))
+	}
+	return strings.Join(words, " ") + " -- " + t.String()
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envWord writes KEY=VALUE for --env, a secret value as the shell variable
+// of the same name.
+func envWord(kv string) string {
+	if red := redact.EnvValue(kv); red != kv {
+		k, _, _ := strings.Cut(kv, "=")
+		if envName.MatchString(k) {
+			return k + `="$` + k + `"`
+		}
+		return Quote(red)
+	}
+	return Quote(kv)
+}

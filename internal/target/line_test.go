@@ -1,0 +1,55 @@
+package target_test
+
+import (
+	"os/exec"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/target"
+)
+
+// cmd/wirecheck's reproduce tests paste whole lines into a shell; these
+// pin the words a line is made of.
+var _ = Describe("the rerun line", func() {
+	t := target.Target{Argv: []string{"./srv", "--header", "Authorization: Bearer abc"},
+		Env: []string{"WC_FAULT=on", "API_TOKEN=s3cret"}, Cwd: "/tmp/my server"}
+
+	It("carries the target's folder and environment, secrets as placeholders, and every setting given", func() {
+		line := t.Line(target.Rerun{Command: "run", Head: []string{"--scenario", "tools list"}, Protocol: "mcp",
+			Timeout: time.Second, Startup: 2 * time.Second, Level: "SHOULD", Params: []string{"k=v w"},
+			Revision: "2024-11-05", Rules: []string{"MCP-*"}, Seed: 7})
+		Expect(line).To(Equal(`wirecheck run --protocol mcp --scenario 'tools list' --cwd '/tmp/my server' --env WC_FAULT=on` +
+			` --env API_TOKEN="$API_TOKEN" --timeout 1s --startup-timeout 2s --level should --param 'k=v w' --revision 2024-11-05` +
+			` --rules 'MCP-*' --seed 7 -- ./srv --header 'Authorization: Bearer [REDACTED]'`))
+	})
+
+	It("names replay's files before the protocol and leaves out what is the default", func() {
+		line := target.Target{Argv: []string{"srv"}}.Line(target.Rerun{Command: "replay", Head: []string{"r.yaml"}, Protocol: "sonde-serve"})
+		Expect(line).To(Equal("wirecheck replay r.yaml --protocol sonde-serve -- srv"))
+	})
+
+	It("masks a secret whose name is no shell variable", func() {
+		line := target.Target{Argv: []string{"srv"}, Env: []string{"MY-TOKEN=x1"}}.Line(target.Rerun{Command: "run"})
+		Expect(line).NotTo(ContainSubstring("x1"))
+	})
+
+	DescribeTable("shell quoting reads back every word unchanged",
+		func(word string) {
+			out, err := exec.Command("sh", "-c", "printf '%s' "+target.Quote(word)).Output()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(out)).To(Equal(word))
+		},
+		Entry("plain", "serve"),
+		Entry("space", "my server"),
+		Entry("dollar", "$HOME"),
+		Entry("quotes", `it's "x"`),
+		Entry("glob", "*.yaml"),
+		Entry("backslash", `a\b`),
+		Entry("semicolon and pipe", "a;b|c&d"),
+		Entry("backtick", "`id`"),
+		Entry("leading equals", "=x"),
+		Entry("empty", ""),
+	)
+})
