@@ -1,7 +1,6 @@
 package interop_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,25 +10,20 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/interop"
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // run runs the whole MCP suite against a server command, as `wirecheck run
 // --protocol mcp -- argv…` does.
 func run(argv []string) *report.Report {
-	b, err := protocols.Load("mcp")
-	Expect(err).NotTo(HaveOccurred())
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+	rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: target.Target{Argv: argv}}, runner.Config{
 		Timeout:        runner.DefaultTimeout,
 		StartupTimeout: runner.DefaultStartupTimeout,
 		Seed:           1,
-		Target:         runner.Describe(argv),
 	})
 	Expect(err).NotTo(HaveOccurred(), "the run must complete without a harness error")
 	return rep

@@ -13,7 +13,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -21,21 +23,12 @@ import (
 // runTestServer runs scenarios against the test server (testserver_test.go)
 // speaking protocol which.
 func runTestServer(which string, slow time.Duration, scs []*scenario.Scenario, cfg runner.Config) *report.Report {
-	b, err := protocols.Load(which)
-	Expect(err).NotTo(HaveOccurred())
 	argv, env := testServer(which, slow)
-	cfg.Protocol, cfg.Schemas, cfg.Handler = b.Protocol, b.Schemas, b.Handler
-	if scs == nil {
-		scs = b.Scenarios
-	}
 	cfg.Scenarios = scs
-	cfg.Launch = func() (transport.Transport, error) {
-		return transport.Launch(transport.Options{Command: argv, Env: env})
-	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = time.Second
 	}
-	rep, err := runner.Run(context.Background(), cfg)
+	rep, err := testrun.Run(testrun.Server{Protocol: which, Command: target.Target{Argv: argv, Env: env}}, cfg)
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }
