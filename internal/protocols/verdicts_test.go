@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -157,5 +158,6 @@ func writeVerdicts() {
 			fmt.Fprintf(&b, "%s | %s\n", r, row)
 		}
 	}
+	Expect(os.MkdirAll(filepath.Dir(verdictFile), 0o755)).To(Succeed())
 	Expect(os.WriteFile(verdictFile, []byte(b.String()), 0o644)).To(Succeed())
 }
