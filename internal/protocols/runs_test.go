@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
@@ -99,6 +100,8 @@ type pending struct {
 // a spec is waiting for, then those the specs still to come will want,
 // in the order they were registered.
 type pool struct {
+	limit    int
+	exec     func(run) outcome
 	mu       sync.Mutex
 	runs     map[run]*pending
 	queue    []run
@@ -108,7 +111,11 @@ type pool struct {
 	prefetch sync.Once
 }
 
-var runs = &pool{runs: map[run]*pending{}, texts: map[run][]string{}}
+var runs = newPool(runsAtOnce, execute)
+
+func newPool(limit int, exec func(run) outcome) *pool {
+	return &pool{limit: limit, exec: exec, runs: map[run]*pending{}, texts: map[run][]string{}}
+}
 
 // register notes, while the tree is built, that the spec of the given
 // text (its containers' and its own, as Ginkgo joins them) reads r.
@@ -157,6 +164,36 @@ func (p *pool) pendingLocked(r run) *pending {
 // asks for it; one it wrongly keeps only costs time.
 func (p *pool) enqueueFocused() {
 	suite, _ := GinkgoConfiguration()
+	willRun := focused(suite)
+	var queue []run
+	for _, r := range p.registered() {
+		p.mu.Lock()
+		texts := p.texts[r]
+		p.mu.Unlock()
+		for _, t := range texts {
+			if willRun(t) {
+				queue = append(queue, r)
+				break
+			}
+		}
+	}
+	p.enqueue(queue)
+}
+
+// enqueue queues runs to go, in order, after those already queued.
+func (p *pool) enqueue(rs []run) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range rs {
+		p.pendingLocked(r)
+		p.queue = append(p.queue, r)
+	}
+	p.spawnLocked()
+}
+
+// focused says whether the spec of a text (without the suite's name)
+// runs under the suite's focus and skip expressions, as Ginkgo decides.
+func focused(suite types.SuiteConfig) func(text string) bool {
 	var focus, skip *regexp.Regexp
 	if len(suite.FocusStrings) > 0 {
 		focus = regexp.MustCompile(strings.Join(suite.FocusStrings, "|"))
@@ -164,23 +201,14 @@ func (p *pool) enqueueFocused() {
 	if len(suite.SkipStrings) > 0 {
 		skip = regexp.MustCompile(strings.Join(suite.SkipStrings, "|"))
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, r := range p.order {
-		for _, t := range p.texts[r] {
-			t = suiteDescription + " " + t
-			if (focus == nil || focus.MatchString(t)) && (skip == nil || !skip.MatchString(t)) {
-				p.pendingLocked(r)
-				p.queue = append(p.queue, r)
-				break
-			}
-		}
+	return func(text string) bool {
+		t := suiteDescription + " " + text
+		return (focus == nil || focus.MatchString(t)) && (skip == nil || !skip.MatchString(t))
 	}
-	p.spawnLocked()
 }
 
 func (p *pool) spawnLocked() {
-	for p.workers < runsAtOnce && p.workers < len(p.queue) {
+	for p.workers < p.limit && p.workers < len(p.queue) {
 		p.workers++
 		go p.work()
 	}
@@ -204,7 +232,7 @@ func (p *pool) work() {
 		}
 		w.started = true
 		p.mu.Unlock()
-		w.out = execute(r)
+		w.out = p.exec(r)
 		close(w.done)
 	}
 }
