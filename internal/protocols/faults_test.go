@@ -3,6 +3,7 @@ package protocols_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -55,9 +56,14 @@ func broken(rep *report.Report, verdicts ...verdict.Verdict) []string {
 
 // evidence renders a rule's failing findings for a test failure message.
 func evidence(rep *report.Report, rule string) string {
+	return findings(rep, rule, verdict.Fail, verdict.Error)
+}
+
+// findings renders a rule's findings of the given verdicts.
+func findings(rep *report.Report, rule string, verdicts ...verdict.Verdict) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
-		if f.Rule != rule || (f.Verdict != verdict.Fail && f.Verdict != verdict.Error) {
+		if f.Rule != rule || !slices.Contains(verdicts, f.Verdict) {
 			continue
 		}
 		fmt.Fprintf(&b, "%s in %s: %s\n  expected %s\n  actual %s\n", f.Verdict, f.Scenario, f.Message, f.Expected, f.Actual)

@@ -135,7 +135,7 @@ func changed(rep *report.Report, want, got []string) string {
 	if rep != nil {
 		for _, g := range rep.ByRule() {
 			if in(got, g.Rule.ID+" "+string(g.Verdict)) != in(want, g.Rule.ID+" "+string(g.Verdict)) {
-				b.WriteString(evidence(rep, g.Rule.ID))
+				b.WriteString(findings(rep, g.Rule.ID, verdict.Fail, verdict.Error, verdict.Skip))
 			}
 		}
 	}
