@@ -13,7 +13,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -147,7 +147,7 @@ var _ = Describe(tables, func() {
 				rep, err := out.rep, out.err
 				verdicts := []verdict.Verdict{verdict.Fail, verdict.Error}
 				if err != nil {
-					Expect(errors.Is(err, runner.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
+					Expect(errors.Is(err, testrun.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
 					// Scenarios that could not run are errors by design.
 					verdicts = verdicts[:1]
 				}

@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -116,7 +116,7 @@ var _ = Describe("the verdict record", func() {
 	It("holds each rule not passing with its verdict, and a server that never started", func() {
 		Expect(verdictRows(failing("R-1", verdict.Fail))).To(Equal([]string{"R-1 fail"}))
 		Expect(verdictRows(failing("R-1", verdict.Pass))).To(Equal([]string{allPass}))
-		Expect(verdictRows(outcome{err: fmt.Errorf("x: %w", runner.ErrNotStarted)})).To(Equal([]string{notStarted}))
+		Expect(verdictRows(outcome{err: fmt.Errorf("x: %w", testrun.ErrNotStarted)})).To(Equal([]string{notStarted}))
 	})
 
 	It("fails a run whose verdicts differ from it, or that it lacks", func() {

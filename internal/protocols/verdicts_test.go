@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -41,7 +41,7 @@ const allPass = "(all pass)"
 // passing with its verdict, sorted.
 func verdictRows(out outcome) []string {
 	var rows []string
-	if errors.Is(out.err, runner.ErrNotStarted) {
+	if errors.Is(out.err, testrun.ErrNotStarted) {
 		rows = append(rows, notStarted)
 	}
 	if out.rep != nil {

@@ -15,6 +15,10 @@ import (
 	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
+// ErrNotStarted is the runner's error for a server that never started,
+// named here so tests need not know which package defines it.
+var ErrNotStarted = runner.ErrNotStarted
+
 // Server is the server a test runs a suite against.
 type Server struct {
 	// Protocol names the protocol whose bundle fills what the runner's
