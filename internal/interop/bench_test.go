@@ -1,7 +1,6 @@
 package interop_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -78,10 +78,8 @@ func benchSuite(b *testing.B, argv []string, leave string) {
 		}
 		floor += time.Since(start)
 		start = time.Now()
-		rep, err := runner.Run(context.Background(), runner.Config{
-			Protocol: bundle.Protocol, Schemas: bundle.Schemas, Scenarios: scs, Handler: bundle.Handler,
-			Target: target.Target{Argv: argv},
-			Seed:   1,
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: target.Target{Argv: argv}}, runner.Config{
+			Scenarios: scs, Seed: 1,
 		})
 		suite += time.Since(start)
 		if err != nil {

@@ -1,7 +1,6 @@
 package interop_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,21 +10,17 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/interop"
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // run runs the whole MCP suite against a server command, as `wirecheck run
 // --protocol mcp -- argv…` does.
 func run(argv []string) *report.Report {
-	b, err := protocols.Load("mcp")
-	Expect(err).NotTo(HaveOccurred())
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Target:         target.Target{Argv: argv},
+	rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: target.Target{Argv: argv}}, runner.Config{
 		Timeout:        runner.DefaultTimeout,
 		StartupTimeout: runner.DefaultStartupTimeout,
 		Seed:           1,

@@ -527,7 +527,26 @@ func (p *Peer) Next(timeout time.Duration) (*Inbound, error) {
 // later calls. It lets a scenario follow one stream (one session's
 // messages, one progress token) while others interleave.
 func (p *Peer) NextWhere(timeout time.Duration, match func(*Inbound) bool) (*Inbound, error) {
-	deadline := time.Now().Add(timeout)
+	return p.next(time.Now(), timeout, 0, match)
+}
+
+// NextUp is Next for a frame that is the server's own step (a frame a
+// scenario expects), as WaitUp is Wait: the timeout, counted from start,
+// counts from the server's first line if that came later, so a process
+// still starting gets up to Options.StartupGrace more. A caller that
+// skips frames keeps its start across the calls of one wait. A zero
+// timeout only looks.
+func (p *Peer) NextUp(start time.Time, timeout time.Duration) (*Inbound, error) {
+	return p.next(start, timeout, p.o.StartupGrace, func(*Inbound) bool { return true })
+}
+
+func (p *Peer) next(start time.Time, timeout, grace time.Duration, match func(*Inbound) bool) (*Inbound, error) {
+	deadline := start.Add(timeout)
+	var heard chan struct{}
+	if grace > 0 && timeout > 0 {
+		deadline = start.Add(p.grace(timeout, grace))
+		heard = p.heard
+	}
 	for {
 		in, sig := p.take(match)
 		if in != nil {
@@ -551,6 +570,10 @@ func (p *Peer) NextWhere(timeout time.Duration, match func(*Inbound) bool) (*Inb
 		case <-sig:
 		case <-t.C:
 		case <-p.gone:
+		case <-heard:
+			// The server is up: from then on only the timeout counts.
+			heard = nil
+			deadline = p.upSince(start).Add(timeout)
 		}
 		t.Stop()
 	}

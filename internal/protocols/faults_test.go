@@ -1,9 +1,9 @@
 package protocols_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,55 +13,24 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/session"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// runAgainst runs a protocol's whole suite against its reference server
-// with the given faults switched on.
-func runAgainst(id string, faults ...string) (*report.Report, error) {
-	return runAgainstVersion(id, "", faults...)
-}
+// The tables' runs answer within a second and start within five.
+const (
+	timeout        = time.Second
+	startupTimeout = 5 * time.Second
+)
 
-// runAgainstVersion is runAgainst under one revision of a versioned
-// protocol ("" for its default, or the revision a fault names).
-func runAgainstVersion(id, version string, faults ...string) (*report.Report, error) {
-	return runServer(id, version, faults, nil)
-}
-
-// runServer runs a protocol's whole suite against its reference server
-// with faults and variants switched on, under a revision ("" for the
-// default, or the one a fault names).
-func runServer(id, version string, faults, variants []string) (*report.Report, error) {
-	bin, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
+// runAgainst is the run of a protocol's whole suite against its reference
+// server with a fault switched on (under the fault's revision, if it
+// names one), shared with the fault table.
+func runAgainst(id, fault string) (*report.Report, error) {
 	b, err := protocols.Load(id)
 	Expect(err).NotTo(HaveOccurred())
-	argv := []string{bin, "serve", id}
-	params := map[string]string{}
-	if version != "" && b.Protocol.Versions != nil {
-		params[b.Protocol.Versions.Param] = version
-	}
-	for _, v := range variants {
-		argv = append(argv, "--variant", v)
-	}
-	for _, f := range faults {
-		argv = append(argv, "--fault", f)
-		// A fault of one revision runs under that revision.
-		if ft := b.Protocol.Fault(f); ft != nil && ft.Version != "" && b.Protocol.Versions != nil {
-			params[b.Protocol.Versions.Param] = ft.Version
-		}
-	}
-	return runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Target:         target.Target{Argv: argv},
-		Timeout:        time.Second,
-		StartupTimeout: 5 * time.Second,
-		Params:         params,
-	})
+	out := runs.get(faultRun(b, fault))
+	return out.rep, out.err
 }
 
 // broken lists the rules that failed or errored.
@@ -87,9 +56,14 @@ func broken(rep *report.Report, verdicts ...verdict.Verdict) []string {
 
 // evidence renders a rule's failing findings for a test failure message.
 func evidence(rep *report.Report, rule string) string {
+	return findings(rep, rule, verdict.Fail, verdict.Error)
+}
+
+// findings renders a rule's findings of the given verdicts.
+func findings(rep *report.Report, rule string, verdicts ...verdict.Verdict) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
-		if f.Rule != rule || (f.Verdict != verdict.Fail && f.Verdict != verdict.Error) {
+		if f.Rule != rule || !slices.Contains(verdicts, f.Verdict) {
 			continue
 		}
 		fmt.Fprintf(&b, "%s in %s: %s\n  expected %s\n  actual %s\n", f.Verdict, f.Scenario, f.Message, f.Expected, f.Actual)
@@ -100,7 +74,10 @@ func evidence(rep *report.Report, rule string) string {
 	return b.String()
 }
 
-var _ = Describe("the reference servers", func() {
+// tables names the containers of the tables, as Ginkgo joins their texts.
+const tables = "the reference servers"
+
+var _ = Describe(tables, func() {
 	for _, id := range protocols.IDs() {
 		b, err := protocols.Load(id)
 		if err != nil {
@@ -114,9 +91,14 @@ var _ = Describe("the reference servers", func() {
 			versions = b.Protocol.Versions.IDs()
 		}
 		for _, v := range versions {
-			It(strings.TrimSpace(id+" "+v)+" passes its own suite at 100%", func() {
-				rep, err := runAgainstVersion(id, v)
-				Expect(err).NotTo(HaveOccurred())
+			text := strings.TrimSpace(id+" "+v) + " passes its own suite at 100%"
+			r := newRun(b, "suite", "", v)
+			runs.register(r, tables+" "+text)
+			It(text, func() {
+				out := runs.get(r)
+				Expect(out.err).NotTo(HaveOccurred())
+				expectRecorded(r, out)
+				rep := out.rep
 				Expect(broken(rep)).To(BeEmpty())
 				for _, f := range rep.Findings {
 					if r := b.Protocol.Rule(f.Rule); f.Verdict == verdict.Skip && r != nil && !r.AppliesTo(v) {
@@ -126,39 +108,50 @@ var _ = Describe("the reference servers", func() {
 				}
 			})
 		}
+		variantTable := id + " with a legal variant passes its whole suite at --level should"
 		var variants []TableEntry
 		for _, v := range b.Protocol.Variants {
-			variants = append(variants, Entry(v.Name, v.Name, v.Version))
+			r := newRun(b, "variant", v.Name, v.Version)
+			runs.register(r, tables+" "+variantTable+" "+v.Name)
+			variants = append(variants, Entry(v.Name, r))
 		}
 		if len(variants) > 0 {
-			DescribeTable(id+" with a legal variant passes its whole suite at --level should",
-				func(variant, version string) {
-					rep, err := runServer(id, version, nil, []string{variant})
-					Expect(err).NotTo(HaveOccurred())
+			DescribeTable(variantTable,
+				func(r run) {
+					out := runs.get(r)
+					Expect(out.err).NotTo(HaveOccurred())
+					expectRecorded(r, out)
+					rep := out.rep
 					for _, f := range rep.Findings {
 						if f.Level == verdict.May {
 							continue
 						}
 						Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error),
-							"variant %s: rule %s in %s:\n%s", variant, f.Rule, f.Scenario, evidence(rep, f.Rule))
+							"variant %s: rule %s in %s:\n%s", r.Name, f.Rule, f.Scenario, evidence(rep, f.Rule))
 					}
 				},
 				variants,
 			)
 		}
+		faultTable := id + " with a fault reports exactly the rules the fault breaks"
 		var entries []TableEntry
 		for _, f := range b.Protocol.Faults {
-			entries = append(entries, Entry(f.Name, f.Name, f.Trips, f.Also))
+			r := faultRun(b, f.Name)
+			runs.register(r, tables+" "+faultTable+" "+f.Name)
+			entries = append(entries, Entry(f.Name, r, f.Trips, f.Also))
 		}
-		DescribeTable(id+" with a fault reports exactly the rules the fault breaks",
-			func(fault string, trips, also []string) {
-				rep, err := runAgainst(id, fault)
+		DescribeTable(faultTable,
+			func(r run, trips, also []string) {
+				fault := r.Name
+				out := runs.get(r)
+				rep, err := out.rep, out.err
 				verdicts := []verdict.Verdict{verdict.Fail, verdict.Error}
 				if err != nil {
-					Expect(errors.Is(err, session.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
+					Expect(errors.Is(err, testrun.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
 					// Scenarios that could not run are errors by design.
 					verdicts = verdicts[:1]
 				}
+				expectRecorded(r, out)
 				got := broken(rep, verdicts...)
 				for _, r := range trips {
 					Expect(got).To(ContainElement(r), "fault %s should trip %s", fault, r)
@@ -180,4 +173,21 @@ var _ = Describe("the reference servers", func() {
 			entries,
 		)
 	}
+
+	It("has a verdict record naming exactly the runs of these tables", func() {
+		if updateVerdicts {
+			Skip("UPDATE_VERDICTS rewrites the record")
+		}
+		record, err := readVerdicts()
+		Expect(err).NotTo(HaveOccurred())
+		var want []string
+		for _, r := range runs.registered() {
+			want = append(want, r.String())
+		}
+		var got []string
+		for k := range record {
+			got = append(got, k)
+		}
+		Expect(got).To(ConsistOf(want), "run with UPDATE_VERDICTS=1 to rewrite %s", verdictFile)
+	})
 })

@@ -1,10 +1,8 @@
 package protocols_test
 
 import (
-	"context"
 	"os"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -13,8 +11,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/schema"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -22,16 +19,9 @@ import (
 // its default and the flag that sets it.
 var _ = Describe("MCP-STDIO-4's wait", func() {
 	run := func(params map[string]string) *report.Report {
-		bin, err := testbin.Wirecheck()
-		Expect(err).NotTo(HaveOccurred())
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		argv := []string{bin, "serve", "mcp", "--fault", "ignore-eof"}
-		rep, err := runner.Run(context.Background(), runner.Config{
-			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-			Target:         target.Target{Argv: argv},
-			Timeout:        time.Second,
-			StartupTimeout: 5 * time.Second,
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Faults: []string{"ignore-eof"}}, runner.Config{
+			Timeout:        timeout,
+			StartupTimeout: startupTimeout,
 			Params:         params,
 			Rules:          []string{"MCP-STDIO-4"},
 		})

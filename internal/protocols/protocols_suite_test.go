@@ -11,7 +11,10 @@ import (
 
 func TestProtocols(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Protocols Suite")
+	RunSpecs(t, suiteDescription)
 }
 
-var _ = AfterSuite(testbin.Cleanup)
+var _ = AfterSuite(func() {
+	writeVerdicts()
+	testbin.Cleanup()
+})

@@ -18,25 +18,19 @@ import (
 	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // runTestServer runs scenarios against the test server (testserver_test.go)
 // speaking protocol which.
 func runTestServer(which string, slow time.Duration, scs []*scenario.Scenario, cfg runner.Config) *report.Report {
-	b, err := protocols.Load(which)
-	Expect(err).NotTo(HaveOccurred())
 	argv, env := testServer(which, slow)
-	cfg.Protocol, cfg.Schemas, cfg.Handler = b.Protocol, b.Schemas, b.Handler
-	if scs == nil {
-		scs = b.Scenarios
-	}
 	cfg.Scenarios = scs
-	cfg.Target = target.Target{Argv: argv, Env: env}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = time.Second
 	}
-	rep, err := runner.Run(context.Background(), cfg)
+	rep, err := testrun.Run(testrun.Server{Protocol: which, Command: target.Target{Argv: argv, Env: env}}, cfg)
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }

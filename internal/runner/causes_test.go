@@ -1,33 +1,24 @@
 package runner_test
 
 import (
-	"context"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // runFault runs scenarios in one lane against the sonde-serve reference
 // server with a fault.
 func runFault(fault string, scs ...*scenario.Scenario) *report.Report {
-	bin, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	b, err := protocols.Load("sonde-serve")
-	Expect(err).NotTo(HaveOccurred())
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
-		Target:  target.Target{Argv: []string{bin, "serve", "sonde-serve", "--fault", fault}},
-		Timeout: time.Second, Jobs: 1,
+	rep, err := testrun.Run(testrun.Server{Protocol: "sonde-serve", Faults: []string{fault}}, runner.Config{
+		Scenarios: scs, Timeout: time.Second, Jobs: 1,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return rep

@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,12 +11,10 @@ import (
 	"github.com/onsi/gomega/format"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -27,17 +24,8 @@ func against(scs []*scenario.Scenario, jobs int) *report.Report {
 }
 
 func againstStarts(scs []*scenario.Scenario, jobs, starts int) *report.Report {
-	bin, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	b, err := protocols.Load("mcp")
-	Expect(err).NotTo(HaveOccurred())
-	if scs == nil {
-		scs = b.Scenarios
-	}
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
-		Target: target.Target{Argv: []string{bin, "serve", "mcp"}},
-		Jobs:   jobs, Starts: starts, Timeout: 2 * time.Second,
+	rep, err := testrun.Run(testrun.Server{Protocol: "mcp"}, runner.Config{
+		Scenarios: scs, Jobs: jobs, Starts: starts, Timeout: 2 * time.Second,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return rep

@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"runtime"
@@ -14,24 +13,14 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // suiteRun runs a protocol's whole suite against its reference server at
 // the default timeouts.
 func suiteRun(id string, jobs int) *report.Report {
-	bin, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	b, err := protocols.Load(id)
-	Expect(err).NotTo(HaveOccurred())
-	argv := []string{bin, "serve", id}
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Target: target.Target{Argv: argv},
-		Jobs:   jobs,
-	})
+	rep, err := testrun.Run(testrun.Server{Protocol: id}, runner.Config{Jobs: jobs})
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }

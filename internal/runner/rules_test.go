@@ -1,34 +1,21 @@
 package runner_test
 
 import (
-	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // runReference runs a protocol's suite against its reference server with
 // faults, selecting rules.
 func runReference(id string, rules []string, faults ...string) *report.Report {
-	bin, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	b, err := protocols.Load(id)
-	Expect(err).NotTo(HaveOccurred())
-	argv := []string{bin, "serve", id}
-	for _, f := range faults {
-		argv = append(argv, "--fault", f)
-	}
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Target:  target.Target{Argv: argv},
+	rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: faults}, runner.Config{
 		Timeout: time.Second, Rules: rules,
 	})
 	Expect(err).NotTo(HaveOccurred())

@@ -236,9 +236,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // judged them, and one arriving late from an earlier exchange (a log line
 // on stdout) must not stand in for the frame a step expects.
 func (e *Env) nextProtocolFrame(timeout time.Duration) (*peer.Inbound, error) {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
 	for {
-		in, err := e.Peer.Next(time.Until(deadline))
+		in, err := e.Peer.NextUp(start, timeout)
 		if err != nil || in.Kind != nil {
 			return in, err
 		}

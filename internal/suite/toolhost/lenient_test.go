@@ -1,7 +1,6 @@
 package toolhost_test
 
 import (
-	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,25 +10,14 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/schema"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // against runs the whole tool-host suite against the reference host with
 // the given variants.
 func against(variants ...string) *report.Report {
-	bin, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	b, err := protocols.Load("tool-host")
-	Expect(err).NotTo(HaveOccurred())
-	argv := []string{bin, "serve", "tool-host"}
-	for _, v := range variants {
-		argv = append(argv, "--variant", v)
-	}
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios,
-		Target:  target.Target{Argv: argv},
+	rep, err := testrun.Run(testrun.Server{Protocol: "tool-host", Variants: variants}, runner.Config{
 		Timeout: 2 * time.Second,
 	})
 	Expect(err).NotTo(HaveOccurred())

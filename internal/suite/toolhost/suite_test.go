@@ -1,7 +1,6 @@
 package toolhost_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -9,11 +8,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -26,17 +24,10 @@ var _ = AfterSuite(testbin.Cleanup)
 
 var _ = Describe("the tool-host suite against a host without the optional methods", func() {
 	It("reports every optional-method rule as skipped, not failed, and fails nothing", func() {
-		bin, err := testbin.Wirecheck()
-		Expect(err).NotTo(HaveOccurred())
-		b, err := protocols.Load("tool-host")
-		Expect(err).NotTo(HaveOccurred())
 		// The reference host answers the methods its init config lists as
 		// unknown methods.
 		config, _ := json.Marshal(map[string]any{"unimplemented": toolhost.Optional})
-		argv := []string{bin, "serve", "tool-host"}
-		rep, err := runner.Run(context.Background(), runner.Config{
-			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios,
-			Target:  target.Target{Argv: argv},
+		rep, err := testrun.Run(testrun.Server{Protocol: "tool-host"}, runner.Config{
 			Timeout: 2 * time.Second, Params: map[string]string{"config": string(config)},
 		})
 		Expect(err).NotTo(HaveOccurred())

@@ -1,0 +1,91 @@
+// Package testrun runs a protocol's suite through runner.Run against a
+// server process, for tests: a reference server (`wirecheck serve`, built
+// once by testbin) with faults and variants, or any other command. It is
+// the one place tests tell the runner how to reach a server, so a change
+// to that (runner.Config's launch) touches this file only.
+package testrun
+
+import (
+	"context"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+)
+
+// ErrNotStarted is the runner's error for a server that never started,
+// named here so tests need not know which package defines it.
+var ErrNotStarted = session.ErrNotStarted
+
+// Server is the server a test runs a suite against.
+type Server struct {
+	// Protocol names the protocol whose bundle fills what the runner's
+	// Config leaves empty (spec, schemas, scenarios, handler).
+	Protocol string
+	// Faults and Variants switch on the reference server's planted faults
+	// and legal variants.
+	Faults, Variants []string
+	// Revision of a versioned protocol to run under; "" runs the default.
+	Revision string
+	// Command, when its Argv is set, is the server instead of the
+	// reference server (Faults and Variants then do not apply).
+	Command target.Target
+}
+
+// Target is how the runner reaches the server: the reference server of
+// the protocol with its faults and variants, unless a command is given.
+func (s Server) Target() (target.Target, error) {
+	if len(s.Command.Argv) > 0 {
+		return s.Command, nil
+	}
+	bin, err := testbin.Wirecheck()
+	if err != nil {
+		return target.Target{}, err
+	}
+	argv := []string{bin, "serve", s.Protocol}
+	for _, v := range s.Variants {
+		argv = append(argv, "--variant", v)
+	}
+	for _, f := range s.Faults {
+		argv = append(argv, "--fault", f)
+	}
+	return target.Target{Argv: argv}, nil
+}
+
+// Run runs the suite against the server with cfg's settings. What cfg
+// leaves empty comes from the protocol's bundle: the spec, schemas and
+// handler, and every scenario when cfg names none.
+func Run(s Server, cfg runner.Config) (*report.Report, error) {
+	b, err := protocols.Load(s.Protocol)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.Target()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Protocol == nil {
+		cfg.Protocol = b.Protocol
+	}
+	if cfg.Schemas == nil {
+		cfg.Schemas = b.Schemas
+	}
+	if cfg.Handler == nil {
+		cfg.Handler = b.Handler
+	}
+	if cfg.Scenarios == nil {
+		cfg.Scenarios = b.Scenarios
+	}
+	if s.Revision != "" && b.Protocol.Versions != nil {
+		params := map[string]string{b.Protocol.Versions.Param: s.Revision}
+		for k, v := range cfg.Params {
+			params[k] = v
+		}
+		cfg.Params = params
+	}
+	cfg.Target = t
+	return runner.Run(context.Background(), cfg)
+}
