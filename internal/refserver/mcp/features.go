@@ -68,8 +68,8 @@ func (s *server) tools() []tool {
 			"inputSchema": obj{"type": "object", "properties": obj{"steps": obj{"type": "integer", "minimum": 1, "maximum": 5}}}},
 		run: func(s *server, a obj) obj { return obj{"content": []any{text("done")}} },
 	}, {
-		def: obj{"name": "slow", "description": "Reports progress, then works for durationMs (at most 200) unless cancelled.",
-			"inputSchema": obj{"type": "object", "properties": obj{"durationMs": obj{"type": "integer", "minimum": 0, "maximum": 200}}}},
+		def: obj{"name": "slow", "description": "Reports progress, then works for durationMs (at most 1000) unless cancelled.",
+			"inputSchema": obj{"type": "object", "properties": obj{"durationMs": obj{"type": "integer", "minimum": 0, "maximum": 1000}}}},
 	}, {
 		def: obj{"name": "grow", "description": "Adds the tool \"grown\" to the list the first time it is called (the list changes).", "inputSchema": obj{"type": "object"}},
 		run: func(s *server, a obj) obj {
@@ -217,7 +217,7 @@ func (s *server) callTool(id any, p obj) {
 // cancellation).
 func (s *server) slow(id any, p obj, args obj) {
 	d := 100 * time.Millisecond
-	if n, ok := num(args["durationMs"]); ok && n >= 0 && n <= 200 {
+	if n, ok := num(args["durationMs"]); ok && n >= 0 && n <= 1000 {
 		d = time.Duration(n) * time.Millisecond
 	}
 	stop := make(chan struct{})
