@@ -51,7 +51,7 @@ var _ = Describe("a versioned protocol (mcp)", func() {
 		rep, err := runAgainst("mcp", "no-discover")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(broken(rep)).To(Equal([]string{"MCP-DISCOVER-1"}))
-		Expect(rep.Notes).To(ContainElement(ContainSubstring("rerun with --mcp-version 2025-11-25")))
+		Expect(rep.Notes).To(ContainElement(ContainSubstring("rerun with --revision 2025-11-25")))
 		passed := map[string]bool{}
 		for _, f := range rep.Findings {
 			if f.Verdict == verdict.Pass {

@@ -8,7 +8,7 @@ import (
 
 // Versions describes the revisions of a protocol whose message shapes
 // differ by revision. A run picks one with the --param named Param (the
-// CLI may offer a flag for it, e.g. --mcp-version), Default otherwise.
+// CLI offers --revision for it, with --mcp-version as its alias), Default otherwise.
 //
 // Schema references in kinds and frame rules are templates: "{version}"
 // stands for the revision's id and "{NAME}" for the revision's var NAME,

@@ -75,7 +75,7 @@ func fallback(e *scenario.Env, why string) (*session, error) {
 
 // fallbackHint says what a fallback session means for the run.
 func (s *session) fallbackHint(asked string) string {
-	return fmt.Sprintf("the server does not implement revision %s (%s); wirecheck fell back to initialize, which negotiated %s, and judged the rest of that process by %s: rerun with --mcp-version %s",
+	return fmt.Sprintf("the server does not implement revision %s (%s); wirecheck fell back to initialize, which negotiated %s, and judged the rest of that process by %s: rerun with --revision %s",
 		asked, s.fallback, s.version, s.version, s.version)
 }
 

@@ -195,7 +195,7 @@ func initialize(e *scenario.Env) error {
 		e.Skip("MCP-LIFECYCLE-3", "the server named no revision it supports")
 	default:
 		e.Pass("MCP-LIFECYCLE-4", in.Seq)
-		e.Skip("MCP-LIFECYCLE-3", fmt.Sprintf("wirecheck asked for %s and the server answered %s: it may not support %s (run with --mcp-version %s)", v, s.answered, v, s.answered))
+		e.Skip("MCP-LIFECYCLE-3", fmt.Sprintf("wirecheck asked for %s and the server answered %s: it may not support %s (run with --revision %s)", v, s.answered, v, s.answered))
 	}
 	bad := false
 	for _, f := range s.early {
