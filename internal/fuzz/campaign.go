@@ -35,6 +35,14 @@ const (
 	DefaultMaxActions = 12
 	DefaultTimeout    = 2 * time.Second
 	DefaultShrinkTime = 30 * time.Second
+	// DefaultFreshEvery is how many sequences one server process serves
+	// before a fresh one replaces it (it is replaced sooner after a
+	// failure, a hang or closed stdin). Measured on the sonde-serve
+	// reference server (BenchmarkFuzz): starting a process costs as much
+	// as some 40 messages, so at 200 the starts cost under 3% of a
+	// campaign, while a failure that needs the history before it is
+	// shrunk from at most 200 sequences' worth of actions.
+	DefaultFreshEvery = 200
 	// batch is how many sequences one rapid.Check runs; a failure ends a
 	// batch, and the next starts from a seed derived from the last.
 	batch = 50
@@ -59,6 +67,9 @@ type Config struct {
 	StartupTimeout time.Duration
 	// ShrinkTime bounds the shrinking of one failure (within Duration).
 	ShrinkTime time.Duration
+	// FreshEvery is how many sequences one server process serves at most
+	// (DefaultFreshEvery when 0; 1 starts a process per sequence).
+	FreshEvery int
 	// Now, when set, is the clock the budgets are measured by (tests);
 	// the wall clock otherwise, which also ends a sequence still running
 	// when Duration is spent.
@@ -76,6 +87,9 @@ type Config struct {
 	// Trace, when set, is told the steps of every sequence as it ends (for
 	// tests of reproducibility).
 	Trace func(steps []scenario.Step)
+	// Recorded, when set, is told the transcript of every server process
+	// as it closes (benchmarks replay what was sent).
+	Recorded func([]transcript.Entry)
 }
 
 // Bug is one distinct failure: a rule broken after one shape of action.
@@ -95,6 +109,9 @@ type Bug struct {
 	// stopped before the sequence was minimal (a budget ran out).
 	Shrunk   time.Duration
 	Unshrunk string
+	// History is set when the failure showed only after earlier
+	// sequences on the same process: Steps carry that history, shrunk.
+	History bool
 	// File is where the reproducer was saved, if it was.
 	File string
 }
@@ -110,6 +127,11 @@ type Stats struct {
 	Shrinking time.Duration
 	// Cut counts failures whose shrinking a budget cut off.
 	Cut int
+	// Starts counts the server processes started; Unconfirmed the
+	// failures on a kept process that a fresh one did not show again,
+	// alone or after the same history (not reported).
+	Starts      int64
+	Unconfirmed int64
 }
 
 // Campaign runs sequences until its budget is spent.
@@ -126,11 +148,16 @@ type Campaign struct {
 	generated atomic.Int64
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
+	starts    atomic.Int64
+	// unconfirmed counts failures a fresh process did not show again.
+	unconfirmed atomic.Int64
+	// kept is the process the next sequence runs on, while it is healthy.
+	kept *proc
 
 	mu    sync.Mutex
 	bugs  map[[2]string]*Bug
 	order []*Bug
-	last  *sequence // the last failing sequence of the current batch
+	last  *failure // the last failing sequence of the current batch
 	// end is when a Duration budget is spent (zero: no such budget). The
 	// current batch shrinks from shrinkFrom until shrinkUntil (the earlier
 	// of ShrinkTime and end, byDuration when end); cut is set when a
@@ -170,6 +197,9 @@ func New(cfg Config) (*Campaign, error) {
 	if cfg.ShrinkTime <= 0 {
 		cfg.ShrinkTime = DefaultShrinkTime
 	}
+	if cfg.FreshEvery <= 0 {
+		cfg.FreshEvery = DefaultFreshEvery
+	}
 	if cfg.Level == "" {
 		cfg.Level = verdict.Should
 	}
@@ -197,7 +227,8 @@ func (c *Campaign) Stats() Stats {
 	n, shrinking, cuts := len(c.order), c.shrinking, c.cuts
 	c.mu.Unlock()
 	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n,
-		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts}
+		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts,
+		Starts: c.starts.Load(), Unconfirmed: c.unconfirmed.Load()}
 }
 
 // Parts says how the time went: generating and running new sequences,
@@ -262,6 +293,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	}
 	done := make(chan struct{})
 	defer close(done)
+	defer c.release(nil, false)
 	go func() {
 		select {
 		case <-c.ctx.Done():
@@ -379,7 +411,7 @@ func (c *Campaign) tally(o verdict.Observation) {
 
 // recordFailure keeps the last failing sequence of a batch: rapid reruns
 // the minimal one last, so that is the reproducer.
-func (c *Campaign) recordFailure(s *sequence) {
+func (c *Campaign) recordFailure(s *failure) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -406,8 +438,8 @@ func (c *Campaign) known(f *verdict.Observation) bool {
 	return false
 }
 
-func (c *Campaign) addBug(s *sequence, shrunk time.Duration, unshrunk string) {
-	f := s.failed()
+func (c *Campaign) addBug(s *failure, shrunk time.Duration, unshrunk string) {
+	f := &s.obs
 	k := [2]string{f.Rule, f.Scenario}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -423,7 +455,7 @@ func (c *Campaign) addBug(s *sequence, shrunk time.Duration, unshrunk string) {
 		level = r.Level
 	}
 	b := &Bug{Rule: f.Rule, Level: level, Shape: f.Scenario, Hits: 1, First: *f,
-		Steps: s.steps, Transcript: s.rec.Slice(0, -1), Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk}
+		Steps: s.steps, Transcript: s.transcript, Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk, History: s.history}
 	c.bugs[k] = b
 	c.order = append(c.order, b)
 }
