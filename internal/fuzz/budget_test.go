@@ -109,7 +109,7 @@ var _ = Describe("the fuzz budget", func() {
 func describeBugs(bugs []*fuzz.Bug) string {
 	var b strings.Builder
 	for _, bug := range bugs {
-		fmt.Fprintf(&b, "%s after %s: shrunk %s %s\n", bug.Rule, bug.Shape, bug.Shrunk, bug.Unshrunk)
+		fmt.Fprintf(&b, "%s after %s: %s; shrunk %s %s; history %v, %d sends\n", bug.Rule, bug.Shape, bug.First.Message, bug.Shrunk, bug.Unshrunk, bug.History, sends(bug.Steps))
 	}
 	return b.String()
 }

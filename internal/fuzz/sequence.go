@@ -418,7 +418,7 @@ func (pr *proc) do(steps ...scenario.Step) error {
 		u.steps = append(u.steps, steps[i])
 		pr.sent += sends(&steps[i])
 		if err := pr.env.Do(&u.steps[len(u.steps)-1]); err != nil {
-			pr.noteGone()
+			pr.noteGone(err)
 			return errStop
 		}
 	}
@@ -527,17 +527,18 @@ func (pr *proc) exitStep() scenario.Step {
 	return step
 }
 
-// noteGone records a death nobody asked for as a liveness failure.
-func (pr *proc) noteGone() {
+// noteGone records a death nobody asked for as a liveness failure: the
+// step found the server gone (its pipe closed, its output ended), or it
+// has exited meanwhile.
+func (pr *proc) noteGone(err error) {
 	if pr.failed() != nil || pr.env.Closed {
 		return
 	}
-	select {
-	case <-pr.p.Transport().Exited():
-		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, "after "+pr.shape+", the server exited: "+pr.env.Gone(),
-			"the server keeps running", pr.p.Transport().ExitStatus().String())
-	default:
+	if !errors.Is(err, scenario.ErrGone) && !ended(pr.p) {
+		return
 	}
+	pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, "after "+pr.shape+", "+pr.env.Gone(),
+		"the server keeps running", pr.p.Transport().ExitStatus().String())
 }
 
 // requestLabel names a request the way the protocol's document would: by
