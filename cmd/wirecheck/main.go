@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -47,7 +47,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // else 0. run, replay and fuzz share it so they cannot drift apart.
 func outcome(rep *report.Report, runErr error, level verdict.Level, interrupted bool) error {
 	switch {
-	case errors.Is(runErr, runner.ErrNotStarted):
+	case errors.Is(runErr, session.ErrNotStarted):
 		return &exitError{code: exitNoTarget, err: runErr}
 	case runErr != nil && !errors.Is(runErr, context.Canceled):
 		return &exitError{code: exitUsage, err: runErr}

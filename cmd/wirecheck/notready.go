@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -14,12 +14,12 @@ import (
 // recorded: nil when it began. launched says the process started (and so
 // a ready line was awaited); stderr is its last stderr lines.
 func notReady(rep *report.Report, runErr error, p *spec.Protocol, t *targetFlags, argv []string, launched bool, stderr []string) *report.NotReady {
-	if !errors.Is(runErr, runner.ErrNotStarted) {
+	if !errors.Is(runErr, session.ErrNotStarted) {
 		return nil
 	}
 	n := &report.NotReady{
 		Awaited: "the process to start", Command: describe(argv), Code: exitNoTarget, Stderr: stderr, Launched: launched,
-		Cause: strings.TrimPrefix(runErr.Error(), runner.ErrNotStarted.Error()+": "),
+		Cause: strings.TrimPrefix(runErr.Error(), session.ErrNotStarted.Error()+": "),
 	}
 	if st := p.Startup; st != nil && launched {
 		n.Awaited = "its ready line: a " + st.Kind + " frame as the first line on stdout (" + st.Rule + ")"

@@ -12,7 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
-	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/target"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -137,9 +137,8 @@ func runReplay(cmd *cobra.Command, f *runFlags, files, argv []string) error {
 	defer stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
-		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
+		Target:  target.Target{Argv: topts.Command, Env: topts.Env, Cwd: topts.Dir},
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
-		Target: describe(argv),
 		Reproduce: func(name string) string {
 			for _, s := range scs {
 				if s.Name == name {

@@ -18,6 +18,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -222,10 +223,9 @@ func runSuite(cmd *cobra.Command, f *runFlags, argv []string) error {
 	defer stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
-		Launch:  func() (transport.Transport, error) { return transport.Launch(topts) },
+		Target:  target.Target{Argv: topts.Command, Env: topts.Env, Cwd: topts.Dir},
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: f.jobs,
 		Rules: f.rules, Seed: f.seed, Params: params, Partial: len(f.scenarios) > 0,
-		Target:    describe(argv),
 		Reproduce: func(name string) string { return reproduce(f, name, argv) },
 	})
 	rep.Version = version

@@ -13,7 +13,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
@@ -55,7 +55,7 @@ var _ = Describe("the fuzz budget", func() {
 			// Waits generous enough that a loaded machine never adds a
 			// failure of its own; the fake clock does not see them.
 			Runs: runs, Duration: duration, Seed: 42, Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second,
-			ShrinkTime: shrink, Target: runner.Describe(argv), Now: clock.Now,
+			ShrinkTime: shrink, Target: target.Target{Argv: argv}.String(), Now: clock.Now,
 		})
 		Expect(err).NotTo(HaveOccurred())
 		start := time.Now()
@@ -133,7 +133,7 @@ var _ = Describe("the first answer of a server without a ready line", func() {
 			Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
 			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
 			Runs:   2, Seed: 9, Timeout: time.Second, StartupTimeout: 30 * time.Second,
-			ShrinkTime: time.Second, Target: runner.Describe(argv),
+			ShrinkTime: time.Second, Target: target.Target{Argv: argv}.String(),
 		})
 		Expect(err).NotTo(HaveOccurred())
 		bugs, err := c.Run(context.Background())

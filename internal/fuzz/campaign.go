@@ -20,9 +20,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
@@ -478,7 +478,7 @@ func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder
 	}
 	c.mu.Lock()
 	if c.startErr == nil {
-		c.startErr = fmt.Errorf("%w: %v", runner.ErrNotStarted, err)
+		c.startErr = fmt.Errorf("%w: %v", session.ErrNotStarted, err)
 		c.startLaunched = launched
 		c.startStderr = report.StartupStderr(rec.Slice(0, -1))
 	}
@@ -486,7 +486,7 @@ func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder
 	return errStop
 }
 
-// NotStarted says, after Run returned runner.ErrNotStarted, whether the
+// NotStarted says, after Run returned session.ErrNotStarted, whether the
 // process was launched (and so a ready line awaited) and the last lines it
 // wrote on stderr.
 func (c *Campaign) NotStarted() (launched bool, stderr []string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -35,7 +36,7 @@ func campaign(seed uint64, runs int, trace func([]scenario.Step), faults ...stri
 		Protocol: b.Protocol, Schemas: b.Schemas,
 		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
 		Runs:   runs, Seed: seed, Timeout: time.Second, StartupTimeout: 5 * time.Second,
-		ShrinkTime: 8 * time.Second, Target: runner.Describe(argv), Trace: trace,
+		ShrinkTime: 8 * time.Second, Target: target.Target{Argv: argv}.String(), Trace: trace,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	bugs, err := c.Run(context.Background())
@@ -67,7 +68,7 @@ func replay(file string, faults ...string) []string {
 	argv := append([]string{bin, "serve", "sonde-serve"}, faultArgs(faults)...)
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: []*scenario.Scenario{s}, Partial: true,
-		Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target:  target.Target{Argv: argv},
 		Timeout: time.Second,
 	})
 	Expect(err).NotTo(HaveOccurred())
@@ -157,7 +158,7 @@ func mcpCampaign(runs int, tee string, trace func([]scenario.Step), faults ...st
 		Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
 		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
 		Runs:   runs, Seed: 9, Timeout: time.Second, StartupTimeout: 5 * time.Second,
-		ShrinkTime: 4 * time.Second, Target: runner.Describe(argv), Trace: trace,
+		ShrinkTime: 4 * time.Second, Target: target.Target{Argv: argv}.String(), Trace: trace,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	bugs, err := c.Run(context.Background())

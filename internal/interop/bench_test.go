@@ -15,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -79,7 +80,7 @@ func benchSuite(b *testing.B, argv []string, leave string) {
 		start = time.Now()
 		rep, err := runner.Run(context.Background(), runner.Config{
 			Protocol: bundle.Protocol, Schemas: bundle.Schemas, Scenarios: scs, Handler: bundle.Handler,
-			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Target: target.Target{Argv: argv},
 			Seed:   1,
 		})
 		suite += time.Since(start)

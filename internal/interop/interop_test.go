@@ -14,7 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -25,11 +25,10 @@ func run(argv []string) *report.Report {
 	Expect(err).NotTo(HaveOccurred())
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target:         target.Target{Argv: argv},
 		Timeout:        runner.DefaultTimeout,
 		StartupTimeout: runner.DefaultStartupTimeout,
 		Seed:           1,
-		Target:         runner.Describe(argv),
 	})
 	Expect(err).NotTo(HaveOccurred(), "the run must complete without a harness error")
 	return rep

@@ -643,6 +643,10 @@ func (p *Peer) StderrTail() []string {
 	return append([]string(nil), p.stderr...)
 }
 
+// StderrEnded is closed once the server's stderr has ended and each of its
+// lines is in the transcript and StderrTail.
+func (p *Peer) StderrEnded() <-chan struct{} { return p.errDone }
+
 // Close ends the server and waits for the readers.
 func (p *Peer) Close() error {
 	err := p.o.Transport.Close()

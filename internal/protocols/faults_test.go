@@ -14,8 +14,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -56,10 +57,9 @@ func runServer(id, version string, faults, variants []string) (*report.Report, e
 	}
 	return runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target:         target.Target{Argv: argv},
 		Timeout:        time.Second,
 		StartupTimeout: 5 * time.Second,
-		Target:         runner.Describe(argv),
 		Params:         params,
 	})
 }
@@ -155,7 +155,7 @@ var _ = Describe("the reference servers", func() {
 				rep, err := runAgainst(id, fault)
 				verdicts := []verdict.Verdict{verdict.Fail, verdict.Error}
 				if err != nil {
-					Expect(errors.Is(err, runner.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
+					Expect(errors.Is(err, session.ErrNotStarted)).To(BeTrue(), "unexpected harness error: %v", err)
 					// Scenarios that could not run are errors by design.
 					verdicts = verdicts[:1]
 				}

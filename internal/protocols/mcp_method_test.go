@@ -13,8 +13,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -29,10 +29,9 @@ var _ = Describe("MCP-STDIO-4's wait", func() {
 		argv := []string{bin, "serve", "mcp", "--fault", "ignore-eof"}
 		rep, err := runner.Run(context.Background(), runner.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-			Launch:         func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Target:         target.Target{Argv: argv},
 			Timeout:        time.Second,
 			StartupTimeout: 5 * time.Second,
-			Target:         runner.Describe(argv),
 			Params:         params,
 			Rules:          []string{"MCP-STDIO-4"},
 		})

@@ -3,7 +3,9 @@ package runner_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,8 +15,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -29,9 +32,7 @@ func runTestServer(which string, slow time.Duration, scs []*scenario.Scenario, c
 		scs = b.Scenarios
 	}
 	cfg.Scenarios = scs
-	cfg.Launch = func() (transport.Transport, error) {
-		return transport.Launch(transport.Options{Command: argv, Env: env})
-	}
+	cfg.Target = target.Target{Argv: argv, Env: env}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = time.Second
 	}
@@ -157,18 +158,19 @@ var _ = Describe("a server that never becomes ready", func() {
 		Expect(err).NotTo(HaveOccurred())
 		b, err := protocols.Load("sonde-serve")
 		Expect(err).NotTo(HaveOccurred())
-		var launched atomic.Int32
+		// Each launch appends a line to a file before it becomes the server.
+		launches := filepath.Join(GinkgoT().TempDir(), "launches")
 		rep, err := runner.Run(context.Background(), runner.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-			Launch: func() (transport.Transport, error) {
-				launched.Add(1)
-				return transport.Launch(transport.Options{Command: []string{bin, "serve", "sonde-serve", "--fault", "no-ready"}})
-			},
+			Target: target.Target{Argv: []string{"sh", "-c", `echo >> "$0"; exec "$@"`, launches,
+				bin, "serve", "sonde-serve", "--fault", "no-ready"}},
 			Timeout: time.Second, StartupTimeout: time.Second, Starts: 1,
 		})
-		Expect(errors.Is(err, runner.ErrNotStarted)).To(BeTrue())
+		Expect(errors.Is(err, session.ErrNotStarted)).To(BeTrue())
 		Expect(err.Error()).To(ContainSubstring("no ready line within 1s (--startup-timeout)"))
-		Expect(launched.Load()).To(BeEquivalentTo(1), "one process was waited for; the lanes after it did not start theirs")
+		lines, err := os.ReadFile(launches)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(lines), "\n")).To(Equal(1), "one process was waited for; the lanes after it did not start theirs")
 		for _, f := range rep.Findings {
 			if f.Verdict == verdict.Error {
 				Expect(f.Message).To(ContainSubstring("no ready line"), "%s in %s", f.Rule, f.Scenario)

@@ -12,8 +12,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -26,9 +26,7 @@ func runFault(fault string, scs ...*scenario.Scenario) *report.Report {
 	Expect(err).NotTo(HaveOccurred())
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
-		Launch: func() (transport.Transport, error) {
-			return transport.Launch(transport.Options{Command: []string{bin, "serve", "sonde-serve", "--fault", fault}})
-		},
+		Target:  target.Target{Argv: []string{bin, "serve", "sonde-serve", "--fault", fault}},
 		Timeout: time.Second, Jobs: 1,
 	})
 	Expect(err).NotTo(HaveOccurred())

@@ -16,8 +16,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -36,10 +36,8 @@ func againstStarts(scs []*scenario.Scenario, jobs, starts int) *report.Report {
 	}
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler,
-		Launch: func() (transport.Transport, error) {
-			return transport.Launch(transport.Options{Command: []string{bin, "serve", "mcp"}})
-		},
-		Jobs: jobs, Starts: starts, Timeout: 2 * time.Second,
+		Target: target.Target{Argv: []string{bin, "serve", "mcp"}},
+		Jobs:   jobs, Starts: starts, Timeout: 2 * time.Second,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return rep

@@ -14,8 +14,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -29,7 +29,7 @@ func suiteRun(id string, jobs int) *report.Report {
 	argv := []string{bin, "serve", id}
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target: target.Target{Argv: argv},
 		Jobs:   jobs,
 	})
 	Expect(err).NotTo(HaveOccurred())

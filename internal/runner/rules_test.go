@@ -10,8 +10,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -28,7 +28,7 @@ func runReference(id string, rules []string, faults ...string) *report.Report {
 	}
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target:  target.Target{Argv: argv},
 		Timeout: time.Second, Rules: rules,
 	})
 	Expect(err).NotTo(HaveOccurred())

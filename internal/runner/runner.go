@@ -1,6 +1,8 @@
-// Package runner runs a protocol's scenarios against server processes and
-// folds what the peer and the scenarios observed into a report: one finding
-// per rule per scenario.
+// Package runner runs a protocol's scenarios against server processes
+// (sessions, see package session) and folds what the peer and the
+// scenarios observed into a report through a tally: one finding per rule
+// per scenario. What is its own is the coordination: which scenarios share
+// a process, how many processes start and run at once.
 //
 // Scenarios run in lanes. A lane begins at the first scenario and at every
 // scenario that asks for a fresh process; the scenarios after it share its
@@ -16,11 +18,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,33 +29,31 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/tally"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transcript"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Defaults for Config.
 const (
-	DefaultTimeout        = 5 * time.Second
-	DefaultStartupTimeout = 10 * time.Second
+	DefaultTimeout        = session.DefaultTimeout
+	DefaultStartupTimeout = session.DefaultStartupTimeout
 	// DefaultJobs bounds the lanes that run at once. Lanes spend most of
 	// their time waiting on the server, so more lanes than cores pay off;
 	// eight keeps a run from starting dozens of servers on a laptop.
 	DefaultJobs = 8
-	// TranscriptLines caps the transcript lines a failing finding carries.
-	TranscriptLines = 60
 )
-
-// ErrNotStarted means the target could not be started or never became
-// ready; the CLI exits 3.
-var ErrNotStarted = errors.New("the target could not be started")
 
 // Config is one run.
 type Config struct {
-	Protocol  *spec.Protocol
-	Schemas   *schema.Registry
-	Launch    func() (transport.Transport, error)
+	Protocol *spec.Protocol
+	Schemas  *schema.Registry
+	// Target is the server: each process of the run is launched from it,
+	// and the report names it.
+	Target    target.Target
 	Scenarios []*scenario.Scenario
 	// Timeout bounds each response; StartupTimeout the ready line.
 	Timeout        time.Duration
@@ -78,8 +75,6 @@ type Config struct {
 	Params  map[string]string
 	// Reproduce returns the command line that runs one scenario again.
 	Reproduce func(scenario string) string
-	// Target describes the server for the report.
-	Target string
 	// Partial says only some of the protocol's scenarios run (--scenario),
 	// so rules none of them observed are left out rather than reported as
 	// skipped.
@@ -89,9 +84,9 @@ type Config struct {
 	Progress func(name string)
 }
 
-// Run executes every scenario and returns the report. The error is
-// ErrNotStarted (wrapped) when the target never started; the report is
-// still returned, saying what was not run.
+// Run executes every scenario and returns the report. The error wraps
+// session.ErrNotStarted (a *session.NotStarted) when the target never
+// started; the report is still returned, saying what was not run.
 func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
@@ -116,7 +111,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			cfg.Protocol = p
 		}
 	}
-	r := &run{cfg: cfg, aggs: map[key]*agg{}, started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts), startFailed: make(chan struct{})}
+	r := &run{cfg: cfg, tally: tally.New(cfg.Protocol, cfg.Rules), started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts), startFailed: make(chan struct{})}
 	if verr != nil {
 		return r.report(), verr
 	}
@@ -124,41 +119,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	return r.report(), err
 }
 
-type key struct{ scenario, rule string }
-
-type agg struct {
-	counts map[verdict.Verdict]int
-	first  map[verdict.Verdict]evidence
-	// distinct keeps each different failure (and error) message with its
-	// count, in order of first appearance: a second, different failure of
-	// the rule in the scenario must not hide behind the first's count.
-	distinct []*distinct
-	n        int
-}
-
-// distinct is one failure message of a rule in a scenario and how often
-// it was seen.
-type distinct struct {
-	evidence
-	count int
-}
-
-// maxDistinct bounds the messages kept per rule and scenario; later new
-// ones are counted with the last (a server that fails every frame with a
-// different id should not make thousands of findings).
-const maxDistinct = 20
-
-// evidence is an observation and the lane whose transcript holds it.
-type evidence struct {
-	verdict.Observation
-	lane *lane
-}
-
 type span struct{ from, to int }
 
-// run is the state the lanes share: the findings and the notes.
+// run is the state the lanes share: the tally and the start tokens.
 type run struct {
 	cfg     Config
+	tally   *tally.Tally
 	started time.Time
 	// order ranks scenarios by their place in the suite, so the report
 	// reads the same however the lanes interleaved.
@@ -173,11 +139,9 @@ type run struct {
 	startOnce   sync.Once
 	startErr    error
 
-	mu    sync.Mutex
-	aggs  map[key]*agg
-	n     int
-	notes []string
 	lanes []*lane
+	// progress keeps Config.Progress to one goroutine at a time.
+	progress sync.Mutex
 }
 
 // lane is one sequence of scenarios sharing server processes, with its own
@@ -186,12 +150,13 @@ type lane struct {
 	r         *run
 	scenarios []*scenario.Scenario
 	rec       *transcript.Recorder
-	spans     map[string]span // guarded by r.mu
-	cur       string          // guarded by r.mu
-	p         *peer.Peer
+	mu        sync.Mutex
+	spans     map[string]span // guarded by mu
+	cur       string          // guarded by mu
+	s         *session.Session
 	broken    bool // the current process must be replaced before the next scenario
 	// live is the current peer for the interrupt watcher, which runs on
-	// another goroutine than the one that owns p.
+	// another goroutine than the one that owns s.
 	live atomic.Pointer[peer.Peer]
 	// causes is what the lane's waits learned: later waits on a known
 	// cause end at once (see scenario.Causes).
@@ -226,56 +191,15 @@ func (l *lane) idle() time.Duration {
 	return d
 }
 
-func (r *run) selected(rule string) bool { return spec.Selects(r.cfg.Rules, rule) }
+func (r *run) selected(rule string) bool { return r.tally.Selected(rule) }
 
 func (l *lane) observe(o verdict.Observation) {
-	r := l.r
-	if !r.selected(o.Rule) {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if o.Scenario == "" {
+		l.mu.Lock()
 		o.Scenario = l.cur
+		l.mu.Unlock()
 	}
-	k := key{o.Scenario, o.Rule}
-	a := r.aggs[k]
-	if a == nil {
-		a = &agg{counts: map[verdict.Verdict]int{}, first: map[verdict.Verdict]evidence{}, n: r.n}
-		r.n++
-		r.aggs[k] = a
-	}
-	a.counts[o.Verdict]++
-	if _, ok := a.first[o.Verdict]; !ok {
-		a.first[o.Verdict] = evidence{o, l}
-	}
-	if o.Verdict == verdict.Fail || o.Verdict == verdict.Error {
-		a.addDistinct(evidence{o, l})
-	}
-}
-
-func (a *agg) addDistinct(e evidence) {
-	var last *distinct
-	for _, d := range a.distinct {
-		if d.Verdict == e.Verdict {
-			if d.Message == e.Message {
-				d.count++
-				return
-			}
-			last = d
-		}
-	}
-	if last != nil && len(a.distinct) >= maxDistinct {
-		last.count++
-		return
-	}
-	a.distinct = append(a.distinct, &distinct{e, 1})
-}
-
-func (r *run) note(format string, args ...any) {
-	r.mu.Lock()
-	r.notes = append(r.notes, fmt.Sprintf(format, args...))
-	r.mu.Unlock()
+	l.r.tally.Observe(o, l)
 }
 
 // start launches a server process and waits for its ready line when the
@@ -301,18 +225,18 @@ func (l *lane) start(ctx context.Context) error {
 		return r.startErr
 	default:
 	}
-	from := l.rec.Len()
-	t, err := r.cfg.Launch()
+	s, err := session.Launch(session.Options{
+		Target: r.cfg.Target, Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas,
+		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
+		Timeout: r.cfg.Timeout, StartupTimeout: r.cfg.StartupTimeout,
+		// Another process that never became ready ends this one's wait.
+		Abort: r.startFailed,
+	})
 	if err != nil {
 		release()
-		return r.failStart(fmt.Errorf("%w: %v", ErrNotStarted, err))
+		return r.failStart(err)
 	}
-	p := peer.New(peer.Options{
-		Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas, Transport: t,
-		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
-		// A wait before the server's first line also covers its start-up.
-		StartupGrace: r.cfg.StartupTimeout,
-	})
+	p := s.Peer()
 	l.release = release
 	st := r.cfg.Protocol.Startup
 	// The token goes back when the server has said something, has gone,
@@ -330,49 +254,19 @@ func (l *lane) start(ctx context.Context) error {
 		}
 		release()
 	}()
-	l.p, l.broken = p, false
+	l.s, l.broken = s, false
 	l.live.Store(p)
 	if st == nil {
 		return nil
 	}
 	l.setScenario("startup")
-	// Another process that never became ready ends this one's wait.
-	waited := make(chan struct{})
-	go func() {
-		select {
-		case <-r.startFailed:
-			p.Transport().Close()
-		case <-waited:
-		}
-	}()
-	first, err := p.AwaitKind(st.Kind, r.cfg.StartupTimeout)
-	close(waited)
-	if err != nil {
-		select {
-		case <-r.startFailed:
-			return r.startErr
-		default:
-		}
-	}
-	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
-		l.observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: first.Seq,
-			Message:  "the first stdout line is not the ready line",
-			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
-	}
-	if err != nil {
-		env := &scenario.Env{Peer: p}
-		why := "no ready line within " + r.cfg.StartupTimeout.String() + " (--startup-timeout)" + env.Meanwhile(from-1)
-		if errors.Is(err, peer.ErrExited) {
-			why = env.Gone()
-		}
-		l.observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: -1,
-			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
-		err := r.failStart(fmt.Errorf("%w: %s", ErrNotStarted, why))
+	switch err := s.AwaitReady(); {
+	case errors.Is(err, session.ErrAborted):
+		return r.startErr
+	case err != nil:
+		err = r.failStart(err)
 		release()
 		return err
-	}
-	if first.Kind != nil && first.Kind.Name == st.Kind {
-		l.observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Pass, Seq: first.Seq})
 	}
 	return nil
 }
@@ -388,25 +282,25 @@ func (r *run) failStart(err error) error {
 }
 
 func (l *lane) setScenario(name string) {
-	l.r.mu.Lock()
+	l.mu.Lock()
 	l.cur = name
 	if _, ok := l.spans[name]; !ok {
 		l.spans[name] = span{from: l.rec.Len(), to: -1}
 	}
-	l.r.mu.Unlock()
-	if l.p != nil {
-		l.p.SetScenario(name)
+	l.mu.Unlock()
+	if l.s != nil {
+		l.s.Peer().SetScenario(name)
 	} else {
 		l.rec.SetScenario(name)
 	}
 }
 
 func (l *lane) endScenario(name string) {
-	l.r.mu.Lock()
+	l.mu.Lock()
 	sp := l.spans[name]
 	sp.to = l.rec.Len()
 	l.spans[name] = sp
-	l.r.mu.Unlock()
+	l.mu.Unlock()
 }
 
 func (l *lane) stop() {
@@ -414,9 +308,9 @@ func (l *lane) stop() {
 		l.release()
 		l.release = nil
 	}
-	if l.p != nil {
-		l.p.Close()
-		l.p = nil
+	if l.s != nil {
+		l.s.Close()
+		l.s = nil
 	}
 }
 
@@ -526,7 +420,7 @@ func (r *run) all(ctx context.Context) error {
 		for _, l := range r.lanes {
 			n += l.notRun
 		}
-		r.note("interrupted: %d scenario(s) not run", n)
+		r.tally.Note("interrupted: %d scenario(s) not run", n)
 		return ctx.Err()
 	}
 	// Every lane that could not start says the same thing: report the
@@ -542,7 +436,7 @@ func (r *run) all(ctx context.Context) error {
 		}
 	}
 	if first != nil {
-		r.note("%v; %d scenario(s) not run", first, n)
+		r.tally.Note("%v; %d scenario(s) not run", first, n)
 	}
 	return first
 }
@@ -555,7 +449,7 @@ func (l *lane) run(ctx context.Context) {
 			l.notRun = len(l.scenarios) - i
 			return
 		}
-		if l.p == nil || l.broken {
+		if l.s == nil || l.broken {
 			l.stop()
 			if err := l.start(ctx); err != nil {
 				l.endScenario("startup")
@@ -568,9 +462,9 @@ func (l *lane) run(ctx context.Context) {
 			}
 		}
 		if l.r.cfg.Progress != nil {
-			l.r.mu.Lock()
+			l.r.progress.Lock()
 			l.r.cfg.Progress(s.Name)
-			l.r.mu.Unlock()
+			l.r.progress.Unlock()
 		}
 		l.scenario(ctx, s)
 		if l.release != nil {
@@ -583,16 +477,14 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	r := l.r
 	l.setScenario(s.Name)
 	defer l.endScenario(s.Name)
-	env := &scenario.Env{
-		Peer: l.p, Protocol: r.cfg.Protocol, Timeout: r.cfg.Timeout, Seed: r.cfg.Seed, Params: r.cfg.Params,
-		Causes: &l.causes,
-		Note:   func(msg string) { r.note("%s", msg) },
-		Observe: func(o verdict.Observation) {
-			if o.Scenario == "" {
-				o.Scenario = s.Name
-			}
-			l.observe(o)
-		},
+	env := l.s.Env()
+	env.Seed, env.Params, env.Causes = r.cfg.Seed, r.cfg.Params, &l.causes
+	env.Note = func(msg string) { r.tally.Note("%s", msg) }
+	env.Observe = func(o verdict.Observation) {
+		if o.Scenario == "" {
+			o.Scenario = s.Name
+		}
+		l.observe(o)
 	}
 	env.Restart = func() error {
 		l.stop()
@@ -600,7 +492,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			return err
 		}
 		l.setScenario(s.Name)
-		env.Peer = l.p
+		env.Peer = l.s.Peer()
 		return nil
 	}
 	err := s.Execute(env)
@@ -614,20 +506,19 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			}
 		}
 	}
-	dead, hung, alive, cause := l.settle(env, err)
-	switch {
-	case dead:
-		p.Check(verdict.CheckSurvives, verdict.Fail, -1, "the server died during this scenario: "+cause,
+	h := session.Probe(env, err)
+	switch h.State {
+	case session.Dead:
+		p.Check(verdict.CheckSurvives, verdict.Fail, -1, "the server died during this scenario: "+h.Why,
 			"the server keeps running", p.Transport().ExitStatus().String())
-	case hung:
-		p.Check(verdict.CheckSurvives, verdict.Fail, -1, cause, "the server keeps answering", "no answer")
-	case err == nil && !env.Closed && !env.Hung:
-		p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
+	case session.Hung:
+		p.Check(verdict.CheckSurvives, verdict.Fail, -1, h.Why, "the server keeps answering", "no answer")
+	default:
+		if err == nil && !env.Closed && !env.Hung {
+			p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
+		}
 	}
-	// A scenario that stopped on a finding (an error answer it could not
-	// go on from) leaves a server that still answers the probe to the
-	// next scenario: a new process would cost a start and show nothing.
-	if (err != nil && !alive) || env.Hung || env.Closed || dead || hung {
+	if !h.Keep {
 		l.broken = true
 	}
 	// A declared rule nothing observed: the scenario stopped early, or the
@@ -636,98 +527,10 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	if err != nil {
 		why = "not observed: the scenario stopped early: " + err.Error()
 	}
-	r.mu.Lock()
-	var missing []string
 	for _, id := range s.Rules {
-		if r.aggs[key{s.Name, id}] == nil && r.selected(id) {
-			missing = append(missing, id)
+		if r.selected(id) && !r.tally.Seen(s.Name, id) {
+			l.observe(verdict.Observation{Rule: id, Verdict: verdict.Error, Scenario: s.Name, Seq: -1, Message: why})
 		}
-	}
-	r.mu.Unlock()
-	for _, id := range missing {
-		l.observe(verdict.Observation{Rule: id, Verdict: verdict.Error, Scenario: s.Name, Seq: -1, Message: why})
-	}
-}
-
-// settle looks at the process once a scenario is over, before the next one
-// starts (alive: it answered the probe), so a death or a hang is charged to the scenario during which it
-// happened rather than to the next one, which would find the server gone.
-// It checks whether the process has ended and, where the protocol has a
-// probe, whether it still answers it: a server that crashes a moment after
-// its last answer (a pending callback torn down by a kill) dies by the
-// time the probe is read.
-func (l *lane) settle(env *scenario.Env, err error) (dead, hung, alive bool, why string) {
-	p := env.Peer
-	if env.Closed {
-		// The scenario closed stdin: the process is meant to end.
-		return false, false, false, ""
-	}
-	if ended(p) {
-		return true, false, false, env.Gone()
-	}
-	// A scenario that stopped on its own finding (a request left
-	// unanswered) has reported it, and the lane restarts; the probe only
-	// tells whether the server was hung or left that request alone
-	// unanswered, which later waits then need not wait out (Confirm).
-	stopped := err != nil || env.Hung
-	if env.Hung && !env.Suspected() {
-		return false, false, false, ""
-	}
-	proto := p.Protocol()
-	if proto == nil || proto.Probe == nil {
-		return false, false, false, ""
-	}
-	if env.Cause(probeCause) != "" {
-		// This server does not answer the probe: asking again would only
-		// cost another timeout.
-		return false, false, false, ""
-	}
-	method, _ := proto.Probe[strings.TrimPrefix(proto.Correlation.Method, "/")].(string)
-	// A server that answered the probe's method before and now does not
-	// has stopped answering; one never seen to answer it may not
-	// understand it, which says nothing about this scenario.
-	known := p.Answered(method)
-	c, serr := env.Send(env.ProbeRequest())
-	if serr != nil || c == nil {
-		if ended(p) || serr != nil {
-			return true, false, false, env.Gone()
-		}
-		return false, false, false, ""
-	}
-	_, werr := p.Wait(c, l.r.cfg.Timeout)
-	switch {
-	case werr == nil:
-		env.Confirm()
-		return false, false, true, ""
-	case stopped && errors.Is(werr, peer.ErrTimeout):
-		p.Forget(c)
-		return false, false, false, ""
-	case errors.Is(werr, peer.ErrTimeout) && !known:
-		p.Forget(c)
-		env.Learn(probeCause, fmt.Sprintf("the probe request %s (id %s) got no answer within %s (--timeout) after scenario %s", method, c.Key, l.r.cfg.Timeout, p.Scenario()))
-		return false, false, false, ""
-	case errors.Is(werr, peer.ErrTimeout):
-		p.Forget(c)
-		return false, true, false, fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, l.r.cfg.Timeout)
-	default:
-		return true, false, false, env.Gone()
-	}
-}
-
-// probeCause is the lane's cause for a server that does not answer the
-// probe at all.
-const probeCause = "answer to the probe between scenarios"
-
-// ended reports whether the server's output has ended or its process has
-// exited.
-func ended(p *peer.Peer) bool {
-	select {
-	case <-p.Gone():
-		return true
-	case <-p.Transport().Exited():
-		return true
-	default:
-		return false
 	}
 }
 
@@ -740,162 +543,40 @@ func (r *run) notRun(ss []*scenario.Scenario, why string) {
 }
 
 // observeAny records an observation that has no transcript behind it.
-func (r *run) observeAny(o verdict.Observation) {
-	(&lane{r: r}).observe(o)
-}
+func (r *run) observeAny(o verdict.Observation) { r.tally.Observe(o, nil) }
 
 func (r *run) report() *report.Report {
-	p := r.cfg.Protocol
-	rep := &report.Report{
-		Tool: "wirecheck", Protocol: p.ID, Target: r.cfg.Target,
-		Started: r.started.UTC(), DurationMS: time.Since(r.started).Milliseconds(),
-		Findings: []report.Finding{},
-	}
-	for _, ru := range p.ReportRules() {
-		if r.selected(ru.ID) {
-			rep.Rules = append(rep.Rules, ru)
-		}
-	}
-	r.mu.Lock()
-	keys := make([]key, 0, len(r.aggs))
-	for k := range r.aggs {
-		keys = append(keys, k)
-	}
-	rank := func(k key) int {
-		if k.scenario == "startup" {
-			return -1
-		}
-		if i, ok := r.order[k.scenario]; ok {
-			return i
-		}
-		return len(r.order)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := rank(keys[i]), rank(keys[j])
-		if ri != rj {
-			return ri < rj
-		}
-		return r.aggs[keys[i]].n < r.aggs[keys[j]].n
-	})
-	covered := map[string]bool{}
-	for _, k := range keys {
-		a := r.aggs[k]
-		rule := p.Rule(k.rule)
-		level := verdict.Must
-		if rule != nil {
-			level = rule.Level
-		}
-		v := verdictOf(a.counts)
-		if v != verdict.Fail && v != verdict.Error {
-			o := a.first[v]
-			rep.Findings = append(rep.Findings, report.Finding{
-				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
-				Message: o.Message, Expected: o.Expected, Actual: o.Actual,
-				Count: a.counts[v], Transcript: []transcript.Entry{},
-			})
-			covered[k.rule] = true
-			continue
-		}
-		// A finding per distinct failure message, each with its count.
-		for _, d := range a.distinct {
-			if d.Verdict != v {
-				continue
-			}
-			f := report.Finding{
-				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
-				Message: d.Message, Expected: d.Expected, Actual: d.Actual,
-				Count: d.count, Transcript: d.lane.excerpt(k.scenario, d.Seq),
-			}
-			if r.cfg.Reproduce != nil {
-				f.Reproduce = r.cfg.Reproduce(k.scenario)
-			}
-			rep.Findings = append(rep.Findings, f)
-		}
-		covered[k.rule] = true
-	}
-	rep.Notes = append(rep.Notes, r.notes...)
-	r.mu.Unlock()
 	d := 0
 	for _, l := range r.lanes {
 		d += l.rec.Dropped()
 	}
 	if d > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the transcript was full (%d lines or %d MiB); %d later lines were not recorded", transcript.MaxEntries, transcript.MaxBytes>>20, d))
+		r.tally.Note("the transcript was full (%d lines or %d MiB); %d later lines were not recorded", transcript.MaxEntries, transcript.MaxBytes>>20, d)
 	}
-	kept := rep.Rules[:0]
-	for _, ru := range rep.Rules {
-		if r.cfg.Partial {
-			if covered[ru.ID] {
-				kept = append(kept, ru)
-			}
-			continue
-		}
-		kept = append(kept, ru)
-		if !covered[ru.ID] {
-			rep.Findings = append(rep.Findings, report.Finding{
-				Rule: ru.ID, Level: ru.Level, Verdict: verdict.Skip, Scenario: "-",
-				Message: "no scenario of this run observed the rule", Transcript: []transcript.Entry{},
-			})
-		}
+	unobserved := tally.SkipUnobserved
+	if r.cfg.Partial {
+		unobserved = tally.DropUnobserved
 	}
-	rep.Rules = kept
-	rep.Tally()
-	return rep
+	o := tally.Options{Target: r.cfg.Target.String(), Started: r.started, Order: r.order, Unobserved: unobserved}
+	if r.cfg.Reproduce != nil {
+		o.Reproduce = func(scenario, _ string) string { return r.cfg.Reproduce(scenario) }
+	}
+	return r.tally.Report(o)
 }
 
-func verdictOf(c map[verdict.Verdict]int) verdict.Verdict {
-	for _, v := range []verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip} {
-		if c[v] > 0 {
-			return v
-		}
-	}
-	return verdict.Skip
-}
-
-// excerpt returns the scenario's transcript lines around the evidence,
-// capped at TranscriptLines. The caller holds r.mu.
-func (l *lane) excerpt(name string, seq int) []transcript.Entry {
-	if l == nil || l.rec == nil {
-		return []transcript.Entry{}
-	}
+// Excerpt returns the scenario's transcript lines around the evidence,
+// cut by tally.Window: the lane is the tally's Source of its observations.
+func (l *lane) Excerpt(name string, seq int) []transcript.Entry {
+	l.mu.Lock()
 	sp, ok := l.spans[name]
+	l.mu.Unlock()
 	if !ok {
-		return []transcript.Entry{}
+		return nil
 	}
-	from, to := sp.from, sp.to
+	to := sp.to
 	if to < 0 {
 		to = l.rec.Len()
 	}
-	if seq >= 0 && seq >= to {
-		to = seq + 1
-	}
-	if to-from > TranscriptLines {
-		end := to
-		if seq >= 0 {
-			end = min(to, seq+TranscriptLines/3)
-		}
-		from = max(from, end-TranscriptLines)
-		to = end
-	}
-	es := l.rec.Slice(from, to)
-	if es == nil {
-		es = []transcript.Entry{}
-	}
-	return es
-}
-
-// Describe renders a command line for the report's target field.
-func Describe(argv []string) string {
-	var b strings.Builder
-	for i, a := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a == "" || strings.ContainsAny(a, " \t\"'$\\") {
-			b.WriteString(fmt.Sprintf("%q", a))
-		} else {
-			b.WriteString(a)
-		}
-	}
-	return b.String()
+	from, to := tally.Window(sp.from, to, seq)
+	return l.rec.Slice(from, to)
 }

@@ -304,6 +304,12 @@ func (e *Env) Gone() string {
 	select {
 	case <-t.Exited():
 		msg = "the server exited (" + t.ExitStatus().String() + ")"
+		// Its last words may still be in the stderr pipe; a child that
+		// outlives it may hold the pipe open, so the wait is bounded.
+		select {
+		case <-e.Peer.StderrEnded():
+		case <-time.After(200 * time.Millisecond):
+		}
 	case <-time.After(200 * time.Millisecond):
 	}
 	if tail := e.Peer.StderrTail(); len(tail) > 0 {

@@ -18,7 +18,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/target"
 )
 
 type result struct {
@@ -110,7 +110,7 @@ func measure(bin, id, fault, version string, timeout time.Duration) time.Duratio
 	start := time.Now()
 	_, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
-		Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target:  target.Target{Argv: argv},
 		Timeout: timeout, Params: params,
 	})
 	took := time.Since(start)

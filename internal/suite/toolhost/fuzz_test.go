@@ -9,7 +9,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -29,7 +29,7 @@ var _ = Describe("fuzzing a lenient tool host", func() {
 			Protocol: b.Protocol, Schemas: b.Schemas,
 			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
 			Runs:   200, Seed: 10, Timeout: 2 * time.Second, StartupTimeout: 10 * time.Second,
-			ShrinkTime: 5 * time.Second, Level: verdict.Should, Target: runner.Describe(argv),
+			ShrinkTime: 5 * time.Second, Level: verdict.Should, Target: target.Target{Argv: argv}.String(),
 		})
 		Expect(err).NotTo(HaveOccurred())
 		bugs, err := c.Run(context.Background())

@@ -11,8 +11,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -29,7 +29,7 @@ func against(variants ...string) *report.Report {
 	}
 	rep, err := runner.Run(context.Background(), runner.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios,
-		Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target:  target.Target{Argv: argv},
 		Timeout: 2 * time.Second,
 	})
 	Expect(err).NotTo(HaveOccurred())

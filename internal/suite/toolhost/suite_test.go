@@ -12,8 +12,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -36,7 +36,7 @@ var _ = Describe("the tool-host suite against a host without the optional method
 		argv := []string{bin, "serve", "tool-host"}
 		rep, err := runner.Run(context.Background(), runner.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios,
-			Launch:  func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Target:  target.Target{Argv: argv},
 			Timeout: 2 * time.Second, Params: map[string]string{"config": string(config)},
 		})
 		Expect(err).NotTo(HaveOccurred())

@@ -1,0 +1,57 @@
+package scenario_test
+
+import (
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// dying is a transport whose server has exited, its stdout ended, and
+// whose last stderr line is still in the pipe: it arrives a moment after
+// anyone first asks whether the process exited.
+type dying struct {
+	frames, stderr chan transport.Frame
+	exited         chan struct{}
+	asked          sync.Once
+}
+
+func newDying() *dying {
+	d := &dying{frames: make(chan transport.Frame), stderr: make(chan transport.Frame), exited: make(chan struct{})}
+	close(d.frames)
+	close(d.exited)
+	return d
+}
+
+func (d *dying) Exited() <-chan struct{} {
+	d.asked.Do(func() {
+		go func() {
+			time.Sleep(20 * time.Millisecond)
+			d.stderr <- transport.Frame{Raw: []byte("panic: the manifest is corrupt"), At: time.Now()}
+			close(d.stderr)
+		}()
+	})
+	return d.exited
+}
+func (d *dying) Send([]byte) error                { return nil }
+func (d *dying) WriteRaw([]byte) error            { return nil }
+func (d *dying) Recv() <-chan transport.Frame     { return d.frames }
+func (d *dying) Stderr() <-chan transport.Frame   { return d.stderr }
+func (d *dying) CloseInput() error                { return nil }
+func (d *dying) ExitStatus() transport.ExitStatus { return transport.ExitStatus{Code: 2} }
+func (d *dying) Overflowed() bool                 { return false }
+func (d *dying) Close() error                     { return nil }
+
+var _ = Describe("how a server ended", func() {
+	It("includes the stderr line it wrote just before it exited", func() {
+		p := peer.New(peer.Options{Protocol: protocol(""), Transport: newDying(), Recorder: transcript.NewRecorder()})
+		e := &scenario.Env{Peer: p}
+		Expect(e.Gone()).To(Equal("the server exited (exit 2); last stderr: panic: the manifest is corrupt"))
+	})
+})

@@ -1,0 +1,233 @@
+// Package session is one server process as run, fuzz and replay see it:
+// launched through a target.Target, its peer, its ready line awaited (the
+// protocol's startup rule observed pass or fail), the error that says why
+// it never started, the liveness probe between scenarios or sequences, and
+// Close. Whoever holds sessions (the runner's lanes, the fuzzer) keeps only
+// its own coordination: which scenarios share a process, how many start at
+// once.
+package session
+
+import (
+	"errors"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// Defaults for Options.
+const (
+	DefaultTimeout        = 5 * time.Second
+	DefaultStartupTimeout = 10 * time.Second
+)
+
+// ErrNotStarted means the target could not be started or never became
+// ready; the CLI exits 3. Errors that say so wrap it (see NotStarted).
+var ErrNotStarted = errors.New("the target could not be started")
+
+// NotStarted is the error of a session that never began, with the evidence
+// a user needs to tell a wrong command from a slow or broken server.
+type NotStarted struct {
+	// Cause says what went wrong: the launch error, or what the wait for
+	// the ready line saw (the process exited, or wrote what meanwhile).
+	Cause string
+	// Launched says the process started, so a ready line was awaited.
+	Launched bool
+	// Stderr holds the last lines the process wrote on stderr.
+	Stderr []string
+}
+
+func (e *NotStarted) Error() string { return ErrNotStarted.Error() + ": " + e.Cause }
+
+// Unwrap makes errors.Is(err, ErrNotStarted) hold.
+func (e *NotStarted) Unwrap() error { return ErrNotStarted }
+
+// Options say what to start and how to judge it.
+type Options struct {
+	Target   target.Target
+	Protocol *spec.Protocol
+	Schemas  *schema.Registry
+	// Recorder takes the transcript; several sessions may share one (a
+	// runner lane's processes, one after the other). Nil: a new one.
+	Recorder *transcript.Recorder
+	// Observe receives every observation of the peer and of the ready
+	// line (nil: they are dropped).
+	Observe verdict.Observer
+	// Handler answers requests the server sends.
+	Handler peer.Handler
+	// Timeout bounds each response (the liveness probe's too);
+	// StartupTimeout the ready line. 0: the defaults.
+	Timeout        time.Duration
+	StartupTimeout time.Duration
+	// Abort, when closed, ends the wait for the ready line at once (the
+	// runner closes it when another process of the run failed to start,
+	// so the rest are not waited out one startup timeout each).
+	Abort <-chan struct{}
+}
+
+// Session is one launched server process and its peer.
+type Session struct {
+	o Options
+	p *peer.Peer
+	// from is the transcript line before which the process wrote nothing.
+	from int
+}
+
+// Launch starts a fresh process of the target and its peer. It does not
+// wait for the ready line (see AwaitReady): a caller that bounds the
+// processes starting at once watches Peer().Heard() meanwhile. The error
+// is a *NotStarted when the process could not be started.
+func Launch(o Options) (*Session, error) {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.StartupTimeout == 0 {
+		o.StartupTimeout = DefaultStartupTimeout
+	}
+	if o.Recorder == nil {
+		o.Recorder = transcript.NewRecorder()
+	}
+	if o.Observe == nil {
+		o.Observe = func(verdict.Observation) {}
+	}
+	from := o.Recorder.Len()
+	t, err := o.Target.Launch()
+	if err != nil {
+		return nil, &NotStarted{Cause: err.Error()}
+	}
+	p := peer.New(peer.Options{
+		Protocol: o.Protocol, Schemas: o.Schemas, Transport: t,
+		Recorder: o.Recorder, Observe: o.Observe, Handler: o.Handler,
+		// A wait before the server's first line also covers its start-up.
+		StartupGrace: o.StartupTimeout,
+	})
+	return &Session{o: o, p: p, from: from}, nil
+}
+
+// Open launches a process and waits until it is ready (AwaitReady).
+func Open(o Options) (*Session, error) {
+	s, err := Launch(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.AwaitReady(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Peer is the session's peer.
+func (s *Session) Peer() *peer.Peer { return s.p }
+
+// Protocol is the protocol the session was opened with.
+func (s *Session) Protocol() *spec.Protocol { return s.o.Protocol }
+
+// AwaitReady waits for the protocol's ready line, when it has one, and
+// observes its startup rule: pass for a ready line first, fail for another
+// line first or none in time. Observations go to the peer's current
+// scenario (the runner names it "startup"). The error is a *NotStarted
+// when no ready line came; after Abort it is ErrAborted.
+func (s *Session) AwaitReady() error {
+	st := s.o.Protocol.Startup
+	if st == nil {
+		return nil
+	}
+	p := s.p
+	waited := make(chan struct{})
+	if s.o.Abort != nil {
+		go func() {
+			select {
+			case <-s.o.Abort:
+				p.Transport().Close()
+			case <-waited:
+			}
+		}()
+	}
+	first, err := p.AwaitKind(st.Kind, s.o.StartupTimeout)
+	close(waited)
+	if err != nil && s.aborted() {
+		return ErrAborted
+	}
+	if first != nil && (first.Kind == nil || first.Kind.Name != st.Kind) {
+		s.o.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: first.Seq,
+			Message:  "the first stdout line is not the ready line",
+			Expected: "a " + st.Kind + " frame first", Actual: string(first.Raw)})
+	}
+	if err != nil {
+		env := s.Env()
+		why := "no ready line within " + s.o.StartupTimeout.String() + " (--startup-timeout)" + env.Meanwhile(s.from-1)
+		if errors.Is(err, peer.ErrExited) {
+			why = env.Gone()
+		}
+		s.o.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: -1,
+			Message: "the server never printed its ready line: " + why, Expected: "a " + st.Kind + " frame first", Actual: "nothing"})
+		return &NotStarted{Cause: why, Launched: true, Stderr: s.stderr()}
+	}
+	if first.Kind != nil && first.Kind.Name == st.Kind {
+		s.o.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Pass, Seq: first.Seq})
+	}
+	return nil
+}
+
+// ErrAborted ends a wait for the ready line that Options.Abort cut short.
+var ErrAborted = errors.New("the wait for the ready line was aborted")
+
+func (s *Session) aborted() bool {
+	if s.o.Abort == nil {
+		return false
+	}
+	select {
+	case <-s.o.Abort:
+		return true
+	default:
+		return false
+	}
+}
+
+// stderr is the last stderr lines the process wrote.
+func (s *Session) stderr() []string {
+	return report.StartupStderr(s.o.Recorder.Slice(s.from, -1))
+}
+
+// Env is a scenario environment on the session's peer: its protocol, its
+// timeout and its observer. The caller adds what its scenarios need (a
+// seed, params, the causes its lane learned, Restart).
+func (s *Session) Env() *scenario.Env {
+	return &scenario.Env{Peer: s.p, Protocol: s.o.Protocol, Timeout: s.o.Timeout, Observe: s.o.Observe}
+}
+
+// Up waits until a process with no ready line has shown it is up: it has
+// written a line, or answered the protocol's probe (see scenario.Env.Ready),
+// so a deadline that follows measures the server's own step and not its
+// start-up. A process with a ready line has shown it in AwaitReady.
+func (s *Session) Up() { s.Env().Ready() }
+
+// Ended reports whether the server's output has ended or its process has
+// exited.
+func (s *Session) Ended() bool { return Ended(s.p) }
+
+// Ended reports whether a peer's server has closed its output or exited.
+func Ended(p *peer.Peer) bool {
+	select {
+	case <-p.Gone():
+		return true
+	case <-p.Transport().Exited():
+		return true
+	default:
+		return false
+	}
+}
+
+// Close ends the process and its peer.
+func (s *Session) Close() {
+	if s != nil && s.p != nil {
+		s.p.Close()
+	}
+}

@@ -1,0 +1,314 @@
+// Package tally folds observations into findings: one finding per rule per
+// scenario, a finding per distinct failure message with its count, the
+// transcript excerpt that shows it (at most Lines lines), and the rules no
+// scenario observed. `wirecheck run`, `replay` and `fuzz` feed the same
+// tally, so their reports read the same.
+package tally
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// Lines caps the transcript lines one finding carries.
+const Lines = 60
+
+// maxDistinct bounds the messages kept per rule and scenario; later new
+// ones are counted with the last (a server that fails every frame with a
+// different id should not make thousands of findings).
+const maxDistinct = 20
+
+// Source is where an observation's transcript lies: Excerpt returns the
+// lines of the scenario around transcript line seq (-1: none in
+// particular), cut to Lines with Window. It is called when the report is
+// made, so a scenario's later lines are in it.
+type Source interface {
+	Excerpt(scenario string, seq int) []transcript.Entry
+}
+
+// Tally is the findings of one run or campaign. It is safe for concurrent
+// use.
+type Tally struct {
+	proto *spec.Protocol
+	rules []string
+
+	mu    sync.Mutex
+	aggs  map[key]*agg
+	n     int
+	notes []string
+}
+
+type key struct{ scenario, rule string }
+
+type agg struct {
+	counts map[verdict.Verdict]int
+	first  map[verdict.Verdict]evidence
+	// distinct keeps each different failure (and error) message with its
+	// count, in order of first appearance: a second, different failure of
+	// the rule in the scenario must not hide behind the first's count.
+	distinct []*distinct
+	n        int
+}
+
+// distinct is one failure message of a rule in a scenario and how often
+// it was seen.
+type distinct struct {
+	evidence
+	count int
+}
+
+// evidence is an observation and the transcript that holds it.
+type evidence struct {
+	verdict.Observation
+	src Source
+}
+
+// New returns an empty tally of a protocol's rules; rules selects rules by
+// glob (path.Match syntax), empty selects all.
+func New(p *spec.Protocol, rules []string) *Tally {
+	return &Tally{proto: p, rules: rules, aggs: map[key]*agg{}}
+}
+
+// Selected reports whether the tally counts a rule.
+func (t *Tally) Selected(rule string) bool { return spec.Selects(t.rules, rule) }
+
+// Observe counts one observation; o.Scenario must be set. src holds its
+// transcript (nil: none).
+func (t *Tally) Observe(o verdict.Observation, src Source) { t.Add(o, 1, src) }
+
+// Add counts an observation n times, as if observed n times.
+func (t *Tally) Add(o verdict.Observation, n int, src Source) {
+	if n <= 0 || !t.Selected(o.Rule) {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := key{o.Scenario, o.Rule}
+	a := t.aggs[k]
+	if a == nil {
+		a = &agg{counts: map[verdict.Verdict]int{}, first: map[verdict.Verdict]evidence{}, n: t.n}
+		t.n++
+		t.aggs[k] = a
+	}
+	a.counts[o.Verdict] += n
+	e := evidence{o, src}
+	if _, ok := a.first[o.Verdict]; !ok {
+		a.first[o.Verdict] = e
+	}
+	if o.Verdict == verdict.Fail || o.Verdict == verdict.Error {
+		a.addDistinct(e, n)
+	}
+}
+
+func (a *agg) addDistinct(e evidence, n int) {
+	var last *distinct
+	for _, d := range a.distinct {
+		if d.Verdict == e.Verdict {
+			if d.Message == e.Message {
+				d.count += n
+				return
+			}
+			last = d
+		}
+	}
+	if last != nil && len(a.distinct) >= maxDistinct {
+		last.count += n
+		return
+	}
+	a.distinct = append(a.distinct, &distinct{e, n})
+}
+
+// Seen reports whether anything observed rule in scenario.
+func (t *Tally) Seen(scenario, rule string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.aggs[key{scenario, rule}] != nil
+}
+
+// Note adds a line about the whole run to the report.
+func (t *Tally) Note(format string, args ...any) {
+	t.mu.Lock()
+	t.notes = append(t.notes, fmt.Sprintf(format, args...))
+	t.mu.Unlock()
+}
+
+// Unobserved says what a report does with a rule nothing observed.
+type Unobserved int
+
+const (
+	// SkipUnobserved lists the rule with a skip finding: "no scenario of
+	// this run observed the rule" (a full run).
+	SkipUnobserved Unobserved = iota
+	// DropUnobserved leaves the rule out of the report (a run of some
+	// scenarios only: --scenario, replay).
+	DropUnobserved
+	// ListUnobserved lists the rule without a finding (a fuzz campaign,
+	// which observes what its draws happen to reach).
+	ListUnobserved
+)
+
+// Options shape the report.
+type Options struct {
+	// Target describes the server for the report.
+	Target string
+	// Started is when the run began; the report's duration runs to now.
+	Started time.Time
+	// Order ranks scenarios by their place in the suite, so the report
+	// reads the same however the runs interleaved; "startup" comes first,
+	// unranked scenarios last, each group in order of first observation.
+	Order map[string]int
+	// Reproduce, when set, returns the command line that reproduces a
+	// failing finding of a rule in a scenario.
+	Reproduce  func(scenario, rule string) string
+	Unobserved Unobserved
+}
+
+// Report makes the report: per rule and scenario, the decisive verdict
+// (fail, then error, pass, skip) with its count; failures and errors as a
+// finding per distinct message, each with its transcript excerpt.
+func (t *Tally) Report(o Options) *report.Report {
+	p := t.proto
+	rep := &report.Report{
+		Tool: "wirecheck", Protocol: p.ID, Target: o.Target,
+		Started: o.Started.UTC(), DurationMS: time.Since(o.Started).Milliseconds(),
+		Findings: []report.Finding{},
+	}
+	for _, ru := range p.ReportRules() {
+		if t.Selected(ru.ID) {
+			rep.Rules = append(rep.Rules, ru)
+		}
+	}
+	t.mu.Lock()
+	keys := make([]key, 0, len(t.aggs))
+	for k := range t.aggs {
+		keys = append(keys, k)
+	}
+	rank := func(k key) int {
+		if k.scenario == "startup" {
+			return -1
+		}
+		if i, ok := o.Order[k.scenario]; ok {
+			return i
+		}
+		return len(o.Order)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ri, rj := rank(keys[i]), rank(keys[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return t.aggs[keys[i]].n < t.aggs[keys[j]].n
+	})
+	covered := map[string]bool{}
+	for _, k := range keys {
+		a := t.aggs[k]
+		level := verdict.Must
+		if rule := p.Rule(k.rule); rule != nil {
+			level = rule.Level
+		}
+		v := verdictOf(a.counts)
+		covered[k.rule] = true
+		if v != verdict.Fail && v != verdict.Error {
+			e := a.first[v]
+			rep.Findings = append(rep.Findings, report.Finding{
+				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
+				Message: e.Message, Expected: e.Expected, Actual: e.Actual,
+				Count: a.counts[v], Transcript: []transcript.Entry{},
+			})
+			continue
+		}
+		// A finding per distinct failure message, each with its count.
+		for _, d := range a.distinct {
+			if d.Verdict != v {
+				continue
+			}
+			f := report.Finding{
+				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
+				Message: d.Message, Expected: d.Expected, Actual: d.Actual,
+				Count: d.count, Transcript: excerpt(d.src, k.scenario, d.Seq),
+			}
+			if o.Reproduce != nil {
+				f.Reproduce = o.Reproduce(k.scenario, k.rule)
+			}
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	rep.Notes = append(rep.Notes, t.notes...)
+	t.mu.Unlock()
+	kept := rep.Rules[:0]
+	for _, ru := range rep.Rules {
+		switch {
+		case covered[ru.ID] || o.Unobserved == ListUnobserved:
+			kept = append(kept, ru)
+		case o.Unobserved == SkipUnobserved:
+			kept = append(kept, ru)
+			rep.Findings = append(rep.Findings, report.Finding{
+				Rule: ru.ID, Level: ru.Level, Verdict: verdict.Skip, Scenario: "-",
+				Message: "no scenario of this run observed the rule", Transcript: []transcript.Entry{},
+			})
+		}
+	}
+	rep.Rules = kept
+	rep.Tally()
+	return rep
+}
+
+func excerpt(src Source, scenario string, seq int) []transcript.Entry {
+	var es []transcript.Entry
+	if src != nil {
+		es = src.Excerpt(scenario, seq)
+	}
+	if es == nil {
+		es = []transcript.Entry{}
+	}
+	return es
+}
+
+func verdictOf(c map[verdict.Verdict]int) verdict.Verdict {
+	for _, v := range []verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip} {
+		if c[v] > 0 {
+			return v
+		}
+	}
+	return verdict.Skip
+}
+
+// Window cuts the transcript lines [from, to) to at most Lines around line
+// seq (-1: none in particular, the last Lines): the lines leading to the
+// evidence and a few after it. A seq outside the span extends the span to
+// it (a frame recorded just before its scenario began, judged in it).
+func Window(from, to, seq int) (int, int) {
+	if seq >= 0 && seq >= to {
+		to = seq + 1
+	}
+	if seq >= 0 && seq < from {
+		from = seq
+	}
+	if to-from > Lines {
+		end := to
+		if seq >= 0 {
+			end = min(to, seq+Lines/3)
+		}
+		from = max(from, end-Lines)
+		to = end
+	}
+	return from, to
+}
+
+// Entries is a transcript held as a slice (a fuzz sequence's): its
+// excerpt is cut from the whole, whatever the scenario.
+type Entries []transcript.Entry
+
+// Excerpt implements Source.
+func (es Entries) Excerpt(_ string, seq int) []transcript.Entry {
+	from, to := Window(0, len(es), seq)
+	to = min(to, len(es))
+	return es[from:to]
+}
