@@ -14,7 +14,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/target"
 )
 
 type fuzzFlags struct {
@@ -28,6 +28,7 @@ type fuzzFlags struct {
 	rules      []string
 	maxActions int
 	shrinkTime time.Duration
+	freshEvery int
 	params     []string
 	mcpVer     string
 	noColor    bool
@@ -40,9 +41,12 @@ func newFuzzCmd() *cobra.Command {
 		Short: "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
 		Long: `Generates request sequences from the protocol's schemas (valid requests,
 tool calls with generated arguments, schema-invalid requests, malformed bytes,
-pipelined requests, closing stdin), runs each against a fresh server, and
-judges it by the same rules as 'wirecheck run', plus liveness: after bad input
-the server must still answer a known-good request. A failing sequence is
+pipelined requests, closing stdin), runs them on a server process kept while
+it stays healthy (a fresh one after a failure, closed stdin, and every
+--fresh-every sequences), and judges them by the same rules as 'wirecheck
+run', plus liveness: after bad input and after every sequence the server must
+still answer a known-good request. A failure on a kept process is confirmed on
+a fresh one; one that needs the sequences before it is saved with them, shrunk. A failing sequence is
 shrunk to a minimal one and saved as a scenario file that 'wirecheck replay'
 runs again; the replay line printed carries this command's settings. Failures
 are grouped by rule and by the action that preceded them. The same seed gives
@@ -78,6 +82,7 @@ frame judged by it. The reproducer records the revision, and replay uses it.`,
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
+	fl.IntVar(&f.freshEvery, "fresh-every", fuzz.DefaultFreshEvery, "most sequences one server process serves before a fresh one replaces it (1: a process per sequence)")
 	fl.StringArrayVar(&f.params, "param", nil, "KEY=VALUE: the protocol's version key picks the revision to fuzz (e.g. mcp-version=2024-11-05)")
 	fl.StringVar(&f.mcpVer, "mcp-version", "", "MCP revision to fuzz and judge by (protocol mcp; same as --param mcp-version=V)")
 	fl.BoolVar(&f.noColor, "no-color", false, "no colour in the console output")
@@ -101,13 +106,15 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if err != nil {
 		return err
 	}
+	if f.freshEvery < 1 {
+		return usageErr("--fresh-every must be at least 1")
+	}
 	if f.runs <= 0 && f.duration <= 0 {
 		return usageErr("--runs must be positive (or give --duration)")
 	}
 	if proto.Fuzz == nil && proto.Probe == nil {
 		return usageErr("protocol %s has no fuzz model yet", proto.ID)
 	}
-	target := describe(argv)
 	// The replay line printed, written in each reproducer and in the
 	// report: the same settings as this campaign, so it fails the same way.
 	replay := func(file string) string {
@@ -116,10 +123,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	}
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: proto, Schemas: b.Schemas, Handler: b.Handler,
-		Launch: func() (transport.Transport, error) { return transport.Launch(topts) },
+		Target: target.Target{Argv: topts.Command, Env: topts.Env, Cwd: topts.Dir},
 		Runs:   f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
-		Level: level, Rules: f.rules, Target: target, Replay: replay,
+		FreshEvery: f.freshEvery, Level: level, Rules: f.rules, Replay: replay,
 	})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}

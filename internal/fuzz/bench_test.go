@@ -10,8 +10,8 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // BenchmarkFuzz measures a fuzz campaign against the sonde-serve reference
@@ -31,7 +31,7 @@ func BenchmarkFuzz(b *testing.B) {
 	argv := []string{bin, "serve", "sonde-serve"}
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: bu.Protocol, Schemas: bu.Schemas, Runs: b.N, Seed: 1,
-		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target: target.Target{Argv: argv},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -13,13 +13,13 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
-// fakeClock moves one step each time a server is launched, so the budgets
-// are spent by how many sequences ran, not by how fast the machine is.
+// fakeClock moves one step each time a sequence ends, so the budgets are
+// spent by how many sequences ran, not by how fast the machine is.
 type fakeClock struct {
 	mu   sync.Mutex
 	t    time.Time
@@ -48,14 +48,13 @@ var _ = Describe("the fuzz budget", func() {
 		clock := &fakeClock{t: time.Unix(0, 0), step: time.Second}
 		c, err := fuzz.New(fuzz.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas,
-			Launch: func() (transport.Transport, error) {
-				clock.tick()
-				return transport.Launch(transport.Options{Command: argv})
-			},
+			Target: target.Target{Argv: argv},
+			// A sequence costs a step of the clock, fresh process or not.
+			Trace: func([]scenario.Step) { clock.tick() },
 			// Waits generous enough that a loaded machine never adds a
 			// failure of its own; the fake clock does not see them.
 			Runs: runs, Duration: duration, Seed: 42, Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second,
-			ShrinkTime: shrink, Target: target.Target{Argv: argv}.String(), Now: clock.Now,
+			ShrinkTime: shrink, Now: clock.Now,
 		})
 		Expect(err).NotTo(HaveOccurred())
 		start := time.Now()
@@ -131,9 +130,9 @@ var _ = Describe("the first answer of a server without a ready line", func() {
 		argv := []string{"sh", "-c", `sleep 1.5; exec "$0" serve mcp`, bin}
 		c, err := fuzz.New(fuzz.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
-			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Target: target.Target{Argv: argv},
 			Runs:   2, Seed: 9, Timeout: time.Second, StartupTimeout: 30 * time.Second,
-			ShrinkTime: time.Second, Target: target.Target{Argv: argv}.String(),
+			ShrinkTime: time.Second,
 		})
 		Expect(err).NotTo(HaveOccurred())
 		bugs, err := c.Run(context.Background())

@@ -19,13 +19,12 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transcript"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -52,8 +51,10 @@ const (
 type Config struct {
 	Protocol *spec.Protocol
 	Schemas  *schema.Registry
-	Launch   func() (transport.Transport, error)
-	Handler  peer.Handler
+	// Target is the server: every process of the campaign is launched
+	// from it, and reports and reproducers name it.
+	Target  target.Target
+	Handler peer.Handler
 	// Runs is how many sequences to generate (shrinking not counted:
 	// each failure adds up to ShrinkTime). Duration, when set, is the
 	// budget of the whole campaign instead: generation stops at it, and
@@ -78,8 +79,6 @@ type Config struct {
 	// Rules, when set, narrows the rules that count (path.Match globs).
 	Level verdict.Level
 	Rules []string
-	// Target describes the server for reports and reproducers.
-	Target string
 	// Replay, when set, is the command line that replays a saved
 	// reproducer file with the campaign's settings; the file's comment
 	// carries it.
@@ -170,12 +169,9 @@ type Campaign struct {
 	shrinking   time.Duration
 	cuts        int
 	startErr    error
-	// startLaunched and startStderr are the evidence of startErr.
-	startLaunched bool
-	startStderr   []string
-	passes        map[string]int
-	schemas       map[string]*jsonschema.Schema
-	seed          uint64
+	passes      map[string]int
+	schemas     map[string]*jsonschema.Schema
+	seed        uint64
 	// lastPtrs are the response fields templates carry forward.
 	lastPtrs []string
 }
@@ -468,9 +464,9 @@ func (c *Campaign) sorted() []*Bug {
 	return out
 }
 
-// startError records that the server could not be started (launched
-// false) or never became ready, with the stderr it wrote.
-func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder) error {
+// startError records that the server could not be started or never
+// became ready (a *session.NotStarted carries the evidence).
+func (c *Campaign) startError(err error) error {
 	if c.ctx.Err() != nil {
 		// Closed by an interrupt or the end of the budget, not a failure
 		// to start.
@@ -478,9 +474,7 @@ func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder
 	}
 	c.mu.Lock()
 	if c.startErr == nil {
-		c.startErr = fmt.Errorf("%w: %v", session.ErrNotStarted, err)
-		c.startLaunched = launched
-		c.startStderr = report.StartupStderr(rec.Slice(0, -1))
+		c.startErr = err
 	}
 	c.mu.Unlock()
 	return errStop
@@ -490,9 +484,11 @@ func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder
 // process was launched (and so a ready line awaited) and the last lines it
 // wrote on stderr.
 func (c *Campaign) NotStarted() (launched bool, stderr []string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.startLaunched, c.startStderr
+	var ns *session.NotStarted
+	if errors.As(c.startFailure(), &ns) {
+		return ns.Launched, ns.Stderr
+	}
+	return false, nil
 }
 
 func (c *Campaign) startFailure() error {

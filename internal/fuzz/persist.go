@@ -28,7 +28,7 @@ func (c *Campaign) acquire() (*proc, error) {
 	c.kept = nil
 	c.mu.Unlock()
 	if pr != nil {
-		if !shrinking && pr.sequences < c.cfg.FreshEvery && !ended(pr.p) {
+		if !shrinking && pr.sequences < c.cfg.FreshEvery && !pr.s.Ended() {
 			return pr, nil
 		}
 		c.close(pr)
@@ -55,7 +55,7 @@ func (c *Campaign) release(pr *proc, healthy bool) {
 }
 
 func (c *Campaign) close(pr *proc) {
-	pr.p.Close()
+	pr.s.Close()
 	c.messages.Add(int64(pr.sent))
 	pr.sent = 0
 	if c.cfg.Recorded != nil {
@@ -124,6 +124,7 @@ func (c *Campaign) rerun(us []unit, rule string) *failure {
 		pr.setShape(us[i].shape)
 		err = pr.do(us[i].steps...)
 	}
+	pr.settle(err)
 	if f := pr.failed(); f != nil && f.Rule == rule {
 		return pr.record()
 	}

@@ -30,7 +30,7 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 		Protocol: c.cfg.Protocol.ID,
 		Seed:     b.Seed,
 		Failing:  b.First.Message,
-		Command:  c.cfg.Target,
+		Command:  c.cfg.Target.String(),
 	}
 	p := c.cfg.Protocol
 	if p.Versions != nil {
@@ -58,7 +58,7 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 			p.Version, p.Versions.Param, p.Versions.Param)
 	}
 	file := filepath.Join(dir, name+".yaml")
-	replay := "wirecheck replay " + file + " -- " + c.cfg.Target
+	replay := "wirecheck replay " + file + " -- " + c.cfg.Target.String()
 	if c.cfg.Replay != nil {
 		replay = c.cfg.Replay(file)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -48,6 +49,7 @@ func flatten(us []unit) []scenario.Step {
 // history is the reproducer of a failure that needs what came before.
 type proc struct {
 	c   *Campaign
+	s   *session.Session
 	p   *peer.Peer
 	env *scenario.Env
 	rec *transcript.Recorder
@@ -61,13 +63,14 @@ type proc struct {
 	units     []unit
 	setup     int
 	sequences int
-	shape     string
 	sent      int
 
 	// failure is the first failure at or above the level; the peer's
-	// reader goroutine sets it, so it is read through failed().
+	// reader goroutine sets it, so it is read through failed(). shape is
+	// what the process does now (setShape).
 	mu      sync.Mutex
 	failure *verdict.Observation
+	shape   string
 }
 
 // sequence is one run of the property: drawn actions on a process, new
@@ -80,6 +83,7 @@ type sequence struct {
 	// started the process (its setup is part of it).
 	from   int
 	closed bool
+	keep   bool
 }
 
 // errStop ends a sequence early (the server is gone, or a failure was seen).
@@ -107,26 +111,47 @@ func (c *Campaign) run(t *rapid.T) {
 		s.from = len(pr.units)
 	}
 	defer s.finish()
-	if err != nil {
-		s.judge()
-		return
-	}
 	n := rapid.IntRange(1, c.cfg.MaxActions).Draw(t, "actions")
-	for i := 0; i < n && !s.closed; i++ {
-		if err := s.act(); err != nil {
+	stopped := err
+	for i := 0; stopped == nil && i < n && !s.closed; i++ {
+		if stopped = s.act(); stopped != nil {
 			break
 		}
 		if pr.failed() != nil || c.ctx.Err() != nil {
 			break
 		}
 	}
-	if pr.failed() == nil && !s.closed && c.ctx.Err() == nil {
-		// The liveness probe that ends every sequence is also the one
-		// that lets the next sequence keep the process.
-		pr.shape = "end of sequence"
-		_ = pr.do(pr.probeStep())
+	if c.ctx.Err() == nil {
+		s.keep = pr.settle(stopped)
 	}
 	s.judge()
+}
+
+// settle is the liveness probe that ends every sequence, the one between
+// the runner's scenarios (session.Probe), so a replayed reproducer ends
+// with the same probe. A death or a hang is a failure of the action
+// before it; a process that answered serves the next sequence, its probe
+// kept in its history as the step that sends it again.
+func (pr *proc) settle(stopped error) bool {
+	h := session.Probe(pr.env, stopped)
+	after := "after " + pr.currentShape() + ", "
+	switch h.State {
+	case session.Dead:
+		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+"the server died: "+h.Why,
+			"the server keeps running", pr.p.Transport().ExitStatus().String())
+	case session.Hung:
+		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+h.Why, "the server keeps answering", "no answer")
+	case session.Alive:
+		pr.p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
+	}
+	if h.State == session.Alive || h.State == session.Hung {
+		pr.sent++
+	}
+	keep := h.Keep && pr.failed() == nil
+	if keep {
+		pr.units = append(pr.units, unit{shape: "end of sequence", steps: []scenario.Step{pr.probeStep()}})
+	}
+	return keep
 }
 
 // judge fails the rapid test when the sequence saw a failure, which makes
@@ -165,32 +190,20 @@ func (s *sequence) finish() {
 	if s.c.cfg.Trace != nil {
 		s.c.cfg.Trace(flatten(pr.units[s.from:]))
 	}
-	s.c.release(pr, pr.failed() == nil && !s.closed && !pr.env.Hung && !ended(pr.p))
-}
-
-// ended reports whether the process's output has ended or it has exited.
-func ended(p *peer.Peer) bool {
-	select {
-	case <-p.Gone():
-		return true
-	case <-p.Transport().Exited():
-		return true
-	default:
-		return false
-	}
+	s.c.release(pr, s.keep)
 }
 
 func (pr *proc) observe(o verdict.Observation) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	if o.Scenario == "" {
 		// A step's own observation: grouped under the action it ends.
-		o.Scenario = pr.p.Scenario()
+		o.Scenario = pr.shape
 	}
 	pr.c.tally(o)
 	if o.Verdict != verdict.Fail || !pr.c.counts(o.Rule) {
 		return
 	}
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
 	if pr.failure == nil {
 		pr.failure = &o
 	}
@@ -222,33 +235,22 @@ type failure struct {
 // setup that did not go through returns the process and errStop, its
 // failure to be judged.
 func (c *Campaign) start() (*proc, error) {
-	rec := transcript.NewRecorder()
-	tr, err := c.cfg.Launch()
-	if err != nil {
-		return nil, c.startError(err, false, rec)
-	}
-	pr := &proc{c: c, rec: rec, last: map[string]any{}}
-	pr.p = peer.New(peer.Options{
-		Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas, Transport: tr,
-		Recorder: rec, Observe: pr.observe, Handler: c.cfg.Handler,
-		// Without a ready line the first answer also waits for the
-		// process to start, which on a loaded machine is not the
-		// server's own step.
-		StartupGrace: c.cfg.StartupTimeout,
+	pr := &proc{c: c, last: map[string]any{}, shape: "startup"}
+	s, err := session.Launch(session.Options{
+		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
+		Observe: pr.observe, Handler: c.cfg.Handler, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
 	})
+	if err != nil {
+		return nil, c.startError(err)
+	}
+	pr.s, pr.p, pr.env = s, s.Peer(), s.Env()
+	pr.rec = pr.p.Recorder()
 	c.live.Store(pr.p)
 	c.starts.Add(1)
-	pr.env = &scenario.Env{Peer: pr.p, Protocol: c.cfg.Protocol, Timeout: c.cfg.Timeout, Observe: pr.observe}
-	if st := c.cfg.Protocol.Startup; st != nil {
-		pr.setShape("startup")
-		if _, err := pr.p.AwaitKind(st.Kind, c.cfg.StartupTimeout); err != nil {
-			why := "no ready line within " + c.cfg.StartupTimeout.String()
-			if errors.Is(err, peer.ErrExited) {
-				why = pr.env.Gone()
-			}
-			pr.p.Close()
-			return nil, c.startError(errors.New(why), true, rec)
-		}
+	pr.setShape("startup")
+	if err := s.AwaitReady(); err != nil {
+		s.Close()
+		return nil, c.startError(err)
 	}
 	err = pr.setupSteps()
 	pr.setup = len(pr.units)
@@ -403,8 +405,16 @@ func (s *sequence) act() error {
 // observations with it, so a failure is grouped by the action that caused
 // it, even when it shows only later (a duplicate answer).
 func (pr *proc) setShape(shape string) {
+	pr.mu.Lock()
 	pr.shape = shape
+	pr.mu.Unlock()
 	pr.p.Tag(shape)
+}
+
+func (pr *proc) currentShape() string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.shape
 }
 
 // do runs steps through the scenario interpreter, the one fixtures and
@@ -412,13 +422,13 @@ func (pr *proc) setShape(shape string) {
 // history: what is saved is what was sent, byte for byte. An error ends
 // the sequence; a death nobody asked for is a liveness failure.
 func (pr *proc) do(steps ...scenario.Step) error {
-	pr.units = append(pr.units, unit{shape: pr.shape})
+	pr.units = append(pr.units, unit{shape: pr.currentShape()})
 	u := &pr.units[len(pr.units)-1]
 	for i := range steps {
 		u.steps = append(u.steps, steps[i])
 		pr.sent += sends(&steps[i])
 		if err := pr.env.Do(&u.steps[len(u.steps)-1]); err != nil {
-			pr.noteGone(err)
+			// A death is judged by the probe that ends the sequence.
 			return errStop
 		}
 	}
@@ -525,20 +535,6 @@ func (pr *proc) exitStep() scenario.Step {
 		step.Rule = rules[0].ID
 	}
 	return step
-}
-
-// noteGone records a death nobody asked for as a liveness failure: the
-// step found the server gone (its pipe closed, its output ended), or it
-// has exited meanwhile.
-func (pr *proc) noteGone(err error) {
-	if pr.failed() != nil || pr.env.Closed {
-		return
-	}
-	if !errors.Is(err, scenario.ErrGone) && !ended(pr.p) {
-		return
-	}
-	pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, "after "+pr.shape+", "+pr.env.Gone(),
-		"the server keeps running", pr.p.Transport().ExitStatus().String())
 }
 
 // requestLabel names a request the way the protocol's document would: by
