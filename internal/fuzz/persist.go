@@ -33,7 +33,63 @@ func (c *Campaign) acquire() (*proc, error) {
 		}
 		c.close(pr)
 	}
-	return c.start()
+	return c.fresh()
+}
+
+// spare is a process started ahead of need: the next fresh process is
+// launched, made ready and set up while the current one serves sequences,
+// so replacing a process costs the campaign no wait for its start.
+type spare struct {
+	pr   *proc
+	err  error
+	done chan struct{}
+}
+
+// fresh returns a fresh process (the spare, waited for if it is still
+// starting) and starts the next spare.
+func (c *Campaign) fresh() (*proc, error) {
+	c.mu.Lock()
+	sp := c.spare
+	c.spare = nil
+	c.mu.Unlock()
+	if sp == nil {
+		sp = c.spawn()
+	}
+	<-sp.done
+	if sp.pr == nil {
+		return nil, sp.err
+	}
+	c.starts.Add(1)
+	c.live.Store(sp.pr.p)
+	c.mu.Lock()
+	if c.spare == nil && c.ctx.Err() == nil {
+		c.spare = c.spawn()
+	}
+	c.mu.Unlock()
+	return sp.pr, sp.err
+}
+
+func (c *Campaign) spawn() *spare {
+	sp := &spare{done: make(chan struct{})}
+	go func() {
+		defer close(sp.done)
+		sp.pr, sp.err = c.start()
+	}()
+	return sp
+}
+
+// closeSpare ends the spare process at the end of the campaign.
+func (c *Campaign) closeSpare() {
+	c.mu.Lock()
+	sp := c.spare
+	c.spare = nil
+	c.mu.Unlock()
+	if sp != nil {
+		<-sp.done
+		if sp.pr != nil {
+			sp.pr.s.Close()
+		}
+	}
 }
 
 // release keeps a healthy process for the next sequence and closes any
@@ -115,7 +171,7 @@ func (c *Campaign) rerun(us []unit, rule string) *failure {
 	if c.ctx.Err() != nil {
 		return nil
 	}
-	pr, err := c.start()
+	pr, err := c.fresh()
 	if pr == nil {
 		return nil
 	}
