@@ -253,6 +253,8 @@ func (c *Campaign) start() (*proc, error) {
 	s, err := session.Launch(session.Options{
 		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
 		Observe: pr.observe, Handler: c.cfg.Handler, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
+		// An interrupt, or the end of the budget, ends a spare's start too.
+		Abort: c.ctx.Done(),
 	})
 	if err != nil {
 		return nil, c.startError(err)
