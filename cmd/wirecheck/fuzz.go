@@ -45,12 +45,12 @@ pipelined requests, closing stdin), runs them on a server process kept while
 it stays healthy (a fresh one after a failure, closed stdin, and every
 --fresh-every sequences), and judges them by the same rules as 'wirecheck
 run', plus liveness: after bad input and after every sequence the server must
-still answer a known-good request. A failure on a kept process is confirmed on
-a fresh one; one that needs the sequences before it is saved with them, shrunk. A failing sequence is
-shrunk to a minimal one and saved as a scenario file that 'wirecheck replay'
-runs again; the replay line printed carries this command's settings. Failures
-are grouped by rule and by the action that preceded them. The same seed gives
-the same sequences.
+still answer a known-good request. A failing sequence is shrunk to a minimal
+one and saved as a scenario file that 'wirecheck replay' runs again; a failure
+on a kept process is first confirmed on a fresh one, and one that needs the
+sequences before it is saved with them, shrunk. The replay line printed
+carries this command's settings. Failures are grouped by rule and by the
+action that preceded them. The same seed gives the same sequences.
 
 --duration bounds the whole command, shrinking included: a shrink cut off
 saves the failure as far as it got, marked "not minimal". --runs counts new
