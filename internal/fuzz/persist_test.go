@@ -192,6 +192,7 @@ var _ = Describe("persistent fuzzing", func() {
 		Expect(lines).To(BeNumerically("<", 55), describeBugs(bugs))
 		file, err := c.Save(bug, GinkgoT().TempDir())
 		Expect(err).NotTo(HaveOccurred())
+		Expect(readFile(file)).To(ContainSubstring("# It showed only after earlier sequences"))
 		Expect(replayArgv(file, breaks)).To(ContainElement("SONDE-GEN-SURVIVE"))
 		Expect(replayArgv(file, []string{bin, "serve", "sonde-serve"})).To(BeEmpty(), "the reproducer passes against a healthy server")
 	})

@@ -50,6 +50,9 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Saved by wirecheck fuzz: %s broke after %s (%d hits).\n", b.Rule, b.Shape, b.Hits)
+	if b.History {
+		out.WriteString("# It showed only after earlier sequences on the same server process: the steps carry that history, shrunk.\n")
+	}
 	if b.Unshrunk != "" {
 		fmt.Fprintf(&out, "# Not minimal: %s.\n", b.Unshrunk)
 	}
