@@ -39,8 +39,13 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+# The fuzzer's figures run a fixed number of sequences (the same seed, so
+# the same sequences every time): messages/s against the reference server
+# and server-everything, each beside a bare client sending the same lines
+# to one process, and the ratios.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./...
+	$(GO) test -run '^$$' -bench . -benchtime 2s $$($(GO) list ./... | grep -v /internal/fuzz$$)
+	$(GO) test -run '^$$' -bench 'Fuzz|FreshEvery' -benchtime 500x ./internal/fuzz
 	$(GO) run ./internal/runner/faultbench -bin $(BIN)
 
 clean:

@@ -1,20 +1,18 @@
 package main
 
 import (
-	"errors"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
-	"github.com/wirecheck/wirecheck/internal/session"
 )
 
 type fuzzFlags struct {
 	common
 	duration, shrinkTime time.Duration
 	runs, maxActions     int
+	freshEvery           int
 	seed                 uint64
 	save                 string
 	rules                []string
@@ -27,13 +25,16 @@ func newFuzzCmd() *cobra.Command {
 		Short: "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
 		Long: `Generates request sequences from the protocol's schemas (valid requests,
 tool calls with generated arguments, schema-invalid requests, malformed bytes,
-pipelined requests, closing stdin), runs each against a fresh server, and
-judges it by the same rules as 'wirecheck run', plus liveness: after bad input
-the server must still answer a known-good request. A failing sequence is
-shrunk to a minimal one and saved as a scenario file that 'wirecheck replay'
-runs again; the replay line printed carries this command's settings. Failures
-are grouped by rule and by the action that preceded them. The same seed gives
-the same sequences.
+pipelined requests, closing stdin), runs them on a server process kept while
+it stays healthy (a fresh one after a failure, closed stdin, and every
+--fresh-every sequences), and judges them by the same rules as 'wirecheck
+run', plus liveness: after bad input and after every sequence the server must
+still answer a known-good request. A failing sequence is shrunk to a minimal
+one and saved as a scenario file that 'wirecheck replay' runs again; a failure
+on a kept process is first confirmed on a fresh one, and one that needs the
+sequences before it is saved with them, shrunk. The replay line printed
+carries this command's settings. Failures are grouped by rule and by the
+action that preceded them. The same seed gives the same sequences.
 
 --duration bounds the whole command, shrinking included: a shrink cut off
 saves the failure as far as it got, marked "not minimal". --runs counts new
@@ -63,6 +64,7 @@ frame judged by it. The reproducer records the revision, and replay uses it.`,
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
+	fl.IntVar(&f.freshEvery, "fresh-every", fuzz.DefaultFreshEvery, "most sequences one server process serves before a fresh one replaces it (1: a process per sequence)")
 	return cmd
 }
 
@@ -70,6 +72,8 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	s, err := f.prepare(argv, "fuzz")
 	if err != nil {
 		return err
+	} else if f.freshEvery < 1 {
+		return usageErr("--fresh-every must be at least 1")
 	} else if f.runs <= 0 && f.duration <= 0 {
 		return usageErr("--runs must be positive (or give --duration)")
 	} else if s.proto.Fuzz == nil && s.proto.Probe == nil {
@@ -80,10 +84,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	replay := func(file string) string { return s.t.Line(f.rerun("replay", []string{file}, "")) }
 	level, _, _ := f.judging()
 	c, err := fuzz.New(fuzz.Config{
-		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Launch: s.t.Launch,
+		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Target: s.t, FreshEvery: f.freshEvery,
 		Runs: f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
-		Level: level, Rules: f.rules, Target: s.t.String(), Replay: replay,
+		Level: level, Rules: f.rules, Replay: replay,
 	})
 	if err != nil {
 		return usageErr("%v", err)
@@ -99,11 +103,6 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	rep := c.Report(bugs, replay)
 	if interrupted {
 		rep.Notes = append(rep.Notes, "interrupted: the campaign ended early")
-	}
-	if ns := (*session.NotStarted)(nil); errors.Is(runErr, session.ErrNotStarted) && !errors.As(runErr, &ns) {
-		// The campaign keeps the evidence apart from its error.
-		launched, stderr := c.NotStarted()
-		runErr = &session.NotStarted{Cause: strings.TrimPrefix(runErr.Error(), session.ErrNotStarted.Error()+": "), Launched: launched, Stderr: stderr}
 	}
 	return f.finish(cmd, rep, runErr, s, interrupted, func() { fuzz.Summary(cmd.OutOrStdout(), c.Stats(), bugs, replay) })
 }

@@ -13,13 +13,13 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
-// fakeClock moves one step each time a server is launched, so the budgets
-// are spent by how many sequences ran, not by how fast the machine is.
+// fakeClock moves one step each time a sequence ends, so the budgets are
+// spent by how many sequences ran, not by how fast the machine is.
 type fakeClock struct {
 	mu   sync.Mutex
 	t    time.Time
@@ -39,7 +39,7 @@ func (c *fakeClock) tick() {
 }
 
 var _ = Describe("the fuzz budget", func() {
-	budgeted := func(duration, shrink time.Duration, runs int) (*fuzz.Campaign, []*fuzz.Bug) {
+	budgeted := func(duration, shrink time.Duration, runs int, seed uint64) (*fuzz.Campaign, []*fuzz.Bug) {
 		bin, err := testbin.Wirecheck()
 		Expect(err).NotTo(HaveOccurred())
 		b, err := protocols.Load("sonde-serve")
@@ -48,14 +48,13 @@ var _ = Describe("the fuzz budget", func() {
 		clock := &fakeClock{t: time.Unix(0, 0), step: time.Second}
 		c, err := fuzz.New(fuzz.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas,
-			Launch: func() (transport.Transport, error) {
-				clock.tick()
-				return transport.Launch(transport.Options{Command: argv})
-			},
+			Target: target.Target{Argv: argv},
+			// A sequence costs a step of the clock, fresh process or not.
+			Trace: func([]scenario.Step) { clock.tick() },
 			// Waits generous enough that a loaded machine never adds a
 			// failure of its own; the fake clock does not see them.
-			Runs: runs, Duration: duration, Seed: 42, Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second,
-			ShrinkTime: shrink, Target: target.Target{Argv: argv}.String(), Now: clock.Now,
+			Runs: runs, Duration: duration, Seed: seed, Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second,
+			ShrinkTime: shrink, Now: clock.Now,
 		})
 		Expect(err).NotTo(HaveOccurred())
 		start := time.Now()
@@ -67,9 +66,9 @@ var _ = Describe("the fuzz budget", func() {
 	}
 
 	It("holds --duration for the whole campaign: shrinking is cut off at it and the failure saved as far as it got", func() {
-		// With seed 42 the first failure comes about ten sequences in, and
-		// shrinking it takes some fifty reruns: 40 cuts it off.
-		c, bugs := budgeted(40*time.Second, time.Hour, 0)
+		// With seed 10 the first failure comes a few sequences in, and
+		// shrinking it takes more reruns than the rest: 40 cuts it off.
+		c, bugs := budgeted(40*time.Second, time.Hour, 0, 10)
 		Expect(bugs).NotTo(BeEmpty())
 		st := c.Stats()
 		// A sequence costs a step; the budget is exceeded by at most the
@@ -96,7 +95,7 @@ var _ = Describe("the fuzz budget", func() {
 	})
 
 	It("bounds the shrinking of one failure by --shrink-time when --runs sets the budget", func() {
-		c, bugs := budgeted(0, 5*time.Second, 40)
+		c, bugs := budgeted(0, 5*time.Second, 40, 42)
 		Expect(bugs).NotTo(BeEmpty())
 		for _, b := range bugs {
 			Expect(b.Shrunk).To(BeNumerically("<=", 5*time.Second+time.Second))
@@ -109,7 +108,7 @@ var _ = Describe("the fuzz budget", func() {
 func describeBugs(bugs []*fuzz.Bug) string {
 	var b strings.Builder
 	for _, bug := range bugs {
-		fmt.Fprintf(&b, "%s after %s: shrunk %s %s\n", bug.Rule, bug.Shape, bug.Shrunk, bug.Unshrunk)
+		fmt.Fprintf(&b, "%s after %s: %s; shrunk %s %s; history %v, %d sends\n", bug.Rule, bug.Shape, bug.First.Message, bug.Shrunk, bug.Unshrunk, bug.History, sends(bug.Steps))
 	}
 	return b.String()
 }
@@ -131,9 +130,9 @@ var _ = Describe("the first answer of a server without a ready line", func() {
 		argv := []string{"sh", "-c", `sleep 1.5; exec "$0" serve mcp`, bin}
 		c, err := fuzz.New(fuzz.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
-			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Target: target.Target{Argv: argv},
 			Runs:   2, Seed: 9, Timeout: time.Second, StartupTimeout: 30 * time.Second,
-			ShrinkTime: time.Second, Target: target.Target{Argv: argv}.String(),
+			ShrinkTime: time.Second,
 		})
 		Expect(err).NotTo(HaveOccurred())
 		bugs, err := c.Run(context.Background())

@@ -19,13 +19,11 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
-	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transcript"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -35,6 +33,15 @@ const (
 	DefaultMaxActions = 12
 	DefaultTimeout    = 2 * time.Second
 	DefaultShrinkTime = 30 * time.Second
+	// DefaultFreshEvery is how many sequences one server process serves
+	// before a fresh one replaces it (it is replaced sooner after a
+	// failure, a hang or closed stdin). Measured on the sonde-serve
+	// reference server (BenchmarkFreshEvery, 500 sequences, 2 cores): 1
+	// gives 121 messages/s, 10 gives 1,039, and 50, 200 and 1,000 all
+	// give 970 to 1,450 (noise): past some 15, the sequences that close
+	// stdin (one in closeOdds) replace processes first. 200 keeps that
+	// rate and bounds the history a failure that needs it is shrunk from.
+	DefaultFreshEvery = 200
 	// batch is how many sequences one rapid.Check runs; a failure ends a
 	// batch, and the next starts from a seed derived from the last.
 	batch = 50
@@ -44,8 +51,10 @@ const (
 type Config struct {
 	Protocol *spec.Protocol
 	Schemas  *schema.Registry
-	Launch   func() (transport.Transport, error)
-	Handler  peer.Handler
+	// Target is the server: every process of the campaign is launched
+	// from it, and reports and reproducers name it.
+	Target  target.Target
+	Handler peer.Handler
 	// Runs is how many sequences to generate (shrinking not counted:
 	// each failure adds up to ShrinkTime). Duration, when set, is the
 	// budget of the whole campaign instead: generation stops at it, and
@@ -59,6 +68,9 @@ type Config struct {
 	StartupTimeout time.Duration
 	// ShrinkTime bounds the shrinking of one failure (within Duration).
 	ShrinkTime time.Duration
+	// FreshEvery is how many sequences one server process serves at most
+	// (DefaultFreshEvery when 0; 1 starts a process per sequence).
+	FreshEvery int
 	// Now, when set, is the clock the budgets are measured by (tests);
 	// the wall clock otherwise, which also ends a sequence still running
 	// when Duration is spent.
@@ -67,8 +79,6 @@ type Config struct {
 	// Rules, when set, narrows the rules that count (path.Match globs).
 	Level verdict.Level
 	Rules []string
-	// Target describes the server for reports and reproducers.
-	Target string
 	// Replay, when set, is the command line that replays a saved
 	// reproducer file with the campaign's settings; the file's comment
 	// carries it.
@@ -76,6 +86,9 @@ type Config struct {
 	// Trace, when set, is told the steps of every sequence as it ends (for
 	// tests of reproducibility).
 	Trace func(steps []scenario.Step)
+	// Recorded, when set, is told the transcript of every server process
+	// as it closes (benchmarks replay what was sent).
+	Recorded func([]transcript.Entry)
 }
 
 // Bug is one distinct failure: a rule broken after one shape of action.
@@ -95,6 +108,9 @@ type Bug struct {
 	// stopped before the sequence was minimal (a budget ran out).
 	Shrunk   time.Duration
 	Unshrunk string
+	// History is set when the failure showed only after earlier
+	// sequences on the same process: Steps carry that history, shrunk.
+	History bool
 	// File is where the reproducer was saved, if it was.
 	File string
 }
@@ -110,6 +126,11 @@ type Stats struct {
 	Shrinking time.Duration
 	// Cut counts failures whose shrinking a budget cut off.
 	Cut int
+	// Starts counts the server processes started; Unconfirmed the
+	// failures on a kept process that a fresh one did not show again,
+	// alone or after the same history (not reported).
+	Starts      int64
+	Unconfirmed int64
 }
 
 // Campaign runs sequences until its budget is spent.
@@ -126,11 +147,18 @@ type Campaign struct {
 	generated atomic.Int64
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
+	starts    atomic.Int64
+	// unconfirmed counts failures a fresh process did not show again.
+	unconfirmed atomic.Int64
+	// kept is the process the next sequence runs on, while it is healthy;
+	// spare the fresh one starting meanwhile (both guarded by mu).
+	kept  *proc
+	spare *spare
 
 	mu    sync.Mutex
 	bugs  map[[2]string]*Bug
 	order []*Bug
-	last  *sequence // the last failing sequence of the current batch
+	last  *failure // the last failing sequence of the current batch
 	// end is when a Duration budget is spent (zero: no such budget). The
 	// current batch shrinks from shrinkFrom until shrinkUntil (the earlier
 	// of ShrinkTime and end, byDuration when end); cut is set when a
@@ -143,12 +171,9 @@ type Campaign struct {
 	shrinking   time.Duration
 	cuts        int
 	startErr    error
-	// startLaunched and startStderr are the evidence of startErr.
-	startLaunched bool
-	startStderr   []string
-	passes        map[string]int
-	schemas       map[string]*jsonschema.Schema
-	seed          uint64
+	passes      map[string]int
+	schemas     map[string]*jsonschema.Schema
+	seed        uint64
 	// lastPtrs are the response fields templates carry forward.
 	lastPtrs []string
 }
@@ -169,6 +194,9 @@ func New(cfg Config) (*Campaign, error) {
 	}
 	if cfg.ShrinkTime <= 0 {
 		cfg.ShrinkTime = DefaultShrinkTime
+	}
+	if cfg.FreshEvery <= 0 {
+		cfg.FreshEvery = DefaultFreshEvery
 	}
 	if cfg.Level == "" {
 		cfg.Level = verdict.Should
@@ -197,7 +225,8 @@ func (c *Campaign) Stats() Stats {
 	n, shrinking, cuts := len(c.order), c.shrinking, c.cuts
 	c.mu.Unlock()
 	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n,
-		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts}
+		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts,
+		Starts: c.starts.Load(), Unconfirmed: c.unconfirmed.Load()}
 }
 
 // Parts says how the time went: generating and running new sequences,
@@ -262,6 +291,8 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	}
 	done := make(chan struct{})
 	defer close(done)
+	defer c.closeSpare()
+	defer c.release(nil, false)
 	go func() {
 		select {
 		case <-c.ctx.Done():
@@ -379,7 +410,7 @@ func (c *Campaign) tally(o verdict.Observation) {
 
 // recordFailure keeps the last failing sequence of a batch: rapid reruns
 // the minimal one last, so that is the reproducer.
-func (c *Campaign) recordFailure(s *sequence) {
+func (c *Campaign) recordFailure(s *failure) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -406,8 +437,8 @@ func (c *Campaign) known(f *verdict.Observation) bool {
 	return false
 }
 
-func (c *Campaign) addBug(s *sequence, shrunk time.Duration, unshrunk string) {
-	f := s.failed()
+func (c *Campaign) addBug(s *failure, shrunk time.Duration, unshrunk string) {
+	f := &s.obs
 	k := [2]string{f.Rule, f.Scenario}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -423,7 +454,7 @@ func (c *Campaign) addBug(s *sequence, shrunk time.Duration, unshrunk string) {
 		level = r.Level
 	}
 	b := &Bug{Rule: f.Rule, Level: level, Shape: f.Scenario, Hits: 1, First: *f,
-		Steps: s.steps, Transcript: s.rec.Slice(0, -1), Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk}
+		Steps: s.steps, Transcript: s.transcript, Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk, History: s.history}
 	c.bugs[k] = b
 	c.order = append(c.order, b)
 }
@@ -436,9 +467,9 @@ func (c *Campaign) sorted() []*Bug {
 	return out
 }
 
-// startError records that the server could not be started (launched
-// false) or never became ready, with the stderr it wrote.
-func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder) error {
+// startError records that the server could not be started or never
+// became ready (a *session.NotStarted carries the evidence).
+func (c *Campaign) startError(err error) error {
 	if c.ctx.Err() != nil {
 		// Closed by an interrupt or the end of the budget, not a failure
 		// to start.
@@ -446,21 +477,10 @@ func (c *Campaign) startError(err error, launched bool, rec *transcript.Recorder
 	}
 	c.mu.Lock()
 	if c.startErr == nil {
-		c.startErr = fmt.Errorf("%w: %v", session.ErrNotStarted, err)
-		c.startLaunched = launched
-		c.startStderr = report.StartupStderr(rec.Slice(0, -1))
+		c.startErr = err
 	}
 	c.mu.Unlock()
 	return errStop
-}
-
-// NotStarted says, after Run returned session.ErrNotStarted, whether the
-// process was launched (and so a ready line awaited) and the last lines it
-// wrote on stderr.
-func (c *Campaign) NotStarted() (launched bool, stderr []string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.startLaunched, c.startStderr
 }
 
 func (c *Campaign) startFailure() error {

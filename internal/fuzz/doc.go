@@ -1,8 +1,17 @@
 // Package fuzz is the second source of scenarios beside the scripted
-// fixtures: it generates request sequences with pgregory.net/rapid, runs
-// each against a fresh server process through the same peer (and so the
-// same checks) as `wirecheck run`, shrinks a failing sequence to a minimal
-// one, and saves it as a scenario file that `wirecheck replay` runs again.
+// fixtures: it generates request sequences with pgregory.net/rapid as
+// scenario steps, runs them through the same step interpreter, session and
+// peer (and so the same checks) as `wirecheck run` and `replay`, shrinks a
+// failing sequence to a minimal one, and saves the steps that ran as a
+// scenario file that `wirecheck replay` runs again, byte for byte.
+//
+// Fuzzing is persistent (persist.go): a server process serves sequence
+// after sequence while the liveness probe that ends each finds it healthy,
+// and is replaced after a failure, a hang or closed stdin and every
+// Config.FreshEvery sequences; a spare process starts meanwhile. A failure
+// on a process that served earlier sequences is confirmed on a fresh one:
+// alone, it is shrunk as usual; only after that history, the reproducer
+// carries the history, shrunk to the actions the failure needs (Bug.History).
 //
 // A sequence is a list of actions drawn from the protocol's spec:
 //
@@ -16,7 +25,7 @@
 //     very long line, two messages on one line, one message split over two
 //     writes);
 //   - several requests pipelined before any answer is read;
-//   - closing stdin.
+//   - closing stdin (one sequence in closeOdds ends so).
 //
 // The oracle is the protocol's rules, plus liveness: after every invalid
 // input, and at the end of every sequence, the fuzzer sends the protocol's

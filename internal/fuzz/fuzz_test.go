@@ -14,12 +14,9 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // campaign fuzzes the sonde-serve reference server with the given faults.
@@ -34,9 +31,9 @@ func campaign(seed uint64, runs int, trace func([]scenario.Step), faults ...stri
 	}
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas,
-		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target: target.Target{Argv: argv},
 		Runs:   runs, Seed: seed, Timeout: time.Second, StartupTimeout: 5 * time.Second,
-		ShrinkTime: 8 * time.Second, Target: target.Target{Argv: argv}.String(), Trace: trace,
+		ShrinkTime: 8 * time.Second, Trace: trace,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	bugs, err := c.Run(context.Background())
@@ -56,29 +53,12 @@ func sends(steps []scenario.Step) int {
 }
 
 // replay runs a saved reproducer through the same runner as `wirecheck
-// replay` and returns the rules that failed.
+// replay` against the reference server with faults, and returns the rules
+// that failed.
 func replay(file string, faults ...string) []string {
-	bin, _ := testbin.Wirecheck()
-	b, err := protocols.Load("sonde-serve")
+	bin, err := testbin.Wirecheck()
 	Expect(err).NotTo(HaveOccurred())
-	data, err := os.ReadFile(file)
-	Expect(err).NotTo(HaveOccurred())
-	s, err := scenario.Parse(file, data, b.Protocol)
-	Expect(err).NotTo(HaveOccurred())
-	argv := append([]string{bin, "serve", "sonde-serve"}, faultArgs(faults)...)
-	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: []*scenario.Scenario{s}, Partial: true,
-		Target:  target.Target{Argv: argv},
-		Timeout: time.Second,
-	})
-	Expect(err).NotTo(HaveOccurred())
-	var failed []string
-	for _, f := range rep.Findings {
-		if f.Verdict == verdict.Fail {
-			failed = append(failed, f.Rule)
-		}
-	}
-	return failed
+	return replayArgv(file, append([]string{bin, "serve", "sonde-serve"}, faultArgs(faults)...))
 }
 
 func faultArgs(faults []string) []string {
@@ -156,9 +136,9 @@ func mcpCampaign(runs int, tee string, trace func([]scenario.Step), faults ...st
 	argv := append([]string{"bash", "-c", script, "wirecheck-tee", tee, bin}, faultArgs(faults)...)
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
-		Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+		Target: target.Target{Argv: argv},
 		Runs:   runs, Seed: 9, Timeout: time.Second, StartupTimeout: 5 * time.Second,
-		ShrinkTime: 4 * time.Second, Target: target.Target{Argv: argv}.String(), Trace: trace,
+		ShrinkTime: 4 * time.Second, Trace: trace,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	bugs, err := c.Run(context.Background())

@@ -30,7 +30,7 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 		Protocol: c.cfg.Protocol.ID,
 		Seed:     b.Seed,
 		Failing:  b.First.Message,
-		Command:  c.cfg.Target,
+		Command:  c.cfg.Target.String(),
 	}
 	p := c.cfg.Protocol
 	if p.Versions != nil {
@@ -50,6 +50,9 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# Saved by wirecheck fuzz: %s broke after %s (%d hits).\n", b.Rule, b.Shape, b.Hits)
+	if b.History {
+		out.WriteString("# It showed only after earlier sequences on the same server process: the steps carry that history, shrunk.\n")
+	}
 	if b.Unshrunk != "" {
 		fmt.Fprintf(&out, "# Not minimal: %s.\n", b.Unshrunk)
 	}
@@ -58,7 +61,7 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 			p.Version, p.Versions.Param, p.Versions.Param)
 	}
 	file := filepath.Join(dir, name+".yaml")
-	replay := "wirecheck replay " + file + " -- " + c.cfg.Target
+	replay := "wirecheck replay " + file + " -- " + c.cfg.Target.String()
 	if c.cfg.Replay != nil {
 		replay = c.cfg.Replay(file)
 	}

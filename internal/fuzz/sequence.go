@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -17,6 +16,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -28,27 +28,70 @@ type tool struct {
 	schema *jsonschema.Schema
 }
 
-// sequence is one run of the property: a fresh server, a drawn list of
-// actions, and what the peer observed.
-type sequence struct {
-	c     *Campaign
-	t     *rapid.T
-	p     *peer.Peer
-	env   *scenario.Env
-	rec   *transcript.Recorder
+// unit is one action as run: the steps it sent and awaited, and the shape
+// its failures are grouped under. A process's history is a list of them,
+// and shrinking a history drops whole units, never half an exchange.
+type unit struct {
+	shape string
 	steps []scenario.Step
+}
+
+func flatten(us []unit) []scenario.Step {
+	var out []scenario.Step
+	for _, u := range us {
+		out = append(out, u.steps...)
+	}
+	return out
+}
+
+// proc is one server process and what the fuzzer ran on it. The process
+// outlives a sequence while it stays healthy (persistent fuzzing), so its
+// history is the reproducer of a failure that needs what came before.
+type proc struct {
+	c   *Campaign
+	s   *session.Session
+	p   *peer.Peer
+	env *scenario.Env
+	rec *transcript.Recorder
+	// ids numbers the requests of the process (f1, f2, …): one id is never
+	// used twice on one process, as MCP asks of a session.
 	ids   int
 	tools []tool
-	shape string
-	sent  int
+	last  map[string]any // values carried from response to request
+	// units is everything run on the process, its setup first (setup
+	// units of them); sequences counts the sequences it has served.
+	units     []unit
+	setup     int
+	sequences int
+	sent      int
 
 	// failure is the first failure at or above the level; the peer's
-	// reader goroutine sets it, so it is read through failed().
+	// reader goroutine sets it, so it is read through failed(). shape is
+	// what the process does now (setShape).
 	mu      sync.Mutex
 	failure *verdict.Observation
-	closed  bool
-	last    map[string]any // values carried from response to request
+	shape   string
 }
+
+// sequence is one run of the property: drawn actions on a process, new
+// or kept from the sequence before.
+type sequence struct {
+	c  *Campaign
+	t  *rapid.T
+	pr *proc
+	// from is the first unit of this sequence in pr.units: 0 when it
+	// started the process (its setup is part of it).
+	from   int
+	closed bool
+	keep   bool
+}
+
+// closeOdds is how rarely a sequence ends by closing stdin: its process
+// cannot serve another, and a start costs more than the messages of a
+// dozen sequences (the reference server: some 90 ms, a Node server more).
+// The value that closes is a middle one: rapid draws the ends of a range
+// more often, and shrinks towards its low end (no close).
+const closeOdds = 12
 
 // errStop ends a sequence early (the server is gone, or a failure was seen).
 var errStop = errors.New("sequence stopped")
@@ -66,121 +109,201 @@ func (c *Campaign) run(t *rapid.T) {
 		runtime.Goexit()
 	}
 	c.countSequence()
-	s := &sequence{c: c, t: t, rec: transcript.NewRecorder(), last: map[string]any{}}
-	defer s.finish()
-	if err := s.start(); err != nil {
-		s.fatal()
+	pr, err := c.acquire()
+	if pr == nil {
 		return
 	}
+	s := &sequence{c: c, t: t, pr: pr}
+	if pr.sequences > 0 {
+		s.from = len(pr.units)
+	}
+	defer s.finish()
 	n := rapid.IntRange(1, c.cfg.MaxActions).Draw(t, "actions")
-	for i := 0; i < n && !s.closed; i++ {
-		if err := s.act(); err != nil {
+	stopped := err
+	for i := 0; stopped == nil && i < n; i++ {
+		if stopped = s.act(); stopped != nil {
 			break
 		}
-		if s.failed() != nil || c.ctx.Err() != nil {
+		if pr.failed() != nil || c.ctx.Err() != nil {
 			break
 		}
 	}
-	if s.failed() == nil && !s.closed && c.ctx.Err() == nil {
-		s.setShape("end of sequence")
-		s.probe()
+	// Closing stdin ends a sequence, and the process: one in closeOdds
+	// does, so most sequences leave a process the next one can keep.
+	if stopped == nil && pr.failed() == nil && c.ctx.Err() == nil && rapid.IntRange(1, closeOdds).Draw(t, "close stdin") == closeOdds/2 {
+		pr.setShape("stdin closed")
+		s.closed = true
+		stopped = pr.do(scenario.Step{CloseStdin: true}, pr.exitStep())
 	}
-	s.fatal()
+	if c.ctx.Err() == nil {
+		s.keep = pr.settle(stopped)
+	}
+	s.judge()
 }
 
-// fatal fails the rapid test when the sequence saw a failure, which makes
-// rapid shrink it. An interrupted campaign fails nothing.
-func (s *sequence) fatal() {
-	f := s.failed()
+// settle is the liveness probe that ends every sequence, the one between
+// the runner's scenarios (session.Probe), so a replayed reproducer ends
+// with the same probe. A death or a hang is a failure of the action
+// before it; a process that answered serves the next sequence, its probe
+// kept in its history as the step that sends it again.
+func (pr *proc) settle(stopped error) bool {
+	h := session.Probe(pr.env, stopped)
+	after := "after " + pr.currentShape() + ", "
+	switch h.State {
+	case session.Dead:
+		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+"the server died: "+h.Why,
+			"the server keeps running", pr.p.Transport().ExitStatus().String())
+	case session.Hung:
+		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+h.Why, "the server keeps answering", "no answer")
+	case session.Alive:
+		pr.p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
+	}
+	if h.State == session.Alive || h.State == session.Hung {
+		pr.sent++
+	}
+	keep := h.Keep && pr.failed() == nil
+	if keep {
+		pr.units = append(pr.units, unit{shape: "end of sequence", steps: []scenario.Step{pr.probeStep()}})
+	}
+	return keep
+}
+
+// judge fails the rapid test when the sequence saw a failure, which makes
+// rapid shrink it. A failure on a process that served sequences before is
+// confirmed on a fresh one first: alone, it is shrunk as any other; only
+// after the history of its process, that history is the reproducer,
+// shrunk here (rapid cannot: it shrinks one sequence). An interrupted
+// campaign fails nothing.
+func (s *sequence) judge() {
+	f := s.pr.failed()
 	if f == nil || s.c.ctx.Err() != nil || s.c.known(f) {
 		return
 	}
-	s.c.recordFailure(s)
+	run := s.pr.record()
+	if s.from > 0 {
+		var history bool
+		if run, history = s.c.confirm(s.pr, s.from, f); run == nil {
+			s.c.unconfirmed.Add(1)
+			return
+		}
+		if history {
+			return
+		}
+	}
+	s.c.recordFailure(run)
 	s.t.Fatalf("%s: %s", f.Rule, f.Message)
 }
 
+// finish counts the sequence and keeps its process for the next one when
+// it is healthy, closes it otherwise.
 func (s *sequence) finish() {
-	s.c.messages.Add(int64(s.sent))
+	pr := s.pr
+	s.c.messages.Add(int64(pr.sent))
+	pr.sent = 0
+	pr.sequences++
 	if s.c.cfg.Trace != nil {
-		s.c.cfg.Trace(s.steps)
+		s.c.cfg.Trace(flatten(pr.units[s.from:]))
 	}
-	if s.p != nil {
-		s.p.Close()
-	}
+	s.c.release(pr, s.keep)
 }
 
-func (s *sequence) observe(o verdict.Observation) {
-	s.c.tally(o)
-	if o.Verdict != verdict.Fail || !s.c.counts(o.Rule) {
+func (pr *proc) observe(o verdict.Observation) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if o.Scenario == "" {
+		// A step's own observation: grouped under the action it ends.
+		o.Scenario = pr.shape
+	}
+	pr.c.tally(o)
+	if o.Verdict != verdict.Fail || !pr.c.counts(o.Rule) {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.failure == nil {
-		s.failure = &o
+	if pr.failure == nil {
+		pr.failure = &o
 	}
 }
 
-// failed returns the sequence's first failure, or nil.
-func (s *sequence) failed() *verdict.Observation {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.failure
+// failed returns the process's first failure, or nil.
+func (pr *proc) failed() *verdict.Observation {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.failure
 }
 
-func (s *sequence) start() error {
-	tr, err := s.c.cfg.Launch()
-	if err != nil {
-		return s.c.startError(err, false, s.rec)
-	}
-	s.p = peer.New(peer.Options{
-		Protocol: s.c.cfg.Protocol, Schemas: s.c.cfg.Schemas, Transport: tr,
-		Recorder: s.rec, Observe: s.observe, Handler: s.c.cfg.Handler,
+// record is the failure of the process with everything that ran on it.
+func (pr *proc) record() *failure {
+	return &failure{obs: *pr.failed(), steps: flatten(pr.units), transcript: pr.rec.Slice(0, -1)}
+}
+
+// failure is a failing run as it will be saved: the observation, the
+// steps from the process's start, and what was exchanged.
+type failure struct {
+	obs        verdict.Observation
+	steps      []scenario.Step
+	transcript []transcript.Entry
+	history    bool
+}
+
+// start launches a process and runs the protocol's setup on it. A process
+// that could not be started ends the campaign (nil, with startErr set); a
+// setup that did not go through returns the process and errStop, its
+// failure to be judged.
+func (c *Campaign) start() (*proc, error) {
+	pr := &proc{c: c, last: map[string]any{}, shape: "startup"}
+	s, err := session.Launch(session.Options{
+		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
+		Observe: pr.observe, Handler: c.cfg.Handler, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
+		// An interrupt, or the end of the budget, ends a spare's start too.
+		Abort: c.ctx.Done(),
 	})
-	s.c.live.Store(s.p)
-	s.env = &scenario.Env{Peer: s.p, Protocol: s.c.cfg.Protocol, Timeout: s.c.cfg.Timeout, Observe: s.observe}
-	if st := s.c.cfg.Protocol.Startup; st != nil {
-		s.setShape("startup")
-		if _, err := s.p.AwaitKind(st.Kind, s.c.cfg.StartupTimeout); err != nil {
-			why := "no ready line within " + s.c.cfg.StartupTimeout.String()
-			if errors.Is(err, peer.ErrExited) {
-				why = s.env.Gone()
-			}
-			return s.c.startError(errors.New(why), true, s.rec)
-		}
+	if err != nil {
+		return nil, c.startError(err)
 	}
-	f := s.c.cfg.Protocol.Fuzz
+	pr.s, pr.p, pr.env = s, s.Peer(), s.Env()
+	pr.rec = pr.p.Recorder()
+	pr.setShape("startup")
+	if err := s.AwaitReady(); err != nil {
+		s.Close()
+		return nil, c.startError(err)
+	}
+	err = pr.setupSteps()
+	pr.setup = len(pr.units)
+	return pr, err
+}
+
+func (pr *proc) setupSteps() error {
+	f := pr.c.cfg.Protocol.Fuzz
 	if f == nil {
 		return nil
 	}
 	for _, step := range f.Setup {
-		s.setShape("setup")
+		pr.setShape("setup")
 		if n, ok := spec.SetupNotification(step); ok {
-			if err := s.notify(fill(n, "", nil, s.last)); err != nil {
+			if err := pr.notify(fill(n, "", nil, pr.last)); err != nil {
 				return err
 			}
 			continue
 		}
-		if _, err := s.call(fill(step, "", nil, s.last)); err != nil {
+		if _, err := pr.call(fill(step, "", nil, pr.last)); err != nil {
 			return err
 		}
 	}
 	if f.Tools != nil {
-		s.setShape("discover tools")
+		pr.setShape("discover tools")
 		var cursor any
 		for page := 0; page < maxPages; page++ {
-			req := fill(f.Tools.List, "", nil, s.last)
+			req := fill(f.Tools.List, "", nil, pr.last)
 			if page > 0 {
 				setPointer(req, f.Tools.Next.To, cursor)
 			}
-			in, err := s.call(req)
+			in, err := pr.call(req)
 			if err != nil {
 				return err
 			}
 			if in == nil {
 				break
 			}
-			s.tools = append(s.tools, s.c.toolsFrom(in)...)
+			pr.tools = append(pr.tools, pr.c.toolsFrom(in)...)
 			if f.Tools.Next == nil {
 				break
 			}
@@ -193,7 +316,7 @@ func (s *sequence) start() error {
 }
 
 // maxPages bounds the pages of a tool list read at the start of a
-// sequence (a server whose cursor never ends costs that many requests).
+// process (a server whose cursor never ends costs that many requests).
 const maxPages = 10
 
 // setPointer sets the value at a JSON pointer in a request, making the
@@ -224,40 +347,37 @@ func setPointer(v any, ptr string, val any) {
 
 // act draws one action and performs it.
 func (s *sequence) act() error {
-	actions := []string{"request", "invalid", "bytes", "split", "pipeline", "close"}
-	if len(s.tools) > 0 {
+	pr := s.pr
+	actions := []string{"request", "invalid", "bytes", "split", "pipeline"}
+	if len(pr.tools) > 0 {
 		actions = append(actions, "call", "call", "call-invalid")
 	}
 	if s.c.request == nil {
-		actions = []string{"bytes", "close"}
+		actions = []string{"bytes"}
 	}
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.setShape(requestLabel(v))
-		_, err := s.call(v)
+		pr.setShape(requestLabel(v))
+		_, err := pr.call(v)
 		return err
 	case "call":
-		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
+		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
-		s.setShape(s.callLabel(tl.name))
-		_, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, s.last))
+		pr.setShape(s.callLabel(tl.name))
+		_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr.last))
 		return err
 	case "call-invalid":
-		tl := rapid.SampledFrom(s.tools).Draw(s.t, "tool")
+		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
-		s.setShape(s.callLabel(tl.name) + " with invalid arguments")
-		if _, err := s.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, s.last)); err != nil {
-			return err
-		}
-		return s.probe()
+		pr.setShape(s.callLabel(tl.name) + " with invalid arguments")
+		v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr.last)
+		name := pr.request(v)
+		return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
-		s.setShape(invalidLabel(m.Value, firstWords(m.What)))
-		if err := s.sendInvalid(m.Value); err != nil {
-			return err
-		}
-		return s.probe()
+		pr.setShape(invalidLabel(m.Value, firstWords(m.What)))
+		return pr.sendInvalid(m.Value)
 	case "bytes":
 		mal := rapid.SampledFrom(malformations).Draw(s.t, "malformation")
 		base := s.c.validRequest.Draw(s.t, "base")
@@ -267,252 +387,164 @@ func (s *sequence) act() error {
 			delete(m, idField(s.c))
 		}
 		b, _ := json.Marshal(base)
-		s.setShape("malformed bytes: " + mal.label)
-		if err := s.raw(mal.make(s.t, b)); err != nil {
-			return err
-		}
-		return s.probe()
+		pr.setShape("malformed bytes: " + mal.label)
+		return pr.do(rawStep(mal.make(s.t, b)), pr.probeStep())
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
-		s.setShape(requestLabel(v) + " split over two writes")
-		s.setID(v)
-		s.c.withParams(v)
+		pr.setShape(requestLabel(v) + " split over two writes")
+		name := pr.request(v)
 		b, _ := json.Marshal(v)
 		at := rapid.IntRange(1, max(1, len(b))).Draw(s.t, "split at")
-		c, err := s.p.RequestSplit(b, at, 5*time.Millisecond)
-		s.sent++
-		name := s.name()
-		s.steps = append(s.steps, scenario.Step{Send: v, As: name, Split: at}, scenario.Step{Expect: name})
-		if err != nil {
-			return s.gone(err)
-		}
-		return s.await(c)
+		return pr.do(scenario.Step{Send: v, As: name, Split: at}, scenario.Step{Expect: name})
 	case "pipeline":
 		k := rapid.IntRange(2, 5).Draw(s.t, "pipelined")
-		s.setShape(fmt.Sprintf("%d pipelined requests", k))
-		var calls []*peer.Call
-		var names []string
+		pr.setShape(fmt.Sprintf("%d pipelined requests", k))
+		var sends, expects []scenario.Step
 		for i := 0; i < k; i++ {
 			v := s.c.validRequest.Draw(s.t, "request")
-			c, name, err := s.send(v)
-			if err != nil {
-				return err
-			}
-			calls, names = append(calls, c), append(names, name)
+			name := pr.request(v)
+			sends = append(sends, scenario.Step{Send: v, As: name})
+			expects = append(expects, scenario.Step{Expect: name})
 		}
-		for i, c := range calls {
-			s.steps = append(s.steps, scenario.Step{Expect: names[i]})
-			if err := s.await(c); err != nil {
-				return err
-			}
-		}
-	case "close":
-		s.setShape("stdin closed")
-		return s.closeInput()
+		return pr.do(append(sends, expects...)...)
 	}
 	return nil
 }
 
-// setShape labels what the sequence does now; the peer tags its
+// setShape labels what the process does now; the peer tags its
 // observations with it, so a failure is grouped by the action that caused
 // it, even when it shows only later (a duplicate answer).
-func (s *sequence) setShape(shape string) {
-	s.shape = shape
-	if s.p != nil {
-		s.p.Tag(shape)
-	}
+func (pr *proc) setShape(shape string) {
+	pr.mu.Lock()
+	pr.shape = shape
+	pr.mu.Unlock()
+	pr.p.Tag(shape)
 }
 
-func (s *sequence) name() string { return fmt.Sprintf("r%d", s.ids) }
-
-// setID gives a generated request an id of this sequence, so ids repeat
-// from run to run and a saved reproducer reads the same every time.
-func (s *sequence) setID(v any) {
-	m, ok := v.(map[string]any)
-	if !ok || s.c.cfg.Protocol.Correlation.ID == "" {
-		return
-	}
-	s.ids++
-	m[idField(s.c)] = fmt.Sprintf("f%d", s.ids)
+func (pr *proc) currentShape() string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.shape
 }
 
-func (s *sequence) send(v any) (*peer.Call, string, error) {
-	s.setID(v)
-	s.c.withParams(v)
-	name := s.name()
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, "", err
+// do runs steps through the scenario interpreter, the one fixtures and
+// replay run through, and keeps them as one unit of the process's
+// history: what is saved is what was sent, byte for byte. An error ends
+// the sequence; a death nobody asked for is a liveness failure.
+func (pr *proc) do(steps ...scenario.Step) error {
+	pr.units = append(pr.units, unit{shape: pr.currentShape()})
+	u := &pr.units[len(pr.units)-1]
+	for i := range steps {
+		u.steps = append(u.steps, steps[i])
+		pr.sent += sends(&steps[i])
+		if err := pr.env.Do(&u.steps[len(u.steps)-1]); err != nil {
+			// A death is judged by the probe that ends the sequence.
+			return errStop
+		}
 	}
-	s.sent++
-	s.steps = append(s.steps, scenario.Step{Send: v, As: name})
-	c, err := s.p.Request(b)
-	if err != nil {
-		return nil, "", s.gone(err)
-	}
-	return c, name, nil
+	return nil
 }
 
-func (s *sequence) call(v any) (*peer.Inbound, error) {
-	c, name, err := s.send(v)
-	if err != nil {
+// sends is how many messages a step writes.
+func sends(st *scenario.Step) int {
+	if st.Send != nil || st.SendLine != nil || st.SendRaw != nil || st.SendBase64 != nil || st.ExpectAlive {
+		return 1
+	}
+	return 0
+}
+
+func (pr *proc) name() string { return fmt.Sprintf("r%d", pr.ids) }
+
+// request gives a generated request an id of this process and the fuzz
+// model's params, and returns the name its expect step waits on. Ids
+// repeat from run to run, so a saved reproducer reads the same every time.
+func (pr *proc) request(v any) string {
+	if m, ok := v.(map[string]any); ok && pr.c.cfg.Protocol.Correlation.ID != "" {
+		pr.ids++
+		m[idField(pr.c)] = fmt.Sprintf("f%d", pr.ids)
+	}
+	pr.c.withParams(v)
+	return pr.name()
+}
+
+// call sends a request, waits for its answer and returns it (nil when
+// none came), carrying forward the response fields templates read.
+func (pr *proc) call(v any) (*peer.Inbound, error) {
+	name := pr.request(v)
+	if err := pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}); err != nil {
 		return nil, err
 	}
-	s.steps = append(s.steps, scenario.Step{Expect: name})
-	if c == nil {
+	in := pr.env.Answer(name)
+	if in == nil {
 		return nil, nil
 	}
-	in, err := s.env.Await(c, s.firstWait())
-	if err != nil {
-		s.noteGone()
-		return nil, errStop
-	}
-	for _, ptr := range s.c.lastPtrs {
+	for _, ptr := range pr.c.lastPtrs {
 		if v, ok := in.Field(ptr); ok {
-			s.last[ptr] = v
+			pr.last[ptr] = v
 		}
 	}
 	return in, nil
 }
 
-// firstWait is the wait for an answer: --timeout, but --startup-timeout
-// while the server has said nothing yet. Without a ready line the first
-// answer also waits for the process to start, which on a loaded machine
-// is not the server's own step.
-func (s *sequence) firstWait() time.Duration {
-	select {
-	case <-s.p.Heard():
-		return 0
-	default:
-		return s.c.cfg.StartupTimeout
-	}
-}
-
 // notify sends a notification: no id is added and no answer is awaited
 // or allowed (an answer would be a stray). The reproducer writes it as a
 // line that is not answered.
-func (s *sequence) notify(v any) error {
+func (pr *proc) notify(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	s.sent++
 	line := string(b)
-	s.steps = append(s.steps, scenario.Step{SendLine: &line, Answered: new(bool)})
-	if err := s.p.SendRaw(append(b, '\n'), false); err != nil {
-		return s.gone(err)
-	}
-	return nil
-}
-
-func (s *sequence) await(c *peer.Call) error {
-	if c == nil {
-		return nil
-	}
-	if _, err := s.env.Await(c, s.firstWait()); err != nil {
-		s.noteGone()
-		return errStop
-	}
-	return nil
+	return pr.do(scenario.Step{SendLine: &line, Answered: new(bool)})
 }
 
 // sendInvalid sends a schema-invalid request: tracked when its id is still
-// one the server can echo, as raw input (answerable with a null id) when not.
-func (s *sequence) sendInvalid(v any) error {
+// one the server can echo, as raw input (answerable with a null id) when
+// not; then the probe.
+func (pr *proc) sendInvalid(v any) error {
 	if m, ok := v.(map[string]any); ok {
-		switch m[idField(s.c)].(type) {
+		switch m[idField(pr.c)].(type) {
 		case string, json.Number, float64:
-			s.ids++
-			m[idField(s.c)] = fmt.Sprintf("f%d", s.ids)
-			_, err := s.call(v)
-			return err
+			name := pr.request(v)
+			return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
 		}
 	}
-	s.c.withParams(v)
+	pr.c.withParams(v)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return s.raw(append(b, '\n'))
+	return pr.do(rawStep(append(b, '\n')), pr.probeStep())
 }
 
-func (s *sequence) raw(b []byte) error {
-	s.sent++
+// rawStep writes bytes as they are: as text when they are, base64 when
+// not (the reproducer stays a YAML file).
+func rawStep(b []byte) scenario.Step {
 	if utf8.Valid(b) {
 		str := string(b)
-		s.steps = append(s.steps, scenario.Step{SendRaw: &str})
-	} else {
-		enc := base64.StdEncoding.EncodeToString(b)
-		s.steps = append(s.steps, scenario.Step{SendBase64: &enc})
+		return scenario.Step{SendRaw: &str}
 	}
-	if err := s.p.SendRaw(b, true); err != nil {
-		return s.gone(err)
-	}
-	return nil
+	enc := base64.StdEncoding.EncodeToString(b)
+	return scenario.Step{SendBase64: &enc}
 }
 
-// probe asks whether the server still answers a known-good request.
-func (s *sequence) probe() error {
-	rules := s.c.cfg.Protocol.RulesForCheck(verdict.CheckSurvives)
+// probeStep asks whether the server still answers a known-good request,
+// judged by the protocol's survival rule.
+func (pr *proc) probeStep() scenario.Step {
 	step := scenario.Step{ExpectAlive: true}
-	if len(rules) > 0 {
+	if rules := pr.c.cfg.Protocol.RulesForCheck(verdict.CheckSurvives); len(rules) > 0 {
 		step.Rule = rules[0].ID
 	}
-	s.steps = append(s.steps, step)
-	s.sent++
-	if _, err := s.env.Probe(); err != nil {
-		s.p.Check(verdict.CheckSurvives, verdict.Fail, -1,
-			"after "+s.shape+", the server did not answer a known-good request: "+err.Error(),
-			"an answer to the probe request", s.env.Gone())
-		return errStop
-	}
-	s.p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
-	return nil
+	return step
 }
 
-func (s *sequence) closeInput() error {
-	s.closed = true
-	rules := s.c.cfg.Protocol.RulesForCheck(verdict.CheckExitOnEOF)
-	step := scenario.Step{ExpectExit: &scenario.Exit{Within: scenario.Duration(s.c.cfg.Timeout), Code: new(int)}}
-	if len(rules) > 0 {
+// exitStep expects a clean exit within --timeout of stdin closing.
+func (pr *proc) exitStep() scenario.Step {
+	step := scenario.Step{ExpectExit: &scenario.Exit{Within: scenario.Duration(pr.c.cfg.Timeout), Code: new(int)}}
+	if rules := pr.c.cfg.Protocol.RulesForCheck(verdict.CheckExitOnEOF); len(rules) > 0 {
 		step.Rule = rules[0].ID
 	}
-	s.steps = append(s.steps, scenario.Step{CloseStdin: true}, step)
-	tr := s.p.Transport()
-	if err := tr.CloseInput(); err != nil {
-		return errStop
-	}
-	select {
-	case <-tr.Exited():
-		if es := tr.ExitStatus(); es.Signal != "" || es.Code != 0 {
-			s.p.Check(verdict.CheckExitOnEOF, verdict.Fail, -1, "the server ended with "+es.String()+" when stdin closed", "exit 0", es.String())
-		} else {
-			s.p.Check(verdict.CheckExitOnEOF, verdict.Pass, -1, "", "", "")
-		}
-	case <-time.After(s.c.cfg.Timeout):
-		s.p.Check(verdict.CheckExitOnEOF, verdict.Fail, -1, "the server was still running "+s.c.cfg.Timeout.String()+" after stdin closed", "the process exits", "still running")
-	}
-	return nil
-}
-
-// gone turns a write error into the end of the sequence; a server that
-// died mid-sequence is judged by the liveness check.
-func (s *sequence) gone(err error) error {
-	s.noteGone()
-	return errStop
-}
-
-// noteGone records a death nobody asked for as a liveness failure.
-func (s *sequence) noteGone() {
-	if s.failed() != nil {
-		return
-	}
-	select {
-	case <-s.p.Transport().Exited():
-		s.p.Check(verdict.CheckSurvives, verdict.Fail, -1, "after "+s.shape+", the server exited: "+s.env.Gone(),
-			"the server keeps running", s.p.Transport().ExitStatus().String())
-	default:
-	}
+	return step
 }
 
 // requestLabel names a request the way the protocol's document would: by

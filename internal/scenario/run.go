@@ -20,9 +20,33 @@ func (s *Scenario) Execute(e *Env) error {
 	}
 	e.named = map[string]*peer.Call{}
 	for i := range s.Steps {
-		if err := s.Steps[i].run(e); err != nil {
+		if err := e.Do(&s.Steps[i]); err != nil {
 			return fmt.Errorf("step %d (line %d): %w", i+1, s.Steps[i].Line, err)
 		}
+	}
+	return nil
+}
+
+// SplitPause is the pause between the two writes of a split send. It only
+// has to outlast the server's read of the first part, which a blocked
+// reader does at once; longer would cap how fast the fuzzer, whose split
+// sends run through here too, can go.
+const SplitPause = time.Millisecond
+
+// Do runs one step, as Execute runs each: the fuzzer drives its generated
+// steps through here, so what it saves is what it ran.
+func (e *Env) Do(st *Step) error {
+	if e.named == nil {
+		e.named = map[string]*peer.Call{}
+	}
+	return st.run(e)
+}
+
+// Answer returns the response to the send named name, read after an
+// expect step on that name has returned (nil when it got none).
+func (e *Env) Answer(name string) *peer.Inbound {
+	if c := e.named[name]; c != nil {
+		return c.Response
 	}
 	return nil
 }
@@ -38,7 +62,7 @@ func (st *Step) run(e *Env) error {
 		if st.Split > 0 {
 			var b []byte
 			if b, err = json.Marshal(msg); err == nil {
-				c, err = e.Peer.RequestSplit(b, st.Split, 10*time.Millisecond)
+				c, err = e.Peer.RequestSplit(b, st.Split, SplitPause)
 			}
 		} else {
 			c, err = e.Send(msg)

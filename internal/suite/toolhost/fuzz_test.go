@@ -11,7 +11,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -27,9 +26,9 @@ var _ = Describe("fuzzing a lenient tool host", func() {
 			"--variant", "serve-no-id", "--variant", "omit-null-id", "--variant", "extra-fields", "--variant", "event-kinds"}
 		c, err := fuzz.New(fuzz.Config{
 			Protocol: b.Protocol, Schemas: b.Schemas,
-			Launch: func() (transport.Transport, error) { return transport.Launch(transport.Options{Command: argv}) },
+			Target: target.Target{Argv: argv},
 			Runs:   200, Seed: 10, Timeout: 2 * time.Second, StartupTimeout: 10 * time.Second,
-			ShrinkTime: 5 * time.Second, Level: verdict.Should, Target: target.Target{Argv: argv}.String(),
+			ShrinkTime: 5 * time.Second, Level: verdict.Should,
 		})
 		Expect(err).NotTo(HaveOccurred())
 		bugs, err := c.Run(context.Background())

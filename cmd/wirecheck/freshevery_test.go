@@ -1,0 +1,14 @@
+package main
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("fuzz --fresh-every", func() {
+	It("refuses fewer than one sequence per process, with exit 2", func() {
+		code, _, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--fresh-every", "0", "--", "true")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("--fresh-every must be at least 1"))
+	})
+})

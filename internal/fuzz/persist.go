@@ -1,0 +1,218 @@
+package fuzz
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// Persistent fuzzing, as AFL's persistent mode and libFuzzer do it: a
+// process serves sequence after sequence while it stays healthy, since
+// starting one costs far more than the messages of a sequence. It is
+// replaced after a failure, a hang or closed stdin, every FreshEvery
+// sequences, and for every rerun while a failure is shrunk. A failure on
+// a process that served sequences before is confirmed on fresh ones
+// (confirm) before it is reported.
+
+// acquire returns the process the next sequence runs on: the kept one
+// while it is healthy and has served fewer than FreshEvery sequences, a
+// fresh one otherwise, and always a fresh one while a failure is shrunk
+// (rapid's reruns must not depend on what ran before them). It returns
+// nil when no process could be started, and errStop with a process whose
+// setup did not go through.
+func (c *Campaign) acquire() (*proc, error) {
+	c.mu.Lock()
+	shrinking := c.last != nil
+	pr := c.kept
+	c.kept = nil
+	c.mu.Unlock()
+	if pr != nil {
+		if !shrinking && pr.sequences < c.cfg.FreshEvery && !pr.s.Ended() {
+			return pr, nil
+		}
+		c.close(pr)
+	}
+	return c.fresh()
+}
+
+// spare is a process started ahead of need: the next fresh process is
+// launched, made ready and set up while the current one serves sequences,
+// so replacing a process costs the campaign no wait for its start.
+type spare struct {
+	pr   *proc
+	err  error
+	done chan struct{}
+}
+
+// fresh returns a fresh process (the spare, waited for if it is still
+// starting) and starts the next spare.
+func (c *Campaign) fresh() (*proc, error) {
+	c.mu.Lock()
+	sp := c.spare
+	c.spare = nil
+	c.mu.Unlock()
+	if sp == nil {
+		sp = c.spawn()
+	}
+	<-sp.done
+	if sp.pr == nil {
+		return nil, sp.err
+	}
+	c.starts.Add(1)
+	c.live.Store(sp.pr.p)
+	c.mu.Lock()
+	if c.spare == nil && c.ctx.Err() == nil {
+		c.spare = c.spawn()
+	}
+	c.mu.Unlock()
+	return sp.pr, sp.err
+}
+
+func (c *Campaign) spawn() *spare {
+	sp := &spare{done: make(chan struct{})}
+	go func() {
+		defer close(sp.done)
+		sp.pr, sp.err = c.start()
+	}()
+	return sp
+}
+
+// closeSpare ends the spare process at the end of the campaign.
+func (c *Campaign) closeSpare() {
+	c.mu.Lock()
+	sp := c.spare
+	c.spare = nil
+	c.mu.Unlock()
+	if sp != nil {
+		<-sp.done
+		if sp.pr != nil {
+			sp.pr.s.Close()
+		}
+	}
+}
+
+// release keeps a healthy process for the next sequence and closes any
+// other (release(nil, false) closes the kept one).
+func (c *Campaign) release(pr *proc, healthy bool) {
+	c.mu.Lock()
+	old := c.kept
+	c.kept = nil
+	if healthy && pr != nil && c.ctx.Err() == nil {
+		c.kept, pr = pr, nil
+	}
+	c.mu.Unlock()
+	if old != nil {
+		c.close(old)
+	}
+	if pr != nil {
+		c.close(pr)
+	}
+}
+
+func (c *Campaign) close(pr *proc) {
+	pr.s.Close()
+	c.messages.Add(int64(pr.sent))
+	pr.sent = 0
+	if c.cfg.Recorded != nil {
+		c.cfg.Recorded(pr.rec.Slice(0, -1))
+	}
+}
+
+// confirm runs a failure found on a kept process again on fresh ones:
+// the sequence that showed it alone, then the process's whole history.
+// It returns the run that showed the failure again (nil when none did:
+// not reported) and whether that needed the history; such a bug is
+// recorded here, its history shrunk to the actions it needs.
+func (c *Campaign) confirm(pr *proc, from int, f *verdict.Observation) (*failure, bool) {
+	if run := c.rerun(pr.units[from:], f.Rule); run != nil {
+		return run, false
+	}
+	run := c.rerun(pr.units[pr.setup:], f.Rule)
+	if run == nil {
+		return nil, false
+	}
+	began := c.now()
+	until, byDuration := began.Add(c.cfg.ShrinkTime), false
+	if !c.end.IsZero() && c.end.Before(until) {
+		until, byDuration = c.end, true
+	}
+	cut := false
+	shrinkUnits(pr.units[pr.setup:], func(us []unit) bool {
+		if r := c.rerun(us, f.Rule); r != nil {
+			run = r
+			return true
+		}
+		return false
+	}, func() bool {
+		cut = cut || c.ctx.Err() != nil || !c.now().Before(until)
+		return cut
+	})
+	took := c.now().Sub(began)
+	why := ""
+	switch {
+	case cut && byDuration:
+		why = fmt.Sprintf("shrinking the history stopped after %s, when the --duration budget (%s) ran out: it may not be minimal",
+			took.Round(time.Millisecond), c.cfg.Duration)
+	case cut:
+		why = fmt.Sprintf("shrinking the history stopped at --shrink-time %s: it may not be minimal", c.cfg.ShrinkTime)
+	}
+	run.history = true
+	c.mu.Lock()
+	c.shrinking += took
+	c.mu.Unlock()
+	c.addBug(run, took, why)
+	return run, true
+}
+
+// rerun runs units on a fresh process after its setup, as they ran
+// before, and returns the run when it broke rule again.
+func (c *Campaign) rerun(us []unit, rule string) *failure {
+	if c.ctx.Err() != nil {
+		return nil
+	}
+	pr, err := c.fresh()
+	if pr == nil {
+		return nil
+	}
+	defer c.close(pr)
+	for i := 0; err == nil && i < len(us) && pr.failed() == nil; i++ {
+		pr.setShape(us[i].shape)
+		err = pr.do(us[i].steps...)
+	}
+	pr.settle(err)
+	if f := pr.failed(); f != nil && f.Rule == rule {
+		return pr.record()
+	}
+	return nil
+}
+
+// shrinkUnits drops what a failure does not need from a history (ddmin's
+// complement step: chunks of halving size, each dropped when the rest
+// still fails) until no single unit can go or spent says to stop.
+func shrinkUnits(us []unit, fails func([]unit) bool, spent func() bool) []unit {
+	n := 2
+	for len(us) > 0 {
+		n = min(n, len(us))
+		chunk := (len(us) + n - 1) / n
+		dropped := false
+		for from := 0; from < len(us); from += chunk {
+			if spent() {
+				return us
+			}
+			rest := append(append([]unit{}, us[:from]...), us[min(from+chunk, len(us)):]...)
+			if fails(rest) {
+				us, dropped = rest, true
+				n = max(n-1, 2)
+				break
+			}
+		}
+		if !dropped {
+			if n == len(us) {
+				break
+			}
+			n = min(2*n, len(us))
+		}
+	}
+	return us
+}

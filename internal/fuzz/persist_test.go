@@ -1,0 +1,199 @@
+package fuzz_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// sondeCampaign fuzzes a sonde-serve server launched by argv.
+func sondeCampaign(argv []string, cfg fuzz.Config) (*fuzz.Campaign, []*fuzz.Bug) {
+	b, err := protocols.Load("sonde-serve")
+	Expect(err).NotTo(HaveOccurred())
+	cfg.Protocol, cfg.Schemas = b.Protocol, b.Schemas
+	cfg.Target = target.Target{Argv: argv}
+	if cfg.Timeout == 0 {
+		cfg.Timeout, cfg.StartupTimeout = time.Second, 5*time.Second
+	}
+	c, err := fuzz.New(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	bugs, err := c.Run(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	return c, bugs
+}
+
+// replayArgv replays a saved reproducer through the runner, as `wirecheck
+// replay` does, against argv, and returns the rules that failed.
+func replayArgv(file string, argv []string) []string {
+	b, err := protocols.Load("sonde-serve")
+	Expect(err).NotTo(HaveOccurred())
+	data, err := os.ReadFile(file)
+	Expect(err).NotTo(HaveOccurred())
+	s, err := scenario.Parse(file, data, b.Protocol)
+	Expect(err).NotTo(HaveOccurred())
+	rep, err := runner.Run(context.Background(), runner.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: []*scenario.Scenario{s}, Partial: true,
+		Target:  target.Target{Argv: argv},
+		Timeout: time.Second,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	var failed []string
+	for _, f := range rep.Findings {
+		if f.Verdict == verdict.Fail {
+			failed = append(failed, f.Rule)
+		}
+	}
+	return failed
+}
+
+// teed launches the reference server with its stdin copied to file.
+func teed(file string, faults ...string) []string {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	return append([]string{"bash", "-c", `tee -a "$1" | "$2" serve sonde-serve "${@:3}"`, "wirecheck-tee", file, bin}, faultArgs(faults)...)
+}
+
+// probeID is the part of a sent line that differs from run to run: the
+// probe's id comes from a counter of the whole process of wirecheck.
+var probeID = regexp.MustCompile(`"probe-\d+"`)
+
+// sentLines is what a transcript says was written, one entry a line.
+func sentLines(es []transcript.Entry) []string {
+	var out []string
+	for _, e := range es {
+		if e.Dir == transcript.Sent {
+			out = append(out, probeID.ReplaceAllString(strings.TrimSuffix(e.Text, "\n"), `"probe"`))
+		}
+	}
+	return out
+}
+
+// readLines is what the server read, as the transcript would show it.
+func readLines(file string) []string {
+	data, err := os.ReadFile(file)
+	Expect(err).NotTo(HaveOccurred())
+	var out []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if l == "" {
+			continue
+		}
+		text, _ := transcript.Text([]byte(strings.TrimSuffix(l, "\n")))
+		out = append(out, probeID.ReplaceAllString(text, `"probe"`))
+	}
+	return out
+}
+
+var _ = Describe("a saved reproducer", func() {
+	DescribeTable("is byte for byte what the campaign sent: replayed, the server reads the same lines",
+		func(fault string) {
+			c, bugs := sondeCampaign(teed(os.DevNull, fault), fuzz.Config{Runs: 50, Seed: 42, ShrinkTime: 8 * time.Second})
+			Expect(bugs).NotTo(BeEmpty())
+			bug := bugs[0]
+			file, err := c.Save(bug, GinkgoT().TempDir())
+			Expect(err).NotTo(HaveOccurred())
+			read := filepath.Join(GinkgoT().TempDir(), "stdin")
+			Expect(replayArgv(file, teed(read, fault))).To(ContainElement(bug.Rule))
+			// The liveness probe after the last step is the runner's
+			// between scenarios, sent in both.
+			Expect(readLines(read)).To(Equal(sentLines(bug.Transcript)))
+		},
+		Entry("answers one request twice", "double-answer"),
+		Entry("exits on a JSON value that is not an object", "exit-non-object"),
+		Entry("stops answering after a malformed line", "mute-after-malformed"),
+	)
+})
+
+var _ = Describe("persistent fuzzing", func() {
+	// processes cuts a campaign's sequences by the process they ran on: a
+	// sequence that started one begins with the setup (tools/list, id f1).
+	processes := func(traces [][]scenario.Step) [][]int {
+		var out [][]int
+		for i, steps := range traces {
+			if m, ok := steps[0].Send.(map[string]any); ok && m["id"] == "f1" {
+				out = append(out, nil)
+			}
+			Expect(out).NotTo(BeEmpty(), "the first sequence starts a process")
+			out[len(out)-1] = append(out[len(out)-1], i)
+		}
+		return out
+	}
+	closes := func(steps []scenario.Step) bool {
+		for _, st := range steps {
+			if st.CloseStdin {
+				return true
+			}
+		}
+		return false
+	}
+	run := func(freshEvery int) ([][]scenario.Step, fuzz.Stats) {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		var traces [][]scenario.Step
+		c, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve"}, fuzz.Config{Runs: 60, Seed: 3, FreshEvery: freshEvery,
+			Trace: func(steps []scenario.Step) { traces = append(traces, steps) }})
+		Expect(bugs).To(BeEmpty())
+		return traces, c.Stats()
+	}
+
+	It("keeps one process across healthy sequences, and starts a fresh one after stdin closed and every --fresh-every", func() {
+		traces, st := run(4)
+		procs := processes(traces)
+		Expect(st.Starts).To(BeEquivalentTo(len(procs)))
+		Expect(len(procs)).To(BeNumerically("<", len(traces)/2), "processes are kept")
+		for _, seqs := range procs {
+			Expect(len(seqs)).To(BeNumerically("<=", 4))
+			for _, i := range seqs[:len(seqs)-1] {
+				Expect(closes(traces[i])).To(BeFalse(), "a sequence that closed stdin is the last of its process")
+			}
+			if len(seqs) < 4 && seqs[len(seqs)-1] != len(traces)-1 {
+				Expect(closes(traces[seqs[len(seqs)-1]])).To(BeTrue(), "a process is replaced early only for a reason")
+			}
+		}
+	})
+
+	It("starts a process per sequence at --fresh-every 1", func() {
+		traces, st := run(1)
+		Expect(processes(traces)).To(HaveLen(len(traces)))
+		Expect(st.Starts).To(BeEquivalentTo(len(traces)))
+	})
+
+	It("finds a failure that needs the process's history, confirms it on a fresh process, and saves that history, shrunk, as a reproducer that fails the same way", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		// A server that stops after its 40th line of input: no sequence of
+		// at most three actions writes so many, a kept process soon has.
+		breaks := []string{"bash", "-c", `LC_ALL=C sed -u 40q | "$0" serve sonde-serve`, bin}
+		c, bugs := sondeCampaign(breaks, fuzz.Config{Runs: 40, Seed: 7, MaxActions: 3, ShrinkTime: time.Minute})
+		Expect(bugs).NotTo(BeEmpty())
+		bug := bugs[0]
+		Expect(bug.History).To(BeTrue(), describeBugs(bugs))
+		Expect(bug.Rule).To(Equal("SONDE-GEN-SURVIVE"))
+		Expect(bug.Unshrunk).To(BeEmpty(), "shrunk within its budget")
+		// The history kept is what the failure needs: some 40 lines, not
+		// everything the process served.
+		// (no unit of it can go: it has over 40 lines, less than a unit more).
+		lines := len(sentLines(bug.Transcript))
+		Expect(lines).To(BeNumerically(">", 40), describeBugs(bugs))
+		Expect(lines).To(BeNumerically("<", 55), describeBugs(bugs))
+		file, err := c.Save(bug, GinkgoT().TempDir())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(readFile(file)).To(ContainSubstring("# It showed only after earlier sequences"))
+		Expect(replayArgv(file, breaks)).To(ContainElement("SONDE-GEN-SURVIVE"))
+		Expect(replayArgv(file, []string{bin, "serve", "sonde-serve"})).To(BeEmpty(), "the reproducer passes against a healthy server")
+	})
+})
