@@ -18,6 +18,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
@@ -534,7 +535,7 @@ func fill(v any, name string, args any, last map[string]any) any {
 			return args
 		case strings.HasPrefix(x, "$last:"):
 			if got, ok := last[strings.TrimPrefix(x, "$last:")]; ok {
-				return clone(got)
+				return jsonval.Clone(got)
 			}
 			return map[string]any{}
 		}

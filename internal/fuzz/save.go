@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 )
@@ -91,9 +92,14 @@ func plainSteps(steps []scenario.Step) []scenario.Step {
 	return out
 }
 
+// plain turns the json.Numbers of a decoded request into the int64 or
+// float64 YAML writes as numbers.
 func plain(v any) any {
-	switch x := v.(type) {
-	case json.Number:
+	return jsonval.Map(v, func(v any) any {
+		x, ok := v.(json.Number)
+		if !ok {
+			return v
+		}
 		if n, err := x.Int64(); err == nil {
 			return n
 		}
@@ -101,20 +107,7 @@ func plain(v any) any {
 			return f
 		}
 		return x.String()
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, v := range x {
-			out[k] = plain(v)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, v := range x {
-			out[i] = plain(v)
-		}
-		return out
-	}
-	return v
+	})
 }
 
 // stepRules lists the failing rule and every rule a step decides, as a

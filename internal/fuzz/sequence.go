@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/session"
@@ -630,30 +631,10 @@ func (c *Campaign) withParams(v any) {
 		m["params"] = params
 	}
 	for k, x := range f.Params {
-		params[k] = clone(x)
+		params[k] = jsonval.Clone(x)
 	}
 }
 
 func idField(c *Campaign) string {
 	return strings.TrimPrefix(c.cfg.Protocol.Correlation.ID, "/")
-}
-
-// clone deep-copies a request template from the spec so a sequence can set
-// its id without touching the spec.
-func clone(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, v := range x {
-			out[k] = clone(v)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, v := range x {
-			out[i] = clone(v)
-		}
-		return out
-	}
-	return v
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"pgregory.net/rapid"
 )
 
@@ -204,7 +205,7 @@ func (m *mutator) add(val func() any, format string, args ...any) {
 
 // just serves a fixed replacement, copied so that a caller mutating one
 // Mutation.Value cannot corrupt the next.
-func just(v any) func() any { return func() any { return clone(v) } }
+func just(v any) func() any { return func() any { return jsonval.Clone(v) } }
 
 var typeSamples = []struct {
 	k kind
@@ -354,7 +355,7 @@ func (m *mutator) array(f *flat, x []any) {
 			m.add(func() any { return grow(x, max(len(x), l)+1) }, "extended %s to %d items, but it admits at most %d", max(len(x), l)+1, l)
 		}
 		if s.UniqueItems && len(x) > 0 {
-			m.add(func() any { return append(slices.Clone(x), clone(x[0])) }, "duplicated item 0 of %s, whose items must be unique")
+			m.add(func() any { return append(slices.Clone(x), jsonval.Clone(x[0])) }, "duplicated item 0 of %s, whose items must be unique")
 		}
 		if c := s.Contains; c != nil {
 			m.add(func() any {
@@ -378,7 +379,7 @@ func grow(x []any, n int) []any {
 		if len(x) == 0 {
 			y = append(y, nil)
 		} else {
-			y = append(y, clone(x[i%len(x)]))
+			y = append(y, jsonval.Clone(x[i%len(x)]))
 		}
 	}
 	return y

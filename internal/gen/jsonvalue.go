@@ -199,26 +199,6 @@ func equal(a, b any) bool {
 	}
 }
 
-// clone copies containers so that values handed out never alias the
-// schema's enum/const values or each other.
-func clone(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[k] = clone(x)
-		}
-		return m
-	case []any:
-		a := make([]any, len(v))
-		for i, x := range v {
-			a[i] = clone(x)
-		}
-		return a
-	}
-	return v
-}
-
 // valueDepth is the container nesting depth of v.
 func valueDepth(v any) int {
 	d := 0

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"pgregory.net/rapid"
 )
 
@@ -302,5 +303,5 @@ func (r *run) fromEnum(t *rapid.T, f *flat, only kind) (any, bool) {
 	if len(ok) == 0 {
 		reject("no enum/const value satisfies every applicable schema")
 	}
-	return clone(ok[index(t, len(ok), "enum")]), true
+	return jsonval.Clone(ok[index(t, len(ok), "enum")]), true
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transcript"
@@ -431,7 +432,7 @@ func (a *Assert) Check(in *peer.Inbound) (problem, expected string) {
 		if !ok {
 			return p + " is absent", fmt.Sprintf("%s = %s", p, show(want))
 		}
-		if !peer.Equal(got, normalize(want)) {
+		if !peer.Equal(got, jsonval.Clone(want)) {
 			return fmt.Sprintf("%s = %s", p, show(got)), fmt.Sprintf("%s = %s", p, show(want))
 		}
 	}
@@ -503,24 +504,4 @@ func Show(v any, limit int) string {
 		return string(b[:limit]) + "…"
 	}
 	return string(b)
-}
-
-// normalize turns YAML-decoded values (map[string]interface{} with int
-// values) into the shapes peer.Equal compares.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, v := range x {
-			out[k] = normalize(v)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, v := range x {
-			out[i] = normalize(v)
-		}
-		return out
-	}
-	return v
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/schema"
 )
 
@@ -117,7 +118,7 @@ func (e *Env) resolve(v any) (any, error) {
 				}
 				return s, nil
 			case hasDef:
-				return normalize(def), nil
+				return jsonval.Clone(def), nil
 			}
 			return nil, fmt.Errorf("%w: --param %s is not set", errUnresolved, key)
 		}
@@ -135,7 +136,7 @@ func (e *Env) resolve(v any) (any, error) {
 			return got, nil
 		}
 		if hasDef {
-			return normalize(def), nil
+			return jsonval.Clone(def), nil
 		}
 		return nil, fmt.Errorf("%w: the response to %s has nothing at %s", errUnresolved, name, ptr)
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -54,7 +55,7 @@ func (e *Env) Answer(name string) *peer.Inbound {
 func (st *Step) run(e *Env) error {
 	switch {
 	case st.Send != nil:
-		msg, err := e.resolve(normalize(st.Send))
+		msg, err := e.resolve(jsonval.Clone(st.Send))
 		if err != nil {
 			return err
 		}
