@@ -16,25 +16,17 @@ import (
 // a server that rejects and one that serves both pass.
 func silenceScenarios() []*scenario.Scenario {
 	const file = "internal/suite/sondeserve/silence.go"
-	return []*scenario.Scenario{{
-		Name:  "no-id",
-		Title: "a request without an id, or with an id neither string nor number, gets one answer: id null, absent, or as given",
-		Rules: []string{"SONDE-GEN-NO-ID"},
-		Run:   noID,
-		File:  file,
-	}, {
-		Name:  "non-object",
-		Title: "JSON values that are not objects answer ok false, id null or absent, and the server goes on",
-		Rules: []string{"SONDE-GEN-NON-OBJECT", "SONDE-GEN-SURVIVE"},
-		Run:   nonObject,
-		File:  file,
-	}, {
-		Name:  "unknown-method",
-		Title: "a method the protocol does not define is not served, even with the params of a tools/call that succeeds",
-		Rules: []string{"SONDE-GEN-UNKNOWN-METHOD"},
-		Run:   unknownMethod,
-		File:  file,
-	}}
+	return []*scenario.Scenario{
+		{Name: "no-id", Run: noID, File: file,
+			Title: "a request without an id, or with an id neither string nor number, gets one answer: id null, absent, or as given",
+			Rules: []string{"SONDE-GEN-NO-ID"}},
+		{Name: "non-object", Run: nonObject, File: file,
+			Title: "JSON values that are not objects answer ok false, id null or absent, and the server goes on",
+			Rules: []string{"SONDE-GEN-NON-OBJECT", "SONDE-GEN-SURVIVE"}},
+		{Name: "unknown-method", Run: unknownMethod, File: file,
+			Title: "a method the protocol does not define is not served, even with the params of a tools/call that succeeds",
+			Rules: []string{"SONDE-GEN-UNKNOWN-METHOD"}},
+	}
 }
 
 // answerTo sends one raw line owed one answer and waits for that answer:

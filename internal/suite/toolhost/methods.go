@@ -13,33 +13,21 @@ import (
 // wirecheck was not given: --param config=JSON).
 
 func methodScenarios() []*scenario.Scenario {
-	out := []*scenario.Scenario{{
-		Name:  "init",
-		Title: "init is implemented and answers the tool state in result.state",
-		Rules: []string{"TOOLHOST-METHODS-1", "TOOLHOST-STATE-1"},
-		Run:   initHost,
-		File:  file,
-	}, {
-		Name:  "get-tool-schemas",
-		Title: "get_tool_schemas is implemented and answers the list of tool schemas for the state init returned",
-		Rules: []string{"TOOLHOST-METHODS-1", "TOOLHOST-SCHEMAS-1"},
-		Run:   getToolSchemas,
-		File:  file,
-	}, {
-		Name:  "state-round-trip",
-		Title: "the state a host returns is carried into the next call, accepted, and answered with an updated state",
-		Rules: []string{"TOOLHOST-STATE-2", "TOOLHOST-STATE-3"},
-		Run:   stateRoundTrip,
-		File:  file,
-	}}
+	out := []*scenario.Scenario{
+		{Name: "init", Run: initHost, File: file,
+			Title: "init is implemented and answers the tool state in result.state",
+			Rules: []string{"TOOLHOST-METHODS-1", "TOOLHOST-STATE-1"}},
+		{Name: "get-tool-schemas", Run: getToolSchemas, File: file,
+			Title: "get_tool_schemas is implemented and answers the list of tool schemas for the state init returned",
+			Rules: []string{"TOOLHOST-METHODS-1", "TOOLHOST-SCHEMAS-1"}},
+		{Name: "state-round-trip", Run: stateRoundTrip, File: file,
+			Title: "the state a host returns is carried into the next call, accepted, and answered with an updated state",
+			Rules: []string{"TOOLHOST-STATE-2", "TOOLHOST-STATE-3"}},
+	}
 	for _, o := range optionals {
-		out = append(out, &scenario.Scenario{
-			Name:  o.scenario,
+		out = append(out, &scenario.Scenario{Name: o.scenario, Run: o.run, File: file,
 			Title: o.method + ", when implemented, answers " + o.answers,
-			Rules: []string{o.rule},
-			Run:   o.run,
-			File:  file,
-		})
+			Rules: []string{o.rule}})
 	}
 	return out
 }

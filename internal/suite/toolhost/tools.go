@@ -24,44 +24,26 @@ const file = "internal/suite/toolhost/tools.go"
 
 // Scenarios returns the Go scenarios of tool-host.
 func Scenarios() []*scenario.Scenario {
-	return append(append(methodScenarios(), []*scenario.Scenario{{
-		Name:  "unreadable",
-		Title: "lines the host cannot read as a request are refused with a null id (or none); a request without a usable id is answered, served or refused; the host goes on",
-		Rules: []string{"TOOLHOST-GEN-UNREADABLE", "TOOLHOST-GEN-NO-ID-2", "TOOLHOST-GEN-SURVIVE"},
-		Run:   unreadable,
-		File:  file,
-	}, {
-		Name:  "bad-params",
-		Title: "requests whose params are missing or mistyped get one answer with their id, refused or served, and the host goes on",
-		Rules: []string{"TOOLHOST-GEN-BAD-PARAMS", "TOOLHOST-GEN-BAD-PARAMS-2", "TOOLHOST-GEN-SURVIVE"},
-		Run:   badParams,
-		File:  file,
-	}}...), []*scenario.Scenario{{
-		Name: "tools-every",
-		Title: "every listed tool is previewed, executed with arguments generated from its schema and its result formatted, " +
-			"the state carried from each call to the next",
-		Rules: []string{"TOOLHOST-SCHEMAS-2", "TOOLHOST-METHODS-1", "TOOLHOST-EXEC-2", "TOOLHOST-FAIL-1", "TOOLHOST-STATE-2", "TOOLHOST-OPT-PREVIEW-1", "TOOLHOST-OPT-FORMAT-RESULT-1", "TOOLHOST-GEN-SURVIVE"},
-		Run:   everyTool,
-		File:  file,
-	}, {
-		Name:  "unknown-method",
-		Title: "a method the protocol does not define, sent with params another method would serve, answers ok false (saying it is not implemented: MAY)",
-		Rules: []string{"TOOLHOST-GEN-UNKNOWN-METHOD", "TOOLHOST-GEN-UNKNOWN-METHOD-2"},
-		Run:   unknownMethod,
-		File:  file,
-	}, {
-		Name:  "unknown-tool",
-		Title: "execute_tool of a tool the host does not list fails as a tool failure, and the host goes on",
-		Rules: []string{"TOOLHOST-GEN-UNKNOWN-TOOL", "TOOLHOST-GEN-SURVIVE"},
-		Run:   unknownToolCall,
-		File:  file,
-	}, {
-		Name:  "long-line",
-		Title: "a request line of 100 KiB is answered like any other",
-		Rules: []string{"TOOLHOST-GEN-SURVIVE"},
-		Run:   longLine,
-		File:  file,
-	}}...)
+	return append(append(methodScenarios(), []*scenario.Scenario{
+		{Name: "unreadable", Run: unreadable, File: file,
+			Title: "lines the host cannot read as a request are refused with a null id (or none); a request without a usable id is answered, served or refused; the host goes on",
+			Rules: []string{"TOOLHOST-GEN-UNREADABLE", "TOOLHOST-GEN-NO-ID-2", "TOOLHOST-GEN-SURVIVE"}},
+		{Name: "bad-params", Run: badParams, File: file,
+			Title: "requests whose params are missing or mistyped get one answer with their id, refused or served, and the host goes on",
+			Rules: []string{"TOOLHOST-GEN-BAD-PARAMS", "TOOLHOST-GEN-BAD-PARAMS-2", "TOOLHOST-GEN-SURVIVE"}}}...), []*scenario.Scenario{
+		{Name: "tools-every", Run: everyTool, File: file,
+			Title: "every listed tool is previewed, executed with arguments generated from its schema and its result formatted, " +
+				"the state carried from each call to the next",
+			Rules: []string{"TOOLHOST-SCHEMAS-2", "TOOLHOST-METHODS-1", "TOOLHOST-EXEC-2", "TOOLHOST-FAIL-1", "TOOLHOST-STATE-2", "TOOLHOST-OPT-PREVIEW-1", "TOOLHOST-OPT-FORMAT-RESULT-1", "TOOLHOST-GEN-SURVIVE"}},
+		{Name: "unknown-method", Run: unknownMethod, File: file,
+			Title: "a method the protocol does not define, sent with params another method would serve, answers ok false (saying it is not implemented: MAY)",
+			Rules: []string{"TOOLHOST-GEN-UNKNOWN-METHOD", "TOOLHOST-GEN-UNKNOWN-METHOD-2"}},
+		{Name: "unknown-tool", Run: unknownToolCall, File: file,
+			Title: "execute_tool of a tool the host does not list fails as a tool failure, and the host goes on",
+			Rules: []string{"TOOLHOST-GEN-UNKNOWN-TOOL", "TOOLHOST-GEN-SURVIVE"}},
+		{Name: "long-line", Run: longLine, File: file,
+			Title: "a request line of 100 KiB is answered like any other",
+			Rules: []string{"TOOLHOST-GEN-SURVIVE"}}}...)
 }
 
 // request builds a v1 request with a fresh id.
