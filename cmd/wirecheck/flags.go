@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"path"
@@ -39,57 +38,17 @@ func (r *revisionFlags) add(fl *pflag.FlagSet, paramHelp string) {
 	fl.StringArrayVar(&r.params, "param", nil, paramHelp)
 }
 
-// resolve returns p resolved for the revision asked (its default when
-// none) and the --param settings, the revision under the protocol's key.
-// A command that takes no other setting names itself in only. Afterwards
-// revision is the one asked, however named, and params the rest.
-func (r *revisionFlags) resolve(p *spec.Protocol, only string) (*spec.Protocol, map[string]string, error) {
-	key, flag, rest, params := revisionKey(p), r.revision, []string(nil), map[string]string{}
-	for _, kv := range r.params {
-		k, v, ok := strings.Cut(kv, "=")
-		switch {
-		case !ok || k == "":
-			return nil, nil, usageErr("--param %q: want KEY=VALUE", kv)
-		case k == key && flag == "":
-			r.revision = v
-		case k == key:
-		case only != "" && key == "":
-			return nil, nil, usageErr("--param %s: protocol %s has no revisions to choose from", k, p.ID)
-		case only != "":
-			return nil, nil, usageErr("--param %s: %s takes only --param %s=V or --revision V (the revision to judge by)", k, only, key)
-		default:
-			rest, params[k] = append(rest, kv), v
-		}
-	}
-	if r.revision != "" && key == "" {
-		return nil, nil, usageErr("--revision %s: protocol %s has no revisions to choose from", r.revision, p.ID)
-	} else if r.params = rest; r.revision != "" {
-		params[key] = r.revision
-	}
-	q, err := forRevision(p, params, "")
-	return q, params, err
-}
-
-// revisionKey is the setting that names a revision of p ("" when p has
-// no revisions).
-func revisionKey(p *spec.Protocol) string {
-	if p.Versions == nil {
-		return ""
-	}
-	return p.Versions.Param
-}
-
-// forRevision is p resolved for the revision params name (its default
-// when none); from is the file a revision came from, if one did.
-func forRevision(p *spec.Protocol, params map[string]string, from string) (*spec.Protocol, error) {
-	q, err := p.ForVersion(params[revisionKey(p)])
-	if err != nil && from != "" {
-		err = fmt.Errorf("%s: %w", from, err)
-	}
+// resolve resolves the revision asked and the --param settings for b;
+// only names a command that takes no setting but the revision.
+// Afterwards revision is the one asked, however named, and params the
+// rest.
+func (r *revisionFlags) resolve(b *protocols.Bundle, only string) (*spec.Protocol, map[string]string, error) {
+	s, err := b.Settings(r.revision, r.params, only)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, nil, usageErr("%v", err)
 	}
-	return q, nil
+	r.revision, r.params = s.Revision, s.Rest
+	return s.Protocol, s.Params, nil
 }
 
 // common are the flags of the commands that talk to a server (run,
@@ -158,7 +117,7 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	case c.timeout <= 0 || c.startupTimeout <= 0:
 		return nil, usageErr("--timeout and --startup-timeout must be positive")
 	}
-	proto, params, err := c.revisionFlags.resolve(b.Protocol, only)
+	proto, params, err := c.revisionFlags.resolve(b, only)
 	return &setup{b, proto, params, target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}}, err
 }
 

@@ -59,8 +59,8 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if s.proto, err = forRevision(s.b.Protocol, params, from[revisionKey(s.b.Protocol)]); err != nil {
-		return err
+	if s.proto, err = s.b.ForParams(params, from[s.b.RevisionParam()]); err != nil {
+		return usageErr("%v", err)
 	}
 	scs := make([]*scenario.Scenario, len(saved))
 	for i, sv := range saved {

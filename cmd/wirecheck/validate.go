@@ -29,7 +29,7 @@ otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			proto, _, err := rev.resolve(b.Protocol, "validate")
+			proto, _, err := rev.resolve(b, "validate")
 			if err != nil {
 				return err
 			}
