@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -94,31 +93,20 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, _, err = c.judging()
-	for _, e := range c.env {
-		if k, _, ok := strings.Cut(e, "="); (!ok || k == "") && err == nil {
-			err = usageErr("--env %q: want KEY=VALUE", e)
-		}
-	}
-	st, cwdErr := os.Stat(c.cwd)
-	switch tr := strings.Join(b.Protocol.Transports, ", "); {
-	case err != nil:
+	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}
+	if _, _, err := c.judging(); err != nil {
 		return nil, err
-	case c.url != "":
-		return nil, usageErr("--url: protocol %s is reached over %s only; launch the server with '-- CMD [ARGS…]'", c.protocol, tr)
-	case c.transport != "stdio":
-		return nil, usageErr("--transport %q: protocol %s supports %s", c.transport, c.protocol, tr)
-	case len(c.headers) > 0:
-		return nil, usageErr("--header applies to HTTP transports only; this run uses stdio")
-	case len(argv) == 0:
+	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {
+		return nil, usageErr("%v", err)
+	} else if len(argv) == 0 {
 		return nil, usageErr("no server command: give it after '--', e.g. wirecheck run --protocol %s -- ./my-server", c.protocol)
-	case c.cwd != "" && (cwdErr != nil || !st.IsDir()):
-		return nil, usageErr("--cwd %q: not a directory", c.cwd)
-	case c.timeout <= 0 || c.startupTimeout <= 0:
+	} else if err := t.Check(); err != nil {
+		return nil, usageErr("%v", err)
+	} else if c.timeout <= 0 || c.startupTimeout <= 0 {
 		return nil, usageErr("--timeout and --startup-timeout must be positive")
 	}
 	proto, params, err := c.revisionFlags.resolve(b, only)
-	return &setup{b, proto, params, target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}}, err
+	return &setup{b, proto, params, t}, err
 }
 
 // judging parses how the run is judged and where it is reported.
@@ -168,12 +156,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
 	level, outs, _ := c.judging()
 	rep.Version, rep.Level = version, level
-	var nr *report.NotReady
-	if ns := (*session.NotStarted)(nil); errors.As(runErr, &ns) {
-		ready := cmp.Or(s.proto.Startup, &spec.Startup{})
-		nr = (&report.NotReady{Command: s.t.String(), Code: exitNoTarget, Within: c.startupTimeout, Flag: "--startup-timeout",
-			Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr}).Explain(rep, ready.Kind, ready.Rule)
-	}
+	nr := session.NotReady(runErr, rep, s.proto, s.t.String(), c.startupTimeout, exitNoTarget)
 	sink := report.Sink{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Outputs: outs, NoColor: c.noColor, Verbose: c.verbose}
 	if err := sink.Write(rep, nr); err != nil {
 		return err
