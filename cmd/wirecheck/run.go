@@ -9,6 +9,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func newRunCmd() *cobra.Command {
@@ -29,8 +30,8 @@ func newRunCmd() *cobra.Command {
 				return err
 			} else if jobs < 1 {
 				return usageErr("--jobs %d: want 1 or more", jobs)
-			} else if err := checkGlobs(rules, scenarios); err != nil {
-				return err
+			} else if err := spec.CheckGlobs(rules, scenarios); err != nil {
+				return usageErr("%v", err)
 			}
 			var known *report.Baseline
 			if baseline != "" {

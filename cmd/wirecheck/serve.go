@@ -21,22 +21,12 @@ func newServeCmd() *cobra.Command {
   wirecheck run --protocol sonde-serve -- wirecheck serve sonde-serve --fault wrong-id`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := protocols.Lookup(args[0])
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			proto, err := protocols.LoadSpec(args[0])
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			choice := protocols.Choice{Transport: tr, Listen: listen, Faults: faults, Variants: variants}
-			if listed, err := choice.Check(proto, cmd.OutOrStdout()); err != nil {
-				return usageErr("%v", err)
-			} else if listed {
-				return nil
-			}
 			dir, _ := os.Getwd()
-			code := m.Serve(protocols.ServeOptions{Faults: faults, Variants: variants, Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
+			choice := protocols.Choice{Transport: tr, Listen: listen, Faults: faults, Variants: variants}
+			code, err := protocols.Serve(args[0], choice, protocols.ServeOptions{Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
+			if err != nil {
+				return usageErr("%v", err)
+			}
 			if code != 0 {
 				return &exitError{code: code, err: fmt.Errorf("")}
 			}

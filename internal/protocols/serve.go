@@ -90,3 +90,40 @@ func WriteTable(w io.Writer) error {
 			len(b.Protocol.Rules), n[verdict.Must], n[verdict.Should], n[verdict.May], len(b.Scenarios), b.Protocol.Source)
 	})
 }
+
+// WriteCatalogue writes the rules of protocol id (of every protocol for
+// "") as a text table or as JSON, for `wirecheck rules`.
+func WriteCatalogue(w io.Writer, format, id string) error {
+	ids := IDs()
+	if id != "" {
+		ids = []string{id}
+	}
+	var ps []*spec.Protocol
+	for _, id := range ids {
+		b, err := Load(id)
+		if err != nil {
+			return err
+		}
+		ps = append(ps, b.Protocol)
+	}
+	return spec.WriteCatalogue(w, format, ps...)
+}
+
+// Serve runs the reference server of protocol id as c asks until o.In
+// ends and returns its exit code; a "list" of c writes its table to o.Out
+// instead (exit 0). A choice it cannot serve is an error.
+func Serve(id string, c Choice, o ServeOptions) (int, error) {
+	m, err := Lookup(id)
+	if err != nil {
+		return 0, err
+	}
+	p, err := LoadSpec(id)
+	if err != nil {
+		return 0, err
+	}
+	if listed, err := c.Check(p, o.Out); err != nil || listed {
+		return 0, err
+	}
+	o.Faults, o.Variants = c.Faults, c.Variants
+	return m.Serve(o), nil
+}

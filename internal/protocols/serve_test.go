@@ -72,3 +72,45 @@ var _ = Describe("the protocols table", func() {
 		}
 	})
 })
+
+var _ = Describe("serving a reference server as asked (Serve)", func() {
+	serve := func(id string, c protocols.Choice) (int, string, string, error) {
+		var out, log bytes.Buffer
+		c.Transport = cmp.Or(c.Transport, "stdio")
+		code, err := protocols.Serve(id, c, protocols.ServeOptions{In: strings.NewReader(""), Out: &out, Log: &log, Dir: GinkgoT().TempDir()})
+		return code, out.String(), log.String(), err
+	}
+
+	It("serves with the faults and variants chosen until its input ends", func() {
+		code, out, log, err := serve("sonde-serve", protocols.Choice{Faults: []string{"wrong-id"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring(`"status":"ready"`))
+		Expect(log).To(ContainSubstring("faults [wrong-id]"))
+	})
+
+	It("writes a list instead of serving, and refuses an unknown protocol or fault", func() {
+		code, out, _, err := serve("sonde-serve", protocols.Choice{Faults: []string{"list"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(0))
+		Expect(out).To(HavePrefix("FAULT "))
+		_, _, _, err = serve("nope", protocols.Choice{})
+		Expect(err).To(MatchError(HavePrefix(`unknown protocol "nope"`)))
+		_, out, _, err = serve("sonde-serve", protocols.Choice{Faults: []string{"nope"}})
+		Expect(err).To(MatchError(HavePrefix(`unknown fault "nope"`)))
+		Expect(out).To(BeEmpty())
+	})
+})
+
+var _ = Describe("the rule catalogue", func() {
+	It("writes one protocol's rules, or every protocol's", func() {
+		var one, all bytes.Buffer
+		Expect(protocols.WriteCatalogue(&one, "text", "sonde-serve")).To(Succeed())
+		Expect(protocols.WriteCatalogue(&all, "text", "")).To(Succeed())
+		Expect(one.String()).To(ContainSubstring("SONDE-ID-1"))
+		Expect(one.String()).NotTo(ContainSubstring("MCP-"))
+		Expect(all.String()).To(ContainSubstring("SONDE-ID-1"))
+		Expect(all.String()).To(ContainSubstring("MCP-"))
+		Expect(protocols.WriteCatalogue(&one, "text", "nope")).To(MatchError(HavePrefix(`unknown protocol "nope"`)))
+	})
+})
