@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func newValidateCmd() *cobra.Command {
@@ -33,22 +30,14 @@ otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			var forced *spec.Kind
-			if kind != "" {
-				if forced, err = proto.KindNamed(kind); err != nil {
-					return usageErr("%v", err)
-				}
+			file := ""
+			if len(args) > 0 {
+				file = args[0]
 			}
-			in, name, err := input(cmd, args)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			n, bad, err := peer.JudgeLines(in, name, proto, b.Schemas, forced, cmd.OutOrStdout())
+			bad, err := peer.JudgeFile(file, cmd.InOrStdin(), proto, b.Schemas, kind, cmd.OutOrStdout())
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d lines: %d valid, %d invalid\n", n, n-bad, bad)
 			if bad > 0 {
 				return &exitError{code: exitViolations, err: fmt.Errorf("")}
 			}
@@ -59,17 +48,4 @@ otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 	cmd.Flags().StringVar(&kind, "kind", "", "validate every line as this message kind")
 	rev.add(cmd.Flags(), "KEY=VALUE: the protocol's revision key names the revision to judge by, as --revision does")
 	return cmd
-}
-
-// input is the file a command reads (FILE, or stdin for none or "-") and
-// its name for messages.
-func input(cmd *cobra.Command, args []string) (io.ReadCloser, string, error) {
-	if len(args) == 0 || args[0] == "-" {
-		return io.NopCloser(cmd.InOrStdin()), "stdin", nil
-	}
-	f, err := os.Open(args[0])
-	if err != nil {
-		return nil, "", usageErr("%v", err)
-	}
-	return f, args[0], nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
@@ -89,4 +90,32 @@ func JudgeLines(in io.Reader, name string, p *spec.Protocol, reg *schema.Registr
 		return n, bad, fmt.Errorf("%s: %v", name, err)
 	}
 	return n, bad, nil
+}
+
+// JudgeFile is JudgeLines on a file ("" or "-" is stdin, named so), every
+// line judged as the kind called kind when one is named, followed by the
+// count of valid and invalid lines; it returns how many were invalid.
+// An unknown kind is refused before the file is opened.
+func JudgeFile(file string, stdin io.Reader, p *spec.Protocol, reg *schema.Registry, kind string, out io.Writer) (bad int, err error) {
+	var forced *spec.Kind
+	if kind != "" {
+		if forced, err = p.KindNamed(kind); err != nil {
+			return 0, err
+		}
+	}
+	in, name := io.NopCloser(stdin), "stdin"
+	if file != "" && file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return 0, err
+		}
+		in, name = f, file
+	}
+	defer in.Close()
+	n, bad, err := JudgeLines(in, name, p, reg, forced, out)
+	if err != nil {
+		return bad, err
+	}
+	fmt.Fprintf(out, "%d lines: %d valid, %d invalid\n", n, n-bad, bad)
+	return bad, nil
 }
