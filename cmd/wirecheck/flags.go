@@ -88,9 +88,9 @@ type setup struct {
 // prepare checks the flags against the server command after "--"; only
 // names a command that takes no setting but the revision.
 func (c *common) prepare(argv []string, only string) (*setup, error) {
-	b, err := loadBundle(c.protocol)
+	b, err := protocols.Pick(c.protocol)
 	if err != nil {
-		return nil, err
+		return nil, usageErr("%v", err)
 	}
 	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}
 	if _, _, err := c.judging(); err != nil {

@@ -6,20 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 )
-
-func loadBundle(id string) (*protocols.Bundle, error) {
-	if id == "" {
-		return nil, usageErr("--protocol is required (one of: %s)", strings.Join(protocols.IDs(), ", "))
-	}
-	b, err := protocols.Load(id)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return b, nil
-}
 
 func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "report", Short: "Convert or merge JSON reports"}

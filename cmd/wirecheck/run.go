@@ -33,11 +33,9 @@ func newRunCmd() *cobra.Command {
 			} else if err := spec.CheckGlobs(rules, scenarios); err != nil {
 				return usageErr("%v", err)
 			}
-			var known *report.Baseline
-			if baseline != "" {
-				if known, err = report.LoadBaseline(baseline); err != nil {
-					return usageErr("%v", err)
-				}
+			known, err := report.LoadBaseline(baseline)
+			if err != nil {
+				return usageErr("%v", err)
 			}
 			scs, err := scenario.Select(s.b.Scenarios, scenarios)
 			if err != nil {
@@ -57,9 +55,7 @@ func newRunCmd() *cobra.Command {
 					return s.t.Line(r)
 				},
 			})
-			if known != nil {
-				known.Apply(rep)
-			}
+			known.Apply(rep)
 			return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
 		},
 	}

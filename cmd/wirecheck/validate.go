@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/protocols"
 )
 
 func newValidateCmd() *cobra.Command {
@@ -22,9 +23,9 @@ one --revision V names (--mcp-version V is its alias), by its default
 otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := loadBundle(protocol)
+			b, err := protocols.Pick(protocol)
 			if err != nil {
-				return err
+				return usageErr("%v", err)
 			}
 			proto, _, err := rev.resolve(b, "validate")
 			if err != nil {

@@ -64,3 +64,12 @@ func (b *Bundle) ForParams(params map[string]string, from string) (*spec.Protoco
 	}
 	return q, err
 }
+
+// Pick is Load of the protocol a command's --protocol names, which the
+// command requires: none named is an error listing those there are.
+func Pick(id string) (*Bundle, error) {
+	if id == "" {
+		return nil, fmt.Errorf("--protocol is required (one of: %s)", strings.Join(IDs(), ", "))
+	}
+	return Load(id)
+}

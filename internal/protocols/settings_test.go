@@ -1,6 +1,8 @@
 package protocols_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -56,5 +58,17 @@ var _ = Describe("a command's settings (--revision, --param)", func() {
 		Expect(p.Version).To(Equal("2024-11-05"))
 		_, err = mcp.ForParams(map[string]string{"mcp-version": "1999-01-01"}, "a.yaml")
 		Expect(err).To(MatchError(HavePrefix(`a.yaml: `)))
+	})
+})
+
+var _ = Describe("the protocol --protocol picks", func() {
+	It("is loaded, and required", func() {
+		b, err := protocols.Pick("sonde-serve")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b.Protocol.ID).To(Equal("sonde-serve"))
+		_, err = protocols.Pick("")
+		Expect(err).To(MatchError("--protocol is required (one of: " + strings.Join(protocols.IDs(), ", ") + ")"))
+		_, err = protocols.Pick("nope")
+		Expect(err).To(MatchError(HavePrefix(`unknown protocol "nope"`)))
 	})
 })
