@@ -121,25 +121,11 @@ func (c *common) judging() (verdict.Level, []report.Output, error) {
 	return level, outs, nil
 }
 
-// defaultLevel is the --level default of each command a rerun line names.
-var defaultLevel = map[string]string{"run": "must", "replay": "may"}
-
 // rerun is what the line that reruns this command's server with its
 // settings says besides the target; level is "" where it does not travel.
 func (c *common) rerun(command string, head []string, level string) target.Rerun {
-	r := target.Rerun{Command: command, Head: head, Protocol: c.protocol, Revision: c.revision, Params: c.params}
-	// Both commands a line names take runner's defaults; fuzz's own
-	// shorter timeout must travel with its reproducers.
-	if c.timeout != runner.DefaultTimeout {
-		r.Timeout = c.timeout
-	}
-	if c.startupTimeout != runner.DefaultStartupTimeout {
-		r.Startup = c.startupTimeout
-	}
-	if !strings.EqualFold(level, defaultLevel[command]) {
-		r.Level = level
-	}
-	return r
+	return runner.Rerun(target.Rerun{Command: command, Head: head, Protocol: c.protocol, Revision: c.revision,
+		Params: c.params, Timeout: c.timeout, Startup: c.startupTimeout, Level: level})
 }
 
 // interruptible is the context of a run Ctrl-C or SIGTERM ends early.

@@ -63,15 +63,8 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
-		Reproduce: func(name string) string {
-			for _, sc := range scs {
-				if sc.Name == name {
-					// The settings the file carries it applies itself.
-					return s.t.Line(f.rerun("replay", []string{sc.File}, f.level))
-				}
-			}
-			return ""
-		},
+		// The settings a file carries it applies itself.
+		Rerun: new(f.rerun("replay", nil, f.level)),
 	})
 	return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
 }

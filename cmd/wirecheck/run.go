@@ -41,19 +41,17 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			rerun := f.rerun("run", nil, f.level)
+			if rerun.Rules = rules; seed != 1 {
+				rerun.Seed = seed
+			}
 			ctx, stop := interruptible()
 			defer stop()
 			rep, runErr := runner.Run(ctx, runner.Config{
 				Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 				Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: jobs,
 				Rules: rules, Seed: seed, Params: s.params, Partial: len(scenarios) > 0,
-				Reproduce: func(name string) string {
-					r := f.rerun("run", []string{"--scenario", name}, f.level)
-					if r.Rules = rules; seed != 1 {
-						r.Seed = seed
-					}
-					return s.t.Line(r)
-				},
+				Rerun: &rerun,
 			})
 			known.Apply(rep)
 			return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
