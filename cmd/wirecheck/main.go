@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/wirecheck/wirecheck/internal/memlimit"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -41,6 +42,7 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
+	memlimit.Set()
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
