@@ -136,8 +136,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 // finish writes the reports of a run and turns it into the exit code. A
 // run that never began gets one block saying why (exit 3) instead of the
 // table of rules nobody could judge; began, if set, prints more after the
-// reports of a run that did. A run that began exits 2 when the harness
-// itself failed, 1 on a violation at or above the level or an interrupt.
+// reports of a run that did, which ends as report.Report.Exit says.
 func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
 	level, outs, _ := c.judging()
 	rep.Version, rep.Level = version, level
@@ -150,14 +149,8 @@ func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s 
 	} else if began != nil {
 		began()
 	}
-	// An interrupted gate must not pass.
-	switch {
-	case runErr != nil && !errors.Is(runErr, context.Canceled):
-		return &exitError{code: exitUsage, err: runErr}
-	case rep.Failed(level):
-		return &exitError{code: exitViolations, err: errors.New("")}
-	case interrupted:
-		return &exitError{code: exitViolations, err: errors.New("interrupted")}
+	if code, err := rep.Exit(level, runErr, interrupted); code != exitOK {
+		return &exitError{code: code, err: err}
 	}
 	return nil
 }

@@ -14,18 +14,18 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wirecheck/wirecheck/internal/memlimit"
+	"github.com/wirecheck/wirecheck/internal/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit codes: the contract README.md states under "The CLI"; users'
-// CI scripts depend on them.
+// Exit codes: report's, the contract README.md states under "The CLI".
 const (
-	exitOK         = 0
-	exitViolations = 1
-	exitUsage      = 2
-	exitNoTarget   = 3
+	exitOK         = report.ExitOK
+	exitViolations = report.ExitViolations
+	exitUsage      = report.ExitUsage
+	exitNoTarget   = report.ExitNoTarget
 )
 
 // exitError carries an exit code up to main.
