@@ -36,19 +36,6 @@ func (r *revisionFlags) add(fl *pflag.FlagSet, paramHelp string) {
 	fl.StringArrayVar(&r.params, "param", nil, paramHelp)
 }
 
-// resolve resolves the revision asked and the --param settings for b;
-// only names a command that takes no setting but the revision.
-// Afterwards revision is the one asked, however named, and params the
-// rest.
-func (r *revisionFlags) resolve(b *protocols.Bundle, only string) (*spec.Protocol, map[string]string, error) {
-	s, err := b.Settings(r.revision, r.params, only)
-	if err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	r.revision, r.params = s.Revision, s.Rest
-	return s.Protocol, s.Params, nil
-}
-
 // common are the flags of the commands that talk to a server (run,
 // replay, fuzz): how to reach it, and how to judge and report the run.
 type common struct {
@@ -104,8 +91,14 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	} else if c.timeout <= 0 || c.startupTimeout <= 0 {
 		return nil, usageErr("--timeout and --startup-timeout must be positive")
 	}
-	proto, params, err := c.revisionFlags.resolve(b, only)
-	return &setup{b, proto, params, t}, err
+	// Afterwards revision is the one asked, however named, and params the
+	// settings other than it, as rerun lines carry them.
+	st, err := b.Settings(c.revision, c.params, only)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	c.revision, c.params = st.Revision, st.Rest
+	return &setup{b, st.Protocol, st.Params, t}, nil
 }
 
 // judging parses how the run is judged and where it is reported.

@@ -36,9 +36,6 @@ func reportCmd(cmd *cobra.Command, format string) *cobra.Command {
 		cmd.Flags().BoolVar(&c.noColor, "no-color", false, "no colour in console output")
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			args = []string{"-"}
-		}
 		rep, err := report.ReadFiles(args, cmd.InOrStdin(), cmd.Name() == "merge")
 		if err != nil {
 			return usageErr("%v", err)

@@ -27,15 +27,11 @@ otherwise. Exit 0 when every line is valid, 1 otherwise.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			proto, _, err := rev.resolve(b, "validate")
+			st, err := b.Settings(rev.revision, rev.params, "validate")
 			if err != nil {
-				return err
+				return usageErr("%v", err)
 			}
-			file := ""
-			if len(args) > 0 {
-				file = args[0]
-			}
-			bad, err := peer.JudgeFile(file, cmd.InOrStdin(), proto, b.Schemas, kind, cmd.OutOrStdout())
+			bad, err := peer.JudgeFiles(args, cmd.InOrStdin(), st.Protocol, b.Schemas, kind, cmd.OutOrStdout())
 			if err != nil {
 				return usageErr("%v", err)
 			}

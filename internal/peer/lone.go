@@ -92,29 +92,36 @@ func JudgeLines(in io.Reader, name string, p *spec.Protocol, reg *schema.Registr
 	return n, bad, nil
 }
 
-// JudgeFile is JudgeLines on a file ("" or "-" is stdin, named so), every
-// line judged as the kind called kind when one is named, followed by the
-// count of valid and invalid lines; it returns how many were invalid.
-// An unknown kind is refused before the file is opened.
-func JudgeFile(file string, stdin io.Reader, p *spec.Protocol, reg *schema.Registry, kind string, out io.Writer) (bad int, err error) {
+// JudgeFiles is JudgeLines on each file named in turn ("-", or none
+// named, is stdin, named so), every line judged as the kind called kind
+// when one is named, followed by the count of valid and invalid lines; it
+// returns how many were invalid. An unknown kind is refused before a file
+// is opened.
+func JudgeFiles(files []string, stdin io.Reader, p *spec.Protocol, reg *schema.Registry, kind string, out io.Writer) (bad int, err error) {
 	var forced *spec.Kind
 	if kind != "" {
 		if forced, err = p.KindNamed(kind); err != nil {
 			return 0, err
 		}
 	}
-	in, name := io.NopCloser(stdin), "stdin"
-	if file != "" && file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return 0, err
-		}
-		in, name = f, file
+	if len(files) == 0 {
+		files = []string{"-"}
 	}
-	defer in.Close()
-	n, bad, err := JudgeLines(in, name, p, reg, forced, out)
-	if err != nil {
-		return bad, err
+	n := 0
+	for _, file := range files {
+		in, name := io.NopCloser(stdin), "stdin"
+		if file != "-" {
+			f, err := os.Open(file)
+			if err != nil {
+				return bad, err
+			}
+			in, name = f, file
+		}
+		m, b, err := JudgeLines(in, name, p, reg, forced, out)
+		if in.Close(); err != nil {
+			return bad + b, err
+		}
+		n, bad = n+m, bad+b
 	}
 	fmt.Fprintf(out, "%d lines: %d valid, %d invalid\n", n, n-bad, bad)
 	return bad, nil

@@ -53,18 +53,24 @@ var _ = Describe("judging a lone frame", func() {
 		Expect(out.String()).To(HavePrefix("f:1: ok (notification)\nf:3: MINI-V-1: "))
 	})
 
-	It("judges a file, or stdin, as a kind named, and counts the valid and invalid lines", func() {
+	It("judges a file, or stdin when none is named, as a kind named, and counts the valid and invalid lines", func() {
 		p, reg := miniProtocol()
 		file := filepath.Join(GinkgoT().TempDir(), "frames.jsonl")
 		Expect(os.WriteFile(file, []byte("{\"id\":1,\"result\":\"hi\",\"v\":1}\n{\"id\":1,\"result\":\"hi\",\"v\":2}\n"), 0o644)).To(Succeed())
 		var out bytes.Buffer
-		bad, err := peer.JudgeFile(file, nil, p, reg, "", &out)
+		bad, err := peer.JudgeFiles([]string{file}, nil, p, reg, "", &out)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(bad).To(Equal(1))
 		Expect(out.String()).To(HavePrefix(file + ":1: ok (echo result)\n" + file + ":2: MINI-V-1: "))
 		Expect(out.String()).To(HaveSuffix("2 lines: 1 valid, 1 invalid\n"))
 		out.Reset()
-		bad, err = peer.JudgeFile("-", strings.NewReader(`{"id":1,"result":"hi","v":1}`), p, reg, "response", &out)
+		bad, err = peer.JudgeFiles([]string{file, file}, nil, p, reg, "", &out)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bad).To(Equal(2))
+		Expect(strings.Count(out.String(), file+":1: ok (echo result)")).To(Equal(2))
+		Expect(out.String()).To(HaveSuffix("4 lines: 2 valid, 2 invalid\n"))
+		out.Reset()
+		bad, err = peer.JudgeFiles(nil, strings.NewReader(`{"id":1,"result":"hi","v":1}`), p, reg, "response", &out)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(bad).To(Equal(0))
 		Expect(out.String()).To(Equal("stdin:1: ok (response)\n1 lines: 1 valid, 0 invalid\n"))
@@ -72,9 +78,9 @@ var _ = Describe("judging a lone frame", func() {
 
 	It("refuses an unknown kind before the file, and a file it cannot open", func() {
 		p, reg := miniProtocol()
-		_, err := peer.JudgeFile("/nonexistent", nil, p, reg, "nope", io.Discard)
+		_, err := peer.JudgeFiles([]string{"/nonexistent"}, nil, p, reg, "nope", io.Discard)
 		Expect(err).To(MatchError(HavePrefix(`--kind "nope": mini defines`)))
-		_, err = peer.JudgeFile("/nonexistent", nil, p, reg, "", io.Discard)
+		_, err = peer.JudgeFiles([]string{"/nonexistent"}, nil, p, reg, "", io.Discard)
 		Expect(err).To(MatchError(ContainSubstring("/nonexistent")))
 	})
 })

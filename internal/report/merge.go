@@ -98,10 +98,13 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// ReadFiles reads the JSON reports named ("-" is stdin), merged into one
-// when there are several or merge is set. A report that says no level is
+// ReadFiles reads the JSON reports named ("-", or none named, is stdin),
+// merged into one when there are several or merge is set. A report that says no level is
 // judged at must. Its errors name the file at fault ("stdin" for -).
 func ReadFiles(names []string, stdin io.Reader, merge bool) (*Report, error) {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
 	var reps []*Report
 	for _, name := range names {
 		in, label := io.NopCloser(stdin), "stdin"

@@ -105,7 +105,7 @@ var _ = Describe("ReadFiles", func() {
 		return name
 	}
 
-	It("reads one report from a file or from stdin (-) as it is, judged at must when it names no level", func() {
+	It("reads one report from a file or from stdin (-, or none named) as it is, judged at must when it names no level", func() {
 		one := shard(t0, 1000, "", fail)
 		rep, err := report.ReadFiles([]string{save(one)}, nil, false)
 		Expect(err).NotTo(HaveOccurred())
@@ -116,6 +116,10 @@ var _ = Describe("ReadFiles", func() {
 		rep, err = report.ReadFiles([]string{"-"}, &buf, false)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.Level).To(Equal(verdict.Should))
+		Expect(report.WriteJSON(&buf, shard(t0, 1000, verdict.May, fail))).To(Succeed())
+		rep, err = report.ReadFiles(nil, &buf, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Level).To(Equal(verdict.May), "none named is stdin")
 	})
 
 	It("merges several, or one when asked to", func() {
