@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -103,13 +102,9 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 
 // judging parses how the run is judged and where it is reported.
 func (c *common) judging() (verdict.Level, []report.Output, error) {
-	level := verdict.Level(strings.ToUpper(c.level))
-	if !slices.Contains(verdict.Levels, level) {
-		return "", nil, usageErr("--level %q: want must, should or may", c.level)
-	}
-	outs, err := report.ParseOutputs(c.reports)
+	level, outs, err := report.ParseJudging(c.level, c.reports)
 	if err != nil {
-		return "", nil, &exitError{code: exitUsage, err: err}
+		return "", nil, usageErr("%v", err)
 	}
 	return level, outs, nil
 }

@@ -3,6 +3,7 @@ package protocols
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -111,7 +112,8 @@ func WriteCatalogue(w io.Writer, format, id string) error {
 
 // Serve runs the reference server of protocol id as c asks until o.In
 // ends and returns its exit code; a "list" of c writes its table to o.Out
-// instead (exit 0). A choice it cannot serve is an error.
+// instead (exit 0). A choice it cannot serve is an error. The server's
+// folder (o.Dir) is the current one unless o says.
 func Serve(id string, c Choice, o ServeOptions) (int, error) {
 	m, err := Lookup(id)
 	if err != nil {
@@ -124,6 +126,8 @@ func Serve(id string, c Choice, o ServeOptions) (int, error) {
 	if listed, err := c.Check(p, o.Out); err != nil || listed {
 		return 0, err
 	}
-	o.Faults, o.Variants = c.Faults, c.Variants
+	if o.Faults, o.Variants = c.Faults, c.Variants; o.Dir == "" {
+		o.Dir, _ = os.Getwd()
+	}
 	return m.Serve(o), nil
 }
