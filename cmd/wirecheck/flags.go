@@ -1,14 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
-	"path"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,59 +33,6 @@ func (r *revisionFlags) add(fl *pflag.FlagSet, paramHelp string) {
 	fl.StringVar(&r.revision, "revision", "", "revision of the protocol to request and judge by (protocols that have them, e.g. mcp); its default otherwise")
 	fl.StringVar(&r.revision, "mcp-version", "", "alias of --revision")
 	fl.StringArrayVar(&r.params, "param", nil, paramHelp)
-}
-
-// resolve returns p resolved for the revision asked (its default when
-// none) and the --param settings, the revision under the protocol's key.
-// A command that takes no other setting names itself in only. Afterwards
-// revision is the one asked, however named, and params the rest.
-func (r *revisionFlags) resolve(p *spec.Protocol, only string) (*spec.Protocol, map[string]string, error) {
-	key, flag, rest, params := revisionKey(p), r.revision, []string(nil), map[string]string{}
-	for _, kv := range r.params {
-		k, v, ok := strings.Cut(kv, "=")
-		switch {
-		case !ok || k == "":
-			return nil, nil, usageErr("--param %q: want KEY=VALUE", kv)
-		case k == key && flag == "":
-			r.revision = v
-		case k == key:
-		case only != "" && key == "":
-			return nil, nil, usageErr("--param %s: protocol %s has no revisions to choose from", k, p.ID)
-		case only != "":
-			return nil, nil, usageErr("--param %s: %s takes only --param %s=V or --revision V (the revision to judge by)", k, only, key)
-		default:
-			rest, params[k] = append(rest, kv), v
-		}
-	}
-	if r.revision != "" && key == "" {
-		return nil, nil, usageErr("--revision %s: protocol %s has no revisions to choose from", r.revision, p.ID)
-	} else if r.params = rest; r.revision != "" {
-		params[key] = r.revision
-	}
-	q, err := forRevision(p, params, "")
-	return q, params, err
-}
-
-// revisionKey is the setting that names a revision of p ("" when p has
-// no revisions).
-func revisionKey(p *spec.Protocol) string {
-	if p.Versions == nil {
-		return ""
-	}
-	return p.Versions.Param
-}
-
-// forRevision is p resolved for the revision params name (its default
-// when none); from is the file a revision came from, if one did.
-func forRevision(p *spec.Protocol, params map[string]string, from string) (*spec.Protocol, error) {
-	q, err := p.ForVersion(params[revisionKey(p)])
-	if err != nil && from != "" {
-		err = fmt.Errorf("%s: %w", from, err)
-	}
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return q, nil
 }
 
 // common are the flags of the commands that talk to a server (run,
@@ -131,69 +74,46 @@ type setup struct {
 // prepare checks the flags against the server command after "--"; only
 // names a command that takes no setting but the revision.
 func (c *common) prepare(argv []string, only string) (*setup, error) {
-	b, err := loadBundle(c.protocol)
+	b, err := protocols.Pick(c.protocol)
 	if err != nil {
-		return nil, err
+		return nil, usageErr("%v", err)
 	}
-	_, _, err = c.judging()
-	for _, e := range c.env {
-		if k, _, ok := strings.Cut(e, "="); (!ok || k == "") && err == nil {
-			err = usageErr("--env %q: want KEY=VALUE", e)
-		}
-	}
-	st, cwdErr := os.Stat(c.cwd)
-	switch tr := strings.Join(b.Protocol.Transports, ", "); {
-	case err != nil:
+	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}
+	if _, _, err := c.judging(); err != nil {
 		return nil, err
-	case c.url != "":
-		return nil, usageErr("--url: protocol %s is reached over %s only; launch the server with '-- CMD [ARGS…]'", c.protocol, tr)
-	case c.transport != "stdio":
-		return nil, usageErr("--transport %q: protocol %s supports %s", c.transport, c.protocol, tr)
-	case len(c.headers) > 0:
-		return nil, usageErr("--header applies to HTTP transports only; this run uses stdio")
-	case len(argv) == 0:
+	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {
+		return nil, usageErr("%v", err)
+	} else if len(argv) == 0 {
 		return nil, usageErr("no server command: give it after '--', e.g. wirecheck run --protocol %s -- ./my-server", c.protocol)
-	case c.cwd != "" && (cwdErr != nil || !st.IsDir()):
-		return nil, usageErr("--cwd %q: not a directory", c.cwd)
-	case c.timeout <= 0 || c.startupTimeout <= 0:
+	} else if err := t.Check(); err != nil {
+		return nil, usageErr("%v", err)
+	} else if c.timeout <= 0 || c.startupTimeout <= 0 {
 		return nil, usageErr("--timeout and --startup-timeout must be positive")
 	}
-	proto, params, err := c.revisionFlags.resolve(b.Protocol, only)
-	return &setup{b, proto, params, target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}}, err
+	// Afterwards revision is the one asked, however named, and params the
+	// settings other than it, as rerun lines carry them.
+	st, err := b.Settings(c.revision, c.params, only)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	c.revision, c.params = st.Revision, st.Rest
+	return &setup{b, st.Protocol, st.Params, t}, nil
 }
 
 // judging parses how the run is judged and where it is reported.
 func (c *common) judging() (verdict.Level, []report.Output, error) {
-	level := verdict.Level(strings.ToUpper(c.level))
-	if !slices.Contains(verdict.Levels, level) {
-		return "", nil, usageErr("--level %q: want must, should or may", c.level)
-	}
-	outs, err := report.ParseOutputs(c.reports)
+	level, outs, err := report.ParseJudging(c.level, c.reports)
 	if err != nil {
-		return "", nil, &exitError{code: exitUsage, err: err}
+		return "", nil, usageErr("%v", err)
 	}
 	return level, outs, nil
 }
 
-// defaultLevel is the --level default of each command a rerun line names.
-var defaultLevel = map[string]string{"run": "must", "replay": "may"}
-
 // rerun is what the line that reruns this command's server with its
 // settings says besides the target; level is "" where it does not travel.
 func (c *common) rerun(command string, head []string, level string) target.Rerun {
-	r := target.Rerun{Command: command, Head: head, Protocol: c.protocol, Revision: c.revision, Params: c.params}
-	// Both commands a line names take runner's defaults; fuzz's own
-	// shorter timeout must travel with its reproducers.
-	if c.timeout != runner.DefaultTimeout {
-		r.Timeout = c.timeout
-	}
-	if c.startupTimeout != runner.DefaultStartupTimeout {
-		r.Startup = c.startupTimeout
-	}
-	if !strings.EqualFold(level, defaultLevel[command]) {
-		r.Level = level
-	}
-	return r
+	return runner.Rerun(target.Rerun{Command: command, Head: head, Protocol: c.protocol, Revision: c.revision,
+		Params: c.params, Timeout: c.timeout, Startup: c.startupTimeout, Level: level})
 }
 
 // interruptible is the context of a run Ctrl-C or SIGTERM ends early.
@@ -204,17 +124,11 @@ func interruptible() (context.Context, context.CancelFunc) {
 // finish writes the reports of a run and turns it into the exit code. A
 // run that never began gets one block saying why (exit 3) instead of the
 // table of rules nobody could judge; began, if set, prints more after the
-// reports of a run that did. A run that began exits 2 when the harness
-// itself failed, 1 on a violation at or above the level or an interrupt.
+// reports of a run that did, which ends as report.Report.Exit says.
 func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
 	level, outs, _ := c.judging()
 	rep.Version, rep.Level = version, level
-	var nr *report.NotReady
-	if ns := (*session.NotStarted)(nil); errors.As(runErr, &ns) {
-		ready := cmp.Or(s.proto.Startup, &spec.Startup{})
-		nr = (&report.NotReady{Command: s.t.String(), Code: exitNoTarget, Within: c.startupTimeout, Flag: "--startup-timeout",
-			Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr}).Explain(rep, ready.Kind, ready.Rule)
-	}
+	nr := session.NotReady(runErr, rep, s.proto, s.t.String(), c.startupTimeout, exitNoTarget)
 	sink := report.Sink{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Outputs: outs, NoColor: c.noColor, Verbose: c.verbose}
 	if err := sink.Write(rep, nr); err != nil {
 		return err
@@ -223,24 +137,8 @@ func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s 
 	} else if began != nil {
 		began()
 	}
-	// An interrupted gate must not pass.
-	switch {
-	case runErr != nil && !errors.Is(runErr, context.Canceled):
-		return &exitError{code: exitUsage, err: runErr}
-	case rep.Failed(level):
-		return &exitError{code: exitViolations, err: errors.New("")}
-	case interrupted:
-		return &exitError{code: exitViolations, err: errors.New("interrupted")}
-	}
-	return nil
-}
-
-// checkGlobs refuses a malformed glob before anything runs.
-func checkGlobs(globs ...[]string) error {
-	for _, g := range slices.Concat(globs...) {
-		if _, err := path.Match(g, ""); err != nil {
-			return usageErr("bad glob %q: %v", g, err)
-		}
+	if code, err := rep.Exit(level, runErr, interrupted); code != exitOK {
+		return &exitError{code: code, err: err}
 	}
 	return nil
 }

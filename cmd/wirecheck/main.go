@@ -13,18 +13,19 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/wirecheck/wirecheck/internal/memlimit"
+	"github.com/wirecheck/wirecheck/internal/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit codes: the contract README.md states under "The CLI"; users'
-// CI scripts depend on them.
+// Exit codes: report's, the contract README.md states under "The CLI".
 const (
-	exitOK         = 0
-	exitViolations = 1
-	exitUsage      = 2
-	exitNoTarget   = 3
+	exitOK         = report.ExitOK
+	exitViolations = report.ExitViolations
+	exitUsage      = report.ExitUsage
+	exitNoTarget   = report.ExitNoTarget
 )
 
 // exitError carries an exit code up to main.
@@ -41,6 +42,7 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
+	memlimit.Set()
 	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
@@ -45,43 +45,26 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 		return usageErr("%v", err)
 	}
 	// The protocol comes from the files unless --protocol says.
-	for _, sv := range saved {
-		if f.protocol = cmp.Or(f.protocol, sv.Protocol); f.protocol == "" {
-			return usageErr("%s: the file names no protocol; give --protocol", sv.File)
-		}
+	if f.protocol, err = protocols.ProtocolOf(saved, f.protocol); err != nil {
+		return usageErr("%v", err)
 	}
 	// A bad revision a flag names is refused before the files' are read.
 	s, err := f.prepare(argv, "")
 	if err != nil {
 		return err
 	}
-	params, from, err := scenario.Settings(saved, s.params)
-	if err != nil {
+	var params map[string]string
+	var scs []*scenario.Scenario
+	if s.proto, params, scs, err = s.b.ParseSaved(saved, s.params); err != nil {
 		return usageErr("%v", err)
-	}
-	if s.proto, err = forRevision(s.b.Protocol, params, from[revisionKey(s.b.Protocol)]); err != nil {
-		return err
-	}
-	scs := make([]*scenario.Scenario, len(saved))
-	for i, sv := range saved {
-		if scs[i], err = scenario.Parse(sv.File, sv.Data, s.proto); err != nil {
-			return usageErr("%v", err)
-		}
 	}
 	ctx, stop := interruptible()
 	defer stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
-		Reproduce: func(name string) string {
-			for _, sc := range scs {
-				if sc.Name == name {
-					// The settings the file carries it applies itself.
-					return s.t.Line(f.rerun("replay", []string{sc.File}, f.level))
-				}
-			}
-			return ""
-		},
+		// The settings a file carries it applies itself.
+		Rerun: new(f.rerun("replay", nil, f.level)),
 	})
 	return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
 }

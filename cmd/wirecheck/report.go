@@ -6,21 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
-
-func loadBundle(id string) (*protocols.Bundle, error) {
-	if id == "" {
-		return nil, usageErr("--protocol is required (one of: %s)", strings.Join(protocols.IDs(), ", "))
-	}
-	b, err := protocols.Load(id)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return b, nil
-}
 
 func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "report", Short: "Convert or merge JSON reports"}
@@ -49,36 +36,14 @@ func reportCmd(cmd *cobra.Command, format string) *cobra.Command {
 		cmd.Flags().BoolVar(&c.noColor, "no-color", false, "no colour in console output")
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		var reps []*report.Report
-		if len(args) == 0 {
-			args = []string{"-"}
-		}
-		for _, a := range args {
-			in, name, err := input(cmd, []string{a})
-			if err != nil {
-				return err
-			}
-			rep, err := report.ReadJSON(in)
-			if in.Close(); err != nil {
-				return usageErr("%s: %v", name, err)
-			}
-			reps = append(reps, rep)
-		}
-		rep := reps[0]
-		if len(args) > 1 || cmd.Name() == "merge" {
-			var err error
-			if rep, err = report.Merge(reps...); err != nil {
-				return usageErr("%v", err)
-			}
+		rep, err := report.ReadFiles(args, cmd.InOrStdin(), cmd.Name() == "merge")
+		if err != nil {
+			return usageErr("%v", err)
 		}
 		if c.level != "" {
-			l, _, err := c.judging()
-			if err != nil {
+			if rep.Level, _, err = c.judging(); err != nil {
 				return err
 			}
-			rep.Level = l
-		} else if rep.Level == "" {
-			rep.Level = verdict.Must
 		}
 		if err := (report.Sink{NoColor: c.noColor}).Render(cmd.OutOrStdout(), format, rep); err != nil {
 			return usageErr("%v", err)

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func newRulesCmd() *cobra.Command {
@@ -14,19 +13,7 @@ func newRulesCmd() *cobra.Command {
 		Short: "Print the rule catalogue",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ids := protocols.IDs()
-			if protocol != "" {
-				ids = []string{protocol}
-			}
-			var ps []*spec.Protocol
-			for _, id := range ids {
-				b, err := loadBundle(id)
-				if err != nil {
-					return err
-				}
-				ps = append(ps, b.Protocol)
-			}
-			if err := spec.WriteCatalogue(cmd.OutOrStdout(), format, ps...); err != nil {
+			if err := protocols.WriteCatalogue(cmd.OutOrStdout(), format, protocol); err != nil {
 				return usageErr("%v", err)
 			}
 			return nil

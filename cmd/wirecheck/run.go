@@ -9,6 +9,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func newRunCmd() *cobra.Command {
@@ -29,18 +30,20 @@ func newRunCmd() *cobra.Command {
 				return err
 			} else if jobs < 1 {
 				return usageErr("--jobs %d: want 1 or more", jobs)
-			} else if err := checkGlobs(rules, scenarios); err != nil {
-				return err
+			} else if err := spec.CheckGlobs(rules, scenarios); err != nil {
+				return usageErr("%v", err)
 			}
-			var known *report.Baseline
-			if baseline != "" {
-				if known, err = report.LoadBaseline(baseline); err != nil {
-					return usageErr("%v", err)
-				}
+			known, err := report.LoadBaseline(baseline)
+			if err != nil {
+				return usageErr("%v", err)
 			}
 			scs, err := scenario.Select(s.b.Scenarios, scenarios)
 			if err != nil {
 				return usageErr("%v", err)
+			}
+			rerun := f.rerun("run", nil, f.level)
+			if rerun.Rules = rules; seed != 1 {
+				rerun.Seed = seed
 			}
 			ctx, stop := interruptible()
 			defer stop()
@@ -48,17 +51,9 @@ func newRunCmd() *cobra.Command {
 				Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 				Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: jobs,
 				Rules: rules, Seed: seed, Params: s.params, Partial: len(scenarios) > 0,
-				Reproduce: func(name string) string {
-					r := f.rerun("run", []string{"--scenario", name}, f.level)
-					if r.Rules = rules; seed != 1 {
-						r.Seed = seed
-					}
-					return s.t.Line(r)
-				},
+				Rerun: &rerun,
 			})
-			if known != nil {
-				known.Apply(rep)
-			}
+			known.Apply(rep)
 			return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
 		},
 	}

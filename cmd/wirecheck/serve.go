@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -23,56 +20,11 @@ func newServeCmd() *cobra.Command {
   wirecheck run --protocol sonde-serve -- wirecheck serve sonde-serve --fault wrong-id`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := protocols.Lookup(args[0])
+			choice := protocols.Choice{Transport: tr, Listen: listen, Faults: faults, Variants: variants}
+			code, err := protocols.Serve(args[0], choice, protocols.ServeOptions{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
 			if err != nil {
-				return &exitError{code: exitUsage, err: err}
+				return usageErr("%v", err)
 			}
-			proto, err := protocols.LoadSpec(args[0])
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			if tr != "stdio" {
-				return usageErr("--transport %q: the %s reference server serves %s", tr, args[0], strings.Join(proto.Transports, ", "))
-			}
-			if listen != "" {
-				return usageErr("--listen applies to HTTP transports; %s is served on stdio", args[0])
-			}
-			for _, f := range faults {
-				if f == "list" {
-					w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-					fmt.Fprintln(w, "FAULT\tTRIPS\tWHAT IT DOES")
-					for _, f := range proto.Faults {
-						fmt.Fprintf(w, "%s\t%s\t%s\n", f.Name, strings.Join(f.Trips, ","), f.Does)
-					}
-					return w.Flush()
-				}
-				if proto.Fault(f) == nil {
-					var names []string
-					for _, f := range proto.Faults {
-						names = append(names, f.Name)
-					}
-					return usageErr("unknown fault %q for %s (known: %s; '--fault list' describes them)", f, args[0], strings.Join(names, ", "))
-				}
-			}
-			for _, v := range variants {
-				if v == "list" {
-					w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-					fmt.Fprintln(w, "VARIANT\tWHAT IT DOES\tWHY IT IS LEGAL")
-					for _, v := range proto.Variants {
-						fmt.Fprintf(w, "%s\t%s\t%s\n", v.Name, v.Does, v.Why)
-					}
-					return w.Flush()
-				}
-				if proto.Variant(v) == nil {
-					var names []string
-					for _, v := range proto.Variants {
-						names = append(names, v.Name)
-					}
-					return usageErr("unknown variant %q for %s (known: %s; '--variant list' describes them)", v, args[0], strings.Join(names, ", "))
-				}
-			}
-			dir, _ := os.Getwd()
-			code := m.Serve(protocols.ServeOptions{Faults: faults, Variants: variants, Dir: dir, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()})
 			if code != 0 {
 				return &exitError{code: code, err: fmt.Errorf("")}
 			}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
@@ -89,4 +90,39 @@ func JudgeLines(in io.Reader, name string, p *spec.Protocol, reg *schema.Registr
 		return n, bad, fmt.Errorf("%s: %v", name, err)
 	}
 	return n, bad, nil
+}
+
+// JudgeFiles is JudgeLines on each file named in turn ("-", or none
+// named, is stdin, named so), every line judged as the kind called kind
+// when one is named, followed by the count of valid and invalid lines; it
+// returns how many were invalid. An unknown kind is refused before a file
+// is opened.
+func JudgeFiles(files []string, stdin io.Reader, p *spec.Protocol, reg *schema.Registry, kind string, out io.Writer) (bad int, err error) {
+	var forced *spec.Kind
+	if kind != "" {
+		if forced, err = p.KindNamed(kind); err != nil {
+			return 0, err
+		}
+	}
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	n := 0
+	for _, file := range files {
+		in, name := io.NopCloser(stdin), "stdin"
+		if file != "-" {
+			f, err := os.Open(file)
+			if err != nil {
+				return bad, err
+			}
+			in, name = f, file
+		}
+		m, b, err := JudgeLines(in, name, p, reg, forced, out)
+		if in.Close(); err != nil {
+			return bad + b, err
+		}
+		n, bad = n+m, bad+b
+	}
+	fmt.Fprintf(out, "%d lines: %d valid, %d invalid\n", n, n-bad, bad)
+	return bad, nil
 }

@@ -22,7 +22,11 @@ type Baseline struct {
 
 // LoadBaseline reads a JSON report (its failing findings become the
 // baseline) or a text file of "RULE [SCENARIO]" lines with # comments.
+// No file ("") is no baseline: nil, which Apply takes as knowing nothing.
 func LoadBaseline(file string) (*Baseline, error) {
+	if file == "" {
+		return nil, nil
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %v", err)
@@ -77,6 +81,9 @@ func isRuleID(s string) bool {
 // Apply marks the known failures of rep and adds a note on each entry
 // that no longer fails, so a fixed bug leaves the baseline.
 func (b *Baseline) Apply(rep *Report) {
+	if b == nil {
+		return
+	}
 	for i, f := range rep.Findings {
 		if f.Verdict != verdict.Fail && f.Verdict != verdict.Error {
 			continue

@@ -3,8 +3,12 @@ package report
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Merge combines the reports of several runs of one protocol (shards of a
@@ -92,4 +96,40 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// ReadFiles reads the JSON reports named ("-", or none named, is stdin),
+// merged into one when there are several or merge is set. A report that says no level is
+// judged at must. Its errors name the file at fault ("stdin" for -).
+func ReadFiles(names []string, stdin io.Reader, merge bool) (*Report, error) {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	var reps []*Report
+	for _, name := range names {
+		in, label := io.NopCloser(stdin), "stdin"
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, err
+			}
+			in, label = f, name
+		}
+		rep, err := ReadJSON(in)
+		if in.Close(); err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		reps = append(reps, rep)
+	}
+	rep := reps[0]
+	if len(reps) > 1 || merge {
+		var err error
+		if rep, err = Merge(reps...); err != nil {
+			return nil, err
+		}
+	}
+	if rep.Level == "" {
+		rep.Level = verdict.Must
+	}
+	return rep, nil
 }

@@ -1,6 +1,10 @@
 package report_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -87,5 +91,56 @@ var _ = Describe("Merge", func() {
 		m, err := report.Merge(r)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(m).To(Equal(r))
+	})
+})
+
+var _ = Describe("ReadFiles", func() {
+	t0 := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	fail := report.Finding{Rule: "B-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "s1"}
+	save := func(r *report.Report) string {
+		var buf bytes.Buffer
+		Expect(report.WriteJSON(&buf, r)).To(Succeed())
+		name := filepath.Join(GinkgoT().TempDir(), "r.json")
+		Expect(os.WriteFile(name, buf.Bytes(), 0o644)).To(Succeed())
+		return name
+	}
+
+	It("reads one report from a file or from stdin (-, or none named) as it is, judged at must when it names no level", func() {
+		one := shard(t0, 1000, "", fail)
+		rep, err := report.ReadFiles([]string{save(one)}, nil, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Level).To(Equal(verdict.Must))
+		Expect(rep.Findings).To(HaveLen(1))
+		var buf bytes.Buffer
+		Expect(report.WriteJSON(&buf, shard(t0, 1000, verdict.Should, fail))).To(Succeed())
+		rep, err = report.ReadFiles([]string{"-"}, &buf, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Level).To(Equal(verdict.Should))
+		Expect(report.WriteJSON(&buf, shard(t0, 1000, verdict.May, fail))).To(Succeed())
+		rep, err = report.ReadFiles(nil, &buf, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Level).To(Equal(verdict.May), "none named is stdin")
+	})
+
+	It("merges several, or one when asked to", func() {
+		a := save(shard(t0, 1000, verdict.Must, fail))
+		rep, err := report.ReadFiles([]string{a, a}, nil, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).To(HaveLen(2))
+		Expect(rep.DurationMS).To(Equal(int64(2000)))
+		rep, err = report.ReadFiles([]string{a}, nil, true)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Summary).To(Equal(shard(t0, 1000, verdict.Must, fail).Summary))
+	})
+
+	It("names the file that is not a report, and stdin as such", func() {
+		bad := filepath.Join(GinkgoT().TempDir(), "bad.json")
+		Expect(os.WriteFile(bad, []byte("{"), 0o644)).To(Succeed())
+		_, err := report.ReadFiles([]string{bad}, nil, false)
+		Expect(err).To(MatchError(HavePrefix(bad + ": ")))
+		_, err = report.ReadFiles([]string{"-"}, strings.NewReader(""), false)
+		Expect(err).To(MatchError(HavePrefix("stdin: ")))
+		_, err = report.ReadFiles([]string{"/nonexistent/r.json"}, nil, false)
+		Expect(err).To(MatchError(ContainSubstring("/nonexistent/r.json")))
 	})
 })

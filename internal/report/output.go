@@ -5,6 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // Output is where one --report FORMAT=PATH goes (the path "-" is
@@ -22,6 +26,18 @@ func ParseOutputs(specs []string) ([]Output, error) {
 		out = append(out, Output{format, p})
 	}
 	return out, nil
+}
+
+// ParseJudging reads how a run is judged, --level (the lowest level
+// whose failure fails it: must, should or may), and where it is reported,
+// every --report value. Its errors name the flag at fault.
+func ParseJudging(level string, reports []string) (verdict.Level, []Output, error) {
+	l := verdict.Level(strings.ToUpper(level))
+	if !slices.Contains(verdict.Levels, l) {
+		return "", nil, fmt.Errorf("--level %q: want must, should or may", level)
+	}
+	outs, err := ParseOutputs(reports)
+	return l, outs, err
 }
 
 // Sink is where the results of a run go: the console, and every Output.

@@ -75,6 +75,9 @@ type Config struct {
 	Params  map[string]string
 	// Reproduce returns the command line that runs one scenario again.
 	Reproduce func(scenario string) string
+	// Rerun, when Reproduce is not set, is that line but for its head:
+	// the scenario's own, its file for replay, --scenario NAME for run.
+	Rerun *target.Rerun
 	// Partial says only some of the protocol's scenarios run (--scenario),
 	// so rules none of them observed are left out rather than reported as
 	// skipped.
@@ -560,6 +563,8 @@ func (r *run) report() *report.Report {
 	o := tally.Options{Target: r.cfg.Target.String(), Started: r.started, Order: r.order, Unobserved: unobserved}
 	if r.cfg.Reproduce != nil {
 		o.Reproduce = func(scenario, _ string) string { return r.cfg.Reproduce(scenario) }
+	} else if r.cfg.Rerun != nil {
+		o.Reproduce = func(scenario, _ string) string { return r.reproduce(scenario) }
 	}
 	return r.tally.Report(o)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -382,4 +383,15 @@ func Selects(globs []string, id string) bool {
 		}
 	}
 	return false
+}
+
+// CheckGlobs refuses a malformed glob (as --rules and --scenario take
+// them) before anything runs: Selects takes one as matching nothing.
+func CheckGlobs(globs ...[]string) error {
+	for _, g := range slices.Concat(globs...) {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("bad glob %q: %v", g, err)
+		}
+	}
+	return nil
 }

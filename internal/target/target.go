@@ -6,6 +6,10 @@
 package target
 
 import (
+	"fmt"
+	"os"
+	"strings"
+
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -22,4 +26,19 @@ type Target struct {
 // Launch starts a fresh server process and returns its transport.
 func (t Target) Launch() (transport.Transport, error) {
 	return transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env})
+}
+
+// Check refuses a target that cannot be launched as given: an Env entry
+// that is no KEY=VALUE, a Cwd that is no directory. Its errors name the
+// flag that sets the field (--env, --cwd).
+func (t Target) Check() error {
+	for _, e := range t.Env {
+		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+			return fmt.Errorf("--env %q: want KEY=VALUE", e)
+		}
+	}
+	if st, err := os.Stat(t.Cwd); t.Cwd != "" && (err != nil || !st.IsDir()) {
+		return fmt.Errorf("--cwd %q: not a directory", t.Cwd)
+	}
+	return nil
 }

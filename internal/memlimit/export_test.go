@@ -1,0 +1,3 @@
+package memlimit
+
+var SetFor = set

@@ -1,0 +1,75 @@
+package protocols
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/spec"
+)
+
+// Settings are a run's protocol settings as the flags gave them: the
+// revision (--revision, --mcp-version its alias, or --param with the
+// protocol's RevisionParam) and the other --param KEY=VALUE settings.
+type Settings struct {
+	// Protocol is the protocol resolved for Revision (its default when
+	// none).
+	Protocol *spec.Protocol
+	// Revision is the one asked, however named; Rest the --param
+	// settings other than it, as given.
+	Revision string
+	Rest     []string
+	// Params are all the settings, the revision under RevisionParam.
+	Params map[string]string
+}
+
+// Settings resolves the revision and the --param settings of a command.
+// only names a command that takes no setting but the revision ("" for
+// one that takes any). Its errors name the flag at fault.
+func (b *Bundle) Settings(revision string, params []string, only string) (*Settings, error) {
+	key, flag := b.RevisionParam(), revision
+	s := &Settings{Revision: revision, Params: map[string]string{}}
+	for _, kv := range params {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || k == "":
+			return nil, fmt.Errorf("--param %q: want KEY=VALUE", kv)
+		case k == key && flag == "":
+			s.Revision = v
+		case k == key:
+		case only != "" && key == "":
+			return nil, fmt.Errorf("--param %s: protocol %s has no revisions to choose from", k, b.Protocol.ID)
+		case only != "":
+			return nil, fmt.Errorf("--param %s: %s takes only --param %s=V or --revision V (the revision to judge by)", k, only, key)
+		default:
+			s.Rest, s.Params[k] = append(s.Rest, kv), v
+		}
+	}
+	if s.Revision != "" && key == "" {
+		return nil, fmt.Errorf("--revision %s: protocol %s has no revisions to choose from", s.Revision, b.Protocol.ID)
+	} else if s.Revision != "" {
+		s.Params[key] = s.Revision
+	}
+	var err error
+	s.Protocol, err = b.ForParams(s.Params, "")
+	return s, err
+}
+
+// ForParams is the protocol resolved for the revision params name (its
+// default when none); from is the file a revision came from, if one did,
+// and its errors name it.
+func (b *Bundle) ForParams(params map[string]string, from string) (*spec.Protocol, error) {
+	q, err := b.Protocol.ForVersion(params[b.RevisionParam()])
+	if err != nil && from != "" {
+		return nil, fmt.Errorf("%s: %w", from, err)
+	}
+	return q, err
+}
+
+// Pick is Load of the protocol a command's --protocol names, which the
+// command requires: none named is an error listing those there are.
+func Pick(id string) (*Bundle, error) {
+	if id == "" {
+		return nil, fmt.Errorf("--protocol is required (one of: %s)", strings.Join(IDs(), ", "))
+	}
+	return Load(id)
+}

@@ -1,0 +1,52 @@
+package session_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+var _ = Describe("the not-ready block of a run that never began", func() {
+	b, err := protocols.Load("sonde-serve")
+
+	It("is nil for a run that began, or ended by another error", func() {
+		Expect(err).NotTo(HaveOccurred())
+		Expect(session.NotReady(nil, &report.Report{}, b.Protocol, "srv", time.Second, 3)).To(BeNil())
+		Expect(session.NotReady(errors.New("boom"), &report.Report{}, b.Protocol, "srv", time.Second, 3)).To(BeNil())
+	})
+
+	It("carries the evidence of the not-started error, the ready line awaited and the startup timeout", func() {
+		Expect(err).NotTo(HaveOccurred())
+		ns := &session.NotStarted{Cause: "no line in 1s", Launched: true, Stderr: []string{"oops"}}
+		rep := &report.Report{Findings: []report.Finding{
+			{Rule: b.Protocol.Startup.Rule, Scenario: "startup", Verdict: verdict.Fail, Message: "no ready frame"},
+			{Rule: "X-1", Scenario: "a", Verdict: verdict.Error, Message: "not run: the server never became ready"},
+		}}
+		n := session.NotReady(fmt.Errorf("scenario a: %w", ns), rep, b.Protocol, "srv --json", time.Second, 3)
+		Expect(n).NotTo(BeNil())
+		Expect(n.Command).To(Equal("srv --json"))
+		Expect(n.Code).To(Equal(3))
+		Expect(n.Within).To(Equal(time.Second))
+		Expect(n.Flag).To(Equal("--startup-timeout"))
+		Expect(n.Awaited).To(ContainSubstring(b.Protocol.Startup.Kind))
+		Expect(n.Cause).To(Equal("no ready frame"))
+		Expect(n.Stderr).To(Equal([]string{"oops"}))
+		Expect(n.NotRun).To(Equal(1))
+	})
+
+	It("awaits the process itself for a server that did not start", func() {
+		Expect(err).NotTo(HaveOccurred())
+		n := session.NotReady(&session.NotStarted{Cause: "not found"}, &report.Report{}, b.Protocol, "srv", time.Second, 3)
+		Expect(n.Awaited).To(Equal("the process to start"))
+		Expect(n.Cause).To(Equal("not found"))
+		Expect(n.Within).To(BeZero())
+	})
+})
