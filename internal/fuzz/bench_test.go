@@ -118,8 +118,12 @@ func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int,
 	}
 	st := c.Stats()
 	b.ReportMetric(float64(st.Sequences)/float64(st.Starts), "seq/process")
-	b.Logf("%s: fuzz %.0f msg/s (%d messages, %d sequences, %d processes, %d failure(s)), bare client %.0f msg/s (%d messages, %d unanswered), ratio %.2f",
-		protocol, fuzzRate, sent, st.Sequences, st.Starts, len(bugs), bareRate, bareN, stalls, fuzzRate/bareRate)
+	b.Logf("%s: fuzz %.0f msg/s (%d messages, %d sequences, %d processes, %d failure(s)), bare client %.0f msg/s (%d messages, %d unanswered)",
+		protocol, fuzzRate, sent, st.Sequences, st.Starts, len(bugs), bareRate, bareN, stalls)
+	b.Logf("%s: fuzz/bare %.2f (the aim: at least 0.5)", protocol, fuzzRate/bareRate)
+	if protocol == "sonde-serve" {
+		b.Logf("%s: fuzz/before %.1f: %.0f msg/s against the %.0f msg/s of a process per sequence (the aim: at least 20)", protocol, fuzzRate/before, fuzzRate, before)
+	}
 }
 
 // bare writes the lines the campaign's processes were sent to one process

@@ -152,9 +152,10 @@ type Campaign struct {
 	// unconfirmed counts failures a fresh process did not show again.
 	unconfirmed atomic.Int64
 	// kept is the process the next sequence runs on, while it is healthy;
-	// spare the fresh one starting meanwhile (both guarded by mu).
-	kept  *proc
-	spare *spare
+	// spares the fresh ones starting meanwhile, oldest first (both
+	// guarded by mu).
+	kept   *proc
+	spares []*spare
 
 	mu    sync.Mutex
 	bugs  map[[2]string]*Bug
@@ -292,7 +293,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	}
 	done := make(chan struct{})
 	defer close(done)
-	defer c.closeSpare()
+	defer c.closeSpares()
 	defer c.release(nil, false)
 	go func() {
 		select {

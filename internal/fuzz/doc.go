@@ -8,7 +8,7 @@
 // Fuzzing is persistent (persist.go): a server process serves sequence
 // after sequence while the liveness probe that ends each finds it healthy,
 // and is replaced after a failure, a hang or closed stdin and every
-// Config.FreshEvery sequences; a spare process starts meanwhile. A failure
+// Config.FreshEvery sequences; spare processes start meanwhile. A failure
 // on a process that served earlier sequences is confirmed on a fresh one:
 // alone, it is shrunk as usual; only after that history, the reproducer
 // carries the history, shrunk to the actions the failure needs (Bug.History).

@@ -378,7 +378,8 @@ func (p *Peer) untrack(c *Call) {
 }
 
 // RequestSplit sends a request like Request, but writes its line in two
-// writes split at byte at, with a pause between, to check that the server
+// writes split at byte at, with a pause between (at most pause: until
+// the server has read the first part, where the transport tells), to check that the server
 // reassembles a message that arrives in pieces.
 func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, error) {
 	c, err := p.track(msg)
@@ -393,7 +394,13 @@ func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, err
 	}
 	err = p.o.Transport.WriteRaw(line[:at])
 	if err == nil {
-		time.Sleep(pause)
+		// The second part must come after the server's read of the first;
+		// a transport that can tell when that happened cuts the pause short.
+		if ra, ok := p.o.Transport.(transport.ReadAwaiter); ok {
+			ra.AwaitRead(pause)
+		} else {
+			time.Sleep(pause)
+		}
 		err = p.o.Transport.WriteRaw(line[at:])
 	}
 	if err != nil {

@@ -28,10 +28,11 @@ func (s *Scenario) Execute(e *Env) error {
 	return nil
 }
 
-// SplitPause is the pause between the two writes of a split send. It only
-// has to outlast the server's read of the first part, which a blocked
-// reader does at once; longer would cap how fast the fuzzer, whose split
-// sends run through here too, can go.
+// SplitPause bounds the pause between the two writes of a split send. It
+// only has to outlast the server's read of the first part, which a blocked
+// reader does at once: the stdio transport ends it as soon as the pipe is
+// empty (transport.ReadAwaiter). Longer would cap how fast the fuzzer,
+// whose split sends run through here too, can go.
 const SplitPause = time.Millisecond
 
 // Do runs one step, as Execute runs each: the fuzzer drives its generated

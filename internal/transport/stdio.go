@@ -237,6 +237,31 @@ func (t *stdio) write(b []byte) error {
 	return nil
 }
 
+// AwaitRead polls the pipe rather than sleeping a fixed pause: a blocked
+// server reads what it is sent within microseconds, and a split send
+// (the only caller) waits on this once per fuzzed split request. Where the
+// pipe cannot tell, it waits the whole limit, as a pause would.
+func (t *stdio) AwaitRead(limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	step := 5 * time.Microsecond
+	for {
+		n, ok := unread(t.stdin)
+		if ok && n == 0 {
+			return true
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		if !ok {
+			time.Sleep(left)
+			return false
+		}
+		time.Sleep(min(step, left))
+		step = min(2*step, 100*time.Microsecond)
+	}
+}
+
 func (t *stdio) Recv() <-chan Frame   { return t.outQ.out }
 func (t *stdio) Stderr() <-chan Frame { return t.errQ.out }
 

@@ -225,6 +225,13 @@ var _ = Describe("an echo server", func() {
 		Expect(string(recvOne(s.Recv()).Raw)).To(Equal(`{`))
 	})
 
+	It("tells when the server has read what it was written", func() {
+		Expect(s.WriteRaw([]byte(`{"half":`))).To(Succeed())
+		Expect(s.AwaitRead(time.Minute)).To(BeTrue())
+		Expect(s.WriteRaw([]byte("1}\n"))).To(Succeed())
+		Expect(string(recvOne(s.Recv()).Raw)).To(Equal(`{"half":1}`))
+	})
+
 	It("sends a message too big to copy in two writes, intact", func() {
 		big := bytes.Repeat([]byte("x"), 3*sendCopyMax+7)
 		go func() {
@@ -461,6 +468,12 @@ var _ = Describe("a hostile server", func() {
 		o := recvOne(s.Recv())
 		Expect(o.Oversize).To(BeFalse())
 		Expect(o.Raw).To(HaveLen(1000000))
+	})
+
+	It("that never reads stdin is not taken to have read what it was sent", func() {
+		s := launch(Options{Command: sh("exec sleep 30")})
+		Expect(s.WriteRaw([]byte(`{"half":`))).To(Succeed())
+		Expect(s.AwaitRead(20 * time.Millisecond)).To(BeFalse())
 	})
 
 	It("that never reads stdin makes a big Send fail after WriteTimeout", func() {

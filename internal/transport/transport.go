@@ -58,6 +58,13 @@ type Transport interface {
 	Overflowed() bool
 }
 
+// ReadAwaiter is a Transport that can tell when the server has read every
+// byte written to it so far. AwaitRead waits for that, at most limit, and
+// reports whether it happened.
+type ReadAwaiter interface {
+	AwaitRead(limit time.Duration) bool
+}
+
 // ExitStatus is how a server process ended.
 type ExitStatus struct {
 	Code   int    // exit code, or -1 when killed by a signal
