@@ -37,7 +37,7 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "30", "--save", GinkgoT().TempDir(),
 			"--", bin(), "serve", "sonde-serve")
 		Expect(code).To(Equal(0), out+errs)
-		Expect(out).To(ContainSubstring("0 distinct failure(s)"))
+		Expect(out).To(ContainSubstring("0 distinct failures"))
 	})
 
 	It("rejects a broken reproducer file with its line", func() {
@@ -85,7 +85,7 @@ var _ = Describe("wirecheck fuzz and replay in an MCP revision", func() {
 		func(revision string, flags ...string) {
 			code, out := fuzzMCP(GinkgoT().TempDir(), flags)
 			Expect(code).To(Equal(0), out)
-			Expect(out).To(ContainSubstring("0 distinct failure(s)"))
+			Expect(out).To(ContainSubstring("0 distinct failures"))
 			Expect(out).To(ContainSubstring("revision " + revision))
 		},
 		Entry("2024-11-05, by --mcp-version", "2024-11-05", "--mcp-version", "2024-11-05"),

@@ -14,6 +14,6 @@ var _ = Describe("wirecheck fuzz against a sonde-serve server that echoes ids of
 		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "300", "--seed", "10",
 			"--save", GinkgoT().TempDir(), "--", bin(), "serve", "sonde-serve", "--variant", "odd-ids-echoed")
 		Expect(code).To(Equal(0), out+errs)
-		Expect(out).To(ContainSubstring("0 distinct failure(s)"))
+		Expect(out).To(ContainSubstring("0 distinct failures"))
 	})
 })

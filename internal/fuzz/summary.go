@@ -56,7 +56,7 @@ func (c *Campaign) Progress(w io.Writer) (stop func()) {
 // time went, and each distinct failure with its reproducer and the line
 // that replays it.
 func Summary(w io.Writer, st Stats, bugs []*Bug, replay func(file string) string) {
-	fmt.Fprintf(w, "\nfuzz: %s · %d distinct failure(s)\n  time: %s\n", st, len(bugs), st.Parts())
+	fmt.Fprintf(w, "\nfuzz: %s\n  time: %s\n", st, st.Parts())
 	for _, bug := range bugs {
 		fmt.Fprintf(w, "  %s %s after %s: %d hit(s)\n", bug.Rule, bug.Level, bug.Shape, bug.Hits)
 		if bug.Unshrunk != "" {
