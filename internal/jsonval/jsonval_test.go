@@ -21,6 +21,13 @@ var _ = Describe("Clone", func() {
 })
 
 var _ = Describe("Map", func() {
+	It("keeps a nil map or slice nil, so the copy encodes as null too", func() {
+		out := jsonval.Map(map[string]any{"m": map[string]any(nil), "a": []any(nil)}, nil)
+		b, err := json.Marshal(out)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(Equal(`{"a":null,"m":null}`))
+	})
+
 	It("replaces every scalar, at any depth, and leaves the input alone", func() {
 		in := []any{json.Number("7"), map[string]any{"n": json.Number("1.5")}, "s"}
 		out := jsonval.Map(in, func(v any) any {

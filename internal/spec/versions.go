@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/jsonval"
 )
 
 // Versions describes the revisions of a protocol whose message shapes
@@ -184,24 +186,10 @@ func (f *Fuzz) forVersion(v *Version) *Fuzz {
 // expandValue deep-copies a value of the spec, expanding the revision's
 // templates in every string.
 func expandValue(x any, v *Version) any {
-	switch t := x.(type) {
-	case string:
-		return v.Expand(t)
-	case map[string]any:
-		if t == nil {
-			return t
+	return jsonval.Map(x, func(x any) any {
+		if t, ok := x.(string); ok {
+			return v.Expand(t)
 		}
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = expandValue(e, v)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = expandValue(e, v)
-		}
-		return out
-	}
-	return x
+		return x
+	})
 }
