@@ -97,7 +97,7 @@ var _ = Describe("under load", func() {
 			// same. A pass row may differ: a frame judged on arrival (an
 			// sdk.message of a turn still running when its session is
 			// killed) passes in the scenario it happens to arrive in.
-			Expect(verdicts(busy[id])).To(Equal(verdicts(quiet[id])), "protocol %s: rule verdicts", id)
+			Expect(testrun.Verdicts(busy[id])).To(Equal(testrun.Verdicts(quiet[id])), "protocol %s: rule verdicts", id)
 			only, alone := diff(notPassed(busy[id]), notPassed(quiet[id]))
 			Expect(only).To(BeEmpty(), "protocol %s: rows only under load (alone: %v)", id, alone)
 			Expect(alone).To(BeEmpty(), "protocol %s: rows only alone", id)

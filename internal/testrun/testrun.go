@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // ErrNotStarted is the runner's error for a server that never started,
@@ -88,4 +89,14 @@ func Run(s Server, cfg runner.Config) (*report.Report, error) {
 	}
 	cfg.Target = t
 	return runner.Run(context.Background(), cfg)
+}
+
+// Verdicts maps each rule to its verdict in the report's table
+// (report.ByRule), for tests that judge a run rule by rule.
+func Verdicts(rep *report.Report) map[string]verdict.Verdict {
+	out := map[string]verdict.Verdict{}
+	for _, g := range rep.ByRule() {
+		out[g.Rule.ID] = g.Verdict
+	}
+	return out
 }

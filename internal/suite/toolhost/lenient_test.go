@@ -24,15 +24,6 @@ func against(variants ...string) *report.Report {
 	return rep
 }
 
-// verdicts maps each rule to its verdict in the report's table (report.ByRule).
-func verdicts(rep *report.Report) map[string]verdict.Verdict {
-	out := map[string]verdict.Verdict{}
-	for _, g := range rep.ByRule() {
-		out[g.Rule.ID] = g.Verdict
-	}
-	return out
-}
-
 var _ = Describe("the tool-host suite against a lenient host", func() {
 	It("passes at --level should a host that serves what it could refuse; each preference for refusing is a MAY finding", func() {
 		rep := against("params-default", "lenient-params", "serve-no-id", "omit-null-id", "vague-decline")
@@ -42,7 +33,7 @@ var _ = Describe("the tool-host suite against a lenient host", func() {
 			}
 		}
 		Expect(rep.Failed(verdict.Should)).To(BeFalse())
-		v := verdicts(rep)
+		v := testrun.Verdicts(rep)
 		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-BAD-PARAMS", verdict.Pass))
 		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-UNREADABLE", verdict.Pass))
 		Expect(v).To(HaveKeyWithValue("TOOLHOST-GEN-UNKNOWN-METHOD", verdict.Pass))
@@ -55,7 +46,7 @@ var _ = Describe("the tool-host suite against a lenient host", func() {
 		rep := against("vague-decline")
 		optional := []string{"TOOLHOST-OPT-CONFIG-SCHEMA-1", "TOOLHOST-OPT-UI-ELEMENTS-1", "TOOLHOST-OPT-TAGS-1",
 			"TOOLHOST-OPT-REQUIRED-TAGS-1", "TOOLHOST-OPT-FORMAT-RESULT-1", "TOOLHOST-OPT-PREVIEW-1", "TOOLHOST-OPT-DISPLAY-1"}
-		v := verdicts(rep)
+		v := testrun.Verdicts(rep)
 		for _, r := range optional {
 			Expect(v).To(HaveKeyWithValue(r, verdict.Skip), r)
 		}
@@ -69,7 +60,7 @@ var _ = Describe("the tool-host suite against a lenient host", func() {
 
 	It("takes a refused init for an implemented one, and skips the state it could not carry, naming --param config", func() {
 		rep := against("config-required")
-		v := verdicts(rep)
+		v := testrun.Verdicts(rep)
 		Expect(v).To(HaveKeyWithValue("TOOLHOST-METHODS-1", verdict.Pass))
 		Expect(v).To(HaveKeyWithValue("TOOLHOST-STATE-1", verdict.Skip))
 		for _, f := range rep.Findings {
