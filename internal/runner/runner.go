@@ -73,10 +73,9 @@ type Config struct {
 	Handler peer.Handler
 	Seed    uint64
 	Params  map[string]string
-	// Reproduce returns the command line that runs one scenario again.
-	Reproduce func(scenario string) string
-	// Rerun, when Reproduce is not set, is that line but for its head:
-	// the scenario's own, its file for replay, --scenario NAME for run.
+	// Rerun is the command line that runs one scenario again, but for its
+	// head: the scenario's own, its file for replay, --scenario NAME for
+	// run. Nil: findings carry no reproduce line.
 	Rerun *target.Rerun
 	// Partial says only some of the protocol's scenarios run (--scenario),
 	// so rules none of them observed are left out rather than reported as
@@ -561,9 +560,7 @@ func (r *run) report() *report.Report {
 		unobserved = tally.DropUnobserved
 	}
 	o := tally.Options{Target: r.cfg.Target.String(), Started: r.started, Order: r.order, Unobserved: unobserved}
-	if r.cfg.Reproduce != nil {
-		o.Reproduce = func(scenario, _ string) string { return r.cfg.Reproduce(scenario) }
-	} else if r.cfg.Rerun != nil {
+	if r.cfg.Rerun != nil {
 		o.Reproduce = func(scenario, _ string) string { return r.reproduce(scenario) }
 	}
 	return r.tally.Report(o)
