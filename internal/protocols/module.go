@@ -1,16 +1,12 @@
 package protocols
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/wirecheck/wirecheck/internal/peer"
 	agentbridgeserver "github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
 	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
 	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/spec"
 	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
 	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
@@ -55,10 +51,6 @@ var modules = []Module{
 	module{id: "tool-host", scenarios: toolhostsuite.Scenarios, serve: toolhostserver.Serve},
 }
 
-// ErrNoRevisions is Resolve's answer when a revision is asked of a
-// protocol that has none to choose from.
-var ErrNoRevisions = errors.New("has no revisions to choose from")
-
 // Revisions lists the revisions a run may be judged by, in the order of
 // the spec; nil for a protocol without revisions.
 func (b *Bundle) Revisions() []string {
@@ -79,42 +71,11 @@ func (b *Bundle) DefaultRevision() string {
 
 // RevisionParam is the run setting (runner.Config.Params, a saved
 // reproducer's params) that carries the revision to the scenarios, e.g.
-// "mcp-version"; "" for a protocol without revisions.
+// "mcp-version"; "" for a protocol without revisions. Settings resolves a
+// command's --revision and --param through it.
 func (b *Bundle) RevisionParam() string {
 	if b.Protocol.Versions == nil {
 		return ""
 	}
 	return b.Protocol.Versions.Param
-}
-
-// Resolve returns the protocol as judged by revision rev ("" for the
-// default): the kinds, schema references, rules, probe and fuzz model of
-// that revision. A revision of a protocol without revisions is refused
-// with ErrNoRevisions; an unknown one with an error listing those known.
-func (b *Bundle) Resolve(rev string) (*spec.Protocol, error) {
-	if b.Protocol.Versions == nil {
-		if rev != "" {
-			return nil, fmt.Errorf("protocol %s %w (--revision %s)", b.Protocol.ID, ErrNoRevisions, rev)
-		}
-		return b.Protocol, nil
-	}
-	return b.Protocol.ForVersion(rev)
-}
-
-// WithRevision is how a revision reaches a run: params (a run's
-// settings, as runner.Config.Params) with rev under RevisionParam, after
-// Resolve has accepted it. "" leaves params as they are (the default
-// revision, or the one params already carry). params is not changed.
-func (b *Bundle) WithRevision(params map[string]string, rev string) (map[string]string, error) {
-	if _, err := b.Resolve(rev); err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(params)+1)
-	for k, v := range params {
-		out[k] = v
-	}
-	if rev != "" {
-		out[b.RevisionParam()] = rev
-	}
-	return out, nil
 }

@@ -2,7 +2,6 @@ package protocols_test
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -60,47 +59,11 @@ var _ = Describe("the revision parameter", func() {
 		Expect(b.RevisionParam()).To(Equal("mcp-version"))
 	})
 
-	It("resolves a revision to the protocol judged by it, the default for none, and refuses one it does not know", func() {
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		p, err := b.Resolve("2024-11-05")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(p.Version).To(Equal("2024-11-05"))
-		p, err = b.Resolve("")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(p.Version).To(Equal("2025-06-18"))
-		_, err = b.Resolve("1999-01-01")
-		Expect(err).To(MatchError(ContainSubstring(`no version "1999-01-01" (known: 2024-11-05`)))
-	})
-
-	It("applies a revision as the run setting the scenarios read, leaving the caller's settings alone", func() {
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		in := map[string]string{"other": "x"}
-		out, err := b.WithRevision(in, "2024-11-05")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(Equal(map[string]string{"other": "x", "mcp-version": "2024-11-05"}))
-		Expect(in).To(Equal(map[string]string{"other": "x"}))
-		out, err = b.WithRevision(nil, "")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(BeEmpty())
-		_, err = b.WithRevision(in, "1999-01-01")
-		Expect(err).To(HaveOccurred())
-	})
-
-	It("is refused, as such, by a protocol without revisions", func() {
+	It("is empty for a protocol without revisions (Settings refuses a revision there)", func() {
 		b, err := protocols.Load("sonde-serve")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(b.Revisions()).To(BeNil())
 		Expect(b.DefaultRevision()).To(BeEmpty())
 		Expect(b.RevisionParam()).To(BeEmpty())
-		p, err := b.Resolve("")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(p).To(BeIdenticalTo(b.Protocol))
-		_, err = b.Resolve("2025-06-18")
-		Expect(errors.Is(err, protocols.ErrNoRevisions)).To(BeTrue())
-		Expect(err).To(MatchError("protocol sonde-serve has no revisions to choose from (--revision 2025-06-18)"))
-		_, err = b.WithRevision(nil, "2025-06-18")
-		Expect(errors.Is(err, protocols.ErrNoRevisions)).To(BeTrue())
 	})
 })
