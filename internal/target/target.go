@@ -21,6 +21,16 @@ type Target struct {
 	Env []string
 	// Cwd is the server's working directory; empty means wirecheck's own.
 	Cwd string
+	// Transport is "" or "stdio" (NDJSON on the process's stdin and
+	// stdout), "http" (Streamable HTTP) or "sse" (the legacy HTTP+SSE
+	// transport).
+	Transport string
+	// URL is the endpoint over HTTP (for sse: the stream's URL). With Argv
+	// it is a template: "{port}" stands for the port wirecheck picks.
+	URL string
+	// Headers are "Name: value" lines sent with every HTTP request to the
+	// endpoint's origin (--header); secret values never leave String/Line.
+	Headers []string
 }
 
 // Launch starts a fresh server process and returns its transport.

@@ -23,6 +23,8 @@ type Frame struct {
 	// Partial is set when the stream ended in the middle of a line (no
 	// terminating newline before EOF).
 	Partial bool
+	// HTTP is how the frame came over HTTP; nil on stdio.
+	HTTP *Via
 }
 
 // Transport is one connection to one server instance.

@@ -1,0 +1,92 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/wirecheck/wirecheck/internal/transport/sse"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// Via says how a frame came over HTTP. It is nil on stdio.
+type Via struct {
+	// Exchange numbers the HTTP exchanges of one transport, from 1.
+	Exchange int
+	// Verb is the request's method: POST, GET, DELETE.
+	Verb        string
+	Status      int
+	ContentType string
+	// Stream is set when the frame came as an SSE event; EventID is its id.
+	Stream  bool
+	EventID string
+	// For is the key (peer's id key) of the JSON-RPC request the POST
+	// carried, "" when it carried none (a notification, a raw body).
+	For string
+	// End is set on a frame with no Raw: why the exchange ended without a
+	// JSON-RPC answer ("HTTP 500 text/html", "stream closed before the
+	// response", "redirect loop"), so a pending call ends at once instead
+	// of waiting out its timeout.
+	End string
+}
+
+// Exchanger is a transport that can send one HTTP request outside the
+// session's flow: the HTTP scenarios' probes (a request without the
+// session id, with a foreign Origin, without credentials). Stdio does not
+// implement it; scenarios type-assert and skip without it.
+type Exchanger interface {
+	Exchange(ctx context.Context, x Exchange) (*Result, error)
+	// Session is the current Mcp-Session-Id, "" when none.
+	Session() string
+	// Endpoint is the MCP endpoint (for sse: the stream's URL).
+	Endpoint() *url.URL
+	// Kind is "http" (Streamable HTTP) or "sse" (legacy HTTP+SSE).
+	Kind() string
+}
+
+// Exchange is one probe request.
+type Exchange struct {
+	// Method is the HTTP method; Body the POST body as sent.
+	Method string
+	Body   []byte
+	// Set overrides or adds headers under these exact names (case kept).
+	Set map[string]string
+	// Drop leaves these headers out ("Mcp-Session-Id", "Authorization").
+	Drop []string
+	// URL is "" for the endpoint, else an absolute or endpoint-relative
+	// URL (a metadata document). Credentials go to the endpoint's origin
+	// only.
+	URL string
+	// Until stops reading an SSE answer when it returns true (default:
+	// after the first JSON-RPC response).
+	Until func(sse.Event) bool
+}
+
+// Result is what a probe got back, capped like every exchange.
+type Result struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// Events are the SSE events read (when the answer was a stream);
+	// Frames the JSON-RPC messages found in the body or the events.
+	Events []sse.Event
+	Frames [][]byte
+	// Closed is set when the server ended the stream itself.
+	Closed bool
+}
+
+// Hooks let a transport judge what it sees below the peer (a status code,
+// a content type) and note it in the transcript. The session wires them
+// to the peer once both exist.
+type Hooks struct {
+	// Check reports a built-in check's outcome (verdict.Check* names).
+	Check func(check string, v verdict.Verdict, msg, expected, actual string)
+	// Note adds a line to the transcript and returns its sequence number.
+	Note func(text string) int
+}
+
+// Hooked is a transport that takes Hooks.
+type Hooked interface {
+	SetHooks(Hooks)
+}
+
