@@ -89,4 +89,3 @@ type Hooks struct {
 type Hooked interface {
 	SetHooks(Hooks)
 }
-

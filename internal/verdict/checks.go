@@ -28,6 +28,53 @@ const (
 	// CheckSurvives: the server is still alive and answering after a scenario
 	// that sent it bad input.
 	CheckSurvives = "proc.survives"
+
+	// The HTTP transports' checks, decided by the transport below the peer
+	// (transport.Hooks.Check) on every exchange.
+
+	// CheckHTTPAccepted: a POST carrying only a notification or a response
+	// is answered 202 Accepted with no body.
+	CheckHTTPAccepted = "http.accepted"
+	// CheckHTTPRefusedStatus: input the server does not accept is refused
+	// with an HTTP error status, not a 2xx carrying a JSON-RPC error.
+	CheckHTTPRefusedStatus = "http.refused-status"
+	// CheckHTTPContentType: a POST carrying a request is answered
+	// application/json (one JSON object) or text/event-stream.
+	CheckHTTPContentType = "http.content-type"
+	// CheckHTTPStreamHasResponse: a request's SSE stream carries its
+	// response (or a resumption of it does).
+	CheckHTTPStreamHasResponse = "http.stream-has-response"
+	// CheckHTTPStreamCloses: a request's SSE stream ends after its response.
+	CheckHTTPStreamCloses = "http.stream-closes"
+	// CheckHTTPGetStream: GET on the endpoint opens an SSE stream or is
+	// answered 405.
+	CheckHTTPGetStream = "http.get-stream"
+	// CheckHTTPGetNoResponse: no JSON-RPC response on a GET stream that
+	// resumes nothing.
+	CheckHTTPGetNoResponse = "http.get-no-response"
+	// CheckHTTPOneStream: each message on one stream only (no broadcast).
+	CheckHTTPOneStream = "http.one-stream"
+	// CheckHTTPEventIDUnique: event ids unique across a session's streams.
+	CheckHTTPEventIDUnique = "http.event-id-unique"
+	// CheckHTTPSessionID: an Mcp-Session-Id is visible ASCII (0x21–0x7E).
+	CheckHTTPSessionID = "http.session-id"
+	// CheckHTTPNoRequest: no server-initiated JSON-RPC request on a stream
+	// where the revision forbids them.
+	CheckHTTPNoRequest = "http.no-request"
+	// CheckHTTPXAccel: an SSE response carries X-Accel-Buffering: no.
+	CheckHTTPXAccel = "http.xaccel"
+	// CheckHTTPPriming: a POST's SSE stream opens with an id and empty data.
+	CheckHTTPPriming = "http.priming"
+	// CheckHTTPRetry: a connection closed before the response sent retry:.
+	CheckHTTPRetry = "http.retry"
+	// CheckSSEEndpoint: the legacy stream's first event is `endpoint`, a
+	// URI on the stream's origin.
+	CheckSSEEndpoint = "sse.endpoint"
+	// CheckSSEMessageEvent: legacy server messages come as `message` events.
+	CheckSSEMessageEvent = "sse.message-event"
+	// CheckSSEPostAccepted: a valid message POSTed to the legacy endpoint
+	// is accepted (2xx).
+	CheckSSEPostAccepted = "sse.post-accepted"
 )
 
 // Checks is the catalogue of built-in checks; a spec naming another is
@@ -36,4 +83,10 @@ var Checks = map[string]bool{
 	CheckJSON: true, CheckKnown: true, CheckOneResponse: true, CheckNoStray: true,
 	CheckIDEcho: true, CheckIDType: true, CheckEventInFlight: true, CheckTimely: true,
 	CheckExitOnEOF: true, CheckSurvives: true,
+	CheckHTTPAccepted: true, CheckHTTPRefusedStatus: true, CheckHTTPContentType: true,
+	CheckHTTPStreamHasResponse: true, CheckHTTPStreamCloses: true, CheckHTTPGetStream: true,
+	CheckHTTPGetNoResponse: true, CheckHTTPOneStream: true, CheckHTTPEventIDUnique: true,
+	CheckHTTPSessionID: true, CheckHTTPNoRequest: true, CheckHTTPXAccel: true,
+	CheckHTTPPriming: true, CheckHTTPRetry: true, CheckSSEEndpoint: true,
+	CheckSSEMessageEvent: true, CheckSSEPostAccepted: true,
 }
