@@ -1,0 +1,5 @@
+package httpmcp
+
+func (c *client) legacySend(body []byte, out outgoing, raw bool) error { return nil }
+
+func (c *client) legacyStop() {}
