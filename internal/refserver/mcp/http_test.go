@@ -172,4 +172,3 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		Eventually(runtime.NumGoroutine, wait).Should(BeNumerically("<=", before))
 	})
 })
-
