@@ -155,7 +155,11 @@ func (m *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	msg := readRPC(r)
+	m.serveRPC(w, readRPC(r))
+}
+
+// serveRPC answers one POSTed message.
+func (m *mcpServer) serveRPC(w http.ResponseWriter, msg rpc) {
 	if msg.ID == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return
