@@ -219,8 +219,8 @@ func failure(err error, timeout time.Duration) string {
 		return ee.why
 	case strings.Contains(err.Error(), "timeout awaiting response headers"):
 		return fmt.Sprintf("no response headers within %v (--timeout)", timeout)
-	case strings.Contains(err.Error(), "header"):
-		return "HTTP exchange failed: " + err.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no answer within %v (--timeout)", timeout)
 	}
 	return "HTTP exchange failed: " + err.Error()
 }
