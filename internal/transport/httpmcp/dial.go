@@ -58,8 +58,6 @@ const (
 	getPause   = 100 * time.Millisecond
 	// evidence is how much of a body a check's message quotes.
 	evidence = 200
-	// closeSlack is what Close may take beyond the process's own grace.
-	closeSlack = time.Second
 )
 
 // The two kinds of HTTP transport.

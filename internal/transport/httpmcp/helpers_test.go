@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"time"
 
@@ -212,5 +211,3 @@ func handshake(t transport.Transport) transport.Frame {
 	Expect(t.Send([]byte(initedNote))).To(Succeed())
 	return f
 }
-
-func has(s, sub string) bool { return strings.Contains(s, sub) }
