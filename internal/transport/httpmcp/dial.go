@@ -283,7 +283,10 @@ func (c *client) forward() {
 // transport runs once it returns.
 func (c *client) Close() error {
 	c.once.Do(func() {
+		// Under mu, so no worker starts after Wait has begun.
+		c.mu.Lock()
 		c.closed.Store(true)
+		c.mu.Unlock()
 		c.cancel()
 		c.work.Wait()
 		c.ht.CloseIdleConnections()
