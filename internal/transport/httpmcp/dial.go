@@ -100,20 +100,20 @@ func Dial(o Options) (transport.Transport, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &client{
-		o:        o,
-		endpoint: u,
-		origin:   origin(u),
-		headers:  headers,
-		q:        transport.NewQueue(o.MaxBuffered, o.Pool),
-		ctx:      ctx,
-		cancel:   cancel,
-		eventIDs: map[string]int{},
-		serverRq: map[string]int{},
-		pending:  map[string]bool{},
+		o:           o,
+		endpoint:    u,
+		origin:      origin(u),
+		headers:     headers,
+		q:           transport.NewQueue(o.MaxBuffered, o.Pool),
+		ctx:         ctx,
+		cancel:      cancel,
+		eventIDs:    map[string]int{},
+		serverRq:    map[string]int{},
+		pending:     map[string]bool{},
 		endpointSet: make(chan struct{}),
-		stderr:   make(chan transport.Frame),
-		exited:   make(chan struct{}),
-		stopErr:  make(chan struct{}),
+		stderr:      make(chan transport.Frame),
+		exited:      make(chan struct{}),
+		stopErr:     make(chan struct{}),
 	}
 	c.ht = &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
@@ -150,19 +150,21 @@ type client struct {
 	hooks    transport.Hooks
 	endpoint *url.URL
 	session  string
-	version  string // MCP-Protocol-Version, once negotiated at 2025-06-18 or later
-	revision string // the negotiated protocol version, whatever it is
-	initKey  string // the id key of the initialize request
+	version  string         // MCP-Protocol-Version, once negotiated at 2025-06-18 or later
+	revision string         // the negotiated protocol version, whatever it is
+	initKey  string         // the id key of the initialize request
 	eventIDs map[string]int // event id → the exchange that sent it
 	serverRq map[string]int // a server request's id key → the exchange it came on
 	get      getState
 
 	// legacy transport
-	legacyOnce  sync.Once
-	post        *url.URL
-	endpointSet chan struct{} // closed once post is known, or never will be
-	endedWhy    string        // the legacy session ended: why
-	pending     map[string]bool
+	legacyOnce   sync.Once
+	post         *url.URL
+	endpointSet  chan struct{} // closed once post is known, or never will be
+	endpointOnce sync.Once
+	endedWhy     string // the legacy session ended: why
+	legacyCancel context.CancelFunc
+	pending      map[string]bool
 
 	stderr  chan transport.Frame
 	exited  chan struct{}

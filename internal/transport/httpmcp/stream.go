@@ -244,13 +244,13 @@ func (c *client) getOnce(ctx context.Context) bool {
 			if errors.Is(err, sse.ErrEventTooLarge) {
 				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
 			}
-			if c.closed.Load() || ctx.Err() != nil {
+			if c.closed.Load() {
 				return false
 			}
 			if responses == 0 {
 				c.pass(verdict.CheckHTTPGetNoResponse, "no JSON-RPC response on the GET stream")
 			}
-			return errors.Is(err, io.EOF)
+			return ctx.Err() == nil && errors.Is(err, io.EOF)
 		}
 		if ev.HasID {
 			c.eventID(ev.ID, n)
