@@ -368,20 +368,25 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 		got = append(got, <-ex.ch)
 	}
 	s.mu.Unlock()
+	batch := msg.kind == "raw" && bytes.HasPrefix(bytes.TrimSpace(msg.line), []byte("["))
 	switch {
-	case len(got) > 0 && msg.kind == "raw":
-		status := http.StatusBadRequest
-		if bytes.HasPrefix(bytes.TrimSpace(got[0]), []byte("[")) {
-			status = http.StatusOK // a batch answered
-			if f.variants["batch-sse"] {
-				f.sseOne(w, s, got[0])
-				return
-			}
+	case len(got) > 0 && batch && bytes.HasPrefix(bytes.TrimSpace(got[0]), []byte("[")):
+		if f.variants["batch-sse"] {
+			f.sseOne(w, s, got[0])
+			return
 		}
-		f.writeJSON(w, status, got[0])
+		f.writeJSON(w, http.StatusOK, got[0])
+	case msg.kind == "raw" && f.faults["bad-json-500"]:
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+	case msg.kind == "raw" && f.faults["bad-json-plain-400"]:
+		http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
+	case len(got) > 0 && msg.kind == "raw":
+		f.writeJSON(w, http.StatusBadRequest, got[0])
 	case len(got) > 0:
 		// A fault answers what needs no answer.
 		f.writeJSON(w, http.StatusOK, got[0])
+	case batch && json.Valid(msg.line):
+		w.WriteHeader(http.StatusAccepted) // notifications only
 	case msg.kind == "raw":
 		http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
 	case stray && f.faults["stray-response-200-error"]:
@@ -451,6 +456,11 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 	s.emit(out, ex, first)
 	if isResponse(first) {
 		s.finish(ex)
+		s.linger(r.Context(), out, nil)
+		return
+	}
+	if f.faults["sse-closes-early"] {
+		s.gone(ex)
 		return
 	}
 	if !s.pump(r.Context(), out, ex) {
@@ -464,7 +474,7 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 func (s *session) gone(ex *exchange) {
 	s.mu.Lock()
 	ex.live = false
-	keep := (s.f.variants["resumable"] || s.f.variants["polling"]) && s.version != Modern
+	keep := s.f.ids() && s.version != Modern
 	if !keep {
 		s.closeEx(ex)
 	}
@@ -491,7 +501,7 @@ func (f *Front) getStream(w http.ResponseWriter, r *http.Request) {
 		f.writeJSON(w, http.StatusOK, []byte(`{}`))
 		return
 	}
-	if last := r.Header.Get("Last-Event-ID"); last != "" && (f.variants["resumable"] || f.variants["polling"]) {
+	if last := r.Header.Get("Last-Event-ID"); last != "" && f.ids() {
 		f.resume(w, r, s, last)
 		return
 	}

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"net/http"
 	"runtime"
-	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -58,28 +57,18 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		c.initialize("2025-06-18")
 		st := c.open(http.MethodPost, call(4, "tools/call", `{"name":"ask-client"}`))
 		Expect(st.resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"))
-		for _, m := range []string{"sampling/createMessage", "roots/list", "ping"} {
-			req := st.next(func(x map[string]any) bool { return x["id"] != nil && x["method"] != nil })
-			Expect(req["method"]).To(Equal(m))
-			id, _ := req["id"].(float64)
-			result := `{}`
-			if m == "sampling/createMessage" {
-				result = `{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m"}`
-			} else if m == "roots/list" {
-				result = `{"roots":[]}`
-			}
-			r := c.post(`{"jsonrpc":"2.0","id":` + strconv.FormatFloat(id, 'f', -1, 64) + `,"result":` + result + `}`)
-			Expect(r.status).To(Equal(http.StatusAccepted))
-			Expect(r.body).To(BeEmpty())
-		}
-		res := st.next(func(x map[string]any) bool { return x["result"] != nil })
+		res, asked := c.answerAll(st)
+		Expect(asked).To(Equal([]string{"sampling/createMessage", "roots/list", "ping"}))
 		Expect(res["result"]).To(HaveKeyWithValue("content", ContainElement(HaveKeyWithValue("text", "the client answered sampling, roots, ping"))))
 	})
 
 	It("answers notifications 202 with no body", func() {
 		c := serve(false, nil, nil).client()
 		c.initialize("2025-03-26")
-		r := c.post(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		r := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		Expect(r.status).To(Equal(http.StatusAccepted))
+		Expect(r.body).To(BeEmpty())
+		r = c.post(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 		Expect(r.status).To(Equal(http.StatusAccepted))
 		Expect(r.body).To(BeEmpty())
 	})

@@ -74,7 +74,9 @@ func (f *Front) startSSE(w http.ResponseWriter, s *session) sseOut {
 
 // ids reports whether the server numbers its events (and keeps them for
 // replay).
-func (f *Front) ids() bool { return f.variants["resumable"] || f.variants["polling"] }
+func (f *Front) ids() bool {
+	return f.variants["resumable"] || f.variants["polling"] || f.faults["event-id-per-stream"] || f.faults["resume-all-streams"]
+}
 
 // record numbers one event of ex and keeps it for replay. Called with s.mu
 // held.
@@ -152,9 +154,7 @@ func (s *session) pump(ctx context.Context, out sseOut, ex *exchange) bool {
 			s.emit(out, ex, line)
 			if !ex.get && isResponse(line) {
 				s.finish(ex)
-				if s.f.faults["sse-stays-open"] {
-					<-ctx.Done()
-				}
+				s.linger(ctx, out, tick)
 				return true
 			}
 		case <-tick:
@@ -163,6 +163,29 @@ func (s *session) pump(ctx context.Context, out sseOut, ex *exchange) bool {
 			return false
 		case <-s.quit:
 			return false
+		}
+	}
+}
+
+// linger keeps a stream open after its response (fault sse-stays-open)
+// until the client or the session goes, with its keep-alive comments.
+func (s *session) linger(ctx context.Context, out sseOut, tick <-chan time.Time) {
+	if !s.f.faults["sse-stays-open"] {
+		return
+	}
+	if tick == nil && s.f.variants["keepalive-comments"] {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-tick:
+			out.comment("keepalive")
+		case <-ctx.Done():
+			return
+		case <-s.quit:
+			return
 		}
 	}
 }
