@@ -28,7 +28,9 @@ func ready(s *server, v string) *client {
 
 func status(r reply) string { return strconv.Itoa(r.status) }
 
-func statusBody(r reply) string { return strings.TrimSpace(status(r) + " " + string(bytes.TrimSpace(r.body))) }
+func statusBody(r reply) string {
+	return strings.TrimSpace(status(r) + " " + string(bytes.TrimSpace(r.body)))
+}
 
 // jsonValues counts the JSON values of a body.
 func jsonValues(b []byte) string {
