@@ -154,6 +154,17 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// lingerOnStop is what ending takes the server with slow-exit or
+// ignore-eof, as on stdio when its input ends.
+func (f *Front) lingerOnStop() {
+	if f.variants["slow-exit"] {
+		time.Sleep(1500 * time.Millisecond)
+	}
+	if f.faults["ignore-eof"] {
+		time.Sleep(time.Hour)
+	}
+}
+
 // versionOK refuses an MCP-Protocol-Version the server does not speak.
 func (f *Front) versionOK(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
@@ -296,7 +307,7 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		return s
 	}
 	switch {
-	case msg.modern:
+	case msg.modern || r.Header.Get("MCP-Protocol-Version") == Modern:
 		return f.sharedCore(Modern)
 	case f.variants["no-sessions"]:
 		v := r.Header.Get("MCP-Protocol-Version")
@@ -583,6 +594,11 @@ func serveHTTP(o refserver.Options) int {
 			fmt.Fprintf(o.Log, "wirecheck reference MCP server: %v\n", err)
 			code = 1
 		}
+	}
+	if code == 0 {
+		// The core's way of ending slowly (slow-exit) or never
+		// (ignore-eof) holds when SIGTERM asks it to end.
+		f.lingerOnStop()
 	}
 	f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
