@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 )
 
 var _ = Describe("the reference server over Streamable HTTP", func() {
@@ -142,6 +143,15 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		Expect(r.status).To(Equal(http.StatusOK))
 		Expect(r.header.Get("Mcp-Session-Id")).To(BeEmpty())
 		Expect(r.last()["result"]).To(HaveKeyWithValue("supportedVersions", ContainElement("2026-07-28")))
+	})
+
+	It("takes a 2026-07-28 client closing a call's stream as its cancellation", func() {
+		s := serve(false, nil, nil)
+		c := s.client()
+		st := c.open(http.MethodPost, call(1, "tools/call", `{"name":"slow","arguments":{"durationMs":1000},"_meta":{"progressToken":"m","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`), "MCP-Protocol-Version: 2026-07-28")
+		st.next(method("notifications/progress"))
+		st.resp.Body.Close()
+		Eventually(s.log, wait).Should(gbytes.Say(`tools/call 1 cancelled: no answer`))
 	})
 
 	It("leaves no goroutine behind once closed, streams open and calls running", func() {
