@@ -260,6 +260,11 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 		return
 	}
 	ex := s.open(msg.key, msg.method, msg.token)
+	if f.faults["sse-notification-unrelated"] && msg.modern && msg.method == "tools/call" {
+		s.mu.Lock()
+		s.send(ex, []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+		s.mu.Unlock()
+	}
 	if msg.method == "initialize" && !f.variants["no-sessions"] {
 		w.Header().Set("Mcp-Session-Id", s.id)
 	}
