@@ -303,13 +303,7 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		return s
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.variants["no-sessions"] {
-		f.mu.Lock()
-		s := f.sessions[id]
-		f.mu.Unlock()
-		if s == nil {
-			http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
-		}
-		return s
+		return f.live(w, id)
 	}
 	switch {
 	case msg.modern || r.Header.Get("MCP-Protocol-Version") == Modern:
@@ -327,6 +321,18 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 	}
 	http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
 	return nil
+}
+
+// live is the session of id, or nil once it has answered 404 (never
+// issued, deleted or expired).
+func (f *Front) live(w http.ResponseWriter, id string) *session {
+	f.mu.Lock()
+	s := f.sessions[id]
+	f.mu.Unlock()
+	if s == nil {
+		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
+	}
+	return s
 }
 
 // sharedCore is the sessionless core of revision v, made on first use.
@@ -553,11 +559,8 @@ func (f *Front) delete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
 		return
 	}
-	f.mu.Lock()
-	s := f.sessions[id]
-	f.mu.Unlock()
+	s := f.live(w, id)
 	if s == nil {
-		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
 		return
 	}
 	f.drop(s, true)
