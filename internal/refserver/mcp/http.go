@@ -28,8 +28,6 @@ type Front struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	// ended are the ids of sessions deleted or expired (404 from then on).
-	ended map[string]bool
 	// shared are the sessionless cores: Modern for 2026-07-28 requests;
 	// by revision under the variant no-sessions. retired are the ones a
 	// newer initialize replaced, ended with the front.
@@ -54,7 +52,7 @@ func NewFront(o refserver.Options, legacy bool) *Front {
 		o.Out = io.Discard
 	}
 	return &Front{o: o, legacy: legacy, faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants),
-		sessions: map[string]*session{}, ended: map[string]bool{}, shared: map[string]*session{}, fatal: make(chan struct{})}
+		sessions: map[string]*session{}, shared: map[string]*session{}, fatal: make(chan struct{})}
 }
 
 // Fatal closes when a core fault asks the server to die (crash-on-garbage).
@@ -98,7 +96,6 @@ func (f *Front) drop(s *session, deleted bool) {
 	f.mu.Lock()
 	if f.sessions[s.id] == s {
 		delete(f.sessions, s.id)
-		f.ended[s.id] = true
 	}
 	f.mu.Unlock()
 	s.end()
