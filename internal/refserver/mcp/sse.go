@@ -197,6 +197,9 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 	var ex *exchange
 	at := 0
 	for n := s.nstream; n > 0 && ex == nil; n-- {
+		if s.streams[n] == nil {
+			continue
+		}
 		for _, ev := range s.streams[n].log {
 			if ev.id == last {
 				ex, at = s.streams[n], ev.seq
@@ -215,7 +218,7 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 	}
 	var replay []event
 	for n := 1; n <= s.nstream; n++ {
-		if o := s.streams[n]; o != ex && f.faults["resume-all-streams"] {
+		if o := s.streams[n]; o != nil && o != ex && f.faults["resume-all-streams"] {
 			replay = append(replay, o.log...)
 		}
 	}
