@@ -28,8 +28,6 @@ type Front struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	// ended are the ids of sessions deleted or expired (404 from then on).
-	ended map[string]bool
 	// shared are the sessionless cores: Modern for 2026-07-28 requests;
 	// by revision under the variant no-sessions. retired are the ones a
 	// newer initialize replaced, ended with the front.
@@ -54,7 +52,7 @@ func NewFront(o refserver.Options, legacy bool) *Front {
 		o.Out = io.Discard
 	}
 	return &Front{o: o, legacy: legacy, faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants),
-		sessions: map[string]*session{}, ended: map[string]bool{}, shared: map[string]*session{}, fatal: make(chan struct{})}
+		sessions: map[string]*session{}, shared: map[string]*session{}, fatal: make(chan struct{})}
 }
 
 // Fatal closes when a core fault asks the server to die (crash-on-garbage).
@@ -98,7 +96,6 @@ func (f *Front) drop(s *session, deleted bool) {
 	f.mu.Lock()
 	if f.sessions[s.id] == s {
 		delete(f.sessions, s.id)
-		f.ended[s.id] = true
 	}
 	f.mu.Unlock()
 	s.end()
@@ -151,6 +148,17 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// lingerOnStop is what ending takes the server with slow-exit or
+// ignore-eof, as on stdio when its input ends.
+func (f *Front) lingerOnStop() {
+	if f.variants["slow-exit"] {
+		time.Sleep(1500 * time.Millisecond)
+	}
+	if f.faults["ignore-eof"] {
+		time.Sleep(time.Hour)
 	}
 }
 
@@ -249,6 +257,11 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 		return
 	}
 	ex := s.open(msg.key, msg.method, msg.token)
+	if f.faults["sse-notification-unrelated"] && msg.modern && msg.method == "tools/call" {
+		s.mu.Lock()
+		s.send(ex, []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+		s.mu.Unlock()
+	}
 	if msg.method == "initialize" && !f.variants["no-sessions"] {
 		w.Header().Set("Mcp-Session-Id", s.id)
 	}
@@ -287,16 +300,10 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		return s
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.variants["no-sessions"] {
-		f.mu.Lock()
-		s := f.sessions[id]
-		f.mu.Unlock()
-		if s == nil {
-			http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
-		}
-		return s
+		return f.live(w, id)
 	}
 	switch {
-	case msg.modern:
+	case msg.modern || r.Header.Get("MCP-Protocol-Version") == Modern:
 		return f.sharedCore(Modern)
 	case f.variants["no-sessions"]:
 		v := r.Header.Get("MCP-Protocol-Version")
@@ -311,6 +318,18 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 	}
 	http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
 	return nil
+}
+
+// live is the session of id, or nil once it has answered 404 (never
+// issued, deleted or expired).
+func (f *Front) live(w http.ResponseWriter, id string) *session {
+	f.mu.Lock()
+	s := f.sessions[id]
+	f.mu.Unlock()
+	if s == nil {
+		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
+	}
+	return s
 }
 
 // sharedCore is the sessionless core of revision v, made on first use.
@@ -348,40 +367,30 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 		f.writeJSON(w, http.StatusBadRequest, []byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: nothing here expects this message"}}`))
 		return
 	}
-	ex := &exchange{ch: make(chan []byte, 16)}
-	done, ok := s.feed(r.Context().Done(), msg.line, ex)
-	if ok {
-		select {
-		case <-done:
-		case <-s.quit:
-			ok = false
-		}
-	}
+	got, ok := s.take(r.Context().Done(), msg.line)
 	if !ok {
 		http.Error(w, "Not Found: the session ended", http.StatusNotFound)
 		return
 	}
-	s.mu.Lock()
-	ex.closed = true
-	var got [][]byte
-	for len(ex.ch) > 0 {
-		got = append(got, <-ex.ch)
-	}
-	s.mu.Unlock()
+	batch := msg.kind == "raw" && bytes.HasPrefix(bytes.TrimSpace(msg.line), []byte("["))
 	switch {
-	case len(got) > 0 && msg.kind == "raw":
-		status := http.StatusBadRequest
-		if bytes.HasPrefix(bytes.TrimSpace(got[0]), []byte("[")) {
-			status = http.StatusOK // a batch answered
-			if f.variants["batch-sse"] {
-				f.sseOne(w, s, got[0])
-				return
-			}
+	case len(got) > 0 && batch && bytes.HasPrefix(bytes.TrimSpace(got[0]), []byte("[")):
+		if f.variants["batch-sse"] {
+			f.sseOne(w, s, got[0])
+			return
 		}
-		f.writeJSON(w, status, got[0])
+		f.writeJSON(w, http.StatusOK, got[0])
+	case msg.kind == "raw" && f.faults["bad-json-500"]:
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+	case msg.kind == "raw" && f.faults["bad-json-plain-400"]:
+		http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
+	case len(got) > 0 && msg.kind == "raw":
+		f.writeJSON(w, http.StatusBadRequest, got[0])
 	case len(got) > 0:
 		// A fault answers what needs no answer.
 		f.writeJSON(w, http.StatusOK, got[0])
+	case batch && json.Valid(msg.line):
+		w.WriteHeader(http.StatusAccepted) // notifications only
 	case msg.kind == "raw":
 		http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
 	case stray && f.faults["stray-response-200-error"]:
@@ -393,6 +402,30 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 	default:
 		w.WriteHeader(http.StatusAccepted)
 	}
+}
+
+// take has the core read a line that asks no answer and returns what the
+// core answered at once all the same (null ids: bad input; faults that
+// answer notifications); false when the session or the client went first.
+func (s *session) take(stop <-chan struct{}, line []byte) ([][]byte, bool) {
+	ex := &exchange{ch: make(chan []byte, 16)}
+	done, ok := s.feed(stop, line, ex)
+	if !ok {
+		return nil, false
+	}
+	select {
+	case <-done:
+	case <-s.quit:
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ex.closed = true
+	var got [][]byte
+	for len(ex.ch) > 0 {
+		got = append(got, <-ex.ch)
+	}
+	return got, true
 }
 
 // clientNotifications are the notifications a client sends (the variant
@@ -451,6 +484,11 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 	s.emit(out, ex, first)
 	if isResponse(first) {
 		s.finish(ex)
+		s.linger(r.Context(), out, nil)
+		return
+	}
+	if f.faults["sse-closes-early"] {
+		s.gone(ex)
 		return
 	}
 	if !s.pump(r.Context(), out, ex) {
@@ -464,7 +502,7 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 func (s *session) gone(ex *exchange) {
 	s.mu.Lock()
 	ex.live = false
-	keep := (s.f.variants["resumable"] || s.f.variants["polling"]) && s.version != Modern
+	keep := s.f.ids() && s.version != Modern
 	if !keep {
 		s.closeEx(ex)
 	}
@@ -491,7 +529,7 @@ func (f *Front) getStream(w http.ResponseWriter, r *http.Request) {
 		f.writeJSON(w, http.StatusOK, []byte(`{}`))
 		return
 	}
-	if last := r.Header.Get("Last-Event-ID"); last != "" && (f.variants["resumable"] || f.variants["polling"]) {
+	if last := r.Header.Get("Last-Event-ID"); last != "" && f.ids() {
 		f.resume(w, r, s, last)
 		return
 	}
@@ -527,11 +565,8 @@ func (f *Front) delete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
 		return
 	}
-	f.mu.Lock()
-	s := f.sessions[id]
-	f.mu.Unlock()
+	s := f.live(w, id)
 	if s == nil {
-		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
 		return
 	}
 	f.drop(s, true)
@@ -573,6 +608,11 @@ func serveHTTP(o refserver.Options) int {
 			fmt.Fprintf(o.Log, "wirecheck reference MCP server: %v\n", err)
 			code = 1
 		}
+	}
+	if code == 0 {
+		// The core's way of ending slowly (slow-exit) or never
+		// (ignore-eof) holds when SIGTERM asks it to end.
+		f.lingerOnStop()
 	}
 	f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -3,10 +3,10 @@ package mcp_test
 import (
 	"net/http"
 	"runtime"
-	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 )
 
 var _ = Describe("the reference server over Streamable HTTP", func() {
@@ -58,28 +58,18 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		c.initialize("2025-06-18")
 		st := c.open(http.MethodPost, call(4, "tools/call", `{"name":"ask-client"}`))
 		Expect(st.resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"))
-		for _, m := range []string{"sampling/createMessage", "roots/list", "ping"} {
-			req := st.next(func(x map[string]any) bool { return x["id"] != nil && x["method"] != nil })
-			Expect(req["method"]).To(Equal(m))
-			id, _ := req["id"].(float64)
-			result := `{}`
-			if m == "sampling/createMessage" {
-				result = `{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m"}`
-			} else if m == "roots/list" {
-				result = `{"roots":[]}`
-			}
-			r := c.post(`{"jsonrpc":"2.0","id":` + strconv.FormatFloat(id, 'f', -1, 64) + `,"result":` + result + `}`)
-			Expect(r.status).To(Equal(http.StatusAccepted))
-			Expect(r.body).To(BeEmpty())
-		}
-		res := st.next(func(x map[string]any) bool { return x["result"] != nil })
+		res, asked := c.answerAll(st)
+		Expect(asked).To(Equal([]string{"sampling/createMessage", "roots/list", "ping"}))
 		Expect(res["result"]).To(HaveKeyWithValue("content", ContainElement(HaveKeyWithValue("text", "the client answered sampling, roots, ping"))))
 	})
 
 	It("answers notifications 202 with no body", func() {
 		c := serve(false, nil, nil).client()
 		c.initialize("2025-03-26")
-		r := c.post(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		r := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		Expect(r.status).To(Equal(http.StatusAccepted))
+		Expect(r.body).To(BeEmpty())
+		r = c.post(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 		Expect(r.status).To(Equal(http.StatusAccepted))
 		Expect(r.body).To(BeEmpty())
 	})
@@ -103,10 +93,13 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		st.next(method("notifications/tools/list_changed"))
 	})
 
-	It("ends a session on DELETE: its id is answered 404 from then on", func() {
+	It("ends a session on DELETE, its GET stream with it: its id is answered 404 from then on", func() {
 		c := serve(false, nil, nil).client()
 		c.initialize("2025-06-18")
+		st := c.open(http.MethodGet, "")
+		Expect(st.resp.StatusCode).To(Equal(http.StatusOK))
 		Expect(c.do(http.MethodDelete, "").status).To(Equal(http.StatusNoContent))
+		Eventually(st.evs, wait).Should(BeClosed(), "the session's GET stream ends with it")
 		Expect(c.post(call(1, "tools/list", "")).status).To(Equal(http.StatusNotFound))
 		Expect(c.do(http.MethodDelete, "").status).To(Equal(http.StatusNotFound))
 	})
@@ -155,6 +148,15 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		Expect(r.last()["result"]).To(HaveKeyWithValue("supportedVersions", ContainElement("2026-07-28")))
 	})
 
+	It("takes a 2026-07-28 client closing a call's stream as its cancellation", func() {
+		s := serve(false, nil, nil)
+		c := s.client()
+		st := c.open(http.MethodPost, call(1, "tools/call", `{"name":"slow","arguments":{"durationMs":1000},"_meta":{"progressToken":"m","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`), "MCP-Protocol-Version: 2026-07-28")
+		st.next(method("notifications/progress"))
+		st.resp.Body.Close()
+		Eventually(s.log, wait).Should(gbytes.Say(`tools/call 1 cancelled: no answer`))
+	})
+
 	It("leaves no goroutine behind once closed, streams open and calls running", func() {
 		before := runtime.NumGoroutine()
 		s := serve(false, nil, nil)
@@ -166,7 +168,13 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		slow.next(method("notifications/progress"))
 		d := s.client()
 		d.initialize("2025-03-26")
+		l := serve(true, nil, nil)
+		lc := l.connect()
+		Expect(lc.post(call(1, "tools/call", `{"name":"slow","arguments":{"durationMs":1000}}`)).status).To(Equal(http.StatusAccepted))
 		s.front.Close()
+		l.front.Close()
+		l.ts.CloseClientConnections()
+		l.ts.Close()
 		s.ts.CloseClientConnections()
 		s.ts.Close()
 		Eventually(runtime.NumGoroutine, wait).Should(BeNumerically("<=", before))

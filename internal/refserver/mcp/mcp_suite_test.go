@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
@@ -31,14 +31,14 @@ const wait = 20 * time.Second
 type server struct {
 	front *mcp.Front
 	ts    *httptest.Server
-	log   *bytes.Buffer
+	log   *gbytes.Buffer
 }
 
 // serve starts the Streamable HTTP front (or the legacy one) with faults
 // and variants; the test's cleanup stops it.
 func serve(legacy bool, faults, variants []string) *server {
-	log := &bytes.Buffer{}
-	f := mcp.NewFront(refserver.Options{Faults: faults, Variants: variants, Log: io.Discard, Out: log}, legacy)
+	log := gbytes.NewBuffer()
+	f := mcp.NewFront(refserver.Options{Faults: faults, Variants: variants, Log: log, Out: log}, legacy)
 	ts := httptest.NewServer(f)
 	DeferCleanup(func() {
 		f.Close()
@@ -160,8 +160,8 @@ func (c *client) initialize(v string) reply {
 	Expect(r.status).To(Equal(http.StatusOK), "%s", r.body)
 	c.sid = r.header.Get("Mcp-Session-Id")
 	c.version = v
-	n := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	Expect(n.status).To(Equal(http.StatusAccepted))
+	// Its answer is judged where it matters (faults answer it wrongly).
+	c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return r
 }
 
@@ -262,6 +262,30 @@ func (st *stream) next(match func(map[string]any) bool) map[string]any {
 		case <-timeout:
 			Fail("no such event on the stream")
 		}
+	}
+}
+
+// answerAll answers the server's requests on a call's stream until the
+// call's response, which it returns; asked are the methods it was asked.
+func (c *client) answerAll(st *stream) (res map[string]any, asked []string) {
+	GinkgoHelper()
+	for {
+		m := st.next(func(x map[string]any) bool { return x["id"] != nil })
+		if m["method"] == nil {
+			return m, asked
+		}
+		asked = append(asked, m["method"].(string))
+		result := `{}`
+		switch m["method"] {
+		case "sampling/createMessage":
+			result = `{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m"}`
+		case "roots/list":
+			result = `{"roots":[]}`
+		}
+		id, _ := json.Marshal(m["id"])
+		r := c.post(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`)
+		Expect(r.status).To(Equal(http.StatusAccepted))
+		Expect(r.body).To(BeEmpty())
 	}
 }
 

@@ -74,7 +74,9 @@ func (f *Front) startSSE(w http.ResponseWriter, s *session) sseOut {
 
 // ids reports whether the server numbers its events (and keeps them for
 // replay).
-func (f *Front) ids() bool { return f.variants["resumable"] || f.variants["polling"] }
+func (f *Front) ids() bool {
+	return f.variants["resumable"] || f.variants["polling"] || f.faults["event-id-per-stream"] || f.faults["resume-all-streams"]
+}
 
 // record numbers one event of ex and keeps it for replay. Called with s.mu
 // held.
@@ -152,9 +154,7 @@ func (s *session) pump(ctx context.Context, out sseOut, ex *exchange) bool {
 			s.emit(out, ex, line)
 			if !ex.get && isResponse(line) {
 				s.finish(ex)
-				if s.f.faults["sse-stays-open"] {
-					<-ctx.Done()
-				}
+				s.linger(ctx, out, tick)
 				return true
 			}
 		case <-tick:
@@ -167,6 +167,29 @@ func (s *session) pump(ctx context.Context, out sseOut, ex *exchange) bool {
 	}
 }
 
+// linger keeps a stream open after its response (fault sse-stays-open)
+// until the client or the session goes, with its keep-alive comments.
+func (s *session) linger(ctx context.Context, out sseOut, tick <-chan time.Time) {
+	if !s.f.faults["sse-stays-open"] {
+		return
+	}
+	if tick == nil && s.f.variants["keepalive-comments"] {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-tick:
+			out.comment("keepalive")
+		case <-ctx.Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
+}
+
 // resume answers a GET with Last-Event-ID: the events of that stream after
 // the id, then the rest of the stream (variants resumable and polling).
 func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last string) {
@@ -174,6 +197,9 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 	var ex *exchange
 	at := 0
 	for n := s.nstream; n > 0 && ex == nil; n-- {
+		if s.streams[n] == nil {
+			continue
+		}
 		for _, ev := range s.streams[n].log {
 			if ev.id == last {
 				ex, at = s.streams[n], ev.seq
@@ -192,7 +218,7 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 	}
 	var replay []event
 	for n := 1; n <= s.nstream; n++ {
-		if o := s.streams[n]; o != ex && f.faults["resume-all-streams"] {
+		if o := s.streams[n]; o != nil && o != ex && f.faults["resume-all-streams"] {
 			replay = append(replay, o.log...)
 		}
 	}
@@ -298,12 +324,8 @@ func (f *Front) legacyStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get("sessionId")
-	f.mu.Lock()
-	s := f.sessions[id]
-	f.mu.Unlock()
+	s := f.live(w, r.URL.Query().Get("sessionId"))
 	if s == nil {
-		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -312,6 +334,20 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg := readMessage(body)
+	if msg.kind == "raw" && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+		// Bad input is refused in the POST's answer, the core's error
+		// (if it gives one) its body.
+		got, ok := s.take(r.Context().Done(), msg.line)
+		switch {
+		case !ok:
+			http.Error(w, "Not Found: the session ended", http.StatusNotFound)
+		case len(got) > 0:
+			f.writeJSON(w, http.StatusBadRequest, got[0])
+		default:
+			http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
+		}
+		return
+	}
 	var ex *exchange
 	if msg.kind == "request" && f.faults["response-in-post-body"] {
 		ex = s.open(msg.key, msg.method, msg.token)
@@ -336,7 +372,8 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 }
 
 // legacyRoute is where a legacy session's core output goes: the response
-// a POST waits for (fault response-in-post-body), else the stream. Called
+// a POST waits for (fault response-in-post-body) or the error answering
+// bad input, else the stream. Called
 // with s.mu held.
 func (s *session) legacyRoute(line []byte) {
 	if isResponse(line) {
@@ -347,6 +384,9 @@ func (s *session) legacyRoute(line []byte) {
 				s.closeEx(ex)
 				return
 			}
+		}
+		if s.send(s.current, line) {
+			return // the answer to bad input, in its POST's answer
 		}
 	}
 	s.send(s.get, line)
