@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -12,6 +13,12 @@ import (
 )
 
 var resumeRules = []string{"MCP-HTTP-DISCONNECT-1", "MCP-HTTP-RESUME-1"}
+
+// resumeTries and resumePause bound the reconnection after the drop.
+const (
+	resumeTries = 5
+	resumePause = 100 * time.Millisecond
+)
 
 // httpResume drops the stream of a slow tool call after its first event
 // id and resumes it with GET and Last-Event-ID: the response comes there
@@ -76,8 +83,18 @@ func httpResume(e *scenario.Env) error {
 			return skip("the call was answered before its first event id: nothing left to resume")
 		}
 	}
-	res, seq = exchangeWithin(e, x, "GET the endpoint with Last-Event-ID: "+last, transport.Exchange{
-		Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": last}}, probeWait(e)+expect+lateGrace)
+	// A server may not have seen the drop yet when the GET comes: a
+	// refusal is tried again, as a client reconnects, a few times.
+	for try := 0; try < resumeTries; try++ {
+		if try > 0 {
+			time.Sleep(resumePause)
+		}
+		res, seq = exchangeWithin(e, x, "GET the endpoint with Last-Event-ID: "+last, transport.Exchange{
+			Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": last}}, probeWait(e)+expect+lateGrace)
+		if served(res) || res == nil || res.Status == http.StatusNotFound || res.Status == http.StatusMethodNotAllowed {
+			break
+		}
+	}
 	if !served(res) {
 		return skip(fmt.Sprintf("the resumption was refused (%s): the server does not resume this stream", answered(res)))
 	}
