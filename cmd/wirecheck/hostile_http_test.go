@@ -221,7 +221,7 @@ var _ = Describe("a hostile HTTP server never beats the harness", func() {
 		Expect(string(html)).To(ContainSubstring("&lt;script&gt;"))
 	})
 	It("ends a launched hostile server, whatever it does", func() {
-		marker := fmt.Sprintf("hostile-marker-%d", GinkgoRandomSeed()%100000)
+		marker := fmt.Sprintf("hostile-marker-%d", os.Getpid())
 		code, out, took, rss := measured("run", "--protocol", "mcp", "--transport", "http", "--timeout", "300ms",
 			"--env", hostileEnv+"=endless-sse", "--", os.Args[0], marker, "127.0.0.1:{port}")
 		GinkgoWriter.Printf("peak memory %d KiB, %s\n", rss, took)
