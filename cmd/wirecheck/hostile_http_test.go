@@ -264,3 +264,17 @@ func fileText(path string) string {
 	Expect(err).NotTo(HaveOccurred())
 	return string(b)
 }
+
+var _ = Describe("the target the flags name", func() {
+	DescribeTable("names its transport, given or implied, so what judges the run need not guess",
+		func(c common, argv []string, want string) {
+			c.protocol, c.level, c.timeout, c.startupTimeout = "mcp", "must", time.Second, time.Second
+			s, err := c.prepare(argv, "")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.t.Transport).To(Equal(want))
+		},
+		Entry("a URL alone is Streamable HTTP", common{url: "http://127.0.0.1:1/mcp"}, nil, "http"),
+		Entry("a command alone is stdio", common{}, []string{"srv"}, "stdio"),
+		Entry("as given", common{transport: "sse"}, []string{"srv", "{port}"}, "sse"),
+	)
+})
