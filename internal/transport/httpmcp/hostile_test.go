@@ -135,6 +135,18 @@ var _ = Describe("hostile servers", func() {
 		Expect(ended(t).HTTP.End).To(Equal("no response headers within 300ms (--timeout)"))
 	})
 
+	It("refuses more than 64 KiB of response headers", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			for i := range 100 {
+				w.Header().Set(fmt.Sprintf("X-Pad-%d", i), strings.Repeat("p", 1024))
+			}
+			w.WriteHeader(200)
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(ended(t).HTTP.End).To(ContainSubstring("exceeded 65536 bytes"))
+	})
+
 	It("ends a redirect loop after three hops", func() {
 		var hops atomic.Int32
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
