@@ -298,11 +298,14 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 			c.pass(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s answered HTTP %d without a JSON-RPC error", what, resp.StatusCode))
 		}
 	}
-	// Messages in a success body are delivered all the same: a response
-	// nobody asked for is the peer's to judge (stray).
+	// JSON-RPC messages in a success body are delivered all the same: a
+	// response nobody asked for is the peer's to judge (stray). Anything
+	// else there (`{}`, text) is http.accepted's evidence, no frame.
 	if resp.StatusCode/100 == 2 {
 		for _, f := range frames {
-			x.deliver(f, resp, http.MethodPost, false, "")
+			if _, ok := parseMessage(f); ok {
+				x.deliver(f, resp, http.MethodPost, false, "")
+			}
 		}
 	}
 	if resp.StatusCode == http.StatusAccepted && x.out.method == "notifications/initialized" {
