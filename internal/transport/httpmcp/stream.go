@@ -81,7 +81,7 @@ type streamState struct {
 // stream reads a request's SSE answer until the response and, once that
 // came, until the server closes the stream (at most closeWait). A stream
 // that ends before the response after an event id is resumed with a GET
-// carrying Last-Event-ID (2025-03-26 and later), as a client may.
+// carrying Last-Event-ID (2025-03-26 to 2025-11-25), as a client may.
 func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string) {
 	c := x.c
 	c.judgeXAccel(resp, verb)
@@ -95,7 +95,8 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 	err := x.readStream(resp, verb, st)
 	judgedRetry := false
 	resumeFailed := "" // why the last resumption got no stream
-	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" &&
+	// 2026-07-28 streams are not resumable: its servers ignore Last-Event-ID.
+	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" && st.revision < "2026" &&
 		resumes < maxResumes && x.why.Load() == nil && !c.closed.Load(); resumes++ {
 		if !judgedRetry && st.revision >= "2025-11-25" && x.out.kind == kindRequest {
 			judgedRetry = true
