@@ -47,12 +47,7 @@ func (c *client) judgeXAccel(resp *http.Response, verb string) {
 // eventID is http.event-id-unique: ids are unique across the session's
 // streams, so Last-Event-ID names one point of one stream.
 func (c *client) eventID(id string, n int) {
-	c.mu.Lock()
-	first, seen := c.eventIDs[id]
-	if !seen {
-		c.eventIDs[id] = n
-	}
-	c.mu.Unlock()
+	first, seen := c.firstSeen(c.eventIDs, id, n)
 	// The same id again on the same exchange is a resumed stream's
 	// replay, not a clash between streams.
 	if seen && first != n {
