@@ -65,6 +65,21 @@ var _ = Describe("answers", func() {
 		Expect(hk.verdicts(verdict.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
 	})
 
+	It("splits a batch's responses batched in one SSE event, and waits for all of them", func() {
+		h := answer("2025-03-26", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "data: [%s]\n\n", result([]byte("5"), "{}"))
+			flush(w, "data: [%s]\n\n", result([]byte("6"), "{}"))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`))).To(Succeed())
+		Expect(string(next(t).Raw)).To(HavePrefix(`{"jsonrpc":"2.0","id":5`))
+		Expect(string(next(t).Raw)).To(HavePrefix(`{"jsonrpc":"2.0","id":6`))
+		Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+	})
+
 	It("POSTs WriteRaw's bytes as they are and delivers the answer before returning's next frame", func() {
 		var got atomic.Value
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

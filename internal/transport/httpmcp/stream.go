@@ -69,6 +69,7 @@ type streamState struct {
 	ids      bool // an event id came
 	retry    int  // the last retry field, ms
 	lastID   string
+	waiting  map[string]bool // a batch's requests not answered yet
 	closer   *time.Timer
 	limit    *time.Timer
 }
@@ -162,7 +163,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 			cause += "; resuming it with Last-Event-ID " + st.lastID + " got " + resumeFailed
 		}
 		if x.out.kind == kindRequest {
-			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, x.out.key, st.events),
+			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, strings.Join(x.out.keys, ", "), st.events),
 				"the request's response on its SSE stream", cause)
 			if !judgedRetry && st.ids && st.revision >= "2025-11-25" {
 				x.judgeRetry(st)
@@ -222,16 +223,39 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		m, ok := x.deliver([]byte(ev.Data), resp, verb, true, ev.ID)
-		if ok && x.answers(m) && !st.got {
+		for _, f := range eventMessages(ev.Data) {
+			m, ok := x.deliver(f, resp, verb, true, ev.ID)
+			if !ok || !x.answers(m) || st.got {
+				continue
+			}
+			if st.waiting == nil {
+				st.waiting = map[string]bool{}
+				for _, k := range x.out.keys {
+					st.waiting[k] = true
+				}
+			}
+			delete(st.waiting, m.key)
+			if len(st.waiting) > 0 {
+				continue // a batch: more responses to come
+			}
 			st.got = true
 			c.pass(verdict.CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
-			if len(x.out.keys) <= 1 {
-				st.limit.Stop()
-				st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
-			}
+			st.limit.Stop()
+			st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
 		}
 	}
+}
+
+// eventMessages is the messages of one event's data: one, or the
+// elements of an array (2025-03-26 may batch a batch's responses in one
+// event).
+func eventMessages(data string) [][]byte {
+	if t := strings.TrimSpace(data); strings.HasPrefix(t, "[") {
+		if frames, _ := splitBody([]byte(t)); len(frames) > 1 || len(frames) == 1 && !strings.HasPrefix(string(frames[0]), "[") {
+			return frames
+		}
+	}
+	return [][]byte{[]byte(data)}
 }
 
 func (x *exchange) streamVia(resp *http.Response, verb, id string) *transport.Via {
