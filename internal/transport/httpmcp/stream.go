@@ -223,9 +223,8 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		for _, f := range eventMessages(ev.Data) {
-			m, ok := x.deliver(f, resp, verb, true, ev.ID)
-			if !ok || !x.answers(m) || st.got {
+		for _, m := range x.deliver([]byte(ev.Data), resp, verb, true, ev.ID) {
+			if !x.answers(m) || st.got {
 				continue
 			}
 			if st.waiting == nil {
@@ -244,18 +243,6 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 			st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
 		}
 	}
-}
-
-// eventMessages is the messages of one event's data: one, or the
-// elements of an array (2025-03-26 may batch a batch's responses in one
-// event).
-func eventMessages(data string) [][]byte {
-	if t := strings.TrimSpace(data); strings.HasPrefix(t, "[") {
-		if frames, _ := splitBody([]byte(t)); len(frames) > 1 || len(frames) == 1 && !strings.HasPrefix(string(frames[0]), "[") {
-			return frames
-		}
-	}
-	return [][]byte{[]byte(data)}
 }
 
 func (x *exchange) streamVia(resp *http.Response, verb, id string) *transport.Via {
@@ -366,10 +353,12 @@ func (c *client) getOnce(ctx context.Context) bool {
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		if m, ok := x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID); ok && m.response {
-			responses++
-			c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
-				"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
+		for _, m := range x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID) {
+			if m.response {
+				responses++
+				c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
+					"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
+			}
 		}
 	}
 }
