@@ -47,12 +47,7 @@ func (c *client) judgeXAccel(resp *http.Response, verb string) {
 // eventID is http.event-id-unique: ids are unique across the session's
 // streams, so Last-Event-ID names one point of one stream.
 func (c *client) eventID(id string, n int) {
-	c.mu.Lock()
-	first, seen := c.eventIDs[id]
-	if !seen {
-		c.eventIDs[id] = n
-	}
-	c.mu.Unlock()
+	first, seen := c.firstSeen(c.eventIDs, id, n)
 	// The same id again on the same exchange is a resumed stream's
 	// replay, not a clash between streams.
 	if seen && first != n {
@@ -74,6 +69,7 @@ type streamState struct {
 	ids      bool // an event id came
 	retry    int  // the last retry field, ms
 	lastID   string
+	waiting  map[string]bool // a batch's requests not answered yet
 	closer   *time.Timer
 	limit    *time.Timer
 }
@@ -81,7 +77,7 @@ type streamState struct {
 // stream reads a request's SSE answer until the response and, once that
 // came, until the server closes the stream (at most closeWait). A stream
 // that ends before the response after an event id is resumed with a GET
-// carrying Last-Event-ID (2025-03-26 and later), as a client may.
+// carrying Last-Event-ID (2025-03-26 to 2025-11-25), as a client may.
 func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string) {
 	c := x.c
 	c.judgeXAccel(resp, verb)
@@ -95,7 +91,8 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 	err := x.readStream(resp, verb, st)
 	judgedRetry := false
 	resumeFailed := "" // why the last resumption got no stream
-	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" &&
+	// 2026-07-28 streams are not resumable: its servers ignore Last-Event-ID.
+	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" && st.revision < "2026" &&
 		resumes < maxResumes && x.why.Load() == nil && !c.closed.Load(); resumes++ {
 		if !judgedRetry && st.revision >= "2025-11-25" && x.out.kind == kindRequest {
 			judgedRetry = true
@@ -166,7 +163,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 			cause += "; resuming it with Last-Event-ID " + st.lastID + " got " + resumeFailed
 		}
 		if x.out.kind == kindRequest {
-			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, x.out.key, st.events),
+			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, strings.Join(x.out.keys, ", "), st.events),
 				"the request's response on its SSE stream", cause)
 			if !judgedRetry && st.ids && st.revision >= "2025-11-25" {
 				x.judgeRetry(st)
@@ -226,14 +223,24 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		m, ok := x.deliver([]byte(ev.Data), resp, verb, true, ev.ID)
-		if ok && x.answers(m) && !st.got {
+		for _, m := range x.deliver([]byte(ev.Data), resp, verb, true, ev.ID) {
+			if !x.answers(m) || st.got {
+				continue
+			}
+			if st.waiting == nil {
+				st.waiting = map[string]bool{}
+				for _, k := range x.out.keys {
+					st.waiting[k] = true
+				}
+			}
+			delete(st.waiting, m.key)
+			if len(st.waiting) > 0 {
+				continue // a batch: more responses to come
+			}
 			st.got = true
 			c.pass(verdict.CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
-			if len(x.out.keys) <= 1 {
-				st.limit.Stop()
-				st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
-			}
+			st.limit.Stop()
+			st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
 		}
 	}
 }
@@ -346,10 +353,12 @@ func (c *client) getOnce(ctx context.Context) bool {
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		if m, ok := x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID); ok && m.response {
-			responses++
-			c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
-				"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
+		for _, m := range x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID) {
+			if m.response {
+				responses++
+				c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
+					"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
+			}
 		}
 	}
 }
