@@ -287,8 +287,8 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 			"202 Accepted with no body", answered(resp, b))
 		refused := false
 		for _, f := range frames {
-			if m, ok := parseMessage(f); ok && m.isError {
-				refused = true
+			for _, m := range parseMessages(f) {
+				refused = refused || m.isError
 			}
 		}
 		if refused {
@@ -298,11 +298,14 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 			c.pass(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s answered HTTP %d without a JSON-RPC error", what, resp.StatusCode))
 		}
 	}
-	// Messages in a success body are delivered all the same: a response
-	// nobody asked for is the peer's to judge (stray).
+	// JSON-RPC messages in a success body are delivered all the same: a
+	// response nobody asked for is the peer's to judge (stray). Anything
+	// else there (`{}`, text) is http.accepted's evidence, no frame.
 	if resp.StatusCode/100 == 2 {
 		for _, f := range frames {
-			x.deliver(f, resp, http.MethodPost, false, "")
+			if len(parseMessages(f)) > 0 {
+				x.deliver(f, resp, http.MethodPost, false, "")
+			}
 		}
 	}
 	if resp.StatusCode == http.StatusAccepted && x.out.method == "notifications/initialized" {
@@ -371,37 +374,52 @@ func quote(b []byte) string {
 
 // deliver hands one message to the peer and learns from it what the
 // transport needs: the negotiated version, the answer's arrival.
-func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream bool, eventID string) (message, bool) {
+func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream bool, eventID string) []message {
 	c := x.c
 	v := x.via(resp, verb)
 	v.Stream, v.EventID = stream, eventID
-	m, ok := parseMessage(raw)
-	if ok && m.response && m.key != "" {
-		c.mu.Lock()
-		if m.key == c.initKey && m.version != "" {
-			c.revision = m.version
-			if m.version >= "2025-06-18" {
-				c.version = m.version
+	msgs := parseMessages(raw)
+	for _, m := range msgs {
+		if m.response && m.key != "" {
+			c.mu.Lock()
+			if m.key == c.initKey && m.version != "" {
+				c.revision = m.version
+				if m.version >= "2025-06-18" {
+					c.version = m.version
+				}
 			}
+			c.mu.Unlock()
 		}
-		c.mu.Unlock()
-	}
-	if ok && m.method != "" && m.hasID {
-		c.serverRequest(m.key, x.n)
+		if m.method != "" && m.hasID {
+			c.serverRequest(m.key, x.n)
+		}
 	}
 	c.q.Offer(raw, transport.Frame{HTTP: v})
-	return m, ok
+	return msgs
+}
+
+// maxRemembered bounds the bytes of ids a session keeps for its
+// uniqueness checks: a server streaming ids for ever must not grow them
+// without end. Past it, new ids are judged against the ones kept.
+const maxRemembered = 4 << 20
+
+// firstSeen is the exchange that first brought key into m, and whether one
+// did; else it records n as that exchange.
+func (c *client) firstSeen(m map[string]int, key string, n int) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first, seen := m[key]
+	if !seen && c.remembered+len(key) <= maxRemembered {
+		m[key] = n
+		c.remembered += len(key)
+	}
+	return first, seen
 }
 
 // serverRequest judges http.one-stream: a server request goes out on one
 // stream, not broadcast on several.
 func (c *client) serverRequest(key string, n int) {
-	c.mu.Lock()
-	first, seen := c.serverRq[key]
-	if !seen {
-		c.serverRq[key] = n
-	}
-	c.mu.Unlock()
+	first, seen := c.firstSeen(c.serverRq, key, n)
 	if seen && first != n {
 		c.fail(verdict.CheckHTTPOneStream, fmt.Sprintf("server request id %s came on exchange %d's stream and again on exchange %d's", key, first, n),
 			"each message on one stream only", fmt.Sprintf("id %s on exchanges %d and %d", key, first, n))
@@ -458,11 +476,11 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 		x.end(resp, fmt.Sprintf("the body was cut off after %d bytes: %v", len(b), err))
 		return
 	}
-	frames, one := splitBody(b)
+	frames, shape := splitBody(b)
 	if len(bytes.TrimSpace(b)) == 0 {
 		frames = nil
 	}
-	x.judgeType(resp, mt == "application/json" && (one || x.out.batch && !one && looksJSON(b) && bytes.TrimSpace(b)[0] == '['), b)
+	x.judgeType(resp, mt == "application/json" && (shape == shapeObject || x.out.batch && shape == shapeArray), b)
 	if !x.deliverAll(frames, resp, false) {
 		x.end(resp, "the answer held no response ("+answered(resp, b)+")")
 	}
@@ -473,8 +491,8 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 func (x *exchange) deliverAll(frames [][]byte, resp *http.Response, stream bool) bool {
 	got := false
 	for _, f := range frames {
-		if m, ok := x.deliver(f, resp, http.MethodPost, stream, ""); ok && x.answers(m) {
-			got = true
+		for _, m := range x.deliver(f, resp, http.MethodPost, stream, "") {
+			got = got || x.answers(m)
 		}
 	}
 	return got
@@ -524,10 +542,11 @@ func (x *exchange) refusal(resp *http.Response) {
 	}
 	if x.wantsAnswer() {
 		for _, f := range messagesIn(b, resp.Header.Get("Content-Type")) {
-			m, ok := parseMessage(f)
-			if ok && (x.answers(m) || x.out.kind == kindInvalid && m.response) {
-				x.deliver(f, resp, http.MethodPost, false, "")
-				return
+			for _, m := range parseMessages(f) {
+				if x.answers(m) {
+					x.deliver(f, resp, http.MethodPost, false, "")
+					return
+				}
 			}
 		}
 	}
