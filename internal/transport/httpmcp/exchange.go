@@ -140,6 +140,9 @@ type exchange struct {
 	// own limits, so the read that fails knows what to say.
 	why    atomic.Pointer[string]
 	cancel context.CancelFunc
+	// answered is set once a batch's stream answered some of its
+	// requests: the others alone end without an answer.
+	answered map[string]bool
 }
 
 func (x *exchange) gotHeaders() { x.once.Do(func() { close(x.headers) }) }
@@ -172,7 +175,14 @@ func (x *exchange) end(resp *http.Response, why string) {
 		return
 	}
 	keys := x.out.keys
-	if len(keys) == 0 {
+	if x.answered != nil {
+		keys = keys[:0:0]
+		for _, k := range x.out.keys {
+			if !x.answered[k] {
+				keys = append(keys, k)
+			}
+		}
+	} else if len(keys) == 0 {
 		keys = []string{""}
 	}
 	for _, k := range keys {

@@ -82,6 +82,21 @@ var _ = Describe("answers", func() {
 		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
 	})
 
+	It("ends only the requests of a batch its stream left unanswered", func() {
+		h := answer("2025-03-26", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "data: [%s]\n\n", result([]byte("5"), "{}"))
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`))).To(Succeed())
+		Expect(next(t).Raw).NotTo(BeNil())
+		f := next(t)
+		Expect(f.Raw).To(BeNil())
+		Expect(f.HTTP.For).To(Equal("6"))
+		Consistently(t.Recv(), 200*time.Millisecond).ShouldNot(Receive()) // none for 5
+	})
+
 	It("POSTs WriteRaw's bytes as they are and delivers the answer before returning's next frame", func() {
 		var got atomic.Value
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

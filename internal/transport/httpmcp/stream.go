@@ -69,7 +69,6 @@ type streamState struct {
 	ids      bool // an event id came
 	retry    int  // the last retry field, ms
 	lastID   string
-	waiting  map[string]bool // a batch's requests not answered yet
 	closer   *time.Timer
 	limit    *time.Timer
 }
@@ -227,14 +226,11 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 			if !x.answers(m) || st.got {
 				continue
 			}
-			if st.waiting == nil {
-				st.waiting = map[string]bool{}
-				for _, k := range x.out.keys {
-					st.waiting[k] = true
-				}
+			if x.answered == nil {
+				x.answered = map[string]bool{}
 			}
-			delete(st.waiting, m.key)
-			if len(st.waiting) > 0 {
+			x.answered[m.key] = true
+			if x.out.kind == kindRequest && len(x.answered) < len(x.out.keys) {
 				continue // a batch: more responses to come
 			}
 			st.got = true
