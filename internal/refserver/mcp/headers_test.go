@@ -41,7 +41,7 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 		Expect(status(c.post(list, v26, "Mcp-Method: tools/list"))).To(Equal("200"))
 		for _, h := range [][]string{{"MCP-Protocol-Version: 2025-11-25"}, {v26, "Mcp-Method: prompts/list"}, {v26, "Mcp-Method: Tools/List"}} {
 			r := c.post(list, h...)
-			Expect(status(r) + " " + code(r)).To(Equal("400 -32020"), "%v", h)
+			Expect(status(r)+" "+code(r)).To(Equal("400 -32020"), "%v", h)
 			Expect(r.last()["id"]).To(BeNumerically("==", 1))
 		}
 		echo := modern(2, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`)
