@@ -16,3 +16,11 @@ var _ = Describe("the free port of a launch", func() {
 		}
 	})
 })
+
+var _ = Describe("the ports a launch tries first", func() {
+	It("lie below the kernel's ephemeral range, which client sockets take their own ends from", func() {
+		p, err := freePort()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p).To(BeNumerically("<", 32768))
+	})
+})

@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"strconv"
@@ -119,12 +120,20 @@ func freePort() (int, error) {
 	// the same port, the second server fail to bind, and its readiness
 	// poll reach the first's. A port handed out stays this process's for
 	// a while.
+	// Ports below the kernel's ephemeral range (Linux 32768–60999, macOS
+	// 49152–65535) come first: a client socket of any process can take an
+	// ephemeral port as its own end between the pick and the server's
+	// bind; none takes one of these.
 	handedMu.Lock()
 	defer handedMu.Unlock()
-	for range 64 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for try := range 128 {
+		addr := "127.0.0.1:0"
+		if try < 64 {
+			addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(lowPorts+rand.IntN(lowSpan)))
+		}
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			return 0, err
+			continue
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		_ = l.Close()
@@ -136,6 +145,13 @@ func freePort() (int, error) {
 	}
 	return 0, errors.New("no free port that this process has not handed out lately")
 }
+
+// lowPorts and lowSpan are the ports freePort tries first: registered
+// ports below every common ephemeral range.
+const (
+	lowPorts = 20000
+	lowSpan  = 12000
+)
 
 // handed are the ports freePort handed out, and when.
 var (

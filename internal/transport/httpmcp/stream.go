@@ -335,11 +335,14 @@ func (c *client) getOnce(ctx context.Context) bool {
 			if errors.Is(err, sse.ErrEventTooLarge) {
 				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
 			}
-			if c.closed.Load() {
-				return false
-			}
+			// Passed however the stream ended, Close included: whether
+			// the server or wirecheck ends it first is timing, and the
+			// verdict must not be.
 			if responses == 0 {
 				c.pass(verdict.CheckHTTPGetNoResponse, "no JSON-RPC response on the GET stream")
+			}
+			if c.closed.Load() {
+				return false
 			}
 			return ctx.Err() == nil && errors.Is(err, io.EOF)
 		}
