@@ -17,7 +17,7 @@ import (
 // receive is the hot path: one call per inbound frame.
 func (p *Peer) receive(f transport.Frame) {
 	seq := p.o.Recorder.Add(transcript.Received, f.Raw)
-	in := &Inbound{Raw: f.Raw, Seq: seq, At: f.At}
+	in := &Inbound{Raw: f.Raw, Seq: seq, At: f.At, HTTP: f.HTTP}
 	p.mu.Lock()
 	p.frames++
 	scen := p.scenario
@@ -52,7 +52,7 @@ func (p *Peer) receive(f transport.Frame) {
 	if proto.Correlation.ID != "" {
 		idv, hasID = Pointer(v, proto.Correlation.ID)
 	}
-	call, mismatch := p.lookup(idv, hasID)
+	call, mismatch := p.lookup(idv, hasID, f.HTTP)
 	method := ""
 	if call != nil {
 		method = call.Method
@@ -147,6 +147,13 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		return
 	}
 	in.Call = call
+	if call.Refused != "" {
+		// Its exchange ended first (a stream closed, then the answer came
+		// on another): the wait is over, the answer is kept in the inbox.
+		p.note(fmt.Sprintf("the response to request id %s came after its exchange ended (%s)", call.Key, call.Refused))
+		p.deliver(in)
+		return
+	}
 	p.mu.Lock()
 	dup := call.Response != nil
 	if !dup {
@@ -188,7 +195,11 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 // lookup finds the call a frame answers: by exact id, by the id's text in
 // another JSON type, or, when exactly one request is in flight and the id
 // matches nothing ever sent, that one request (the id was not echoed).
-func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
+// Over HTTP (via set) the exchange tells instead of that guess: a JSON
+// body answers the request its POST carried; an SSE event with an id
+// nobody sent answers nothing, for a stream may carry other messages
+// before the response.
+func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !hasID {
@@ -220,6 +231,12 @@ func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
 				return c, "type"
 			}
 		}
+	}
+	if via != nil {
+		if c := p.pending[via.For]; c != nil && !via.Stream && via.For != "" {
+			return c, "value"
+		}
+		return nil, ""
 	}
 	// Raw input may be answered with whatever id the server read from it,
 	// so the only-request-in-flight guess is off while raw lines are owed.

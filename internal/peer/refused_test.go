@@ -1,0 +1,121 @@
+package peer_test
+
+import (
+	"errors"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// ended is the frame an HTTP transport yields when the exchange that
+// carried request key ended without a JSON-RPC answer.
+func ended(key, why string) transport.Frame {
+	return transport.Frame{At: time.Now(), HTTP: &transport.Via{Exchange: 1, Verb: "POST", Status: 500, ContentType: "text/html", For: key, End: why}}
+}
+
+var _ = Describe("an HTTP exchange that ends without an answer", func() {
+	It("ends the wait for its request at once, failing the response rule with why", func() {
+		pe, f, obs := newPeer(nil)
+		pe.SetScenario("s")
+		c, err := pe.Request([]byte(`{"id":1,"method":"x"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.pushFrame(ended("1", "HTTP 500 text/html"))
+		start := time.Now()
+		_, err = pe.Wait(c, time.Minute)
+		Expect(errors.Is(err, peer.ErrRefused)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("HTTP 500 text/html")))
+		Expect(time.Since(start)).To(BeNumerically("<", 30*time.Second), "not waited out")
+		Expect(c.Refused).To(Equal("HTTP 500 text/html"))
+		Expect(c.Response.HTTP.Status).To(Equal(500))
+		Expect(c.Response.Problem).To(Equal("no JSON-RPC answer: HTTP 500 text/html"))
+		Expect(obs.verdicts("MINI-TIMELY-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-ONE-1")).To(Equal([]string{"fail"}))
+		Expect(pe.Answered("x")).To(BeFalse())
+		Expect(pe.InFlight()).To(BeEmpty())
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		Expect(obs.all[0].Message).To(Equal("no JSON-RPC response to request id 1 (x): HTTP 500 text/html"))
+		Expect(obs.all[0].Scenario).To(Equal("s"))
+	})
+
+	DescribeTable("leaves a stream closed or broken early to the transport's own check, and keeps a later answer without a second verdict", func(why string) {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":2,"method":"x"}`))
+		f.pushFrame(ended("2", why))
+		_, err := pe.Wait(c, time.Minute)
+		Expect(errors.Is(err, peer.ErrRefused)).To(BeTrue())
+		Expect(obs.verdicts("MINI-TIMELY-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
+		f.push(`{"id":2,"v":1}`)
+		in, err := pe.Next(time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(in.Raw)).To(Equal(`{"id":2,"v":1}`))
+		Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+	},
+		Entry("closed", "the SSE stream closed before the response"),
+		Entry("broken", "the SSE stream broke before the response: read: connection reset by peer"),
+	)
+
+	It("is the answer a raw POST was owed, queued with how it came", func() {
+		pe, f, obs := newPeer(nil)
+		Expect(pe.SendRaw([]byte("{not json\n"), true)).To(Succeed())
+		via := ended("", "HTTP 400 text/plain")
+		via.HTTP.Status, via.HTTP.ContentType = 400, "text/plain"
+		f.pushFrame(via)
+		in, err := pe.Next(time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Value).To(BeNil())
+		Expect(in.HTTP.Status).To(Equal(400))
+		Expect(in.Problem).To(Equal("no JSON-RPC answer: HTTP 400 text/plain"))
+		Expect(obs.verdicts("MINI-JSON-1")).To(BeEmpty(), "no frame to judge")
+		Expect(pe.Frames()).To(Equal(0))
+	})
+
+	It("is only noted when nothing waits for it", func() {
+		pe, f, obs := newPeer(nil)
+		f.pushFrame(ended("", "HTTP 500 text/html"))
+		f.pushFrame(ended("9", "redirect loop"))
+		f.push(`{"id":7,"v":1}`)
+		in, err := pe.Next(time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(in.Raw)).To(Equal(`{"id":7,"v":1}`), "the stray, and nothing before it")
+		Expect(obs.verdicts("MINI-TIMELY-1")).To(BeEmpty())
+		Expect(pe.Recorder().Len()).To(Equal(3))
+	})
+
+	It("gives every frame its HTTP origin", func() {
+		pe, f, _ := newPeer(nil)
+		f.pushFrame(transport.Frame{Raw: []byte(`{"method":"n"}`), At: time.Now(), HTTP: &transport.Via{Verb: "GET", Stream: true, EventID: "e1"}})
+		in, err := pe.Next(time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.HTTP.EventID).To(Equal("e1"))
+	})
+
+	It("takes an SSE event with an id nobody sent for a stray, even with one request in flight", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":3,"method":"x"}`))
+		f.pushFrame(transport.Frame{Raw: []byte(`{"id":"nobody","v":1}`), At: time.Now(), HTTP: &transport.Via{Verb: "POST", Stream: true, For: "3"}})
+		f.pushFrame(transport.Frame{Raw: []byte(`{"id":3,"v":1}`), At: time.Now(), HTTP: &transport.Via{Verb: "POST", Stream: true, For: "3"}})
+		_, err := pe.Wait(c, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-ONE-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass"}))
+	})
+
+	It("takes a JSON body with another id for the answer to the request its POST carried", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":4,"method":"x"}`))
+		_, _ = pe.Request([]byte(`{"id":5,"method":"x"}`))
+		f.pushFrame(transport.Frame{Raw: []byte(`{"id":"other","v":1}`), At: time.Now(), HTTP: &transport.Via{Verb: "POST", Status: 200, For: "4"}})
+		_, err := pe.Wait(c, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+	})
+})
