@@ -150,6 +150,20 @@ var _ = Describe("wirecheck run", func() {
 		Entry("no jobs", "--jobs 0: want 1 or more", "run", "--protocol", "sonde-serve", "--jobs", "0", "--", "true"),
 		Entry("unknown flag", "unknown flag: --frobnicate", "run", "--frobnicate"),
 		Entry("url on a stdio protocol", "stdio only", "run", "--protocol", "sonde-serve", "--url", "http://127.0.0.1:1/"),
+		Entry("http on a stdio protocol", `--transport "http": protocol sonde-serve supports stdio`, "run", "--protocol", "sonde-serve", "--transport", "http", "--", "true"),
+		Entry("an unknown transport", `--transport "ws": protocol mcp supports stdio, http, sse`, "run", "--protocol", "mcp", "--transport", "ws", "--", "true"),
+		Entry("a URL that is no http", `--url "ftp://h/mcp": want an http:// or https:// URL`, "run", "--protocol", "mcp", "--url", "ftp://h/mcp"),
+		Entry("a URL and a command without --transport", "--url with a server command: say how the server is reached, --transport http or --transport sse",
+			"run", "--protocol", "mcp", "--url", "http://127.0.0.1:1/mcp", "--", "srv"),
+		Entry("{port} in the URL of a running server", `--url "http://127.0.0.1:{port}/mcp": {port} stands for the port`,
+			"fuzz", "--protocol", "mcp", "--url", "http://127.0.0.1:{port}/mcp"),
+		Entry("a launched HTTP server with no {port}", "--transport http: wirecheck picks the server's port; put {port} in the server's arguments, an --env value or --url",
+			"run", "--protocol", "mcp", "--transport", "http", "--", "srv", "--port", "8080"),
+		Entry("a header over stdio", "--header applies to HTTP transports only; this run uses stdio", "run", "--protocol", "mcp", "--header", "X-A: b", "--", "true"),
+		Entry("a header with no colon", `--header "Authorization Bearer x": want 'Name: value' with a token name`,
+			"replay", filepath.Join("..", "..", "fixtures", "sonde-serve", "eof.yaml"), "--protocol", "mcp", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization Bearer x"),
+		Entry("a header naming an unset variable", "--header Authorization: ${WC_SURELY_UNSET_VAR} is not set in the environment",
+			"run", "--protocol", "mcp", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization: Bearer ${WC_SURELY_UNSET_VAR}"),
 		Entry("unknown scenario", "matches no scenario", "run", "--protocol", "sonde-serve", "--scenario", "nope", "--", "true"),
 		Entry("missing baseline", "--baseline", "run", "--protocol", "sonde-serve", "--baseline", "/nonexistent", "--", "true"),
 		Entry("unknown fault", `unknown fault "nope"`, "serve", "sonde-serve", "--fault", "nope"),
@@ -193,6 +207,15 @@ var _ = Describe("wirecheck run", func() {
 		Expect(code).To(Equal(3))
 		Expect(out).To(ContainSubstring(`cannot start server "/nonexistent/server"`))
 		Expect(out).To(ContainSubstring("not run"))
+	})
+
+	It("exits 3 with what a launched HTTP server wrote when its port never answers", func() {
+		code, out, _ := cli("", "run", "--protocol", "mcp", "--transport", "http", "--startup-timeout", "20s",
+			"--", "sh", "-c", "echo cannot listen on $0 >&2; exit 7", "{port}")
+		Expect(code).To(Equal(3))
+		Expect(out).To(MatchRegexp(`the server exited \(exit 7\) before 127\.0\.0\.1:\d+ accepted a connection`))
+		Expect(out).To(MatchRegexp(`cannot listen on \d+`))
+		Expect(out).To(ContainSubstring("sh -c"))
 	})
 
 	It("exits 3 when the server never becomes ready, without waiting out every scenario", func() {

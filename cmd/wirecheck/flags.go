@@ -48,9 +48,9 @@ type common struct {
 func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
 	f := cmd.Flags()
 	f.StringVar(&c.protocol, "protocol", "", "protocol to check (see 'wirecheck protocols')")
-	f.StringVar(&c.url, "url", "", "check a running server at this URL instead of launching one")
-	f.StringVar(&c.transport, "transport", "stdio", "transport to the server: stdio")
-	f.StringArrayVar(&c.headers, "header", nil, "HTTP header 'Name: value' (repeatable; HTTP transports only)")
+	f.StringVar(&c.url, "url", "", "check a running server at this http(s) URL instead of launching one; with a command and --transport http|sse, where the launched server listens ({port} is the port wirecheck picks)")
+	f.StringVar(&c.transport, "transport", "", "transport to the server: stdio, http (Streamable HTTP) or sse (legacy HTTP+SSE); default stdio, http with --url")
+	f.StringArrayVar(&c.headers, "header", nil, "HTTP header 'Name: value' sent to the server (repeatable; HTTP transports only; ${VAR} in the value is read from the environment and stays ${VAR} in rerun lines)")
 	f.StringArrayVar(&c.env, "env", nil, "KEY=VALUE added to the server's environment (repeatable)")
 	f.StringVar(&c.cwd, "cwd", "", "working directory of the server")
 	f.DurationVar(&c.timeout, "timeout", runner.DefaultTimeout, "how long to wait for each response")
@@ -78,12 +78,12 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd}
+	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers}
 	if _, _, err := c.judging(); err != nil {
 		return nil, err
 	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {
 		return nil, usageErr("%v", err)
-	} else if len(argv) == 0 {
+	} else if len(argv) == 0 && c.url == "" {
 		return nil, usageErr("no server command: give it after '--', e.g. wirecheck run --protocol %s -- ./my-server", c.protocol)
 	} else if err := t.Check(); err != nil {
 		return nil, usageErr("%v", err)

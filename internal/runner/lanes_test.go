@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -188,5 +189,27 @@ var _ = Describe("lanes", func() {
 		joined := strings.Join(text, "\n")
 		Expect(joined).To(ContainSubstring(`"id":"second"`))
 		Expect(joined).NotTo(ContainSubstring(`"id":"first"`))
+	})
+})
+
+var _ = Describe("lanes of a launched HTTP server", func() {
+	It("run one at a time when --url fixes the server's port, and the report says so once", func() {
+		scs := []*scenario.Scenario{pinged("a", true, false, nil), pinged("b", true, false, nil)}
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: target.Target{Argv: []string{"true"}, Transport: "http",
+			URL: "http://127.0.0.1:1/mcp"}}, runner.Config{Scenarios: scs, Jobs: 4, Timeout: 2 * time.Second})
+		Expect(err).To(MatchError(testrun.ErrNotStarted))
+		var said []string
+		for _, n := range rep.Notes {
+			if strings.Contains(n, "--jobs 1") {
+				said = append(said, n)
+			}
+		}
+		Expect(said).To(Equal([]string{"--url names a fixed port for the launched server, so its processes run one at a time (--jobs 1); put {port} in --url to run 4 at once"}))
+	})
+
+	It("keep their jobs when each process gets its own port", func() {
+		rep, _ := testrun.Run(testrun.Server{Protocol: "mcp", Command: target.Target{Argv: []string{"true", "{port}"}, Transport: "http"}},
+			runner.Config{Scenarios: []*scenario.Scenario{pinged("a", true, false, nil)}, Jobs: 4, Timeout: 2 * time.Second})
+		Expect(strings.Join(rep.Notes, "\n")).NotTo(ContainSubstring("--jobs 1"))
 	})
 })

@@ -114,6 +114,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		}
 	}
 	r := &run{cfg: cfg, tally: tally.New(cfg.Protocol, cfg.Rules), started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts), startFailed: make(chan struct{})}
+	if cfg.Target.FixedPort() && cfg.Jobs > 1 {
+		// Each lane launches its own process; on one port the second
+		// would find it taken (or, worse, talk to the first's server).
+		r.cfg.Jobs = 1
+		r.tally.Note("--url names a fixed port for the launched server, so its processes run one at a time (--jobs 1); put {port} in --url to run %d at once", cfg.Jobs)
+	}
 	if verr != nil {
 		return r.report(), verr
 	}
@@ -234,7 +240,10 @@ func (l *lane) start(ctx context.Context) error {
 		// Another process that never became ready ends this one's wait.
 		Abort: r.startFailed,
 	})
-	if err != nil {
+	if errors.Is(err, session.ErrAborted) {
+		release()
+		return r.startErr
+	} else if err != nil {
 		release()
 		return r.failStart(err)
 	}

@@ -83,7 +83,9 @@ type Session struct {
 // Launch starts a fresh process of the target and its peer. It does not
 // wait for the ready line (see AwaitReady): a caller that bounds the
 // processes starting at once watches Peer().Heard() meanwhile. The error
-// is a *NotStarted when the process could not be started.
+// is a *NotStarted when the process could not be started (or, over HTTP,
+// its port never answered), ErrAborted when Options.Abort ended the wait
+// for the port.
 func Launch(o Options) (*Session, error) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
@@ -98,8 +100,14 @@ func Launch(o Options) (*Session, error) {
 		o.Observe = func(verdict.Observation) {}
 	}
 	from := o.Recorder.Len()
-	t, err := o.Target.Launch()
-	if err != nil {
+	t, err := o.Target.Launch(target.Bounds{Timeout: o.Timeout, Startup: o.StartupTimeout, Abort: o.Abort})
+	var nr *target.NotReady
+	switch {
+	case errors.Is(err, target.ErrAborted):
+		return nil, ErrAborted
+	case errors.As(err, &nr):
+		return nil, &NotStarted{Cause: nr.Cause, Launched: true, Stderr: nr.Stderr}
+	case err != nil:
 		return nil, &NotStarted{Cause: err.Error()}
 	}
 	p := peer.New(peer.Options{
@@ -108,6 +116,7 @@ func Launch(o Options) (*Session, error) {
 		// A wait before the server's first line also covers its start-up.
 		StartupGrace: o.StartupTimeout,
 	})
+	hook(t, p, o.Recorder)
 	return &Session{o: o, p: p, from: from}, nil
 }
 
@@ -192,7 +201,8 @@ func (s *Session) AwaitReady() error {
 	return nil
 }
 
-// ErrAborted ends a wait for the ready line that Options.Abort cut short.
+// ErrAborted ends a wait for the ready line (or, over HTTP, for the port)
+// that Options.Abort cut short.
 var ErrAborted = errors.New("the wait for the ready line was aborted")
 
 // stderr is the last stderr lines the process wrote.

@@ -30,7 +30,10 @@ type Rerun struct {
 // Line renders the command line that reruns r against t, quoted for a
 // POSIX shell. A secret is a placeholder: an Env value whose name says
 // secret becomes "$NAME" (the shell fills it from the user's environment,
-// where secrets live), and an Authorization value in Argv is masked.
+// where secrets live), an Authorization value in Argv is masked, and so
+// are the credentials of a URL and the value of a --header whose name says
+// secret (unless it is written as ${VAR}, which the rerun reads from the
+// environment as this run did).
 func (t Target) Line(r Rerun) string {
 	words := []string{"wirecheck", r.Command}
 	// run reads as "run --protocol P --scenario S", replay as "replay FILE".
@@ -42,6 +45,15 @@ func (t Target) Line(r Rerun) string {
 	}
 	if r.Protocol != "" && r.Command != "run" {
 		words = append(words, "--protocol", Quote(r.Protocol))
+	}
+	if t.OverHTTP() {
+		words = append(words, "--transport", t.Kind())
+	}
+	if t.URL != "" {
+		words = append(words, "--url", Quote(MaskURL(t.URL)))
+	}
+	for _, h := range t.Headers {
+		words = append(words, "--header", Quote(HeaderWord(h)))
 	}
 	if t.Cwd != "" {
 		words = append(words, "--cwd", Quote(t.Cwd))
@@ -69,6 +81,9 @@ func (t Target) Line(r Rerun) string {
 	}
 	if r.Seed != 0 {
 		words = append(words, "--seed", strconv.FormatUint(r.Seed, 10))
+	}
+	if len(t.Argv) == 0 {
+		return strings.Join(words, " ")
 	}
 	return strings.Join(words, " ") + " -- " + t.String()
 }

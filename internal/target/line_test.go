@@ -53,3 +53,34 @@ var _ = Describe("the rerun line", func() {
 		Entry("empty", ""),
 	)
 })
+
+var _ = Describe("a target over HTTP as reports and rerun lines show it", func() {
+	It("names a running server by its URL, credentials and query values masked", func() {
+		t := target.Target{URL: "https://user:pw@h.example/mcp?key=abc&flag#top"}
+		Expect(t.String()).To(Equal("https://[REDACTED]@h.example/mcp?key=[REDACTED]&flag#top"))
+	})
+
+	It("names a launched server by its command, {port} as written", func() {
+		t := target.Target{Argv: []string{"srv", "--port", "{port}"}, Transport: "http"}
+		Expect(t.String()).To(Equal("srv --port '{port}'"))
+	})
+
+	It("carries the transport, the URL and the headers, a secret header masked unless it names a variable", func() {
+		GinkgoT().Setenv("WC_T", "x")
+		t := target.Target{URL: "http://h:1/mcp?token=abc", Headers: []string{"Authorization: Bearer abc", "X-Api-Key: k1", "Cookie: c=1",
+			"X-Trace: on", "Authorization: Bearer ${WC_T}"}}
+		line := t.Line(target.Rerun{Command: "run", Protocol: "mcp"})
+		Expect(line).To(Equal(`wirecheck run --protocol mcp --transport http --url 'http://h:1/mcp?token=[REDACTED]'` +
+			` --header 'Authorization: [REDACTED]' --header 'X-Api-Key: [REDACTED]' --header 'Cookie: [REDACTED]'` +
+			` --header 'X-Trace: on' --header 'Authorization: Bearer ${WC_T}'`))
+		for _, secret := range []string{"abc", "k1", "c=1"} {
+			Expect(line).NotTo(ContainSubstring(secret))
+		}
+	})
+
+	It("carries the transport and the URL template of a launched server before its command", func() {
+		t := target.Target{Argv: []string{"srv", "{port}"}, Transport: "sse", URL: "http://127.0.0.1:{port}/events"}
+		Expect(t.Line(target.Rerun{Command: "run", Protocol: "mcp"})).To(Equal(
+			`wirecheck run --protocol mcp --transport sse --url 'http://127.0.0.1:{port}/events' -- srv '{port}'`))
+	})
+})

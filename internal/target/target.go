@@ -7,10 +7,10 @@ package target
 
 import (
 	"fmt"
+	"net/url"
 	"os"
+	"regexp"
 	"strings"
-
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // Target is how to reach one server. The zero value reaches nothing.
@@ -23,24 +23,47 @@ type Target struct {
 	Cwd string
 	// Transport is "" or "stdio" (NDJSON on the process's stdin and
 	// stdout), "http" (Streamable HTTP) or "sse" (the legacy HTTP+SSE
-	// transport).
+	// transport). "" with a URL is "http".
 	Transport string
 	// URL is the endpoint over HTTP (for sse: the stream's URL). With Argv
 	// it is a template: "{port}" stands for the port wirecheck picks.
 	URL string
 	// Headers are "Name: value" lines sent with every HTTP request to the
-	// endpoint's origin (--header); secret values never leave String/Line.
+	// endpoint's origin (--header), as the user wrote them: "${VAR}" in a
+	// value is read from the environment when the target is launched, so
+	// a rerun line can carry the reference and not the secret.
 	Headers []string
 }
 
-// Launch starts a fresh server process and returns its transport.
-func (t Target) Launch() (transport.Transport, error) {
-	return transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env})
+// Port is what Argv words, Env values and the URL of a launched HTTP
+// server write where the port wirecheck picks goes.
+const Port = "{port}"
+
+// Kind is the transport the target is reached over: "stdio", "http" or
+// "sse".
+func (t Target) Kind() string {
+	switch {
+	case t.Transport != "":
+		return t.Transport
+	case t.URL != "":
+		return "http"
+	}
+	return "stdio"
 }
 
-// Check refuses a target that cannot be launched as given: an Env entry
-// that is no KEY=VALUE, a Cwd that is no directory. Its errors name the
-// flag that sets the field (--env, --cwd).
+// OverHTTP reports whether the target speaks one of the HTTP transports.
+func (t Target) OverHTTP() bool { return t.Kind() != "stdio" }
+
+// FixedPort reports whether a launched HTTP server listens on a port the
+// user chose (a --url without {port}): two of its processes at once would
+// fight over the port.
+func (t Target) FixedPort() bool {
+	return t.OverHTTP() && len(t.Argv) > 0 && t.URL != "" && !strings.Contains(t.URL, Port)
+}
+
+// Check refuses a target that cannot be launched or reached as given. Its
+// errors name the flag that sets the field at fault (--env, --cwd,
+// --transport, --url, --header).
 func (t Target) Check() error {
 	for _, e := range t.Env {
 		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
@@ -50,5 +73,103 @@ func (t Target) Check() error {
 	if st, err := os.Stat(t.Cwd); t.Cwd != "" && (err != nil || !st.IsDir()) {
 		return fmt.Errorf("--cwd %q: not a directory", t.Cwd)
 	}
+	switch t.Transport {
+	case "", "stdio", "http", "sse":
+	default:
+		return fmt.Errorf("--transport %q: want stdio, http or sse", t.Transport)
+	}
+	if t.URL != "" {
+		if err := checkURL(t.URL, len(t.Argv) > 0); err != nil {
+			return err
+		}
+		if t.Transport == "stdio" {
+			return fmt.Errorf("--url with --transport stdio: a URL is reached over http or sse")
+		}
+		if len(t.Argv) > 0 && t.Transport == "" {
+			return fmt.Errorf("--url with a server command: say how the server is reached, --transport http or --transport sse")
+		}
+	}
+	if len(t.Headers) > 0 && !t.OverHTTP() {
+		return fmt.Errorf("--header applies to HTTP transports only; this run uses stdio")
+	}
+	for _, h := range t.Headers {
+		if err := checkHeader(h); err != nil {
+			return err
+		}
+	}
+	if t.OverHTTP() && len(t.Argv) > 0 && t.URL == "" && !t.hasPort() {
+		return fmt.Errorf("--transport %s: wirecheck picks the server's port; put %s in the server's arguments, an --env value or --url", t.Kind(), Port)
+	}
 	return nil
+}
+
+// hasPort reports whether {port} appears in an argument or an --env value.
+func (t Target) hasPort() bool {
+	for _, w := range t.Argv {
+		if strings.Contains(w, Port) {
+			return true
+		}
+	}
+	for _, e := range t.Env {
+		if _, v, _ := strings.Cut(e, "="); strings.Contains(v, Port) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkURL refuses what is no http or https URL with a host; a template
+// (launched) may hold {port}.
+func checkURL(raw string, template bool) error {
+	s := raw
+	if template {
+		s = strings.ReplaceAll(s, Port, "1")
+	} else if strings.Contains(s, Port) {
+		return fmt.Errorf("--url %q: %s stands for the port of a server wirecheck launches; give the command after '--' with --transport http or sse", raw, Port)
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--url %q: not a URL", raw)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("--url %q: want an http:// or https:// URL", raw)
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Errorf("--url %q: no host", raw)
+	}
+	return nil
+}
+
+// tchar is RFC 9110's token: what a header's name is made of.
+var tchar = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// checkHeader refuses a header that is no "Name: value" line or refers
+// to an environment variable that is not set.
+func checkHeader(h string) error {
+	name, value, ok := strings.Cut(h, ":")
+	switch {
+	case strings.ContainsAny(h, "\r\n\x00"):
+		return fmt.Errorf("--header %q: a header is one line (no CR, LF or NUL)", h)
+	case !ok || !tchar.MatchString(name):
+		return fmt.Errorf("--header %q: want 'Name: value' with a token name", h)
+	}
+	for _, m := range varRef.FindAllStringSubmatch(value, -1) {
+		if _, set := os.LookupEnv(m[1]); !set {
+			return fmt.Errorf("--header %s: ${%s} is not set in the environment", name, m[1])
+		}
+	}
+	return nil
+}
+
+// expandHeaders replaces each ${VAR} in the header values by the
+// variable's value: what goes on the wire.
+func expandHeaders(hs []string) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		name, value, _ := strings.Cut(h, ":")
+		value = varRef.ReplaceAllStringFunc(value, func(m string) string { return os.Getenv(m[2 : len(m)-1]) })
+		out[i] = name + ":" + value
+	}
+	return out
 }

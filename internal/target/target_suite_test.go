@@ -1,11 +1,45 @@
 package target_test
 
 import (
+	"fmt"
+	"net"
+	"os"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
+
+// TestMain lets the test binary stand in for a server wirecheck launches
+// over HTTP: "listen ADDR" listens on ADDR (or on $LISTEN_ADDR) and waits;
+// "fail MSG" writes MSG on stderr and exits 3; "idle" never listens.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "listen":
+			addr := os.Getenv("LISTEN_ADDR")
+			if len(os.Args) > 2 {
+				addr = os.Args[2]
+			}
+			l, err := net.Listen("tcp", addr)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(4)
+			}
+			defer l.Close()
+			time.Sleep(time.Minute)
+			os.Exit(0)
+		case "fail":
+			fmt.Fprintln(os.Stderr, os.Args[2])
+			os.Exit(3)
+		case "idle":
+			time.Sleep(time.Minute)
+			os.Exit(0)
+		}
+	}
+	os.Exit(m.Run())
+}
 
 func TestTarget(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -28,3 +28,47 @@ var _ = Describe("a target's check", func() {
 		Expect(target.Target{Cwd: file}.Check()).To(MatchError(`--cwd "` + file + `": not a directory`))
 	})
 })
+
+var _ = Describe("a target over HTTP", func() {
+	DescribeTable("is refused, naming the flag at fault",
+		func(t target.Target, want string) {
+			Expect(t.Check()).To(MatchError(want))
+		},
+		Entry("an unknown transport", target.Target{Argv: []string{"x"}, Transport: "ws"}, `--transport "ws": want stdio, http or sse`),
+		Entry("a URL that is no http", target.Target{URL: "ftp://h/mcp"}, `--url "ftp://h/mcp": want an http:// or https:// URL`),
+		Entry("a URL without a host", target.Target{URL: "http:///mcp"}, `--url "http:///mcp": no host`),
+		Entry("a URL that is no URL", target.Target{URL: "http://h:x y/"}, `--url "http://h:x y/": not a URL`),
+		Entry("{port} in the URL of a running server", target.Target{URL: "http://127.0.0.1:{port}/mcp"},
+			`--url "http://127.0.0.1:{port}/mcp": {port} stands for the port of a server wirecheck launches; give the command after '--' with --transport http or sse`),
+		Entry("a URL over stdio", target.Target{URL: "http://h/mcp", Transport: "stdio"}, "--url with --transport stdio: a URL is reached over http or sse"),
+		Entry("a URL and a command without --transport", target.Target{Argv: []string{"srv"}, URL: "http://h/mcp"},
+			"--url with a server command: say how the server is reached, --transport http or --transport sse"),
+		Entry("headers over stdio", target.Target{Argv: []string{"srv"}, Headers: []string{"A: b"}}, "--header applies to HTTP transports only; this run uses stdio"),
+		Entry("a header without a colon", target.Target{URL: "http://h/", Headers: []string{"Authorization Bearer x"}},
+			`--header "Authorization Bearer x": want 'Name: value' with a token name`),
+		Entry("a header name that is no token", target.Target{URL: "http://h/", Headers: []string{"X A: b"}}, `--header "X A: b": want 'Name: value' with a token name`),
+		Entry("a header with a line break", target.Target{URL: "http://h/", Headers: []string{"X-A: b\r\nX-B: c"}},
+			`--header "X-A: b\r\nX-B: c": a header is one line (no CR, LF or NUL)`),
+		Entry("a header naming an unset variable", target.Target{URL: "http://h/", Headers: []string{"Authorization: Bearer ${WC_SURELY_UNSET_VAR}"}},
+			"--header Authorization: ${WC_SURELY_UNSET_VAR} is not set in the environment"),
+		Entry("a launched server with no {port}", target.Target{Argv: []string{"srv", "--port", "8080"}, Transport: "http"},
+			"--transport http: wirecheck picks the server's port; put {port} in the server's arguments, an --env value or --url"),
+	)
+
+	DescribeTable("is accepted",
+		func(t target.Target) { Expect(t.Check()).To(Succeed()) },
+		Entry("a URL alone", target.Target{URL: "https://h.example:8443/mcp?key=1", Headers: []string{"Authorization: Bearer x", "X-Empty:"}}),
+		Entry("a launched server with {port} in an argument", target.Target{Argv: []string{"srv", "--listen=:{port}"}, Transport: "sse"}),
+		Entry("a launched server with {port} in --env", target.Target{Argv: []string{"srv"}, Env: []string{"PORT={port}"}, Transport: "http"}),
+		Entry("a launched server at a --url template", target.Target{Argv: []string{"srv"}, Transport: "http", URL: "http://127.0.0.1:{port}/x"}),
+		Entry("a launched server at a fixed --url", target.Target{Argv: []string{"srv"}, Transport: "http", URL: "http://127.0.0.1:8080/mcp"}),
+	)
+
+	It("is reached over http when only a URL is given, and has a fixed port only when its --url names one", func() {
+		Expect(target.Target{URL: "http://h/"}.Kind()).To(Equal("http"))
+		Expect(target.Target{Argv: []string{"srv"}}.Kind()).To(Equal("stdio"))
+		Expect(target.Target{Argv: []string{"srv"}, Transport: "http", URL: "http://127.0.0.1:8080/mcp"}.FixedPort()).To(BeTrue())
+		Expect(target.Target{Argv: []string{"srv"}, Transport: "http", URL: "http://127.0.0.1:{port}/mcp"}.FixedPort()).To(BeFalse())
+		Expect(target.Target{URL: "http://127.0.0.1:8080/mcp"}.FixedPort()).To(BeFalse())
+	})
+})

@@ -1,0 +1,4 @@
+package session
+
+// Hook is hook, for a test's own transport.
+var Hook = hook

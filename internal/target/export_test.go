@@ -1,0 +1,14 @@
+package target
+
+import "github.com/wirecheck/wirecheck/internal/transport"
+
+// DialOptions is what Launch hands the HTTP transport.
+type DialOptions = dialOptions
+
+// SetDial stands a test's function in for the HTTP transport's Dial and
+// returns a function that puts the real one back.
+func SetDial(f func(DialOptions) (transport.Transport, error)) (restore func()) {
+	old := dial
+	dial = f
+	return func() { dial = old }
+}

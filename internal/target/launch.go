@@ -1,0 +1,196 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// Bounds bound one launch.
+type Bounds struct {
+	// Timeout bounds one HTTP exchange (--timeout).
+	Timeout time.Duration
+	// Startup bounds the wait for a launched HTTP server's port to answer
+	// (--startup-timeout).
+	Startup time.Duration
+	// Abort, when closed, ends that wait at once (and the process).
+	Abort <-chan struct{}
+}
+
+// ErrAborted ends a launch that Bounds.Abort cut short.
+var ErrAborted = errors.New("the launch was aborted")
+
+// NotReady is the error of a launched HTTP server whose port never
+// answered: the process started, so the user needs what it wrote.
+type NotReady struct {
+	Cause string
+	// Stderr holds the last lines the process wrote on stderr.
+	Stderr []string
+}
+
+func (e *NotReady) Error() string { return e.Cause }
+
+// pollEvery is how often the readiness wait tries the port: often enough
+// that a fast server is not kept waiting, rarely enough to cost nothing.
+const pollEvery = 25 * time.Millisecond
+
+// Launch starts a fresh server process and returns its transport: stdio
+// as the process's pipes; a URL alone is dialled; a command over HTTP is
+// launched on a free port (see Port) and dialled once the port accepts a
+// TCP connection. No HTTP request is made before the first Send: each
+// would cost the server a session.
+func (t Target) Launch(b Bounds) (transport.Transport, error) {
+	if !t.OverHTTP() {
+		return transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env})
+	}
+	o := dialOptions{Kind: t.Kind(), Headers: expandHeaders(t.Headers), Timeout: b.Timeout}
+	if len(t.Argv) == 0 {
+		o.URL = t.URL
+		return dial(o)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, fmt.Errorf("%w: no free port on 127.0.0.1: %w", transport.ErrStart, err)
+	}
+	argv, env, raw := t.withPort(port)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --url %q: %w", transport.ErrStart, raw, err)
+	}
+	proc, err := transport.Launch(transport.Options{Command: argv, Dir: t.Cwd, Env: env})
+	if err != nil {
+		return nil, err
+	}
+	if err := awaitPort(proc, hostPort(u), b); err != nil {
+		var nr *NotReady
+		if errors.As(err, &nr) {
+			nr.Stderr = stderrTail(proc)
+		}
+		proc.Close()
+		return nil, err
+	}
+	o.URL, o.Process = raw, proc
+	tr, err := dial(o)
+	if err != nil {
+		proc.Close()
+		return nil, err
+	}
+	return tr, nil
+}
+
+// withPort is the command, environment and URL with port in place of
+// every {port}; the URL defaults to the transport's usual path on
+// 127.0.0.1.
+func (t Target) withPort(port int) (argv, env []string, u string) {
+	p := strconv.Itoa(port)
+	argv = make([]string, len(t.Argv))
+	for i, w := range t.Argv {
+		argv[i] = strings.ReplaceAll(w, Port, p)
+	}
+	env = make([]string, len(t.Env))
+	for i, e := range t.Env {
+		k, v, _ := strings.Cut(e, "=")
+		env[i] = k + "=" + strings.ReplaceAll(v, Port, p)
+	}
+	u = t.URL
+	if u == "" {
+		u = "http://127.0.0.1:" + Port + "/mcp"
+		if t.Kind() == "sse" {
+			u = "http://127.0.0.1:" + Port + "/sse"
+		}
+	}
+	return argv, env, strings.ReplaceAll(u, Port, p)
+}
+
+// freePort asks the kernel for a port no one listens on. Another process
+// may take it before the server does; the server then fails to start and
+// says so on stderr, which the error shows.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// hostPort is where u's server listens.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
+}
+
+// awaitPort tries a TCP connection to addr every pollEvery until one
+// succeeds, the process exits, b.Startup passes or b.Abort closes.
+func awaitPort(proc transport.Transport, addr string, b Bounds) error {
+	deadline := time.Now().Add(b.Startup)
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		c, err := net.DialTimeout("tcp", addr, pollEvery)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-proc.Exited():
+			return &NotReady{Cause: fmt.Sprintf("the server exited (%s) before %s accepted a connection", proc.ExitStatus(), addr)}
+		case <-b.Abort:
+			return ErrAborted
+		default:
+		}
+		if !time.Now().Before(deadline) {
+			return &NotReady{Cause: fmt.Sprintf("nothing accepted a connection on %s within %s (--startup-timeout); the server is still running", addr, b.Startup)}
+		}
+		select {
+		case <-tick.C:
+		case <-proc.Exited():
+		case <-b.Abort:
+		}
+	}
+}
+
+// stderrTail reads what the process has written on stderr so far (all
+// of it once it has exited), for the error that says why it never
+// answered: the last tailLines lines. It waits at most a moment for lines
+// still on their way.
+func stderrTail(proc transport.Transport) []string {
+	ch := proc.Stderr()
+	if ch == nil {
+		return nil
+	}
+	var lines []string
+	idle := time.NewTimer(200 * time.Millisecond)
+	defer idle.Stop()
+	for {
+		select {
+		case f, ok := <-ch:
+			if !ok {
+				return lines
+			}
+			line, _ := transcript.Text(f.Raw)
+			lines = append(lines, line)
+			if len(lines) > tailLines {
+				lines = lines[1:]
+			}
+		case <-idle.C:
+			return lines
+		}
+	}
+}
+
+// tailLines is how much of the stderr of a server that never answered
+// the error keeps, as a report shows of one that never started.
+const tailLines = 10
