@@ -1,13 +1,16 @@
 package runner_test
 
 import (
+	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -38,5 +41,18 @@ var _ = Describe("--rules", func() {
 		for _, f := range one.Findings {
 			Expect(f.Scenario).To(Equal("id-types"))
 		}
+	})
+})
+
+var _ = Describe("the target's transport", func() {
+	It("resolves the protocol for it, refusing one the protocol does not offer before launching anything", func() {
+		b, err := protocols.Load("sonde-serve")
+		Expect(err).NotTo(HaveOccurred())
+		rep, err := runner.Run(context.Background(), runner.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios,
+			Target: target.Target{Argv: []string{"false"}, Transport: "http"},
+		})
+		Expect(err).To(MatchError(`protocol sonde-serve has no transport "http" (known: stdio)`))
+		Expect(testrun.Verdicts(rep)).NotTo(ContainElement(Not(Equal(verdict.Skip))), "nothing was run")
 	})
 })

@@ -113,6 +113,15 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			cfg.Protocol = p
 		}
 	}
+	if verr == nil {
+		// The transport decides which rules the run judges (and which the
+		// report lists as skipped, "stdio only", "HTTP only").
+		if p, err := cfg.Protocol.ForTransport(cfg.Target.Transport); err != nil {
+			verr = err
+		} else {
+			cfg.Protocol = p
+		}
+	}
 	r := &run{cfg: cfg, tally: tally.New(cfg.Protocol, cfg.Rules), started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts), startFailed: make(chan struct{})}
 	if cfg.Target.FixedPort() && cfg.Jobs > 1 {
 		// Each lane launches its own process; on one port the second

@@ -138,13 +138,6 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 	if p.Source == "" && p.Base == "" {
 		bad(1, "missing source: cite the document the rules come from")
 	}
-	for _, t := range p.Transports {
-		switch t {
-		case "stdio", "http", "sse":
-		default:
-			bad(1, "unknown transport %q (want stdio, http or sse)", t)
-		}
-	}
 	if p.Base != "" {
 		if base == nil {
 			bad(1, "base %q: profiles cannot be resolved here", p.Base)
@@ -179,6 +172,10 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		}
 	}
 
+	if len(p.Transports) == 0 {
+		p.Transports = defaultTransports
+	}
+	p.checkTransports(bad)
 	p.rules = map[string]*Rule{}
 	p.checks = map[string][]*Rule{}
 	for _, r := range p.Rules {
@@ -374,6 +371,8 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	p.Transport = p.Transports[0]
+	p.index()
 	if p.Versions != nil {
 		return p.ForVersion(p.Versions.Default)
 	}

@@ -5,6 +5,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -55,6 +56,9 @@ type Protocol struct {
 	// Version is the revision this Protocol was resolved for ("" when the
 	// protocol has no Versions).
 	Version string `yaml:"-"`
+	// Transport is the transport this Protocol was resolved for (see
+	// ForTransport): a loaded spec is resolved for its first transport.
+	Transport string `yaml:"-"`
 
 	// File is the spec's file name, for error messages.
 	File string `yaml:"-"`
@@ -199,8 +203,35 @@ type Rule struct {
 	// Versions limits the rule to these revisions of a versioned protocol
 	// (empty: all); under another revision scenarios report it skipped.
 	Versions []string `yaml:"versions"`
+	// Transports limits the rule to these transports of the protocol
+	// (empty: every one). On another transport its checks stand for
+	// nothing and the tally reports it skipped with OnlyOn's reason, so
+	// no scenario needs to know.
+	Transports []string `yaml:"transports"`
 
 	Line int `yaml:"-"`
+}
+
+// AppliesOn reports whether the rule holds on a transport ("": any).
+func (r *Rule) AppliesOn(transport string) bool {
+	return len(r.Transports) == 0 || transport == "" || slices.Contains(r.Transports, transport)
+}
+
+// transportNames are the transports as a reader of a report knows them.
+var transportNames = map[string]string{"stdio": "stdio", "http": "HTTP", "sse": "legacy HTTP+SSE"}
+
+// OnlyOn says where the rule holds, for a report of a run on a transport
+// where it does not: "stdio only", "HTTP only", "legacy HTTP+SSE only".
+// It is "" for a rule of every transport.
+func (r *Rule) OnlyOn() string {
+	if len(r.Transports) == 0 {
+		return ""
+	}
+	names := make([]string, len(r.Transports))
+	for i, t := range r.Transports {
+		names[i] = cmp.Or(transportNames[t], t)
+	}
+	return strings.Join(names, " and ") + " only"
 }
 
 // AppliesTo reports whether the rule holds in a revision.
@@ -241,7 +272,10 @@ type Fault struct {
 	// Version is the revision of a versioned protocol the fault is run
 	// under (default: the protocol's default), for rules of one revision.
 	Version string `yaml:"version"`
-	Line    int    `yaml:"-"`
+	// Transport is the transport the fault is run over, for a fault of
+	// one transport (default: every transport the table runs).
+	Transport string `yaml:"transport"`
+	Line      int    `yaml:"-"`
 }
 
 // Variant is a legal alternative a correct server may choose, which the
@@ -254,7 +288,10 @@ type Variant struct {
 	// Version is the revision of a versioned protocol the variant is run
 	// under (default: every revision).
 	Version string `yaml:"version"`
-	Line    int    `yaml:"-"`
+	// Transport is the transport the variant is run over, for a choice
+	// only one transport offers (default: every transport the table runs).
+	Transport string `yaml:"transport"`
+	Line      int    `yaml:"-"`
 }
 
 // Fuzz describes, in data, what the fuzzer needs to drive a protocol: the
@@ -335,7 +372,8 @@ func (p *Protocol) Citation(r *Rule) string {
 // Rule returns the catalogue entry with that ID, or nil.
 func (p *Protocol) Rule(id string) *Rule { return p.rules[id] }
 
-// RulesForCheck returns the rules a built-in check decides in this protocol.
+// RulesForCheck returns the rules a built-in check decides in this
+// protocol, on the transport it was resolved for.
 func (p *Protocol) RulesForCheck(check string) []*Rule { return p.checks[check] }
 
 // Kind returns the kind with that name, or nil.

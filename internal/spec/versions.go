@@ -117,8 +117,6 @@ func (p *Protocol) ForVersion(id string) (*Protocol, error) {
 	}
 	q.Probe, _ = expandValue(probe, v).(map[string]any)
 	q.Rules = make([]*Rule, 0, len(tmpl.Rules))
-	q.rules = map[string]*Rule{}
-	q.checks = map[string][]*Rule{}
 	for _, r := range tmpl.Rules {
 		rr := r
 		if r.Frames != nil {
@@ -129,11 +127,11 @@ func (p *Protocol) ForVersion(id string) (*Protocol, error) {
 			rr = &c
 		}
 		q.Rules = append(q.Rules, rr)
-		q.rules[rr.ID] = rr
-		for _, ch := range rr.Checks {
-			q.checks[ch] = append(q.checks[ch], rr)
-		}
 	}
+	// The transport is the receiver's: a protocol resolved for HTTP stays
+	// so in another revision (a scenario of 2026-07-28 asks the legacy one).
+	q.Transport = p.Transport
+	q.index()
 	return &q, nil
 }
 

@@ -71,7 +71,10 @@ type evidence struct {
 }
 
 // New returns an empty tally of a protocol's rules; rules selects rules by
-// glob (path.Match syntax), empty selects all.
+// glob (path.Match syntax), empty selects all. A rule that does not hold
+// on the transport p was resolved for (spec.Protocol.ForTransport) is
+// never judged: what scenarios observe of it is dropped, and a full run's
+// report lists it skipped with the reason ("stdio only").
 func New(p *spec.Protocol, rules []string) *Tally {
 	return &Tally{proto: p, rules: rules, aggs: map[key]*agg{}}
 }
@@ -85,7 +88,7 @@ func (t *Tally) Observe(o verdict.Observation, src Source) { t.Add(o, 1, src) }
 
 // Add counts an observation n times, as if observed n times.
 func (t *Tally) Add(o verdict.Observation, n int, src Source) {
-	if n <= 0 || !t.Selected(o.Rule) {
+	if n <= 0 || !t.Selected(o.Rule) || t.offTransport(o.Rule) != "" {
 		return
 	}
 	t.mu.Lock()
@@ -123,6 +126,16 @@ func (a *agg) addDistinct(e evidence, n int) {
 		return
 	}
 	a.distinct = append(a.distinct, &distinct{e, n})
+}
+
+// offTransport is why a rule is not judged on the run's transport, ""
+// when it is.
+func (t *Tally) offTransport(rule string) string {
+	r := t.proto.Rule(rule)
+	if r == nil || r.AppliesOn(t.proto.Transport) {
+		return ""
+	}
+	return r.OnlyOn()
 }
 
 // Seen reports whether anything observed rule in scenario.
@@ -249,9 +262,13 @@ func (t *Tally) Report(o Options) *report.Report {
 			kept = append(kept, ru)
 		case o.Unobserved == SkipUnobserved:
 			kept = append(kept, ru)
+			msg := "no scenario of this run observed the rule"
+			if why := t.offTransport(ru.ID); why != "" {
+				msg = why + "; this run is over " + p.Transport
+			}
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: ru.ID, Level: ru.Level, Verdict: verdict.Skip, Scenario: "-",
-				Message: "no scenario of this run observed the rule", Transcript: []transcript.Entry{},
+				Message: msg, Transcript: []transcript.Entry{},
 			})
 		}
 	}

@@ -144,6 +144,50 @@ var _ = Describe("a tally", func() {
 		Entry("a fuzz campaign lists it without a finding", tally.ListUnobserved, true, false),
 	)
 
+	Context("of a run over one transport", func() {
+		const web = `id: web
+source: web.txt
+transports: [stdio, http, sse]
+rules:
+  - {id: WEB-STDIO-1, level: MUST, title: exits, section: S, transports: [stdio]}
+  - {id: WEB-HTTP-1, level: MUST, title: accepts, section: S, transports: [http]}
+  - {id: WEB-ANY-1, level: MUST, title: answers, section: S}
+`
+		over := func(tr string) *spec.Protocol {
+			p, err := spec.Parse("specs/web.yaml", []byte(web), nil, verdict.Checks, nil)
+			Expect(err).NotTo(HaveOccurred())
+			p, err = p.ForTransport(tr)
+			Expect(err).NotTo(HaveOccurred())
+			return p
+		}
+
+		It("drops what scenarios observe of a rule of another transport and reports it skipped with the reason", func() {
+			t := tally.New(over("http"), nil)
+			t.Observe(fail("shutdown", "WEB-STDIO-1", "did not exit"), nil)
+			t.Observe(pass("shutdown", "WEB-ANY-1"), nil)
+			t.Observe(fail("notify", "WEB-HTTP-1", "answered 200"), nil)
+			Expect(t.Seen("shutdown", "WEB-STDIO-1")).To(BeFalse())
+			rep := t.Report(tally.Options{Started: time.Now(), Unobserved: tally.SkipUnobserved})
+			fs := findings(rep, "WEB-STDIO-1")
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Verdict).To(Equal(verdict.Skip))
+			Expect(fs[0].Scenario).To(Equal("-"))
+			Expect(fs[0].Message).To(Equal("stdio only; this run is over http"))
+			Expect(findings(rep, "WEB-HTTP-1")[0].Verdict).To(Equal(verdict.Fail))
+			Expect(findings(rep, "WEB-ANY-1")[0].Verdict).To(Equal(verdict.Pass))
+		})
+
+		It("says HTTP only of an HTTP rule on stdio, and leaves it out of a partial run", func() {
+			t := tally.New(over("stdio"), nil)
+			t.Observe(pass("notify", "WEB-HTTP-1"), nil)
+			rep := t.Report(tally.Options{Started: time.Now(), Unobserved: tally.SkipUnobserved})
+			Expect(findings(rep, "WEB-HTTP-1")).To(ConsistOf(HaveField("Message", "HTTP only; this run is over stdio")))
+			Expect(findings(rep, "WEB-ANY-1")).To(ConsistOf(HaveField("Message", "no scenario of this run observed the rule")))
+			rep = t.Report(tally.Options{Started: time.Now(), Unobserved: tally.DropUnobserved})
+			Expect(findings(rep, "WEB-HTTP-1")).To(BeEmpty())
+		})
+	})
+
 	It("gives a failing finding its reproduce line and transcript, a passing one neither", func() {
 		t := tally.New(sonde(), nil)
 		t.Observe(verdict.Observation{Rule: id1, Scenario: "a", Verdict: verdict.Fail, Seq: 2, Message: "m"}, lines(5))

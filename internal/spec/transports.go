@@ -1,0 +1,89 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// knownTransports are the transports wirecheck can reach a server over.
+var knownTransports = []string{"stdio", "http", "sse"}
+
+// defaultTransports is what a spec that names none is reached over.
+var defaultTransports = []string{"stdio"}
+
+// ForTransport returns the protocol resolved for one of its transports
+// ("": its first): a built-in check stands only for the rules that hold
+// on that transport (RulesForCheck), and the tally reports the others
+// skipped with their reason, in one place, whatever the scenarios do. It
+// keeps the revision the protocol was resolved for, and ForVersion keeps
+// the transport.
+func (p *Protocol) ForTransport(tr string) (*Protocol, error) {
+	if tr == "" {
+		tr = p.Transports[0]
+	}
+	if tr == p.Transport {
+		return p, nil
+	}
+	if !slices.Contains(p.Transports, tr) {
+		return nil, fmt.Errorf("protocol %s has no transport %q (known: %s)", p.ID, tr, strings.Join(p.Transports, ", "))
+	}
+	q := *p
+	q.Transport = tr
+	q.index()
+	return &q, nil
+}
+
+// Applies reports whether a rule holds in the revision and on the
+// transport the protocol was resolved for.
+func (p *Protocol) Applies(r *Rule) bool {
+	return r.AppliesTo(p.Version) && r.AppliesOn(p.Transport)
+}
+
+// index maps rule IDs to rules, and each check to the rules it stands for
+// on the protocol's transport.
+func (p *Protocol) index() {
+	p.rules = make(map[string]*Rule, len(p.Rules))
+	p.checks = map[string][]*Rule{}
+	for _, r := range p.Rules {
+		if p.rules[r.ID] == nil {
+			p.rules[r.ID] = r
+		}
+		if !r.AppliesOn(p.Transport) {
+			continue
+		}
+		for _, ch := range r.Checks {
+			p.checks[ch] = append(p.checks[ch], r)
+		}
+	}
+}
+
+// checkTransports refuses transport names the spec's own list does not
+// hold (and, for that list, names wirecheck does not know).
+func (p *Protocol) checkTransports(bad func(line int, format string, args ...any)) {
+	for _, t := range p.Transports {
+		if !slices.Contains(knownTransports, t) {
+			bad(1, "unknown transport %q (want %s)", t, strings.Join(knownTransports, ", "))
+		}
+	}
+	inList := func(what string, line int, t string) {
+		if !slices.Contains(p.Transports, t) {
+			bad(line, "%s: transport %q is not in the spec's transports list (%s)", what, t, strings.Join(p.Transports, ", "))
+		}
+	}
+	for _, r := range p.Rules {
+		for _, t := range r.Transports {
+			inList("rule "+r.ID, r.Line, t)
+		}
+	}
+	for _, f := range p.Faults {
+		if f.Transport != "" {
+			inList(fmt.Sprintf("fault %q", f.Name), f.Line, f.Transport)
+		}
+	}
+	for _, v := range p.Variants {
+		if v.Transport != "" {
+			inList(fmt.Sprintf("variant %q", v.Name), v.Line, v.Transport)
+		}
+	}
+}

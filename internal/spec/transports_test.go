@@ -1,0 +1,146 @@
+package spec_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// mixed is a protocol of three transports whose one check stands for a
+// different rule on each.
+const mixed = `id: mixed
+source: mixed.txt
+transports: [stdio, http, sse]
+versions:
+  param: rev
+  default: "1"
+  list: [{id: "1"}, {id: "2"}]
+rules:
+  - {id: MIX-STDIO-1, level: MUST, title: lines, section: S, checks: [ndjson.json], transports: [stdio]}
+  - {id: MIX-HTTP-1, level: MUST, title: bodies, section: S, checks: [ndjson.json], transports: [http]}
+  - {id: MIX-SSE-1, level: MUST, title: events, section: S, checks: [ndjson.json], transports: [sse]}
+  - {id: MIX-WEB-1, level: SHOULD, title: both, section: S, checks: [frame.known], transports: [http, sse]}
+  - {id: MIX-ALL-1, level: MUST, title: all, section: S, checks: [frame.known]}
+faults:
+  - {name: web-fault, trips: [MIX-HTTP-1], transport: http}
+variants:
+  - {name: web-choice, does: x, transport: sse}
+`
+
+func parse(src string) (*spec.Protocol, error) {
+	return spec.Parse("specs/mixed.yaml", []byte(src), nil, verdict.Checks, nil)
+}
+
+func ids(rs []*spec.Rule) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+var _ = Describe("transports", func() {
+	It("resolve a loaded spec for its first transport", func() {
+		p, err := parse(mixed)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Transport).To(Equal("stdio"))
+		Expect(ids(p.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("MIX-STDIO-1"))
+		Expect(ids(p.RulesForCheck(verdict.CheckKnown))).To(ConsistOf("MIX-ALL-1"))
+		Expect(p.Fault("web-fault").Transport).To(Equal("http"))
+		Expect(p.Variant("web-choice").Transport).To(Equal("sse"))
+	})
+
+	It("let a check stand only for the rules of the transport the protocol is resolved for", func() {
+		p, err := parse(mixed)
+		Expect(err).NotTo(HaveOccurred())
+		h, err := p.ForTransport("http")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(h.Transport).To(Equal("http"))
+		Expect(ids(h.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("MIX-HTTP-1"))
+		Expect(ids(h.RulesForCheck(verdict.CheckKnown))).To(ConsistOf("MIX-WEB-1", "MIX-ALL-1"))
+		s, err := p.ForTransport("sse")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(s.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("MIX-SSE-1"))
+		// Every rule stays in the catalogue, for the report to list.
+		Expect(h.Rule("MIX-STDIO-1")).NotTo(BeNil())
+		Expect(h.Rules).To(HaveLen(len(p.Rules)))
+		Expect(h.Applies(h.Rule("MIX-STDIO-1"))).To(BeFalse())
+		Expect(h.Applies(h.Rule("MIX-WEB-1"))).To(BeTrue())
+		// The receiver is left as it was.
+		Expect(ids(p.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("MIX-STDIO-1"))
+	})
+
+	It("take the first transport for the empty name, and refuse one the spec does not list", func() {
+		p, err := parse(mixed)
+		Expect(err).NotTo(HaveOccurred())
+		h, _ := p.ForTransport("http")
+		d, err := h.ForTransport("")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.Transport).To(Equal("stdio"))
+		_, err = p.ForTransport("carrier-pigeon")
+		Expect(err).To(MatchError(`protocol mixed has no transport "carrier-pigeon" (known: stdio, http, sse)`))
+	})
+
+	It("survive a change of revision, both ways round", func() {
+		p, err := parse(mixed)
+		Expect(err).NotTo(HaveOccurred())
+		h, err := p.ForTransport("http")
+		Expect(err).NotTo(HaveOccurred())
+		v2, err := h.ForVersion("2")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v2.Version).To(Equal("2"))
+		Expect(v2.Transport).To(Equal("http"))
+		Expect(ids(v2.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("MIX-HTTP-1"))
+		s, err := v2.ForTransport("sse")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Version).To(Equal("2"))
+		Expect(ids(s.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("MIX-SSE-1"))
+	})
+
+	It("default to stdio alone for a spec that names none", func() {
+		p, err := parse("id: plain\nsource: s\nrules:\n  - {id: PLAIN-A-1, level: MUST, title: a, section: S, checks: [ndjson.json]}\n")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Transports).To(Equal([]string{"stdio"}))
+		Expect(p.Transport).To(Equal("stdio"))
+		Expect(ids(p.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("PLAIN-A-1"))
+		_, err = p.ForTransport("http")
+		Expect(err).To(HaveOccurred())
+	})
+
+	DescribeTable("that a spec does not know are refused with the file and line",
+		func(from, to, want string) {
+			src := mixed
+			if from != "" {
+				Expect(src).To(ContainSubstring(from))
+				src = strings.Replace(src, from, to, 1)
+			}
+			_, err := parse(src)
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("in the spec's list", "transports: [stdio, http, sse]", "transports: [stdio, http, smoke]",
+			`specs/mixed.yaml:1: unknown transport "smoke" (want stdio, http, sse)`),
+		Entry("on a rule", "checks: [ndjson.json], transports: [sse]}", "checks: [ndjson.json], transports: [ssse]}",
+			`specs/mixed.yaml:11: rule MIX-SSE-1: transport "ssse" is not in the spec's transports list (stdio, http, sse)`),
+		Entry("on a rule, one the spec does not offer", "transports: [stdio, http, sse]", "transports: [stdio, http]",
+			`specs/mixed.yaml:11: rule MIX-SSE-1: transport "sse" is not in the spec's transports list (stdio, http)`),
+		Entry("on a fault", "transport: http}", "transport: https}",
+			`specs/mixed.yaml:15: fault "web-fault": transport "https" is not in the spec's transports list`),
+		Entry("on a variant", "transport: sse}", "transport: SSE}",
+			`specs/mixed.yaml:17: variant "web-choice": transport "SSE" is not in the spec's transports list`),
+	)
+
+	DescribeTable("name where a rule holds, for the report of a run elsewhere",
+		func(trs []string, want string) {
+			Expect((&spec.Rule{Transports: trs}).OnlyOn()).To(Equal(want))
+		},
+		Entry("every transport", nil, ""),
+		Entry("stdio", []string{"stdio"}, "stdio only"),
+		Entry("Streamable HTTP", []string{"http"}, "HTTP only"),
+		Entry("the legacy transport", []string{"sse"}, "legacy HTTP+SSE only"),
+		Entry("both HTTP transports", []string{"http", "sse"}, "HTTP and legacy HTTP+SSE only"),
+	)
+})
