@@ -199,6 +199,16 @@ func frameCost(n int) int64 { return int64(n) + frameOverhead }
 // once full. A frame is always accepted into an empty queue, so a
 // MaxBuffered below MaxFrame cannot make every long line vanish.
 func (q *queue) offer(line []byte, oversize, partial bool) {
+	if line == nil {
+		line = []byte{} // a line is never an End frame
+	}
+	q.offerFrame(line, Frame{Oversize: oversize, Partial: partial})
+}
+
+// offerFrame is offer for a frame with more than its bytes (HTTP's Via):
+// f is copied with Raw set to a copy of line (nil stays nil: an End frame)
+// and At to now.
+func (q *queue) offerFrame(line []byte, f Frame) {
 	cost := frameCost(len(line))
 	// Only the reader adds and the deliverer only subtracts, so a stale load
 	// can only overestimate what is queued.
@@ -211,9 +221,12 @@ func (q *queue) offer(line []byte, oversize, partial bool) {
 		q.overflow.Store(true)
 		return
 	}
-	raw := make([]byte, len(line))
-	copy(raw, line)
-	f := Frame{Raw: raw, At: time.Now(), Oversize: oversize, Partial: partial}
+	var raw []byte
+	if line != nil {
+		raw = make([]byte, len(line))
+		copy(raw, line)
+	}
+	f.Raw, f.At = raw, time.Now()
 	q.mu.Lock()
 	if !q.busy && len(q.items) == 0 {
 		// A consumer already waiting takes the frame straight from the

@@ -1,0 +1,245 @@
+package httpmcp_test
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// answer is a handler for POSTs: initialize and notifications as
+// mcpServer does, other requests by f.
+func answer(version string, f func(w http.ResponseWriter, r *http.Request, m rpc)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		m := readRPC(r)
+		switch {
+		case m.Method == "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, result(m.ID, `{"protocolVersion":"`+version+`"}`))
+		case m.ID == nil && m.Method == "notifications/initialized":
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			f(w, r, m)
+		}
+	})
+}
+
+func sseHead(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no")
+}
+
+func flush(w http.ResponseWriter, format string, args ...any) {
+	fmt.Fprintf(w, format, args...)
+	w.(http.Flusher).Flush()
+}
+
+const note = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`
+
+var _ = Describe("checks", func() {
+	DescribeTable("http.accepted and http.refused-status on a notification's answer",
+		func(status int, body string, accepted, refused verdict.Verdict, evidence string) {
+			h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				fmt.Fprint(w, body)
+			})
+			t, hk := dial(server(h).URL, "http", 2*time.Second)
+			handshake(t)
+			Expect(t.Send([]byte(note))).To(Succeed())
+			Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPRefusedStatus) }).Should(HaveLen(2))
+			if accepted == "" {
+				Expect(hk.verdicts(verdict.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
+			} else {
+				Expect(hk.verdicts(verdict.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass, accepted))
+			}
+			Expect(hk.verdicts(verdict.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, refused))
+			if evidence != "" {
+				Expect(hk.failure(verdict.CheckHTTPAccepted) + hk.failure(verdict.CheckHTTPRefusedStatus)).To(ContainSubstring(evidence))
+			}
+		},
+		Entry("202, no body", 202, "", verdict.Pass, verdict.Pass, ""),
+		Entry("200 {}", 200, "{}", verdict.Fail, verdict.Pass, `HTTP 200, application/json, body "{}"`),
+		Entry("202 with a body", 202, `{"ok":true}`, verdict.Fail, verdict.Pass, `not 202 Accepted with no body`),
+		Entry("200 with a JSON-RPC error", 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}`, verdict.Fail, verdict.Fail, "a success status"),
+		Entry("400 with an id-less error", 400, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"no"}}`, verdict.Verdict(""), verdict.Pass, ""),
+	)
+
+	It("fails http.content-type on JSON labelled text/plain, and still delivers it", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, result(m.ID, "{}"))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		f := next(t)
+		Expect(f.HTTP.For).To(Equal("2"))
+		Expect(f.Raw).NotTo(BeNil())
+		Expect(hk.verdicts(verdict.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Fail))
+		Expect(hk.failure(verdict.CheckHTTPContentType)).To(ContainSubstring(`HTTP 200, text/plain, body "{\"jsonrpc\"`))
+	})
+
+	It("fails http.content-type on two JSON objects in one body", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, result(m.ID, "{}")+result(m.ID, "{}"))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		next(t)
+		Expect(hk.failure(verdict.CheckHTTPContentType)).To(ContainSubstring("one JSON object"))
+	})
+
+	It("fails http.stream-has-response on a stream closed before the response, ending the call", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		Expect(next(t).Raw).NotTo(BeNil())
+		f := next(t)
+		Expect(f.Raw).To(BeNil())
+		Expect(f.HTTP.For).To(Equal("2"))
+		Expect(f.HTTP.End).To(Equal("the SSE stream closed before the response"))
+		Expect(hk.failure(verdict.CheckHTTPStreamHasResponse)).To(ContainSubstring("request 2, 1 events"))
+	})
+
+	It("fails http.stream-closes on a stream left open after the response, and closes it", func() {
+		closed := make(chan struct{})
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "data: %s\n\n", result(m.ID, "{}"))
+			<-r.Context().Done()
+			close(closed)
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		next(t)
+		Eventually(closed).WithTimeout(10 * time.Second).Should(BeClosed())
+		Eventually(func() string { return hk.failure(verdict.CheckHTTPStreamCloses) }).Should(ContainSubstring("still open 1s after the response"))
+	})
+
+	It("fails http.xaccel on an SSE answer without X-Accel-Buffering: no", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			flush(w, "data: %s\n\n", result(m.ID, "{}"))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		next(t)
+		Expect(hk.failure(verdict.CheckHTTPXAccel)).To(ContainSubstring(`X-Accel-Buffering: ""`))
+	})
+
+	DescribeTable("http.priming, only in 2025-11-25",
+		func(version, stream string, want []verdict.Verdict) {
+			h := answer(version, func(w http.ResponseWriter, r *http.Request, m rpc) {
+				sseHead(w)
+				flush(w, stream+"data: %s\n\n", result(m.ID, "{}"))
+			})
+			t, hk := dial(server(h).URL, "http", 2*time.Second)
+			handshake(t)
+			Expect(t.Send([]byte(listReq))).To(Succeed())
+			next(t)
+			Expect(hk.verdicts(verdict.CheckHTTPPriming)).To(Equal(want))
+		},
+		Entry("id and empty data", "2025-11-25", "id: 0\ndata:\n\n", []verdict.Verdict{verdict.Pass}),
+		Entry("comments then an id-only block", "2025-11-25", ": hi\nid: 0\n\n", []verdict.Verdict{verdict.Pass}),
+		Entry("no priming event", "2025-11-25", "", []verdict.Verdict{verdict.Fail}),
+		Entry("no priming before 2025-11-25", "2025-06-18", "", []verdict.Verdict(nil)),
+	)
+
+	DescribeTable("http.retry when the connection closes before the response after an event id",
+		func(retry string, want verdict.Verdict) {
+			h := answer("2025-11-25", func(w http.ResponseWriter, r *http.Request, m rpc) {
+				sseHead(w)
+				flush(w, "id: 1\n%sdata:\n\n", retry)
+			})
+			t, hk := dial(server(h).URL, "http", 2*time.Second)
+			handshake(t)
+			Expect(t.Send([]byte(listReq))).To(Succeed())
+			Expect(next(t).HTTP.End).NotTo(BeEmpty())
+			Expect(hk.verdicts(verdict.CheckHTTPRetry)).To(ConsistOf(want))
+		},
+		Entry("retry sent", "retry: 50\n", verdict.Pass),
+		Entry("no retry", "", verdict.Fail),
+	)
+
+	It("fails http.get-stream on a GET answered with JSON", func() {
+		m := &mcpServer{get: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, "{}")
+		}}
+		t, hk := dial(server(m).URL, "http", 2*time.Second)
+		handshake(t)
+		Eventually(func() string { return hk.failure(verdict.CheckHTTPGetStream) }).Should(ContainSubstring(`HTTP 200, application/json, body "{}"`))
+	})
+
+	It("fails http.get-no-response on a response on the GET stream, and http.one-stream on a request on two streams", func() {
+		ping := `{"jsonrpc":"2.0","id":"s1","method":"ping"}`
+		m := &mcpServer{get: func(w http.ResponseWriter, r *http.Request) {
+			sseHead(w)
+			flush(w, "data: %s\n\ndata: %s\n\n", result([]byte("7"), "{}"), ping)
+			<-r.Context().Done()
+		}}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				b := readRPC(r)
+				if b.Method == "tools/list" {
+					sseHead(w)
+					flush(w, "data: %s\n\ndata: %s\n\n", ping, result(b.ID, "{}"))
+					return
+				}
+				r.Body = http.NoBody
+				m.serveRPC(w, b)
+				return
+			}
+			m.ServeHTTP(w, r)
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		Eventually(func() string { return hk.failure(verdict.CheckHTTPGetNoResponse) }).Should(ContainSubstring("id 7"))
+		Eventually(func() string { return hk.failure(verdict.CheckHTTPOneStream) }).Should(ContainSubstring(`id "s1"`))
+	})
+
+	It("fails http.event-id-unique on an id reused by another stream", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "id: same\ndata: %s\n\n", result(m.ID, "{}"))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		next(t)
+		Expect(t.Send([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))).To(Succeed())
+		next(t)
+		Expect(hk.failure(verdict.CheckHTTPEventIDUnique)).To(ContainSubstring(`event id "same"`))
+	})
+
+	It("fails http.session-id on a session id with a space", func() {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			m := readRPC(r)
+			w.Header().Set("Mcp-Session-Id", "sess 1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, result(m.ID, `{"protocolVersion":"2025-06-18"}`))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		next(t)
+		Expect(hk.failure(verdict.CheckHTTPSessionID)).To(ContainSubstring(`"sess 1"`))
+	})
+})

@@ -1,0 +1,534 @@
+package httpmcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+func (c *client) Send(msg []byte) error { return c.send(msg, false) }
+
+// WriteRaw POSTs exactly b, synchronous up to its status line, so its
+// answer (if any) is a frame before the next Send.
+func (c *client) WriteRaw(b []byte) error { return c.send(b, true) }
+
+func (c *client) send(msg []byte, raw bool) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	body := append([]byte(nil), msg...) // the caller may reuse msg
+	out := classify(body)
+	if c.o.Kind == KindSSE {
+		return c.legacySend(body, out, raw)
+	}
+	x := &exchange{c: c, n: c.nextExchange(), body: body, out: out, raw: raw, headers: make(chan struct{})}
+	if out.method == "initialize" {
+		c.mu.Lock()
+		c.initKey = out.key
+		c.mu.Unlock()
+	}
+	if !c.start(x.run) {
+		return ErrClosed
+	}
+	// A request is asynchronous, so a slow call never holds back a
+	// cancellation or a pipelined request; anything else waits for its
+	// status line, as the order the scenarios rely on needs.
+	if out.kind == kindRequest && !raw {
+		return nil
+	}
+	select {
+	case <-x.headers:
+	case <-c.ctx.Done():
+	}
+	return nil
+}
+
+func (c *client) nextExchange() int { return int(c.exchange.Add(1)) }
+
+// start runs f as one of the transport's workers, unless it is closing.
+func (c *client) start(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() {
+		return false
+	}
+	c.work.Add(1)
+	go func() {
+		defer c.work.Done()
+		f()
+	}()
+	return true
+}
+
+// request builds an HTTP request carrying the session's headers: the
+// user's to the endpoint's origin only.
+func (c *client) request(ctx context.Context, method string, u *url.URL, body []byte) *http.Request {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, _ := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if origin(u) == c.origin {
+		for k, vs := range c.headers {
+			req.Header[k] = append([]string(nil), vs...)
+		}
+	}
+	switch method {
+	case http.MethodPost:
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	case http.MethodGet:
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if c.o.Kind == KindHTTP {
+		c.mu.Lock()
+		if c.session != "" {
+			req.Header.Set("Mcp-Session-Id", c.session)
+		}
+		if c.version != "" {
+			req.Header.Set("MCP-Protocol-Version", c.version)
+		}
+		c.mu.Unlock()
+	}
+	return req
+}
+
+// noteResponse puts the status line and the headers that matter in the
+// transcript; never credentials.
+func (c *client) noteResponse(n int, verb string, resp *http.Response) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP exchange %d: %s → %s", n, verb, resp.Status)
+	for _, h := range []string{"Content-Type", "Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate", "Location", "Retry-After"} {
+		v := resp.Header.Get(h)
+		if v == "" {
+			continue
+		}
+		if h == "Mcp-Session-Id" && len(v) > 8 {
+			v = v[:8] + "…"
+		}
+		fmt.Fprintf(&b, "; %s: %s", h, v)
+	}
+	c.note(b.String())
+}
+
+// exchange is one POST of the session's flow.
+type exchange struct {
+	c       *client
+	n       int
+	body    []byte
+	out     outgoing
+	raw     bool
+	headers chan struct{}
+	once    sync.Once
+	// why is set before the exchange's context is cancelled by one of its
+	// own limits, so the read that fails knows what to say.
+	why    atomic.Pointer[string]
+	cancel context.CancelFunc
+}
+
+func (x *exchange) gotHeaders() { x.once.Do(func() { close(x.headers) }) }
+
+// stop ends the exchange for the given reason.
+func (x *exchange) stop(why string) {
+	x.why.CompareAndSwap(nil, &why)
+	x.cancel()
+}
+
+// wantsAnswer: a request, or bytes that are no JSON-RPC message at all
+// (a raw probe, answered by whatever comes).
+func (x *exchange) wantsAnswer() bool {
+	return x.out.kind == kindRequest || x.out.kind == kindInvalid
+}
+
+func (x *exchange) via(resp *http.Response, verb string) *transport.Via {
+	v := &transport.Via{Exchange: x.n, Verb: verb, For: x.out.key}
+	if resp != nil {
+		v.Status, v.ContentType = resp.StatusCode, resp.Header.Get("Content-Type")
+	}
+	return v
+}
+
+// end tells the peer the exchange is over without the answer it wanted,
+// for each request it carried (a raw probe's with For "").
+func (x *exchange) end(resp *http.Response, why string) {
+	c := x.c
+	if c.closed.Load() || !x.wantsAnswer() {
+		return
+	}
+	keys := x.out.keys
+	if len(keys) == 0 {
+		keys = []string{""}
+	}
+	for _, k := range keys {
+		v := x.via(resp, http.MethodPost)
+		v.For, v.End = k, why
+		c.q.Offer(nil, transport.Frame{HTTP: v})
+	}
+}
+
+func (x *exchange) run() {
+	c := x.c
+	defer x.gotHeaders()
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	x.cancel = cancel
+	c.mu.Lock()
+	u := c.endpoint
+	c.mu.Unlock()
+	resp, err := c.hc.Do(c.request(ctx, http.MethodPost, u, x.body))
+	x.gotHeaders()
+	if err != nil {
+		x.end(nil, failure(err, c.o.Timeout))
+		return
+	}
+	defer resp.Body.Close()
+	c.noteResponse(x.n, http.MethodPost, resp)
+	if resp.StatusCode/100 == 2 && resp.Request.URL.String() != u.String() {
+		// Followed same-origin redirects: that is where the endpoint is.
+		c.mu.Lock()
+		c.endpoint = resp.Request.URL
+		c.mu.Unlock()
+	}
+	if x.out.method == "initialize" {
+		c.captureSession(resp)
+	}
+	if x.out.kind == kindNotification {
+		x.accepted(ctx, resp)
+		return
+	}
+	x.answer(ctx, resp)
+}
+
+// failure says why an HTTP request got no response.
+func failure(err error, timeout time.Duration) string {
+	var ee *endError
+	switch {
+	case errors.As(err, &ee):
+		return ee.why
+	case strings.Contains(err.Error(), "timeout awaiting response headers"):
+		return fmt.Sprintf("no response headers within %v (--timeout)", timeout)
+	case strings.Contains(err.Error(), "header"):
+		return "HTTP exchange failed: " + err.Error()
+	}
+	return "HTTP exchange failed: " + err.Error()
+}
+
+func (c *client) captureSession(resp *http.Response) {
+	sid, ok := resp.Header["Mcp-Session-Id"]
+	if !ok || len(sid) == 0 {
+		return
+	}
+	if bad := strings.IndexFunc(sid[0], func(r rune) bool { return r < 0x21 || r > 0x7E }); bad >= 0 || sid[0] == "" {
+		c.fail(verdict.CheckHTTPSessionID, fmt.Sprintf("Mcp-Session-Id %q holds a character outside visible ASCII (0x21–0x7E)", sid[0]),
+			"visible ASCII characters (0x21 to 0x7E)", fmt.Sprintf("%q", sid[0]))
+	} else {
+		c.pass(verdict.CheckHTTPSessionID, "Mcp-Session-Id is visible ASCII")
+	}
+	c.mu.Lock()
+	c.session = sid[0]
+	c.mu.Unlock()
+}
+
+// readBody reads at most limit bytes of the body within the timeout; over
+// limit it reports over and stops reading.
+func (x *exchange) readBody(resp *http.Response, limit int) (b []byte, over bool, err error) {
+	t := time.AfterFunc(x.c.o.Timeout, func() {
+		x.stop(fmt.Sprintf("the body did not end within %v (--timeout)", x.c.o.Timeout))
+	})
+	defer t.Stop()
+	b, err = io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	if len(b) > limit {
+		return b[:limit], true, nil
+	}
+	if err != nil && x.why.Load() != nil {
+		err = errors.New(*x.why.Load())
+	}
+	return b, false, err
+}
+
+// accepted judges the answer to a POST that carried no request: 202 and
+// no body. A 2xx carrying a JSON-RPC error said success while refusing.
+func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
+	c := x.c
+	b, _, _ := x.readBody(resp, c.o.MaxFrame)
+	ct := resp.Header.Get("Content-Type")
+	what := "a notification"
+	if x.out.method == "" {
+		what = "a response"
+	}
+	frames := messagesIn(b, ct)
+	if c.closed.Load() {
+		return
+	}
+	switch {
+	case resp.StatusCode/100 != 2:
+		c.pass(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s refused with HTTP %d", what, resp.StatusCode))
+	case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(b)) == 0:
+		c.pass(verdict.CheckHTTPAccepted, what+" accepted with 202 and no body")
+		c.pass(verdict.CheckHTTPRefusedStatus, what+" accepted with 202")
+	default:
+		c.fail(verdict.CheckHTTPAccepted, fmt.Sprintf("%s was answered HTTP %d with %d bytes of body, not 202 Accepted with no body", what, resp.StatusCode, len(b)),
+			"202 Accepted with no body", answered(resp, b))
+		refused := false
+		for _, f := range frames {
+			if m, ok := parseMessage(f); ok && m.isError {
+				refused = true
+			}
+		}
+		if refused {
+			c.fail(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s was refused with a JSON-RPC error under HTTP %d, a success status", what, resp.StatusCode),
+				"an HTTP error status (4xx) for input not accepted", answered(resp, b))
+		} else {
+			c.pass(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s answered HTTP %d without a JSON-RPC error", what, resp.StatusCode))
+		}
+	}
+	// Messages in a success body are delivered all the same: a response
+	// nobody asked for is the peer's to judge (stray).
+	if resp.StatusCode/100 == 2 {
+		for _, f := range frames {
+			x.deliver(f, resp, http.MethodPost, false, "")
+		}
+	}
+	if resp.StatusCode == http.StatusAccepted && x.out.method == "notifications/initialized" {
+		c.openGet()
+	}
+}
+
+// messagesIn finds the JSON-RPC messages of a small body whatever it is
+// labelled: JSON, or an event stream read to its end.
+func messagesIn(b []byte, ct string) [][]byte {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return nil
+	}
+	if mediaType(ct) == "text/event-stream" || looksSSE(t) {
+		return eventData(b)
+	}
+	frames, _ := splitBody(t)
+	return frames
+}
+
+func mediaType(ct string) string {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(ct))
+	}
+	return mt
+}
+
+func looksSSE(b []byte) bool {
+	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func looksJSON(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+// answered is the evidence of what came: status, content type and the
+// first bytes of the body.
+func answered(resp *http.Response, b []byte) string {
+	ct := resp.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "no Content-Type"
+	}
+	s := fmt.Sprintf("HTTP %d, %s", resp.StatusCode, ct)
+	if len(b) > 0 {
+		s += ", body " + quote(b)
+	} else {
+		s += ", no body"
+	}
+	return s
+}
+
+func quote(b []byte) string {
+	if len(b) > evidence {
+		return fmt.Sprintf("%q…", b[:evidence])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// deliver hands one message to the peer and learns from it what the
+// transport needs: the negotiated version, the answer's arrival.
+func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream bool, eventID string) (message, bool) {
+	c := x.c
+	v := x.via(resp, verb)
+	v.Stream, v.EventID = stream, eventID
+	m, ok := parseMessage(raw)
+	if ok && m.response && m.key != "" {
+		c.mu.Lock()
+		if m.key == c.initKey && m.version != "" {
+			c.revision = m.version
+			if m.version >= "2025-06-18" {
+				c.version = m.version
+			}
+		}
+		c.mu.Unlock()
+	}
+	if ok && m.method != "" && m.hasID {
+		c.serverRequest(m.key, x.n)
+	}
+	c.q.Offer(raw, transport.Frame{HTTP: v})
+	return m, ok
+}
+
+// serverRequest judges http.one-stream: a server request goes out on one
+// stream, not broadcast on several.
+func (c *client) serverRequest(key string, n int) {
+	c.mu.Lock()
+	first, seen := c.serverRq[key]
+	if !seen {
+		c.serverRq[key] = n
+	}
+	c.mu.Unlock()
+	if seen && first != n {
+		c.fail(verdict.CheckHTTPOneStream, fmt.Sprintf("server request id %s came on exchange %d's stream and again on exchange %d's", key, first, n),
+			"each message on one stream only", fmt.Sprintf("id %s on exchanges %d and %d", key, first, n))
+	} else if !seen {
+		c.pass(verdict.CheckHTTPOneStream, "server request id "+key+" on one stream")
+	}
+}
+
+// answer reads the answer to a request (or a raw probe).
+func (x *exchange) answer(ctx context.Context, resp *http.Response) {
+	c := x.c
+	ct := resp.Header.Get("Content-Type")
+	mt := mediaType(ct)
+	if resp.StatusCode/100 != 2 {
+		x.refusal(resp)
+		return
+	}
+	if mt == "text/event-stream" {
+		x.judgeType(resp, true, nil)
+		x.stream(ctx, resp, http.MethodPost)
+		return
+	}
+	if resp.ContentLength > int64(c.o.MaxFrame) {
+		// Refused before reading: the bytes would only be thrown away.
+		x.judgeType(resp, mt == "application/json", nil)
+		v := x.via(resp, http.MethodPost)
+		c.q.Offer([]byte{}, transport.Frame{HTTP: v, Oversize: true})
+		x.end(resp, fmt.Sprintf("a body of %d bytes, over the %d-byte cap", resp.ContentLength, c.o.MaxFrame))
+		return
+	}
+	b, over, err := x.readBody(resp, c.o.MaxFrame)
+	if c.closed.Load() {
+		return
+	}
+	if mt != "application/json" && !looksJSON(b) && looksSSE(bytes.TrimSpace(b)) {
+		// A stream under another name: read what came as one.
+		x.judgeType(resp, false, b)
+		got := x.deliverAll(eventData(b), resp, true)
+		if !got {
+			x.end(resp, "the answer held no response ("+answered(resp, b)+")")
+		}
+		return
+	}
+	switch {
+	case over:
+		x.judgeType(resp, mt == "application/json", nil)
+		c.q.Offer(b, transport.Frame{HTTP: x.via(resp, http.MethodPost), Oversize: true})
+		x.end(resp, fmt.Sprintf("a body over the %d-byte cap", c.o.MaxFrame))
+		return
+	case err != nil:
+		if len(b) > 0 {
+			c.q.Offer(b, transport.Frame{HTTP: x.via(resp, http.MethodPost), Partial: true})
+		}
+		x.end(resp, fmt.Sprintf("the body was cut off after %d bytes: %v", len(b), err))
+		return
+	}
+	frames, one := splitBody(b)
+	if len(bytes.TrimSpace(b)) == 0 {
+		frames = nil
+	}
+	x.judgeType(resp, mt == "application/json" && (one || x.out.batch && !one && looksJSON(b) && bytes.TrimSpace(b)[0] == '['), b)
+	if !x.deliverAll(frames, resp, false) {
+		x.end(resp, "the answer held no response ("+answered(resp, b)+")")
+	}
+}
+
+// deliverAll delivers frames and reports whether the exchange's answer
+// was among them.
+func (x *exchange) deliverAll(frames [][]byte, resp *http.Response, stream bool) bool {
+	got := false
+	for _, f := range frames {
+		if m, ok := x.deliver(f, resp, http.MethodPost, stream, ""); ok && x.answers(m) {
+			got = true
+		}
+	}
+	return got
+}
+
+// answers reports whether m is (one of) the answers this exchange waits
+// for: the request's response, or for a raw probe any response.
+func (x *exchange) answers(m message) bool {
+	if !m.response {
+		return false
+	}
+	if x.out.kind == kindInvalid {
+		return true
+	}
+	for _, k := range x.out.keys {
+		if m.key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeType is http.content-type for a 2xx answer to a request: JSON (one
+// object, or an array for a batch) or an event stream.
+func (x *exchange) judgeType(resp *http.Response, ok bool, body []byte) {
+	if x.out.kind != kindRequest {
+		return
+	}
+	c := x.c
+	ct := resp.Header.Get("Content-Type")
+	if ok {
+		c.pass(verdict.CheckHTTPContentType, fmt.Sprintf("request answered with Content-Type %s", ct))
+		return
+	}
+	c.fail(verdict.CheckHTTPContentType, fmt.Sprintf("a %s request was answered HTTP %d with Content-Type %q, not application/json holding one JSON object or text/event-stream", x.out.method, resp.StatusCode, ct),
+		"Content-Type application/json (one JSON object) or text/event-stream", answered(resp, body))
+}
+
+// refusal reads a non-2xx answer: a JSON-RPC response with the request's
+// id is its response; anything else ends the exchange, with the body as
+// evidence.
+func (x *exchange) refusal(resp *http.Response) {
+	c := x.c
+	b, _, _ := x.readBody(resp, c.o.MaxFrame)
+	if c.closed.Load() {
+		return
+	}
+	if x.wantsAnswer() {
+		for _, f := range messagesIn(b, resp.Header.Get("Content-Type")) {
+			m, ok := parseMessage(f)
+			if ok && (x.answers(m) || x.out.kind == kindInvalid && m.response) {
+				x.deliver(f, resp, http.MethodPost, false, "")
+				return
+			}
+		}
+	}
+	if len(b) > 0 {
+		c.note(fmt.Sprintf("HTTP exchange %d: body %s", x.n, quote(b)))
+	}
+	x.end(resp, answered(resp, b))
+}

@@ -1,0 +1,210 @@
+package httpmcp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// outcome is one Hooks.Check call.
+type outcome struct {
+	check string
+	v     verdict.Verdict
+	msg   string
+	exp   string
+	act   string
+}
+
+type hooks struct {
+	mu    sync.Mutex
+	got   []outcome
+	notes []string
+}
+
+func (h *hooks) Hooks() transport.Hooks {
+	return transport.Hooks{
+		Check: func(c string, v verdict.Verdict, msg, exp, act string) {
+			h.mu.Lock()
+			h.got = append(h.got, outcome{c, v, msg, exp, act})
+			h.mu.Unlock()
+		},
+		Note: func(s string) int {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.notes = append(h.notes, s)
+			return len(h.notes)
+		},
+	}
+}
+
+// verdicts lists the verdicts check got so far.
+func (h *hooks) verdicts(check string) []verdict.Verdict {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var vs []verdict.Verdict
+	for _, o := range h.got {
+		if o.check == check {
+			vs = append(vs, o.v)
+		}
+	}
+	return vs
+}
+
+// failure is check's first failing outcome's message and evidence.
+func (h *hooks) failure(check string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, o := range h.got {
+		if o.check == check && o.v == verdict.Fail {
+			return o.msg + " | expected: " + o.exp + " | actual: " + o.act
+		}
+	}
+	return ""
+}
+
+// server is an httptest server closed when the spec ends, before the
+// leak check.
+func server(h http.Handler) *httptest.Server {
+	s := httptest.NewServer(h)
+	DeferCleanup(s.Close)
+	return s
+}
+
+// dial connects to u with a short timeout and hooks; Close at spec end.
+func dial(u, kind string, timeout time.Duration) (transport.Transport, *hooks) {
+	t, err := httpmcp.Dial(httpmcp.Options{URL: u, Kind: kind, Timeout: timeout, Headers: []string{"X-Token: secret"}})
+	Expect(err).NotTo(HaveOccurred())
+	h := &hooks{}
+	t.(transport.Hooked).SetHooks(h.Hooks())
+	DeferCleanup(func() {
+		done := make(chan struct{})
+		go func() { _ = t.Close(); close(done) }()
+		Eventually(done).WithTimeout(3 * time.Second).Should(BeClosed())
+	})
+	return t, h
+}
+
+// next is the next frame, within a generous bound.
+func next(t transport.Transport) transport.Frame {
+	var f transport.Frame
+	EventuallyWithOffset(1, t.Recv()).WithTimeout(10 * time.Second).Should(Receive(&f))
+	return f
+}
+
+// rpc is what a handler reads of a POSTed message.
+type rpc struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+func readRPC(r *http.Request) rpc {
+	var m rpc
+	b, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+func result(id json.RawMessage, res string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
+}
+
+const (
+	initReq    = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
+	initedNote = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	listReq    = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
+
+// mcpServer is a small Streamable HTTP server: JSON answers (SSE with
+// sse set), a session id, 202 to notifications, GET 405 unless get is
+// set. It records the requests' headers.
+type mcpServer struct {
+	version string
+	sse     bool
+	get     http.HandlerFunc
+	mu      sync.Mutex
+	seen    []http.Header
+	methods []string
+}
+
+func (m *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	m.mu.Lock()
+	m.seen = append(m.seen, r.Header.Clone())
+	m.methods = append(m.methods, r.Method)
+	m.mu.Unlock()
+	switch r.Method {
+	case http.MethodGet:
+		if m.get != nil {
+			m.get(w, r)
+			return
+		}
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	case http.MethodDelete:
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	m.serveRPC(w, readRPC(r))
+}
+
+// serveRPC answers one POSTed message.
+func (m *mcpServer) serveRPC(w http.ResponseWriter, msg rpc) {
+	if msg.ID == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	res := `{}`
+	if msg.Method == "initialize" {
+		v := m.version
+		if v == "" {
+			v = "2025-06-18"
+		}
+		res = `{"protocolVersion":"` + v + `"}`
+		w.Header().Set("Mcp-Session-Id", "session-1")
+	}
+	body := result(msg.ID, res)
+	if m.sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Accel-Buffering", "no")
+		if m.version == "2025-11-25" {
+			fmt.Fprint(w, "id: p1\ndata:\nretry: 50\n\n")
+		}
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", body)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, body)
+}
+
+func (m *mcpServer) headers() []http.Header {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]http.Header(nil), m.seen...)
+}
+
+func (m *mcpServer) verbs() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.methods...)
+}
+
+// handshake runs initialize and notifications/initialized.
+func handshake(t transport.Transport) transport.Frame {
+	Expect(t.Send([]byte(initReq))).To(Succeed())
+	f := next(t)
+	Expect(t.Send([]byte(initedNote))).To(Succeed())
+	return f
+}
+
+func has(s, sub string) bool { return strings.Contains(s, sub) }

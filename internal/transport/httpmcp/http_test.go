@@ -1,0 +1,89 @@
+package httpmcp_test
+
+import (
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+var _ = Describe("Streamable HTTP", func() {
+	It("delivers JSON answers as frames, captures the session id and sends it with the version header", func() {
+		m := &mcpServer{}
+		s := server(m)
+		t, h := dial(s.URL, "http", 2*time.Second)
+		f := handshake(t)
+		Expect(string(f.Raw)).To(ContainSubstring(`"protocolVersion":"2025-06-18"`))
+		Expect(f.HTTP).NotTo(BeNil())
+		Expect(f.HTTP.Status).To(Equal(200))
+		Expect(f.HTTP.For).To(Equal("1"))
+		Expect(f.HTTP.Verb).To(Equal("POST"))
+		Expect(t.(transport.Exchanger).Session()).To(Equal("session-1"))
+
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		f = next(t)
+		Expect(f.HTTP.For).To(Equal("2"))
+		hs := m.headers()
+		first, last := hs[0], hs[len(hs)-1]
+		Expect(first.Get("Mcp-Session-Id")).To(BeEmpty())
+		Expect(first.Get("MCP-Protocol-Version")).To(BeEmpty())
+		Expect(first.Get("Accept")).To(Equal("application/json, text/event-stream"))
+		Expect(first.Get("Content-Type")).To(Equal("application/json"))
+		Expect(first.Get("X-Token")).To(Equal("secret"))
+		Expect(last.Get("Mcp-Session-Id")).To(Equal("session-1"))
+		Expect(last.Get("MCP-Protocol-Version")).To(Equal("2025-06-18"))
+
+		Expect(h.verdicts(verdict.CheckHTTPSessionID)).To(ConsistOf(verdict.Pass))
+		Expect(h.verdicts(verdict.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass))
+		Expect(h.verdicts(verdict.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
+		Eventually(func() []verdict.Verdict { return h.verdicts(verdict.CheckHTTPGetStream) }).Should(ConsistOf(verdict.Pass))
+	})
+
+	It("sends no version header before 2025-06-18", func() {
+		m := &mcpServer{version: "2025-03-26"}
+		t, _ := dial(server(m).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		next(t)
+		hs := m.headers()
+		Expect(hs[len(hs)-1].Get("MCP-Protocol-Version")).To(BeEmpty())
+		Expect(hs[len(hs)-1].Get("Mcp-Session-Id")).To(Equal("session-1"))
+	})
+
+	It("reads SSE answers and passes a stream that closes after its response", func() {
+		m := &mcpServer{sse: true}
+		t, h := dial(server(m).URL, "http", 2*time.Second)
+		f := handshake(t)
+		Expect(f.HTTP.Stream).To(BeTrue())
+		Expect(f.HTTP.For).To(Equal("1"))
+		Eventually(func() []verdict.Verdict { return h.verdicts(verdict.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(h.verdicts(verdict.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+		Expect(h.verdicts(verdict.CheckHTTPXAccel)).To(ConsistOf(verdict.Pass))
+	})
+
+	It("opens the GET stream after initialized, delivers its messages, and DELETEs the session on CloseInput", func() {
+		m := &mcpServer{get: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("X-Accel-Buffering", "no")
+			w.Write([]byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}}
+		t, h := dial(server(m).URL, "http", 2*time.Second)
+		handshake(t)
+		f := next(t)
+		Expect(string(f.Raw)).To(ContainSubstring("list_changed"))
+		Expect(f.HTTP.Verb).To(Equal("GET"))
+		Expect(f.HTTP.Stream).To(BeTrue())
+		Expect(h.verdicts(verdict.CheckHTTPGetStream)).To(ConsistOf(verdict.Pass))
+		Expect(t.CloseInput()).To(Succeed())
+		Expect(m.verbs()).To(ContainElement("DELETE"))
+		hs := m.headers()
+		Expect(hs[len(hs)-1].Get("Mcp-Session-Id")).To(Equal("session-1"))
+		Eventually(func() []verdict.Verdict { return h.verdicts(verdict.CheckHTTPGetNoResponse) }).Should(ConsistOf(verdict.Pass))
+	})
+})

@@ -1,0 +1,138 @@
+package httpmcp_test
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// legacyServer is a 2024-11-05 HTTP+SSE server: GET /sse names endpoint
+// in its first event, POSTs there are answered 202 and their responses
+// come on the stream as events of type event ("" for none).
+type legacyServer struct {
+	endpoint string
+	event    string
+	inBody   bool
+	out      chan string
+}
+
+func (l *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/sse":
+		w.Header().Set("Content-Type", "text/event-stream")
+		if l.endpoint != "" {
+			fmt.Fprintf(w, ": hello\nevent: endpoint\ndata: %s\n\n", l.endpoint)
+		}
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case msg := <-l.out:
+				if l.event != "" {
+					fmt.Fprintf(w, "event: %s\n", l.event)
+				}
+				fmt.Fprintf(w, "data: %s\n\n", msg)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	case r.Method == http.MethodPost && r.URL.Path == "/messages":
+		m := readRPC(r)
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		if l.inBody {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, result(m.ID, "{}"))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		select {
+		case l.out <- result(m.ID, "{}"):
+		case <-r.Context().Done():
+		}
+	default:
+		w.WriteHeader(http.StatusNotFound)
+	}
+}
+
+var _ = Describe("legacy HTTP+SSE", func() {
+	It("waits for the endpoint event, POSTs there and reads the answers from the stream", func() {
+		l := &legacyServer{endpoint: "/messages?sessionId=1", out: make(chan string)}
+		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		f := next(t)
+		Expect(string(f.Raw)).To(ContainSubstring(`"result"`))
+		Expect(f.HTTP.Verb).To(Equal("GET"))
+		Expect(f.HTTP.Stream).To(BeTrue())
+		Expect(t.Send([]byte(initedNote))).To(Succeed())
+		Expect(h.verdicts(verdict.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
+		Expect(h.verdicts(verdict.CheckSSEPostAccepted)).To(ConsistOf(verdict.Pass, verdict.Pass))
+		Expect(h.verdicts(verdict.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
+		Expect(t.(transport.Exchanger).Kind()).To(Equal("sse"))
+	})
+
+	It("takes an absolute same-origin endpoint and an event typed message", func() {
+		l := &legacyServer{event: "message", out: make(chan string)}
+		s := server(l)
+		l.endpoint = s.URL + "/messages"
+		t, h := dial(s.URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		next(t)
+		Expect(h.verdicts(verdict.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
+		Expect(h.verdicts(verdict.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
+	})
+
+	It("delivers a message in another event type, failing sse.message-event", func() {
+		l := &legacyServer{endpoint: "/messages", event: "response", out: make(chan string)}
+		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		next(t)
+		Expect(h.failure(verdict.CheckSSEMessageEvent)).To(ContainSubstring(`type "response"`))
+	})
+
+	It("delivers a message in the POST's body, failing sse.message-event", func() {
+		l := &legacyServer{endpoint: "/messages", inBody: true, out: make(chan string)}
+		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		f := next(t)
+		Expect(f.HTTP.Verb).To(Equal("POST"))
+		Expect(h.failure(verdict.CheckSSEMessageEvent)).To(ContainSubstring("POST's HTTP response body"))
+	})
+
+	It("never POSTs to a foreign endpoint: the request ends at once", func() {
+		l := &legacyServer{endpoint: "http://elsewhere.invalid/messages", out: make(chan string)}
+		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		f := next(t)
+		Expect(f.Raw).To(BeNil())
+		Expect(f.HTTP.For).To(Equal("1"))
+		Expect(f.HTTP.End).To(ContainSubstring("another origin"))
+		Expect(h.failure(verdict.CheckSSEEndpoint)).To(ContainSubstring("elsewhere.invalid"))
+	})
+
+	It("ends the request when no endpoint event comes within the timeout", func() {
+		l := &legacyServer{out: make(chan string)}
+		t, h := dial(server(l).URL+"/sse", "sse", 300*time.Millisecond)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		f := next(t)
+		Expect(f.HTTP.End).To(ContainSubstring("no endpoint event"))
+		Expect(h.failure(verdict.CheckSSEEndpoint)).To(ContainSubstring("no endpoint event"))
+	})
+
+	It("fails sse.post-accepted on a refused POST and ends its request", func() {
+		l := &legacyServer{endpoint: "/nowhere", out: make(chan string)}
+		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		f := next(t)
+		Expect(f.HTTP.End).To(ContainSubstring("HTTP 404"))
+		Expect(h.failure(verdict.CheckSSEPostAccepted)).To(ContainSubstring("HTTP 404"))
+	})
+})

@@ -1,0 +1,154 @@
+package httpmcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// What a POST carries decides what its answer must be: a request wants a
+// JSON-RPC answer, a notification or a response wants 202.
+const (
+	kindInvalid      = iota // not JSON-RPC: a raw probe, answered by whatever comes
+	kindRequest             // a request (or a batch holding one)
+	kindNotification        // a notification, a response, or a batch of only those
+)
+
+// outgoing is what the transport needs to know of a message it sends.
+type outgoing struct {
+	kind   int
+	method string
+	// key is the request's id key, the peer's (the id's JSON text, as
+	// peer.Key writes it); keys lists every request of a batch.
+	key   string
+	keys  []string
+	batch bool
+}
+
+// message is what the transport reads of one message it receives.
+type message struct {
+	method   string
+	hasID    bool
+	key      string
+	response bool // result or error, no method
+	isError  bool
+	// version is result.protocolVersion (of an initialize answer).
+	version string
+}
+
+// idKey is peer.Key: the canonical JSON text of a decoded id, so the End
+// frames the transport keys by it find the peer's pending call.
+func idKey(id any) string {
+	b, err := json.Marshal(id)
+	if err != nil {
+		return fmt.Sprint(id)
+	}
+	return string(b)
+}
+
+func decode(b []byte) (any, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
+}
+
+func classify(b []byte) outgoing {
+	v, ok := decode(b)
+	if !ok {
+		return outgoing{kind: kindInvalid}
+	}
+	one := func(v any) (outgoing, bool) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return outgoing{kind: kindInvalid}, false
+		}
+		method, _ := m["method"].(string)
+		id, hasID := m["id"]
+		switch {
+		case method != "" && hasID && id != nil:
+			return outgoing{kind: kindRequest, method: method, key: idKey(id)}, true
+		case method != "" && !hasID:
+			return outgoing{kind: kindNotification, method: method}, true
+		case method == "" && hasID && (m["result"] != nil || m["error"] != nil):
+			return outgoing{kind: kindNotification}, true
+		}
+		return outgoing{kind: kindInvalid}, false
+	}
+	if arr, ok := v.([]any); ok {
+		o := outgoing{kind: kindNotification, batch: true}
+		if len(arr) == 0 {
+			return outgoing{kind: kindInvalid, batch: true}
+		}
+		for _, e := range arr {
+			m, ok := one(e)
+			if !ok {
+				return outgoing{kind: kindInvalid, batch: true}
+			}
+			if m.kind == kindRequest {
+				o.kind = kindRequest
+				o.keys = append(o.keys, m.key)
+			}
+		}
+		return o
+	}
+	o, _ := one(v)
+	if o.kind == kindRequest {
+		o.keys = []string{o.key}
+	}
+	return o
+}
+
+func parseMessage(b []byte) (message, bool) {
+	v, ok := decode(b)
+	if !ok {
+		return message{}, false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return message{}, false
+	}
+	var msg message
+	msg.method, _ = m["method"].(string)
+	var id any
+	id, msg.hasID = m["id"]
+	if msg.hasID {
+		msg.key = idKey(id)
+	}
+	_, hasResult := m["result"]
+	_, msg.isError = m["error"]
+	msg.response = msg.method == "" && (hasResult || msg.isError)
+	if r, ok := m["result"].(map[string]any); ok {
+		msg.version, _ = r["protocolVersion"].(string)
+	}
+	return msg, msg.method != "" || msg.response
+}
+
+// splitBody cuts a JSON body into its messages: one object, or the
+// elements of an array. A body that is neither (two objects, NDJSON, not
+// JSON) is one frame as it came, for the peer to judge; one reports
+// whether the body was exactly one JSON object.
+func splitBody(b []byte) (frames [][]byte, one bool) {
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && t[0] == '[' {
+		var arr []json.RawMessage
+		if json.Unmarshal(t, &arr) == nil && len(arr) > 0 {
+			for _, e := range arr {
+				frames = append(frames, e)
+			}
+			return frames, false
+		}
+	}
+	if v, ok := decode(t); ok {
+		_, obj := v.(map[string]any)
+		return [][]byte{t}, obj
+	}
+	return [][]byte{b}, false
+}

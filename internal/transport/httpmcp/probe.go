@@ -1,0 +1,103 @@
+package httpmcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/sse"
+)
+
+// Exchange sends one probe: the session's headers, x.Set and x.Drop
+// applied, bounded by Timeout from the start like every exchange, and
+// cancelled by Close. Its frames never enter Recv.
+func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport.Result, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	c.mu.Lock()
+	u := c.endpoint
+	if c.o.Kind == KindSSE && c.post != nil && x.Method == http.MethodPost {
+		u = c.post
+	}
+	c.mu.Unlock()
+	if x.URL != "" {
+		ref, err := url.Parse(x.URL)
+		if err != nil {
+			return nil, fmt.Errorf("probe URL %q: %w", x.URL, err)
+		}
+		u = u.ResolveReference(ref)
+	}
+	method := x.Method
+	if method == "" {
+		method = http.MethodGet
+		if x.Body != nil {
+			method = http.MethodPost
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	stop := context.AfterFunc(c.ctx, cancel)
+	defer stop()
+	req := c.request(ctx, method, u, x.Body)
+	if x.URL != "" && method == http.MethodGet {
+		req.Header.Set("Accept", "application/json")
+	}
+	for _, d := range x.Drop {
+		for k := range req.Header {
+			if strings.EqualFold(k, d) {
+				delete(req.Header, k)
+			}
+		}
+	}
+	for k, v := range x.Set {
+		for have := range req.Header {
+			if strings.EqualFold(have, k) {
+				delete(req.Header, have)
+			}
+		}
+		req.Header[k] = []string{v} // the name as given, case kept
+	}
+	n := c.nextExchange()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, errors.New(failure(err, c.o.Timeout))
+	}
+	defer resp.Body.Close()
+	c.noteResponse(n, method+" (probe)", resp)
+	res := &transport.Result{Status: resp.StatusCode, Header: resp.Header}
+	if mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.o.MaxFrame)))
+		res.Body = b
+		res.Frames = messagesIn(b, resp.Header.Get("Content-Type"))
+		res.Closed = err == nil
+		return res, nil
+	}
+	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	until := x.Until
+	if until == nil {
+		until = func(ev sse.Event) bool {
+			m, ok := parseMessage([]byte(ev.Data))
+			return ok && m.response
+		}
+	}
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			res.Closed = errors.Is(err, io.EOF)
+			return res, nil
+		}
+		res.Events = append(res.Events, ev)
+		if strings.TrimSpace(ev.Data) != "" {
+			res.Frames = append(res.Frames, []byte(ev.Data))
+		}
+		if until(ev) {
+			return res, nil
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package httpmcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/sse"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// eventData is the data of every event of a body already read.
+func eventData(b []byte) [][]byte {
+	r := sse.NewReader(bytes.NewReader(b), len(b)+1, len(b)+1)
+	var out [][]byte
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return out
+		}
+		if strings.TrimSpace(ev.Data) != "" {
+			out = append(out, []byte(ev.Data))
+		}
+	}
+}
+
+// streamLimit bounds a request's stream that never brings the response:
+// past it the peer has long given up the call.
+func (c *client) streamLimit() time.Duration { return 4 * c.o.Timeout }
+
+// judgeXAccel is http.xaccel on every SSE response.
+func (c *client) judgeXAccel(resp *http.Response, verb string) {
+	if v := resp.Header.Get("X-Accel-Buffering"); strings.EqualFold(strings.TrimSpace(v), "no") {
+		c.pass(verdict.CheckHTTPXAccel, verb+" SSE response has X-Accel-Buffering: no")
+		return
+	}
+	c.fail(verdict.CheckHTTPXAccel, fmt.Sprintf("the %s SSE response has no X-Accel-Buffering: no header", verb),
+		"X-Accel-Buffering: no", fmt.Sprintf("X-Accel-Buffering: %q", resp.Header.Get("X-Accel-Buffering")))
+}
+
+// eventID is http.event-id-unique: ids are unique across the session's
+// streams, so Last-Event-ID names one point of one stream.
+func (c *client) eventID(id string, n int) {
+	c.mu.Lock()
+	first, seen := c.eventIDs[id]
+	if !seen {
+		c.eventIDs[id] = n
+	}
+	c.mu.Unlock()
+	if seen {
+		c.fail(verdict.CheckHTTPEventIDUnique, fmt.Sprintf("event id %q came on exchange %d and again on exchange %d", id, first, n),
+			"event ids unique across the session's streams", fmt.Sprintf("id %q on exchanges %d and %d", id, first, n))
+	}
+}
+
+// stream reads a request's SSE answer until the response and, once that
+// came, until the server closes the stream (at most closeWait).
+func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string) {
+	c := x.c
+	c.judgeXAccel(resp, verb)
+	limit := time.AfterFunc(c.streamLimit(), func() {
+		x.stop(fmt.Sprintf("its SSE stream stayed open %v without the response; closed by wirecheck", c.streamLimit()))
+	})
+	defer limit.Stop()
+	c.mu.Lock()
+	revision := c.revision
+	c.mu.Unlock()
+	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	events, got, first, ids := 0, false, true, false
+	var closer *time.Timer
+	var err error
+	for {
+		var ev sse.Event
+		ev, err = r.Next()
+		if err != nil {
+			if errors.Is(err, sse.ErrEventTooLarge) {
+				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, verb, ""), Oversize: true})
+			}
+			break
+		}
+		events++
+		if first && revision == "2025-11-25" && x.out.kind == kindRequest {
+			x.judgePriming(ev, r, resp)
+		}
+		first = false
+		if ev.HasID {
+			ids = true
+			c.eventID(ev.ID, x.n)
+		}
+		if strings.TrimSpace(ev.Data) == "" {
+			continue
+		}
+		m, ok := x.deliver([]byte(ev.Data), resp, verb, true, ev.ID)
+		if ok && x.answers(m) && !got {
+			got = true
+			c.pass(verdict.CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
+			if len(x.out.keys) <= 1 {
+				limit.Stop()
+				closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
+			}
+		}
+	}
+	if closer != nil {
+		closer.Stop()
+	}
+	if c.closed.Load() {
+		return
+	}
+	why := x.why.Load()
+	switch {
+	case got && why != nil && *why == "closed by wirecheck":
+		c.fail(verdict.CheckHTTPStreamCloses, fmt.Sprintf("the %s stream was still open %v after the response; wirecheck closed it", x.out.method, closeWait),
+			"the server closes the SSE stream after the response", fmt.Sprintf("stream open %v after the response", closeWait))
+	case got && errors.Is(err, io.EOF):
+		c.pass(verdict.CheckHTTPStreamCloses, "the server closed the SSE stream after the response")
+	case got:
+		// Ended some other way after the response (cap, reset): nothing
+		// more to judge or to wait for.
+	case why != nil:
+		x.end(resp, fmt.Sprintf("%s (%d events)", *why, events))
+	default:
+		cause := "the SSE stream closed before the response"
+		switch {
+		case errors.Is(err, sse.ErrEventTooLarge):
+			cause = fmt.Sprintf("an SSE event over the %d-byte cap", c.o.MaxFrame)
+		case errors.Is(err, sse.ErrNoEvent):
+			cause = fmt.Sprintf("the SSE stream sent %d bytes without an event", maxIdle)
+		case !errors.Is(err, io.EOF):
+			cause = fmt.Sprintf("the SSE stream broke before the response: %v", err)
+		}
+		if x.out.kind == kindRequest {
+			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, x.out.key, events),
+				"the request's response on its SSE stream", cause)
+			if ids && revision >= "2025-11-25" {
+				if r.Retry() > 0 {
+					c.pass(verdict.CheckHTTPRetry, fmt.Sprintf("retry: %d sent before the connection closed", r.Retry()))
+				} else {
+					c.fail(verdict.CheckHTTPRetry, "the connection closed before the response, after an event id, with no retry field",
+						"an SSE event with a retry field before closing", "no retry field on the stream")
+				}
+			}
+		}
+		x.end(resp, cause)
+	}
+}
+
+func (x *exchange) streamVia(resp *http.Response, verb, id string) *transport.Via {
+	v := x.via(resp, verb)
+	v.Stream, v.EventID = true, id
+	return v
+}
+
+// judgePriming is http.priming (2025-11-25): a POST's stream opens with an
+// event id and empty data (a block with an id and no data at all is read
+// the same way: the client got its Last-Event-ID).
+func (x *exchange) judgePriming(ev sse.Event, r *sse.Reader, resp *http.Response) {
+	c := x.c
+	if ev.HasID && strings.TrimSpace(ev.Data) == "" || !ev.HasID && r.LastID() != "" {
+		c.pass(verdict.CheckHTTPPriming, "the SSE stream opened with a priming event")
+		return
+	}
+	got := fmt.Sprintf("first event: id %q, data %s", ev.ID, quote([]byte(ev.Data)))
+	if !ev.HasID {
+		got = "first event without an id, data " + quote([]byte(ev.Data))
+	}
+	c.fail(verdict.CheckHTTPPriming, "the "+x.out.method+" SSE stream did not open with an event id and empty data", "an event with an id and empty data first", got)
+}
+
+// openGet opens the session's GET stream once, after the server accepted
+// notifications/initialized.
+func (c *client) openGet() {
+	c.mu.Lock()
+	if c.get.started || c.closed.Load() {
+		c.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.get = getState{started: true, cancel: cancel}
+	c.mu.Unlock()
+	c.start(func() {
+		defer cancel()
+		c.getLoop(ctx)
+	})
+}
+
+// getLoop keeps at most one GET stream open, reopening one the server
+// ended at most getReopens times.
+func (c *client) getLoop(ctx context.Context) {
+	for attempt := 0; attempt <= getReopens; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-time.After(getPause):
+			case <-ctx.Done():
+				return
+			}
+			c.note(fmt.Sprintf("the server ended the GET stream; opening it again (%d of %d)", attempt, getReopens))
+		}
+		if !c.getOnce(ctx) {
+			return
+		}
+	}
+}
+
+// getOnce opens and reads one GET stream, and reports whether to open it
+// again (the server ended it).
+func (c *client) getOnce(ctx context.Context) bool {
+	c.mu.Lock()
+	u := c.endpoint
+	c.mu.Unlock()
+	n := c.nextExchange()
+	resp, err := c.hc.Do(c.request(ctx, http.MethodGet, u, nil))
+	if err != nil {
+		if ctx.Err() == nil {
+			c.note(fmt.Sprintf("HTTP exchange %d: GET failed: %s", n, failure(err, c.o.Timeout)))
+		}
+		return false
+	}
+	defer resp.Body.Close()
+	c.noteResponse(n, http.MethodGet, resp)
+	if resp.StatusCode == http.StatusMethodNotAllowed {
+		c.pass(verdict.CheckHTTPGetStream, "GET answered 405: the server offers no stream")
+		return false
+	}
+	if resp.StatusCode/100 != 2 || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, evidence+1))
+		c.fail(verdict.CheckHTTPGetStream, fmt.Sprintf("GET on the endpoint was answered HTTP %d %s, neither an SSE stream nor 405", resp.StatusCode, resp.Header.Get("Content-Type")),
+			"Content-Type: text/event-stream, or 405 Method Not Allowed", answered(resp, b))
+		return false
+	}
+	c.pass(verdict.CheckHTTPGetStream, "GET opened an SSE stream")
+	c.judgeXAccel(resp, http.MethodGet)
+	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
+	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	responses := 0
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if errors.Is(err, sse.ErrEventTooLarge) {
+				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
+			}
+			if c.closed.Load() {
+				return false
+			}
+			if responses == 0 {
+				c.pass(verdict.CheckHTTPGetNoResponse, "no JSON-RPC response on the GET stream")
+			}
+			return ctx.Err() == nil && errors.Is(err, io.EOF)
+		}
+		if ev.HasID {
+			c.eventID(ev.ID, n)
+		}
+		if strings.TrimSpace(ev.Data) == "" {
+			continue
+		}
+		if m, ok := x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID); ok && m.response {
+			responses++
+			c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
+				"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
+		}
+	}
+}
+
+// CloseInput ends the session: DELETE it (when the server gave one) and
+// close the GET stream. The launched process keeps running until Close.
+func (c *client) CloseInput() error {
+	c.mu.Lock()
+	cancel, sid := c.get.cancel, c.session
+	c.get.started = true // no GET stream after the session ended
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if c.o.Kind == KindSSE {
+		c.legacyStop()
+		return nil
+	}
+	if sid == "" || c.closed.Load() {
+		return nil
+	}
+	ctx, stop := context.WithTimeout(c.ctx, c.o.Timeout)
+	defer stop()
+	n := c.nextExchange()
+	c.mu.Lock()
+	u := c.endpoint
+	c.mu.Unlock()
+	resp, err := c.hc.Do(c.request(ctx, http.MethodDelete, u, nil))
+	if err != nil {
+		c.note(fmt.Sprintf("HTTP exchange %d: DELETE failed: %s", n, failure(err, c.o.Timeout)))
+		return nil
+	}
+	c.noteResponse(n, http.MethodDelete, resp)
+	_ = resp.Body.Close()
+	return nil
+}
