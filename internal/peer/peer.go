@@ -69,6 +69,9 @@ type Inbound struct {
 	// (Call.Invalid): its kind is the protocol's invalid kind, and a null
 	// or missing id on it is no wrong id.
 	Invalid bool
+	// HTTP is how the frame came over HTTP; nil on stdio. On a refusal
+	// (see Call.Refused) it says which exchange ended and why.
+	HTTP *transport.Via
 
 	size int // footprint, once computed
 }
@@ -102,6 +105,11 @@ type Call struct {
 	// as an answer to an invalid request (Inbound.Invalid), and a null or
 	// missing id on it is a reading the method accepts, not a wrong id.
 	Invalid bool
+	// Refused is set when the request's HTTP exchange ended without a
+	// JSON-RPC answer (transport.Via.End): the call is done, its waits
+	// return ErrRefused, and Response is a stand-in with no message that
+	// names the transcript line saying so.
+	Refused string
 }
 
 // Done is closed once the call has its final response.
@@ -461,7 +469,7 @@ func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 	for {
 		select {
 		case <-c.done:
-			return c.Response, nil
+			return answer(c)
 		case <-heard:
 			// The server is up: from then on only the timeout counts.
 			heard = nil
@@ -472,7 +480,7 @@ func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 			// A response may have been routed just before the output ended.
 			select {
 			case <-c.done:
-				return c.Response, nil
+				return answer(c)
 			default:
 			}
 			return nil, ErrExited
@@ -481,7 +489,7 @@ func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 	}
 	select {
 	case <-c.done:
-		return c.Response, nil
+		return answer(c)
 	default:
 	}
 	return nil, ErrTimeout
@@ -515,7 +523,7 @@ func (p *Peer) Answered(method string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.answered {
-		if c.Method == method && c.Response != nil {
+		if c.Method == method && c.Response != nil && c.Refused == "" {
 			return true
 		}
 	}
@@ -714,6 +722,10 @@ func (p *Peer) readLoop() {
 	defer close(p.readDone)
 	for f := range p.o.Transport.Recv() {
 		p.heardOnce.Do(func() { p.heardAt = time.Now(); close(p.heard) })
+		if f.Raw == nil && f.HTTP != nil && f.HTTP.End != "" {
+			p.ended(f)
+			continue
+		}
 		p.receive(f)
 	}
 	if p.o.Transport.Overflowed() {

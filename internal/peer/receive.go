@@ -17,7 +17,7 @@ import (
 // receive is the hot path: one call per inbound frame.
 func (p *Peer) receive(f transport.Frame) {
 	seq := p.o.Recorder.Add(transcript.Received, f.Raw)
-	in := &Inbound{Raw: f.Raw, Seq: seq, At: f.At}
+	in := &Inbound{Raw: f.Raw, Seq: seq, At: f.At, HTTP: f.HTTP}
 	p.mu.Lock()
 	p.frames++
 	scen := p.scenario
@@ -147,6 +147,13 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		return
 	}
 	in.Call = call
+	if call.Refused != "" {
+		// Its exchange ended first (a stream closed, then the answer came
+		// on another): the wait is over, the answer is kept in the inbox.
+		p.note(fmt.Sprintf("the response to request id %s came after its exchange ended (%s)", call.Key, call.Refused))
+		p.deliver(in)
+		return
+	}
 	p.mu.Lock()
 	dup := call.Response != nil
 	if !dup {

@@ -231,6 +231,10 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
 		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
+	case errors.Is(err, peer.ErrRefused):
+		// Over HTTP: the exchange ended without an answer, and the peer
+		// has judged that already.
+		return nil, fmt.Errorf("%w: request id %s (%s): %v", ErrNoAnswer, c.Key, c.Method, err)
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())
 	}

@@ -55,3 +55,38 @@ var _ = Describe("how a server ended", func() {
 		Expect(e.Gone()).To(Equal("the server exited (exit 2); last stderr: panic: the manifest is corrupt"))
 	})
 })
+
+// refusing is a transport over HTTP whose every request's exchange ends
+// without an answer.
+type refusing struct {
+	frames chan transport.Frame
+	exited chan struct{}
+}
+
+func (r *refusing) Send(msg []byte) error {
+	r.frames <- transport.Frame{At: time.Now(), HTTP: &transport.Via{Verb: "POST", Status: 502, For: "1", End: "HTTP 502 text/html"}}
+	return nil
+}
+func (r *refusing) WriteRaw([]byte) error            { return nil }
+func (r *refusing) Recv() <-chan transport.Frame     { return r.frames }
+func (r *refusing) Stderr() <-chan transport.Frame   { return nil }
+func (r *refusing) CloseInput() error                { return nil }
+func (r *refusing) Exited() <-chan struct{}          { return r.exited }
+func (r *refusing) ExitStatus() transport.ExitStatus { return transport.ExitStatus{} }
+func (r *refusing) Overflowed() bool                 { return false }
+func (r *refusing) Close() error                     { close(r.frames); return nil }
+
+var _ = Describe("a request whose HTTP exchange ended without an answer", func() {
+	It("is not answered, at once, and the server is neither gone nor hung", func() {
+		tr := &refusing{frames: make(chan transport.Frame, 1), exited: make(chan struct{})}
+		p := peer.New(peer.Options{Protocol: protocol(""), Transport: tr, Recorder: transcript.NewRecorder()})
+		DeferCleanup(p.Close)
+		e := &scenario.Env{Peer: p, Timeout: time.Minute}
+		c, err := e.Send(map[string]any{"id": 1, "method": "x"})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = e.Await(c, 0)
+		Expect(err).To(MatchError(scenario.ErrNoAnswer))
+		Expect(err).To(MatchError(ContainSubstring("request id 1 (x): the request's exchange ended without an answer: HTTP 502 text/html")))
+		Expect(e.Hung).To(BeFalse())
+	})
+})

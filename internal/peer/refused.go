@@ -1,0 +1,73 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// ErrRefused ends a wait whose request's HTTP exchange ended without a
+// JSON-RPC answer (an error status with no JSON-RPC body, a redirect
+// loop, a stream closed early): nothing more will come on it, so the wait
+// ends at once instead of running out its timeout. Call.Refused says why.
+var ErrRefused = errors.New("the request's exchange ended without an answer")
+
+// streamClosed is the End of an SSE stream the server closed before the
+// response. The text lets a server disconnect at any time ("Disconnection
+// MAY occur at any time", basic/transports#streamable-http), so the
+// transport's http.stream-has-response judges it, not the response rule.
+const streamClosed = "stream closed before the response"
+
+// ended takes a frame that carries no message but says why an HTTP
+// exchange ended without one: the call the POST carried is answered by
+// that refusal at once; the answer a raw POST was owed is the refusal,
+// queued for the scenario that sent it.
+func (p *Peer) ended(f transport.Frame) {
+	via := f.HTTP
+	p.mu.Lock()
+	call := p.pending[via.For]
+	raw := via.For == "" && p.anon > 0
+	if raw {
+		p.anon--
+	}
+	p.mu.Unlock()
+	if call == nil {
+		seq := p.o.Recorder.Add(transcript.Note, []byte("an HTTP exchange ended without a JSON-RPC answer: "+via.End))
+		if raw {
+			p.deliver(&Inbound{Seq: seq, At: f.At, HTTP: via, Invalid: true, Problem: "no JSON-RPC answer: " + via.End})
+		}
+		return
+	}
+	what := fmt.Sprintf("request id %s (%s)", call.Key, call.Method)
+	seq := p.o.Recorder.Add(transcript.Note, []byte("the exchange of "+what+" ended without a JSON-RPC answer: "+via.End))
+	p.mu.Lock()
+	if p.pending[call.Key] != call {
+		// Given up on meanwhile (its wait timed out and forgot it).
+		p.mu.Unlock()
+		return
+	}
+	delete(p.pending, call.Key)
+	p.answered[call.Key] = call
+	call.Refused = via.End
+	call.Response = &Inbound{Seq: seq, At: f.At, HTTP: via, Call: call, Problem: "no JSON-RPC answer: " + via.End}
+	p.mu.Unlock()
+	if via.End != streamClosed {
+		msg := "no JSON-RPC response to " + what + ": " + via.End
+		p.check(verdict.CheckTimely, call.Scenario, verdict.Fail, seq, msg, "a response", via.End)
+		p.check(verdict.CheckOneResponse, call.Scenario, verdict.Fail, seq, msg, "exactly one response per request", "no response")
+	}
+	// Observations first, as for a response: a scenario that wakes on
+	// done may end at once.
+	close(call.done)
+}
+
+// answer is what a wait on a call that is done returns.
+func answer(c *Call) (*Inbound, error) {
+	if c.Refused != "" {
+		return nil, fmt.Errorf("%w: %s", ErrRefused, c.Refused)
+	}
+	return c.Response, nil
+}
