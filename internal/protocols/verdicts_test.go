@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -46,6 +47,12 @@ func verdictRows(out outcome) []string {
 	}
 	if out.rep != nil {
 		for _, g := range out.rep.ByRule() {
+			// A rule of another transport is skipped by the spec, not by
+			// the server or the engine: recording it in every run would
+			// only repeat the spec.
+			if g.Verdict == verdict.Skip && offTransport(out.rep.Protocol, g.Rule.ID) {
+				continue
+			}
 			if g.Verdict != verdict.Pass {
 				rows = append(rows, g.Rule.ID+" "+string(g.Verdict))
 			}
@@ -56,6 +63,17 @@ func verdictRows(out outcome) []string {
 		rows = []string{allPass}
 	}
 	return rows
+}
+
+// offTransport reports whether a rule of a protocol holds on none of the
+// transports the tables run over (stdio, until they run the others).
+func offTransport(protocol, rule string) bool {
+	b, err := protocols.Load(protocol)
+	if err != nil {
+		return false
+	}
+	r := b.Protocol.Rule(rule)
+	return r != nil && !r.AppliesOn("stdio")
 }
 
 var (

@@ -273,7 +273,8 @@ type Fault struct {
 	// under (default: the protocol's default), for rules of one revision.
 	Version string `yaml:"version"`
 	// Transport is the transport the fault is run over, for a fault of
-	// one transport (default: every transport the table runs).
+	// one transport (default: each transport on which a rule it trips
+	// holds, see Protocol.FaultTransports).
 	Transport string `yaml:"transport"`
 	Line      int    `yaml:"-"`
 }
@@ -289,7 +290,7 @@ type Variant struct {
 	// under (default: every revision).
 	Version string `yaml:"version"`
 	// Transport is the transport the variant is run over, for a choice
-	// only one transport offers (default: every transport the table runs).
+	// only one transport offers (default: every transport of the protocol).
 	Transport string `yaml:"transport"`
 	Line      int    `yaml:"-"`
 }

@@ -87,3 +87,31 @@ func (p *Protocol) checkTransports(bad func(line int, format string, args ...any
 		}
 	}
 }
+
+// FaultTransports lists the transports a fault-table row of f runs over:
+// its own, or else each of the protocol's transports on which a rule it
+// trips holds (a fault of the HTTP transports means nothing on stdio).
+func (p *Protocol) FaultTransports(f *Fault) []string {
+	if f.Transport != "" {
+		return []string{f.Transport}
+	}
+	var out []string
+	for _, tr := range p.Transports {
+		for _, id := range f.Trips {
+			if r := p.Rule(id); r != nil && r.AppliesOn(tr) {
+				out = append(out, tr)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// VariantTransports lists the transports a variant-table row of v runs
+// over: its own, or else every transport of the protocol.
+func (p *Protocol) VariantTransports(v *Variant) []string {
+	if v.Transport != "" {
+		return []string{v.Transport}
+	}
+	return p.Transports
+}

@@ -111,6 +111,21 @@ var _ = Describe("transports", func() {
 		Expect(err).To(HaveOccurred())
 	})
 
+	It("say which transports a fault or variant row runs over", func() {
+		p, err := parse(strings.Replace(mixed, "variants:\n", `  - {name: json-fault, trips: [MIX-HTTP-1, MIX-SSE-1]}
+  - {name: any-fault, trips: [MIX-ALL-1]}
+  - {name: stdio-fault, trips: [MIX-STDIO-1, MIX-WEB-1], transport: stdio}
+variants:
+`, 1))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.FaultTransports(p.Fault("web-fault"))).To(Equal([]string{"http"}))
+		Expect(p.FaultTransports(p.Fault("json-fault"))).To(Equal([]string{"http", "sse"}))
+		Expect(p.FaultTransports(p.Fault("any-fault"))).To(Equal([]string{"stdio", "http", "sse"}))
+		Expect(p.FaultTransports(p.Fault("stdio-fault"))).To(Equal([]string{"stdio"}))
+		Expect(p.VariantTransports(p.Variant("web-choice"))).To(Equal([]string{"sse"}))
+		Expect(p.VariantTransports(&spec.Variant{Name: "plain"})).To(Equal([]string{"stdio", "http", "sse"}))
+	})
+
 	DescribeTable("that a spec does not know are refused with the file and line",
 		func(from, to, want string) {
 			src := mixed
