@@ -3,7 +3,9 @@ package protocols
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -23,11 +25,16 @@ type Choice struct {
 // the table of that kind to w instead, and listed says so. Its errors
 // name the flag at fault.
 func (c Choice) Check(p *spec.Protocol, w io.Writer) (listed bool, err error) {
-	if c.Transport != "stdio" {
+	if !slices.Contains(p.Transports, c.Transport) {
 		return false, fmt.Errorf("--transport %q: the %s reference server serves %s", c.Transport, p.ID, strings.Join(p.Transports, ", "))
 	}
-	if c.Listen != "" {
+	if c.Listen != "" && c.Transport == "stdio" {
 		return false, fmt.Errorf("--listen applies to HTTP transports; %s is served on stdio", p.ID)
+	}
+	if c.Transport != "stdio" {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			return false, fmt.Errorf("--%s %q: want an address to listen on, host:port (%v)", c.Transport, c.Listen, err)
+		}
 	}
 	for _, f := range c.Faults {
 		if f == "list" {
@@ -125,6 +132,12 @@ func Serve(id string, c Choice, o ServeOptions) (int, error) {
 	}
 	if listed, err := c.Check(p, o.Out); err != nil || listed {
 		return 0, err
+	}
+	switch c.Transport {
+	case "http":
+		o.HTTP = c.Listen
+	case "sse":
+		o.SSE = c.Listen
 	}
 	if o.Faults, o.Variants = c.Faults, c.Variants; o.Dir == "" {
 		o.Dir, _ = os.Getwd()

@@ -55,6 +55,22 @@ var _ = Describe("what serve asks of a reference server (Choice)", func() {
 	})
 })
 
+var _ = Describe("what serve asks of a reference server over HTTP (Choice)", func() {
+	It("takes a transport the protocol lists with a host:port, and refuses one without", func() {
+		p, err := protocols.LoadSpec("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		var out bytes.Buffer
+		_, err = protocols.Choice{Transport: "http", Listen: "127.0.0.1:0"}.Check(p, &out)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = protocols.Choice{Transport: "sse", Listen: ":8080"}.Check(p, &out)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = protocols.Choice{Transport: "http"}.Check(p, &out)
+		Expect(err).To(MatchError(HavePrefix(`--http "": want an address to listen on, host:port`)))
+		_, err = protocols.Choice{Transport: "ws", Listen: ":1"}.Check(p, &out)
+		Expect(err).To(MatchError(`--transport "ws": the mcp reference server serves stdio, http, sse`))
+	})
+})
+
 var _ = Describe("the protocols table", func() {
 	It("has a row of every protocol with its rule counts by level", func() {
 		var out bytes.Buffer

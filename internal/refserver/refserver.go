@@ -18,6 +18,14 @@ type Options struct {
 	In  io.Reader
 	Out io.Writer
 	Log io.Writer
+	// HTTP and SSE are the host:port a server serves Streamable HTTP or
+	// the legacy HTTP+SSE transport on instead of stdio ("" = stdio); a
+	// host left out is 127.0.0.1. Only servers whose protocol lists the
+	// transport read them.
+	HTTP, SSE string
+	// Stop, closed, ends an HTTP server (SIGTERM); nil runs it until the
+	// process ends.
+	Stop <-chan struct{}
 }
 
 // Set turns a list of names (faults, variants) into a set.

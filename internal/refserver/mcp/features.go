@@ -234,6 +234,8 @@ func (s *server) slow(id any, p obj, args obj) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	case <-time.After(d):
+	case <-s.stop:
+		return
 	}
 	s.mu.Lock()
 	delete(s.running, key)

@@ -41,10 +41,14 @@ const (
 	metaSubscription = "io.modelcontextprotocol/subscriptionId"
 )
 
-// Serve runs the server until stdin ends and returns the exit code.
+// Serve runs the server until stdin ends and returns the exit code; with
+// o.HTTP or o.SSE set it serves that HTTP transport instead (http.go,
+// sse.go) until o.Stop closes.
 func Serve(o refserver.Options) int {
-	s := &server{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: o.Out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
-		subs: map[string][]any{}, running: map[string]chan struct{}{}}
+	if o.HTTP != "" || o.SSE != "" {
+		return serveHTTP(o)
+	}
+	s := newServer(o, o.Out, nil)
 	fmt.Fprintln(o.Log, "wirecheck reference MCP server: ready on stdio")
 	r := bufio.NewReaderSize(o.In, 64*1024)
 	var wg sync.WaitGroup
@@ -69,6 +73,15 @@ func Serve(o refserver.Options) int {
 	}
 	fmt.Fprintln(o.Log, "stdin closed: exiting")
 	return 0
+}
+
+// newServer is the core of one session: it reads lines (handleLine) and
+// writes each message as one line to out. stop, when closed, ends its
+// waits (a request to the client, a slow tool) so an HTTP session ends
+// without leaving goroutines; nil on stdio.
+func newServer(o refserver.Options, out io.Writer, stop <-chan struct{}) *server {
+	return &server{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
+		subs: map[string][]any{}, running: map[string]chan struct{}{}, stop: stop}
 }
 
 type server struct {
@@ -100,6 +113,8 @@ type server struct {
 	inited bool
 	// client is the capabilities the client declared in initialize.
 	client obj
+	// stop ends the waits of an HTTP session's core when it ends.
+	stop <-chan struct{}
 }
 
 // clientHas reports whether the client declared a capability in
@@ -344,6 +359,8 @@ func (s *server) ask(method string, params obj) obj {
 	case m := <-ch:
 		return m
 	case <-time.After(3 * time.Second):
+		return nil
+	case <-s.stop:
 		return nil
 	}
 }

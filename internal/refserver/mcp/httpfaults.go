@@ -1,0 +1,151 @@
+package mcp
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// What the HTTP fronts check before a message reaches a core: the Origin
+// (DNS rebinding), and the bearer token when the server requires
+// authorization (variant auth, and the faults that break it); and the
+// documents an authorizing server publishes.
+
+// Token is the bearer token the reference server accepts when it requires
+// authorization.
+const Token = "wirecheck-reference-token"
+
+// originOK refuses a foreign Origin (403 text by default). No Origin is
+// what clients other than browsers send: served.
+func (f *Front) originOK(w http.ResponseWriter, r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" || f.faults["origin-ignored"] {
+		return true
+	}
+	if u, err := url.Parse(o); err == nil && u.Host != "" {
+		h := u.Hostname()
+		if h == "localhost" || h == "127.0.0.1" || h == "::1" || strings.EqualFold(u.Host, r.Host) {
+			return true
+		}
+	}
+	switch {
+	case f.faults["origin-400"]:
+		http.Error(w, "Bad Request: Origin not allowed", http.StatusBadRequest)
+	case f.variants["origin-json-403"]:
+		f.writeJSON(w, http.StatusForbidden, []byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Forbidden: Origin not allowed"}}`))
+	default:
+		http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
+	}
+	return false
+}
+
+// requiresAuth: the variants auth and auth-wellknown-only, and every fault
+// that breaks authorization, make the server require the token.
+func (f *Front) requiresAuth() bool {
+	if f.variants["auth"] || f.variants["auth-wellknown-only"] {
+		return true
+	}
+	for _, n := range []string{"auth-no-token-403", "auth-any-token", "auth-malformed-served", "auth-no-challenge", "prm-no-servers", "no-as-fallback"} {
+		if f.faults[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// authorized lets a request with the token through; otherwise it answers
+// 401 with a challenge naming the protected resource metadata (400 for a
+// malformed Authorization) and returns false.
+func (f *Front) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if !f.requiresAuth() {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	scheme, tok, _ := strings.Cut(h, " ")
+	malformed := h != "" && (!strings.EqualFold(scheme, "Bearer") || tok == "" || strings.ContainsAny(tok, " \t"))
+	switch {
+	case h == "" && f.faults["auth-no-token-403"]:
+		http.Error(w, "Forbidden: no credentials", http.StatusForbidden)
+	case h == "":
+		f.challenge(w, r, http.StatusUnauthorized, "")
+	case malformed && f.faults["auth-malformed-served"]:
+		return true
+	case malformed:
+		f.challenge(w, r, http.StatusBadRequest, "invalid_request")
+	case tok != Token && f.faults["auth-any-token"]:
+		return true
+	case tok != Token:
+		f.challenge(w, r, http.StatusUnauthorized, "invalid_token")
+	default:
+		return true
+	}
+	return false
+}
+
+func (f *Front) challenge(w http.ResponseWriter, r *http.Request, status int, code string) {
+	if !f.faults["auth-no-challenge"] {
+		params := []string{}
+		if !f.variants["auth-wellknown-only"] {
+			params = append(params, `resource_metadata="`+origin(r)+prmPath+f.path()+`"`)
+		}
+		params = append(params, `scope="mcp"`)
+		if code != "" {
+			params = append(params, `error="`+code+`"`)
+		}
+		w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	}
+	http.Error(w, http.StatusText(status), status)
+}
+
+const prmPath = "/.well-known/oauth-protected-resource"
+
+// path is the path of the endpoint the metadata describes.
+func (f *Front) path() string {
+	if f.legacy {
+		return "/sse"
+	}
+	return endpoint
+}
+
+// origin is the scheme and authority the request reached.
+func origin(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// wellKnown serves the authorization documents of a server that requires
+// authorization: the protected resource metadata at both well-known URIs
+// (only the path-suffixed one with auth-wellknown-only; none with
+// auth-no-challenge), and 2025-03-26's authorization server metadata and
+// its fallback endpoints (none with no-as-fallback).
+func (f *Front) wellKnown(w http.ResponseWriter, r *http.Request) bool {
+	p := r.URL.Path
+	if !f.requiresAuth() || !(strings.HasPrefix(p, "/.well-known/") || p == "/authorize" || p == "/token" || p == "/register") {
+		return false
+	}
+	o := origin(r)
+	switch {
+	case f.faults["auth-no-challenge"] && strings.HasPrefix(p, prmPath):
+	case p == prmPath+f.path() || (p == prmPath && !f.variants["auth-wellknown-only"]):
+		doc := obj{"resource": o + f.path(), "authorization_servers": []any{"https://auth.wirecheck.invalid"},
+			"scopes_supported": []any{"mcp"}, "bearer_methods_supported": []any{"header"}}
+		if f.faults["prm-no-servers"] {
+			delete(doc, "authorization_servers")
+		}
+		f.writeJSON(w, http.StatusOK, []byte(show(doc)))
+		return true
+	case f.faults["no-as-fallback"]:
+	case p == "/.well-known/oauth-authorization-server":
+		f.writeJSON(w, http.StatusOK, []byte(show(obj{"issuer": o, "authorization_endpoint": o + "/authorize", "token_endpoint": o + "/token",
+			"registration_endpoint": o + "/register", "response_types_supported": []any{"code"}, "code_challenge_methods_supported": []any{"S256"}})))
+		return true
+	case p == "/authorize" || p == "/token" || p == "/register":
+		f.writeJSON(w, http.StatusBadRequest, []byte(`{"error":"invalid_request","error_description":"the reference server issues no tokens; use `+Token+`"}`))
+		return true
+	}
+	http.NotFound(w, r)
+	return true
+}
