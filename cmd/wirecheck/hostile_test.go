@@ -34,7 +34,12 @@ var few = []string{"--scenario", "tools-list", "--scenario", "malformed", "--sce
 // default --jobs), each with servers of its own, as in a real run.
 func hostileRun(script string, extra ...string) (int, string, time.Duration, int64) {
 	args := append([]string{"run", "--protocol", "sonde-serve", "--timeout", "300ms", "--startup-timeout", "1s"}, extra...)
-	args = append(args, "--", "sh", "-c", script)
+	return measured(append(args, "--", "sh", "-c", script)...)
+}
+
+// measured runs wirecheck with args through the measuring helper and
+// returns what hostileRun does.
+func measured(args ...string) (int, string, time.Duration, int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// Through the measuring helper: a child started straight from this
@@ -49,7 +54,7 @@ func hostileRun(script string, extra ...string) (int, string, time.Duration, int
 	start := time.Now()
 	err := cmd.Run()
 	took := time.Since(start)
-	Expect(ctx.Err()).NotTo(HaveOccurred(), "wirecheck hung against %q", script)
+	Expect(ctx.Err()).NotTo(HaveOccurred(), "wirecheck hung: %v", args)
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

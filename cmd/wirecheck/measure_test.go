@@ -22,7 +22,15 @@ const measureMark = "\nmeasured peak KiB: "
 // not its own. The helper is freshly started, small, runs the command and
 // prints the command's ru_maxrss in KiB: wirecheck's own peak, or the
 // helper's few MB if that were larger, never the test process's.
+//
+// With hostileEnv set it is instead the hostile HTTP server of that name
+// (hostileServers), listening on its last argument: a server wirecheck
+// launches, so the test can see it ended.
 func TestMain(m *testing.M) {
+	if name := os.Getenv(hostileEnv); name != "" {
+		serveHostile(name, os.Args[len(os.Args)-1])
+		return
+	}
 	if os.Getenv(measureEnv) == "" {
 		os.Exit(m.Run())
 	}

@@ -52,7 +52,7 @@ func (p *Peer) receive(f transport.Frame) {
 	if proto.Correlation.ID != "" {
 		idv, hasID = Pointer(v, proto.Correlation.ID)
 	}
-	call, mismatch := p.lookup(idv, hasID)
+	call, mismatch := p.lookup(idv, hasID, f.HTTP)
 	method := ""
 	if call != nil {
 		method = call.Method
@@ -195,7 +195,11 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 // lookup finds the call a frame answers: by exact id, by the id's text in
 // another JSON type, or, when exactly one request is in flight and the id
 // matches nothing ever sent, that one request (the id was not echoed).
-func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
+// Over HTTP (via set) the exchange tells instead of that guess: a JSON
+// body answers the request its POST carried; an SSE event with an id
+// nobody sent answers nothing, for a stream may carry other messages
+// before the response.
+func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !hasID {
@@ -227,6 +231,12 @@ func (p *Peer) lookup(idv any, hasID bool) (*Call, string) {
 				return c, "type"
 			}
 		}
+	}
+	if via != nil {
+		if c := p.pending[via.For]; c != nil && !via.Stream && via.For != "" {
+			return c, "value"
+		}
+		return nil, ""
 	}
 	// Raw input may be answered with whatever id the server read from it,
 	// so the only-request-in-flight guess is off while raw lines are owed.

@@ -42,10 +42,10 @@ var _ = Describe("an HTTP exchange that ends without an answer", func() {
 		Expect(obs.all[0].Scenario).To(Equal("s"))
 	})
 
-	It("leaves a stream closed early to the transport's own check, and keeps a later answer without a second verdict", func() {
+	DescribeTable("leaves a stream closed or broken early to the transport's own check, and keeps a later answer without a second verdict", func(why string) {
 		pe, f, obs := newPeer(nil)
 		c, _ := pe.Request([]byte(`{"id":2,"method":"x"}`))
-		f.pushFrame(ended("2", "stream closed before the response"))
+		f.pushFrame(ended("2", why))
 		_, err := pe.Wait(c, time.Minute)
 		Expect(errors.Is(err, peer.ErrRefused)).To(BeTrue())
 		Expect(obs.verdicts("MINI-TIMELY-1")).To(BeEmpty())
@@ -56,7 +56,10 @@ var _ = Describe("an HTTP exchange that ends without an answer", func() {
 		Expect(string(in.Raw)).To(Equal(`{"id":2,"v":1}`))
 		Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
 		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
-	})
+	},
+		Entry("closed", "the SSE stream closed before the response"),
+		Entry("broken", "the SSE stream broke before the response: read: connection reset by peer"),
+	)
 
 	It("is the answer a raw POST was owed, queued with how it came", func() {
 		pe, f, obs := newPeer(nil)
@@ -91,5 +94,28 @@ var _ = Describe("an HTTP exchange that ends without an answer", func() {
 		in, err := pe.Next(time.Minute)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(in.HTTP.EventID).To(Equal("e1"))
+	})
+
+	It("takes an SSE event with an id nobody sent for a stray, even with one request in flight", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":3,"method":"x"}`))
+		f.pushFrame(transport.Frame{Raw: []byte(`{"id":"nobody","v":1}`), At: time.Now(), HTTP: &transport.Via{Verb: "POST", Stream: true, For: "3"}})
+		f.pushFrame(transport.Frame{Raw: []byte(`{"id":3,"v":1}`), At: time.Now(), HTTP: &transport.Via{Verb: "POST", Stream: true, For: "3"}})
+		_, err := pe.Wait(c, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-ONE-1")).To(Equal([]string{"pass"}))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass"}))
+	})
+
+	It("takes a JSON body with another id for the answer to the request its POST carried", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":4,"method":"x"}`))
+		_, _ = pe.Request([]byte(`{"id":5,"method":"x"}`))
+		f.pushFrame(transport.Frame{Raw: []byte(`{"id":"other","v":1}`), At: time.Now(), HTTP: &transport.Via{Verb: "POST", Status: 200, For: "4"}})
+		_, err := pe.Wait(c, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
 	})
 })
