@@ -201,10 +201,24 @@ var _ = Describe("the HTTP faults of the reference server", func() {
 		Entry(nil, "auth-any-token", false, []string{"auth"}, initWith("Authorization: Bearer wirecheck-invalid-token"), "401", "200"),
 		Entry(nil, "auth-malformed-served", false, []string{"auth"}, initWith("Authorization: Bearer"), "400", "200"),
 		Entry(nil, "auth-no-challenge", false, []string{"auth"}, func(s *server) string {
-			c := s.client()
-			r := c.post(call(0, "ping", ""))
-			return status(r) + " " + strings.Fields(r.header.Get("WWW-Authenticate") + " none")[0]
-		}, "401 Bearer", "401 none"),
+			r := s.client().post(call(0, "ping", ""))
+			return status(r) + " " + strings.Fields(r.header.Get("WWW-Authenticate") + " none")[0] + " " + status(get(s, "/.well-known/oauth-protected-resource/mcp"))
+		}, "401 Bearer 200", "401 none 200"),
+		Entry(nil, "auth-no-discovery", false, []string{"auth"}, func(s *server) string {
+			r := s.client().post(call(0, "ping", ""))
+			return status(r) + " " + strings.Fields(r.header.Get("WWW-Authenticate") + " none")[0] + " " +
+				status(get(s, "/.well-known/oauth-protected-resource/mcp")) + " " + status(get(s, "/.well-known/oauth-protected-resource"))
+		}, "401 Bearer 200 200", "401 none 404 404"),
+		Entry(nil, "sse-notification-unrelated", false, nil, func(s *server) string {
+			r := s.client().post(call(1, "tools/call", `{"name":"echo","arguments":{"text":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`), "MCP-Protocol-Version: 2026-07-28")
+			var methods []string
+			for _, m := range r.msgs() {
+				if m["method"] != nil {
+					methods = append(methods, m["method"].(string))
+				}
+			}
+			return r.header.Get("Content-Type") + " " + strings.Join(methods, ",")
+		}, "application/json ", "text/event-stream notifications/tools/list_changed"),
 		Entry(nil, "prm-no-servers", false, []string{"auth"}, func(s *server) string {
 			r := get(s, "/.well-known/oauth-protected-resource/mcp")
 			return status(r) + " " + jsonField(r.body, "authorization_servers")

@@ -154,6 +154,17 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// lingerOnStop is what ending takes the server with slow-exit or
+// ignore-eof, as on stdio when its input ends.
+func (f *Front) lingerOnStop() {
+	if f.variants["slow-exit"] {
+		time.Sleep(1500 * time.Millisecond)
+	}
+	if f.faults["ignore-eof"] {
+		time.Sleep(time.Hour)
+	}
+}
+
 // versionOK refuses an MCP-Protocol-Version the server does not speak.
 func (f *Front) versionOK(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
@@ -249,6 +260,11 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 		return
 	}
 	ex := s.open(msg.key, msg.method, msg.token)
+	if f.faults["sse-notification-unrelated"] && msg.modern && msg.method == "tools/call" {
+		s.mu.Lock()
+		s.send(ex, []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+		s.mu.Unlock()
+	}
 	if msg.method == "initialize" && !f.variants["no-sessions"] {
 		w.Header().Set("Mcp-Session-Id", s.id)
 	}
@@ -287,16 +303,10 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		return s
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.variants["no-sessions"] {
-		f.mu.Lock()
-		s := f.sessions[id]
-		f.mu.Unlock()
-		if s == nil {
-			http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
-		}
-		return s
+		return f.live(w, id)
 	}
 	switch {
-	case msg.modern:
+	case msg.modern || r.Header.Get("MCP-Protocol-Version") == Modern:
 		return f.sharedCore(Modern)
 	case f.variants["no-sessions"]:
 		v := r.Header.Get("MCP-Protocol-Version")
@@ -311,6 +321,18 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 	}
 	http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
 	return nil
+}
+
+// live is the session of id, or nil once it has answered 404 (never
+// issued, deleted or expired).
+func (f *Front) live(w http.ResponseWriter, id string) *session {
+	f.mu.Lock()
+	s := f.sessions[id]
+	f.mu.Unlock()
+	if s == nil {
+		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
+	}
+	return s
 }
 
 // sharedCore is the sessionless core of revision v, made on first use.
@@ -537,11 +559,8 @@ func (f *Front) delete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
 		return
 	}
-	f.mu.Lock()
-	s := f.sessions[id]
-	f.mu.Unlock()
+	s := f.live(w, id)
 	if s == nil {
-		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
 		return
 	}
 	f.drop(s, true)
@@ -583,6 +602,11 @@ func serveHTTP(o refserver.Options) int {
 			fmt.Fprintf(o.Log, "wirecheck reference MCP server: %v\n", err)
 			code = 1
 		}
+	}
+	if code == 0 {
+		// The core's way of ending slowly (slow-exit) or never
+		// (ignore-eof) holds when SIGTERM asks it to end.
+		f.lingerOnStop()
 	}
 	f.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

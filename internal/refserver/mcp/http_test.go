@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 )
 
 var _ = Describe("the reference server over Streamable HTTP", func() {
@@ -144,6 +145,15 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		Expect(r.last()["result"]).To(HaveKeyWithValue("supportedVersions", ContainElement("2026-07-28")))
 	})
 
+	It("takes a 2026-07-28 client closing a call's stream as its cancellation", func() {
+		s := serve(false, nil, nil)
+		c := s.client()
+		st := c.open(http.MethodPost, call(1, "tools/call", `{"name":"slow","arguments":{"durationMs":1000},"_meta":{"progressToken":"m","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`), "MCP-Protocol-Version: 2026-07-28")
+		st.next(method("notifications/progress"))
+		st.resp.Body.Close()
+		Eventually(s.log, wait).Should(gbytes.Say(`tools/call 1 cancelled: no answer`))
+	})
+
 	It("leaves no goroutine behind once closed, streams open and calls running", func() {
 		before := runtime.NumGoroutine()
 		s := serve(false, nil, nil)
@@ -155,7 +165,13 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		slow.next(method("notifications/progress"))
 		d := s.client()
 		d.initialize("2025-03-26")
+		l := serve(true, nil, nil)
+		lc := l.connect()
+		Expect(lc.post(call(1, "tools/call", `{"name":"slow","arguments":{"durationMs":1000}}`)).status).To(Equal(http.StatusAccepted))
 		s.front.Close()
+		l.front.Close()
+		l.ts.CloseClientConnections()
+		l.ts.Close()
 		s.ts.CloseClientConnections()
 		s.ts.Close()
 		Eventually(runtime.NumGoroutine, wait).Should(BeNumerically("<=", before))

@@ -45,7 +45,7 @@ func (f *Front) requiresAuth() bool {
 	if f.variants["auth"] || f.variants["auth-wellknown-only"] {
 		return true
 	}
-	for _, n := range []string{"auth-no-token-403", "auth-any-token", "auth-malformed-served", "auth-no-challenge", "prm-no-servers", "no-as-fallback"} {
+	for _, n := range []string{"auth-no-token-403", "auth-any-token", "auth-malformed-served", "auth-no-challenge", "auth-no-discovery", "prm-no-servers", "no-as-fallback"} {
 		if f.faults[n] {
 			return true
 		}
@@ -83,7 +83,7 @@ func (f *Front) authorized(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (f *Front) challenge(w http.ResponseWriter, r *http.Request, status int, code string) {
-	if !f.faults["auth-no-challenge"] {
+	if !f.faults["auth-no-challenge"] && !f.faults["auth-no-discovery"] {
 		params := []string{}
 		if !f.variants["auth-wellknown-only"] {
 			params = append(params, `resource_metadata="`+origin(r)+prmPath+f.path()+`"`)
@@ -118,9 +118,10 @@ func origin(r *http.Request) string {
 
 // wellKnown serves the authorization documents of a server that requires
 // authorization: the protected resource metadata at both well-known URIs
-// (only the path-suffixed one with auth-wellknown-only; none with
-// auth-no-challenge), and 2025-03-26's authorization server metadata and
-// its fallback endpoints (none with no-as-fallback).
+// (only the path-suffixed one with auth-wellknown-only), and 2025-03-26's authorization server metadata and
+// its fallback endpoints (none with no-as-fallback). With
+// auth-no-discovery neither the challenge nor the documents say where the
+// metadata is.
 func (f *Front) wellKnown(w http.ResponseWriter, r *http.Request) bool {
 	p := r.URL.Path
 	if !f.requiresAuth() || !(strings.HasPrefix(p, "/.well-known/") || p == "/authorize" || p == "/token" || p == "/register") {
@@ -128,7 +129,7 @@ func (f *Front) wellKnown(w http.ResponseWriter, r *http.Request) bool {
 	}
 	o := origin(r)
 	switch {
-	case f.faults["auth-no-challenge"] && strings.HasPrefix(p, prmPath):
+	case f.faults["auth-no-discovery"] && strings.HasPrefix(p, prmPath):
 	case p == prmPath+f.path() || (p == prmPath && !f.variants["auth-wellknown-only"]):
 		doc := obj{"resource": o + f.path(), "authorization_servers": []any{"https://auth.wirecheck.invalid"},
 			"scopes_supported": []any{"mcp"}, "bearer_methods_supported": []any{"header"}}

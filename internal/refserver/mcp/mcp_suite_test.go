@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
@@ -31,14 +31,14 @@ const wait = 20 * time.Second
 type server struct {
 	front *mcp.Front
 	ts    *httptest.Server
-	log   *bytes.Buffer
+	log   *gbytes.Buffer
 }
 
 // serve starts the Streamable HTTP front (or the legacy one) with faults
 // and variants; the test's cleanup stops it.
 func serve(legacy bool, faults, variants []string) *server {
-	log := &bytes.Buffer{}
-	f := mcp.NewFront(refserver.Options{Faults: faults, Variants: variants, Log: io.Discard, Out: log}, legacy)
+	log := gbytes.NewBuffer()
+	f := mcp.NewFront(refserver.Options{Faults: faults, Variants: variants, Log: log, Out: log}, legacy)
 	ts := httptest.NewServer(f)
 	DeferCleanup(func() {
 		f.Close()

@@ -321,12 +321,8 @@ func (f *Front) legacyStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get("sessionId")
-	f.mu.Lock()
-	s := f.sessions[id]
-	f.mu.Unlock()
+	s := f.live(w, r.URL.Query().Get("sessionId"))
 	if s == nil {
-		http.Error(w, "Not Found: no session "+id, http.StatusNotFound)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
