@@ -41,7 +41,8 @@ func (p *Protocol) Applies(r *Rule) bool {
 }
 
 // index maps rule IDs to rules, and each check to the rules it stands for
-// on the protocol's transport.
+// in the protocol's revision and on its transport (a check the transport
+// decides in every revision stands for the rule of the revision judged).
 func (p *Protocol) index() {
 	p.rules = make(map[string]*Rule, len(p.Rules))
 	p.checks = map[string][]*Rule{}
@@ -49,7 +50,7 @@ func (p *Protocol) index() {
 		if p.rules[r.ID] == nil {
 			p.rules[r.ID] = r
 		}
-		if !r.AppliesOn(p.Transport) {
+		if !p.Applies(r) {
 			continue
 		}
 		for _, ch := range r.Checks {

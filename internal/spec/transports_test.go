@@ -101,6 +101,25 @@ var _ = Describe("transports", func() {
 		Expect(ids(s.RulesForCheck(verdict.CheckJSON))).To(ConsistOf("MIX-SSE-1"))
 	})
 
+	It("and revisions both narrow what a check stands for", func() {
+		p, err := parse(`id: rev
+source: s
+transports: [stdio, http]
+versions: {param: rev, default: "1", list: [{id: "1"}, {id: "2"}]}
+rules:
+  - {id: REV-OLD-1, level: SHOULD, title: a, section: S, checks: [http.stream-has-response], transports: [http], versions: ["1"]}
+  - {id: REV-ALL-1, level: SHOULD, title: b, section: S, checks: [http.stream-has-response], transports: [http]}
+`)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.RulesForCheck(verdict.CheckHTTPStreamHasResponse)).To(BeEmpty(), "stdio")
+		h, err := p.ForTransport("http")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(h.RulesForCheck(verdict.CheckHTTPStreamHasResponse))).To(ConsistOf("REV-OLD-1", "REV-ALL-1"))
+		h2, err := h.ForVersion("2")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(h2.RulesForCheck(verdict.CheckHTTPStreamHasResponse))).To(ConsistOf("REV-ALL-1"))
+	})
+
 	It("default to stdio alone for a spec that names none", func() {
 		p, err := parse("id: plain\nsource: s\nrules:\n  - {id: PLAIN-A-1, level: MUST, title: a, section: S, checks: [ndjson.json]}\n")
 		Expect(err).NotTo(HaveOccurred())
