@@ -3,6 +3,7 @@ package httpmcp_test
 import (
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -241,5 +242,46 @@ var _ = Describe("checks", func() {
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		next(t)
 		Expect(hk.failure(verdict.CheckHTTPSessionID)).To(ContainSubstring(`"sess 1"`))
+	})
+})
+
+var _ = Describe("resumption", func() {
+	It("resumes a stream closed before the response with GET and Last-Event-ID", func() {
+		var lastID atomic.Value
+		h := answer("2025-11-25", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "id: e1\nretry: 10\ndata:\n\n")
+		})
+		mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+				lastID.Store(r.Header.Get("Last-Event-ID"))
+				sseHead(w)
+				flush(w, "id: e2\ndata: %s\n\n", result([]byte("2"), "{}"))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+		t, hk := dial(server(mux).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		f := next(t)
+		Expect(f.Raw).NotTo(BeNil())
+		Expect(f.HTTP.Verb).To(Equal("GET"))
+		Expect(f.HTTP.For).To(Equal("2"))
+		Expect(f.HTTP.EventID).To(Equal("e2"))
+		Expect(lastID.Load()).To(Equal("e1"))
+		Expect(hk.verdicts(verdict.CheckHTTPRetry)).To(ConsistOf(verdict.Pass))
+		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+		Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+	})
+
+	It("ends the request when the resumption is refused, saying so", func() {
+		h := answer("2025-11-25", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "id: e1\nretry: 10\ndata:\n\n")
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(ended(t).HTTP.End).To(Equal(`the SSE stream closed before the response; resuming it with Last-Event-ID e1 got HTTP 405, no Content-Type, no body`))
 	})
 })

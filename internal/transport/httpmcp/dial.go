@@ -58,8 +58,6 @@ const (
 	getPause   = 100 * time.Millisecond
 	// evidence is how much of a body a check's message quotes.
 	evidence = 200
-	// closeSlack is what Close may take beyond the process's own grace.
-	closeSlack = time.Second
 )
 
 // The two kinds of HTTP transport.
@@ -285,7 +283,10 @@ func (c *client) forward() {
 // transport runs once it returns.
 func (c *client) Close() error {
 	c.once.Do(func() {
+		// Under mu, so no worker starts after Wait has begun.
+		c.mu.Lock()
 		c.closed.Store(true)
+		c.mu.Unlock()
 		c.cancel()
 		c.work.Wait()
 		c.ht.CloseIdleConnections()

@@ -39,13 +39,17 @@ func (c *client) send(msg []byte, raw bool) error {
 		c.initKey = out.key
 		c.mu.Unlock()
 	}
-	if !c.start(x.run) {
+	return c.launch(x, x.run)
+}
+
+// launch runs an exchange. A request is asynchronous, so a slow call
+// never holds back a cancellation or a pipelined request; anything else
+// waits for its status line, as the order the scenarios rely on needs.
+func (c *client) launch(x *exchange, run func()) error {
+	if !c.start(run) {
 		return ErrClosed
 	}
-	// A request is asynchronous, so a slow call never holds back a
-	// cancellation or a pipelined request; anything else waits for its
-	// status line, as the order the scenarios rely on needs.
-	if out.kind == kindRequest && !raw {
+	if x.out.kind == kindRequest && !x.raw {
 		return nil
 	}
 	select {
@@ -219,8 +223,8 @@ func failure(err error, timeout time.Duration) string {
 		return ee.why
 	case strings.Contains(err.Error(), "timeout awaiting response headers"):
 		return fmt.Sprintf("no response headers within %v (--timeout)", timeout)
-	case strings.Contains(err.Error(), "header"):
-		return "HTTP exchange failed: " + err.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no answer within %v (--timeout)", timeout)
 	}
 	return "HTTP exchange failed: " + err.Error()
 }

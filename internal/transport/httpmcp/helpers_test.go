@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"time"
 
@@ -75,10 +74,16 @@ func (h *hooks) failure(check string) string {
 }
 
 // server is an httptest server closed when the spec ends, before the
-// leak check.
-func server(h http.Handler) *httptest.Server {
+// leak check; the quit channels are closed first, for the handlers that
+// wait on them (a hijacked connection is not the server's to wait for).
+func server(h http.Handler, quit ...chan struct{}) *httptest.Server {
 	s := httptest.NewServer(h)
-	DeferCleanup(s.Close)
+	DeferCleanup(func() {
+		for _, q := range quit {
+			close(q)
+		}
+		s.Close()
+	})
 	return s
 }
 
@@ -206,5 +211,3 @@ func handshake(t transport.Transport) transport.Frame {
 	Expect(t.Send([]byte(initedNote))).To(Succeed())
 	return f
 }
-
-func has(s, sub string) bool { return strings.Contains(s, sub) }

@@ -15,15 +15,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
-// quit is closed when the spec ends, before its servers close: hijacked
-// connections are not the server's to wait for, so their handlers watch
-// it.
-func quit() chan struct{} {
-	q := make(chan struct{})
-	DeferCleanup(func() { close(q) })
-	return q
-}
-
 // endless is n bytes of x, written as they are asked for.
 func endless(w http.ResponseWriter, r *http.Request, n int64) {
 	chunk := []byte(strings.Repeat("x", 64<<10))
@@ -57,7 +48,7 @@ var _ = Describe("hostile servers", func() {
 	const short = 300 * time.Millisecond
 
 	It("ends a request whose SSE stream never ends", func() {
-		q := quit()
+		q := make(chan struct{})
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			sseHead(w)
 			for {
@@ -71,7 +62,7 @@ var _ = Describe("hostile servers", func() {
 				}
 			}
 		})
-		t, _ := dial(server(h).URL, "http", short)
+		t, _ := dial(server(h, q).URL, "http", short)
 		handshake(t)
 		Expect(ended(t).HTTP.End).To(ContainSubstring("stayed open 1.2s without the response"))
 	})
@@ -103,7 +94,7 @@ var _ = Describe("hostile servers", func() {
 	})
 
 	It("refuses a Content-Length over the cap before reading", func() {
-		q := quit()
+		q := make(chan struct{})
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Length", "1073741824")
@@ -114,7 +105,7 @@ var _ = Describe("hostile servers", func() {
 			case <-q:
 			}
 		})
-		t, _ := dial(server(h).URL, "http", 10*time.Second)
+		t, _ := dial(server(h, q).URL, "http", 10*time.Second)
 		handshake(t)
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		f := next(t)
@@ -124,7 +115,7 @@ var _ = Describe("hostile servers", func() {
 	})
 
 	It("gives up on headers trickled a byte a second", func() {
-		q := quit()
+		q := make(chan struct{})
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			c, _ := hijack(w)
 			defer c.Close()
@@ -139,7 +130,7 @@ var _ = Describe("hostile servers", func() {
 				}
 			}
 		})
-		t, _ := dial(server(h).URL, "http", short)
+		t, _ := dial(server(h, q).URL, "http", short)
 		handshake(t)
 		Expect(ended(t).HTTP.End).To(Equal("no response headers within 300ms (--timeout)"))
 	})
@@ -234,14 +225,14 @@ var _ = Describe("hostile servers", func() {
 	})
 
 	It("closes promptly with requests in flight whatever the server does", func() {
-		q := quit()
+		q := make(chan struct{})
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			select {
 			case <-r.Context().Done():
 			case <-q:
 			}
 		})
-		t, _ := dial(server(h).URL, "http", time.Minute)
+		t, _ := dial(server(h, q).URL, "http", time.Minute)
 		handshake(t)
 		for i := range 5 {
 			Expect(t.Send(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, 10+i))).To(Succeed())

@@ -53,17 +53,7 @@ func (c *client) legacySend(body []byte, out outgoing, raw bool) error {
 		}
 		return errors.New("the SSE session has ended: " + why)
 	}
-	if !c.start(func() { x.legacyPost(post) }) {
-		return ErrClosed
-	}
-	if out.kind == kindRequest && !raw {
-		return nil
-	}
-	select {
-	case <-x.headers:
-	case <-c.ctx.Done():
-	}
-	return nil
+	return c.launch(x, func() { x.legacyPost(post) })
 }
 
 func (c *client) endpointKnown() {

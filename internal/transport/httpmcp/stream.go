@@ -53,77 +53,105 @@ func (c *client) eventID(id string, n int) {
 		c.eventIDs[id] = n
 	}
 	c.mu.Unlock()
-	if seen {
+	// The same id again on the same exchange is a resumed stream's
+	// replay, not a clash between streams.
+	if seen && first != n {
 		c.fail(verdict.CheckHTTPEventIDUnique, fmt.Sprintf("event id %q came on exchange %d and again on exchange %d", id, first, n),
 			"event ids unique across the session's streams", fmt.Sprintf("id %q on exchanges %d and %d", id, first, n))
 	}
 }
 
+// maxResumes bounds how often one request's stream is resumed.
+const maxResumes = 8
+
+// streamState is what a request's stream has shown so far, across its
+// resumptions.
+type streamState struct {
+	revision string
+	events   int
+	got      bool // the response came
+	first    bool // no event read yet
+	ids      bool // an event id came
+	retry    int  // the last retry field, ms
+	lastID   string
+	closer   *time.Timer
+	limit    *time.Timer
+}
+
 // stream reads a request's SSE answer until the response and, once that
-// came, until the server closes the stream (at most closeWait).
+// came, until the server closes the stream (at most closeWait). A stream
+// that ends before the response after an event id is resumed with a GET
+// carrying Last-Event-ID (2025-03-26 and later), as a client may.
 func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string) {
 	c := x.c
 	c.judgeXAccel(resp, verb)
-	limit := time.AfterFunc(c.streamLimit(), func() {
+	c.mu.Lock()
+	st := &streamState{revision: c.revision, first: true}
+	c.mu.Unlock()
+	st.limit = time.AfterFunc(c.streamLimit(), func() {
 		x.stop(fmt.Sprintf("its SSE stream stayed open %v without the response; closed by wirecheck", c.streamLimit()))
 	})
-	defer limit.Stop()
-	c.mu.Lock()
-	revision := c.revision
-	c.mu.Unlock()
-	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
-	events, got, first, ids := 0, false, true, false
-	var closer *time.Timer
-	var err error
-	for {
-		var ev sse.Event
-		ev, err = r.Next()
-		if err != nil {
-			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, verb, ""), Oversize: true})
-			}
+	defer st.limit.Stop()
+	err := x.readStream(resp, verb, st)
+	judgedRetry := false
+	resumeFailed := "" // why the last resumption got no stream
+	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" &&
+		resumes < maxResumes && x.why.Load() == nil && !c.closed.Load(); resumes++ {
+		if !judgedRetry && st.revision >= "2025-11-25" && x.out.kind == kindRequest {
+			judgedRetry = true
+			x.judgeRetry(st)
+		}
+		wait := min(time.Duration(st.retry)*time.Millisecond, c.o.Timeout)
+		if st.retry == 0 {
+			wait = getPause
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
 			break
 		}
-		events++
-		if first && revision == "2025-11-25" && x.out.kind == kindRequest {
-			x.judgePriming(ev, r, resp)
+		c.mu.Lock()
+		u := c.endpoint
+		c.mu.Unlock()
+		req := c.request(ctx, http.MethodGet, u, nil)
+		req.Header.Set("Last-Event-ID", st.lastID)
+		n := c.nextExchange()
+		r2, derr := c.hc.Do(req)
+		if derr != nil {
+			resumeFailed = failure(derr, c.o.Timeout)
+			break
 		}
-		first = false
-		if ev.HasID {
-			ids = true
-			c.eventID(ev.ID, x.n)
+		c.noteResponse(n, "GET (resuming after event "+st.lastID+")", r2)
+		if r2.StatusCode/100 != 2 || mediaType(r2.Header.Get("Content-Type")) != "text/event-stream" {
+			b, _ := io.ReadAll(io.LimitReader(r2.Body, evidence+1))
+			_ = r2.Body.Close()
+			resumeFailed = answered(r2, b)
+			break
 		}
-		if strings.TrimSpace(ev.Data) == "" {
-			continue
-		}
-		m, ok := x.deliver([]byte(ev.Data), resp, verb, true, ev.ID)
-		if ok && x.answers(m) && !got {
-			got = true
-			c.pass(verdict.CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
-			if len(x.out.keys) <= 1 {
-				limit.Stop()
-				closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
-			}
-		}
+		c.judgeXAccel(r2, http.MethodGet)
+		err = x.readStream(r2, http.MethodGet, st)
+		_ = r2.Body.Close()
 	}
-	if closer != nil {
-		closer.Stop()
+	if st.closer != nil {
+		st.closer.Stop()
 	}
 	if c.closed.Load() {
 		return
 	}
 	why := x.why.Load()
 	switch {
-	case got && why != nil && *why == "closed by wirecheck":
+	case st.got && why != nil && *why == "closed by wirecheck":
 		c.fail(verdict.CheckHTTPStreamCloses, fmt.Sprintf("the %s stream was still open %v after the response; wirecheck closed it", x.out.method, closeWait),
 			"the server closes the SSE stream after the response", fmt.Sprintf("stream open %v after the response", closeWait))
-	case got && errors.Is(err, io.EOF):
+	case st.got && errors.Is(err, io.EOF):
 		c.pass(verdict.CheckHTTPStreamCloses, "the server closed the SSE stream after the response")
-	case got:
+	case st.got:
 		// Ended some other way after the response (cap, reset): nothing
 		// more to judge or to wait for.
 	case why != nil:
-		x.end(resp, fmt.Sprintf("%s (%d events)", *why, events))
+		x.end(resp, fmt.Sprintf("%s (%d events)", *why, st.events))
 	default:
 		cause := "the SSE stream closed before the response"
 		switch {
@@ -134,19 +162,79 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 		case !errors.Is(err, io.EOF):
 			cause = fmt.Sprintf("the SSE stream broke before the response: %v", err)
 		}
+		if resumeFailed != "" {
+			cause += "; resuming it with Last-Event-ID " + st.lastID + " got " + resumeFailed
+		}
 		if x.out.kind == kindRequest {
-			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, x.out.key, events),
+			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, x.out.key, st.events),
 				"the request's response on its SSE stream", cause)
-			if ids && revision >= "2025-11-25" {
-				if r.Retry() > 0 {
-					c.pass(verdict.CheckHTTPRetry, fmt.Sprintf("retry: %d sent before the connection closed", r.Retry()))
-				} else {
-					c.fail(verdict.CheckHTTPRetry, "the connection closed before the response, after an event id, with no retry field",
-						"an SSE event with a retry field before closing", "no retry field on the stream")
-				}
+			if !judgedRetry && st.ids && st.revision >= "2025-11-25" {
+				x.judgeRetry(st)
 			}
 		}
 		x.end(resp, cause)
+	}
+}
+
+// resumable: the connection ended, not a cap.
+func resumable(err error) bool {
+	return err != nil && !errors.Is(err, sse.ErrEventTooLarge) && !errors.Is(err, sse.ErrNoEvent)
+}
+
+// judgeRetry is http.retry: a connection closed before the response,
+// after an event id, should have sent a retry field.
+func (x *exchange) judgeRetry(st *streamState) {
+	c := x.c
+	if st.retry > 0 {
+		c.pass(verdict.CheckHTTPRetry, fmt.Sprintf("retry: %d sent before the connection closed", st.retry))
+		return
+	}
+	c.fail(verdict.CheckHTTPRetry, "the connection closed before the response, after an event id, with no retry field",
+		"an SSE event with a retry field before closing", "no retry field on the stream")
+}
+
+// readStream reads one connection of a request's stream and returns what
+// ended it.
+func (x *exchange) readStream(resp *http.Response, verb string, st *streamState) error {
+	c := x.c
+	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	defer func() {
+		if id := r.LastID(); id != "" {
+			st.lastID, st.ids = id, true
+		}
+		if r.Retry() > 0 {
+			st.retry = r.Retry()
+		}
+	}()
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if errors.Is(err, sse.ErrEventTooLarge) {
+				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, verb, ""), Oversize: true})
+			}
+			return err
+		}
+		st.events++
+		if st.first && st.revision == "2025-11-25" && x.out.kind == kindRequest {
+			x.judgePriming(ev, r)
+		}
+		st.first = false
+		if ev.HasID {
+			st.ids = true
+			c.eventID(ev.ID, x.n)
+		}
+		if strings.TrimSpace(ev.Data) == "" {
+			continue
+		}
+		m, ok := x.deliver([]byte(ev.Data), resp, verb, true, ev.ID)
+		if ok && x.answers(m) && !st.got {
+			st.got = true
+			c.pass(verdict.CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
+			if len(x.out.keys) <= 1 {
+				st.limit.Stop()
+				st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
+			}
+		}
 	}
 }
 
@@ -159,7 +247,7 @@ func (x *exchange) streamVia(resp *http.Response, verb, id string) *transport.Vi
 // judgePriming is http.priming (2025-11-25): a POST's stream opens with an
 // event id and empty data (a block with an id and no data at all is read
 // the same way: the client got its Last-Event-ID).
-func (x *exchange) judgePriming(ev sse.Event, r *sse.Reader, resp *http.Response) {
+func (x *exchange) judgePriming(ev sse.Event, r *sse.Reader) {
 	c := x.c
 	if ev.HasID && strings.TrimSpace(ev.Data) == "" || !ev.HasID && r.LastID() != "" {
 		c.pass(verdict.CheckHTTPPriming, "the SSE stream opened with a priming event")
