@@ -159,6 +159,8 @@ var _ = Describe("wirecheck run", func() {
 			"fuzz", "--protocol", "mcp", "--url", "http://127.0.0.1:{port}/mcp"),
 		Entry("a launched HTTP server with no {port}", "--transport http: wirecheck picks the server's port; put {port} in the server's arguments, an --env value or --url",
 			"run", "--protocol", "mcp", "--transport", "http", "--", "srv", "--port", "8080"),
+		Entry("a fixed port to fuzz", "--url http://127.0.0.1:8080/mcp: fuzz starts several servers at once; put {port} in --url",
+			"fuzz", "--protocol", "mcp", "--transport", "http", "--url", "http://127.0.0.1:8080/mcp", "--", "srv"),
 		Entry("a header over stdio", "--header applies to HTTP transports only; this run uses stdio", "run", "--protocol", "mcp", "--header", "X-A: b", "--", "true"),
 		Entry("a header with no colon", `--header "Authorization Bearer x": want 'Name: value' with a token name`,
 			"replay", filepath.Join("..", "..", "fixtures", "sonde-serve", "eof.yaml"), "--protocol", "mcp", "--url", "http://127.0.0.1:1/mcp", "--header", "Authorization Bearer x"),

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/target"
 )
 
 type fuzzFlags struct {
@@ -76,6 +77,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 		return usageErr("--fresh-every must be at least 1")
 	} else if f.runs <= 0 && f.duration <= 0 {
 		return usageErr("--runs must be positive (or give --duration)")
+	} else if s.t.FixedPort() {
+		// The campaign starts fresh processes ahead of need: on one port
+		// they would find it taken.
+		return usageErr("--url %s: fuzz starts several servers at once; put {port} in --url (the port wirecheck picks for each)", target.MaskURL(s.t.URL))
 	} else if s.proto.Fuzz == nil && s.proto.Probe == nil {
 		return usageErr("protocol %s has no fuzz model yet", s.proto.ID)
 	}

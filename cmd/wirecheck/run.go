@@ -19,11 +19,13 @@ func newRunCmd() *cobra.Command {
 	var seed uint64
 	var jobs int
 	cmd := &cobra.Command{
-		Use:   "run --protocol P [flags] -- CMD [ARGS…]",
+		Use:   "run --protocol P [flags] (-- CMD [ARGS…] | --url URL)",
 		Short: "Run the protocol's suite against a launched server",
 		Example: `  wirecheck run --protocol sonde-serve -- sonde serve --json
   wirecheck run --protocol sonde-serve --report json=out.json --report junit=out.xml -- ./server
-  wirecheck run --protocol mcp --revision 2025-06-18 -- ./mcp-server`,
+  wirecheck run --protocol mcp --revision 2025-06-18 -- ./mcp-server
+  wirecheck run --protocol mcp --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${MCP_TOKEN}'
+  wirecheck run --protocol mcp --transport http -- ./mcp-server --port {port}`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.prepare(commandAfterDash(cmd, args), "")
 			if err != nil {
