@@ -28,8 +28,6 @@ type Front struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	// ended are the ids of sessions deleted or expired (404 from then on).
-	ended map[string]bool
 	// shared are the sessionless cores: Modern for 2026-07-28 requests;
 	// by revision under the variant no-sessions. retired are the ones a
 	// newer initialize replaced, ended with the front.
@@ -54,7 +52,7 @@ func NewFront(o refserver.Options, legacy bool) *Front {
 		o.Out = io.Discard
 	}
 	return &Front{o: o, legacy: legacy, faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants),
-		sessions: map[string]*session{}, ended: map[string]bool{}, shared: map[string]*session{}, fatal: make(chan struct{})}
+		sessions: map[string]*session{}, shared: map[string]*session{}, fatal: make(chan struct{})}
 }
 
 // Fatal closes when a core fault asks the server to die (crash-on-garbage).
@@ -98,7 +96,6 @@ func (f *Front) drop(s *session, deleted bool) {
 	f.mu.Lock()
 	if f.sessions[s.id] == s {
 		delete(f.sessions, s.id)
-		f.ended[s.id] = true
 	}
 	f.mu.Unlock()
 	s.end()
@@ -370,26 +367,11 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 		f.writeJSON(w, http.StatusBadRequest, []byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: nothing here expects this message"}}`))
 		return
 	}
-	ex := &exchange{ch: make(chan []byte, 16)}
-	done, ok := s.feed(r.Context().Done(), msg.line, ex)
-	if ok {
-		select {
-		case <-done:
-		case <-s.quit:
-			ok = false
-		}
-	}
+	got, ok := s.take(r.Context().Done(), msg.line)
 	if !ok {
 		http.Error(w, "Not Found: the session ended", http.StatusNotFound)
 		return
 	}
-	s.mu.Lock()
-	ex.closed = true
-	var got [][]byte
-	for len(ex.ch) > 0 {
-		got = append(got, <-ex.ch)
-	}
-	s.mu.Unlock()
 	batch := msg.kind == "raw" && bytes.HasPrefix(bytes.TrimSpace(msg.line), []byte("["))
 	switch {
 	case len(got) > 0 && batch && bytes.HasPrefix(bytes.TrimSpace(got[0]), []byte("[")):
@@ -420,6 +402,30 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 	default:
 		w.WriteHeader(http.StatusAccepted)
 	}
+}
+
+// take has the core read a line that asks no answer and returns what the
+// core answered at once all the same (null ids: bad input; faults that
+// answer notifications); false when the session or the client went first.
+func (s *session) take(stop <-chan struct{}, line []byte) ([][]byte, bool) {
+	ex := &exchange{ch: make(chan []byte, 16)}
+	done, ok := s.feed(stop, line, ex)
+	if !ok {
+		return nil, false
+	}
+	select {
+	case <-done:
+	case <-s.quit:
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ex.closed = true
+	var got [][]byte
+	for len(ex.ch) > 0 {
+		got = append(got, <-ex.ch)
+	}
+	return got, true
 }
 
 // clientNotifications are the notifications a client sends (the variant

@@ -93,10 +93,13 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		st.next(method("notifications/tools/list_changed"))
 	})
 
-	It("ends a session on DELETE: its id is answered 404 from then on", func() {
+	It("ends a session on DELETE, its GET stream with it: its id is answered 404 from then on", func() {
 		c := serve(false, nil, nil).client()
 		c.initialize("2025-06-18")
+		st := c.open(http.MethodGet, "")
+		Expect(st.resp.StatusCode).To(Equal(http.StatusOK))
 		Expect(c.do(http.MethodDelete, "").status).To(Equal(http.StatusNoContent))
+		Eventually(st.evs, wait).Should(BeClosed(), "the session's GET stream ends with it")
 		Expect(c.post(call(1, "tools/list", "")).status).To(Equal(http.StatusNotFound))
 		Expect(c.do(http.MethodDelete, "").status).To(Equal(http.StatusNotFound))
 	})

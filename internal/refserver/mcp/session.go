@@ -83,7 +83,14 @@ type event struct {
 	data []byte
 }
 
-const queueCap = 1024
+// The bounds of a session: messages queued on the GET stream (and kept
+// for replay on any stream), on a POST's stream, and the streams a
+// resumable server remembers.
+const (
+	queueCap    = 1024
+	postCap     = 64
+	keptStreams = 256
+)
 
 func (f *Front) newSession(version string) *session {
 	s := &session{f: f, lines: make(chan input), quit: make(chan struct{}), done: make(chan struct{}), version: version,
@@ -113,13 +120,23 @@ func (f *Front) sessionID() string {
 	return hex.EncodeToString(b)
 }
 
-// stream numbers ex as a new SSE stream of s. Called with s.mu held or
-// before s is shared.
+// stream numbers ex as a new SSE stream of s; a resumable server keeps
+// the last keptStreams for replay. Called with s.mu held or before s is
+// shared.
 func (s *session) stream(ex *exchange) *exchange {
 	s.nstream++
 	ex.num = s.nstream
-	ex.ch = make(chan []byte, queueCap)
-	s.streams[ex.num] = ex
+	if ex.get {
+		ex.ch = make(chan []byte, queueCap)
+	} else {
+		ex.ch = make(chan []byte, postCap)
+	}
+	if s.f.ids() || ex.get {
+		s.streams[ex.num] = ex
+		if old := s.streams[ex.num-keptStreams]; old != nil && !old.get {
+			delete(s.streams, old.num)
+		}
+	}
 	return ex
 }
 

@@ -197,6 +197,9 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 	var ex *exchange
 	at := 0
 	for n := s.nstream; n > 0 && ex == nil; n-- {
+		if s.streams[n] == nil {
+			continue
+		}
 		for _, ev := range s.streams[n].log {
 			if ev.id == last {
 				ex, at = s.streams[n], ev.seq
@@ -215,7 +218,7 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 	}
 	var replay []event
 	for n := 1; n <= s.nstream; n++ {
-		if o := s.streams[n]; o != ex && f.faults["resume-all-streams"] {
+		if o := s.streams[n]; o != nil && o != ex && f.faults["resume-all-streams"] {
 			replay = append(replay, o.log...)
 		}
 	}
@@ -331,6 +334,20 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg := readMessage(body)
+	if msg.kind == "raw" && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+		// Bad input is refused in the POST's answer, the core's error
+		// (if it gives one) its body.
+		got, ok := s.take(r.Context().Done(), msg.line)
+		switch {
+		case !ok:
+			http.Error(w, "Not Found: the session ended", http.StatusNotFound)
+		case len(got) > 0:
+			f.writeJSON(w, http.StatusBadRequest, got[0])
+		default:
+			http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
+		}
+		return
+	}
 	var ex *exchange
 	if msg.kind == "request" && f.faults["response-in-post-body"] {
 		ex = s.open(msg.key, msg.method, msg.token)
@@ -355,7 +372,8 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 }
 
 // legacyRoute is where a legacy session's core output goes: the response
-// a POST waits for (fault response-in-post-body), else the stream. Called
+// a POST waits for (fault response-in-post-body) or the error answering
+// bad input, else the stream. Called
 // with s.mu held.
 func (s *session) legacyRoute(line []byte) {
 	if isResponse(line) {
@@ -366,6 +384,9 @@ func (s *session) legacyRoute(line []byte) {
 				s.closeEx(ex)
 				return
 			}
+		}
+		if s.send(s.current, line) {
+			return // the answer to bad input, in its POST's answer
 		}
 	}
 	s.send(s.get, line)

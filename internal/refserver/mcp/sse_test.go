@@ -58,6 +58,18 @@ var _ = Describe("the reference server over the legacy HTTP+SSE transport", func
 		Expect(e.data).To(ContainSubstring(`"id":1`))
 	})
 
+	It("refuses a body that is no message with 400 and the core's error, and goes on", func() {
+		l := serve(true, nil, nil).connect()
+		r := l.post("{")
+		Expect(r.status).To(Equal(http.StatusBadRequest))
+		Expect(r.last()["error"]).To(HaveKeyWithValue("code", BeNumerically("==", -32700)))
+		r = l.post(`{"jsonrpc":"2.0","id":"x","method":42}`)
+		Expect(r.status).To(Equal(http.StatusBadRequest))
+		Expect(r.last()["error"]).To(HaveKeyWithValue("code", BeNumerically("==", -32600)))
+		Expect(l.post(call(1, "ping", "")).status).To(Equal(http.StatusAccepted))
+		l.st.next(func(m map[string]any) bool { return m["id"] == 1.0 })
+	})
+
 	It("answers a POST for an unknown session 404 and ends the session with its stream", func() {
 		s := serve(true, nil, nil)
 		l := s.connect()
