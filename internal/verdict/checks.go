@@ -67,9 +67,14 @@ const (
 	CheckHTTPPriming = "http.priming"
 	// CheckHTTPRetry: a connection closed before the response sent retry:.
 	CheckHTTPRetry = "http.retry"
-	// CheckSSEEndpoint: the legacy stream's first event is `endpoint`, a
-	// URI on the stream's origin.
+	// CheckSSEEndpoint: the legacy stream's first event is `endpoint`,
+	// holding a URI (MCP-SSE-2, a MUST).
 	CheckSSEEndpoint = "sse.endpoint"
+	// CheckSSEEndpointOrigin: that URI is on the stream's origin
+	// (MCP-SSE-3, a SHOULD drawn from silence): an endpoint elsewhere
+	// still is "an endpoint event containing a URI", so it must not fail
+	// the MUST of CheckSSEEndpoint.
+	CheckSSEEndpointOrigin = "sse.endpoint-origin"
 	// CheckSSEMessageEvent: legacy server messages come as `message` events.
 	CheckSSEMessageEvent = "sse.message-event"
 	// CheckSSEPostAccepted: a valid message POSTed to the legacy endpoint
@@ -88,5 +93,5 @@ var Checks = map[string]bool{
 	CheckHTTPGetNoResponse: true, CheckHTTPOneStream: true, CheckHTTPEventIDUnique: true,
 	CheckHTTPSessionID: true, CheckHTTPNoRequest: true, CheckHTTPXAccel: true,
 	CheckHTTPPriming: true, CheckHTTPRetry: true, CheckSSEEndpoint: true,
-	CheckSSEMessageEvent: true, CheckSSEPostAccepted: true,
+	CheckSSEEndpointOrigin: true, CheckSSEMessageEvent: true, CheckSSEPostAccepted: true,
 }
