@@ -275,6 +275,24 @@ var _ = Describe("resumption", func() {
 		Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
 	})
 
+	It("does not resume in 2026-07-28, whose streams are not resumable", func() {
+		var resumes atomic.Int32
+		h := answer("2026-07-28", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "id: e1\nretry: 10\ndata:\n\n")
+		})
+		mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Last-Event-ID") != "" {
+				resumes.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		})
+		t, _ := dial(server(mux).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(ended(t).HTTP.End).To(Equal("the SSE stream closed before the response"))
+		Expect(resumes.Load()).To(BeZero())
+	})
+
 	It("ends the request when the resumption is refused, saying so", func() {
 		h := answer("2025-11-25", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			sseHead(w)

@@ -153,7 +153,9 @@ type client struct {
 	initKey  string         // the id key of the initialize request
 	eventIDs map[string]int // event id → the exchange that sent it
 	serverRq map[string]int // a server request's id key → the exchange it came on
-	get      getState
+	// remembered is the bytes of the keys of eventIDs and serverRq.
+	remembered int
+	get        getState
 
 	// legacy transport
 	legacyOnce   sync.Once

@@ -298,11 +298,14 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 			c.pass(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s answered HTTP %d without a JSON-RPC error", what, resp.StatusCode))
 		}
 	}
-	// Messages in a success body are delivered all the same: a response
-	// nobody asked for is the peer's to judge (stray).
+	// JSON-RPC messages in a success body are delivered all the same: a
+	// response nobody asked for is the peer's to judge (stray). Anything
+	// else there (`{}`, text) is http.accepted's evidence, no frame.
 	if resp.StatusCode/100 == 2 {
 		for _, f := range frames {
-			x.deliver(f, resp, http.MethodPost, false, "")
+			if _, ok := parseMessage(f); ok {
+				x.deliver(f, resp, http.MethodPost, false, "")
+			}
 		}
 	}
 	if resp.StatusCode == http.StatusAccepted && x.out.method == "notifications/initialized" {
@@ -393,15 +396,28 @@ func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream 
 	return m, ok
 }
 
+// maxRemembered bounds the bytes of ids a session keeps for its
+// uniqueness checks: a server streaming ids for ever must not grow them
+// without end. Past it, new ids are judged against the ones kept.
+const maxRemembered = 4 << 20
+
+// firstSeen is the exchange that first brought key into m, and whether one
+// did; else it records n as that exchange.
+func (c *client) firstSeen(m map[string]int, key string, n int) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first, seen := m[key]
+	if !seen && c.remembered+len(key) <= maxRemembered {
+		m[key] = n
+		c.remembered += len(key)
+	}
+	return first, seen
+}
+
 // serverRequest judges http.one-stream: a server request goes out on one
 // stream, not broadcast on several.
 func (c *client) serverRequest(key string, n int) {
-	c.mu.Lock()
-	first, seen := c.serverRq[key]
-	if !seen {
-		c.serverRq[key] = n
-	}
-	c.mu.Unlock()
+	first, seen := c.firstSeen(c.serverRq, key, n)
 	if seen && first != n {
 		c.fail(verdict.CheckHTTPOneStream, fmt.Sprintf("server request id %s came on exchange %d's stream and again on exchange %d's", key, first, n),
 			"each message on one stream only", fmt.Sprintf("id %s on exchanges %d and %d", key, first, n))

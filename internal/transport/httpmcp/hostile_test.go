@@ -135,6 +135,18 @@ var _ = Describe("hostile servers", func() {
 		Expect(ended(t).HTTP.End).To(Equal("no response headers within 300ms (--timeout)"))
 	})
 
+	It("refuses more than 64 KiB of response headers", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			for i := range 100 {
+				w.Header().Set(fmt.Sprintf("X-Pad-%d", i), strings.Repeat("p", 1024))
+			}
+			w.WriteHeader(200)
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(ended(t).HTTP.End).To(ContainSubstring("exceeded 65536 bytes"))
+	})
+
 	It("ends a redirect loop after three hops", func() {
 		var hops atomic.Int32
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
@@ -212,13 +224,19 @@ var _ = Describe("hostile servers", func() {
 		Expect(next(t).HTTP.End).To(ContainSubstring("cut off after 11 bytes"))
 	})
 
-	It("delivers a response nobody asked for", func() {
+	It("delivers a response nobody asked for, and nothing of a body that is no message", func() {
+		var n atomic.Int32
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			w.Header().Set("Content-Type", "application/json")
+			if n.Add(1) == 1 {
+				fmt.Fprint(w, `{"ok":true}`)
+				return
+			}
 			fmt.Fprint(w, result([]byte("99"), "{}"))
 		})
 		t, _ := dial(server(h).URL, "http", 2*time.Second)
 		handshake(t)
+		Expect(t.Send([]byte(note))).To(Succeed())
 		Expect(t.Send([]byte(note))).To(Succeed())
 		f := next(t)
 		Expect(string(f.Raw)).To(ContainSubstring(`"id":99`))

@@ -127,6 +127,25 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(h.failure(verdict.CheckSSEEndpoint)).To(ContainSubstring("no endpoint event"))
 	})
 
+	It("ends the requests waiting when the stream ends", func() {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprint(w, "event: endpoint\ndata: /messages\n\n")
+				w.(http.Flusher).Flush()
+				time.Sleep(200 * time.Millisecond) // the request is POSTed meanwhile
+				return
+			}
+			readRPC(r)
+			w.WriteHeader(http.StatusAccepted)
+		})
+		t, _ := dial(server(h).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		f := next(t)
+		Expect(f.HTTP.For).To(Equal("1"))
+		Expect(f.HTTP.End).To(Equal("the SSE stream ended"))
+	})
+
 	It("fails sse.post-accepted on a refused POST and ends its request", func() {
 		l := &legacyServer{endpoint: "/nowhere", out: make(chan string)}
 		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)

@@ -47,12 +47,7 @@ func (c *client) judgeXAccel(resp *http.Response, verb string) {
 // eventID is http.event-id-unique: ids are unique across the session's
 // streams, so Last-Event-ID names one point of one stream.
 func (c *client) eventID(id string, n int) {
-	c.mu.Lock()
-	first, seen := c.eventIDs[id]
-	if !seen {
-		c.eventIDs[id] = n
-	}
-	c.mu.Unlock()
+	first, seen := c.firstSeen(c.eventIDs, id, n)
 	// The same id again on the same exchange is a resumed stream's
 	// replay, not a clash between streams.
 	if seen && first != n {
@@ -81,7 +76,7 @@ type streamState struct {
 // stream reads a request's SSE answer until the response and, once that
 // came, until the server closes the stream (at most closeWait). A stream
 // that ends before the response after an event id is resumed with a GET
-// carrying Last-Event-ID (2025-03-26 and later), as a client may.
+// carrying Last-Event-ID (2025-03-26 to 2025-11-25), as a client may.
 func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string) {
 	c := x.c
 	c.judgeXAccel(resp, verb)
@@ -95,7 +90,8 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 	err := x.readStream(resp, verb, st)
 	judgedRetry := false
 	resumeFailed := "" // why the last resumption got no stream
-	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" &&
+	// 2026-07-28 streams are not resumable: its servers ignore Last-Event-ID.
+	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" && st.revision < "2026" &&
 		resumes < maxResumes && x.why.Load() == nil && !c.closed.Load(); resumes++ {
 		if !judgedRetry && st.revision >= "2025-11-25" && x.out.kind == kindRequest {
 			judgedRetry = true
