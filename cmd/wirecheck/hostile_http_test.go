@@ -221,7 +221,7 @@ var _ = Describe("a hostile HTTP server never beats the harness", func() {
 		Expect(string(html)).To(ContainSubstring("&lt;script&gt;"))
 	})
 	It("ends a launched hostile server, whatever it does", func() {
-		marker := fmt.Sprintf("hostile-marker-%d", GinkgoRandomSeed()%100000)
+		marker := fmt.Sprintf("hostile-marker-%d", os.Getpid())
 		code, out, took, rss := measured("run", "--protocol", "mcp", "--transport", "http", "--timeout", "300ms",
 			"--env", hostileEnv+"=endless-sse", "--", os.Args[0], marker, "127.0.0.1:{port}")
 		GinkgoWriter.Printf("peak memory %d KiB, %s\n", rss, took)
@@ -230,4 +230,51 @@ var _ = Describe("a hostile HTTP server never beats the harness", func() {
 		Expect(rss).To(BeNumerically("<=", maxRSS))
 		Eventually(func() string { return leftovers(marker) }, 3*time.Second, 100*time.Millisecond).Should(BeEmpty())
 	})
+})
+
+var _ = Describe("a server reached by --url", func() {
+	It("gets the --header values, ${VAR} read from the environment, and no report shows the secret", func() {
+		GinkgoT().Setenv("WC_TEST_TOKEN", "s3cret-value")
+		seen := make(chan string, 64)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case seen <- r.Header.Get("Authorization"):
+			default:
+			}
+			hostileServers["wrong-content-type"].ServeHTTP(w, r)
+		}))
+		DeferCleanup(srv.Close)
+		dir := GinkgoT().TempDir()
+		_, out, errs := cli("", "run", "--protocol", "mcp", "--url", srv.URL+"/mcp?key=k3y", "--header", "Authorization: Bearer ${WC_TEST_TOKEN}",
+			"--header", "X-Api-Key: plain-secret", "--scenario", "tools", "--timeout", "2s", "-v", "--report", "json="+dir+"/r.json", "--report", "html="+dir+"/r.html")
+		Expect(seen).To(Receive(Equal("Bearer s3cret-value")), "%s\n%s", out, errs)
+		Expect(out).To(ContainSubstring(`--header 'Authorization: Bearer ${WC_TEST_TOKEN}'`), "the rerun line names the variable")
+		Expect(out).To(ContainSubstring(`--header 'X-Api-Key: [REDACTED]'`))
+		for _, text := range []string{out, errs, fileText(dir + "/r.json"), fileText(dir + "/r.html")} {
+			Expect(text).NotTo(ContainSubstring("s3cret-value"))
+			Expect(text).NotTo(ContainSubstring("plain-secret"))
+			Expect(text).NotTo(ContainSubstring("k3y"))
+		}
+	})
+})
+
+// fileText is a file's text.
+func fileText(path string) string {
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	return string(b)
+}
+
+var _ = Describe("the target the flags name", func() {
+	DescribeTable("names its transport, given or implied, so what judges the run need not guess",
+		func(c common, argv []string, want string) {
+			c.protocol, c.level, c.timeout, c.startupTimeout = "mcp", "must", time.Second, time.Second
+			s, err := c.prepare(argv, "")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.t.Transport).To(Equal(want))
+		},
+		Entry("a URL alone is Streamable HTTP", common{url: "http://127.0.0.1:1/mcp"}, nil, "http"),
+		Entry("a command alone is stdio", common{}, []string{"srv"}, "stdio"),
+		Entry("as given", common{transport: "sse"}, []string{"srv", "{port}"}, "sse"),
+	)
 })

@@ -138,7 +138,9 @@ var _ = Describe("a hostile server never beats the harness", func() {
 var _ = Describe("an interrupted run", func() {
 	It("ends the server at once, writes the report and says what was not run", func() {
 		dir := GinkgoT().TempDir()
-		marker := "sleep 7999"
+		// Unique to this process: other runs of this suite on the machine
+		// must not be taken for this one's server.
+		marker := fmt.Sprintf("sleep 8%06d", os.Getpid()%1000000)
 		script := "echo '" + ready + "'; " + marker
 		cmd := exec.Command(bin(), "run", "--protocol", "sonde-serve", "--timeout", "30s",
 			"--report", "json="+dir+"/r.json", "--", "sh", "-c", script)

@@ -22,5 +22,9 @@ func NotReady(err error, rep *report.Report, p *spec.Protocol, command string, w
 	ready := cmp.Or(p.Startup, &spec.Startup{})
 	n := &report.NotReady{Command: command, Code: code, Within: within, Flag: "--startup-timeout",
 		Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr}
-	return n.Explain(rep, ready.Kind, ready.Rule)
+	n = n.Explain(rep, ready.Kind, ready.Rule)
+	if ns.Awaited != "" {
+		n.Awaited, n.Within, n.Flag = ns.Awaited, within, "--startup-timeout"
+	}
+	return n
 }

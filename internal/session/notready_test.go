@@ -49,4 +49,15 @@ var _ = Describe("the not-ready block of a run that never began", func() {
 		Expect(n.Cause).To(Equal("not found"))
 		Expect(n.Within).To(BeZero())
 	})
+	It("awaits the port of a launched HTTP server, for the startup timeout", func() {
+		m, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		ns := &session.NotStarted{Cause: "the server exited (exit 3) before 127.0.0.1:1 accepted a connection", Launched: true,
+			Awaited: "its port to accept a TCP connection"}
+		n := session.NotReady(ns, &report.Report{}, m.Protocol, "srv {port}", 2*time.Second, 3)
+		Expect(n.Awaited).To(Equal("its port to accept a TCP connection"))
+		Expect(n.Within).To(Equal(2 * time.Second))
+		Expect(n.Flag).To(Equal("--startup-timeout"))
+		Expect(n.Cause).To(Equal(ns.Cause))
+	})
 })

@@ -42,6 +42,9 @@ type NotStarted struct {
 	Launched bool
 	// Stderr holds the last lines the process wrote on stderr.
 	Stderr []string
+	// Awaited, when set, is what the wait was for other than the ready
+	// line (a launched HTTP server's port).
+	Awaited string
 }
 
 func (e *NotStarted) Error() string { return ErrNotStarted.Error() + ": " + e.Cause }
@@ -106,7 +109,7 @@ func Launch(o Options) (*Session, error) {
 	case errors.Is(err, target.ErrAborted):
 		return nil, ErrAborted
 	case errors.As(err, &nr):
-		return nil, &NotStarted{Cause: nr.Cause, Launched: true, Stderr: nr.Stderr}
+		return nil, &NotStarted{Cause: nr.Cause, Launched: true, Stderr: nr.Stderr, Awaited: "its port to accept a TCP connection"}
 	case err != nil:
 		return nil, &NotStarted{Cause: err.Error()}
 	}
