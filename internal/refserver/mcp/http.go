@@ -131,7 +131,7 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if !f.originOK(w, r) || !f.authorized(w, r) || !f.versionOK(w, r) {
+	if !f.originOK(w, r) || !f.authorized(w, r) || (r.Method != http.MethodPost && !f.versionOK(w, r)) {
 		return
 	}
 	switch r.Method {
@@ -246,6 +246,17 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 	if initOnly && msg.method != "initialize" {
 		http.NotFound(w, r)
 		return
+	}
+	// A 2026-07-28 request names its revision in _meta: an unsupported
+	// one is the core's error (-32022), with 400.
+	if !msg.modern && !f.versionOK(w, r) {
+		return
+	}
+	if msg.modern && msg.kind == "request" {
+		if why := f.headerMismatch(r, body); why != "" {
+			f.refuseHeaders(w, msg.key, why)
+			return
+		}
 	}
 	s := f.sessionOf(w, r, msg)
 	if s == nil {
@@ -468,7 +479,11 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 		if f.faults["body-two-objects"] && msg.method == "tools/list" {
 			body = append(bytes.TrimSpace(first), []byte("\n"+`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a second object"}}`)...)
 		}
-		f.writeJSON(w, http.StatusOK, body)
+		status := http.StatusOK
+		if s.ver() == Modern {
+			status = f.modernStatus(first)
+		}
+		f.writeJSON(w, status, body)
 		return
 	}
 	out := f.startSSE(w, s)
@@ -506,7 +521,7 @@ func (s *session) gone(ex *exchange) {
 	if !keep {
 		s.closeEx(ex)
 	}
-	modern := s.version == Modern && !ex.finished
+	modern := s.version == Modern && !ex.finished && !s.f.faults["cancel-ignored"]
 	s.mu.Unlock()
 	if modern {
 		line, _ := json.Marshal(obj{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": obj{"requestId": json.RawMessage(ex.key), "reason": "the client closed the stream"}})

@@ -546,6 +546,11 @@ func (s *server) initialize(id any, p obj) {
 // discover answers server/discover (2026-07-28).
 func (s *server) discover(id any, p obj) {
 	supported := []any{Modern}
+	if s.v("version-header-optional") {
+		// A dual-era server: it serves requests without the version
+		// header as 2025-03-26, so it lists that revision too.
+		supported = []any{"2025-03-26", Modern}
+	}
 	if s.f("discover-no-version") {
 		supported = []any{"2099-01-01"}
 	}

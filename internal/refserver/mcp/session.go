@@ -309,7 +309,7 @@ func (s *session) route(v any, line []byte) {
 			s.send(s.get, line)
 		}
 	case method == "notifications/progress":
-		s.sendFirst(line, s.byToken[show(params["progressToken"])], s.get)
+		s.sendFirst(line, s.byToken[show(params["progressToken"])], s.orphans())
 	case subscriptionOf(params) != nil:
 		s.sendFirst(line, s.byKey[show(subscriptionOf(params))], s.get)
 	case method == "notifications/message":
@@ -326,6 +326,21 @@ func (s *session) route(v any, line []byte) {
 func subscriptionOf(p obj) any {
 	meta, _ := p["_meta"].(obj)
 	return meta[metaSubscription]
+}
+
+// orphans is where progress of a request no stream takes goes: the GET
+// stream; with the fault cancel-ignored (2026-07-28) an open
+// subscriptions/listen stream, so a cancelled call is seen going on.
+// Called with s.mu held.
+func (s *session) orphans() *exchange {
+	if s.f.faults["cancel-ignored"] {
+		for _, ex := range s.byKey {
+			if ex.method == "subscriptions/listen" && !ex.closed {
+				return ex
+			}
+		}
+	}
+	return s.get
 }
 
 // lastCall is the newest open tools/call exchange.

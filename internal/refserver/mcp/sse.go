@@ -364,6 +364,10 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 		case <-s.quit:
 		}
+	case msg.kind == "raw" && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")):
+		// Bad input is refused; the core's error (if it gives one) is a
+		// message like any other, on the stream.
+		http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
 	case f.faults["sse-post-500"]:
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 	default:
@@ -372,8 +376,7 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 }
 
 // legacyRoute is where a legacy session's core output goes: the response
-// a POST waits for (fault response-in-post-body) or the error answering
-// bad input, else the stream. Called
+// a POST waits for (fault response-in-post-body), else the stream. Called
 // with s.mu held.
 func (s *session) legacyRoute(line []byte) {
 	if isResponse(line) {
@@ -384,9 +387,6 @@ func (s *session) legacyRoute(line []byte) {
 				s.closeEx(ex)
 				return
 			}
-		}
-		if s.send(s.current, line) {
-			return // the answer to bad input, in its POST's answer
 		}
 	}
 	s.send(s.get, line)
