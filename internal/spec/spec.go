@@ -229,10 +229,14 @@ func (r *Rule) OnlyOn() string {
 	}
 	names := make([]string, len(r.Transports))
 	for i, t := range r.Transports {
-		names[i] = cmp.Or(transportNames[t], t)
+		names[i] = TransportName(t)
 	}
 	return strings.Join(names, " and ") + " only"
 }
+
+// TransportName is a transport as a reader of a report knows it ("HTTP"
+// for http).
+func TransportName(tr string) string { return cmp.Or(transportNames[tr], tr) }
 
 // AppliesTo reports whether the rule holds in a revision.
 func (r *Rule) AppliesTo(version string) bool {

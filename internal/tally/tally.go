@@ -264,7 +264,7 @@ func (t *Tally) Report(o Options) *report.Report {
 			kept = append(kept, ru)
 			msg := "no scenario of this run observed the rule"
 			if why := t.offTransport(ru.ID); why != "" {
-				msg = why + "; this run is over " + p.Transport
+				msg = why + "; this run is over " + spec.TransportName(p.Transport)
 			}
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: ru.ID, Level: ru.Level, Verdict: verdict.Skip, Scenario: "-",

@@ -172,7 +172,7 @@ rules:
 			Expect(fs).To(HaveLen(1))
 			Expect(fs[0].Verdict).To(Equal(verdict.Skip))
 			Expect(fs[0].Scenario).To(Equal("-"))
-			Expect(fs[0].Message).To(Equal("stdio only; this run is over http"))
+			Expect(fs[0].Message).To(Equal("stdio only; this run is over HTTP"))
 			Expect(findings(rep, "WEB-HTTP-1")[0].Verdict).To(Equal(verdict.Fail))
 			Expect(findings(rep, "WEB-ANY-1")[0].Verdict).To(Equal(verdict.Pass))
 		})
