@@ -140,6 +140,9 @@ type exchange struct {
 	// own limits, so the read that fails knows what to say.
 	why    atomic.Pointer[string]
 	cancel context.CancelFunc
+	// answered is set once a batch's stream answered some of its
+	// requests: the others alone end without an answer.
+	answered map[string]bool
 }
 
 func (x *exchange) gotHeaders() { x.once.Do(func() { close(x.headers) }) }
@@ -172,7 +175,14 @@ func (x *exchange) end(resp *http.Response, why string) {
 		return
 	}
 	keys := x.out.keys
-	if len(keys) == 0 {
+	if x.answered != nil {
+		keys = keys[:0:0]
+		for _, k := range x.out.keys {
+			if !x.answered[k] {
+				keys = append(keys, k)
+			}
+		}
+	} else if len(keys) == 0 {
 		keys = []string{""}
 	}
 	for _, k := range keys {
@@ -287,8 +297,8 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 			"202 Accepted with no body", answered(resp, b))
 		refused := false
 		for _, f := range frames {
-			if m, ok := parseMessage(f); ok && m.isError {
-				refused = true
+			for _, m := range parseMessages(f) {
+				refused = refused || m.isError
 			}
 		}
 		if refused {
@@ -303,7 +313,7 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 	// else there (`{}`, text) is http.accepted's evidence, no frame.
 	if resp.StatusCode/100 == 2 {
 		for _, f := range frames {
-			if _, ok := parseMessage(f); ok {
+			if len(parseMessages(f)) > 0 {
 				x.deliver(f, resp, http.MethodPost, false, "")
 			}
 		}
@@ -374,26 +384,28 @@ func quote(b []byte) string {
 
 // deliver hands one message to the peer and learns from it what the
 // transport needs: the negotiated version, the answer's arrival.
-func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream bool, eventID string) (message, bool) {
+func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream bool, eventID string) []message {
 	c := x.c
 	v := x.via(resp, verb)
 	v.Stream, v.EventID = stream, eventID
-	m, ok := parseMessage(raw)
-	if ok && m.response && m.key != "" {
-		c.mu.Lock()
-		if m.key == c.initKey && m.version != "" {
-			c.revision = m.version
-			if m.version >= "2025-06-18" {
-				c.version = m.version
+	msgs := parseMessages(raw)
+	for _, m := range msgs {
+		if m.response && m.key != "" {
+			c.mu.Lock()
+			if m.key == c.initKey && m.version != "" {
+				c.revision = m.version
+				if m.version >= "2025-06-18" {
+					c.version = m.version
+				}
 			}
+			c.mu.Unlock()
 		}
-		c.mu.Unlock()
-	}
-	if ok && m.method != "" && m.hasID {
-		c.serverRequest(m.key, x.n)
+		if m.method != "" && m.hasID {
+			c.serverRequest(m.key, x.n)
+		}
 	}
 	c.q.Offer(raw, transport.Frame{HTTP: v})
-	return m, ok
+	return msgs
 }
 
 // maxRemembered bounds the bytes of ids a session keeps for its
@@ -474,11 +486,11 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 		x.end(resp, fmt.Sprintf("the body was cut off after %d bytes: %v", len(b), err))
 		return
 	}
-	frames, one := splitBody(b)
+	frames, shape := splitBody(b)
 	if len(bytes.TrimSpace(b)) == 0 {
 		frames = nil
 	}
-	x.judgeType(resp, mt == "application/json" && (one || x.out.batch && !one && looksJSON(b) && bytes.TrimSpace(b)[0] == '['), b)
+	x.judgeType(resp, mt == "application/json" && (shape == shapeObject || x.out.batch && shape == shapeArray), b)
 	if !x.deliverAll(frames, resp, false) {
 		x.end(resp, "the answer held no response ("+answered(resp, b)+")")
 	}
@@ -489,8 +501,8 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 func (x *exchange) deliverAll(frames [][]byte, resp *http.Response, stream bool) bool {
 	got := false
 	for _, f := range frames {
-		if m, ok := x.deliver(f, resp, http.MethodPost, stream, ""); ok && x.answers(m) {
-			got = true
+		for _, m := range x.deliver(f, resp, http.MethodPost, stream, "") {
+			got = got || x.answers(m)
 		}
 	}
 	return got
@@ -540,10 +552,11 @@ func (x *exchange) refusal(resp *http.Response) {
 	}
 	if x.wantsAnswer() {
 		for _, f := range messagesIn(b, resp.Header.Get("Content-Type")) {
-			m, ok := parseMessage(f)
-			if ok && (x.answers(m) || x.out.kind == kindInvalid && m.response) {
-				x.deliver(f, resp, http.MethodPost, false, "")
-				return
+			for _, m := range parseMessages(f) {
+				if x.answers(m) {
+					x.deliver(f, resp, http.MethodPost, false, "")
+					return
+				}
 			}
 		}
 	}

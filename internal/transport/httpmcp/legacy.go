@@ -119,16 +119,16 @@ func (x *exchange) legacyPost(post *url.URL) {
 	}
 	got := false
 	for _, f := range messagesIn(b, resp.Header.Get("Content-Type")) {
-		m, ok := parseMessage(f)
-		if !ok {
+		if len(parseMessages(f)) == 0 {
 			continue
 		}
 		c.fail(verdict.CheckSSEMessageEvent, "a JSON-RPC message came in the POST's HTTP response body, not as an SSE message event",
 			"server messages as SSE message events on the stream", answered(resp, b))
-		x.deliver(f, resp, http.MethodPost, false, "")
-		if x.answers(m) {
-			got = true
-			c.answered(m.key)
+		for _, m := range x.deliver(f, resp, http.MethodPost, false, "") {
+			if x.answers(m) {
+				got = true
+				c.answered(m.key)
+			}
 		}
 	}
 	if resp.StatusCode/100 != 2 && !got {
@@ -207,7 +207,8 @@ func (c *client) legacyStream(ctx context.Context) {
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		m, ok := parseMessage([]byte(ev.Data))
+		msgs := parseMessages([]byte(ev.Data))
+		ok := len(msgs) > 0
 		switch {
 		case ok && ev.Type != "" && ev.Type != "message":
 			c.fail(verdict.CheckSSEMessageEvent, fmt.Sprintf("a JSON-RPC message came in an SSE event of type %q, not message", ev.Type),
@@ -218,9 +219,10 @@ func (c *client) legacyStream(ctx context.Context) {
 			c.note(fmt.Sprintf("SSE event of type %q ignored: %s", ev.Type, quote([]byte(ev.Data))))
 			continue
 		}
-		x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID)
-		if ok && m.response {
-			c.answered(m.key)
+		for _, m := range x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID) {
+			if m.response {
+				c.answered(m.key)
+			}
 		}
 	}
 }

@@ -106,11 +106,30 @@ func classify(b []byte) outgoing {
 	return o
 }
 
-func parseMessage(b []byte) (message, bool) {
+// parseMessages reads the JSON-RPC messages of one frame: an object, or
+// the objects of an array (a batch, or responses batched in one event).
+func parseMessages(b []byte) []message {
 	v, ok := decode(b)
 	if !ok {
-		return message{}, false
+		return nil
 	}
+	var out []message
+	for _, e := range elements(v) {
+		if m, ok := messageOf(e); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func elements(v any) []any {
+	if arr, ok := v.([]any); ok {
+		return arr
+	}
+	return []any{v}
+}
+
+func messageOf(v any) (message, bool) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return message{}, false
@@ -131,24 +150,27 @@ func parseMessage(b []byte) (message, bool) {
 	return msg, msg.method != "" || msg.response
 }
 
-// splitBody cuts a JSON body into its messages: one object, or the
-// elements of an array. A body that is neither (two objects, NDJSON, not
-// JSON) is one frame as it came, for the peer to judge; one reports
-// whether the body was exactly one JSON object.
-func splitBody(b []byte) (frames [][]byte, one bool) {
+// Shapes of a JSON body.
+const (
+	shapeOther  = iota // not one JSON value (two objects, NDJSON, text)
+	shapeObject        // one JSON object
+	shapeArray         // one JSON array
+)
+
+// splitBody is a body's frames: one JSON value as it came (an array, a
+// batch's answer, stays whole, as on stdio), else the whole body as one
+// frame for the peer to judge; and the body's shape.
+func splitBody(b []byte) (frames [][]byte, shape int) {
 	t := bytes.TrimSpace(b)
-	if len(t) > 0 && t[0] == '[' {
-		var arr []json.RawMessage
-		if json.Unmarshal(t, &arr) == nil && len(arr) > 0 {
-			for _, e := range arr {
-				frames = append(frames, e)
-			}
-			return frames, false
-		}
+	v, ok := decode(t)
+	if !ok {
+		return [][]byte{b}, shapeOther
 	}
-	if v, ok := decode(t); ok {
-		_, obj := v.(map[string]any)
-		return [][]byte{t}, obj
+	switch v.(type) {
+	case map[string]any:
+		return [][]byte{t}, shapeObject
+	case []any:
+		return [][]byte{t}, shapeArray
 	}
-	return [][]byte{b}, false
+	return [][]byte{t}, shapeOther
 }

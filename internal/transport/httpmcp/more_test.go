@@ -52,7 +52,7 @@ var _ = Describe("answers", func() {
 		Expect(hk.failure(verdict.CheckHTTPContentType)).To(ContainSubstring("HTTP 202, no Content-Type, no body"))
 	})
 
-	It("splits a JSON array answering a batch into frames", func() {
+	It("delivers a JSON array answering a batch whole, as stdio does, and knows it answered", func() {
 		h := answer("2025-03-26", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, "["+result([]byte("5"), "{}")+","+result([]byte("6"), "{}")+"]")
@@ -60,9 +60,41 @@ var _ = Describe("answers", func() {
 		t, hk := dial(server(h).URL, "http", 2*time.Second)
 		handshake(t)
 		Expect(t.Send([]byte(`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`))).To(Succeed())
-		Expect(string(next(t).Raw)).To(ContainSubstring(`"id":5`))
-		Expect(string(next(t).Raw)).To(ContainSubstring(`"id":6`))
+		f := next(t)
+		Expect(string(f.Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":5`))
+		Expect(string(f.Raw)).To(ContainSubstring(`"id":6`))
 		Expect(hk.verdicts(verdict.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
+		Consistently(t.Recv(), 200*time.Millisecond).ShouldNot(Receive()) // no End frame
+	})
+
+	It("reads a batch's responses batched in SSE events, and waits for all of them", func() {
+		h := answer("2025-03-26", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "data: [%s]\n\n", result([]byte("5"), "{}"))
+			flush(w, "data: [%s]\n\n", result([]byte("6"), "{}"))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`))).To(Succeed())
+		Expect(string(next(t).Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":5`))
+		Expect(string(next(t).Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":6`))
+		Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+	})
+
+	It("ends only the requests of a batch its stream left unanswered", func() {
+		h := answer("2025-03-26", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "data: [%s]\n\n", result([]byte("5"), "{}"))
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`))).To(Succeed())
+		Expect(next(t).Raw).NotTo(BeNil())
+		f := next(t)
+		Expect(f.Raw).To(BeNil())
+		Expect(f.HTTP.For).To(Equal("6"))
+		Consistently(t.Recv(), 200*time.Millisecond).ShouldNot(Receive()) // none for 5
 	})
 
 	It("POSTs WriteRaw's bytes as they are and delivers the answer before returning's next frame", func() {

@@ -82,8 +82,12 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 	until := x.Until
 	if until == nil {
 		until = func(ev sse.Event) bool {
-			m, ok := parseMessage([]byte(ev.Data))
-			return ok && m.response
+			for _, m := range parseMessages([]byte(ev.Data)) {
+				if m.response {
+					return true
+				}
+			}
+			return false
 		}
 	}
 	for {

@@ -162,7 +162,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 			cause += "; resuming it with Last-Event-ID " + st.lastID + " got " + resumeFailed
 		}
 		if x.out.kind == kindRequest {
-			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, x.out.key, st.events),
+			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, strings.Join(x.out.keys, ", "), st.events),
 				"the request's response on its SSE stream", cause)
 			if !judgedRetry && st.ids && st.revision >= "2025-11-25" {
 				x.judgeRetry(st)
@@ -222,14 +222,21 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		m, ok := x.deliver([]byte(ev.Data), resp, verb, true, ev.ID)
-		if ok && x.answers(m) && !st.got {
+		for _, m := range x.deliver([]byte(ev.Data), resp, verb, true, ev.ID) {
+			if !x.answers(m) || st.got {
+				continue
+			}
+			if x.answered == nil {
+				x.answered = map[string]bool{}
+			}
+			x.answered[m.key] = true
+			if x.out.kind == kindRequest && len(x.answered) < len(x.out.keys) {
+				continue // a batch: more responses to come
+			}
 			st.got = true
 			c.pass(verdict.CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
-			if len(x.out.keys) <= 1 {
-				st.limit.Stop()
-				st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
-			}
+			st.limit.Stop()
+			st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
 		}
 	}
 }
@@ -342,10 +349,12 @@ func (c *client) getOnce(ctx context.Context) bool {
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		if m, ok := x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID); ok && m.response {
-			responses++
-			c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
-				"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
+		for _, m := range x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID) {
+			if m.response {
+				responses++
+				c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
+					"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
+			}
 		}
 	}
 }
