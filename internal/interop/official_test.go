@@ -14,6 +14,22 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
+var _ = Describe("the recorded findings", func() {
+	It("lists each failed or errored rule of a scenario once, sorted, passes and skips not at all", func() {
+		rep := &report.Report{Findings: []report.Finding{
+			{Rule: "MCP-STDIO-3", Scenario: "parse-error", Verdict: verdict.Fail, Message: "one"},
+			{Rule: "MCP-STDIO-3", Scenario: "parse-error", Verdict: verdict.Fail, Message: "two"},
+			{Rule: "MCP-JSONRPC-9", Scenario: "jsonrpc-errors", Verdict: verdict.Error},
+			{Rule: "MCP-PING-1", Scenario: "initialize", Verdict: verdict.Pass},
+			{Rule: "MCP-RESOURCES-7", Scenario: "resources", Verdict: verdict.Skip},
+		}}
+		Expect(interop.Failures(rep)).To(Equal([]interop.Finding{
+			{Rule: "MCP-JSONRPC-9", Scenario: "jsonrpc-errors", Verdict: "error"},
+			{Rule: "MCP-STDIO-3", Scenario: "parse-error", Verdict: "fail"},
+		}))
+	})
+})
+
 var _ = Describe("the official-suite benchmark's figures", func() {
 	It("counts every entry of every scenario's checks.json, by status", func() {
 		dir := GinkgoT().TempDir()
