@@ -38,8 +38,21 @@ var pendingRuns = map[string]string{
 	"mcp 2025-06-18 fault sse-no-endpoint over sse":              "no session starts on the broken stream, so every scenario errors; the run is no \"not started\" (the fault table's reading for a server that never starts): the session or runner (wire) must say so, or mcp.yaml's also (rules) list every rule",
 }
 
+// pendingSSE holds back every run over the legacy transport: parse-error
+// and invalid-request send their bad line as the session's own POST (the
+// legacy server answers it on the stream, as stdio does), and the
+// transport (http) judges that POST's 400 by MCP-SSE-6 as if it carried a
+// valid message ("a valid message POSTed answered ≥ 300" is what the rule
+// fails on). WriteRaw's POST must not be judged by sse.post-accepted.
+const pendingSSE = "transport (http): the 400 answering a raw bad line POSTed by WriteRaw is judged by sse.post-accepted (MCP-SSE-6) as if it were a valid message"
+
 // pendingWhy says why r is not run yet, "" when it is.
-func pendingWhy(r run) string { return pendingRuns[r.String()] }
+func pendingWhy(r run) string {
+	if r.Transport == "sse" {
+		return pendingSSE
+	}
+	return pendingRuns[r.String()]
+}
 
 // pendingEntry stands in a table for a pending run.
 func pendingEntry(why string) run { return run{Kind: "pending", Name: why} }

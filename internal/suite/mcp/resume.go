@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -65,8 +66,11 @@ func httpResume(e *scenario.Env) error {
 	last := ""
 	res, seq := exchange(e, x, "POST tools/call of the slow tool "+show(tool["name"])+", dropped after its first event id", transport.Exchange{
 		Method: http.MethodPost, Body: rawJSON(req),
+		// A message's id, not a priming event's (2025-11-25): a server
+		// that primes every stream yet keeps no history would send what
+		// is left somewhere else, and there is no telling it resumable.
 		Until: func(ev sse.Event) bool {
-			if ev.HasID && ev.ID != "" {
+			if ev.HasID && ev.ID != "" && strings.TrimSpace(ev.Data) != "" {
 				last = ev.ID
 				return true
 			}
@@ -76,7 +80,7 @@ func httpResume(e *scenario.Env) error {
 	case res == nil || !isEventStream(res.Header.Get("Content-Type")):
 		return skip(fmt.Sprintf("the call was not answered with an event stream (transcript line %d): nothing to resume", seq))
 	case last == "":
-		return skip(fmt.Sprintf("the call's stream carried no event id (transcript line %d): it is not resumable", seq))
+		return skip(fmt.Sprintf("the call's stream carried no message with an event id (transcript line %d): it is not resumable", seq))
 	}
 	for _, m := range messages(res, seq) {
 		if fmt.Sprint(field(m, "/id")) == id {

@@ -304,20 +304,29 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 	}
 	// Over HTTP MCP-HTTP-BADBODY-1 judges the refusal and that the server
 	// goes on, as MCP-STDIO-3 does on stdio.
-	if k := httpKind(e); k != "" {
-		// The bad body goes as a probe: the session's own POSTs carry
-		// valid messages only, which the transport judges as such
-		// (MCP-SSE-6). A legacy server that accepts it and answers on
-		// the stream is heard there, as an answer nobody was owed.
-		e.Skip("MCP-STDIO-3", "stdio only: this run speaks "+kindName(k))
+	survives := "MCP-STDIO-3"
+	switch k := httpKind(e); k {
+	case "":
+		e.Skip("MCP-HTTP-BADBODY-1", "HTTP only: this run speaks stdio")
+	case "http":
+		// The POST's own answer is the answer: a probe reads it.
+		e.Skip(survives, "stdio only: this run speaks "+kindName(k))
 		return badBody(e, rule, line, code, idOK)
+	default:
+		// The legacy transport answers on the stream, as stdio does: the
+		// line goes as the session's own POST, owed an answer there.
+		e.Skip(survives, "stdio only: this run speaks "+kindName(k))
+		survives = "MCP-HTTP-BADBODY-1"
 	}
-	e.Skip("MCP-HTTP-BADBODY-1", "HTTP only: this run speaks stdio")
 	in := answerTo(e, s, []byte(line+"\n"))
 	judgeBadAnswer(e, rule, line, code, idOK, in)
-	if _, err := e.Probe(); err != nil {
-		e.Fail("MCP-STDIO-3", -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+	pin, err := e.Probe()
+	if err != nil {
+		e.Fail(survives, -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
 		return err
+	}
+	if survives != "MCP-STDIO-3" {
+		e.Pass(survives, pin.Seq)
 	}
 	return nil
 }
