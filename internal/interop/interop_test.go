@@ -138,22 +138,12 @@ var _ = Describe("real MCP servers over stdio", func() {
 	})
 })
 
-// httpPending, when set, is why the HTTP interop tests cannot run yet: the
-// one place they are switched off.
-const httpPending = ""
-
 // Over HTTP wirecheck launches each server as a user would: `wirecheck run
 // --protocol mcp --transport http|sse -- SERVER …{port}`, the port in the
 // server's own way of taking one (server-everything reads PORT, the Go
 // example takes -http ADDR), the endpoint at the default path (/mcp, or
 // /sse for the legacy transport).
 var _ = Describe("real MCP servers over HTTP", func() {
-	BeforeEach(func() {
-		if httpPending != "" {
-			Skip(httpPending)
-		}
-	})
-
 	It("@modelcontextprotocol/server-everything "+interop.ServerEverythingVersion+" in streamableHttp mode has exactly the recorded findings", func() {
 		node, entry := serverEverything()
 		compare("server-everything-http", run(target.Target{
