@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,8 +14,11 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 )
 
@@ -27,6 +31,9 @@ type run struct {
 	// Revision is the one the runner is told ("" for the default); Under
 	// is the one it runs under, for the record.
 	Revision, Under string
+	// Transport is "" for the protocol's first (stdio), else "http" or
+	// "sse": the reference server is launched listening there.
+	Transport string
 }
 
 func (r run) String() string {
@@ -36,7 +43,12 @@ func (r run) String() string {
 		}
 		return s
 	}
-	return strings.Join([]string{r.Protocol, dash(r.Under), r.Kind, dash(r.Name)}, " ")
+	s := strings.Join([]string{r.Protocol, dash(r.Under), r.Kind, dash(r.Name)}, " ")
+	if r.Transport != "" {
+		// Runs over stdio keep the keys they always had.
+		s += " over " + r.Transport
+	}
+	return s
 }
 
 // newRun is the run of a protocol's suite under revision (as the runner
@@ -49,7 +61,24 @@ func newRun(b *protocols.Bundle, kind, name, revision string) run {
 	return run{Protocol: b.Protocol.ID, Kind: kind, Name: name, Revision: revision, Under: under}
 }
 
-// faultRun is the run of a fault: under its own revision, if it names one.
+// over is r run over a transport; the protocol's first is "".
+func (r run) over(b *protocols.Bundle, transport string) run {
+	if len(b.Protocol.Transports) == 0 || transport != b.Protocol.Transports[0] {
+		r.Transport = transport
+	}
+	return r
+}
+
+// transport is the transport r runs over, by name.
+func (r run) transport(b *protocols.Bundle) string {
+	if r.Transport != "" || len(b.Protocol.Transports) == 0 {
+		return r.Transport
+	}
+	return b.Protocol.Transports[0]
+}
+
+// faultRun is the run of a fault under its own revision, if it names one,
+// over the protocol's first transport.
 func faultRun(b *protocols.Bundle, fault string) run {
 	rev := ""
 	if f := b.Protocol.Fault(fault); f != nil {
@@ -58,7 +87,26 @@ func faultRun(b *protocols.Bundle, fault string) run {
 	return newRun(b, "fault", fault, rev)
 }
 
-func (r run) server() testrun.Server {
+// faultRuns are the runs of a fault's row: over its own transport, if it
+// names one; else over the protocol's first (stdio) when a rule it trips
+// holds there, as the tables always ran it; else over each transport where
+// one does. Running every stdio fault again over http and sse would triple
+// the tables' time to prove what the clean suite over them shows already:
+// the core is the same code behind every transport.
+func faultRuns(b *protocols.Bundle, f *spec.Fault) []run {
+	r := faultRun(b, f.Name)
+	trs := b.Protocol.FaultTransports(f)
+	if f.Transport == "" && len(b.Protocol.Transports) > 0 && slices.Contains(trs, b.Protocol.Transports[0]) {
+		return []run{r}
+	}
+	var out []run
+	for _, tr := range trs {
+		out = append(out, r.over(b, tr))
+	}
+	return out
+}
+
+func (r run) server() (testrun.Server, error) {
 	s := testrun.Server{Protocol: r.Protocol, Revision: r.Revision}
 	switch r.Kind {
 	case "fault":
@@ -66,7 +114,23 @@ func (r run) server() testrun.Server {
 	case "variant":
 		s.Variants = []string{r.Name}
 	}
-	return s
+	if r.Transport == "" {
+		return s, nil
+	}
+	// Over HTTP the reference server listens on the port the target
+	// picks, as a user would launch it.
+	t, err := s.Target()
+	if err != nil {
+		return s, err
+	}
+	argv := append(append([]string{}, t.Argv[:3]...), "--"+r.Transport, "127.0.0.1:{port}")
+	// Every run carries the reference server's token, as a user with
+	// credentials would: a server that requires none ignores it, one that
+	// does (variant auth and its faults) is judged by http-auth's probes
+	// without it.
+	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: r.Transport,
+		Headers: []string{"Authorization: Bearer " + refmcp.Token}}
+	return s, nil
 }
 
 // The runs of the tables go on at once, in a bounded pool, and each spec
@@ -97,6 +161,9 @@ const suiteDescription = "Protocols Suite"
 type outcome struct {
 	rep *report.Report
 	err error
+	// over is the transport the run went over ("" for the protocol's
+	// first).
+	over string
 }
 
 type pending struct {
@@ -255,6 +322,10 @@ func execute(r run) (out outcome) {
 			out = outcome{err: fmt.Errorf("run %s panicked: %v", r, v)}
 		}
 	}()
-	rep, err := testrun.Run(r.server(), runner.Config{Timeout: timeout, StartupTimeout: startupTimeout})
-	return outcome{rep, err}
+	s, err := r.server()
+	if err != nil {
+		return outcome{err: err}
+	}
+	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout})
+	return outcome{rep, err, r.Transport}
 }

@@ -50,7 +50,7 @@ func verdictRows(out outcome) []string {
 			// A rule of another transport is skipped by the spec, not by
 			// the server or the engine: recording it in every run would
 			// only repeat the spec.
-			if g.Verdict == verdict.Skip && offTransport(out.rep.Protocol, g.Rule.ID) {
+			if g.Verdict == verdict.Skip && offTransport(out.rep.Protocol, g.Rule.ID, out.over) {
 				continue
 			}
 			if g.Verdict != verdict.Pass {
@@ -65,15 +65,18 @@ func verdictRows(out outcome) []string {
 	return rows
 }
 
-// offTransport reports whether a rule of a protocol holds on none of the
-// transports the tables run over (stdio, until they run the others).
-func offTransport(protocol, rule string) bool {
+// offTransport reports whether a rule of a protocol does not hold on the
+// transport a run went over ("": the protocol's first).
+func offTransport(protocol, rule, over string) bool {
 	b, err := protocols.Load(protocol)
 	if err != nil {
 		return false
 	}
+	if over == "" && len(b.Protocol.Transports) > 0 {
+		over = b.Protocol.Transports[0]
+	}
 	r := b.Protocol.Rule(rule)
-	return r != nil && !r.AppliesOn("stdio")
+	return r != nil && !r.AppliesOn(over)
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
@@ -113,13 +114,37 @@ func (t Target) withPort(port int) (argv, env []string, u string) {
 // may take it before the server does; the server then fails to start and
 // says so on stderr, which the error shows.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	// The kernel may hand a port just closed here to the next caller:
+	// two lanes launching at once (or two runs of one process) would get
+	// the same port, the second server fail to bind, and its readiness
+	// poll reach the first's. A port handed out stays this process's for
+	// a while.
+	handedMu.Lock()
+	defer handedMu.Unlock()
+	for range 64 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if at, ok := handed[port]; ok && time.Since(at) < handedFor {
+			continue
+		}
+		handed[port] = time.Now()
+		return port, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, errors.New("no free port that this process has not handed out lately")
 }
+
+// handed are the ports freePort handed out, and when.
+var (
+	handedMu sync.Mutex
+	handed   = map[int]time.Time{}
+)
+
+// handedFor is how long a handed port is not handed again.
+const handedFor = 10 * time.Minute
 
 // hostPort is where u's server listens.
 func hostPort(u *url.URL) string {

@@ -39,8 +39,9 @@ func Scenarios() []*scenario.Scenario {
 	}, {
 		Name:  "tools",
 		Title: "tools: every page listed, every inputSchema compiled, every tool called with generated arguments and a progress token, structured output checked, an unknown tool refused, list_changed judged",
-		Rules: []string{"MCP-TOOLS-1", "MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-PAGINATION-1", "MCP-PROGRESS-1", "MCP-PROGRESS-2", "MCP-STDIO-5", "MCP-LISTCHANGED-1"},
-		Run:   tools,
+		Rules: []string{"MCP-TOOLS-1", "MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-PAGINATION-1", "MCP-PROGRESS-1", "MCP-PROGRESS-2", "MCP-STDIO-5", "MCP-LISTCHANGED-1",
+			"MCP-HTTP-STREAM-4", "MCP-HTTP-STREAM-5", "MCP-HTTP-GET-2"},
+		Run: tools,
 	}, {
 		Name:  "resources",
 		Title: "resources: listed, read, templates listed, an unknown URI refused, subscribed (updates judged) and unsubscribed",
@@ -73,13 +74,13 @@ func Scenarios() []*scenario.Scenario {
 		Run:   logLevel,
 	}, {
 		Name:  "parse-error",
-		Title: "a line that is not JSON is answered -32700 with id null, and the server goes on",
-		Rules: []string{"MCP-JSONRPC-7", "MCP-STDIO-3"},
+		Title: "a line (over HTTP a body) that is not JSON is answered -32700 with id null, and the server goes on",
+		Rules: []string{"MCP-JSONRPC-7", "MCP-STDIO-3", "MCP-HTTP-BADBODY-1"},
 		Run:   parseError,
 	}, {
 		Name:  "invalid-request",
 		Title: "JSON that is not a request is answered -32600, and the server goes on",
-		Rules: []string{"MCP-JSONRPC-8", "MCP-STDIO-3"},
+		Rules: []string{"MCP-JSONRPC-8", "MCP-STDIO-3", "MCP-HTTP-BADBODY-1"},
 		Run:   invalidRequest,
 	}, {
 		Name:  "cancel",
@@ -96,7 +97,7 @@ func Scenarios() []*scenario.Scenario {
 		Run:   beforeInitialize,
 	}, {
 		Name:  "shutdown",
-		Title: "the server exits when its stdin closes",
+		Title: "the server exits when its stdin closes (stdio only)",
 		Rules: []string{"MCP-STDIO-4"},
 		Idle:  exitWait,
 		Run:   shutdown,
@@ -107,6 +108,7 @@ func Scenarios() []*scenario.Scenario {
 		Fresh: true,
 		Run:   versionNegotiation,
 	}}
+	out = append(out, httpScenarios()...)
 	for _, s := range out {
 		s.File = file
 	}
@@ -300,7 +302,38 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 	if err != nil {
 		return err
 	}
+	// Over HTTP MCP-HTTP-BADBODY-1 judges the refusal and that the server
+	// goes on, as MCP-STDIO-3 does on stdio.
+	survives := "MCP-STDIO-3"
+	switch k := httpKind(e); k {
+	case "":
+		e.Skip("MCP-HTTP-BADBODY-1", "HTTP only: this run speaks stdio")
+	case "http":
+		// The POST's own answer is the answer: a probe reads it.
+		e.Skip(survives, "stdio only: this run speaks "+kindName(k))
+		return badBody(e, rule, line, code, idOK)
+	default:
+		// The legacy transport answers on the stream, as stdio does: the
+		// line goes as the session's own POST, owed an answer there.
+		e.Skip(survives, "stdio only: this run speaks "+kindName(k))
+		survives = "MCP-HTTP-BADBODY-1"
+	}
 	in := answerTo(e, s, []byte(line+"\n"))
+	judgeBadAnswer(e, rule, line, code, idOK, in)
+	pin, err := e.Probe()
+	if err != nil {
+		e.Fail(survives, -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+		return err
+	}
+	if survives != "MCP-STDIO-3" {
+		e.Pass(survives, pin.Seq)
+	}
+	return nil
+}
+
+// judgeBadAnswer judges the answer to bad input by rule: an error with
+// code, its id as idOK says.
+func judgeBadAnswer(e *scenario.Env, rule, line string, code int64, idOK func(any) bool, in *peer.Inbound) {
 	c, isErr := errorCode(in)
 	switch {
 	case in == nil:
@@ -312,11 +345,6 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 	default:
 		e.Pass(rule, in.Seq)
 	}
-	if _, err := e.Probe(); err != nil {
-		e.Fail("MCP-STDIO-3", -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
-		return err
-	}
-	return nil
 }
 
 // answerTo writes a raw line owed an answer, then a barrier request, and
@@ -395,6 +423,12 @@ func beforeInitialize(e *scenario.Env) error {
 		e.Skip("MCP-LIFECYCLE-5", "revision "+e.Protocol.Version+" has no initialize")
 		return nil
 	}
+	if httpKind(e) == "http" {
+		if err := earlyPost(e); err != nil {
+			return err
+		}
+		return initAfterEarly(e)
+	}
 	// The client SHOULD NOT send it (basic/lifecycle#initialization), so
 	// the request is off the contract and an unanswered one is judged here
 	// only, at SHOULD, not by MCP-JSONRPC-5.
@@ -414,6 +448,11 @@ func beforeInitialize(e *scenario.Env) error {
 	default:
 		e.Pass("MCP-LIFECYCLE-5", in.Seq)
 	}
+	return initAfterEarly(e)
+}
+
+// initAfterEarly: initialize still succeeds after the early request.
+func initAfterEarly(e *scenario.Env) error {
 	ini, s, err := handshake(e, e.Protocol.Version, true)
 	if err != nil {
 		return err
@@ -516,6 +555,11 @@ const exitWait = 2 * time.Second
 const ExitWaitParam = "mcp-exit-wait"
 
 func shutdown(e *scenario.Env) error {
+	if k := httpKind(e); k != "" {
+		// Over HTTP stdin is no channel: closing it says nothing.
+		e.Skip("MCP-STDIO-4", "stdio only: this run speaks "+kindName(k))
+		return nil
+	}
 	if _, err := ensure(e); err != nil {
 		return err
 	}
@@ -651,6 +695,10 @@ func batch(e *scenario.Env) error {
 	}
 	a, b := scenario.NextID("wc-batch"), scenario.NextID("wc-batch")
 	line := fmt.Sprintf(`[{"jsonrpc":"2.0","id":%q,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/wirecheck/batched"},{"jsonrpc":"2.0","id":%q,"method":"ping"}]`, a, b)
+	if httpKind(e) == "http" {
+		batchPost(e, line, a, b)
+		return nil
+	}
 	if err := e.Peer.SendRaw([]byte(line+"\n"), true); err != nil {
 		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}

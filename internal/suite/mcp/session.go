@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -56,6 +57,9 @@ type session struct {
 	leveled       []*peer.Call
 	logFails      int
 	subFails      int
+
+	// streamed holds the rules judgeHTTPStream observed.
+	streamed map[string]bool
 
 	// listChanged and updates count the list_changed and
 	// resources/updated notifications judged.
@@ -521,6 +525,9 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		return
 	}
 	method, _ := field(in, "/method").(string)
+	if s.modern && in.Kind.Role == spec.RoleNotification {
+		s.judgeUnrelated(e, in, method)
+	}
 	if s.modern && in.Kind.Role == spec.RoleNotification && s.judgeModern(e, in, method) {
 		return
 	}
@@ -575,6 +582,7 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 			return
 		}
 		e.Pass("MCP-PROGRESS-1", in.Seq)
+		s.judgeHTTPStream(e, in, t)
 		val, _ := number(field(in, "/params/progress"))
 		if r := t.call.Response; r != nil && r.Seq < in.Seq {
 			e.Fail("MCP-PROGRESS-2", in.Seq, "progress notification after the response to its request (transcript line "+fmt.Sprint(r.Seq)+")",
@@ -594,6 +602,88 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 	case "notifications/resources/updated":
 		s.updates++
 		s.judgeUpdated(e, in)
+	}
+}
+
+// streamRules are the rules judgeHTTPStream decides.
+var streamRules = []string{"MCP-HTTP-STREAM-4", "MCP-HTTP-STREAM-5", "MCP-HTTP-GET-2"}
+
+// judgeHTTPStream judges the HTTP stream a progress notification came on: a
+// POST's stream carries the progress of the request it carried
+// (MCP-HTTP-STREAM-4, SHOULD; 2026-07-28 MCP-HTTP-STREAM-5, MUST), the GET
+// stream none of a request in flight (MCP-HTTP-GET-2). A progress token is
+// the only evidence of what a message relates to.
+func (s *session) judgeHTTPStream(e *scenario.Env, in *peer.Inbound, t *tracked) {
+	v := in.HTTP
+	if v == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.streamed == nil {
+		s.streamed = map[string]bool{}
+	}
+	rule := "MCP-HTTP-STREAM-4"
+	if s.modern {
+		rule = "MCP-HTTP-STREAM-5"
+	}
+	if v.Verb == http.MethodGet {
+		rule = "MCP-HTTP-GET-2"
+	}
+	s.streamed[rule] = true
+	s.mu.Unlock()
+	if v.Verb == http.MethodGet {
+		if r := t.call.Response; r == nil || r.Seq > in.Seq {
+			e.Fail("MCP-HTTP-GET-2", in.Seq, "the GET stream carried the progress of a request in flight ("+t.call.Method+")",
+				"on the GET stream, messages unrelated to any running request", string(in.Raw))
+			return
+		}
+		e.Pass("MCP-HTTP-GET-2", in.Seq)
+		return
+	}
+	if v.For == "" || v.For == t.call.Key {
+		e.Pass(rule, in.Seq)
+		return
+	}
+	e.Fail(rule, in.Seq, "the stream of request "+v.For+" carried the progress of another request ("+t.call.Method+", "+t.call.Key+")",
+		"messages related to the request the POST carried", string(in.Raw))
+}
+
+// judgeUnrelated (2026-07-28): a change notification on the response
+// stream of a request other than subscriptions/listen relates to no
+// request (MCP-HTTP-STREAM-5): those go on listen streams.
+func (s *session) judgeUnrelated(e *scenario.Env, in *peer.Inbound, method string) {
+	v := in.HTTP
+	switch method {
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated":
+	default:
+		return
+	}
+	if v == nil || v.Verb != http.MethodPost || v.For == "" {
+		return
+	}
+	for _, c := range e.Peer.InFlight() {
+		if c.Key == v.For && c.Method == "subscriptions/listen" {
+			return
+		}
+	}
+	s.mu.Lock()
+	if s.streamed == nil {
+		s.streamed = map[string]bool{}
+	}
+	s.streamed["MCP-HTTP-STREAM-5"] = true
+	s.mu.Unlock()
+	e.Fail("MCP-HTTP-STREAM-5", in.Seq, method+" on the response stream of request "+v.For+", which is no subscriptions/listen",
+		"notifications relating to the request the stream answers (change notifications on listen streams)", string(in.Raw))
+}
+
+// skipUnstreamed skips the stream rules no progress notification decided.
+func (s *session) skipUnstreamed(e *scenario.Env) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range streamRules {
+		if !s.streamed[r] {
+			e.Skip(r, "no progress notification came over a stream this rule judges (a POST's stream in its revision, or the GET stream)")
+		}
 	}
 }
 

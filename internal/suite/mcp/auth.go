@@ -1,0 +1,344 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/sse"
+	"github.com/wirecheck/wirecheck/schemas"
+)
+
+// prmSchema is the schema of a protected resource metadata document (RFC
+// 9728 with MCP's authorization_servers requirement).
+const prmSchema = "wirecheck/protected-resource-metadata.json"
+
+var mcpSchemas = sync.OnceValues(func() (*schema.Registry, error) { return schema.Open(schemas.FS, "mcp") })
+
+// invalidToken is a bearer token no server issued.
+const invalidToken = "Bearer wirecheck-invalid-token"
+
+// httpAuth judges authorization, which is OPTIONAL: only a server that has
+// shown it requires it (a request without credentials refused while its
+// twin with the run's credentials, if any, was not) is judged. The probes
+// need no session: a user without a token still learns what the server
+// asks for.
+func httpAuth(e *scenario.Env) error {
+	// Without a session (a server that refuses the run's credentials)
+	// the probes still go: they need none.
+	x, _ := exchanger(e, "", authRules...)
+	if x == nil {
+		return nil
+	}
+	rules := outOfRevision(e, authRules)
+	// The first request of a session: it needs no session id.
+	body := rawJSON(initRequest(e.Protocol.Version))
+	if modern(e) {
+		body = rawJSON(request("server/discover", map[string]any{"_meta": meta(e.Protocol.Version)}))
+	}
+	// Over the legacy transport the probe is the stream's GET: a POST's
+	// answer would come on the session's stream, as a stray.
+	base := transport.Exchange{Method: http.MethodPost, Body: body}
+	if x.Kind() == "sse" {
+		base = transport.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
+	}
+	try := func(what string, set map[string]string, drop ...string) (*transport.Result, int) {
+		ex := base
+		ex.Set, ex.Drop = set, append(drop, "Mcp-Session-Id")
+		return exchange(e, x, what, ex)
+	}
+	with, _ := try("the first request of a session (over sse: the stream), with the run's credentials (if any)", nil)
+	without, seq := try("the same without Authorization", nil, "Authorization")
+	a := &auth{e: e, x: x, rules: rules}
+	switch {
+	case served(without):
+		a.skip("the server served a request without credentials: it does not require authorization (authorization is OPTIONAL)")
+		a.skipOne("MCP-AUTH-1", "the server served a client without credentials: authorization is OPTIONAL, and authentication may happen outside HTTP (network, mTLS)")
+		return nil
+	case without != nil && without.Status == http.StatusUnauthorized:
+	case served(with) && refused(without):
+	default:
+		a.skip(fmt.Sprintf("the server has not shown it requires authorization: without credentials %s, with the run's %s", answered(without), answered(with)))
+		a.skipOne("MCP-AUTH-1", "nothing to compare: a request with the run's credentials was not served either")
+		return nil
+	}
+	a.pass("MCP-AUTH-1", seq)
+	if without.Status == http.StatusUnauthorized {
+		a.pass("MCP-AUTH-2", seq)
+	} else {
+		a.fail("MCP-AUTH-2", seq, "a request without credentials was refused, but not with 401", "401 Unauthorized", answered(without))
+	}
+	res, s := try("the same with Authorization: "+invalidToken, map[string]string{"Authorization": invalidToken})
+	if res != nil && res.Status == http.StatusUnauthorized {
+		a.pass("MCP-AUTH-3", s)
+	} else {
+		a.fail("MCP-AUTH-3", s, "a request with an invalid token was not answered 401", "401 Unauthorized", answered(res))
+	}
+	for _, bad := range []string{"Bearer", "Bearer a b"} {
+		res, s := try("the same with the malformed Authorization: "+bad, map[string]string{"Authorization": bad})
+		if served(res) {
+			a.fail("MCP-AUTH-4", s, "a request with the malformed Authorization "+show(bad)+" was served", "400 or 401", answered(res))
+		} else {
+			a.pass("MCP-AUTH-4", s)
+		}
+	}
+	a.challenge(without, seq)
+	a.metadata(without)
+	a.serverMetadata()
+	return nil
+}
+
+// auth judges one run's authorization rules: those of its revision.
+type auth struct {
+	e     *scenario.Env
+	x     transport.Exchanger
+	rules map[string]bool
+}
+
+func (a *auth) pass(rule string, seq int) {
+	if a.rules[rule] {
+		a.e.Pass(rule, seq)
+	}
+}
+
+func (a *auth) fail(rule string, seq int, msg, expected, actual string) {
+	if a.rules[rule] {
+		a.e.Fail(rule, seq, msg, expected, actual)
+	}
+}
+
+func (a *auth) skipOne(rule, why string) {
+	if a.rules[rule] {
+		a.e.Skip(rule, why)
+	}
+}
+
+// skip skips every rule but MCP-AUTH-1.
+func (a *auth) skip(why string) {
+	for _, r := range authRules[1:] {
+		a.skipOne(r, why)
+	}
+}
+
+// challenge judges the 401's WWW-Authenticate: present (AUTH-7, 25a),
+// naming the metadata (AUTH-5, 25b), with a scope (AUTH-11), never
+// offline_access (AUTH-12).
+func (a *auth) challenge(without *transport.Result, seq int) {
+	if without.Status != http.StatusUnauthorized {
+		for _, r := range []string{"MCP-AUTH-5", "MCP-AUTH-7", "MCP-AUTH-11", "MCP-AUTH-12"} {
+			a.skipOne(r, "no 401 to read a challenge from (MCP-AUTH-2)")
+		}
+		return
+	}
+	ch := strings.Join(without.Header.Values("WWW-Authenticate"), ", ")
+	if ch == "" {
+		a.fail("MCP-AUTH-7", seq, "a 401 without WWW-Authenticate", "a WWW-Authenticate challenge", "none")
+		a.fail("MCP-AUTH-5", seq, "a 401 without WWW-Authenticate", `WWW-Authenticate: Bearer resource_metadata="…"`, "none")
+		a.fail("MCP-AUTH-11", seq, "a 401 without WWW-Authenticate", `WWW-Authenticate: Bearer scope="…"`, "none")
+		a.pass("MCP-AUTH-12", seq)
+		return
+	}
+	a.pass("MCP-AUTH-7", seq)
+	if authParam(ch, "resource_metadata") != "" {
+		a.pass("MCP-AUTH-5", seq)
+	} else {
+		a.fail("MCP-AUTH-5", seq, "the 401's WWW-Authenticate names no resource_metadata", `WWW-Authenticate: Bearer resource_metadata="…"`, ch)
+	}
+	scope := authParam(ch, "scope")
+	if scope != "" {
+		a.pass("MCP-AUTH-11", seq)
+	} else {
+		a.fail("MCP-AUTH-11", seq, "the 401's WWW-Authenticate has no scope", `WWW-Authenticate: Bearer scope="…"`, ch)
+	}
+	if hasScope(scope, "offline_access") {
+		a.fail("MCP-AUTH-12", seq, "the 401's WWW-Authenticate scope includes offline_access", "no offline_access", ch)
+	} else {
+		a.pass("MCP-AUTH-12", seq)
+	}
+}
+
+func hasScope(scopes, s string) bool {
+	for _, f := range strings.Fields(scopes) {
+		if f == s {
+			return true
+		}
+	}
+	return false
+}
+
+// authParam reads one auth-param of a challenge, quoted or a token.
+func authParam(challenge, name string) string {
+	re := regexp.MustCompile(`(?i)(?:^|[\s,])` + regexp.QuoteMeta(name) + `\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))`)
+	m := re.FindStringSubmatch(challenge)
+	if m == nil {
+		return ""
+	}
+	if m[1] != "" {
+		return strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[1])
+	}
+	return m[2]
+}
+
+// metadata finds the protected resource metadata (the challenge's
+// resource_metadata, else the two well-known URIs in that order): one
+// discovery mechanism is there (AUTH-6), and the document holds
+// (AUTH-8, -9, -10, -12).
+func (a *auth) metadata(without *transport.Result) {
+	ep := a.x.Endpoint()
+	named := ""
+	if without.Status == http.StatusUnauthorized {
+		named = authParam(strings.Join(without.Header.Values("WWW-Authenticate"), ", "), "resource_metadata")
+	}
+	wellKnown := []string{
+		origin(ep) + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(ep.EscapedPath(), "/"),
+		origin(ep) + "/.well-known/oauth-protected-resource",
+	}
+	var res *transport.Result
+	var seq int
+	from := named
+	if named != "" {
+		res, seq = exchange(a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: named})
+	} else {
+		for _, u := range wellKnown {
+			res, seq = exchange(a.e, a.x, "GET the protected resource metadata at "+u, transport.Exchange{Method: http.MethodGet, URL: u})
+			if res != nil && res.Status == http.StatusOK {
+				from = u
+				break
+			}
+		}
+	}
+	docRules := []string{"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10"}
+	if from == "" {
+		a.fail("MCP-AUTH-6", seq, "no discovery mechanism: the 401 names no resource_metadata and neither well-known URI serves a document",
+			"resource_metadata in WWW-Authenticate, or a document at "+strings.Join(wellKnown, " or "), answered(res))
+		for _, r := range docRules {
+			a.skipOne(r, "no protected resource metadata was found (its discovery is MCP-AUTH-5/6's)")
+		}
+		a.skipOne("MCP-AUTH-12", "no protected resource metadata was found")
+		return
+	}
+	a.pass("MCP-AUTH-6", seq)
+	doc, ok := jsonObject(bodyOf(res))
+	if res == nil || res.Status != http.StatusOK || !ok {
+		a.fail("MCP-AUTH-8", seq, "the protected resource metadata at "+from+" is not a JSON object served 200", "200 with a JSON object (RFC 9728)", answered(res))
+		for _, r := range docRules[1:] {
+			a.skipOne(r, "no protected resource metadata document (MCP-AUTH-8)")
+		}
+		return
+	}
+	if problem := a.validate(res.Body); problem != "" {
+		a.fail("MCP-AUTH-8", seq, "the protected resource metadata at "+from+" does not hold: "+problem,
+			"resource and a non-empty authorization_servers (schemas/mcp/"+prmSchema+")", show(string(res.Body)))
+	} else {
+		a.pass("MCP-AUTH-8", seq)
+	}
+	switch r, _ := doc["resource"].(string); {
+	case r == "":
+		a.skipOne("MCP-AUTH-9", "the metadata names no resource (MCP-AUTH-8)")
+	case sameResource(r, ep):
+		a.pass("MCP-AUTH-9", seq)
+	default:
+		a.fail("MCP-AUTH-9", seq, "the metadata's resource names another server than the one it was fetched for", "the endpoint "+ep.Redacted()+" or its origin", r)
+	}
+	servers, _ := doc["authorization_servers"].([]any)
+	if len(servers) == 0 {
+		a.skipOne("MCP-AUTH-10", "the metadata names no authorization server (MCP-AUTH-8)")
+	}
+	for _, s := range servers {
+		if str, _ := s.(string); strings.HasPrefix(strings.ToLower(str), "http:") {
+			a.fail("MCP-AUTH-10", seq, "an authorization server is named by an http: URL", "https URLs only (\"All authorization server endpoints MUST be served over HTTPS\")", str)
+		} else {
+			a.pass("MCP-AUTH-10", seq)
+		}
+	}
+	scopes, _ := doc["scopes_supported"].([]any)
+	for _, s := range scopes {
+		if s == "offline_access" {
+			a.fail("MCP-AUTH-12", seq, "the metadata's scopes_supported includes offline_access", "no offline_access", show(scopes))
+		}
+	}
+}
+
+// validate checks a metadata document against its schema ("" when it
+// holds).
+func (a *auth) validate(body []byte) string {
+	reg, err := mcpSchemas()
+	if err != nil {
+		return "schemas: " + err.Error()
+	}
+	s := reg.Get(prmSchema)
+	if s == nil {
+		return "schema " + prmSchema + " is missing"
+	}
+	v, err := schema.Decode(body)
+	if err != nil {
+		return err.Error()
+	}
+	if err := s.Validate(v); err != nil {
+		return schema.Explain(err)
+	}
+	return ""
+}
+
+// sameResource: the resource is the endpoint or its origin, a trailing
+// slash aside, scheme and host in any case.
+func sameResource(r string, ep *url.URL) bool {
+	u, err := url.Parse(r)
+	if err != nil || !sameOrigin(u, ep) {
+		return false
+	}
+	p := strings.TrimSuffix(u.EscapedPath(), "/")
+	return p == "" || p == strings.TrimSuffix(ep.EscapedPath(), "/")
+}
+
+// serverMetadata (2025-03-26): the authorization server's metadata at the
+// authorization base URL (the endpoint's path discarded) is an RFC 8414
+// document (AUTH-13); without it, the fallback endpoints answer (AUTH-14).
+func (a *auth) serverMetadata() {
+	if !a.rules["MCP-AUTH-13"] && !a.rules["MCP-AUTH-14"] {
+		return
+	}
+	base := origin(a.x.Endpoint())
+	res, seq := exchange(a.e, a.x, "GET the authorization server metadata", transport.Exchange{Method: http.MethodGet, URL: base + "/.well-known/oauth-authorization-server"})
+	doc, ok := jsonObject(bodyOf(res))
+	if ok && res.Status == http.StatusOK {
+		missing := []string{}
+		for _, f := range []string{"issuer", "authorization_endpoint", "token_endpoint", "response_types_supported"} {
+			if _, has := doc[f]; !has {
+				missing = append(missing, f)
+			}
+		}
+		if len(missing) == 0 {
+			a.pass("MCP-AUTH-13", seq)
+		} else {
+			a.fail("MCP-AUTH-13", seq, "the authorization server metadata lacks "+strings.Join(missing, ", "),
+				"issuer, authorization_endpoint, token_endpoint, response_types_supported (RFC 8414)", show(string(res.Body)))
+		}
+		a.pass("MCP-AUTH-14", seq)
+		return
+	}
+	a.fail("MCP-AUTH-13", seq, "no authorization server metadata at the authorization base URL", "200 with an RFC 8414 document", answered(res))
+	for _, p := range []string{"/authorize", "/token", "/register"} {
+		res, s := exchange(a.e, a.x, "GET the fallback endpoint "+p, transport.Exchange{Method: http.MethodGet, URL: base + p})
+		if res != nil && res.Status != http.StatusNotFound {
+			a.pass("MCP-AUTH-14", s)
+			return
+		}
+		seq = s
+	}
+	a.fail("MCP-AUTH-14", seq, "no authorization server metadata, and the fallback endpoints /authorize, /token and /register are all 404",
+		"metadata, or the fallback endpoints", "404 for each")
+}
+
+func bodyOf(res *transport.Result) []byte {
+	if res == nil {
+		return nil
+	}
+	return res.Body
+}

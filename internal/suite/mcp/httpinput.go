@@ -1,0 +1,147 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// The existing scenarios over HTTP: where a raw line's answer on stdio is
+// the next line the server writes, over Streamable HTTP it is the answer
+// to the POST that carried it, and an HTTP refusal is an answer too.
+
+// httpKind is "" on stdio, else the HTTP transport's kind ("http", "sse").
+func httpKind(e *scenario.Env) string {
+	if x, ok := e.Peer.Transport().(transport.Exchanger); ok {
+		return x.Kind()
+	}
+	return ""
+}
+
+func kindName(k string) string {
+	if k == "sse" {
+		return "the legacy HTTP+SSE transport"
+	}
+	return "Streamable HTTP"
+}
+
+// post sends body as its own POST of the session and returns what came
+// back, noted in the transcript.
+func post(e *scenario.Env, what string, body []byte, drop ...string) (*transport.Result, int) {
+	x := e.Peer.Transport().(transport.Exchanger)
+	return exchange(e, x, what, transport.Exchange{Method: http.MethodPost, Body: body, Drop: drop})
+}
+
+// messages are the JSON-RPC messages a POST's answer carried (its JSON
+// body or its events), as frames of the transcript line seq.
+func messages(res *transport.Result, seq int) []*peer.Inbound {
+	if res == nil {
+		return nil
+	}
+	raws := res.Frames
+	if len(raws) == 0 && len(res.Body) > 0 {
+		raws = [][]byte{res.Body}
+	}
+	var out []*peer.Inbound
+	for _, raw := range raws {
+		v, err := schema.Decode(raw)
+		if err != nil {
+			continue
+		}
+		out = append(out, &peer.Inbound{Raw: raw, Seq: seq, Value: v})
+	}
+	return out
+}
+
+// badBody POSTs bad input on its own: refused with a 4xx status
+// (MCP-HTTP-BADBODY-1), with a JSON-RPC error (rule) when the body is
+// JSON-RPC, and the server goes on answering.
+func badBody(e *scenario.Env, rule, line string, code int64, idOK func(any) bool) error {
+	res, seq := post(e, "POST the body "+line, []byte(line))
+	bad := false
+	switch {
+	case refused(res):
+	case res == nil:
+		bad = true
+		e.Fail("MCP-HTTP-BADBODY-1", seq, "a body that is no JSON-RPC message got no answer", "a 4xx refusal (400, 406, 415, 422)", "nothing")
+	default:
+		bad = true
+		e.Fail("MCP-HTTP-BADBODY-1", seq, "a body that is no JSON-RPC message was not refused with a 4xx status", "a 4xx refusal (400, 406, 415, 422)", answered(res))
+	}
+	var in *peer.Inbound
+	for _, m := range messages(res, seq) {
+		if _, ok := m.Field("/error"); ok {
+			in = m
+			break
+		}
+		if in == nil {
+			in = m
+		}
+	}
+	if in == nil && res != nil {
+		// A refusal without JSON-RPC is silence to JSON-RPC's SHOULD, as
+		// on stdio.
+		e.Fail(rule, seq, "the answer to "+line+" carries no JSON-RPC error", fmt.Sprintf("an error response with code %d", code), answered(res))
+	} else {
+		judgeBadAnswer(e, rule, line, code, idOK, in)
+	}
+	pin, err := e.Probe()
+	if err != nil {
+		e.Fail("MCP-HTTP-BADBODY-1", -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+		return err
+	}
+	if !bad {
+		e.Pass("MCP-HTTP-BADBODY-1", pin.Seq)
+	}
+	return nil
+}
+
+// earlyPost: a request before initialize is answered, and over HTTP a 4xx
+// refusal (e.g. 400 "no session id") is an answer: "a result or an error"
+// (MCP-LIFECYCLE-5).
+func earlyPost(e *scenario.Env) error {
+	res, seq := post(e, "POST tools/list before initialize", rawJSON(request("tools/list", map[string]any{})), "Mcp-Session-Id")
+	const want = "a result or an error (over HTTP a 4xx refusal is one)"
+	switch {
+	case res == nil:
+		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize got no answer within "+probeWait(e).String(), want, "nothing")
+	case refused(res):
+		e.Pass("MCP-LIFECYCLE-5", seq)
+	case len(messages(res, seq)) > 0:
+		e.Pass("MCP-LIFECYCLE-5", seq)
+	default:
+		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize was answered neither by JSON-RPC nor by a 4xx refusal", want, answered(res))
+	}
+	return nil
+}
+
+// batchPost (2025-03-26 over Streamable HTTP): the batch is one POST,
+// answered by a JSON array body or by an SSE stream carrying the
+// responses (in one event or several).
+func batchPost(e *scenario.Env, line, a, b string) {
+	res, seq := post(e, "POST a batch of two pings and a notification", []byte(line))
+	ids := map[string]bool{}
+	for _, m := range messages(res, seq) {
+		items, isArr := m.Value.([]any)
+		if !isArr {
+			items = []any{m.Value}
+		}
+		for _, it := range items {
+			if o, isObj := it.(map[string]any); isObj {
+				if _, ok := o["result"]; ok {
+					ids[fmt.Sprint(o["id"])] = true
+				}
+			}
+		}
+	}
+	if ids[a] && ids[b] {
+		e.Pass("MCP-JSONRPC-10", seq)
+		return
+	}
+	e.Fail("MCP-JSONRPC-10", seq, "the batch was not answered with the results of its two pings",
+		"a JSON array of two results, ids "+a+" and "+b+" (or an SSE stream carrying them)", answered(res))
+}
