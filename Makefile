@@ -47,6 +47,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s $$($(GO) list ./... | grep -v /internal/fuzz$$)
 	$(GO) test -run '^$$' -bench 'Fuzz|FreshEvery' -benchtime 500x ./internal/fuzz
 	$(GO) run ./internal/runner/faultbench -bin $(BIN)
+	$(GO) run ./internal/interop/officialbench -bin $(BIN)
 
 clean:
 	rm -rf bin

@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -38,33 +39,44 @@ func (c *fakeClock) tick() {
 	c.mu.Unlock()
 }
 
-var _ = Describe("the fuzz budget", func() {
-	budgeted := func(duration, shrink time.Duration, runs int, seed uint64) (*fuzz.Campaign, []*fuzz.Bug) {
-		bin, err := testbin.Wirecheck()
-		Expect(err).NotTo(HaveOccurred())
-		b, err := protocols.Load("sonde-serve")
-		Expect(err).NotTo(HaveOccurred())
-		argv := []string{bin, "serve", "sonde-serve", "--fault", "exit-non-object"}
-		clock := &fakeClock{t: time.Unix(0, 0), step: time.Second}
-		c, err := fuzz.New(fuzz.Config{
-			Protocol: b.Protocol, Schemas: b.Schemas,
-			Target: target.Target{Argv: argv},
-			// A sequence costs a step of the clock, fresh process or not.
-			Trace: func([]scenario.Step) { clock.tick() },
-			// Waits generous enough that a loaded machine never adds a
-			// failure of its own; the fake clock does not see them.
-			Runs: runs, Duration: duration, Seed: seed, Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second,
-			ShrinkTime: shrink, Now: clock.Now,
-		})
-		Expect(err).NotTo(HaveOccurred())
-		start := time.Now()
-		bugs, err := c.Run(context.Background())
-		Expect(err).NotTo(HaveOccurred())
-		// Generous: the campaign is a few dozen sequences.
-		Expect(time.Since(start)).To(BeNumerically("<", 3*time.Minute))
-		return c, bugs
-	}
+// clocked runs a campaign on the fake clock against argv and returns
+// the steps of every sequence as JSON.
+func clocked(argv []string, duration, shrink time.Duration, runs int, seed uint64) (*fuzz.Campaign, []*fuzz.Bug, []string) {
+	b, err := protocols.Load("sonde-serve")
+	Expect(err).NotTo(HaveOccurred())
+	clock := &fakeClock{t: time.Unix(0, 0), step: time.Second}
+	var traces []string
+	c, err := fuzz.New(fuzz.Config{
+		Protocol: b.Protocol, Schemas: b.Schemas,
+		Target: target.Target{Argv: argv},
+		// A sequence costs a step of the clock, fresh process or not.
+		Trace: func(steps []scenario.Step) {
+			clock.tick()
+			js, err := json.Marshal(steps)
+			Expect(err).NotTo(HaveOccurred())
+			traces = append(traces, string(js))
+		},
+		// Waits generous enough that a loaded machine never adds a
+		// failure of its own; the fake clock does not see them.
+		Runs: runs, Duration: duration, Seed: seed, Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second,
+		ShrinkTime: shrink, Now: clock.Now,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	start := time.Now()
+	bugs, err := c.Run(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	// Generous: the campaign is a few dozen sequences.
+	Expect(time.Since(start)).To(BeNumerically("<", 3*time.Minute))
+	return c, bugs, traces
+}
+func budgeted(duration, shrink time.Duration, runs int, seed uint64) (*fuzz.Campaign, []*fuzz.Bug) {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	c, bugs, _ := clocked([]string{bin, "serve", "sonde-serve", "--fault", "exit-non-object"}, duration, shrink, runs, seed)
+	return c, bugs
+}
 
+var _ = Describe("the fuzz budget", func() {
 	It("holds --duration for the whole campaign: shrinking is cut off at it and the failure saved as far as it got", func() {
 		// With seed 10 the first failure comes a few sequences in, and
 		// shrinking it takes more reruns than the rest: 40 cuts it off.
@@ -104,6 +116,60 @@ var _ = Describe("the fuzz budget", func() {
 		Expect(bugs[0].Unshrunk + bugs[len(bugs)-1].Unshrunk).To(ContainSubstring("--shrink-time 5s"))
 	})
 })
+
+var _ = Describe("shrinking", func() {
+	It("is the same for the same seed, though the server's messages differ from process to process", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		// Each process says its pid on stderr first, so the failure's
+		// message (which quotes the last stderr) differs on every rerun,
+		// as which of a write to an exited server and its exit is seen
+		// first does on a loaded machine.
+		argv := []string{"sh", "-c", `echo "pid $$" >&2; exec "$0" serve sonde-serve --fault exit-non-object`, bin}
+		_, bugs, traces := clocked(argv, 0, time.Hour, 10, 10)
+		Expect(bugs).NotTo(BeEmpty())
+		Expect(smallest(bugs)).To(Equal(2), "tools/list and the line the server exits on: %s", describeBugs(bugs))
+		_, again, tracesAgain := clocked(argv, 0, time.Hour, 10, 10)
+		Expect(tracesAgain).To(Equal(traces))
+		Expect(reproducers(again)).To(Equal(reproducers(bugs)))
+	})
+
+	It("ends when reruns find nothing smaller, long before --shrink-time", func() {
+		c, bugs := budgeted(0, time.Hour, 10, 10)
+		Expect(bugs).NotTo(BeEmpty())
+		st := c.Stats()
+		Expect(st.Cut).To(BeZero())
+		// A rerun costs a step of the fake clock: an hour would be 3,600
+		// of them.
+		Expect(st.Shrinking).To(BeNumerically("<", 10*time.Minute))
+		for _, b := range bugs {
+			Expect(b.Unshrunk).To(BeEmpty())
+		}
+		Expect(smallest(bugs)).To(Equal(2), describeBugs(bugs))
+	})
+})
+
+// smallest is how many messages the smallest reproducer sends.
+func smallest(bugs []*fuzz.Bug) int {
+	n := -1
+	for _, b := range bugs {
+		if m := sends(b.Steps); n < 0 || m < n {
+			n = m
+		}
+	}
+	return n
+}
+
+// reproducers is what identifies the bugs and their reproducers.
+func reproducers(bugs []*fuzz.Bug) []string {
+	var out []string
+	for _, b := range bugs {
+		js, err := json.Marshal(b.Steps)
+		Expect(err).NotTo(HaveOccurred())
+		out = append(out, fmt.Sprintf("%s after %s, %d hits: %s", b.Rule, b.Shape, b.Hits, js))
+	}
+	return out
+}
 
 func describeBugs(bugs []*fuzz.Bug) string {
 	var b strings.Builder

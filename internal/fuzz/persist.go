@@ -46,8 +46,8 @@ type spare struct {
 }
 
 // spares is how many processes start ahead of need. One is not enough
-// against the reference server: a process ended by closing stdin serves
-// some 12 sequences (closeOdds), 60 to 100 ms of fuzzing, about what a
+// against the reference server while one sequence in closeOdds closes
+// stdin: a process ended so serves some 12 sequences, 60 to 100 ms of fuzzing, about what a
 // start takes on a loaded machine; with two, each has two lifetimes to
 // start in. BenchmarkFuzz/reference, 500 sequences, three runs each: a
 // sequence waited 2.1 to 2.3 ms for its process on average with one

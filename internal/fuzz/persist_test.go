@@ -166,6 +166,30 @@ var _ = Describe("persistent fuzzing", func() {
 		}
 	})
 
+	It("closes stdin one sequence in 12 until the server has exited cleanly on EOF three times, then one in 120 from the next batch of 50 on", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		var traces [][]scenario.Step
+		_, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve"}, fuzz.Config{Runs: 400, Seed: 3,
+			Trace: func(steps []scenario.Step) { traces = append(traces, steps) }})
+		Expect(bugs).To(BeEmpty())
+		count := func(seqs [][]scenario.Step) int {
+			n := 0
+			for _, steps := range seqs {
+				if closes(steps) {
+					n++
+				}
+			}
+			return n
+		}
+		Expect(traces).To(HaveLen(400))
+		// Seed 3 closes stdin 2 times in its first batch and 5 in its
+		// second (about one in 12, as rapid draws), then 2 times in 300
+		// sequences: one in 12 would be some 25, one in 120 some 3.
+		Expect(count(traces[:100])).To(BeNumerically(">=", 3))
+		Expect(count(traces[100:])).To(BeNumerically("<=", 8))
+	})
+
 	It("starts a process per sequence at --fresh-every 1", func() {
 		traces, st := run(1)
 		Expect(processes(traces)).To(HaveLen(len(traces)))
@@ -178,7 +202,10 @@ var _ = Describe("persistent fuzzing", func() {
 		// A server that stops after its 40th line of input: no sequence of
 		// at most three actions writes so many, a kept process soon has.
 		breaks := []string{"bash", "-c", `LC_ALL=C sed -u 40q | "$0" serve sonde-serve`, bin}
-		c, bugs := sondeCampaign(breaks, fuzz.Config{Runs: 40, Seed: 7, MaxActions: 3, ShrinkTime: time.Minute})
+		// Waits generous enough that a loaded machine adds no hang of
+		// its own: nothing here hangs, the server exits.
+		c, bugs := sondeCampaign(breaks, fuzz.Config{Runs: 40, Seed: 7, MaxActions: 3, ShrinkTime: time.Minute,
+			Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second})
 		Expect(bugs).NotTo(BeEmpty())
 		bug := bugs[0]
 		Expect(bug.History).To(BeTrue(), describeBugs(bugs))

@@ -61,12 +61,17 @@ func Load(name string) (*Expected, error) {
 	return &e, nil
 }
 
-// Failures lists a report's failed and errored findings, sorted.
+// Failures lists a report's failed and errored findings, sorted, each
+// rule, scenario and verdict once: a rule that fails twice in a scenario
+// (two messages) is one deviation to record.
 func Failures(rep *report.Report) []Finding {
 	var out []Finding
+	seen := map[Finding]bool{}
 	for _, f := range rep.Findings {
-		if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
-			out = append(out, Finding{Rule: f.Rule, Scenario: f.Scenario, Verdict: string(f.Verdict)})
+		x := Finding{Rule: f.Rule, Scenario: f.Scenario, Verdict: string(f.Verdict)}
+		if (f.Verdict == verdict.Fail || f.Verdict == verdict.Error) && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
 		}
 	}
 	Sort(out)

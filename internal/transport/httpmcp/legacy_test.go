@@ -146,6 +146,26 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(f.HTTP.End).To(Equal("the SSE stream ended"))
 	})
 
+	It("leaves a refused body that is no JSON-RPC message to the bad-input rules, not sse.post-accepted", func() {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprint(w, "event: endpoint\ndata: /messages\n\n")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				return
+			}
+			w.WriteHeader(http.StatusBadRequest)
+		})
+		t, hooks := dial(server(h).URL+"/sse", "sse", 2*time.Second)
+		for _, bad := range []string{`{not json`, `{"jsonrpc":"2.0","method":42,"id":1}`, `{"method":"ping","id":2}`, `[]`} {
+			Expect(t.WriteRaw([]byte(bad))).To(Succeed())
+		}
+		Expect(hooks.verdicts(verdict.CheckSSEPostAccepted)).To(BeEmpty())
+		Expect(t.Send([]byte(initedNote))).To(Succeed())
+		Expect(hooks.failure(verdict.CheckSSEPostAccepted)).To(ContainSubstring("HTTP 400"))
+	})
+
 	It("fails sse.post-accepted on a refused POST and ends its request", func() {
 		l := &legacyServer{endpoint: "/nowhere", out: make(chan string)}
 		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)

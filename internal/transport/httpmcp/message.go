@@ -106,6 +106,21 @@ func classify(b []byte) outgoing {
 	return o
 }
 
+// valid reports whether a body sent is well-formed JSON-RPC: every
+// message an object tagged "jsonrpc": "2.0" that classify recognised.
+func valid(o outgoing, b []byte) bool {
+	if o.kind == kindInvalid {
+		return false
+	}
+	v, _ := decode(b)
+	for _, e := range elements(v) {
+		if m, _ := e.(map[string]any); m["jsonrpc"] != "2.0" {
+			return false
+		}
+	}
+	return true
+}
+
 // parseMessages reads the JSON-RPC messages of one frame: an object, or
 // the objects of an array (a batch, or responses batched in one event).
 func parseMessages(b []byte) []message {

@@ -1,0 +1,130 @@
+package interop_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/interop"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+var _ = Describe("the recorded findings", func() {
+	It("lists each failed or errored rule of a scenario once, sorted, passes and skips not at all", func() {
+		rep := &report.Report{Findings: []report.Finding{
+			{Rule: "MCP-STDIO-3", Scenario: "parse-error", Verdict: verdict.Fail, Message: "one"},
+			{Rule: "MCP-STDIO-3", Scenario: "parse-error", Verdict: verdict.Fail, Message: "two"},
+			{Rule: "MCP-JSONRPC-9", Scenario: "jsonrpc-errors", Verdict: verdict.Error},
+			{Rule: "MCP-PING-1", Scenario: "initialize", Verdict: verdict.Pass},
+			{Rule: "MCP-RESOURCES-7", Scenario: "resources", Verdict: verdict.Skip},
+		}}
+		Expect(interop.Failures(rep)).To(Equal([]interop.Finding{
+			{Rule: "MCP-JSONRPC-9", Scenario: "jsonrpc-errors", Verdict: "error"},
+			{Rule: "MCP-STDIO-3", Scenario: "parse-error", Verdict: "fail"},
+		}))
+	})
+})
+
+var _ = Describe("the official-suite benchmark's figures", func() {
+	It("counts every entry of every scenario's checks.json, by status", func() {
+		dir := GinkgoT().TempDir()
+		write := func(scenario, body string) {
+			Expect(os.MkdirAll(filepath.Join(dir, scenario), 0o755)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(dir, scenario, "checks.json"), []byte(body), 0o644)).To(Succeed())
+		}
+		write("server-ping-1", `[{"id":"ping","status":"SUCCESS"}]`)
+		write("server-dns-rebinding-protection-2", `[{"id":"a","status":"FAILURE"},{"id":"b","status":"SUCCESS"},{"id":"c","status":"INFO"}]`)
+		c, err := interop.OfficialChecks(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Checks).To(Equal(4))
+		Expect(c.Units).To(Equal(2))
+		Expect(c.By).To(Equal(map[string]int{"SUCCESS": 2, "FAILURE": 1, "INFO": 1}))
+	})
+
+	It("refuses a results folder with no checks.json, so a run that wrote nothing is not counted as zero checks", func() {
+		_, err := interop.OfficialChecks(GinkgoT().TempDir())
+		Expect(err).To(MatchError(ContainSubstring("wrote no results")))
+	})
+
+	It("counts wirecheck's observations of pass and fail findings, a count of 0 as one, skips and errors not at all", func() {
+		rep := &report.Report{Findings: []report.Finding{
+			{Rule: "A", Verdict: verdict.Pass, Count: 12},
+			{Rule: "B", Verdict: verdict.Fail},
+			{Rule: "C", Verdict: verdict.Skip, Count: 3},
+			{Rule: "D", Verdict: verdict.Error, Count: 2},
+		}}
+		c := interop.WirecheckChecks(rep)
+		Expect(c.Checks).To(Equal(13))
+		Expect(c.Units).To(Equal(2))
+		Expect(c.By).To(Equal(map[string]int{"pass": 1, "fail": 1}))
+	})
+
+	It("prints the ratios against the issue's goals, met or not", func() {
+		cmp := interop.Comparison{
+			Official:  interop.Result{Usage: interop.Usage{Wall: 3 * time.Second, PeakRSS: 120 << 20}, Count: interop.Count{Checks: 32, Units: 30}},
+			Wirecheck: interop.Result{Usage: interop.Usage{Wall: 2 * time.Second, PeakRSS: 20 << 20}, Count: interop.Count{Checks: 320, Units: 100}},
+		}
+		t := cmp.Table()
+		Expect(t).To(ContainSubstring("10.0x the official suite's (goal at least 4.5x: met)"))
+		Expect(t).To(ContainSubstring("counting rule verdicts instead of observations, 3.1x"))
+		Expect(t).To(ContainSubstring("takes 0.67 of the official suite's (goal at most 0.33: NOT met)"))
+		Expect(t).To(ContainSubstring("uses 0.17 of the official suite's (goal at most 0.25: met)"))
+	})
+
+	It("says peak RSS is unknown rather than meeting the goal on a zero", func() {
+		cmp := interop.Comparison{Official: interop.Result{Count: interop.Count{Checks: 1}}, Wirecheck: interop.Result{Count: interop.Count{Checks: 1}}}
+		Expect(cmp.Table()).To(ContainSubstring("peak RSS:  unknown"))
+	})
+
+	Context("measuring a process", func() {
+		It("takes exit status 1 as a run (both tools exit 1 on failures) and reports its peak RSS", func() {
+			node, err := exec.LookPath("node")
+			if err != nil {
+				Skip("node is not installed")
+			}
+			out := filepath.Join(GinkgoT().TempDir(), "p")
+			// 100 MB filled with ones: resident, whatever the allocator does.
+			u, err := interop.Measure([]string{node, "-e", "const b = Buffer.alloc(100e6, 1); process.exitCode = b[0]"}, nil, out, time.Minute)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(u.PeakRSS).To(BeNumerically(">=", 100e6))
+			Expect(u.Wall).To(BeNumerically(">", 0))
+		})
+
+		It("reports any other exit status with the end of its stderr", func() {
+			out := filepath.Join(GinkgoT().TempDir(), "p")
+			_, err := interop.Measure([]string{"/bin/sh", "-c", "echo no such server >&2; exit 3"}, nil, out, time.Minute)
+			Expect(err).To(MatchError(And(ContainSubstring("exit status 3"), ContainSubstring("no such server"))))
+		})
+
+		It("stops a process that outlives its limit", func() {
+			out := filepath.Join(GinkgoT().TempDir(), "p")
+			_, err := interop.Measure([]string{"/bin/sh", "-c", "exec sleep 60"}, nil, out, 200*time.Millisecond)
+			Expect(err).To(MatchError(ContainSubstring("still running after")))
+		})
+	})
+
+	Context("starting a server", func() {
+		It("gives it a free port in PORT and returns once the port accepts connections", func() {
+			node, err := exec.LookPath("node")
+			if err != nil {
+				Skip("node is not installed")
+			}
+			log := filepath.Join(GinkgoT().TempDir(), "server.log")
+			srv, err := interop.StartServer([]string{node, "-e", `require("http").createServer((q, s) => s.end("up")).listen(process.env.PORT, "127.0.0.1")`}, log, time.Minute)
+			Expect(err).NotTo(HaveOccurred())
+			defer srv.Stop()
+			Expect(srv.URL).To(MatchRegexp(`^http://127\.0\.0\.1:\d+/mcp$`))
+		})
+
+		It("reports a server that exits before it listens, with its output", func() {
+			log := filepath.Join(GinkgoT().TempDir(), "server.log")
+			_, err := interop.StartServer([]string{"/bin/sh", "-c", "echo port taken; exit 1"}, log, time.Minute)
+			Expect(err).To(MatchError(And(ContainSubstring("exited before it listened"), ContainSubstring("port taken"))))
+		})
+	})
+})
