@@ -38,14 +38,6 @@ var pendingRuns = map[string]string{
 	"mcp 2025-06-18 fault sse-no-endpoint over sse":              "no session starts on the broken stream, so every scenario errors; the run is no \"not started\" (the fault table's reading for a server that never starts): the session or runner (wire) must say so, or mcp.yaml's also (rules) list every rule",
 }
 
-// pendingSSE holds back every run over the legacy transport: parse-error
-// and invalid-request send their bad line as the session's own POST (the
-// legacy server answers it on the stream, as stdio does), and the
-// transport (http) judges that POST's 400 by MCP-SSE-6 as if it carried a
-// valid message ("a valid message POSTed answered ≥ 300" is what the rule
-// fails on). WriteRaw's POST must not be judged by sse.post-accepted.
-const pendingSSE = "transport (http): the 400 answering a raw bad line POSTed by WriteRaw is judged by sse.post-accepted (MCP-SSE-6) as if it were a valid message"
-
 // pendingWhy says why r is not run yet, "" when it is.
 func pendingWhy(r run) string {
 	if r.Transport == "sse" {
@@ -53,6 +45,15 @@ func pendingWhy(r run) string {
 	}
 	return pendingRuns[r.String()]
 }
+
+// pendingSSE holds back every run over the legacy transport: the bad line
+// of parse-error and invalid-request goes as the session's POST, owed an
+// answer on the stream; the legacy server refuses the POST 400 and sends
+// the JSON-RPC error on the stream, and the End frame of the 400 takes the
+// owed answer first, so the error that follows is judged a stray
+// (MCP-JSONRPC-5) — in some runs, by timing. The transport or peer (http,
+// wire) must let a raw POST's End stand aside when the transport is sse.
+const pendingSSE = "transport/peer (http, wire): over sse the 400 refusing a raw bad line ends its owed answer before the JSON-RPC error comes on the stream, which is then judged a stray (by timing)"
 
 // pendingEntry stands in a table for a pending run.
 func pendingEntry(why string) run { return run{Kind: "pending", Name: why} }
