@@ -8,8 +8,6 @@ package protocols_test
 var pendingRuns = map[string]string{
 	"mcp 2026-07-28 fault cancel-ignored over http":              "no scenario decides its rule MCP-HTTP-CANCEL-1 yet (http-headers, plan §1.3; see undecided)",
 	"mcp 2026-07-28 fault sse-notification-unrelated over http":  "mcp.yaml (rules): the fault's notifications/tools/list_changed, sent with no subscriptions/listen open, also breaks MCP-SUBS-3 (\"The server **MUST NOT** send notification types the client has not explicitly requested\"), which the fault lists neither in trips nor in also",
-	"mcp 2025-11-25 variant polling over http":                   "suite (scen): the transport resumes the polling stream with GET and Last-Event-ID, and judgeHTTPStream takes the resumed POST stream's progress (Via.Verb GET, Via.For the call) for the standalone GET stream's, failing MCP-HTTP-GET-2",
-	"mcp 2025-06-18 fault resume-all-streams over http":          "suite (scen): the fault now trips MCP-HTTP-RESUME-1, but http-resume reads the resumed stream only to its first response (the Exchange's default Until), the leaked answer of another stream, so the dropped call's answer is judged missing (MCP-HTTP-DISCONNECT-1)",
 	"mcp 2025-06-18 fault stray-response-200-error over http":    "MCP-HTTP-ACCEPT-2 does not trip: no scenario or transport check sends a response to an unknown id (plan §1.2 ACCEPT-2's probe)",
 	"mcp 2025-06-18 fault sse-data-not-json over sse":            "transport (http): an SSE data line that is no JSON on the legacy stream is not charged to MCP-SSE-4",
 	"mcp 2025-06-18 fault notification-200 over http":            "the 200 {} answer to notifications/cancelled reaches the cancel scenario as an answer (MCP-CANCEL-1): mcp.yaml's also (rules) or the transport (http) must say which",
