@@ -40,20 +40,8 @@ var pendingRuns = map[string]string{
 
 // pendingWhy says why r is not run yet, "" when it is.
 func pendingWhy(r run) string {
-	if r.Transport == "sse" {
-		return pendingSSE
-	}
 	return pendingRuns[r.String()]
 }
-
-// pendingSSE holds back every run over the legacy transport: the bad line
-// of parse-error and invalid-request goes as the session's POST, owed an
-// answer on the stream; the legacy server refuses the POST 400 and sends
-// the JSON-RPC error on the stream, and the End frame of the 400 takes the
-// owed answer first, so the error that follows is judged a stray
-// (MCP-JSONRPC-5) — in some runs, by timing. The transport or peer (http,
-// wire) must let a raw POST's End stand aside when the transport is sse.
-const pendingSSE = "transport/peer (http, wire): over sse the 400 refusing a raw bad line ends its owed answer before the JSON-RPC error comes on the stream, which is then judged a stray (by timing)"
 
 // pendingEntry stands in a table for a pending run.
 func pendingEntry(why string) run { return run{Kind: "pending", Name: why} }
