@@ -132,9 +132,9 @@ type Peer struct {
 	// legacy transport's server refused (see onStream): each may still
 	// get its JSON-RPC error on the stream.
 	refusedRaw int
-	inbox    []*Inbound
-	inboxB   int // the inbox's cost (footprint)
-	dropped  int
+	inbox      []*Inbound
+	inboxB     int // the inbox's cost (footprint)
+	dropped    int
 	// dropNoted is set once the transcript says the current scenario's
 	// inbox overflowed.
 	dropNoted bool
