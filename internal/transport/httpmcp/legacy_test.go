@@ -107,6 +107,20 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(h.failure(verdict.CheckSSEMessageEvent)).To(ContainSubstring("POST's HTTP response body"))
 	})
 
+	It("delivers a message event whose data is no JSON to the peer as it came, which charges it to ndjson.json (MCP-SSE-4)", func() {
+		l := &legacyServer{endpoint: "/messages", out: make(chan string)}
+		t, _ := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		go func() { l.out <- "ok" }()
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		var raw []string
+		for range 2 {
+			f := next(t)
+			Expect(f.HTTP.Stream).To(BeTrue())
+			raw = append(raw, string(f.Raw))
+		}
+		Expect(raw).To(ContainElement("ok"))
+	})
+
 	It("never POSTs to a foreign endpoint: the request ends at once", func() {
 		l := &legacyServer{endpoint: "http://elsewhere.invalid/messages", out: make(chan string)}
 		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
