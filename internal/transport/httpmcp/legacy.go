@@ -68,7 +68,7 @@ func (c *client) openLegacy() {
 // server that never started, not one whose every scenario errs. Streamable
 // HTTP begins with the first POST, so nothing is awaited there.
 func (c *client) Started() error {
-	if c.o.Kind != "sse" {
+	if c.o.Kind != KindSSE {
 		return nil
 	}
 	c.openLegacy()
