@@ -9,7 +9,8 @@ var pendingRuns = map[string]string{
 	"mcp 2026-07-28 fault cancel-ignored over http":              "no scenario decides its rule MCP-HTTP-CANCEL-1 yet (http-headers, plan §1.3; see undecided)",
 	"mcp 2026-07-28 fault sse-notification-unrelated over http":  "mcp.yaml (rules): the fault's notifications/tools/list_changed, sent with no subscriptions/listen open, also breaks MCP-SUBS-3 (\"The server **MUST NOT** send notification types the client has not explicitly requested\"), which the fault lists neither in trips nor in also",
 	"mcp 2025-06-18 fault stray-response-200-error over http":    "MCP-HTTP-ACCEPT-2 does not trip: no scenario or transport check sends a response to an unknown id (plan §1.2 ACCEPT-2's probe)",
-	"mcp 2025-06-18 fault sse-data-not-json over sse":            "transport (http): an SSE data line that is no JSON on the legacy stream is not charged to MCP-SSE-4",
+	"mcp 2025-06-18 fault sse-data-not-json over sse":            "refserver (ref): the fault sends its \"ok\" event only on Streamable HTTP streams (prime), never on the legacy GET stream, so nothing trips MCP-SSE-4 over sse (the transport hands such data to the peer, which fails ndjson.json: httpmcp legacy_test)",
+	"mcp 2025-06-18 fault sse-get-json over sse":                 "rules: the run is now \"not started\" (the stream named no endpoint), so only the transport's checks judge it, and MCP-SSE-1 claims none (only the sse-legacy scenario judges it): mcp.yaml must give MCP-SSE-1 a transport check the GET's answer fails, or the fault table accept an error for it",
 	"mcp 2025-06-18 fault notification-200 over http":            "the 200 {} answer to notifications/cancelled reaches the cancel scenario as an answer (MCP-CANCEL-1): mcp.yaml's also (rules) or the transport (http) must say which",
 	"mcp 2025-06-18 fault notification-202-body over http":       "the 202 body answering notifications/cancelled reaches the cancel scenario as an answer (MCP-CANCEL-1): mcp.yaml's also (rules) or the transport (http) must say which",
 	"mcp 2025-06-18 fault body-two-objects over http":            "the tools/list answer of two objects stops the cancel scenario (MCP-CANCEL-2 error): mcp.yaml's also (rules)",
@@ -29,26 +30,12 @@ var pendingRuns = map[string]string{
 	"mcp 2026-07-28 fault unknown-method-200 over http":          "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
 	"mcp 2026-07-28 fault unsupported-version-200 over http":     "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
 	"mcp 2026-07-28 fault x-mcp-header-number over http":         "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
-	"mcp 2025-06-18 fault sse-get-json over sse":                 "no session starts on the broken stream, so every scenario errors; the run is no \"not started\" (the fault table's reading for a server that never starts): the session or runner (wire) must say so, or mcp.yaml's also (rules) list every rule",
-	"mcp 2025-06-18 fault sse-no-endpoint over sse":              "no session starts on the broken stream, so every scenario errors; the run is no \"not started\" (the fault table's reading for a server that never starts): the session or runner (wire) must say so, or mcp.yaml's also (rules) list every rule",
 }
 
 // pendingWhy says why r is not run yet, "" when it is.
 func pendingWhy(r run) string {
-	if r.Transport == "sse" {
-		return pendingSSE
-	}
 	return pendingRuns[r.String()]
 }
-
-// pendingSSE holds back every run over the legacy transport: the bad line
-// of parse-error and invalid-request goes as the session's POST, owed an
-// answer on the stream; the legacy server refuses the POST 400 and sends
-// the JSON-RPC error on the stream, and the End frame of the 400 takes the
-// owed answer first, so the error that follows is judged a stray
-// (MCP-JSONRPC-5) — in some runs, by timing. The transport or peer (http,
-// wire) must let a raw POST's End stand aside when the transport is sse.
-const pendingSSE = "transport/peer (http, wire): over sse the 400 refusing a raw bad line ends its owed answer before the JSON-RPC error comes on the stream, which is then judged a stray (by timing)"
 
 // pendingEntry stands in a table for a pending run.
 func pendingEntry(why string) run { return run{Kind: "pending", Name: why} }
