@@ -322,6 +322,11 @@ func (f *Front) legacyStream(w http.ResponseWriter, r *http.Request) {
 		}
 		out.event("", "endpoint", 0, []byte(uri))
 	}
+	if f.faults["sse-data-not-json"] {
+		// The legacy stream is the session's only one: its messages go
+		// there, so the fault's bad event does too (MCP-SSE-4).
+		out.event("", "message", 0, []byte("ok"))
+	}
 	s.mu.Lock()
 	s.getLive = true
 	s.mu.Unlock()
