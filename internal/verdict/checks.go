@@ -67,6 +67,9 @@ const (
 	CheckHTTPPriming = "http.priming"
 	// CheckHTTPRetry: a connection closed before the response sent retry:.
 	CheckHTTPRetry = "http.retry"
+	// CheckSSEStream: GET on the legacy SSE URL opens an event stream
+	// (2xx, text/event-stream).
+	CheckSSEStream = "sse.stream"
 	// CheckSSEEndpoint: the legacy stream's first event is `endpoint`,
 	// holding a URI (MCP-SSE-2, a MUST).
 	CheckSSEEndpoint = "sse.endpoint"
@@ -93,5 +96,5 @@ var Checks = map[string]bool{
 	CheckHTTPGetNoResponse: true, CheckHTTPOneStream: true, CheckHTTPEventIDUnique: true,
 	CheckHTTPSessionID: true, CheckHTTPNoRequest: true, CheckHTTPXAccel: true,
 	CheckHTTPPriming: true, CheckHTTPRetry: true, CheckSSEEndpoint: true,
-	CheckSSEEndpointOrigin: true, CheckSSEMessageEvent: true, CheckSSEPostAccepted: true,
+	CheckSSEEndpointOrigin: true, CheckSSEMessageEvent: true, CheckSSEStream: true, CheckSSEPostAccepted: true,
 }

@@ -216,9 +216,12 @@ func (c *client) legacyStream(ctx context.Context) {
 	c.noteResponse(n, http.MethodGet, resp)
 	if resp.StatusCode/100 != 2 || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, evidence+1))
+		c.fail(verdict.CheckSSEStream, "GET on the SSE endpoint did not open an event stream",
+			"HTTP 2xx, Content-Type: text/event-stream", answered(resp, b))
 		c.legacyEnd("the SSE stream's GET was answered " + answered(resp, b))
 		return
 	}
+	c.pass(verdict.CheckSSEStream, "GET on the SSE endpoint opened an event stream")
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
 	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
 	for {

@@ -74,6 +74,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(f.HTTP.Stream).To(BeTrue())
 		Expect(t.Send([]byte(initedNote))).To(Succeed())
 		Expect(h.verdicts(verdict.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
+		Expect(h.verdicts(verdict.CheckSSEStream)).To(ConsistOf(verdict.Pass))
 		// The notification's POST is judged when its answer comes, which
 		// Send does not wait for.
 		Eventually(func() []verdict.Verdict { return h.verdicts(verdict.CheckSSEPostAccepted) }).WithTimeout(time.Minute).
@@ -161,6 +162,17 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		f := next(t)
 		Expect(f.HTTP.For).To(Equal("1"))
 		Expect(f.HTTP.End).To(Equal("the SSE stream ended"))
+	})
+
+	It("fails sse.stream when GET on the SSE URL answers no event stream", func() {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, "{}")
+		})
+		t, hooks := dial(server(h).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		Expect(next(t).HTTP.End).NotTo(BeEmpty())
+		Expect(hooks.failure(verdict.CheckSSEStream)).To(ContainSubstring("application/json"))
 	})
 
 	It("leaves a refused body that is no JSON-RPC message to the bad-input rules, not sse.post-accepted", func() {
