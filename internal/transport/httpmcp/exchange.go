@@ -514,6 +514,13 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		frames = nil
 	}
+	if vs := jsonValues(b); shape == shapeOther && len(vs) > 1 {
+		// Several JSON values (NDJSON): the body as it came is
+		// MCP-HTTP-1's evidence, then each value goes on as a message, as
+		// a mislabelled body does, so the response in it answers its
+		// request rather than the whole run failing for want of it.
+		frames = append(frames, vs...)
+	}
 	x.judgeType(resp, mt == "application/json" && (shape == shapeObject || x.out.batch && shape == shapeArray), b)
 	if !x.deliverAll(frames, resp, false) {
 		x.end(resp, "the answer held no response ("+answered(resp, b)+")")
