@@ -13,7 +13,6 @@ var pendingRuns = map[string]string{
 	"mcp 2025-11-25 variant polling over http":                   "transport (http): a polling stream closed before the response is not resumed with GET and Last-Event-ID, so MCP-HTTP-STREAM-1 and MCP-JSONRPC-5 fail",
 	"mcp 2025-06-18 fault resume-all-streams over http":          "refserver (ref): the fault does not switch on event ids (variant resumable), so no stream is resumable and MCP-HTTP-RESUME-1 has nothing to judge",
 	"mcp 2025-06-18 fault event-id-per-stream over http":         "refserver (ref) or transport (http): no event ids reach the transport's http.event-id-unique check without variant resumable, so MCP-HTTP-EVENTID-1 does not trip",
-	"mcp 2025-06-18 fault stray-response-200-error over http":    "MCP-HTTP-ACCEPT-2 does not trip: no scenario or transport check sends a response to an unknown id (plan §1.2 ACCEPT-2's probe)",
 	"mcp 2025-06-18 fault sse-data-not-json over sse":            "transport (http): an SSE data line that is no JSON on the legacy stream is not charged to MCP-SSE-4",
 	"mcp 2026-07-28 fault base64-not-decoded over http":          "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
 	"mcp 2026-07-28 fault capability-error-200 over http":        "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
