@@ -224,19 +224,9 @@ func judgeStrayResponse(e *scenario.Env, x transport.Exchanger) {
 
 // carriesError says whether a probe's answer holds a JSON-RPC error.
 func carriesError(res *transport.Result) bool {
-	for _, f := range res.Frames {
-		var v any
-		if json.Unmarshal(f, &v) != nil {
-			continue
-		}
-		msgs, ok := v.([]any)
-		if !ok {
-			msgs = []any{v}
-		}
-		for _, m := range msgs {
-			if mm, ok := m.(map[string]any); ok && mm["error"] != nil {
-				return true
-			}
+	for _, in := range messages(res, 0) {
+		if field(in, "/error") != nil {
+			return true
 		}
 	}
 	return false
