@@ -24,6 +24,13 @@ demo: build
 	    --report html=reports/$$p.html --report markdown=reports/$$p.md \
 	    -- ./$(BIN) serve $$p || exit 1; \
 	done
+	@for t in http sse; do \
+	  echo "== wirecheck run --protocol mcp --transport $$t -- wirecheck serve mcp --$$t 127.0.0.1:{port}"; \
+	  ./$(BIN) run --protocol mcp --transport $$t \
+	    --report json=reports/mcp-$$t.json --report junit=reports/mcp-$$t.junit.xml \
+	    --report html=reports/mcp-$$t.html --report markdown=reports/mcp-$$t.md \
+	    -- ./$(BIN) serve mcp --$$t '127.0.0.1:{port}' || exit 1; \
+	done
 	@echo
 	@echo "== the same suite against a server that echoes the wrong id (--fault wrong-id); exit code 1 is the point"
 	@./$(BIN) run --protocol sonde-serve --scenario tools-list --timeout 1s --report html=reports/sonde-serve-fault.html \

@@ -128,9 +128,13 @@ type Peer struct {
 	pending  map[string]*Call
 	answered map[string]*Call
 	anon     int // raw lines sent that may be answered with a null id
-	inbox    []*Inbound
-	inboxB   int // the inbox's cost (footprint)
-	dropped  int
+	// refusedRaw counts the raw lines of this scenario whose POST the
+	// legacy transport's server refused (see onStream): each may still
+	// get its JSON-RPC error on the stream.
+	refusedRaw int
+	inbox      []*Inbound
+	inboxB     int // the inbox's cost (footprint)
+	dropped    int
 	// dropNoted is set once the transcript says the current scenario's
 	// inbox overflowed.
 	dropNoted bool
@@ -211,7 +215,7 @@ func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
 	p.scenario = name
-	p.anon = 0
+	p.anon, p.refusedRaw = 0, 0
 	p.inbox, p.inboxB, p.dropNoted, p.firstLine = nil, 0, false, nil
 	p.handler = nil
 	p.forgetBodies()

@@ -205,7 +205,7 @@ func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 	if !hasID {
 		// An answer without an id answers the only request in flight
 		// when that request was invalid (it may carry no id then).
-		if len(p.pending) == 1 && p.anon == 0 {
+		if len(p.pending) == 1 && p.anon == 0 && p.refusedRaw == 0 {
 			for _, c := range p.pending {
 				if c.Invalid {
 					return c, "value"
@@ -259,10 +259,19 @@ func (p *Peer) takeRaw(call *Call, idv any, hasID bool) (string, bool) {
 	defer p.mu.Unlock()
 	// A frame about a request the server sent (an error saying the answer
 	// came too late) is not an answer to one of wirecheck's.
-	if p.anon == 0 || (hasID && idv != nil && p.serverIDs[Key(idv)]) {
+	if hasID && idv != nil && p.serverIDs[Key(idv)] {
 		return "", false
 	}
-	p.anon--
+	switch {
+	case p.anon > 0:
+		p.anon--
+	case p.refusedRaw > 0:
+		// The error a refused raw line's POST left for the stream (see
+		// onStream): that line's answer after all, not a stray.
+		p.refusedRaw--
+	default:
+		return "", false
+	}
 	return p.scenario, true
 }
 

@@ -42,6 +42,9 @@ func (p *Peer) ended(f transport.Frame) {
 	raw := via.For == "" && p.anon > 0
 	if raw {
 		p.anon--
+		if p.onStream() {
+			p.refusedRaw++
+		}
 	}
 	p.mu.Unlock()
 	if call == nil {
@@ -72,6 +75,18 @@ func (p *Peer) ended(f transport.Frame) {
 	// Observations first, as for a response: a scenario that wakes on
 	// done may end at once.
 	close(call.done)
+}
+
+// onStream reports whether the server answers on a stream apart from the
+// POST: the legacy HTTP+SSE transport, where "Server messages are sent as
+// SSE `message` events" (2024-11-05 basic/transports, HTTP with SSE) and
+// nothing ties them to the POST's status. A server may refuse a raw line's
+// POST 4xx, send its JSON-RPC error on the stream, or both, in either
+// order; so the refusal is the line's answer but leaves room for one error
+// after it, or the verdict would hang on which of the two came first.
+func (p *Peer) onStream() bool {
+	x, ok := p.o.Transport.(transport.Exchanger)
+	return ok && x.Kind() == "sse"
 }
 
 // answer is what a wait on a call that is done returns.

@@ -1,13 +1,16 @@
 package peer_test
 
 import (
+	"context"
 	"errors"
+	"net/url"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -117,5 +120,111 @@ var _ = Describe("an HTTP exchange that ends without an answer", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
 		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+	})
+})
+
+// sseFake is the fake transport speaking the legacy HTTP+SSE transport,
+// where the server's messages come on a stream apart from the POSTs.
+type sseFake struct {
+	*fake
+	kind string
+}
+
+func (sseFake) Exchange(context.Context, transport.Exchange) (*transport.Result, error) {
+	return nil, errors.New("no probes")
+}
+func (sseFake) Session() string    { return "" }
+func (sseFake) Endpoint() *url.URL { return nil }
+func (f sseFake) Kind() string     { return f.kind }
+
+var _ = Describe("a raw line whose POST is refused over a transport that answers on a stream", func() {
+	// newSSEPeer is newPeer over a fake transport of kind (sse, http).
+	newSSEPeer := func(kind string) (*peer.Peer, *fake, *observations) {
+		p, reg := miniProtocol()
+		f := newFake()
+		obs := &observations{}
+		pe := peer.New(peer.Options{Protocol: p, Schemas: reg, Transport: sseFake{f, kind}, Recorder: transcript.NewRecorder(), Observe: obs.add})
+		DeferCleanup(pe.Close)
+		return pe, f, obs
+	}
+	refusal := func() transport.Frame {
+		fr := ended("", "HTTP 400 text/plain")
+		fr.HTTP.Status, fr.HTTP.ContentType = 400, "text/plain"
+		return fr
+	}
+	streamed := func(raw string) transport.Frame {
+		return transport.Frame{Raw: []byte(raw), At: time.Now(), HTTP: &transport.Via{Exchange: 2, Verb: "GET", Stream: true}}
+	}
+	// answers takes the queued frames the scenario sees, in order.
+	answers := func(pe *peer.Peer, n int) []*peer.Inbound {
+		var out []*peer.Inbound
+		for range n {
+			in, err := pe.Next(time.Minute)
+			Expect(err).NotTo(HaveOccurred())
+			out = append(out, in)
+		}
+		return out
+	}
+
+	DescribeTable("takes both the refusal and the error on the stream for the line's answers, in either order, no stray",
+		func(errorFirst bool, errLine string) {
+			pe, f, obs := newSSEPeer("sse")
+			pe.SetScenario("parse-error")
+			Expect(pe.SendRaw([]byte("{not json\n"), true)).To(Succeed())
+			if errorFirst {
+				f.pushFrame(streamed(errLine))
+				f.pushFrame(refusal())
+			} else {
+				f.pushFrame(refusal())
+				f.pushFrame(streamed(errLine))
+			}
+			if errorFirst {
+				// The error answered the line; the refusal after it is
+				// only noted (sent, received, note).
+				got := answers(pe, 1)
+				Expect(got[0].Invalid).To(BeTrue())
+				Expect(string(got[0].Raw)).To(Equal(errLine))
+				Eventually(pe.Recorder().Len).WithTimeout(time.Minute).Should(Equal(3))
+			} else {
+				got := answers(pe, 2)
+				Expect(got[0].Problem).To(Equal("no JSON-RPC answer: HTTP 400 text/plain"))
+				Expect(got[1].Invalid).To(BeTrue())
+				Expect(string(got[1].Raw)).To(Equal(errLine))
+			}
+			Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+			Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
+		},
+		Entry("the 400 first, id null", false, `{"id":null,"v":1,"error":"parse"}`),
+		Entry("the stream's error first, id null", true, `{"id":null,"v":1,"error":"parse"}`),
+		Entry("the 400 first, no id", false, `{"v":1,"error":"parse"}`),
+		Entry("the 400 first, the id read from the line", false, `{"id":"wc-invalid-1","v":1,"error":"invalid"}`),
+	)
+
+	It("leaves room for one error only, and only within the scenario", func() {
+		pe, f, obs := newSSEPeer("sse")
+		pe.SetScenario("parse-error")
+		Expect(pe.SendRaw([]byte("{not json\n"), true)).To(Succeed())
+		f.pushFrame(refusal())
+		f.pushFrame(streamed(`{"id":null,"v":1}`))
+		f.pushFrame(streamed(`{"id":null,"v":2}`))
+		answers(pe, 3)
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}), "the second error is a stray")
+
+		Expect(pe.SendRaw([]byte("{not json\n"), true)).To(Succeed())
+		f.pushFrame(refusal())
+		answers(pe, 1)
+		pe.SetScenario("next")
+		f.pushFrame(streamed(`{"id":null,"v":3}`))
+		answers(pe, 1)
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail", "fail"}), "an error after the scenario ended is a stray")
+	})
+
+	It("leaves no room over Streamable HTTP, where the POST's answer is the answer", func() {
+		pe, f, obs := newSSEPeer("http")
+		Expect(pe.SendRaw([]byte("{not json\n"), true)).To(Succeed())
+		f.pushFrame(refusal())
+		f.pushFrame(streamed(`{"id":null,"v":1}`))
+		answers(pe, 2)
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}))
 	})
 })

@@ -24,7 +24,7 @@ func NotReady(err error, rep *report.Report, p *spec.Protocol, command string, w
 		Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr}
 	n = n.Explain(rep, ready.Kind, ready.Rule)
 	if ns.Awaited != "" {
-		n.Awaited, n.Within, n.Flag = ns.Awaited, within, "--startup-timeout"
+		n.Awaited, n.Within, n.Flag = ns.Awaited, cmp.Or(ns.Within, within), cmp.Or(ns.Flag, "--startup-timeout")
 	}
 	return n
 }

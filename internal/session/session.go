@@ -45,6 +45,10 @@ type NotStarted struct {
 	// Awaited, when set, is what the wait was for other than the ready
 	// line (a launched HTTP server's port).
 	Awaited string
+	// Within and Flag, when set, bound the wait Awaited names and say
+	// which flag sets it; else the startup timeout does.
+	Within time.Duration
+	Flag   string
 }
 
 func (e *NotStarted) Error() string { return ErrNotStarted.Error() + ": " + e.Cause }
@@ -120,8 +124,23 @@ func Launch(o Options) (*Session, error) {
 		StartupGrace: o.StartupTimeout,
 	})
 	hook(t, p, o.Recorder)
-	return &Session{o: o, p: p, from: from}, nil
+	s := &Session{o: o, p: p, from: from}
+	if st, ok := t.(starter); ok {
+		if err := st.Started(); err != nil {
+			s.Close()
+			// The server answered (or a process runs): it is there but
+			// never began a session.
+			return nil, &NotStarted{Cause: err.Error(), Launched: true, Stderr: s.stderr(),
+				Awaited: "its SSE stream to name the endpoint to POST to (an endpoint event)", Within: o.Timeout, Flag: "--timeout"}
+		}
+	}
+	return s, nil
 }
+
+// starter is a transport whose session begins before the first message:
+// the legacy HTTP+SSE stream, which must name its POST endpoint first.
+// Started blocks until it has, and says why it cannot.
+type starter interface{ Started() error }
 
 // Open launches a process and waits until it is ready (AwaitReady).
 func Open(o Options) (*Session, error) {

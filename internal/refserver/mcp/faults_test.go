@@ -324,3 +324,34 @@ func (c *client) post2(path, form string) reply {
 	b, _ := io.ReadAll(resp.Body)
 	return reply{status: resp.StatusCode, header: resp.Header, body: b}
 }
+
+var _ = Describe("fault resume-all-streams on its own", func() {
+	It("answers on event streams with ids, leaks another stream's answer on a resumption and still ends with the resumed call's answer", func() {
+		c := ready(serve(false, []string{"resume-all-streams"}, nil), "2025-06-18")
+		Expect(c.post(call(1, "ping", "")).header.Get("Content-Type")).To(HavePrefix("text/event-stream"))
+		st := c.open(http.MethodPost, call(8, "tools/call", `{"name":"slow","arguments":{"durationMs":300},"_meta":{"progressToken":"r"}}`))
+		var first ev
+		Eventually(st.evs, wait).Should(Receive(&first))
+		Expect(first.id).NotTo(BeEmpty())
+		st.resp.Body.Close()
+		var evs []ev
+		Eventually(func() int {
+			resp := c.send(http.MethodGet, "", "Last-Event-ID: "+first.id)
+			defer resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				evs = readEvents(resp.Body, nil)
+			}
+			return resp.StatusCode
+		}, wait).Should(Equal(http.StatusOK))
+		var answers []string
+		for _, e := range evs {
+			if isAnswer(e.data) {
+				var m map[string]any
+				Expect(json.Unmarshal([]byte(e.data), &m)).To(Succeed())
+				answers = append(answers, show(m["id"]))
+			}
+		}
+		Expect(answers).To(ContainElement("1"))
+		Expect(answers[len(answers)-1]).To(Equal("8"))
+	})
+})

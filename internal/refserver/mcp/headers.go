@@ -13,8 +13,9 @@ import (
 // -32020, with 400), and the HTTP statuses its errors travel with.
 //
 // A header that is absent is not refused yet: wirecheck's client sends
-// none of them, so refusing their absence would stop every 2026-07-28 run
-// over HTTP. A header that is present and disagrees with the body is.
+// only MCP-Protocol-Version (not Mcp-Method, Mcp-Name), so refusing their
+// absence would stop every 2026-07-28 run over HTTP. A header that is
+// present and disagrees with the body is.
 
 // headerMismatch is the error a request whose headers disagree with its
 // body is refused with, or "" when they agree (or are absent).

@@ -470,7 +470,9 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 		http.Error(w, "Not Found: the session ended", http.StatusNotFound)
 		return
 	}
-	stream := f.variants["sse-answers"] || msg.method == "subscriptions/listen" || !isResponse(first)
+	// resume-all-streams answers on streams too: a stream answered at
+	// once is one whose events another stream's resumption can leak.
+	stream := f.variants["sse-answers"] || f.faults["resume-all-streams"] || msg.method == "subscriptions/listen" || !isResponse(first)
 	if !stream {
 		s.mu.Lock()
 		ex.finished = true

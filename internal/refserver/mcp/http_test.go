@@ -148,6 +148,14 @@ var _ = Describe("the reference server over Streamable HTTP", func() {
 		Expect(r.last()["result"]).To(HaveKeyWithValue("supportedVersions", ContainElement("2026-07-28")))
 	})
 
+	It("routes a request without _meta by its MCP-Protocol-Version 2026-07-28 to the sessionless core", func() {
+		c := serve(false, nil, nil).client()
+		r := c.post(call(1, "wirecheck/no-such-method", ""), "MCP-Protocol-Version: 2026-07-28")
+		// The core's -32601 with 404, not 400 for a missing session.
+		Expect(r.status).To(Equal(http.StatusNotFound))
+		Expect(r.last()["error"]).To(HaveKeyWithValue("code", BeNumerically("==", -32601)))
+	})
+
 	It("takes a 2026-07-28 client closing a call's stream as its cancellation", func() {
 		s := serve(false, nil, nil)
 		c := s.client()

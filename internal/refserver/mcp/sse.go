@@ -216,10 +216,10 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 	if ex.get {
 		s.getLive = true
 	}
-	var replay []event
+	var foreign, replay []event
 	for n := 1; n <= s.nstream; n++ {
 		if o := s.streams[n]; o != nil && o != ex && f.faults["resume-all-streams"] {
-			replay = append(replay, o.log...)
+			foreign = append(foreign, o.log...)
 		}
 	}
 	for _, ev := range ex.log {
@@ -238,6 +238,11 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 		s.mu.Unlock()
 	}()
 	out := f.startSSE(w, s)
+	// Another stream's answers leak first (resume-all-streams); only this
+	// stream's own answer finishes it.
+	for _, ev := range foreign {
+		out.event(ev.id, "message", 0, ev.data)
+	}
 	for _, ev := range replay {
 		out.event(ev.id, "message", 0, ev.data)
 		if !ex.get && isResponse(ev.data) {
@@ -316,6 +321,11 @@ func (f *Front) legacyStream(w http.ResponseWriter, r *http.Request) {
 			uri = "http://" + r.Host + uri
 		}
 		out.event("", "endpoint", 0, []byte(uri))
+	}
+	if f.faults["sse-data-not-json"] {
+		// The legacy stream is the session's only one: its messages go
+		// there, so the fault's bad event does too (MCP-SSE-4).
+		out.event("", "message", 0, []byte("ok"))
 	}
 	s.mu.Lock()
 	s.getLive = true

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -94,7 +95,10 @@ func httpResume(e *scenario.Env) error {
 			time.Sleep(resumePause)
 		}
 		res, seq = exchangeWithin(e, x, "GET the endpoint with Last-Event-ID: "+last, transport.Exchange{
-			Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": last}}, probeWait(e)+expect+lateGrace)
+			Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": last},
+			// Read to the dropped call's own answer: a response of another
+			// stream replayed first (RESUME-1's evidence) does not end it.
+			Until: func(ev sse.Event) bool { return answers(ev.Data, id) }}, probeWait(e)+expect+lateGrace)
 		if served(res) || res == nil || res.Status == http.StatusNotFound || res.Status == http.StatusMethodNotAllowed {
 			break
 		}
@@ -138,4 +142,15 @@ func httpResume(e *scenario.Env) error {
 		e.Fail("MCP-HTTP-DISCONNECT-1", seq, "the dropped call was answered with an error: the disconnection was taken for a cancellation", "the tool's result", string(answer.Raw))
 	}
 	return nil
+}
+
+// answers reports whether an event's data holds the response to id.
+func answers(data, id string) bool {
+	var m map[string]any
+	if json.Unmarshal([]byte(data), &m) != nil {
+		return false
+	}
+	_, res := m["result"]
+	_, fail := m["error"]
+	return (res || fail) && fmt.Sprint(m["id"]) == id
 }

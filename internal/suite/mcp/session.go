@@ -626,12 +626,15 @@ func (s *session) judgeHTTPStream(e *scenario.Env, in *peer.Inbound, t *tracked)
 	if s.modern {
 		rule = "MCP-HTTP-STREAM-5"
 	}
-	if v.Verb == http.MethodGet {
+	// A GET that resumes a POST's stream (Last-Event-ID) carries that
+	// request's key: it is the POST's stream, not the standalone one.
+	standalone := v.Verb == http.MethodGet && v.For == ""
+	if standalone {
 		rule = "MCP-HTTP-GET-2"
 	}
 	s.streamed[rule] = true
 	s.mu.Unlock()
-	if v.Verb == http.MethodGet {
+	if standalone {
 		if r := t.call.Response; r == nil || r.Seq > in.Seq {
 			e.Fail("MCP-HTTP-GET-2", in.Seq, "the GET stream carried the progress of a request in flight ("+t.call.Method+")",
 				"on the GET stream, messages unrelated to any running request", string(in.Raw))

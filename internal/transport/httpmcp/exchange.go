@@ -222,7 +222,13 @@ func (x *exchange) run() {
 	c.mu.Lock()
 	u := c.endpoint
 	c.mu.Unlock()
-	resp, err := c.hc.Do(c.request(ctx, http.MethodPost, u, x.body))
+	req := c.request(ctx, http.MethodPost, u, x.body)
+	if x.out.revision != "" {
+		// 2026-07-28: the header "MUST match" the body's _meta
+		// (streamable-http.mdx, Protocol Version Header).
+		req.Header.Set("MCP-Protocol-Version", x.out.revision)
+	}
+	resp, err := c.hc.Do(req)
 	x.gotHeaders()
 	if err != nil {
 		x.end(nil, failure(err, c.o.Timeout))
@@ -421,6 +427,13 @@ func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream 
 				if m.version >= "2025-06-18" {
 					c.version = m.version
 				}
+			}
+			if m.key == x.out.key && !m.isError && x.out.revision >= "2026" {
+				// A 2026-07-28 server served the revision the request
+				// named: "Every POST request" carries it from now on, a
+				// request without _meta too (streamable-http.mdx,
+				// Protocol Version Header).
+				c.revision, c.version = x.out.revision, x.out.revision
 			}
 			c.mu.Unlock()
 		}

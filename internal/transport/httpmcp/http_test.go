@@ -1,7 +1,11 @@
 package httpmcp_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -52,6 +56,45 @@ var _ = Describe("Streamable HTTP", func() {
 		hs := m.headers()
 		Expect(hs[len(hs)-1].Get("MCP-Protocol-Version")).To(BeEmpty())
 		Expect(hs[len(hs)-1].Get("Mcp-Session-Id")).To(Equal("session-1"))
+	})
+
+	It("sends MCP-Protocol-Version on every 2026-07-28 request: the revision its _meta names, and once served, on a request without _meta", func() {
+		var mu sync.Mutex
+		var seen []string
+		s := server(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = append(seen, r.Header.Get("MCP-Protocol-Version"))
+			mu.Unlock()
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Params struct {
+					Meta map[string]string `json:"_meta"`
+				} `json:"params"`
+			}
+			b, _ := io.ReadAll(r.Body)
+			_ = json.Unmarshal(b, &m)
+			w.Header().Set("Content-Type", "application/json")
+			if v := m.Params.Meta["io.modelcontextprotocol/protocolVersion"]; v != "" && v != "2026-07-28" {
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"unsupported"}}`, m.ID)
+				return
+			}
+			fmt.Fprint(w, result(m.ID, `{}`))
+		}))
+		t, _ := dial(s.URL, "http", 2*time.Second)
+		send := func(body string) {
+			Expect(t.Send([]byte(body))).To(Succeed())
+			next(t)
+		}
+		send(`{"jsonrpc":"2.0","id":1,"method":"wirecheck/no-such-method"}`)
+		send(`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+		send(`{"jsonrpc":"2.0","id":3,"method":"wirecheck/no-such-method"}`)
+		// A revision refused is not learned: the next request keeps the one served.
+		send(`{"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}`)
+		send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(seen).To(Equal([]string{"", "2026-07-28", "2026-07-28", "2099-01-01", "2026-07-28"}))
 	})
 
 	It("reads SSE answers and passes a stream that closes after its response", func() {

@@ -21,16 +21,7 @@ import (
 // legacySend POSTs one message to the endpoint the stream named, once it
 // did; a request waits for its response on the stream.
 func (c *client) legacySend(body []byte, out outgoing, raw bool) error {
-	c.legacyOnce.Do(func() {
-		ctx, cancel := context.WithCancel(c.ctx)
-		c.mu.Lock()
-		c.legacyCancel = cancel
-		c.mu.Unlock()
-		if !c.start(func() { defer cancel(); c.legacyStream(ctx) }) {
-			cancel()
-			c.endpointOnce.Do(func() { close(c.endpointSet) })
-		}
-	})
+	c.openLegacy()
 	select {
 	case <-c.endpointSet:
 	case <-c.ctx.Done():
@@ -54,6 +45,47 @@ func (c *client) legacySend(body []byte, out outgoing, raw bool) error {
 		return errors.New("the SSE session has ended: " + why)
 	}
 	return c.launch(x, func() { x.legacyPost(post) })
+}
+
+// openLegacy opens the stream once, on the first send or Started.
+func (c *client) openLegacy() {
+	c.legacyOnce.Do(func() {
+		ctx, cancel := context.WithCancel(c.ctx)
+		c.mu.Lock()
+		c.legacyCancel = cancel
+		c.mu.Unlock()
+		if !c.start(func() { defer cancel(); c.legacyStream(ctx) }) {
+			cancel()
+			c.endpointOnce.Do(func() { close(c.endpointSet) })
+		}
+	})
+}
+
+// Started waits until the session can begin, and says why not when it
+// cannot: over the legacy transport, until the stream named the endpoint
+// to POST to (at most --timeout, the stream's own bound). A stream that
+// fails first (answered with no event stream, or no endpoint event) is a
+// server that never started, not one whose every scenario errs. Streamable
+// HTTP begins with the first POST, so nothing is awaited there.
+func (c *client) Started() error {
+	if c.o.Kind != KindSSE {
+		return nil
+	}
+	c.openLegacy()
+	select {
+	case <-c.endpointSet:
+	case <-c.ctx.Done():
+		return ErrClosed
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.post != nil:
+		return nil
+	case c.endedWhy != "":
+		return errors.New(c.endedWhy)
+	}
+	return ErrClosed
 }
 
 func (c *client) endpointKnown() {

@@ -74,7 +74,10 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(f.HTTP.Stream).To(BeTrue())
 		Expect(t.Send([]byte(initedNote))).To(Succeed())
 		Expect(h.verdicts(verdict.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
-		Expect(h.verdicts(verdict.CheckSSEPostAccepted)).To(ConsistOf(verdict.Pass, verdict.Pass))
+		// The notification's POST is judged when its answer comes, which
+		// Send does not wait for.
+		Eventually(func() []verdict.Verdict { return h.verdicts(verdict.CheckSSEPostAccepted) }).WithTimeout(time.Minute).
+			Should(ConsistOf(verdict.Pass, verdict.Pass))
 		Expect(h.verdicts(verdict.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
 		Expect(t.(transport.Exchanger).Kind()).To(Equal("sse"))
 	})
@@ -105,6 +108,20 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		f := next(t)
 		Expect(f.HTTP.Verb).To(Equal("POST"))
 		Expect(h.failure(verdict.CheckSSEMessageEvent)).To(ContainSubstring("POST's HTTP response body"))
+	})
+
+	It("delivers a message event whose data is no JSON to the peer as it came, which charges it to ndjson.json (MCP-SSE-4)", func() {
+		l := &legacyServer{endpoint: "/messages", out: make(chan string)}
+		t, _ := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		go func() { l.out <- "ok" }()
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		var raw []string
+		for range 2 {
+			f := next(t)
+			Expect(f.HTTP.Stream).To(BeTrue())
+			raw = append(raw, string(f.Raw))
+		}
+		Expect(raw).To(ContainElement("ok"))
 	})
 
 	It("never POSTs to a foreign endpoint: the request ends at once", func() {

@@ -25,7 +25,13 @@ type outgoing struct {
 	key   string
 	keys  []string
 	batch bool
+	// revision is the protocol version a single message names in its
+	// _meta (2026-07-28 carries it in every request), "" when none.
+	revision string
 }
+
+// metaVersion is where a 2026-07-28 message names its revision.
+const metaVersion = "io.modelcontextprotocol/protocolVersion"
 
 // message is what the transport reads of one message it receives.
 type message struct {
@@ -104,6 +110,10 @@ func classify(b []byte) outgoing {
 	if o.kind == kindRequest {
 		o.keys = []string{o.key}
 	}
+	m, _ := v.(map[string]any)
+	params, _ := m["params"].(map[string]any)
+	meta, _ := params["_meta"].(map[string]any)
+	o.revision, _ = meta[metaVersion].(string)
 	return o
 }
 
