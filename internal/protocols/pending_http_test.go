@@ -7,13 +7,6 @@ package protocols_test
 // in every test run instead of hiding in a passing table.
 var pendingRuns = map[string]string{
 	"mcp 2026-07-28 fault cancel-ignored over http":              "no scenario decides its rule MCP-HTTP-CANCEL-1 yet (http-headers, plan §1.3; see undecided)",
-	"mcp 2026-07-28 fault sse-notification-unrelated over http":  "mcp.yaml (rules): the fault's notifications/tools/list_changed, sent with no subscriptions/listen open, also breaks MCP-SUBS-3 (\"The server **MUST NOT** send notification types the client has not explicitly requested\"), which the fault lists neither in trips nor in also",
-	"mcp 2025-06-18 fault stray-response-200-error over http":    "MCP-HTTP-ACCEPT-2 does not trip: no scenario or transport check sends a response to an unknown id (plan §1.2 ACCEPT-2's probe)",
-	"mcp 2025-06-18 fault notification-200 over http":            "the 200 {} answer to notifications/cancelled reaches the cancel scenario as an answer (MCP-CANCEL-1): mcp.yaml's also (rules) or the transport (http) must say which",
-	"mcp 2025-06-18 fault notification-202-body over http":       "the 202 body answering notifications/cancelled reaches the cancel scenario as an answer (MCP-CANCEL-1): mcp.yaml's also (rules) or the transport (http) must say which",
-	"mcp 2025-06-18 fault body-two-objects over http":            "the tools/list answer of two objects stops the cancel scenario (MCP-CANCEL-2 error): mcp.yaml's also (rules)",
-	"mcp 2025-06-18 fault endpoint-moves over http":              "the moved endpoint stops the cancel scenario (MCP-CANCEL-1 error): mcp.yaml's also (rules)",
-	"mcp 2025-06-18 fault get-response over http":                "responses copied onto the GET stream are taken for second responses (MCP-JSONRPC-5): mcp.yaml's also (rules) or the peer (wire)",
 	"mcp 2026-07-28 fault base64-not-decoded over http":          "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
 	"mcp 2026-07-28 fault capability-error-200 over http":        "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
 	"mcp 2026-07-28 fault header-meta-mismatch-served over http": "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",

@@ -28,7 +28,7 @@ import (
 func httpScenarios() []*scenario.Scenario {
 	return []*scenario.Scenario{{
 		Name:  "http-transport",
-		Title: "HTTP: requests without a session id, with an id never issued, with an unsupported MCP-Protocol-Version; a second session's id, that session deleted and then refused",
+		Title: "HTTP: requests without a session id, with an id never issued, with an unsupported MCP-Protocol-Version; a response to an id never used is accepted or refused, not answered success with an error; a second session's id, that session deleted and then refused",
 		Rules: transportRules,
 		Run:   httpTransport,
 	}, {
@@ -58,7 +58,7 @@ func httpScenarios() []*scenario.Scenario {
 // MCP-HTTP-GET-1 is the transport's (http.get-stream): it opens the
 // session's GET stream, and a probe beside it would race it for the one
 // stream a server may allow per session.
-var transportRules = []string{"MCP-HTTP-ENDPOINT-1", "MCP-SESSION-2", "MCP-SESSION-3", "MCP-SESSION-4", "MCP-SESSION-5", "MCP-SESSION-6", "MCP-HTTP-VERSION-1", "MCP-HTTP-VERSION-2"}
+var transportRules = []string{"MCP-HTTP-ENDPOINT-1", "MCP-HTTP-ACCEPT-2", "MCP-SESSION-2", "MCP-SESSION-3", "MCP-SESSION-4", "MCP-SESSION-5", "MCP-SESSION-6", "MCP-HTTP-VERSION-1", "MCP-HTTP-VERSION-2"}
 
 var authRules = []string{"MCP-AUTH-1", "MCP-AUTH-2", "MCP-AUTH-3", "MCP-AUTH-4", "MCP-AUTH-5", "MCP-AUTH-6", "MCP-AUTH-7",
 	"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10", "MCP-AUTH-11", "MCP-AUTH-12", "MCP-AUTH-13", "MCP-AUTH-14"}
@@ -193,8 +193,43 @@ func httpTransport(e *scenario.Env) error {
 	if rules["MCP-HTTP-VERSION-1"] {
 		judgeVersionHeader(e, x, body)
 	}
+	if rules["MCP-HTTP-ACCEPT-2"] {
+		judgeStrayResponse(e, x)
+	}
 	judgeSessions(e, x, body)
 	return nil
+}
+
+// judgeStrayResponse is MCP-HTTP-ACCEPT-2's probe: a JSON-RPC response to
+// an id the server never used. Ignoring it (202) and refusing it (an
+// error status) both keep the sentence; a success status carrying a
+// JSON-RPC error refused it while saying it was accepted. A 2xx without
+// an error accepted it: ACCEPT-1 judges the status of what is accepted,
+// and the transport does so on the session's own notifications.
+func judgeStrayResponse(e *scenario.Env, x transport.Exchanger) {
+	probe := rawJSON(map[string]any{"jsonrpc": "2.0", "id": scenario.NextID("wirecheck-never-used"), "result": map[string]any{}})
+	res, seq := exchange(e, x, "a JSON-RPC response to an id the server never used", transport.Exchange{Method: http.MethodPost, Body: probe})
+	switch {
+	case res == nil:
+		e.Skip("MCP-HTTP-ACCEPT-2", "the response to an id never used got no HTTP answer (transcript line "+fmt.Sprint(seq)+"): no status to judge")
+	case served(res) && carriesError(res):
+		e.Fail("MCP-HTTP-ACCEPT-2", seq, fmt.Sprintf("a response to an id the server never used was refused with a JSON-RPC error under HTTP %d, a success status", res.Status),
+			"202 Accepted, or an HTTP error status (e.g. 400) for input not accepted", answered(res))
+	case res.Status/100 == 3:
+		e.Skip("MCP-HTTP-ACCEPT-2", "the response to an id never used was answered "+answered(res)+": neither accepted nor refused")
+	default:
+		e.Pass("MCP-HTTP-ACCEPT-2", seq)
+	}
+}
+
+// carriesError says whether a probe's answer holds a JSON-RPC error.
+func carriesError(res *transport.Result) bool {
+	for _, in := range messages(res, 0) {
+		if field(in, "/error") != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func isEventStream(ct string) bool {

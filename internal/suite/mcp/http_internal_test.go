@@ -53,6 +53,15 @@ var _ = Describe("what the HTTP scenarios read of an answer", func() {
 		Expect(messages(nil, 1)).To(BeEmpty())
 	})
 
+	It("finds a JSON-RPC error in a probe's answer, and none in an empty, text or result body (MCP-HTTP-ACCEPT-2)", func() {
+		Expect(carriesError(&transport.Result{Status: 200, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)})).To(BeTrue())
+		Expect(carriesError(&transport.Result{Status: 200, Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","error":{"code":"bad","message":"x"}}`)}})).To(BeTrue())
+		Expect(carriesError(&transport.Result{Status: 200, Body: []byte(`{}`)})).To(BeFalse())
+		Expect(carriesError(&transport.Result{Status: 202})).To(BeFalse())
+		Expect(carriesError(&transport.Result{Status: 200, Body: []byte("ok")})).To(BeFalse())
+		Expect(carriesError(&transport.Result{Status: 200, Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})).To(BeFalse())
+	})
+
 	It("counts 2xx as served and 4xx as refused, a probe without an answer as neither", func() {
 		Expect(served(&transport.Result{Status: http.StatusAccepted})).To(BeTrue())
 		Expect(refused(&transport.Result{Status: http.StatusForbidden})).To(BeTrue())

@@ -1,8 +1,10 @@
 package httpmcp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -215,6 +217,69 @@ var _ = Describe("checks", func() {
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		Eventually(func() string { return hk.failure(verdict.CheckHTTPGetNoResponse) }).Should(ContainSubstring("id 7"))
 		Eventually(func() string { return hk.failure(verdict.CheckHTTPOneStream) }).Should(ContainSubstring(`id "s1"`))
+	})
+
+	It("delivers a response copied onto the GET stream once: the POST owed it, the copy is http.get-no-response's evidence only", func() {
+		posted := make(chan struct{})
+		m := &mcpServer{get: func(w http.ResponseWriter, r *http.Request) {
+			sseHead(w)
+			select {
+			case <-posted:
+			case <-r.Context().Done():
+				return
+			}
+			// The copy of tools/list's answer, then a response to an id
+			// wirecheck never sent, which goes on to the peer (a stray).
+			flush(w, "data: %s\n\ndata: %s\n\n", result([]byte("2"), "{}"), result([]byte("77"), "{}"))
+			<-r.Context().Done()
+		}}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				b := readRPC(r)
+				r.Body = http.NoBody
+				m.serveRPC(w, b)
+				if b.Method == "tools/list" {
+					close(posted)
+				}
+				return
+			}
+			m.ServeHTTP(w, r)
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		// Read until the POST's own answer and the GET's last event are
+		// both in: a copy delivered comes before the latter, whichever
+		// connection the transport read first.
+		var ids []string
+		postAnswered := false
+		for !postAnswered || !slices.Contains(ids, "77") {
+			f := next(t)
+			var msg struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(f.Raw, &msg) == nil && msg.ID != nil {
+				ids = append(ids, string(msg.ID))
+				postAnswered = postAnswered || f.HTTP.Verb == http.MethodPost && string(msg.ID) == "2"
+			}
+		}
+		Expect(ids).To(ConsistOf("2", "77"))
+		Expect(hk.failure(verdict.CheckHTTPGetNoResponse)).To(ContainSubstring("id 2"))
+	})
+
+	It("delivers each value of a body of several JSON values after the body as it came", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, result(m.ID, "{}")+"\n"+note)
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		var raws []string
+		for range 3 {
+			raws = append(raws, string(next(t).Raw))
+		}
+		Expect(raws).To(Equal([]string{result([]byte("2"), "{}") + "\n" + note, result([]byte("2"), "{}"), note}))
 	})
 
 	It("fails http.event-id-unique on an id reused by another stream", func() {

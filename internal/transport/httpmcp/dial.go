@@ -107,6 +107,7 @@ func Dial(o Options) (transport.Transport, error) {
 		cancel:      cancel,
 		eventIDs:    map[string]int{},
 		serverRq:    map[string]int{},
+		posted:      map[string]int{},
 		pending:     map[string]bool{},
 		endpointSet: make(chan struct{}),
 		stderr:      make(chan transport.Frame),
@@ -153,7 +154,8 @@ type client struct {
 	initKey  string         // the id key of the initialize request
 	eventIDs map[string]int // event id → the exchange that sent it
 	serverRq map[string]int // a server request's id key → the exchange it came on
-	// remembered is the bytes of the keys of eventIDs and serverRq.
+	posted   map[string]int // the id key a POST is owed (null for a raw body) or brought → that exchange
+	// remembered is the bytes of the keys of eventIDs, serverRq and posted.
 	remembered int
 	get        getState
 

@@ -3,6 +3,7 @@ package httpmcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,12 +35,32 @@ func (c *client) send(msg []byte, raw bool) error {
 		return c.legacySend(body, out, raw)
 	}
 	x := &exchange{c: c, n: c.nextExchange(), body: body, out: out, raw: raw, headers: make(chan struct{})}
+	if out.kind == kindRequest || raw {
+		c.owe(body, out, raw, x.n)
+	}
 	if out.method == "initialize" {
 		c.mu.Lock()
 		c.initKey = out.key
 		c.mu.Unlock()
 	}
 	return c.launch(x, x.run)
+}
+
+// owe records the id keys the POST of body, exchange n, is owed an answer
+// under: a request's, and for a raw body (a bad one, or a probe's) id null
+// and its id where one can be read.
+func (c *client) owe(body []byte, out outgoing, raw bool, n int) {
+	keys := out.keys
+	if raw {
+		keys = append(keys[:len(keys):len(keys)], "null")
+		var m map[string]any
+		if json.Unmarshal(body, &m) == nil && m["id"] != nil {
+			keys = append(keys, idKey(m["id"]))
+		}
+	}
+	for _, k := range keys {
+		c.firstSeen(c.posted, k, n)
+	}
 }
 
 // launch runs an exchange. A request is asynchronous, so a slow call
@@ -396,6 +417,9 @@ func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream 
 	v.Stream, v.EventID = stream, eventID
 	msgs := parseMessages(raw)
 	for _, m := range msgs {
+		if m.response && verb == http.MethodPost {
+			c.firstSeen(c.posted, m.key, x.n)
+		}
 		if m.response && m.key != "" {
 			c.mu.Lock()
 			if m.key == c.initKey && m.version != "" {
@@ -502,6 +526,13 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 	frames, shape := splitBody(b)
 	if len(bytes.TrimSpace(b)) == 0 {
 		frames = nil
+	}
+	if vs := jsonValues(b); shape == shapeOther && len(vs) > 1 {
+		// Several JSON values (NDJSON): the body as it came is
+		// MCP-HTTP-1's evidence, then each value goes on as a message, as
+		// a mislabelled body does, so the response in it answers its
+		// request rather than the whole run failing for want of it.
+		frames = append(frames, vs...)
 	}
 	x.judgeType(resp, mt == "application/json" && (shape == shapeObject || x.out.batch && shape == shapeArray), b)
 	if !x.deliverAll(frames, resp, false) {

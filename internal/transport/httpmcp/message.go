@@ -3,6 +3,7 @@ package httpmcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -198,4 +199,20 @@ func splitBody(b []byte) (frames [][]byte, shape int) {
 		return [][]byte{t}, shapeArray
 	}
 	return [][]byte{t}, shapeOther
+}
+
+// jsonValues splits a body of JSON values one after another; nil when it
+// is not only JSON values.
+func jsonValues(b []byte) [][]byte {
+	d := json.NewDecoder(bytes.NewReader(b))
+	var out [][]byte
+	for {
+		var v json.RawMessage
+		if err := d.Decode(&v); errors.Is(err, io.EOF) {
+			return out
+		} else if err != nil {
+			return nil
+		}
+		out = append(out, v)
+	}
 }

@@ -64,6 +64,11 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 		req.Header[k] = []string{v} // the name as given, case kept
 	}
 	n := c.nextExchange()
+	if method == http.MethodPost && x.Body != nil {
+		// Its answer is the probe's own: a copy on the GET stream is no
+		// stray.
+		c.owe(x.Body, classify(x.Body), true, n)
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, errors.New(failure(err, c.o.Timeout))

@@ -352,14 +352,35 @@ func (c *client) getOnce(ctx context.Context) bool {
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		for _, m := range x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID) {
+		msgs := parseMessages([]byte(ev.Data))
+		owed := len(msgs) > 0
+		for _, m := range msgs {
 			if m.response {
 				responses++
 				c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
 					"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
 			}
+			owed = owed && m.response && c.isPosted(m.key)
+		}
+		// A response to a request wirecheck POSTed is owed on that POST's
+		// stream, which delivers it (as one a POST already brought, the
+		// id-null error of a bad body): a copy here is
+		// http.get-no-response's evidence only, not a second response
+		// (JSON-RPC asks for a reply, and it came) nor, arriving before
+		// the POST stream's progress, an early end of the request.
+		if !owed {
+			x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID)
 		}
 	}
+}
+
+// isPosted says whether key is the id of a request wirecheck POSTed, or
+// of a response a POST's answer brought.
+func (c *client) isPosted(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.posted[key]
+	return ok
 }
 
 // CloseInput ends the session: DELETE it (when the server gave one) and
