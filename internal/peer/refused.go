@@ -3,7 +3,6 @@ package peer
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
@@ -15,21 +14,6 @@ import (
 // loop, a stream closed early): nothing more will come on it, so the wait
 // ends at once instead of running out its timeout. Call.Refused says why.
 var ErrRefused = errors.New("the request's exchange ended without an answer")
-
-// dropped reports whether end says the server's SSE stream for a request
-// closed or broke before the response. The text lets a server disconnect
-// at any time ("Disconnection MAY occur at any time",
-// basic/transports#streamable-http), so the transport's
-// http.stream-has-response judges it (a SHOULD), not the response rule.
-// The prefixes are httpmcp's words for it (the plan's, for the first).
-func dropped(end string) bool {
-	for _, p := range []string{"stream closed before the response", "the SSE stream closed before the response", "the SSE stream broke before the response"} {
-		if strings.HasPrefix(end, p) {
-			return true
-		}
-	}
-	return false
-}
 
 // ended takes a frame that carries no message but says why an HTTP
 // exchange ended without one: the call the POST carried is answered by
@@ -67,7 +51,9 @@ func (p *Peer) ended(f transport.Frame) {
 	call.Refused = via.End
 	call.Response = &Inbound{Seq: seq, At: f.At, HTTP: via, Call: call, Problem: "no JSON-RPC answer: " + via.End}
 	p.mu.Unlock()
-	if !dropped(via.End) {
+	// A dropped stream is the transport's http.stream-has-response to
+	// judge (Via.Dropped): a disconnection may come at any time.
+	if !via.Dropped {
 		msg := "no JSON-RPC response to " + what + ": " + via.End
 		p.check(verdict.CheckTimely, call.Scenario, verdict.Fail, seq, msg, "a response", via.End)
 		p.check(verdict.CheckOneResponse, call.Scenario, verdict.Fail, seq, msg, "exactly one response per request", "no response")

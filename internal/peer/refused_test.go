@@ -48,7 +48,9 @@ var _ = Describe("an HTTP exchange that ends without an answer", func() {
 	DescribeTable("leaves a stream closed or broken early to the transport's own check, and keeps a later answer without a second verdict", func(why string) {
 		pe, f, obs := newPeer(nil)
 		c, _ := pe.Request([]byte(`{"id":2,"method":"x"}`))
-		f.pushFrame(ended("2", why))
+		dropped := ended("2", why)
+		dropped.HTTP.Dropped = true
+		f.pushFrame(dropped)
 		_, err := pe.Wait(c, time.Minute)
 		Expect(errors.Is(err, peer.ErrRefused)).To(BeTrue())
 		Expect(obs.verdicts("MINI-TIMELY-1")).To(BeEmpty())

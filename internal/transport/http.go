@@ -28,6 +28,11 @@ type Via struct {
 	// response", "redirect loop"), so a pending call ends at once instead
 	// of waiting out its timeout.
 	End string
+	// Dropped is set with End when the request's SSE stream closed or
+	// broke before its response: "Disconnection MAY occur at any time", so
+	// the transport's http.stream-has-response judges it, not the
+	// response rules above it.
+	Dropped bool
 }
 
 // Exchanger is a transport that can send one HTTP request outside the

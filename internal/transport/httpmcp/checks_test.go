@@ -116,6 +116,7 @@ var _ = Describe("checks", func() {
 		Expect(f.Raw).To(BeNil())
 		Expect(f.HTTP.For).To(Equal("2"))
 		Expect(f.HTTP.End).To(Equal("the SSE stream closed before the response"))
+		Expect(f.HTTP.Dropped).To(BeTrue())
 		Expect(hk.failure(verdict.CheckHTTPStreamHasResponse)).To(ContainSubstring("request 2, 1 events"))
 	})
 

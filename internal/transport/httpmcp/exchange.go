@@ -190,7 +190,10 @@ func (x *exchange) via(resp *http.Response, verb string) *transport.Via {
 
 // end tells the peer the exchange is over without the answer it wanted,
 // for each request it carried (a raw probe's with For "").
-func (x *exchange) end(resp *http.Response, why string) {
+func (x *exchange) end(resp *http.Response, why string) { x.endAs(resp, why, false) }
+
+// endAs is end, saying whether the stream was dropped (Via.Dropped).
+func (x *exchange) endAs(resp *http.Response, why string, dropped bool) {
 	c := x.c
 	if c.closed.Load() || !x.wantsAnswer() {
 		return
@@ -208,7 +211,7 @@ func (x *exchange) end(resp *http.Response, why string) {
 	}
 	for _, k := range keys {
 		v := x.via(resp, http.MethodPost)
-		v.For, v.End = k, why
+		v.For, v.End, v.Dropped = k, why, dropped
 		c.q.Offer(nil, transport.Frame{HTTP: v})
 	}
 }

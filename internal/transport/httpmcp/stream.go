@@ -149,12 +149,12 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 	case why != nil:
 		x.end(resp, fmt.Sprintf("%s (%d events)", *why, st.events))
 	default:
-		cause := "the SSE stream closed before the response"
+		cause, dropped := "the SSE stream closed before the response", true
 		switch {
 		case errors.Is(err, sse.ErrEventTooLarge):
-			cause = fmt.Sprintf("an SSE event over the %d-byte cap", c.o.MaxFrame)
+			cause, dropped = fmt.Sprintf("an SSE event over the %d-byte cap", c.o.MaxFrame), false
 		case errors.Is(err, sse.ErrNoEvent):
-			cause = fmt.Sprintf("the SSE stream sent %d bytes without an event", maxIdle)
+			cause, dropped = fmt.Sprintf("the SSE stream sent %d bytes without an event", maxIdle), false
 		case !errors.Is(err, io.EOF):
 			cause = fmt.Sprintf("the SSE stream broke before the response: %v", err)
 		}
@@ -168,7 +168,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 				x.judgeRetry(st)
 			}
 		}
-		x.end(resp, cause)
+		x.endAs(resp, cause, dropped)
 	}
 }
 
