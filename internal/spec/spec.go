@@ -17,9 +17,9 @@ import (
 
 // Protocol is a loaded spec file. Its schemas are compiled by package schema.
 type Protocol struct {
-	ID         string   `yaml:"id"`
-	Title      string   `yaml:"title"`
-	Source     string   `yaml:"source"`
+	ID     string `yaml:"id"`
+	Title  string `yaml:"title"`
+	Source string `yaml:"source"`
 	// Base names the protocol a profile extends (see profile.go).
 	Base       string   `yaml:"base"`
 	Transports []string `yaml:"transports"`
