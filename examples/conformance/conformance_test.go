@@ -61,10 +61,12 @@ type recorder struct {
 	errors []string
 }
 
-func (r *recorder) Helper()                      {}
-func (r *recorder) Name() string                 { return "TestConformance" }
-func (r *recorder) Log(args ...any)              {}
-func (r *recorder) Logf(string, ...any)          {}
-func (r *recorder) Error(args ...any)            { r.errors = append(r.errors, fmt.Sprint(args...)) }
-func (r *recorder) Errorf(f string, args ...any) { r.errors = append(r.errors, fmt.Sprintf(f, args...)) }
+func (r *recorder) Helper()             {}
+func (r *recorder) Name() string        { return "TestConformance" }
+func (r *recorder) Log(args ...any)     {}
+func (r *recorder) Logf(string, ...any) {}
+func (r *recorder) Error(args ...any)   { r.errors = append(r.errors, fmt.Sprint(args...)) }
+func (r *recorder) Errorf(f string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(f, args...))
+}
 func (r *recorder) Fatalf(f string, args ...any) { r.Errorf(f, args...); runtime.Goexit() }
