@@ -124,6 +124,23 @@ var _ = Describe("wirecheck run", func() {
 		Expect(errs).To(ContainSubstring("--baseline-strict needs --baseline FILE"))
 	})
 
+	It("runs a shard of the suite, and report merge of all the shards gates as the whole run", func() {
+		dir := GinkgoT().TempDir()
+		server := []string{"--", bin(), "serve", "sonde-serve", "--fault", "runtime-null-id"}
+		var files []string
+		for _, sh := range []string{"1/2", "2/2"} {
+			f := filepath.Join(dir, strings.ReplaceAll(sh, "/", "of")+".json")
+			files = append(files, f)
+			cli("", append([]string{"run", "--protocol", "sonde-serve", "--shard", sh, "--report", "json=" + f}, server...)...)
+		}
+		code, out, _ := cli("", append([]string{"report", "merge", "--format", "console"}, files...)...)
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring("27 rules: 25 pass, 2 fail, 0 skip, 0 error"))
+		code, _, errs := cli("", "run", "--protocol", "sonde-serve", "--shard", "3/2", "--", "true")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring(`"3/2": want i/n with 1 ≤ i ≤ n`))
+	})
+
 	It("says what it is: version and --version", func() {
 		code, out, _ := cli("", "version")
 		Expect(code).To(Equal(0))

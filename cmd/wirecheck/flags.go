@@ -17,6 +17,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/shard"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -44,6 +45,7 @@ type common struct {
 	headers, env, reports                []string
 	timeout, startupTimeout              time.Duration
 	noColor, verbose                     bool
+	shard                                shard.Shard
 }
 
 func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
