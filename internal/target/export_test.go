@@ -12,3 +12,11 @@ func SetDial(f func(DialOptions) (transport.Transport, error)) (restore func()) 
 	dial = f
 	return func() { dial = old }
 }
+
+// SetDetect stands a test's function in for httpmcp.Detect and returns a
+// function that puts the real one back.
+func SetDetect(f func(DialOptions, string) (string, string)) (restore func()) {
+	old := detect
+	detect = f
+	return func() { detect = old }
+}

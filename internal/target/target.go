@@ -33,6 +33,9 @@ type Target struct {
 	// value is read from the environment when the target is launched, so
 	// a rerun line can carry the reference and not the secret.
 	Headers []string
+	// Detected says why the transport is what it is when the user named
+	// none for a running server (see Detect): the report carries it.
+	Detected string
 }
 
 // Port is what Argv words, Env values and the URL of a launched HTTP
