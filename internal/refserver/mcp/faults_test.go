@@ -234,10 +234,6 @@ var _ = Describe("the HTTP faults of the reference server", func() {
 		}, "text/event-stream", "application/json"),
 		Entry(nil, "sse-no-endpoint", true, []string{"keepalive-comments"}, probe(legacyFirstLine), "event: endpoint", ": keepalive"),
 		// The SHOULD faults.
-		Entry(nil, "bad-json-plain-400", false, nil, func(s *server) string {
-			r := ready(s, "2025-06-18").post("{")
-			return status(r) + " " + r.header.Get("Content-Type")
-		}, "400 application/json", "400 text/plain; charset=utf-8"),
 		Entry(nil, "bad-json-500", false, nil, func(s *server) string {
 			return status(ready(s, "2025-06-18").post("{"))
 		}, "400", "500"),
