@@ -95,9 +95,6 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	} else if c.timeout <= 0 || c.startupTimeout <= 0 {
 		return nil, usageErr("--timeout and --startup-timeout must be positive")
 	}
-	// From here on the transport is named, whether given or implied (a
-	// URL alone is Streamable HTTP): what judges the run reads it.
-	t.Transport = t.Kind()
 	// Afterwards revision is the one asked, however named, and params the
 	// settings other than it, as rerun lines carry them.
 	st, err := b.Settings(c.revision, c.params, only)
@@ -105,6 +102,9 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 		return nil, usageErr("%v", err)
 	}
 	c.revision, c.params = st.Revision, st.Rest
+	// From here on the transport is named, whether given or found (a URL
+	// alone): what judges the run reads it, rerun lines repeat it.
+	t = t.Detect(c.timeout, st.Protocol.Version)
 	return &setup{b, st.Protocol, st.Params, t}, nil
 }
 

@@ -145,6 +145,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		r.cfg.Jobs = 1
 		r.tally.Note("--url names a fixed port for the launched server, so its processes run one at a time (--jobs 1); put {port} in --url to run %d at once", cfg.Jobs)
 	}
+	if d := cfg.Target.Detected; d != "" {
+		r.tally.Note("--url without --transport: %s; judged over --transport %s", d, cfg.Target.Kind())
+	}
 	if verr != nil {
 		return r.report(), verr
 	}

@@ -393,7 +393,7 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 		f.writeJSON(w, http.StatusOK, got[0])
 	case msg.kind == "raw" && f.faults["bad-json-500"]:
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
-	case msg.kind == "raw" && f.faults["bad-json-plain-400"]:
+	case msg.kind == "raw" && f.variants["bad-input-plain-400"]:
 		http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
 	case len(got) > 0 && msg.kind == "raw":
 		f.writeJSON(w, http.StatusBadRequest, got[0])

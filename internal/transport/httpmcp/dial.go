@@ -186,6 +186,8 @@ func origin(u *url.URL) string {
 
 func (c *client) Kind() string { return c.o.Kind }
 
+func (c *client) Credentialed() bool { return c.headers.Get("Authorization") != "" }
+
 func (c *client) Session() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
