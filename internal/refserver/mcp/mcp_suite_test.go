@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 )
 
 func TestMCPServer(t *testing.T) {
@@ -135,6 +137,9 @@ func (c *client) send(method, body string, set ...string) *http.Response {
 	for k, vs := range c.header {
 		req.Header[k] = vs
 	}
+	if method == http.MethodPost {
+		metadata(req.Header, body)
+	}
 	for _, h := range set {
 		k, v, _ := strings.Cut(h, ":")
 		if v = strings.TrimSpace(v); v == "" {
@@ -163,6 +168,46 @@ func (c *client) initialize(v string) reply {
 	// Its answer is judged where it matters (faults answer it wrongly).
 	c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return r
+}
+
+// metadata sets the request metadata headers a 2026-07-28 client sends
+// with body, as wirecheck's client does (httpmcp): the revision of its
+// _meta, Mcp-Method, Mcp-Name and géo's Mcp-Param headers.
+func metadata(h http.Header, body string) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name      any            `json:"name"`
+			URI       any            `json:"uri"`
+			Arguments any            `json:"arguments"`
+			Meta      map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	d := json.NewDecoder(strings.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&m) != nil || m.Params.Meta["io.modelcontextprotocol/protocolVersion"] == nil {
+		return
+	}
+	h.Set("MCP-Protocol-Version", fmt.Sprint(m.Params.Meta["io.modelcontextprotocol/protocolVersion"]))
+	h.Set("Mcp-Method", m.Method)
+	name := m.Params.Name
+	switch m.Method {
+	case "resources/read":
+		name = m.Params.URI
+	case "tools/call", "prompts/get":
+	default:
+		return
+	}
+	if n, ok := name.(string); ok {
+		h.Set("Mcp-Name", mcpheader.Encode(n))
+	}
+	if name == "géo" {
+		for _, p := range []mcpheader.Param{{Name: "Region", Path: []string{"region"}}, {Name: "Zone", Path: []string{"zone"}}, {Name: "Note", Path: []string{"note"}}} {
+			if v, ok := p.Value(m.Params.Arguments); ok {
+				h.Set(p.Header(), v)
+			}
+		}
+	}
 }
 
 func call(id int, method, params string) string {
