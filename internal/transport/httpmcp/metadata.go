@@ -20,13 +20,15 @@ func (c *client) metadata(h http.Header, body []byte) {
 		return
 	}
 	c.mu.Lock()
-	rev := c.revision
+	modern := c.revision >= "2026"
 	c.mu.Unlock()
 	if out.revision != "" {
-		rev = out.revision
+		// Only 2026-07-28 and later name the revision in _meta: whatever
+		// it names (an unknown one included), the request is of that era.
+		modern = true
 		h.Set("MCP-Protocol-Version", out.revision)
 	}
-	if rev < "2026" {
+	if !modern {
 		return
 	}
 	h.Set("Mcp-Method", out.method)

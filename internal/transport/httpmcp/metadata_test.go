@@ -114,6 +114,17 @@ var _ = Describe("2026-07-28 request metadata headers", func() {
 		Expect(t.Close()).To(Succeed())
 	})
 
+	It("sends Mcp-Method with a first request naming an unknown revision in _meta: only 2026-07-28 and later name it there", func() {
+		m := &modernTools{}
+		t, _ := dial(server(m).URL, "http", 5*time.Second)
+		Expect(t.Send([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01"}}}`))).To(Succeed())
+		next(t)
+		h := m.header("tools/list 1")
+		Expect(h.Get("Mcp-Method")).To(Equal("tools/list"))
+		Expect(h.Get("MCP-Protocol-Version")).To(Equal("1999-01-01"))
+		Expect(t.Close()).To(Succeed())
+	})
+
 	It("sends the headers with a probe, where the probe's own headers override them", func() {
 		m := &modernTools{}
 		t, _ := dial(server(m).URL, "http", 5*time.Second)
