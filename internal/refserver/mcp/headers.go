@@ -45,28 +45,17 @@ func headerTools(number bool) []tool {
 // headerMismatch is why a 2026-07-28 request's headers are refused, or ""
 // when they agree with its body.
 func (f *Front) headerMismatch(r *http.Request, body []byte) string {
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Name      any            `json:"name"`
-			URI       any            `json:"uri"`
-			Arguments any            `json:"arguments"`
-			Meta      map[string]any `json:"_meta"`
-		} `json:"params"`
-	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if d.Decode(&m) != nil {
+	m, ok := mcpheader.Read(body)
+	if !ok {
 		return ""
 	}
 	get := f.lookup(r)
-	meta, _ := m.Params.Meta[metaVersion].(string)
 	switch v, ok := get("MCP-Protocol-Version"); {
 	case !ok && !f.variants["version-header-optional"] && !f.faults["no-version-header-served"]:
 		// The server lists no revision before 2025-06-18 (server/discover).
 		return missing("MCP-Protocol-Version")
-	case ok && v != meta && !f.faults["header-meta-mismatch-served"]:
-		return mismatch("MCP-Protocol-Version", v, meta)
+	case ok && v != m.Revision && !f.faults["header-meta-mismatch-served"]:
+		return mismatch("MCP-Protocol-Version", v, m.Revision)
 	}
 	if !f.faults["mcp-method-unchecked"] {
 		switch v, ok := get("Mcp-Method"); {
@@ -76,32 +65,26 @@ func (f *Front) headerMismatch(r *http.Request, body []byte) string {
 			return mismatch("Mcp-Method", v, m.Method)
 		}
 	}
-	want := m.Params.Name
-	switch m.Method {
-	case "resources/read":
-		want = m.Params.URI
-	case "tools/call", "prompts/get":
-	default:
+	if !m.NameRequired() {
 		return ""
 	}
 	if !f.faults["mcp-name-unchecked"] {
-		w, _ := want.(string)
 		switch v, ok := get("Mcp-Name"); {
 		case !ok:
 			return missing("Mcp-Name")
-		case f.decode(v) != w:
-			return mismatch("Mcp-Name", v, w)
+		case f.decode(v) != m.Name:
+			return mismatch("Mcp-Name", v, m.Name)
 		}
 	}
 	if m.Method == "tools/call" {
-		return f.paramMismatch(get, m.Params.Name, m.Params.Arguments)
+		return f.paramMismatch(get, m.Name, m.Arguments)
 	}
 	return ""
 }
 
 // paramMismatch judges the Mcp-Param headers of a call of one of the
 // headerTools ("Server Behavior for Custom Headers").
-func (f *Front) paramMismatch(get func(string) (string, bool), name, args any) string {
+func (f *Front) paramMismatch(get func(string) (string, bool), name string, args any) string {
 	for _, t := range headerTools(false) {
 		if t.def["name"] != name {
 			continue

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -174,36 +173,18 @@ func (c *client) initialize(v string) reply {
 // with body, as wirecheck's client does (httpmcp): the revision of its
 // _meta, Mcp-Method, Mcp-Name and géo's Mcp-Param headers.
 func metadata(h http.Header, body string) {
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Name      any            `json:"name"`
-			URI       any            `json:"uri"`
-			Arguments any            `json:"arguments"`
-			Meta      map[string]any `json:"_meta"`
-		} `json:"params"`
-	}
-	d := json.NewDecoder(strings.NewReader(body))
-	d.UseNumber()
-	if d.Decode(&m) != nil || m.Params.Meta["io.modelcontextprotocol/protocolVersion"] == nil {
+	r, ok := mcpheader.Read([]byte(body))
+	if !ok || r.Revision == "" {
 		return
 	}
-	h.Set("MCP-Protocol-Version", fmt.Sprint(m.Params.Meta["io.modelcontextprotocol/protocolVersion"]))
-	h.Set("Mcp-Method", m.Method)
-	name := m.Params.Name
-	switch m.Method {
-	case "resources/read":
-		name = m.Params.URI
-	case "tools/call", "prompts/get":
-	default:
-		return
+	h.Set("MCP-Protocol-Version", r.Revision)
+	h.Set("Mcp-Method", r.Method)
+	if r.NameRequired() && r.HasName {
+		h.Set("Mcp-Name", mcpheader.Encode(r.Name))
 	}
-	if n, ok := name.(string); ok {
-		h.Set("Mcp-Name", mcpheader.Encode(n))
-	}
-	if name == "géo" {
+	if r.Method == "tools/call" && r.Name == "géo" {
 		for _, p := range []mcpheader.Param{{Name: "Region", Path: []string{"region"}}, {Name: "Zone", Path: []string{"zone"}}, {Name: "Note", Path: []string{"note"}}} {
-			if v, ok := p.Value(m.Params.Arguments); ok {
+			if v, ok := p.Value(r.Arguments); ok {
 				h.Set(p.Header(), v)
 			}
 		}

@@ -32,37 +32,19 @@ func (c *client) metadata(h http.Header, body []byte) {
 		return
 	}
 	h.Set("Mcp-Method", out.method)
-	var m struct {
-		Params struct {
-			Name      any `json:"name"`
-			URI       any `json:"uri"`
-			Arguments any `json:"arguments"`
-		} `json:"params"`
-	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if d.Decode(&m) != nil {
+	r, ok := mcpheader.Read(body)
+	if !ok || !r.NameRequired() || !r.HasName {
 		return
 	}
-	source := m.Params.Name
-	if out.method == "resources/read" {
-		source = m.Params.URI
-	}
-	name, ok := source.(string)
-	switch out.method {
-	case "tools/call", "resources/read", "prompts/get":
-		if ok {
-			h.Set("Mcp-Name", mcpheader.Encode(name))
-		}
-	}
-	if out.method != "tools/call" || !ok {
+	h.Set("Mcp-Name", mcpheader.Encode(r.Name))
+	if r.Method != "tools/call" {
 		return
 	}
 	c.mu.Lock()
-	params := c.params[name]
+	params := c.params[r.Name]
 	c.mu.Unlock()
 	for _, p := range params {
-		if v, ok := p.Value(m.Params.Arguments); ok {
+		if v, ok := p.Value(r.Arguments); ok {
 			h.Set(p.Header(), v)
 		}
 	}

@@ -7,6 +7,7 @@
 package mcpheader
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -222,4 +223,55 @@ func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) 
 func show(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// Request is what the metadata headers of one request mirror from its
+// body.
+type Request struct {
+	Method string
+	// Revision is _meta's io.modelcontextprotocol/protocolVersion.
+	Revision string
+	// Name is the source of Mcp-Name (params.name, params.uri for
+	// resources/read), HasName whether the body holds it as a string.
+	Name      string
+	HasName   bool
+	Arguments any
+}
+
+// Read reads a request body (a single JSON-RPC message; numbers as
+// json.Number), or says it is none.
+func Read(body []byte) (Request, bool) {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Name      any            `json:"name"`
+			URI       any            `json:"uri"`
+			Arguments any            `json:"arguments"`
+			Meta      map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return Request{}, false
+	}
+	r := Request{Method: m.Method, Arguments: m.Params.Arguments}
+	r.Revision, _ = m.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+	src := m.Params.Name
+	if m.Method == "resources/read" {
+		src = m.Params.URI
+	}
+	r.Name, r.HasName = src.(string)
+	return r, true
+}
+
+// NameRequired reports whether the request carries Mcp-Name: "Required
+// For `tools/call`, `resources/read`, `prompts/get` requests" (Standard
+// Request Headers).
+func (r Request) NameRequired() bool {
+	switch r.Method {
+	case "tools/call", "resources/read", "prompts/get":
+		return true
+	}
+	return false
 }
