@@ -69,7 +69,7 @@ func rawNames(r *http.Request) map[string]bool {
 		return names
 	}
 	c.mu.Lock()
-	buf := c.buf
+	buf := append([]byte(nil), c.buf...) // Read may trim c.buf in place meanwhile
 	c.mu.Unlock()
 	line := []byte(r.Method + " " + r.RequestURI + " ")
 	i := bytes.LastIndex(buf, line)
