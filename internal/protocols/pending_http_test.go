@@ -6,9 +6,9 @@ package protocols_test
 // run nor recorded; its spec is skipped with the reason, so the gap shows
 // in every test run instead of hiding in a passing table.
 var pendingRuns = map[string]string{
-	"mcp 2026-07-28 fault cancel-ignored over http":              "no scenario decides its rule MCP-HTTP-CANCEL-1 yet (http-headers, plan §1.3; see undecided)",
-	"mcp 2026-07-28 fault capability-error-200 over http":        "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
-	"mcp 2026-07-28 fault meta-error-200 over http":              "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
+	"mcp 2026-07-28 fault cancel-ignored over http":       "no scenario decides its rule MCP-HTTP-CANCEL-1 yet (http-headers, plan §1.3; see undecided)",
+	"mcp 2026-07-28 fault capability-error-200 over http": "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
+	"mcp 2026-07-28 fault meta-error-200 over http":       "no scenario decides the 2026-07-28 header rules yet (http-headers, plan §1.3; see undecided)",
 }
 
 // pendingWhy says why r is not run yet, "" when it is.
