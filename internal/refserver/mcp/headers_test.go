@@ -103,11 +103,13 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 		Expect(tools(c, func(cursor string) string { return call(1, "tools/list", cursor) })).NotTo(ContainElement("géo"))
 	})
 
-	It("fault header-names-exact takes a header name in another case for a missing one; without it any case serves", func() {
-		post := func(faults []string) string {
+	It("fault header-names-exact takes a header name in another case for a missing one; without it, or without the names recorded, any case serves", func() {
+		post := func(faults []string, record ...bool) string {
 			f := mcp.NewFront(refserver.Options{Faults: faults, Log: io.Discard, Out: io.Discard}, false)
 			ts := httptest.NewUnstartedServer(f)
-			ts.Listener = mcp.RecordHeaderNames(ts.Config, ts.Listener)
+			if len(record) == 0 {
+				ts.Listener = mcp.RecordHeaderNames(ts.Config, ts.Listener)
+			}
 			ts.Start()
 			defer func() { f.Close(); ts.CloseClientConnections(); ts.Close() }()
 			req, err := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(modern(1, "tools/list", "")))
@@ -122,6 +124,7 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 		}
 		Expect(post(nil)).To(Equal("200 "))
 		Expect(post([]string{"header-names-exact"})).To(Equal("400 -32020"))
+		Expect(post([]string{"header-names-exact"}, false)).To(Equal("200 "))
 	})
 
 	It("answers an unsupported revision 400, an unknown method 404, a request missing _meta fields or a capability 400", func() {

@@ -60,14 +60,15 @@ func RecordHeaderNames(srv *http.Server, ln net.Listener) net.Listener {
 	return rawListener{ln}
 }
 
-// rawNames are the header names of r as written on the wire; none when
-// they were not recorded.
+// rawNames are the header names of r as written on the wire; nil when
+// the server was not set up to record them (a front served without
+// RecordHeaderNames looks names up in any case, the fault then inert).
 func rawNames(r *http.Request) map[string]bool {
-	names := map[string]bool{}
 	c, ok := r.Context().Value(rawConnKey{}).(*rawConn)
 	if !ok {
-		return names
+		return nil
 	}
+	names := map[string]bool{}
 	c.mu.Lock()
 	buf := append([]byte(nil), c.buf...) // Read may trim c.buf in place meanwhile
 	c.mu.Unlock()
