@@ -611,6 +611,9 @@ func serveHTTP(o refserver.Options) int {
 	}
 	f := NewFront(o, legacy)
 	srv := &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	if f.faults["header-names-exact"] {
+		ln = RecordHeaderNames(srv, ln)
+	}
 	fmt.Fprintf(o.Log, "listening on http://%s%s\n", ln.Addr(), path)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -669,6 +669,9 @@ func listAll(e *scenario.Env, s *session, method, key, ruleCursor string) ([]any
 			return items, in, nil
 		}
 		page, _ := field(in, "/result/"+key).([]any)
+		if method == "tools/list" {
+			page = judgeToolHeaders(e, s, in, page)
+		}
 		items = append(items, page...)
 		next, ok := field(in, "/result/nextCursor").(string)
 		if !ok {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -158,6 +159,9 @@ type client struct {
 	// remembered is the bytes of the keys of eventIDs, serverRq and posted.
 	remembered int
 	get        getState
+	// params are the x-mcp-header annotations of each tool a tools/list
+	// answer listed with valid ones (2026-07-28), by tool name.
+	params map[string][]mcpheader.Param
 
 	// legacy transport
 	legacyOnce   sync.Once
