@@ -180,6 +180,11 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
+// dialWait bounds one connection of the readiness poll. Not pollEvery: on
+// a loaded machine the dialling goroutine may run later than that after
+// the kernel has connected, and the poll would never see the port open.
+const dialWait = time.Second
+
 // connect opens the readiness poll's connections; tests stand in for it.
 var connect = net.DialTimeout
 
@@ -195,7 +200,7 @@ func awaitPort(proc transport.Transport, addr string, b Bounds) error {
 	defer tick.Stop()
 	answered := false
 	for {
-		c, err := connect("tcp", addr, pollEvery)
+		c, err := connect("tcp", addr, dialWait)
 		if err == nil {
 			c.Close()
 		}

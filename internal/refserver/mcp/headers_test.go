@@ -104,10 +104,10 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 	})
 
 	It("fault header-names-exact takes a header name in another case for a missing one; without it, or without the names recorded, any case serves", func() {
-		post := func(faults []string, record ...bool) string {
+		post := func(record bool, faults ...string) string {
 			f := mcp.NewFront(refserver.Options{Faults: faults, Log: io.Discard, Out: io.Discard}, false)
 			ts := httptest.NewUnstartedServer(f)
-			if len(record) == 0 {
+			if record {
 				ts.Listener = mcp.RecordHeaderNames(ts.Config, ts.Listener)
 			}
 			ts.Start()
@@ -122,9 +122,9 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 			b, _ := io.ReadAll(resp.Body)
 			return look(reply{status: resp.StatusCode, header: resp.Header, body: b})
 		}
-		Expect(post(nil)).To(Equal("200 "))
-		Expect(post([]string{"header-names-exact"})).To(Equal("400 -32020"))
-		Expect(post([]string{"header-names-exact"}, false)).To(Equal("200 "))
+		Expect(post(true)).To(Equal("200 "))
+		Expect(post(true, "header-names-exact")).To(Equal("400 -32020"))
+		Expect(post(false, "header-names-exact")).To(Equal("200 "))
 	})
 
 	It("answers an unsupported revision 400, an unknown method 404, a request missing _meta fields or a capability 400", func() {
