@@ -3,7 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-		"io"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -486,4 +486,3 @@ func (s *server) extTemplates() []any {
 	}
 	return out
 }
-
