@@ -162,6 +162,9 @@ type Refusal struct {
 	// Challenge adds MCP's WWW-Authenticate challenge naming the
 	// protected resource metadata (with Extension.Discovery).
 	Challenge bool
+	// Body, when set, is the answer's JSON body instead (a REST API's
+	// error document).
+	Body []byte
 }
 
 // Write answers with the refusal; id is the refused request's id (nil:
@@ -171,6 +174,12 @@ func (rf *Refusal) Write(w http.ResponseWriter, id json.RawMessage) {
 		for _, v := range vs {
 			w.Header().Add(k, v)
 		}
+	}
+	if rf.Body != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rf.Status)
+		w.Write(rf.Body)
+		return
 	}
 	if rf.Code == 0 {
 		msg := rf.Message
