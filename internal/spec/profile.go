@@ -48,3 +48,8 @@ func (p *Protocol) Endpoint(tr string) string {
 	}
 	return "/mcp"
 }
+
+// Inherited reports whether r is a rule a profile takes from its base:
+// its faults and variants are the profile's own, so the base's MUST rules
+// need no fault of the profile.
+func (p *Protocol) Inherited(r *Rule) bool { return p.inherited[r] }
