@@ -318,6 +318,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fronts[0].ServeHTTP(w, r)
 		return
 	}
+	// A foreign Origin is refused before anything else of the profile's
+	// runs (its token check, its hook).
+	if !front.originOK(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost {
 		if h.authorized(w, r, nil) {
 			front.ServeHTTP(w, r)
