@@ -114,7 +114,12 @@ func (r run) server() (testrun.Server, error) {
 	case "variant":
 		s.Variants = []string{r.Name}
 	}
-	if r.Transport == "" {
+	b, err := protocols.Load(r.Protocol)
+	if err != nil {
+		return s, err
+	}
+	tr := r.transport(b)
+	if tr == "" || tr == "stdio" {
 		return s, nil
 	}
 	// Over HTTP the reference server listens on the port the target
@@ -123,13 +128,18 @@ func (r run) server() (testrun.Server, error) {
 	if err != nil {
 		return s, err
 	}
-	argv := append(append([]string{}, t.Argv[:3]...), "--"+r.Transport, "127.0.0.1:{port}")
+	argv := append(append([]string{}, t.Argv[:3]...), "--"+tr, "127.0.0.1:{port}")
 	// A run against a server that requires the reference token carries
 	// it, as a user with credentials would (http-auth's probes judge the
 	// server without it); against one that checks none, none: handed
-	// credentials it ignores, a server fails MCP-AUTH-1.
-	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: r.Transport}
-	if refmcp.RequiresToken(s.Faults, s.Variants) {
+	// credentials it ignores, a server fails MCP-AUTH-1. A profile's
+	// reference server takes the demo token (WIRECHECK_TOKEN), which it
+	// asks on every request.
+	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: tr}
+	switch {
+	case b.Protocol.Base != "":
+		s.Command.Headers = []string{"Authorization: Bearer " + refmcp.DemoToken()}
+	case refmcp.RequiresToken(s.Faults, s.Variants):
 		s.Command.Headers = []string{"Authorization: Bearer " + refmcp.Token}
 	}
 	return s, nil
