@@ -78,7 +78,7 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers}
+	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers, Paths: b.Protocol.Endpoints}
 	if _, _, err := c.judging(); err != nil {
 		return nil, err
 	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {

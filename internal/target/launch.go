@@ -103,10 +103,14 @@ func (t Target) withPort(port int) (argv, env []string, u string) {
 	}
 	u = t.URL
 	if u == "" {
-		u = "http://127.0.0.1:" + Port + "/mcp"
-		if t.Kind() == "sse" {
-			u = "http://127.0.0.1:" + Port + "/sse"
+		path := t.Paths[t.Kind()]
+		if path == "" {
+			path = "/mcp"
+			if t.Kind() == "sse" {
+				path = "/sse"
+			}
 		}
+		u = "http://127.0.0.1:" + Port + path
 	}
 	return argv, env, strings.ReplaceAll(u, Port, p)
 }

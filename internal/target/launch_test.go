@@ -72,6 +72,17 @@ var _ = Describe("launching a target over HTTP", func() {
 		Expect(u.RawQuery).To(Equal("x=1"))
 	})
 
+	It("takes the endpoint's path from the protocol's endpoints (a profile's), the usual one for a transport it leaves out", func() {
+		paths := map[string]string{"http": "/mcp/http"}
+		tr, err := target.Target{Argv: []string{self, "listen", "127.0.0.1:{port}"}, Transport: "http", Paths: paths}.Launch(bound)
+		Expect(err).NotTo(HaveOccurred())
+		dialled(tr, "/mcp/http")
+		got = nil
+		tr, err = target.Target{Argv: []string{self, "listen", "127.0.0.1:{port}"}, Transport: "sse", Paths: paths}.Launch(bound)
+		Expect(err).NotTo(HaveOccurred())
+		dialled(tr, "/sse")
+	})
+
 	It("gives each launch its own port", func() {
 		t := target.Target{Argv: []string{self, "listen", "127.0.0.1:{port}"}, Transport: "http"}
 		a, err := t.Launch(bound)

@@ -33,6 +33,10 @@ type Target struct {
 	// value is read from the environment when the target is launched, so
 	// a rerun line can carry the reference and not the secret.
 	Headers []string
+	// Paths are the endpoint paths of a launched server by transport
+	// (the protocol's spec `endpoints:`); unset, "/mcp" for http and
+	// "/sse" for sse.
+	Paths map[string]string
 }
 
 // Port is what Argv words, Env values and the URL of a launched HTTP
