@@ -12,6 +12,8 @@ import (
 type tool struct {
 	def obj
 	run func(s *server, args obj) obj
+	// ext runs a profile's tool (extension.go) instead of run.
+	ext func(c Call) (map[string]any, *Error)
 }
 
 func text(t string) obj { return obj{"type": "text", "text": t} }
@@ -128,7 +130,10 @@ func (s *server) tools() []tool {
 			run: func(s *server, a obj) obj { return obj{"content": []any{text("grown")}} },
 		})
 	}
-	return ts
+	if s.ext.ownOnly() {
+		return s.extTools()
+	}
+	return append(s.extTools(), ts...)
 }
 
 func num(v any) (float64, bool) {
@@ -160,7 +165,7 @@ func (s *server) callTool(id any, p obj) {
 	if args == nil {
 		args = obj{}
 	}
-	if name == "slow" {
+	if name == "slow" && !s.ext.ownOnly() {
 		s.slow(id, p, args)
 		return
 	}
@@ -188,6 +193,12 @@ func (s *server) callTool(id any, p obj) {
 			var e *rpcError
 			if r, e = s.askInput(p); e != nil {
 				s.failWith(id, e)
+				return
+			}
+		} else if t.ext != nil {
+			var e *Error
+			if r, e = t.ext(s.call(p, args, "")); e != nil {
+				s.failWith(id, &rpcError{e.Code, e.Message, e.Data})
 				return
 			}
 		} else {
@@ -253,6 +264,10 @@ func (s *server) resources() []any {
 	if s.f("resources-list-bad") {
 		delete(rs[0].(obj), "uri")
 	}
+	if s.ext.ownOnly() {
+		return s.extResources()
+	}
+	rs = append(s.extResources(), rs...)
 	if s.modern() {
 		rs = append(rs, obj{"uri": askURI, "name": "client roots", "description": "Asks the client for its roots (a multi round-trip read), then lists them.", "mimeType": "text/plain"})
 	}
@@ -261,6 +276,12 @@ func (s *server) resources() []any {
 
 func (s *server) readResource(id any, p obj) {
 	uri, _ := p["uri"].(string)
+	if s.extRead(id, p, uri) {
+		return
+	}
+	if s.ext.ownOnly() {
+		uri = "" // the reference server's own are hidden: not found
+	}
 	var c obj
 	switch {
 	case uri == "wirecheck://docs/readme":
@@ -311,6 +332,10 @@ func (s *server) prompts() []any {
 	if s.f("prompts-list-bad") {
 		delete(ps[1].(obj), "name")
 	}
+	if s.ext.ownOnly() {
+		return s.extPrompts()
+	}
+	ps = append(s.extPrompts(), ps...)
 	if s.modern() {
 		ps = append(ps, obj{"name": "ask", "description": "Asks the client for a name (a multi round-trip request), then greets it."})
 	}
@@ -322,6 +347,13 @@ func (s *server) getPrompt(id any, p obj) {
 	args, _ := p["arguments"].(obj)
 	if s.f("prompt-get-internal") {
 		s.fail(id, -32603, "Internal error")
+		return
+	}
+	if s.extPrompt(id, p, name, args) {
+		return
+	}
+	if s.ext.ownOnly() {
+		s.fail(id, -32602, "Invalid params: unknown prompt "+name)
 		return
 	}
 	role := "user"

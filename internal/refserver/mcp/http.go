@@ -40,6 +40,8 @@ type Front struct {
 
 	fatal     chan struct{}
 	fatalOnce sync.Once
+	// ext is a profile's extension (extension.go), nil for plain MCP.
+	ext *Extension
 }
 
 // NewFront is the HTTP front of the reference server with o's faults and
@@ -114,10 +116,10 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.wellKnown(w, r) {
 		return
 	}
-	path := endpoint
+	path := f.path()
 	if f.variants["trailing-slash-redirect"] {
-		path = endpoint + "/"
-		if r.URL.Path == endpoint {
+		path = f.path() + "/"
+		if r.URL.Path == f.path() {
 			to := path
 			if r.URL.RawQuery != "" {
 				to += "?" + r.URL.RawQuery
@@ -127,7 +129,7 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	moved := f.faults["endpoint-moves"]
-	if r.URL.Path != path && !(moved && r.URL.Path == endpoint+"/rpc") {
+	if r.URL.Path != path && !(moved && r.URL.Path == f.path()+"/rpc") {
 		http.NotFound(w, r)
 		return
 	}
@@ -165,7 +167,7 @@ func (f *Front) lingerOnStop() {
 // versionOK refuses an MCP-Protocol-Version the server does not speak.
 func (f *Front) versionOK(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
-	if v == "" || f.faults["version-header-ignored"] || slices.Contains(Versions, v) || v == Modern {
+	if v == "" || f.faults["version-header-ignored"] || ((slices.Contains(Versions, v) || v == Modern) && f.ext.speaks(v)) {
 		return true
 	}
 	http.Error(w, "Bad Request: unsupported MCP-Protocol-Version "+v, http.StatusBadRequest)
@@ -243,6 +245,9 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 		return
 	}
 	msg := readMessage(body)
+	if !f.ext.speaks(Modern) {
+		msg.modern = false // _meta names no revision to it
+	}
 	if initOnly && msg.method != "initialize" {
 		http.NotFound(w, r)
 		return
@@ -314,7 +319,7 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		return f.live(w, id)
 	}
 	switch {
-	case msg.modern || r.Header.Get("MCP-Protocol-Version") == Modern:
+	case msg.modern || (r.Header.Get("MCP-Protocol-Version") == Modern && f.ext.speaks(Modern)):
 		return f.sharedCore(Modern)
 	case f.variants["no-sessions"]:
 		v := r.Header.Get("MCP-Protocol-Version")
@@ -590,11 +595,18 @@ func (f *Front) delete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// serveHTTP runs the front on o.HTTP (or o.SSE) until o.Stop closes.
-func serveHTTP(o refserver.Options) int {
+// serveHTTP runs the front on o.HTTP (or o.SSE) until o.Stop closes;
+// with a profile's extension, both fronts and its routes (Handler).
+func serveHTTP(o refserver.Options, ext *Extension) int {
 	addr, legacy, path := o.HTTP, false, endpoint
 	if addr == "" {
 		addr, legacy, path = o.SSE, true, "/sse"
+	}
+	if ext != nil {
+		path = ext.Paths.HTTP
+		if legacy {
+			path = ext.Paths.SSE
+		}
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -609,15 +621,23 @@ func serveHTTP(o refserver.Options) int {
 		fmt.Fprintf(o.Log, "wirecheck reference MCP server: %v\n", err)
 		return 1
 	}
-	f := NewFront(o, legacy)
-	srv := &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	var h interface {
+		http.Handler
+		Fatal() <-chan struct{}
+		Close()
+		lingerOnStop()
+	} = NewFront(o, legacy)
+	if ext != nil {
+		h = NewHandler(o, ext)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(o.Log, "listening on http://%s%s\n", ln.Addr(), path)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	code := 0
 	select {
 	case <-o.Stop:
-	case <-f.Fatal():
+	case <-h.Fatal():
 		fmt.Fprintln(o.Log, "fatal: bad input")
 		code = 3
 	case err := <-errc:
@@ -629,9 +649,9 @@ func serveHTTP(o refserver.Options) int {
 	if code == 0 {
 		// The core's way of ending slowly (slow-exit) or never
 		// (ignore-eof) holds when SIGTERM asks it to end.
-		f.lingerOnStop()
+		h.lingerOnStop()
 	}
-	f.Close()
+	h.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if srv.Shutdown(ctx) != nil {

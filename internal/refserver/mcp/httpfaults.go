@@ -101,6 +101,12 @@ const prmPath = "/.well-known/oauth-protected-resource"
 
 // path is the path of the endpoint the metadata describes.
 func (f *Front) path() string {
+	if f.ext != nil {
+		if f.legacy {
+			return f.ext.Paths.SSE
+		}
+		return f.ext.Paths.HTTP
+	}
 	if f.legacy {
 		return "/sse"
 	}

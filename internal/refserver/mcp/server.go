@@ -46,9 +46,15 @@ const (
 // sse.go) until o.Stop closes.
 func Serve(o refserver.Options) int {
 	if o.HTTP != "" || o.SSE != "" {
-		return serveHTTP(o)
+		return serveHTTP(o, nil)
 	}
+	return serveStdio(o, nil)
+}
+
+// serveStdio serves stdio, with a profile's extension when ext is set.
+func serveStdio(o refserver.Options, ext *Extension) int {
 	s := newServer(o, o.Out, nil)
+	s.ext = ext
 	fmt.Fprintln(o.Log, "wirecheck reference MCP server: ready on stdio")
 	r := bufio.NewReaderSize(o.In, 64*1024)
 	var wg sync.WaitGroup
@@ -115,6 +121,8 @@ type server struct {
 	client obj
 	// stop ends the waits of an HTTP session's core when it ends.
 	stop <-chan struct{}
+	// ext is a profile's extension (extension.go), nil for plain MCP.
+	ext *Extension
 }
 
 // clientHas reports whether the client declared a capability in
@@ -185,7 +193,7 @@ func (s *server) result(id any, res any) {
 				m = obj{}
 				r["_meta"] = m
 			}
-			m[metaServer] = obj{"name": "wirecheck-reference", "version": "1.0.0"}
+			m[metaServer] = s.ext.info()
 		}
 	}
 	m := obj{"jsonrpc": "2.0", "id": id, "result": res}
@@ -291,7 +299,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 	}
 	// no-discover and discover-silent play a legacy server: _meta means
 	// nothing to it.
-	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") {
+	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && s.ext.speaks(Modern) {
 		v, _ := meta[metaVersion].(string)
 		if v != Modern {
 			code := -32022
@@ -382,7 +390,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 			}
 		}
 	}
-	if s.bareRefused(method) {
+	if s.bareRefused(method) || s.ext.hidden(method) || (method == "server/discover" && !s.ext.speaks(Modern)) {
 		s.fail(id, -32601, "Method not found: "+method)
 		return
 	}
@@ -409,7 +417,11 @@ func (s *server) dispatch(id any, method string, p obj) {
 		if s.f("templates-bad") {
 			delete(t, "uriTemplate")
 		}
-		s.result(id, s.cacheable(obj{"resourceTemplates": []any{t}}))
+		ts := append([]any{t}, s.extTemplates()...)
+		if s.ext.ownOnly() {
+			ts = s.extTemplates()
+		}
+		s.result(id, s.cacheable(obj{"resourceTemplates": ts}))
 	case "resources/read":
 		s.readResource(id, p)
 	case "resources/subscribe":
@@ -463,8 +475,11 @@ var levels = []string{"debug", "info", "notice", "warning", "error", "critical",
 func (s *server) initialize(id any, p obj) {
 	req, _ := p["protocolVersion"].(string)
 	v := req
-	if !slices.Contains(Versions, req) {
+	if spoken := s.ext.handshake(); !slices.Contains(spoken, req) {
 		v = latest
+		if s.ext != nil && len(spoken) > 0 {
+			v = spoken[len(spoken)-1]
+		}
 	}
 	if s.v("one-revision") || s.f("elicit-after-upgrade") {
 		v = "2025-06-18"
@@ -501,7 +516,12 @@ func (s *server) initialize(id any, p obj) {
 		"prompts":   obj{"listChanged": true},
 		"logging":   obj{},
 	}
-	if v >= "2025-03-26" && !s.f("completion-undeclared") {
+	for _, c := range []string{"resources", "prompts"} {
+		if !s.ext.has(c) {
+			delete(caps, c)
+		}
+	}
+	if v >= "2025-03-26" && !s.f("completion-undeclared") && s.ext.has("completions") {
 		caps["completions"] = obj{}
 	}
 	if s.f("list-changed-undeclared") {
@@ -521,7 +541,7 @@ func (s *server) initialize(id any, p obj) {
 			delete(caps, c)
 		}
 	}
-	info := obj{"name": "wirecheck-reference", "version": "1.0.0"}
+	info := s.ext.info()
 	named := v
 	if s.f("version-bogus") {
 		// It speaks the revision asked for (or its latest) but names
@@ -561,7 +581,7 @@ func (s *server) discover(id any, p obj) {
 	}
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
-		"_meta":        obj{metaServer: obj{"name": "wirecheck-reference", "version": "1.0.0"}}}))
+		"_meta":        obj{metaServer: s.ext.info()}}))
 }
 
 func (s *server) ping(id any) {

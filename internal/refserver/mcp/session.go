@@ -97,6 +97,7 @@ func (f *Front) newSession(version string) *session {
 		byKey: map[string]*exchange{}, byToken: map[string]*exchange{}, streams: map[int]*exchange{}, asked: map[string]bool{}}
 	s.get = s.stream(&exchange{get: true})
 	s.srv = newServer(f.o, s, s.quit)
+	s.srv.ext = f.ext
 	if version != "" && version != Modern {
 		s.srv.version = version
 	}

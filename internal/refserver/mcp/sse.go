@@ -272,8 +272,9 @@ func (f *Front) sseOne(w http.ResponseWriter, s *session, line []byte) {
 // server is a message event on that stream.
 
 func (f *Front) serveLegacy(w http.ResponseWriter, r *http.Request) {
+	stream, post := f.path(), f.messagePath()
 	switch r.URL.Path {
-	case "/sse", "/message":
+	case stream, post:
 	default:
 		if !f.wellKnown(w, r) {
 			http.NotFound(w, r)
@@ -284,13 +285,21 @@ func (f *Front) serveLegacy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case r.URL.Path == "/sse" && r.Method == http.MethodGet:
+	case r.URL.Path == stream && r.Method == http.MethodGet:
 		f.legacyStream(w, r)
-	case r.URL.Path == "/message" && r.Method == http.MethodPost:
+	case r.URL.Path == post && r.Method == http.MethodPost:
 		f.legacyPost(w, r)
 	default:
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// messagePath is where the legacy transport's POSTs go.
+func (f *Front) messagePath() string {
+	if f.ext != nil {
+		return f.ext.Paths.Message
+	}
+	return "/message"
 }
 
 func (f *Front) legacyStream(w http.ResponseWriter, r *http.Request) {
@@ -312,7 +321,7 @@ func (f *Front) legacyStream(w http.ResponseWriter, r *http.Request) {
 	defer f.drop(s, false)
 	out := f.startSSE(w, s)
 	if !f.faults["sse-no-endpoint"] {
-		uri := "/message?sessionId=" + s.id
+		uri := f.messagePath() + "?sessionId=" + s.id
 		switch {
 		case f.faults["endpoint-foreign-origin"]:
 			_, port, _ := net.SplitHostPort(r.Host)
