@@ -638,4 +638,3 @@ func rateLimit(e *scenario.Env) error {
 		"error -32004 with Retry-After by the 61st request of a minute", "every one answered")
 	return nil
 }
-
