@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
@@ -54,10 +55,17 @@ type Extension struct {
 	// server (a rate limit). Not run on stdio.
 	Before func(m Message) *Refusal
 	// CoreFaults and CoreVariants translate the profile's fault and
-	// variant names into this server's own: a profile name listed here
-	// switches the MCP fault or variant on. Names not listed are the
-	// profile's own and never reach the MCP core.
+	// variant names (either kind, in either map) into this server's own:
+	// a profile name listed in CoreFaults switches that MCP fault on, one
+	// in CoreVariants that MCP variant (a choice MCP allows may be a
+	// profile's fault). Names not listed are the profile's own and never
+	// reach the MCP core.
 	CoreFaults, CoreVariants map[string]string
+	// Discovery publishes MCP's authorization discovery documents (the
+	// protected resource metadata, the authorization server metadata and
+	// its fallback endpoints) as the MCP server's variant auth does, and
+	// a Refusal with Challenge gets its WWW-Authenticate challenge.
+	Discovery bool
 }
 
 // Paths are where the HTTP fronts answer.
@@ -151,6 +159,9 @@ type Refusal struct {
 	Header  http.Header
 	Code    int
 	Message string
+	// Challenge adds MCP's WWW-Authenticate challenge naming the
+	// protected resource metadata (with Extension.Discovery).
+	Challenge bool
 }
 
 // Write answers with the refusal; id is the refused request's id (nil:
@@ -190,6 +201,16 @@ func Bearer(token string, refuse Refusal) func(r *http.Request) *Refusal {
 	}
 }
 
+// DemoToken is the bearer token the reference servers of profiles accept:
+// $WIRECHECK_TOKEN, or wirecheck-demo (runs pass it with --header
+// 'Authorization: Bearer ${WIRECHECK_TOKEN}').
+func DemoToken() string {
+	if t := os.Getenv("WIRECHECK_TOKEN"); t != "" {
+		return t
+	}
+	return "wirecheck-demo"
+}
+
 // HasBearer reports whether r carries the bearer token.
 func HasBearer(r *http.Request, token string) bool {
 	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
@@ -202,8 +223,9 @@ func HasBearer(r *http.Request, token string) bool {
 // the extension's routes. o.Faults and o.Variants hold the profile's
 // names; only those ext translates reach the MCP core.
 func ServeWith(o refserver.Options, ext Extension) int {
-	o.Faults = translate(o.Faults, ext.CoreFaults)
-	o.Variants = translate(o.Variants, ext.CoreVariants)
+	names := append(append([]string{}, o.Faults...), o.Variants...)
+	o.Faults = translate(names, ext.CoreFaults)
+	o.Variants = translate(names, ext.CoreVariants)
 	ext.Paths = ext.Paths.withDefaults()
 	if o.HTTP != "" || o.SSE != "" {
 		return serveHTTP(o, &ext)
@@ -321,6 +343,9 @@ func (h *Handler) authorized(w http.ResponseWriter, r *http.Request, id json.Raw
 		return true
 	}
 	if rf := h.ext.Auth(r); rf != nil {
+		if rf.Challenge && h.ext.Discovery {
+			w.Header().Set("WWW-Authenticate", h.fronts[0].challengeHeader(r, "invalid_token"))
+		}
 		rf.Write(w, id)
 		return false
 	}

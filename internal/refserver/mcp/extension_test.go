@@ -203,3 +203,43 @@ var _ = Describe("the extension API", func() {
 		Expect(string(lines[1])).To(ContainSubstring(`"inputSchema"`), "tools-list-bad is no profile name it translates")
 	})
 })
+
+var _ = Describe("the extension API's authorization discovery", func() {
+	It("challenges a refusal and publishes MCP's discovery documents, checking only the profile's token", func() {
+		ext := profile(mcp.Refusal{Status: http.StatusUnauthorized, Challenge: true})
+		ext.Discovery = true
+		ts := serveExt(ext, refserver.Options{})
+		c := &client{url: ts.URL + "/mcp/http", header: http.Header{}, hc: &http.Client{Timeout: wait}}
+		r := c.post(call(1, "ping", ""))
+		Expect(r.status).To(Equal(http.StatusUnauthorized))
+		Expect(r.header.Get("WWW-Authenticate")).To(ContainSubstring(`resource_metadata="` + ts.URL + "/.well-known/oauth-protected-resource/mcp/http"))
+		resp, err := http.Get(ts.URL + "/.well-known/oauth-protected-resource/mcp/http")
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		c.header.Set("Authorization", "Bearer sekrit")
+		Expect(c.initialize("2025-03-26").status).To(Equal(http.StatusOK), "the MCP server's own token is not asked")
+	})
+
+	It("switches an MCP variant on by a profile's fault name, both fronts on one listener", func() {
+		ext := profile(mcp.Refusal{Status: http.StatusUnauthorized})
+		ext.CoreVariants = map[string]string{"no-session-id": "no-sessions"}
+		log := gbytes.NewBuffer()
+		stop := make(chan struct{})
+		code := make(chan int, 1)
+		go func() {
+			code <- mcp.ServeWith(refserver.Options{HTTP: "127.0.0.1:0", Faults: []string{"no-session-id"}, Log: log, Out: log, Stop: stop}, *ext)
+		}()
+		Eventually(log, wait).Should(gbytes.Say(`listening on (http://\S+)/mcp/http`))
+		base := strings.TrimSuffix(strings.Fields(string(log.Contents()))[2], "/mcp/http")
+		c := &client{url: base + "/mcp/http", header: http.Header{"Authorization": {"Bearer sekrit"}}, hc: &http.Client{Timeout: wait}}
+		r := c.initialize("2025-03-26")
+		Expect(r.header.Get("Mcp-Session-Id")).To(BeEmpty())
+		resp, err := http.Get(base + "/ping")
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		close(stop)
+		Eventually(code, wait).Should(Receive(Equal(0)))
+	})
+})

@@ -42,7 +42,7 @@ func (f *Front) originOK(w http.ResponseWriter, r *http.Request) bool {
 // requiresAuth: the variants auth and auth-wellknown-only, and every fault
 // that breaks authorization, make the server require the token.
 func (f *Front) requiresAuth() bool {
-	if f.variants["auth"] || f.variants["auth-wellknown-only"] {
+	if f.variants["auth"] || (f.ext != nil && f.ext.Discovery) || f.variants["auth-wellknown-only"] {
 		return true
 	}
 	for _, n := range []string{"auth-no-token-403", "auth-any-token", "auth-malformed-served", "auth-no-challenge", "auth-no-discovery", "prm-no-servers", "no-as-fallback"} {
@@ -57,7 +57,8 @@ func (f *Front) requiresAuth() bool {
 // 401 with a challenge naming the protected resource metadata (400 for a
 // malformed Authorization) and returns false.
 func (f *Front) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if !f.requiresAuth() {
+	// A profile's Handler has checked its own token (Extension.Auth).
+	if !f.requiresAuth() || f.ext != nil {
 		return true
 	}
 	h := r.Header.Get("Authorization")
@@ -84,20 +85,33 @@ func (f *Front) authorized(w http.ResponseWriter, r *http.Request) bool {
 
 func (f *Front) challenge(w http.ResponseWriter, r *http.Request, status int, code string) {
 	if !f.faults["auth-no-challenge"] && !f.faults["auth-no-discovery"] {
-		params := []string{}
-		if !f.variants["auth-wellknown-only"] {
-			params = append(params, `resource_metadata="`+origin(r)+prmPath+f.path()+`"`)
-		}
-		params = append(params, `scope="mcp"`)
-		if code != "" {
-			params = append(params, `error="`+code+`"`)
-		}
-		w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+		w.Header().Set("WWW-Authenticate", f.challengeHeader(r, code))
 	}
 	http.Error(w, http.StatusText(status), status)
 }
 
+// challengeHeader is the WWW-Authenticate of a refusal.
+func (f *Front) challengeHeader(r *http.Request, code string) string {
+	params := []string{}
+	if !f.variants["auth-wellknown-only"] {
+		params = append(params, `resource_metadata="`+origin(r)+prmPath+f.path()+`"`)
+	}
+	params = append(params, `scope="mcp"`)
+	if code != "" {
+		params = append(params, `error="`+code+`"`)
+	}
+	return "Bearer " + strings.Join(params, ", ")
+}
+
 const prmPath = "/.well-known/oauth-protected-resource"
+
+// token is the token the server accepts, as its fallback endpoints say.
+func (f *Front) token() string {
+	if f.ext != nil {
+		return DemoToken()
+	}
+	return Token
+}
 
 // path is the path of the endpoint the metadata describes.
 func (f *Front) path() string {
@@ -150,7 +164,7 @@ func (f *Front) wellKnown(w http.ResponseWriter, r *http.Request) bool {
 			"registration_endpoint": o + "/register", "response_types_supported": []any{"code"}, "code_challenge_methods_supported": []any{"S256"}})))
 		return true
 	case p == "/authorize" || p == "/token" || p == "/register":
-		f.writeJSON(w, http.StatusBadRequest, []byte(`{"error":"invalid_request","error_description":"the reference server issues no tokens; use `+Token+`"}`))
+		f.writeJSON(w, http.StatusBadRequest, []byte(`{"error":"invalid_request","error_description":"the reference server issues no tokens; use `+f.token()+`"}`))
 		return true
 	}
 	http.NotFound(w, r)
