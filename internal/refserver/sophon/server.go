@@ -8,10 +8,8 @@
 package sophon
 
 import (
-	"cmp"
 	"encoding/base64"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,16 +18,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
 )
-
-// TokenEnv names the variable holding the one token the server accepts;
-// DefaultToken is the token without it.
-const (
-	TokenEnv     = "WIRECHECK_TOKEN"
-	DefaultToken = "wirecheck-demo"
-)
-
-// Token is the token the server accepts.
-func Token() string { return cmp.Or(os.Getenv(TokenEnv), DefaultToken) }
 
 // Serve runs the server on stdio, or over Streamable HTTP (/mcp/http) and
 // the legacy transport (/mcp/sse, /mcp/sse/message) when o.HTTP or o.SSE
@@ -50,7 +38,7 @@ var coreFaults = map[string]string{
 // Extension is the sophon server as an extension of the MCP reference
 // server, with o's faults and variants.
 func Extension(o refserver.Options) mcp.Extension {
-	sv := &sophon{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), token: Token()}
+	sv := &sophon{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), token: mcp.DemoToken()}
 	ext := mcp.Extension{
 		Name: "sophon", Version: "1.0.0",
 		Revisions:  []string{"2024-11-05"},

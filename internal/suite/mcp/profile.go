@@ -6,81 +6,59 @@ import (
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
-// The session plumbing of the MCP scenarios, for the Go scenarios of
-// profiles (specs with base: mcp): their rules ride on the same handshake,
-// the same judging of every frame, and the same probes.
+// What the scenarios of an MCP profile (internal/suite/sondehub, sophon)
+// use of this suite: the session of the current process, requests in it
+// (their frames judged by every MCP rule, as this suite's are), and HTTP
+// probes noted in the transcript.
 
 // Session is the MCP session of the current server process.
-type Session struct{ s *session }
+type Session struct {
+	e *scenario.Env
+	s *session
+}
 
-// Ensure returns the session of the current server process, running the
-// handshake of the run's revision first when the process has none.
+// Ensure returns the session of the current process, opening it (the
+// handshake of the run's revision) if it has none.
 func Ensure(e *scenario.Env) (*Session, error) {
 	s, err := ensure(e)
 	if err != nil {
 		return nil, err
 	}
-	return &Session{s}, nil
+	return &Session{e: e, s: s}, nil
 }
 
-// Call sends a request and waits for its answer; the notifications that
-// arrived meanwhile are judged by the MCP rules as in every scenario.
-func (s *Session) Call(e *scenario.Env, method string, params map[string]any) (*peer.Inbound, error) {
-	return s.s.call(e, method, params)
+// Call sends a request in the session and returns its answer.
+func (s *Session) Call(method string, params map[string]any) (*peer.Inbound, error) {
+	return s.s.call(s.e, method, params)
 }
 
-// Caps are the capabilities the server declared.
-func (s *Session) Caps() map[string]any { return s.s.caps }
+// Has reports whether the server declared capability c.
+func (s *Session) Has(c string) bool { return s.s.has(c) }
 
-// InitSeq is the transcript line of the initialize result.
-func (s *Session) InitSeq() int { return s.s.initSeq }
+// Version is the revision the session is judged by.
+func (s *Session) Version() string { return s.s.version }
 
-// Answered is the revision the server's initialize result named.
-func (s *Session) Answered() string { return s.s.answered }
+// Request is a JSON-RPC request with a fresh id, as this suite sends them.
+func Request(method string, params any) map[string]any { return request(method, params) }
 
-// Unanswered sends a notification and a barrier request, and returns a
-// response to the notification if one came.
-func (s *Session) Unanswered(e *scenario.Env, method string, params any) *peer.Inbound {
-	return unanswered(e, s.s, method, params)
-}
+// InitRequest is the initialize request of revision v.
+func InitRequest(v string) map[string]any { return initRequest(v) }
 
-// AnswerBad sends a line that is no valid request and returns its answer:
-// over Streamable HTTP the answer to its own POST (a refusal without a
-// JSON-RPC body is none), elsewhere the next response before a barrier's.
-func (s *Session) AnswerBad(e *scenario.Env, line string) *peer.Inbound {
-	if httpKind(e) == "http" {
-		res, seq := post(e, "POST the body "+line, []byte(line))
-		if ms := messages(res, seq); len(ms) > 0 {
-			return ms[0]
-		}
-		return nil
-	}
-	return answerTo(e, s.s, []byte(line+"\n"))
-}
-
-// Exchanger is the transport's probe interface (nil on stdio, with rules
-// skipped); kind "http" or "sse" limits it to one HTTP transport.
-func Exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchanger, error) {
-	return exchanger(e, kind, rules...)
-}
-
-// Exchange sends one probe, noted in the transcript; the note's line is
-// the evidence of a verdict.
-func Exchange(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
+// Probe sends one HTTP probe and notes what it was and what came back in
+// the transcript, returning the note's line as evidence (nil Result: no
+// answer at all).
+func Probe(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
 	return exchange(e, x, what, ex)
 }
+
+// Answered says in a few words what a probe got.
+func Answered(res *transport.Result) string { return answered(res) }
+
+// Served reports whether a probe was answered 2xx.
+func Served(res *transport.Result) bool { return served(res) }
 
 // Messages are the JSON-RPC messages a probe's answer carried.
 func Messages(res *transport.Result, seq int) []*peer.Inbound { return messages(res, seq) }
 
-// Request is a JSON-RPC request with a fresh id.
-func Request(method string, params any) map[string]any { return request(method, params) }
-
-// InitRequest is the initialize request of a revision.
-func InitRequest(version string) map[string]any { return initRequest(version) }
-
-// ErrorCode is the code of an error response.
-func ErrorCode(in *peer.Inbound) (int64, bool) { return errorCode(in) }
-
-// Answered says in a few words what a probe got.
-func Answered(res *transport.Result) string { return answered(res) }
+// Show renders a value for a message, shortened.
+func Show(v any) string { return show(v) }

@@ -127,7 +127,7 @@ func auth(e *scenario.Env) error {
 		if try.set == nil {
 			ex.Drop = append(ex.Drop, "Authorization")
 		}
-		res, seq := mcpsuite.Exchange(e, x, "the first request of a session (over sse: the stream) "+try.what, ex)
+		res, seq := mcpsuite.Probe(e, x, "the first request of a session (over sse: the stream) "+try.what, ex)
 		switch {
 		case res == nil:
 			e.Fail("SOPHON-AUTH-1", seq, "a request "+try.what+" got no answer", "HTTP status 401", "nothing")
@@ -187,7 +187,7 @@ func initialize(e *scenario.Env) error {
 		e.Fail("SOPHON-INIT-2", seq, "the initialize result does not declare "+strings.Join(missing, ", "),
 			`"tools": { "listChanged": true }, "resources": { "listChanged": true, "subscribe": true }, "prompts": { "listChanged": true }`, show(caps))
 	}
-	if in := s.Unanswered(e, "notifications/initialized", nil); in != nil {
+	if in := s.Unanswered("notifications/initialized", nil); in != nil {
 		e.Fail("SOPHON-INIT-3", in.Seq, "notifications/initialized was answered", "no response", raw(in))
 	} else {
 		e.Pass("SOPHON-INIT-3", -1)
@@ -206,7 +206,7 @@ func tools(e *scenario.Env) error {
 	var listed *peer.Inbound
 	params := map[string]any{}
 	for page := 0; page < 20 && def == nil; page++ {
-		in, err := s.Call(e, "tools/list", params)
+		in, err := s.Call("tools/list", params)
 		if err != nil {
 			return err
 		}
@@ -233,7 +233,7 @@ func tools(e *scenario.Env) error {
 	} else {
 		e.Pass("SOPHON-TOOLS-1", listed.Seq)
 	}
-	in, err := s.Call(e, "tools/call", map[string]any{"name": search, "arguments": map[string]any{"query": "project deadline", "limit": 5}})
+	in, err := s.Call("tools/call", map[string]any{"name": search, "arguments": map[string]any{"query": "project deadline", "limit": 5}})
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func tools(e *scenario.Env) error {
 	} else {
 		e.Fail("SOPHON-TOOLS-2", in.Seq, "tools/call memory.search with a query and a limit was not answered with content", `a result with "content": [...]`, raw(in))
 	}
-	in, err = s.Call(e, "tools/call", map[string]any{"name": search, "arguments": map[string]any{"limit": 5}})
+	in, err = s.Call("tools/call", map[string]any{"name": search, "arguments": map[string]any{"limit": 5}})
 	if err != nil {
 		return err
 	}
@@ -335,7 +335,7 @@ func errorCodes(e *scenario.Env) error {
 		{"SOPHON-ERROR-32600", `{"jsonrpc": "2.0", "id": "wc-sophon-invalid"}`, -32600},
 		{"SOPHON-ERROR-32601", `{"jsonrpc": "2.0", "id": "wc-sophon-unknown", "method": "sophon/no-such-method"}`, -32601},
 	} {
-		in := s.AnswerBad(e, b.line)
+		in := s.AnswerBad(b.line)
 		if c, ok := mcpsuite.ErrorCode(in); ok && c == b.code {
 			e.Pass(b.rule, in.Seq)
 			continue
@@ -388,7 +388,7 @@ func resources(e *scenario.Env) error {
 		if uri == "" {
 			continue
 		}
-		r, err := s.Call(e, "resources/read", map[string]any{"uri": uri})
+		r, err := s.Call("resources/read", map[string]any{"uri": uri})
 		if err != nil {
 			return err
 		}
@@ -494,7 +494,7 @@ func listAll(e *scenario.Env, s *mcpsuite.Session, method, key string) ([]any, *
 	var last *peer.Inbound
 	params := map[string]any{}
 	for page := 0; page < 20; page++ {
-		in, err := s.Call(e, method, params)
+		in, err := s.Call(method, params)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -556,7 +556,7 @@ func prompts(e *scenario.Env) error {
 		if !strings.HasPrefix(uri, "sophon://documents/") || strings.HasSuffix(uri, "/") {
 			continue
 		}
-		r, err := s.Call(e, "resources/read", map[string]any{"uri": uri})
+		r, err := s.Call("resources/read", map[string]any{"uri": uri})
 		if err != nil {
 			return err
 		}
@@ -564,7 +564,7 @@ func prompts(e *scenario.Env) error {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		g, err := s.Call(e, "prompts/get", map[string]any{"name": "summarize-document", "arguments": map[string]any{"documentUri": uri}})
+		g, err := s.Call("prompts/get", map[string]any{"name": "summarize-document", "arguments": map[string]any{"documentUri": uri}})
 		if err != nil {
 			return err
 		}
@@ -617,7 +617,7 @@ func rateLimit(e *scenario.Env) error {
 	}
 	start := time.Now()
 	for i := 1; i <= limit+1; i++ {
-		res, seq := mcpsuite.Exchange(e, x, fmt.Sprintf("ping %d of a burst", i), transport.Exchange{Method: http.MethodPost, Body: jsonBytes(mcpsuite.Request("ping", nil))})
+		res, seq := mcpsuite.Probe(e, x, fmt.Sprintf("ping %d of a burst", i), transport.Exchange{Method: http.MethodPost, Body: jsonBytes(mcpsuite.Request("ping", nil))})
 		c, refusedCode := refusalCode(res, seq)
 		if !refusedCode || c != -32004 {
 			continue
