@@ -128,8 +128,14 @@ func (r run) server() (testrun.Server, error) {
 	// credentials would: a server that requires none ignores it, one that
 	// does (variant auth and its faults) is judged by http-auth's probes
 	// without it.
+	// A profile's reference server takes the profiles' token
+	// ($WIRECHECK_TOKEN, else wirecheck-demo).
+	token := refmcp.Token
+	if b, err := protocols.Load(r.Protocol); err == nil && b.Protocol.Base != "" {
+		token = refmcp.DemoToken()
+	}
 	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: r.Transport,
-		Headers: []string{"Authorization: Bearer " + refmcp.Token}}
+		Headers: []string{"Authorization: Bearer " + token}}
 	return s, nil
 }
 
@@ -326,6 +332,6 @@ func execute(r run) (out outcome) {
 	if err != nil {
 		return outcome{err: err}
 	}
-	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout})
+	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Params: tableParams[r.Protocol]})
 	return outcome{rep, err, r.Transport}
 }

@@ -127,7 +127,13 @@ var perMinute = 60
 
 func (sv *sophon) tools() []mcp.Tool {
 	if sv.v("no-memory-search") {
-		return nil
+		// Another tool is allowed: an empty allowlist would be a server
+		// with nothing to call.
+		return []mcp.Tool{{Def: obj{"name": "documents.search", "description": "Search documents by title.",
+			"inputSchema": obj{"type": "object", "properties": obj{"title": obj{"type": "string"}}, "required": []any{"title"}}},
+			Run: func(c mcp.Call) (map[string]any, *mcp.Error) {
+				return obj{"content": []any{obj{"type": "text", "text": "Found 1 document: " + documents[0].name}}, "isError": false}, nil
+			}}}
 	}
 	schema := obj{
 		"type": "object",

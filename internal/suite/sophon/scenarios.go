@@ -395,7 +395,7 @@ func resources(e *scenario.Env) error {
 		blobs += judgeRead(e, uri, m["mimeType"], r)
 	}
 	if blobs == 0 {
-		e.Skip("SOPHON-RES-3", "no resource read came as a blob")
+		e.Skip("SOPHON-RES-3", "no resource read came as a base64 blob")
 	}
 	return subscribe(e, s, items)
 }
@@ -415,12 +415,12 @@ func judgeRead(e *scenario.Env, uri string, listedMime any, r *peer.Inbound) int
 		blob, isBlob := m["blob"].(string)
 		switch {
 		case isBlob:
-			blobs++
 			if _, err := base64.StdEncoding.DecodeString(blob); err != nil {
 				e.Fail("SOPHON-RES-2", r.Seq, "the blob of "+uri+" is not base64: "+err.Error(), "a base64-encoded blob", show(blob))
 				continue
 			}
 			e.Pass("SOPHON-RES-2", r.Seq)
+			blobs++
 			if listedMime == nil || m["mimeType"] == listedMime {
 				e.Pass("SOPHON-RES-3", r.Seq)
 			} else {
