@@ -155,10 +155,10 @@ func (sv *sophon) tools() []mcp.Tool {
 }
 
 func (sv *sophon) search(c mcp.Call) (map[string]any, *mcp.Error) {
-	if sv.f("search-fails") {
+	q, isString := c.Args["query"].(string)
+	if isString && sv.f("search-fails") {
 		return nil, &mcp.Error{Code: -32603, Message: "Internal error: memory is down"}
 	}
-	q, isString := c.Args["query"].(string)
 	if !isString && !sv.f("missing-query-served") {
 		msg := "Invalid params: 'query' is required"
 		if sv.f("param-unnamed") {
