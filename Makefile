@@ -40,6 +40,14 @@ demo: build
 	    --report html=reports/sophon-$$t.html --report markdown=reports/sophon-$$t.md \
 	    -- ./$(BIN) serve sophon --$$t '127.0.0.1:{port}' || exit 1; \
 	done
+	@# Profiles of MCP over HTTP ask a Bearer token on every request: the
+	@# reference servers accept $$WIRECHECK_TOKEN (default wirecheck-demo).
+	@echo "== wirecheck run --protocol sonde-hub --transport http --header 'Authorization: Bearer \$${WIRECHECK_TOKEN}' -- wirecheck serve sonde-hub --http 127.0.0.1:{port}"
+	@WIRECHECK_TOKEN=$${WIRECHECK_TOKEN:-wirecheck-demo} ./$(BIN) run --protocol sonde-hub --transport http \
+	  --header 'Authorization: Bearer $${WIRECHECK_TOKEN}' \
+	  --report json=reports/sonde-hub.json --report junit=reports/sonde-hub.junit.xml \
+	  --report html=reports/sonde-hub.html --report markdown=reports/sonde-hub.md \
+	  -- ./$(BIN) serve sonde-hub --http '127.0.0.1:{port}'
 	@echo
 	@echo "== the same suite against a server that echoes the wrong id (--fault wrong-id); exit code 1 is the point"
 	@./$(BIN) run --protocol sonde-serve --scenario tools-list --timeout 1s --report html=reports/sonde-serve-fault.html \

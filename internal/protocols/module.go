@@ -4,12 +4,14 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	agentbridgeserver "github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
 	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	sondehubserver "github.com/wirecheck/wirecheck/internal/refserver/sondehub"
 	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
 	sophonserver "github.com/wirecheck/wirecheck/internal/refserver/sophon"
 	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
+	sondehubsuite "github.com/wirecheck/wirecheck/internal/suite/sondehub"
 	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
 	sophonsuite "github.com/wirecheck/wirecheck/internal/suite/sophon"
 	toolhostsuite "github.com/wirecheck/wirecheck/internal/suite/toolhost"
@@ -52,6 +54,7 @@ var modules = []Module{
 	module{id: "agent-bridge", scenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: agentbridgeserver.Serve},
 	module{id: "tool-host", scenarios: toolhostsuite.Scenarios, serve: toolhostserver.Serve},
 	module{id: "sophon", scenarios: sophonsuite.Scenarios, serve: sophonserver.Serve},
+	module{id: "sonde-hub", scenarios: sondehubsuite.Scenarios, serve: sondehubserver.Serve},
 }
 
 // Revisions lists the revisions a run may be judged by, in the order of

@@ -114,7 +114,12 @@ func (r run) server() (testrun.Server, error) {
 	case "variant":
 		s.Variants = []string{r.Name}
 	}
-	if r.Transport == "" {
+	b, err := protocols.Load(r.Protocol)
+	if err != nil {
+		return s, err
+	}
+	tr := r.transport(b)
+	if tr == "" || tr == "stdio" {
 		return s, nil
 	}
 	// Over HTTP the reference server listens on the port the target
@@ -123,18 +128,17 @@ func (r run) server() (testrun.Server, error) {
 	if err != nil {
 		return s, err
 	}
-	argv := append(append([]string{}, t.Argv[:3]...), "--"+r.Transport, "127.0.0.1:{port}")
+	argv := append(append([]string{}, t.Argv[:3]...), "--"+tr, "127.0.0.1:{port}")
 	// Every run carries the reference server's token, as a user with
 	// credentials would: a server that requires none ignores it, one that
 	// does (variant auth and its faults) is judged by http-auth's probes
-	// without it.
-	// A profile's reference server takes the profiles' token
-	// ($WIRECHECK_TOKEN, else wirecheck-demo).
+	// without it. A profile's reference server takes the demo token
+	// (WIRECHECK_TOKEN), which it asks on every request.
 	token := refmcp.Token
-	if b, err := protocols.Load(r.Protocol); err == nil && b.Protocol.Base != "" {
+	if b.Protocol.Base != "" {
 		token = refmcp.DemoToken()
 	}
-	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: r.Transport,
+	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: tr,
 		Headers: []string{"Authorization: Bearer " + token}}
 	return s, nil
 }

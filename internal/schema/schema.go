@@ -89,7 +89,10 @@ func Open(fsys fs.FS, dirs ...string) (*Registry, error) {
 			return nil
 		})
 		if err != nil {
-			if i > 0 && errors.Is(err, fs.ErrNotExist) {
+			// A profile's own folder is optional (its base's holds the
+			// schemas it needs); the last folder, the protocol's own or
+			// its base's, is not.
+			if i < len(dirs)-1 && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return nil, fmt.Errorf("schemas/%s: %w", dir, err)

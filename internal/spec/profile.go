@@ -48,3 +48,20 @@ func (p *Protocol) Endpoint(tr string) string {
 	}
 	return "/mcp"
 }
+
+// Inherited reports whether r is a rule a profile takes from its base:
+// its faults and variants are the profile's own, so the base's MUST rules
+// need no fault of the profile.
+func (p *Protocol) Inherited(r *Rule) bool {
+	src := p
+	if p.template != nil {
+		// A revision's protocol holds copies of the template's rules.
+		src = p.template
+	}
+	for x := range src.inherited {
+		if x.ID == r.ID {
+			return true
+		}
+	}
+	return false
+}

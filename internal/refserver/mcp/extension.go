@@ -51,8 +51,9 @@ type Extension struct {
 	// Routes are more HTTP endpoints (a REST API beside MCP).
 	Routes []Route
 	// Before runs on every JSON-RPC message POSTed to an MCP endpoint,
-	// after Auth: a non-nil Refusal answers the POST instead of the
-	// server (a rate limit). Not run on stdio.
+	// after Auth and once the message's session is found: a non-nil
+	// Refusal answers the POST instead of the server (a rate limit). Not
+	// run on stdio.
 	Before func(m Message) *Refusal
 	// CoreFaults and CoreVariants translate the profile's fault and
 	// variant names (either kind, in either map) into this server's own:
@@ -162,6 +163,9 @@ type Refusal struct {
 	// Challenge adds MCP's WWW-Authenticate challenge naming the
 	// protected resource metadata (with Extension.Discovery).
 	Challenge bool
+	// Body, when set, is the answer's JSON body instead (a REST API's
+	// error document).
+	Body []byte
 }
 
 // Write answers with the refusal; id is the refused request's id (nil:
@@ -171,6 +175,12 @@ func (rf *Refusal) Write(w http.ResponseWriter, id json.RawMessage) {
 		for _, v := range vs {
 			w.Header().Add(k, v)
 		}
+	}
+	if rf.Body != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rf.Status)
+		w.Write(rf.Body)
+		return
 	}
 	if rf.Code == 0 {
 		msg := rf.Message
@@ -309,6 +319,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fronts[0].ServeHTTP(w, r)
 		return
 	}
+	// A foreign Origin is refused before anything else of the profile's
+	// runs (its token check, its hook).
+	if !front.originOK(w, r) {
+		return
+	}
 	if r.Method != http.MethodPost {
 		if h.authorized(w, r, nil) {
 			front.ServeHTTP(w, r)
@@ -329,13 +344,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.authorized(w, r, id) {
 		return
 	}
-	if h.ext.Before != nil {
-		if rf := h.ext.Before(Message{HTTP: r, Kind: msg.kind, Method: msg.method, ID: id}); rf != nil {
-			rf.Write(w, id)
-			return
-		}
-	}
 	front.ServeHTTP(w, r)
+}
+
+// before runs the extension's hook on a message the front has found the
+// session of (so a request of an unknown session is answered 404 first);
+// false when the hook answered it.
+func (f *Front) before(w http.ResponseWriter, r *http.Request, msg message) bool {
+	if f.ext == nil || f.ext.Before == nil {
+		return true
+	}
+	var id json.RawMessage
+	if msg.kind == "request" {
+		id = json.RawMessage(msg.key)
+	}
+	if rf := f.ext.Before(Message{HTTP: r, Kind: msg.kind, Method: msg.method, ID: id}); rf != nil {
+		rf.Write(w, id)
+		return false
+	}
+	return true
 }
 
 func (h *Handler) authorized(w http.ResponseWriter, r *http.Request, id json.RawMessage) bool {

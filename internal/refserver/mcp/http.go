@@ -264,7 +264,7 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 		}
 	}
 	s := f.sessionOf(w, r, msg)
-	if s == nil {
+	if s == nil || !f.before(w, r, msg) {
 		return
 	}
 	s.touch()

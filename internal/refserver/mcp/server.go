@@ -579,6 +579,11 @@ func (s *server) discover(id any, p obj) {
 	if s.v("bare") {
 		caps = obj{"tools": obj{}}
 	}
+	for _, c := range []string{"resources", "prompts", "completions"} {
+		if !s.ext.has(c) {
+			delete(caps, c)
+		}
+	}
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
 		"_meta":        obj{metaServer: s.ext.info()}}))

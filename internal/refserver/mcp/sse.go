@@ -353,6 +353,9 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg := readMessage(body)
+	if !f.before(w, r, msg) {
+		return
+	}
 	if msg.kind == "raw" && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
 		// Bad input is refused in the POST's answer, the core's error
 		// (if it gives one) its body.
