@@ -202,26 +202,15 @@ func tools(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
+	items, listed, err := listAll(s, "tools/list", "tools")
+	if err != nil {
+		return err
+	}
 	var def map[string]any
-	var listed *peer.Inbound
-	params := map[string]any{}
-	for page := 0; page < 20 && def == nil; page++ {
-		in, err := s.Call("tools/list", params)
-		if err != nil {
-			return err
+	for _, it := range items {
+		if m, _ := it.(map[string]any); m != nil && m["name"] == search {
+			def = m
 		}
-		listed = in
-		items, _ := field(in, "/result/tools").([]any)
-		for _, it := range items {
-			if m, _ := it.(map[string]any); m != nil && m["name"] == search {
-				def = m
-			}
-		}
-		cur, _ := field(in, "/result/nextCursor").(string)
-		if cur == "" {
-			break
-		}
-		params = map[string]any{"cursor": cur}
 	}
 	if def == nil {
 		skipAll(e, "tools/list does not list memory.search: the expose.tools allowlist may leave it out ("+show(field(listed, "/result"))+")",
@@ -357,7 +346,7 @@ func resources(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	items, in, err := listAll(e, s, "resources/list", "resources")
+	items, in, err := listAll(s, "resources/list", "resources")
 	if err != nil {
 		return err
 	}
@@ -489,7 +478,7 @@ func subscribe(e *scenario.Env, s *mcpsuite.Session, items []any) error {
 	return nil
 }
 
-func listAll(e *scenario.Env, s *mcpsuite.Session, method, key string) ([]any, *peer.Inbound, error) {
+func listAll(s *mcpsuite.Session, method, key string) ([]any, *peer.Inbound, error) {
 	var all []any
 	var last *peer.Inbound
 	params := map[string]any{}
@@ -517,7 +506,7 @@ func prompts(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	items, in, err := listAll(e, s, "prompts/list", "prompts")
+	items, in, err := listAll(s, "prompts/list", "prompts")
 	if err != nil {
 		return err
 	}
@@ -546,7 +535,7 @@ func prompts(e *scenario.Env) error {
 	}
 	// The document's text, read as a client would, to look for in the
 	// rendered prompt.
-	docs, _, err := listAll(e, s, "resources/list", "resources")
+	docs, _, err := listAll(s, "resources/list", "resources")
 	if err != nil {
 		return err
 	}
