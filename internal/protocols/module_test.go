@@ -2,6 +2,7 @@ package protocols_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,7 +19,9 @@ var _ = Describe("a protocol module", func() {
 			Expect(m.ID()).To(Equal(id))
 		}
 		_, err := protocols.Lookup("nope")
-		Expect(err).To(MatchError(ContainSubstring(`unknown protocol "nope" (known: agent-bridge, mcp, sonde-serve, tool-host)`)))
+		known := slices.Sorted(slices.Values(protocols.IDs()))
+		Expect(known).To(ContainElements("agent-bridge", "mcp", "sonde-serve", "tool-host", "sonde-hub"))
+		Expect(err).To(MatchError(ContainSubstring(`unknown protocol "nope" (known: ` + strings.Join(known, ", ") + ")")))
 	})
 
 	It("serves its reference server through the one Serve signature, for every protocol", func() {

@@ -502,39 +502,29 @@ func (s *server) extPrompt(id any, p obj, name string, args obj) bool {
 	return false
 }
 
-// extDefs are the listed definitions of the extension's resources and
-// prompts.
+// extResources, extPrompts and extTemplates are the listed definitions
+// of the extension's resources (those with a Def), prompts and templates.
 func (s *server) extResources() []any {
-	if s.ext == nil {
-		return nil
-	}
-	var out []any
-	for _, r := range s.ext.Resources {
-		if r.Def != nil {
-			out = append(out, r.Def)
-		}
-	}
-	return out
+	return listed(s.ext, func(e *Extension) []Resource { return e.Resources }, func(r Resource) map[string]any { return r.Def })
 }
 
 func (s *server) extPrompts() []any {
-	if s.ext == nil {
-		return nil
-	}
-	var out []any
-	for _, p := range s.ext.Prompts {
-		out = append(out, p.Def)
-	}
-	return out
+	return listed(s.ext, func(e *Extension) []Prompt { return e.Prompts }, func(p Prompt) map[string]any { return p.Def })
 }
 
 func (s *server) extTemplates() []any {
-	if s.ext == nil {
+	return listed(s.ext, func(e *Extension) []map[string]any { return e.Templates }, func(t map[string]any) map[string]any { return t })
+}
+
+func listed[T any](e *Extension, items func(*Extension) []T, def func(T) map[string]any) []any {
+	if e == nil {
 		return nil
 	}
 	var out []any
-	for _, t := range s.ext.Templates {
-		out = append(out, t)
+	for _, it := range items(e) {
+		if d := def(it); d != nil {
+			out = append(out, d)
+		}
 	}
 	return out
 }

@@ -177,6 +177,16 @@ var _ = Describe("the extension API", func() {
 		Expect(last.last()["error"]).To(HaveKeyWithValue("code", BeNumerically("==", -32004)))
 	})
 
+	It("refuses a foreign Origin before its token check, and answers an unknown session before its hook", func() {
+		r := c.post(call(1, "ping", ""), "Authorization:", "Origin: http://evil.example")
+		Expect(r.status).To(Equal(http.StatusForbidden), "%s", r.body)
+		c.initialize("2025-03-26")
+		c.sid = "no-such-session"
+		for i := 1; i <= 3; i++ {
+			Expect(c.post(call(i, "tools/call", `{"name":"shout"}`)).status).To(Equal(http.StatusNotFound))
+		}
+	})
+
 	It("serves the legacy transport on its paths", func() {
 		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/mcp/sse", nil)
 		req.Header.Set("Authorization", "Bearer sekrit")

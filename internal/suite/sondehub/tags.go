@@ -28,15 +28,8 @@ var filtered = []string{"list_agents", "list_capabilities", "health_check"}
 // arguments (it speaks of #tag in prompts): each reasonable form is tried,
 // and a tool passes when one of them filters as the page says.
 func tags(e *scenario.Env) error {
-	if x, err := exchanger(e, tagsRules...); x == nil || err != nil {
-		return err
-	}
-	s, err := mcpsuite.Ensure(e)
-	if err != nil {
-		return err
-	}
-	listed, _, _, err := listTools(s)
-	if err != nil {
+	s, listed, _, _, err := hubSession(e, tagsRules)
+	if s == nil || err != nil {
 		return err
 	}
 	if listed == nil || listed["list_agents"] == nil {

@@ -69,16 +69,23 @@ func listTools(s *mcpsuite.Session) (map[string]map[string]any, []string, *peer.
 	return tools, order, in, nil
 }
 
-func tools(e *scenario.Env) error {
-	if x, err := exchanger(e, toolsRules...); x == nil || err != nil {
-		return err
+// hubSession is the run's session and every tool it lists, for a
+// scenario deciding rules (nil session: skipped on another transport).
+func hubSession(e *scenario.Env, rules []string) (*mcpsuite.Session, map[string]map[string]any, []string, *peer.Inbound, error) {
+	if x, err := exchanger(e, rules...); x == nil || err != nil {
+		return nil, nil, nil, nil, err
 	}
 	s, err := mcpsuite.Ensure(e)
 	if err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
 	listed, order, in, err := listTools(s)
-	if err != nil {
+	return s, listed, order, in, err
+}
+
+func tools(e *scenario.Env) error {
+	s, listed, order, in, err := hubSession(e, toolsRules)
+	if s == nil || err != nil {
 		return err
 	}
 	if listed == nil {
