@@ -338,6 +338,6 @@ func execute(r run) (out outcome) {
 	if err != nil {
 		return outcome{err: err}
 	}
-	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout})
+	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Params: tableParams[r.Protocol]})
 	return outcome{rep, err, r.Transport}
 }
