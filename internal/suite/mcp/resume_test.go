@@ -98,25 +98,36 @@ func resumeRun(how resumed) *report.Report {
 		ts.CloseClientConnections()
 		ts.Close()
 	})
+	return runOne("http-resume", ts.URL+"/mcp")
+}
+
+// runOne runs one scenario of the MCP suite, under 2025-11-25, against
+// the server at url (a running server: the scenario begins its lane).
+func runOne(name, url string) *report.Report {
 	b, err := protocols.Load("mcp")
 	Expect(err).NotTo(HaveOccurred())
 	var scs []*scenario.Scenario
 	for _, s := range b.Scenarios {
-		if s.Name == "http-resume" {
+		if s.Name == name {
 			scs = append(scs, s)
 		}
 	}
 	Expect(scs).To(HaveLen(1))
 	rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-11-25",
-		Command: target.Target{URL: ts.URL + "/mcp", Transport: "http"}},
+		Command: target.Target{URL: url, Transport: "http"}},
 		runner.Config{Scenarios: scs, Partial: true, Timeout: 20 * time.Second})
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }
 
 func disconnect(rep *report.Report) (verdict.Verdict, string) {
+	return finding(rep, "MCP-HTTP-DISCONNECT-1")
+}
+
+// finding is a rule's first finding: its verdict and message.
+func finding(rep *report.Report, rule string) (verdict.Verdict, string) {
 	for _, f := range rep.Findings {
-		if f.Rule == "MCP-HTTP-DISCONNECT-1" {
+		if f.Rule == rule {
 			return f.Verdict, f.Message
 		}
 	}
@@ -144,5 +155,21 @@ var _ = Describe("the http-resume scenario's wait for the dropped call's respons
 	It("waits for a response that comes late from a server whose ping at the tool's expected end is answered as late", func() {
 		v, msg := disconnect(resumeRun(slow))
 		Expect(v).To(Equal(verdict.Pass), msg)
+	})
+})
+
+var _ = Describe("the shutdown scenario over HTTP", func() {
+	It("opens the session the liveness ping after it needs, when it begins a lane against a running server", func() {
+		f := refmcp.NewFront(refserver.Options{}, false)
+		ts := httptest.NewServer(f)
+		DeferCleanup(func() {
+			f.Close()
+			ts.CloseClientConnections()
+			ts.Close()
+		})
+		rep := runOne("shutdown", ts.URL+"/mcp")
+		Expect(rep.Summary.Pass).NotTo(BeZero())
+		Expect(rep.Summary.Fail).To(BeZero(), "%+v", rep.Findings)
+		Expect(rep.Summary.Error).To(BeZero(), "%+v", rep.Findings)
 	})
 })
