@@ -18,6 +18,12 @@ import (
 
 var resumeRules = []string{"MCP-HTTP-DISCONNECT-1", "MCP-HTTP-RESUME-1"}
 
+// ResumeGraceParam names the --param that sets how long past the slow
+// tool's expected end (and past the last sign of work) http-resume waits
+// for the dropped call's response: the pages bound no such wait, so the
+// default is lateGrace and the failure names this flag.
+const ResumeGraceParam = "mcp-resume-grace"
+
 // resumeTries and resumePause bound the reconnection after the drop.
 const (
 	resumeTries = 5
@@ -43,6 +49,14 @@ func httpResume(e *scenario.Env) error {
 			e.Skip(r, why)
 		}
 		return nil
+	}
+	grace, bound := lateGrace, "wirecheck's default: the pages bound no such wait; --param "+ResumeGraceParam+"=DURATION sets it"
+	if v := e.Params[ResumeGraceParam]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("--param %s=%s: not a positive duration (e.g. 2s)", ResumeGraceParam, v)
+		}
+		grace, bound = d, "--param "+ResumeGraceParam
 	}
 	s := current(e)
 	if !s.has("tools") {
@@ -92,11 +106,11 @@ func httpResume(e *scenario.Env) error {
 		}
 	}
 	// The resumption's wait. A tool that takes its duration from its
-	// input says how long it works: the wait ends lateGrace after its
+	// input says how long it works: the wait ends grace after its
 	// expected end, or after the last sign that the server is still at
 	// it, whichever is later (see resumeWait). Without a duration it ends
 	// a response timeout after the expected end, as it always did.
-	ctx, cancel := context.WithTimeout(context.Background(), probeWait(e)+expect+lateGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), probeWait(e)+expect+grace)
 	defer cancel()
 	var wait *resumeWait
 	if saysDuration(schema) {
@@ -104,7 +118,7 @@ func httpResume(e *scenario.Env) error {
 		if now := time.Now(); now.After(from) {
 			from = now
 		}
-		wait = newResumeWait(from.Add(lateGrace), cancel)
+		wait = newResumeWait(from.Add(grace), grace, cancel)
 		defer wait.stop()
 		// The ping's own context: the wait's end must not cut it short.
 		pctx, pcancel := context.WithCancel(context.Background())
@@ -163,8 +177,8 @@ func httpResume(e *scenario.Env) error {
 	case answer == nil:
 		why := "the dropped call's response did not come on the resumed stream"
 		if wait != nil {
-			why += fmt.Sprintf(" (wirecheck waited until %s after the tool's expected end: it was asked to work %s, and the wait ends %s after that or after the last event of the stream or answer to a ping, whichever is later)",
-				wait.end().Sub(start.Add(expect)).Round(time.Millisecond), expect, lateGrace)
+			why += fmt.Sprintf(" (wirecheck waited until %s after the tool's expected end: it was asked to work %s, and the wait ends %s after that or after the last event of the stream or answer to a ping, whichever is later; %s)",
+				wait.end().Sub(start.Add(expect)).Round(time.Millisecond), expect, grace, bound)
 		}
 		e.Fail("MCP-HTTP-DISCONNECT-1", seq, why, "the tools/call response (id "+id+")", answered(res))
 	case isResult(answer):
@@ -200,7 +214,7 @@ func saysDuration(schema map[string]any) bool {
 }
 
 // resumeWait ends the wait on a resumed stream (by cancelling its
-// context) lateGrace after the latest of: the slow tool's expected end,
+// context) a grace after the latest of: the slow tool's expected end,
 // the GET, the last event of the resumed stream, the answer to a ping
 // sent at the expected end (while that ping is unanswered, the wait goes
 // on). A server still at work shows it: its events keep coming, or, on a
@@ -211,6 +225,7 @@ func saysDuration(schema map[string]any) bool {
 type resumeWait struct {
 	mu     sync.Mutex
 	at     time.Time
+	grace  time.Duration
 	timer  *time.Timer
 	cancel func()
 	// pinging is set while the ping is unanswered; due when the wait
@@ -218,8 +233,8 @@ type resumeWait struct {
 	pinging, due bool
 }
 
-func newResumeWait(at time.Time, cancel func()) *resumeWait {
-	w := &resumeWait{at: at, cancel: cancel}
+func newResumeWait(at time.Time, grace time.Duration, cancel func()) *resumeWait {
+	w := &resumeWait{at: at, grace: grace, cancel: cancel}
 	w.timer = time.AfterFunc(time.Until(at), w.expire)
 	return w
 }
@@ -237,7 +252,7 @@ func (w *resumeWait) expire() {
 	}
 }
 
-// sign is a sign of work now: the wait goes on lateGrace more. A nil
+// sign is a sign of work now: the wait goes on a grace more. A nil
 // wait (a tool without a duration) has no such end.
 func (w *resumeWait) sign() {
 	if w == nil {
@@ -245,7 +260,7 @@ func (w *resumeWait) sign() {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if t := time.Now().Add(lateGrace); t.After(w.at) {
+	if t := time.Now().Add(w.grace); t.After(w.at) {
 		w.at = t
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -17,6 +18,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/suite/mcp"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -78,7 +80,7 @@ func (w *resumedWriter) Flush() {
 // resumeRun runs the http-resume scenario against the resumable
 // reference server over HTTP, its resumed streams passed through
 // resumedWriter.
-func resumeRun(how resumed) *report.Report {
+func resumeRun(how resumed, params ...string) *report.Report {
 	f := refmcp.NewFront(refserver.Options{Variants: []string{"resumable"}}, false)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
@@ -98,12 +100,13 @@ func resumeRun(how resumed) *report.Report {
 		ts.CloseClientConnections()
 		ts.Close()
 	})
-	return runOne("http-resume", ts.URL+"/mcp")
+	return runOne("http-resume", ts.URL+"/mcp", params...)
 }
 
 // runOne runs one scenario of the MCP suite, under 2025-11-25, against
-// the server at url (a running server: the scenario begins its lane).
-func runOne(name, url string) *report.Report {
+// the server at url (a running server: the scenario begins its lane),
+// with --param KEY VALUE pairs.
+func runOne(name, url string, params ...string) *report.Report {
 	b, err := protocols.Load("mcp")
 	Expect(err).NotTo(HaveOccurred())
 	var scs []*scenario.Scenario
@@ -113,9 +116,13 @@ func runOne(name, url string) *report.Report {
 		}
 	}
 	Expect(scs).To(HaveLen(1))
+	ps := map[string]string{}
+	for i := 0; i+1 < len(params); i += 2 {
+		ps[params[i]] = params[i+1]
+	}
 	rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-11-25",
 		Command: target.Target{URL: url, Transport: "http"}},
-		runner.Config{Scenarios: scs, Partial: true, Timeout: 20 * time.Second})
+		runner.Config{Scenarios: scs, Partial: true, Timeout: 20 * time.Second, Params: ps})
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }
@@ -145,6 +152,25 @@ var _ = Describe("the http-resume scenario's wait for the dropped call's respons
 		Expect(v).To(Equal(verdict.Fail))
 		Expect(msg).To(ContainSubstring("did not come on the resumed stream"))
 		Expect(msg).To(ContainSubstring("after the tool's expected end: it was asked to work 500ms"))
+		Expect(msg).To(ContainSubstring("the wait ends 300ms after that"))
+		Expect(msg).To(ContainSubstring("wirecheck's default: the pages bound no such wait; --param mcp-resume-grace=DURATION sets it"))
+	})
+
+	It("waits as long as --param mcp-resume-grace says, and names it", func() {
+		v, msg := disconnect(resumeRun(loses, mcp.ResumeGraceParam, "1500ms"))
+		Expect(v).To(Equal(verdict.Fail))
+		Expect(msg).To(ContainSubstring("the wait ends 1.5s after that"))
+		Expect(msg).To(ContainSubstring("; --param mcp-resume-grace)"))
+	})
+
+	It("refuses a --param mcp-resume-grace that is no positive duration", func() {
+		rep := resumeRun(brings, mcp.ResumeGraceParam, "soon")
+		Expect(rep.Summary.Error).NotTo(BeZero())
+		var msgs []string
+		for _, f := range rep.Findings {
+			msgs = append(msgs, f.Message)
+		}
+		Expect(strings.Join(msgs, "\n")).To(ContainSubstring("--param mcp-resume-grace=soon: not a positive duration"))
 	})
 
 	It("waits for a response that comes late while the resumed stream shows the server at work", func() {
