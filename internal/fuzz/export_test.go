@@ -14,3 +14,7 @@ func MalformationLabels() []string {
 	}
 	return out
 }
+
+// Spawned is how many processes a campaign launched, the spares it never
+// used included (Stats.Starts counts those it used).
+func Spawned(c *Campaign) int64 { return c.spawned.Load() }
