@@ -183,7 +183,7 @@ var _ = Describe("persistent fuzzing", func() {
 		Expect(bugs).To(BeEmpty())
 		// Processes outlive some 60 sequences then: one spare is started
 		// ahead of need, not two, and only it is left unused at the end.
-		Expect(fuzz.Spawned(c) - c.Stats().Starts).To(BeEquivalentTo(1), "spares never used")
+		Expect(fuzz.Spawned(c)-c.Stats().Starts).To(BeEquivalentTo(1), "spares never used")
 		count := func(seqs [][]scenario.Step) int {
 			n := 0
 			for _, steps := range seqs {
