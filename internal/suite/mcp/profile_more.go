@@ -35,7 +35,8 @@ func (s *Session) AnswerBad(line string) *peer.Inbound {
 		}
 		return nil
 	}
-	return answerTo(s.e, s.s, []byte(line+"\n"))
+	in, _ := answerTo(s.e, s.s, []byte(line+"\n"))
+	return in
 }
 
 // Exchanger is the transport's probe interface (nil on stdio, with rules
