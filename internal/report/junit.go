@@ -27,18 +27,18 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Name      string `xml:"name,attr"`
+	Tests     int    `xml:"tests,attr"`
+	Failures  int    `xml:"failures,attr"`
+	Errors    int    `xml:"errors,attr"`
+	Skipped   int    `xml:"skipped,attr"`
+	Time      string `xml:"time,attr"`
+	Timestamp string `xml:"timestamp,attr,omitempty"`
 	// A pointer, so a suite without properties has no <properties> at all:
 	// Jenkins' schema wants at least one <property> inside one.
 	Properties *junitProperties `xml:"properties,omitempty"`
-	Cases      []junitCase     `xml:"testcase"`
-	SystemOut  *junitText      `xml:"system-out,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  *junitText       `xml:"system-out,omitempty"`
 }
 
 type junitProperties struct {

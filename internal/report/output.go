@@ -46,12 +46,16 @@ type Sink struct {
 	Outputs        []Output
 	NoColor        bool // no colour even on a terminal
 	Verbose        bool // show passing findings too
+	// Getenv reads the environment (os.Getenv when nil): a github output
+	// appends the Markdown report to $GITHUB_STEP_SUMMARY.
+	Getenv func(string) string
 }
 
 // Write renders rep on the console, or nr's block instead when the run
 // never began, and writes every output all the same. The console goes to
 // Stderr when an output is written to Stdout, so a piped report stays
-// clean.
+// clean. A github output also appends the Markdown report to the job
+// summary, once however many there are.
 func (s Sink) Write(rep *Report, nr *NotReady) error {
 	console := s.Stdout
 	for _, o := range s.Outputs {
@@ -65,15 +69,24 @@ func (s Sink) Write(rep *Report, nr *NotReady) error {
 	} else {
 		err = s.Render(console, "console", rep)
 	}
+	github := false
 	for _, o := range s.Outputs {
 		if err != nil {
 			return err
 		}
+		github = github || o.Format == "github"
 		if o.Path == "-" {
 			err = Write(o.Format, s.Stdout, rep)
 			continue
 		}
 		err = writeFile(o, rep)
+	}
+	if err == nil && github {
+		getenv := s.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		err = appendStepSummary(getenv("GITHUB_STEP_SUMMARY"), rep)
 	}
 	return err
 }
