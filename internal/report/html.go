@@ -93,12 +93,12 @@ func WriteHTML(w io.Writer, r *Report) error {
 			continue
 		}
 		hr := htmlRule{
-			Anchor: anchor,
-			ID:     line(row.Rule.ID, capLine),
+			Anchor:     anchor,
+			ID:         line(row.Rule.ID, capLine),
 			Level:      line(string(row.Rule.Level), 16),
 			LevelClass: levelClass(row.Rule.Level),
 			Title:      line(row.Rule.Title, capLine),
-			Source: line(row.Rule.Source, capLine),
+			Source:     line(row.Rule.Source, capLine),
 		}
 		for _, f := range failing {
 			hf := htmlFinding{

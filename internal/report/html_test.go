@@ -102,3 +102,5 @@ var _ = Describe("WriteHTML", func() {
 		Expect(page).NotTo(ContainSubstring("<h2>Evidence</h2>"))
 	})
 })
+
+var regexpCSP = regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]*>\n`)
