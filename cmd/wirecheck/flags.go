@@ -12,10 +12,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wirecheck/wirecheck/internal/buildinfo"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/shard"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -43,6 +45,7 @@ type common struct {
 	headers, env, reports                []string
 	timeout, startupTimeout              time.Duration
 	noColor, verbose                     bool
+	shard                                shard.Shard
 }
 
 func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
@@ -130,7 +133,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 // reports of a run that did, which ends as report.Report.Exit says.
 func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
 	level, outs, _ := c.judging()
-	rep.Version, rep.Level = version, level
+	rep.Version, rep.Level = buildinfo.Read(version).Version, level
 	nr := session.NotReady(runErr, rep, s.proto, s.t.String(), c.startupTimeout, exitNoTarget)
 	sink := report.Sink{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Outputs: outs, NoColor: c.noColor, Verbose: c.verbose}
 	if err := sink.Write(rep, nr); err != nil {

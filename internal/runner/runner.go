@@ -30,6 +30,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/shard"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/tally"
 	"github.com/wirecheck/wirecheck/internal/target"
@@ -84,6 +85,11 @@ type Config struct {
 	// Progress, when set, is told each scenario's name as it starts
 	// (from one goroutine at a time).
 	Progress func(name string)
+	// Shard, when not the whole, runs only its lanes: lane k (in plan
+	// order, the same on every machine) belongs to shard k mod n. Rules
+	// no lane of the shard observes are skipped, and `report merge` of
+	// all the shards gives the rule verdicts of one whole run.
+	Shard shard.Shard
 }
 
 // Run executes every scenario and returns the report. The error wraps
@@ -372,7 +378,17 @@ func (r *run) plan() []*lane {
 		l := out[len(out)-1]
 		l.scenarios = append(l.scenarios, s)
 	}
-	return out
+	if r.cfg.Shard.Whole() {
+		return out
+	}
+	var mine []*lane
+	for k, l := range out {
+		if r.cfg.Shard.Has(k) {
+			mine = append(mine, l)
+		}
+	}
+	r.tally.Note("shard %s: %d of the run's %d lanes (server processes); merge the shards' JSON reports with 'wirecheck report merge'", r.cfg.Shard, len(mine), len(out))
+	return mine
 }
 
 // frameDecided reports whether a rule is judged on every frame as it

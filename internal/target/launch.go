@@ -49,6 +49,9 @@ const pollEvery = 25 * time.Millisecond
 // TCP connection. No HTTP request is made before the first Send: each
 // would cost the server a session.
 func (t Target) Launch(b Bounds) (transport.Transport, error) {
+	if t.Serve != nil {
+		return transport.InProcess(t.Serve, transport.Options{})
+	}
 	if !t.OverHTTP() {
 		return transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env})
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // Target is how to reach one server. The zero value reaches nothing.
@@ -37,6 +39,10 @@ type Target struct {
 	// (the protocol's spec `endpoints:`); unset, "/mcp" for http and
 	// "/sse" for sse.
 	Paths map[string]string
+	// Serve, set, is a server in wirecheck's own process (a Go test of a
+	// server's code, package conformance) reached as a launched one on
+	// stdio: each launch runs it afresh behind its own pipes.
+	Serve transport.ServeFunc
 }
 
 // Port is what Argv words, Env values and the URL of a launched HTTP
