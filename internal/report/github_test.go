@@ -168,6 +168,15 @@ var _ = Describe("--report github", func() {
 		Expect(os.ReadFile(summary)).To(Equal(append([]byte("earlier step\n"), md.Bytes()...)), "appended, not overwritten")
 	})
 
+	It("appends the summary from report render too", func() {
+		summary := filepath.Join(GinkgoT().TempDir(), "summary.md")
+		var stdout bytes.Buffer
+		sink := report.Sink{Getenv: func(k string) string { return map[string]string{"GITHUB_STEP_SUMMARY": summary}[k] }}
+		Expect(sink.Render(&stdout, "GitHub", tallied())).To(Succeed())
+		Expect(parseAnnotations(stdout.String())).To(HaveLen(3))
+		Expect(os.ReadFile(summary)).To(ContainSubstring("# sonde-serve conformance report"))
+	})
+
 	It("writes no summary outside Actions", func() {
 		var stdout bytes.Buffer
 		sink := report.Sink{Stdout: &stdout, Stderr: &bytes.Buffer{}, Outputs: []report.Output{{Format: "github", Path: "-"}},

@@ -82,21 +82,34 @@ func (s Sink) Write(rep *Report, nr *NotReady) error {
 		err = writeFile(o, rep)
 	}
 	if err == nil && github {
-		getenv := s.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		err = appendStepSummary(getenv("GITHUB_STEP_SUMMARY"), rep)
+		err = s.stepSummary(rep)
 	}
 	return err
 }
 
-// Render writes rep to w in format, the console in colour on a terminal.
+// stepSummary appends rep to the job summary when run inside GitHub
+// Actions.
+func (s Sink) stepSummary(rep *Report) error {
+	getenv := s.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return appendStepSummary(getenv("GITHUB_STEP_SUMMARY"), rep)
+}
+
+// Render writes rep to w in format, the console in colour on a terminal;
+// github also appends the job summary, as --report github does.
 func (s Sink) Render(w io.Writer, format string, rep *Report) error {
 	if format == "console" {
 		return WriteConsole(w, rep, ConsoleOptions{Color: s.color(w), Verbose: s.Verbose})
 	}
-	return Write(format, w, rep)
+	if err := Write(format, w, rep); err != nil {
+		return err
+	}
+	if i, ok := canonical(format); ok && formats[i].name == "github" {
+		return s.stepSummary(rep)
+	}
+	return nil
 }
 
 func (s Sink) color(w io.Writer) bool {
