@@ -53,6 +53,30 @@ func parseAnnotations(out string) []annotation {
 	return as
 }
 
+// runnerReads splits output as the Actions runner reads it: the lines it
+// runs as commands, and the lines it ignores because a stop-commands block
+// is open.
+func runnerReads(out string) (commands, ignored []string) {
+	GinkgoHelper()
+	stop := ""
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		t := strings.TrimLeft(l, " \t")
+		switch {
+		case stop != "" && t == "::"+stop+"::":
+			stop = ""
+		case stop != "":
+			ignored = append(ignored, l)
+		case strings.HasPrefix(t, "::stop-commands::"):
+			stop = strings.TrimPrefix(t, "::stop-commands::")
+			Expect(stop).To(HaveLen(32))
+		case strings.HasPrefix(t, "::"):
+			commands = append(commands, l)
+		}
+	}
+	Expect(stop).To(BeEmpty(), "the block is closed")
+	return commands, ignored
+}
+
 func githubOf(r *report.Report) string {
 	GinkgoHelper()
 	var buf bytes.Buffer
@@ -154,18 +178,39 @@ var _ = Describe("--report github", func() {
 		Expect([]string{f, p}).To(Equal([]string{"github", "-"}))
 	})
 
-	It("prints annotations on stdout, the console on stderr, and appends the summary", func() {
+	It("prints the console inert and then the annotations on stdout, and appends the summary", func() {
 		summary := filepath.Join(GinkgoT().TempDir(), "summary.md")
 		Expect(os.WriteFile(summary, []byte("earlier step\n"), 0o644)).To(Succeed())
 		var stdout, stderr bytes.Buffer
 		sink := report.Sink{Stdout: &stdout, Stderr: &stderr, Outputs: []report.Output{{Format: "github", Path: "-"}},
 			Getenv: func(k string) string { return map[string]string{"GITHUB_STEP_SUMMARY": summary}[k] }}
-		Expect(sink.Write(tallied(), nil)).To(Succeed())
-		Expect(parseAnnotations(stdout.String())).To(HaveLen(3))
-		Expect(stderr.String()).To(ContainSubstring("SONDE-ID-1"))
+		r := tallied()
+		// Server text the console quotes on lines of their own.
+		r.Findings[4].Expected = "::add-mask::hunter2\n  ::error title=FORGED::forged"
+		Expect(sink.Write(r, nil)).To(Succeed())
+		Expect(stderr.String()).To(BeEmpty())
+		commands, ignored := runnerReads(stdout.String())
+		as := parseAnnotations(strings.Join(commands, "\n") + "\n")
+		Expect(as).To(HaveLen(3), "the annotations, and no forged one")
+		for _, a := range as {
+			Expect(a.Properties["title"]).To(HavePrefix("SONDE-"))
+		}
+		Expect(strings.Join(ignored, "\n")).To(ContainSubstring("\n    ::add-mask::hunter2\n"))
+		Expect(strings.Join(ignored, "\n")).To(ContainSubstring("FAIL     SONDE-ID-1"), "the console is there, inert")
 		var md bytes.Buffer
-		Expect(report.WriteMarkdown(&md, tallied())).To(Succeed())
-		Expect(os.ReadFile(summary)).To(Equal(append([]byte("earlier step\n"), md.Bytes()...)), "appended, not overwritten")
+		Expect(report.WriteMarkdown(&md, r)).To(Succeed())
+		got, err := os.ReadFile(summary)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(got)).To(Equal("earlier step\n"+md.String()), "appended, not overwritten")
+	})
+
+	It("keeps the console on stderr when another report is on stdout too", func() {
+		var stdout, stderr bytes.Buffer
+		sink := report.Sink{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" },
+			Outputs: []report.Output{{Format: "github", Path: "-"}, {Format: "json", Path: "-"}}}
+		Expect(sink.Write(tallied(), nil)).To(Succeed())
+		Expect(stderr.String()).To(ContainSubstring("SONDE-ID-1"))
+		Expect(stdout.String()).NotTo(ContainSubstring("stop-commands"))
 	})
 
 	It("appends the summary from report render too", func() {
@@ -182,7 +227,8 @@ var _ = Describe("--report github", func() {
 		sink := report.Sink{Stdout: &stdout, Stderr: &bytes.Buffer{}, Outputs: []report.Output{{Format: "github", Path: "-"}},
 			Getenv: func(string) string { return "" }}
 		Expect(sink.Write(tallied(), nil)).To(Succeed())
-		Expect(stdout.String()).To(HavePrefix("::error title=SONDE-ID-1::"))
+		commands, _ := runnerReads(stdout.String())
+		Expect(commands[0]).To(HavePrefix("::error title=SONDE-ID-1::"))
 	})
 
 	It("says which file it could not append to", func() {

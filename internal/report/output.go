@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -56,11 +58,29 @@ type Sink struct {
 // Stderr when an output is written to Stdout, so a piped report stays
 // clean. A github output also appends the Markdown report to the job
 // summary, once however many there are.
+//
+// When github is the only output on Stdout, the console stays there too,
+// inside a stop-commands block: the Actions runner reads workflow commands
+// from every line of a step's output, and the console quotes the server,
+// whose text may hold "::add-mask::" or a forged "::error" on a line of its
+// own. One stream keeps the block and the annotations after it in order.
 func (s Sink) Write(rep *Report, nr *NotReady) error {
 	console := s.Stdout
+	onStdout := 0
+	githubOnStdout := false
 	for _, o := range s.Outputs {
 		if o.Path == "-" {
 			console = s.Stderr
+			onStdout++
+			githubOnStdout = githubOnStdout || o.Format == "github"
+		}
+	}
+	var resume string
+	if onStdout == 1 && githubOnStdout {
+		console = s.Stdout
+		var err error
+		if resume, err = stopCommands(console); err != nil {
+			return err
 		}
 	}
 	var err error
@@ -68,6 +88,9 @@ func (s Sink) Write(rep *Report, nr *NotReady) error {
 		err = WriteNotReady(console, *nr, s.color(console))
 	} else {
 		err = s.Render(console, "console", rep)
+	}
+	if err == nil && resume != "" {
+		_, err = fmt.Fprintf(console, "::%s::\n", resume)
 	}
 	github := false
 	for _, o := range s.Outputs {
@@ -85,6 +108,21 @@ func (s Sink) Write(rep *Report, nr *NotReady) error {
 		err = s.stepSummary(rep)
 	}
 	return err
+}
+
+// stopCommands tells the Actions runner to ignore workflow commands until
+// the line "::TOKEN::", and returns the token: random, so the text in
+// between cannot end the block early.
+func stopCommands(w io.Writer) (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("--report github: %v", err)
+	}
+	token := hex.EncodeToString(b)
+	if _, err := fmt.Fprintf(w, "::stop-commands::%s\n", token); err != nil {
+		return "", err
+	}
+	return token, nil
 }
 
 // stepSummary appends rep to the job summary when run inside GitHub
