@@ -54,8 +54,9 @@ type htmlEntry struct {
 }
 
 // WriteHTML writes a self-contained HTML page: header with the overall
-// verdict, summary counts, the per-rule verdict table, and the evidence of
-// every failing finding.
+// verdict, summary counts, the per-rule verdict table with its filters, and
+// the evidence of every failing finding with a sequence diagram of its
+// exchange. browser_test.go checks it in Chromium.
 func WriteHTML(w io.Writer, r *Report) error {
 	rs := rows(r)
 	verdict, level := outcome(r)
