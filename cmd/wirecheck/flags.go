@@ -59,7 +59,7 @@ func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
 	f.StringVar(&c.cwd, "cwd", "", "working directory of the server")
 	f.DurationVar(&c.timeout, "timeout", runner.DefaultTimeout, "how long to wait for each response")
 	f.DurationVar(&c.startupTimeout, "startup-timeout", runner.DefaultStartupTimeout, "how long to wait for the server to become ready")
-	f.StringArrayVar(&c.reports, "report", nil, "write a report: FORMAT=PATH, format one of "+strings.Join(report.Formats(), ", ")+" (repeatable; PATH - is stdout)")
+	f.StringArrayVar(&c.reports, "report", nil, "write a report: FORMAT=PATH, format one of "+strings.Join(report.Formats(), ", ")+" (repeatable; PATH - is stdout; github alone: annotations on stdout, the Markdown summary appended to $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&c.level, "level", level, "lowest rule level whose failure fails the run: must, should or may")
 	f.BoolVar(&c.noColor, "no-color", false, "no colour in the console output, even on a terminal")
 	f.BoolVar(&c.noProgress, "no-progress", false, "no live progress line on the terminal (there is none when stdout or stderr is not a terminal)")

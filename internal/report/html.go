@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // The HTML page is what a vendor hands over, so it must open anywhere,
 // offline, years later: one file, inline CSS, no script, no external
-// resources. The Content-Security-Policy meta tag is a second line of
+// resources. Even the filters are CSS (checkboxes read through :has()), so
+// the policy below can forbid every script. The Content-Security-Policy meta tag is a second line of
 // defence: even if server text ever slipped past html/template's escaping,
 // the browser would refuse to run or fetch anything.
 //
@@ -29,13 +32,13 @@ type htmlPage struct {
 }
 
 type htmlRow struct {
-	Anchor, ID, Level, Verdict, VerdictLabel, Title, Source, Scenarios string
-	Failing                                                            bool
+	Anchor, ID, Level, LevelClass, Verdict, VerdictLabel, Title, Source, Scenarios string
+	Failing                                                                        bool
 }
 
 type htmlRule struct {
-	Anchor, ID, Level, Title, Source string
-	Findings                         []htmlFinding
+	Anchor, ID, Level, LevelClass, Title, Source string
+	Findings                                     []htmlFinding
 }
 
 type htmlFinding struct {
@@ -43,6 +46,7 @@ type htmlFinding struct {
 	Count                                                                 int
 	TranscriptCaption                                                     string
 	Transcript                                                            []htmlEntry
+	Diagram                                                               *htmlDiagram
 }
 
 type htmlEntry struct {
@@ -50,8 +54,9 @@ type htmlEntry struct {
 }
 
 // WriteHTML writes a self-contained HTML page: header with the overall
-// verdict, summary counts, the per-rule verdict table, and the evidence of
-// every failing finding.
+// verdict, summary counts, the per-rule verdict table with its filters, and
+// the evidence of every failing finding with a sequence diagram of its
+// exchange. browser_test.go checks it in Chromium.
 func WriteHTML(w io.Writer, r *Report) error {
 	rs := rows(r)
 	verdict, level := outcome(r)
@@ -77,6 +82,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Anchor:       anchor,
 			ID:           line(row.Rule.ID, capLine),
 			Level:        line(string(row.Rule.Level), 16),
+			LevelClass:   levelClass(row.Rule.Level),
 			Verdict:      string(row.Verdict),
 			VerdictLabel: verdictLabel(row.Verdict),
 			Title:        line(row.Rule.Title, capLine),
@@ -88,11 +94,12 @@ func WriteHTML(w io.Writer, r *Report) error {
 			continue
 		}
 		hr := htmlRule{
-			Anchor: anchor,
-			ID:     line(row.Rule.ID, capLine),
-			Level:  line(string(row.Rule.Level), 16),
-			Title:  line(row.Rule.Title, capLine),
-			Source: line(row.Rule.Source, capLine),
+			Anchor:     anchor,
+			ID:         line(row.Rule.ID, capLine),
+			Level:      line(string(row.Rule.Level), 16),
+			LevelClass: levelClass(row.Rule.Level),
+			Title:      line(row.Rule.Title, capLine),
+			Source:     line(row.Rule.Source, capLine),
 		}
 		for _, f := range failing {
 			hf := htmlFinding{
@@ -104,6 +111,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 				Actual:       block(f.Actual, capEvidence),
 				Reproduce:    line(f.Reproduce, capMessage),
 				Count:        f.Count,
+				Diagram:      diagram(f),
 			}
 			if len(f.Transcript) > 0 {
 				shown, _ := tail(f.Transcript, tailDoc)
@@ -123,6 +131,15 @@ func WriteHTML(w io.Writer, r *Report) error {
 		return fmt.Errorf("report: writing HTML: %w", err)
 	}
 	return nil
+}
+
+// levelClass names a level for the level filter; a level this version
+// does not know is never hidden.
+func levelClass(l verdict.Level) string {
+	if slices.Contains(verdict.Levels, l) {
+		return strings.ToLower(string(l))
+	}
+	return "other"
 }
 
 func orDefault(s, def string) string {
@@ -167,6 +184,28 @@ pre{background:#f6f8fa;padding:.6em;overflow-x:auto;white-space:pre-wrap;word-br
 .label{font-weight:600}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 footer{margin-top:2em;color:#888;font-size:.85em}
+.filters{border:1px solid #ddd;border-radius:4px;margin:.5em 0 1em;padding:.3em .8em}
+.filters label{margin-right:1em;white-space:nowrap}
+.filters .group{display:inline-block;margin-right:1.5em}
+body:has(#show-pass:not(:checked)) .v-pass,body:has(#show-fail:not(:checked)) .v-fail,
+body:has(#show-skip:not(:checked)) .v-skip,body:has(#show-error:not(:checked)) .v-error,
+body:has(#show-must:not(:checked)) .l-must,body:has(#show-should:not(:checked)) .l-should,
+body:has(#show-may:not(:checked)) .l-may{display:none}
+svg.seq{display:block;max-width:100%;height:auto;margin:.3em 0 .8em;background:#fbfcfd;border:1px solid #eee}
+svg.seq text{font:11px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;fill:#1d1f21}
+svg.seq .lane-title{font-weight:600;font-size:12px}
+svg.seq line.lane{stroke:#8c959f;stroke-dasharray:4 3}
+svg.seq .frame line{stroke:#57606a;stroke-width:1.2}
+svg.seq .frame polygon{fill:#57606a}
+svg.seq .f-received line{stroke:#0b5394}
+svg.seq .f-received polygon{fill:#0b5394}
+svg.seq .f-stderr rect{fill:#a15c00}
+svg.seq .f-stderr text.label{fill:#a15c00}
+svg.seq .f-note text.label{fill:#666;font-style:italic}
+svg.seq text.time{fill:#888}
+svg.seq .failing line{stroke:#cf222e;stroke-width:2.5}
+svg.seq .failing polygon,svg.seq .failing rect{fill:#cf222e}
+svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 </style>
 </head>
 <body>
@@ -197,11 +236,15 @@ footer{margin-top:2em;color:#888;font-size:.85em}
 {{- end}}
 
 <h2>Rules</h2>
+<fieldset class="filters"><legend>Show</legend>
+<span class="group"><label><input type="checkbox" id="show-pass" checked> pass</label><label><input type="checkbox" id="show-fail" checked> fail</label><label><input type="checkbox" id="show-skip" checked> skip</label><label><input type="checkbox" id="show-error" checked> error</label></span>
+<span class="group"><label><input type="checkbox" id="show-must" checked> MUST</label><label><input type="checkbox" id="show-should" checked> SHOULD</label><label><input type="checkbox" id="show-may" checked> MAY</label></span>
+</fieldset>
 <table>
 <thead><tr><th>Verdict</th><th>Rule</th><th>Level</th><th>Title</th><th>Citation</th><th>Scenarios</th></tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td><td>{{.Title}}</td><td>{{.Source}}</td><td>{{.Scenarios}}</td></tr>
+<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td><td>{{.Title}}</td><td>{{.Source}}</td><td>{{.Scenarios}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -209,13 +252,13 @@ footer{margin-top:2em;color:#888;font-size:.85em}
 
 <h2>Evidence</h2>
 {{- range .Failures}}
-<section id="{{.Anchor}}">
+<section id="{{.Anchor}}" class="l-{{.LevelClass}}">
 <h3>{{.ID}} <span class="badge">{{.Level}}</span> {{.Title}}</h3>
 {{- if .Source}}
 <p>Citation: {{.Source}}</p>
 {{- end}}
 {{- range .Findings}}
-<div class="finding">
+<div class="finding v-{{.Verdict}}">
 <p><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span> scenario <code>{{.Scenario}}</code>{{if gt .Count 1}} (observed {{.Count}} times){{end}}</p>
 {{- if .Message}}
 <pre>{{.Message}}</pre>
@@ -227,6 +270,30 @@ footer{margin-top:2em;color:#888;font-size:.85em}
 {{- if .Actual}}
 <p class="label">Actual</p>
 <pre>{{.Actual}}</pre>
+{{- end}}
+{{- with .Diagram}}
+<p class="label">{{.Caption}}</p>
+<svg class="seq" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Caption}}">
+<text class="lane-title" x="{{.ClientX}}" y="16" text-anchor="middle">wirecheck (client)</text>
+<text class="lane-title" x="{{.ServerX}}" y="16" text-anchor="middle">server</text>
+<line class="lane lane-client" x1="{{.ClientX}}" y1="24" x2="{{.ClientX}}" y2="{{.LaneBottom}}"/>
+<line class="lane lane-server" x1="{{.ServerX}}" y1="24" x2="{{.ServerX}}" y2="{{.LaneBottom}}"/>
+{{- range .Frames}}
+<g class="frame f-{{.Dir}}{{if .Failing}} failing{{end}}">
+<text class="time" x="6" y="{{.Y}}">{{.Time}}</text>
+{{- if .Arrow}}
+<line x1="{{.X1}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y}}"/><polygon points="{{.Head}}"/>
+{{- end}}
+{{- if .Mark}}
+<rect x="{{.X1}}" y="{{.TextY}}" width="12" height="6" transform="translate(0,-9)"/>
+{{- end}}
+<text class="label" x="{{.LabelX}}" y="{{.TextY}}" text-anchor="{{.Anchor}}">{{.Label}}</text>
+{{- if .Failing}}
+<text class="cross" x="{{.CrossX}}" y="{{.Y}}" dy="4">✗ failing</text>
+{{- end}}
+</g>
+{{- end}}
+</svg>
 {{- end}}
 {{- if .Transcript}}
 <p class="label">{{.TranscriptCaption}}</p>

@@ -12,7 +12,9 @@ import (
 
 // The JUnit dialect CI servers agree on (Jenkins, GitLab, GitHub actions
 // reporters): testsuites > testsuite > testcase with failure / error /
-// skipped children. Only what they all read is written.
+// skipped children. Only what they all read is written, and only what
+// Jenkins' schemas allow (testdata/junit-jenkins.xsd): testsuites carries
+// no skipped count, and skipped no attribute.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -20,22 +22,27 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Timestamp  string          `xml:"timestamp,attr,omitempty"`
-	Properties []junitProperty `xml:"properties>property,omitempty"`
-	Cases      []junitCase     `xml:"testcase"`
-	SystemOut  *junitText      `xml:"system-out,omitempty"`
+	Name      string `xml:"name,attr"`
+	Tests     int    `xml:"tests,attr"`
+	Failures  int    `xml:"failures,attr"`
+	Errors    int    `xml:"errors,attr"`
+	Skipped   int    `xml:"skipped,attr"`
+	Time      string `xml:"time,attr"`
+	Timestamp string `xml:"timestamp,attr,omitempty"`
+	// A pointer, so a suite without properties has no <properties> at all:
+	// Jenkins' schema wants at least one <property> inside one.
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  *junitText       `xml:"system-out,omitempty"`
+}
+
+type junitProperties struct {
+	List []junitProperty `xml:"property"`
 }
 
 type junitProperty struct {
@@ -65,8 +72,11 @@ type junitText struct {
 	Text string `xml:",cdata"`
 }
 
+// junitSkipped holds the reason as text: the widely copied Jenkins schema
+// types <skipped> as a plain string, and Jenkins and GitLab both show the
+// text when there is no message attribute.
 type junitSkipped struct {
-	Message string `xml:"message,attr,omitempty"`
+	Message string `xml:",chardata"`
 }
 
 // WriteJUnit writes one <testsuite> named after the protocol with one
@@ -99,9 +109,13 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		{"target", r.Target},
 		{"level", string(r.Level)},
 	} {
-		if p[1] != "" {
-			suite.Properties = append(suite.Properties, junitProperty{Name: p[0], Value: line(p[1], capMessage)})
+		if p[1] == "" {
+			continue
 		}
+		if suite.Properties == nil {
+			suite.Properties = &junitProperties{}
+		}
+		suite.Properties.List = append(suite.Properties.List, junitProperty{Name: p[0], Value: line(p[1], capMessage)})
 	}
 	for _, f := range r.Findings {
 		ru, ok := titles[f.Rule]
@@ -153,7 +167,6 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		Tests:    suite.Tests,
 		Failures: suite.Failures,
 		Errors:   suite.Errors,
-		Skipped:  suite.Skipped,
 		Time:     suite.Time,
 		Suites:   []junitSuite{suite},
 	}

@@ -18,6 +18,7 @@ var formats = []struct {
 	{"junit", nil, WriteJUnit},
 	{"html", nil, WriteHTML},
 	{"markdown", []string{"md"}, WriteMarkdown},
+	{"github", nil, WriteGitHub},
 }
 
 // Formats lists the canonical format names Write accepts.
@@ -62,9 +63,13 @@ func Write(format string, w io.Writer, r *Report) error {
 // ParseSpec splits the value of --report FORMAT=PATH. The format comes back
 // canonical ("md" → "markdown"); the path is everything after the first
 // '=', so paths may contain '='. The path "-" is passed through for the
-// caller to read as standard output.
+// caller to read as standard output. "github" alone means github=-: the
+// Actions runner reads its annotations from the step's output.
 func ParseSpec(s string) (format, path string, err error) {
 	name, path, ok := strings.Cut(s, "=")
+	if !ok && strings.EqualFold(strings.TrimSpace(s), "github") {
+		return "github", "-", nil
+	}
 	if !ok {
 		return "", "", fmt.Errorf("--report %q: want FORMAT=PATH, e.g. junit=reports/junit.xml (formats: %s)", s, strings.Join(Formats(), ", "))
 	}

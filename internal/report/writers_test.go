@@ -11,7 +11,7 @@ import (
 
 var _ = Describe("format dispatch", func() {
 	It("lists the formats", func() {
-		Expect(report.Formats()).To(Equal([]string{"console", "json", "junit", "html", "markdown"}))
+		Expect(report.Formats()).To(Equal([]string{"console", "json", "junit", "html", "markdown", "github"}))
 	})
 
 	It("writes every listed format, and md as markdown", func() {
@@ -34,7 +34,7 @@ var _ = Describe("format dispatch", func() {
 
 	It("rejects an unknown format, naming the valid ones", func() {
 		err := report.Write("xml", &bytes.Buffer{}, tallied())
-		Expect(err).To(MatchError(`unknown report format "xml" (valid: console, json, junit, html, markdown; md is short for markdown)`))
+		Expect(err).To(MatchError(`unknown report format "xml" (valid: console, json, junit, html, markdown, github; md is short for markdown)`))
 	})
 
 	DescribeTable("ParseSpec accepts FORMAT=PATH",
