@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/certify"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -99,9 +100,9 @@ func Check(o Options) ([]Finding, error) {
 
 // run runs the suite as `wirecheck run` does and writes the reports.
 func run(o Options) (*report.Report, error) {
-	if o.Level == "" {
-		o.Level = "must"
-	}
+	o.Level = cmp.Or(o.Level, "must")
+	o.Timeout = cmp.Or(o.Timeout, runner.DefaultTimeout)
+	o.StartupTimeout = cmp.Or(o.StartupTimeout, runner.DefaultStartupTimeout)
 	b, err := protocols.Pick(o.Protocol)
 	if err != nil {
 		return nil, err
@@ -119,29 +120,20 @@ func run(o Options) (*report.Report, error) {
 		return nil, err
 	}
 	defer stop()
-	scs, err := scenario.Select(b.Scenarios, o.Scenarios)
-	if err != nil {
-		return nil, err
-	}
-	known, err := report.LoadBaseline(o.Baseline)
-	if err != nil {
-		return nil, err
-	} else if known != nil {
-		known.Strict = o.Strict
-	}
 	// A launched server's findings carry the CLI line that reruns them;
 	// one in this process can only be rerun by its test (judge says how).
 	var rerun *target.Rerun
 	if t.Serve == nil && o.Handler == nil {
-		rerun = &target.Rerun{Command: "run", Protocol: o.Protocol, Timeout: o.Timeout, Startup: o.StartupTimeout,
-			Level: string(level), Params: st.Rest, Revision: st.Revision, Rules: o.Rules}
+		rerun = new(runner.Rerun(target.Rerun{Command: "run", Protocol: o.Protocol, Timeout: o.Timeout, Startup: o.StartupTimeout,
+			Level: string(level), Params: st.Rest, Revision: st.Revision}))
 	}
-	rep, runErr := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler, Target: t,
-		Timeout: o.Timeout, StartupTimeout: o.StartupTimeout, Jobs: o.Jobs,
-		Rules: o.Rules, Seed: 1, Params: st.Params, Partial: len(o.Scenarios) > 0, Rerun: rerun,
-	})
-	known.Apply(rep)
+	plan, err := certify.Prepare(certify.Request{Bundle: b, Params: st.Params, Target: t,
+		Scenarios: o.Scenarios, Rules: o.Rules, Baseline: o.Baseline, Strict: o.Strict, Seed: 1,
+		Jobs: cmp.Or(o.Jobs, runner.DefaultJobs), Timeout: o.Timeout, StartupTimeout: o.StartupTimeout, Rerun: rerun})
+	if err != nil {
+		return nil, err
+	}
+	rep, runErr := plan.Run(context.Background(), nil)
 	rep.Level = level
 	var console bytes.Buffer
 	nr := session.NotReady(runErr, rep, st.Protocol, t.String(), o.StartupTimeout, report.ExitNoTarget)

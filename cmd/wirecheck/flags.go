@@ -108,12 +108,14 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	return &setup{b, st.Protocol, st.Params, t}, nil
 }
 
-// live is the progress line to draw on stderr, nil where none is wanted.
-func (c *common) live(cmd *cobra.Command) *progress.Run {
+// live is the progress line to draw on stderr (nil where none is
+// wanted) and what clears it.
+func (c *common) live(cmd *cobra.Command) (runner.Progress, func()) {
 	if !progress.On(cmd.OutOrStdout(), cmd.ErrOrStderr(), c.reports, c.noProgress) {
-		return nil
+		return nil, func() {}
 	}
-	return progress.NewRun(cmd.ErrOrStderr())
+	p := progress.NewRun(cmd.ErrOrStderr())
+	return p, p.Stop
 }
 
 // judging parses how the run is judged and where it is reported.

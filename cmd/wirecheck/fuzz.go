@@ -23,34 +23,10 @@ type fuzzFlags struct {
 func newFuzzCmd() *cobra.Command {
 	var f fuzzFlags
 	cmd := &cobra.Command{
-		Use:   "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] [--revision V] -- CMD [ARGS…]",
-		Short: "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
-		Long: `Generates request sequences from the protocol's schemas (valid requests,
-tool calls with generated arguments, schema-invalid requests, malformed bytes,
-pipelined requests, closing stdin), runs them on a server process kept while
-it stays healthy (a fresh one after a failure, closed stdin, and every
---fresh-every sequences), and judges them by the same rules as 'wirecheck
-run', plus liveness: after bad input and after every sequence the server must
-still answer a known-good request. A failing sequence is shrunk to a minimal
-one and saved as a scenario file that 'wirecheck replay' runs again; a failure
-on a kept process is first confirmed on a fresh one, and one that needs the
-sequences before it is saved with them, shrunk. The replay line printed
-carries this command's settings. Failures are grouped by rule and by the
-action that preceded them. The same seed gives the same sequences.
-
---duration bounds the whole command, shrinking included: a shrink cut off
-saves the failure as far as it got, marked "not minimal". --runs counts new
-sequences only; each failure adds up to --shrink-time. The summary says how
-long generation and shrinking took.
-
-A protocol with revisions (mcp) is fuzzed in the one --revision V names
-(--mcp-version V is its alias), its default otherwise: requests
-generated from that revision's schema, the session set up as it says, every
-frame judged by it. The reproducer records the revision, and replay uses it.`,
-		Example: `  wirecheck fuzz --protocol sonde-serve --duration 60s -- sonde serve --json
-  wirecheck fuzz --protocol sonde-serve --runs 5000 --seed 42 --save fixtures/sonde-serve/regressions -- ./server
-  wirecheck fuzz --protocol mcp --revision 2026-07-28 --runs 200 -- ./mcp-server
-  wirecheck replay reports/sonde-gen-survive-1a2b3c4d5e.yaml -- ./server`,
+		Use:     "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] [--revision V] -- CMD [ARGS…]",
+		Short:   "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
+		Long:    help("fuzz", "long"),
+		Example: help("fuzz", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFuzz(cmd, &f, commandAfterDash(cmd, args))
 		},

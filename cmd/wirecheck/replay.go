@@ -14,15 +14,10 @@ import (
 func newReplayCmd() *cobra.Command {
 	var f common
 	cmd := &cobra.Command{
-		Use:   "replay FILE… [--revision V] [flags] -- CMD [ARGS…]",
-		Short: "Run saved scenarios (fuzz reproducers, regressions) against a server",
-		Long: `Runs saved scenarios against a server. The files name their protocol and the
-settings they were saved under: a reproducer of 'wirecheck fuzz' records the
-revision it was found in (params: {mcp-version: V}), and replay judges by it.
---revision V (--mcp-version V is its alias) and --param KEY=V override what
-the files say; files that disagree are replayed apart.`,
-		Example: `  wirecheck replay reports/sonde-gen-survive-1a2b3c4d5e.yaml -- ./server
-  wirecheck replay fixtures/sonde-serve/regressions/*.yaml -- ./server`,
+		Use:     "replay FILE… [--revision V] [flags] -- CMD [ARGS…]",
+		Short:   "Run saved scenarios (fuzz reproducers, regressions) against a server",
+		Long:    help("replay", "long"),
+		Example: help("replay", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, argv := args, []string(nil)
 			if n := cmd.ArgsLenAtDash(); n >= 0 {

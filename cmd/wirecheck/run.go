@@ -6,10 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/certify"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func newRunCmd() *cobra.Command {
@@ -20,53 +18,25 @@ func newRunCmd() *cobra.Command {
 	var seed uint64
 	var jobs int
 	cmd := &cobra.Command{
-		Use:   "run --protocol P [flags] (-- CMD [ARGS…] | --url URL)",
-		Short: "Run the protocol's suite against a launched server",
-		Example: `  wirecheck run --protocol sonde-serve -- sonde serve --json
-  wirecheck run --protocol sonde-serve --report json=out.json --report junit=out.xml -- ./server
-  wirecheck run --protocol mcp --revision 2025-06-18 -- ./mcp-server
-  wirecheck run --protocol mcp --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${MCP_TOKEN}'
-  wirecheck run --protocol mcp --transport http -- ./mcp-server --port {port}`,
+		Use:     "run --protocol P [flags] (-- CMD [ARGS…] | --url URL)",
+		Short:   "Run the protocol's suite against a launched server",
+		Example: help("run", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.prepare(commandAfterDash(cmd, args), "")
 			if err != nil {
 				return err
-			} else if jobs < 1 {
-				return usageErr("--jobs %d: want 1 or more", jobs)
-			} else if err := spec.CheckGlobs(rules, scenarios); err != nil {
-				return usageErr("%v", err)
 			}
-			known, err := report.LoadBaseline(baseline)
+			plan, err := certify.Prepare(certify.Request{Bundle: s.b, Params: s.params, Target: s.t,
+				Scenarios: scenarios, Rules: rules, Baseline: baseline, Strict: strict, Seed: seed, Jobs: jobs,
+				Timeout: f.timeout, StartupTimeout: f.startupTimeout, Shard: f.shard, Rerun: new(f.rerun("run", nil, f.level))})
 			if err != nil {
 				return usageErr("%v", err)
-			} else if strict && known == nil {
-				return usageErr("--baseline-strict needs --baseline FILE")
-			} else if strict {
-				known.Strict = true
-			}
-			scs, err := scenario.Select(s.b.Scenarios, scenarios)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			rerun := f.rerun("run", nil, f.level)
-			if rerun.Rules = rules; seed != 1 {
-				rerun.Seed = seed
 			}
 			ctx, stop := interruptible()
 			defer stop()
-			cfg := runner.Config{
-				Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
-				Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: jobs,
-				Rules: rules, Seed: seed, Params: s.params, Partial: len(scenarios) > 0,
-				Rerun: &rerun, Shard: f.shard,
-			}
-			live := f.live(cmd)
-			if live != nil {
-				cfg.Progress = live
-			}
-			rep, runErr := runner.Run(ctx, cfg)
-			live.Stop()
-			known.Apply(rep)
+			live, hide := f.live(cmd)
+			rep, runErr := plan.Run(ctx, live)
+			hide()
 			return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
 		},
 	}

@@ -12,14 +12,10 @@ func newServeCmd() *cobra.Command {
 	var faults, variants []string
 	var tr, listen, httpAddr, sseAddr string
 	cmd := &cobra.Command{
-		Use:   "serve PROTOCOL [--http ADDR | --sse ADDR] [--fault NAME]… [--variant NAME]…",
-		Short: "Run the built-in reference server of a protocol (with faults planted on purpose, or legal alternatives chosen)",
-		Example: `  wirecheck serve sonde-serve
-  wirecheck serve sonde-serve --fault list
-  wirecheck serve sonde-serve --variant list
-  wirecheck serve mcp --http 127.0.0.1:8080
-  wirecheck run --protocol sonde-serve -- wirecheck serve sonde-serve --fault wrong-id`,
-		Args: cobra.ExactArgs(1),
+		Use:     "serve PROTOCOL [--http ADDR | --sse ADDR] [--fault NAME]… [--variant NAME]…",
+		Short:   "Run the built-in reference server of a protocol (with faults planted on purpose, or legal alternatives chosen)",
+		Example: help("serve", "example"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			choice := protocols.Choice{Transport: tr, Listen: listen, HTTP: httpAddr, SSE: sseAddr, Faults: faults, Variants: variants}
 			o := protocols.ServeOptions{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()}

@@ -15,13 +15,8 @@ func newValidateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate --protocol P [--kind K] [--revision V] [FILE|-]",
 		Short: "Check JSON lines (frames a server sent) against the protocol's schemas",
-		Long: `Reads one frame per line and validates each against the schema of its
-message kind. Without --kind, each line is matched to the first kind whose
-conditions it meets and whose schema accepts it (responses are taken without
-the request they answer). A protocol with revisions (mcp) is judged by the
-one --revision V names (--mcp-version V is its alias), by its default
-otherwise. Exit 0 when every line is valid, 1 otherwise.`,
-		Args: cobra.MaximumNArgs(1),
+		Long:  help("validate", "long"),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := protocols.Pick(protocol)
 			if err != nil {
