@@ -67,7 +67,8 @@ const (
 )
 
 // Dial does no network I/O; the first Send does. The result also
-// implements transport.Exchanger and transport.Hooked.
+// implements transport.Exchanger, transport.Hooked and
+// transport.RequestCloser.
 func Dial(o Options) (transport.Transport, error) {
 	if o.Kind == "" {
 		o.Kind = KindHTTP
@@ -109,6 +110,7 @@ func Dial(o Options) (transport.Transport, error) {
 		serverRq:    map[string]int{},
 		posted:      map[string]int{},
 		pending:     map[string]bool{},
+		inflight:    map[string]*exchange{},
 		endpointSet: make(chan struct{}),
 		stderr:      make(chan transport.Frame),
 		exited:      make(chan struct{}),
@@ -155,6 +157,7 @@ type client struct {
 	eventIDs map[string]int // event id → the exchange that sent it
 	serverRq map[string]int // a server request's id key → the exchange it came on
 	posted   map[string]int // the id key a POST is owed (null for a raw body) or brought → that exchange
+	inflight map[string]*exchange // a request's id key → its exchange, while it runs (CloseRequest)
 	// remembered is the bytes of the keys of eventIDs, serverRq and posted.
 	remembered int
 	get        getState
