@@ -131,7 +131,7 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if !f.originOK(w, r) || !f.authorized(w, r) || (r.Method != http.MethodPost && !f.versionOK(w, r)) {
+	if !f.originOK(w, r) || !f.authorized(w, r) || (r.Method != http.MethodPost && !f.versionOK(w, r)) || f.modernVerbRefused(w, r) {
 		return
 	}
 	switch r.Method {
@@ -258,6 +258,9 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 			return
 		}
 	}
+	if f.lastEventIDRefused(w, r, msg) {
+		return
+	}
 	s := f.sessionOf(w, r, msg)
 	if s == nil {
 		return
@@ -310,7 +313,7 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		}
 		return s
 	}
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.variants["no-sessions"] {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.variants["no-sessions"] && !f.ignoresSession(msg) {
 		return f.live(w, id)
 	}
 	switch {
