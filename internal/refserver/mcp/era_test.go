@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("the reference server and an older client's traffic in 2026-07-28", func() {
+var _ = Describe("the reference server over HTTP, the era and statuses of 2026-07-28", func() {
 	v26 := "MCP-Protocol-Version: 2026-07-28"
 	look := func(faults ...string) []string {
 		c := serve(false, faults, nil).client()
@@ -24,6 +24,11 @@ var _ = Describe("the reference server and an older client's traffic in 2026-07-
 
 	It("answers GET and DELETE 405, serves a request carrying an Mcp-Session-Id without issuing one, and ignores Last-Event-ID", func() {
 		Expect(look()).To(Equal([]string{"405", "405", "200", "", "200"}))
+	})
+
+	It("answers ask-client without a capability -32021 alone, with 400, not after progress on a stream opened 200", func() {
+		r := serve(false, nil, nil).client().post(modern(1, "tools/call", `{"name":"ask-client","arguments":{},"_meta":{"progressToken":"p"}}`), v26)
+		Expect(status(r) + " " + code(r) + " " + r.header.Get("Content-Type")).To(Equal("400 -32021 application/json"))
 	})
 
 	DescribeTable("its faults each break one of them",
