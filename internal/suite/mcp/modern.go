@@ -262,6 +262,12 @@ func (s *session) judgeStream(e *scenario.Env, in *peer.Inbound, method string) 
 			"change notifications only on a subscription that asked for them", string(in.Raw))
 		return
 	}
+	if v := in.HTTP; !has && v != nil && s.subs[v.For] == nil {
+		// Over HTTP the stream is known, and this one is no listen
+		// stream: the sentence speaks of "notifications delivered via a
+		// subscriptions/listen stream" (MCP-HTTP-STREAM-5 judges it).
+		return
+	}
 	if !has {
 		e.Fail("MCP-SUBS-2", in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
 			"_meta."+metaSubscription+": the id of the subscriptions/listen request", string(in.Raw))
