@@ -28,7 +28,6 @@ func httpCancelScenario() *scenario.Scenario {
 		Name:  "http-cancel",
 		Title: "2026-07-28 over HTTP: with a subscriptions/listen stream open, a slow tool call's stream is closed once it reports progress; nothing more comes for that call on the other stream",
 		Rules: []string{cancelRule},
-		Fresh: true,
 		Idle:  slowTarget + lateGrace,
 		Run:   httpCancel,
 	}
