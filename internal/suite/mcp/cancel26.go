@@ -114,14 +114,11 @@ func onOwnStream(in *peer.Inbound, key string) bool {
 // that sends the call's messages on another stream while its own is still
 // open gives no way to tell a late message from one sent before the close.
 func cancelByClose(e *scenario.Env, s *session, closer transport.RequestCloser, t map[string]any) error {
-	name, _ := t["name"].(string)
-	schema, _ := t["inputSchema"].(map[string]any)
-	args, expect := slowArgs(schema, e.Seed)
-	start := time.Now()
-	c, tok, _, err := s.dispatch(e, "tools/call", map[string]any{"name": name, "arguments": args}, sendOpts{})
+	sc, err := callSlow(e, s, t)
 	if err != nil {
 		return err
 	}
+	c, tok, name, args, expect, start := sc.c, sc.tok, sc.name, sc.args, sc.expect, sc.start
 	forCall := func(in *peer.Inbound) bool { return tok != "" && field(in, "/params/progressToken") == tok }
 	elsewhere := 0 // messages for the call on another stream, its own open
 	progressed := false
