@@ -100,6 +100,66 @@ var _ = Describe("wirecheck run", func() {
 		Expect(out).To(ContainSubstring("SONDE-EMPTY-1 no longer fails"))
 	})
 
+	It("with --baseline-strict fails the run on an entry that no longer fails; baseline write makes a baseline that passes the same run", func() {
+		dir := GinkgoT().TempDir()
+		base := filepath.Join(dir, "baseline.txt")
+		Expect(os.WriteFile(base, []byte("SONDE-RUNTIME-1\nSONDE-ID-1 tools-call-every\nSONDE-EMPTY-1\n"), 0o644)).To(Succeed())
+		server := []string{"--", bin(), "serve", "sonde-serve", "--fault", "runtime-null-id"}
+		code, out, errs := cli("", append([]string{"run", "--protocol", "sonde-serve", "--baseline", base, "--baseline-strict"}, server...)...)
+		Expect(code).To(Equal(1), out)
+		Expect(errs).To(ContainSubstring("--baseline-strict: 1 baseline entries no longer fail"))
+
+		rep := filepath.Join(dir, "run.json")
+		code, _, _ = cli("", append([]string{"run", "--protocol", "sonde-serve", "--report", "json=" + rep}, server...)...)
+		Expect(code).To(Equal(1))
+		code, written, _ := cli("", "baseline", "write", rep)
+		Expect(code).To(Equal(0))
+		Expect(written).To(MatchRegexp(`(?m)^SONDE-RUNTIME-1 \S+  # .+$`))
+		Expect(os.WriteFile(base, []byte(written), 0o644)).To(Succeed())
+		code, out, _ = cli("", append([]string{"run", "--protocol", "sonde-serve", "--baseline", base, "--baseline-strict"}, server...)...)
+		Expect(code).To(Equal(0), out)
+
+		code, _, errs = cli("", "run", "--protocol", "sonde-serve", "--baseline-strict", "--", "true")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("--baseline-strict needs --baseline FILE"))
+	})
+
+	It("runs a shard of the suite, and report merge of all the shards gates as the whole run", func() {
+		dir := GinkgoT().TempDir()
+		server := []string{"--", bin(), "serve", "sonde-serve", "--fault", "runtime-null-id"}
+		var files []string
+		for _, sh := range []string{"1/2", "2/2"} {
+			f := filepath.Join(dir, strings.ReplaceAll(sh, "/", "of")+".json")
+			files = append(files, f)
+			cli("", append([]string{"run", "--protocol", "sonde-serve", "--shard", sh, "--report", "json=" + f}, server...)...)
+		}
+		code, out, _ := cli("", append([]string{"report", "merge", "--format", "console"}, files...)...)
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring("27 rules: 25 pass, 2 fail, 0 skip, 0 error"))
+		code, _, errs := cli("", "run", "--protocol", "sonde-serve", "--shard", "3/2", "--", "true")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring(`"3/2": want i/n with 1 ≤ i ≤ n`))
+	})
+
+	It("draws no progress line when its output is no terminal, and takes --no-progress", func() {
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--no-progress", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		Expect(out + errs).NotTo(ContainSubstring("\r"))
+		Expect(out + errs).NotTo(ContainSubstring("slowest:"))
+		code, _, errs = cli("", "run", "--protocol", "sonde-serve", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		Expect(errs).NotTo(ContainSubstring("slowest:"))
+	})
+
+	It("says what it is: version and --version", func() {
+		code, out, _ := cli("", "version")
+		Expect(code).To(Equal(0))
+		Expect(out).To(MatchRegexp(`^wirecheck \S+ \(.*go1\.\d+`))
+		code, out2, _ := cli("", "--version")
+		Expect(code).To(Equal(0))
+		Expect(out2).To(ContainSubstring(strings.TrimPrefix(strings.TrimSpace(out), "wirecheck ")))
+	})
+
 	It("selects rules and scenarios by glob", func() {
 		code, out, _ := cli("", "run", "--protocol", "sonde-serve", "--rules", "SONDE-ID-*", "--", bin(), "serve", "sonde-serve")
 		Expect(code).To(Equal(0))

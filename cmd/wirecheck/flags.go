@@ -12,10 +12,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wirecheck/wirecheck/internal/buildinfo"
+	"github.com/wirecheck/wirecheck/internal/progress"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/shard"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -42,7 +45,8 @@ type common struct {
 	protocol, url, transport, cwd, level string
 	headers, env, reports                []string
 	timeout, startupTimeout              time.Duration
-	noColor, verbose                     bool
+	noColor, verbose, noProgress         bool
+	shard                                shard.Shard
 }
 
 func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
@@ -58,6 +62,7 @@ func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
 	f.StringArrayVar(&c.reports, "report", nil, "write a report: FORMAT=PATH, format one of "+strings.Join(report.Formats(), ", ")+" (repeatable; PATH - is stdout)")
 	f.StringVar(&c.level, "level", level, "lowest rule level whose failure fails the run: must, should or may")
 	f.BoolVar(&c.noColor, "no-color", false, "no colour in the console output, even on a terminal")
+	f.BoolVar(&c.noProgress, "no-progress", false, "no live progress line on the terminal (there is none when stdout or stderr is not a terminal)")
 	c.revisionFlags.add(f, paramHelp)
 }
 
@@ -78,7 +83,7 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers}
+	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers, Paths: b.Protocol.Endpoints}
 	if _, _, err := c.judging(); err != nil {
 		return nil, err
 	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {
@@ -90,9 +95,6 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	} else if c.timeout <= 0 || c.startupTimeout <= 0 {
 		return nil, usageErr("--timeout and --startup-timeout must be positive")
 	}
-	// From here on the transport is named, whether given or implied (a
-	// URL alone is Streamable HTTP): what judges the run reads it.
-	t.Transport = t.Kind()
 	// Afterwards revision is the one asked, however named, and params the
 	// settings other than it, as rerun lines carry them.
 	st, err := b.Settings(c.revision, c.params, only)
@@ -100,7 +102,18 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 		return nil, usageErr("%v", err)
 	}
 	c.revision, c.params = st.Revision, st.Rest
+	// From here on the transport is named, whether given or found (a URL
+	// alone): what judges the run reads it, rerun lines repeat it.
+	t = t.Detect(c.timeout, st.Protocol.Version)
 	return &setup{b, st.Protocol, st.Params, t}, nil
+}
+
+// live is the progress line to draw on stderr, nil where none is wanted.
+func (c *common) live(cmd *cobra.Command) *progress.Run {
+	if !progress.On(cmd.OutOrStdout(), cmd.ErrOrStderr(), c.reports, c.noProgress) {
+		return nil
+	}
+	return progress.NewRun(cmd.ErrOrStderr())
 }
 
 // judging parses how the run is judged and where it is reported.
@@ -130,7 +143,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 // reports of a run that did, which ends as report.Report.Exit says.
 func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
 	level, outs, _ := c.judging()
-	rep.Version, rep.Level = version, level
+	rep.Version, rep.Level = buildinfo.Read(version).Version, level
 	nr := session.NotReady(runErr, rep, s.proto, s.t.String(), c.startupTimeout, exitNoTarget)
 	sink := report.Sink{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Outputs: outs, NoColor: c.noColor, Verbose: c.verbose}
 	if err := sink.Write(rep, nr); err != nil {

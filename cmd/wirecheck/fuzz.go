@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/progress"
 	"github.com/wirecheck/wirecheck/internal/target"
 )
 
@@ -65,6 +66,7 @@ frame judged by it. The reproducer records the revision, and replay uses it.`,
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
+	fl.Var(&f.shard, "shard", "fuzz only shard i of n of the campaign (by seed batch; --runs is shared out), for several machines")
 	fl.IntVar(&f.freshEvery, "fresh-every", fuzz.DefaultFreshEvery, "most sequences one server process serves before a fresh one replaces it (1: a process per sequence)")
 	return cmd
 }
@@ -92,14 +94,17 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Target: s.t, FreshEvery: f.freshEvery,
 		Runs: f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
-		Level: level, Rules: f.rules, Replay: replay,
+		Level: level, Rules: f.rules, Replay: replay, Shard: f.shard,
 	})
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	hideProgress := c.Progress(cmd.ErrOrStderr())
+	hideProgress := func() {}
+	if progress.On(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.reports, f.noProgress) {
+		hideProgress = c.Progress(cmd.ErrOrStderr())
+	}
 	bugs, runErr := c.Run(ctx)
 	interrupted := ctx.Err() != nil
 	hideProgress()

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/wirecheck/wirecheck/internal/buildinfo"
 	"github.com/wirecheck/wirecheck/internal/memlimit"
 	"github.com/wirecheck/wirecheck/internal/report"
 )
@@ -78,7 +79,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "wirecheck",
 		Short:         "Conformance harness and fuzzer for servers that speak JSON over a wire",
-		Version:       version,
+		Version:       buildinfo.Read(version).String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -88,6 +89,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newProtocolsCmd(), newRulesCmd(), newRunCmd(), newServeCmd(), newValidateCmd(), newReportCmd(), newFuzzCmd(), newReplayCmd())
+	root.AddCommand(newProtocolsCmd(), newRulesCmd(), newRunCmd(), newServeCmd(), newValidateCmd(), newReportCmd(), newFuzzCmd(), newReplayCmd(), newBaselineCmd(), &cobra.Command{
+		Use: "version", Short: "Print the version and VCS revision of this binary", Args: cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) { cmd.Println("wirecheck", root.Version) },
+	})
 	return root
 }

@@ -16,6 +16,7 @@ func newRunCmd() *cobra.Command {
 	var f common
 	var rules, scenarios []string
 	var baseline string
+	var strict bool
 	var seed uint64
 	var jobs int
 	cmd := &cobra.Command{
@@ -38,6 +39,10 @@ func newRunCmd() *cobra.Command {
 			known, err := report.LoadBaseline(baseline)
 			if err != nil {
 				return usageErr("%v", err)
+			} else if strict && known == nil {
+				return usageErr("--baseline-strict needs --baseline FILE")
+			} else if strict {
+				known.Strict = true
 			}
 			scs, err := scenario.Select(s.b.Scenarios, scenarios)
 			if err != nil {
@@ -49,12 +54,18 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx, stop := interruptible()
 			defer stop()
-			rep, runErr := runner.Run(ctx, runner.Config{
+			cfg := runner.Config{
 				Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 				Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: jobs,
 				Rules: rules, Seed: seed, Params: s.params, Partial: len(scenarios) > 0,
-				Rerun: &rerun,
-			})
+				Rerun: &rerun, Shard: f.shard,
+			}
+			live := f.live(cmd)
+			if live != nil {
+				cfg.Progress = live
+			}
+			rep, runErr := runner.Run(ctx, cfg)
+			live.Stop()
 			known.Apply(rep)
 			return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
 		},
@@ -64,6 +75,8 @@ func newRunCmd() *cobra.Command {
 	fl.StringArrayVar(&rules, "rules", nil, "only rules matching this glob, e.g. 'SONDE-ID-*' (repeatable)")
 	fl.StringArrayVar(&scenarios, "scenario", nil, "only scenarios matching this glob (repeatable)")
 	fl.StringVar(&baseline, "baseline", "", "file of known failures that do not fail the run (a JSON report, or lines 'RULE [SCENARIO]')")
+	fl.Var(&f.shard, "shard", "run only shard i of n (by lane: one per server process), for a CI matrix; 'report merge' recombines the shards' JSON reports")
+	fl.BoolVar(&strict, "baseline-strict", false, "fail the run when a baseline entry no longer fails, so the baseline cannot rot")
 	fl.Uint64Var(&seed, "seed", 1, "seed for generated input (tool arguments), so a run is reproducible")
 	fl.IntVar(&jobs, "jobs", runner.DefaultJobs, "server processes that may run at once (scenarios needing a fresh process run side by side); 1 runs one scenario at a time")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show passing findings too")

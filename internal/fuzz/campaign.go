@@ -22,6 +22,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/shard"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transcript"
@@ -92,6 +93,11 @@ type Config struct {
 	// Recorded, when set, is told the transcript of every server process
 	// as it closes (benchmarks replay what was sent).
 	Recorded func([]transcript.Entry)
+	// Shard, when not the whole, runs this machine's part of a campaign
+	// spread over several: batch k of the seed chain (each batch's seed
+	// derived from the last) is shard k mod n's, so shards never draw
+	// the same sequences; Runs is shared out among them.
+	Shard shard.Shard
 }
 
 // Bug is one distinct failure: a rule broken after one shape of action.
@@ -328,8 +334,9 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	// The campaign's own clock ends shrinking (spent); rapid's is a
 	// backstop past it, so it never decides first.
 	setFlag("rapid.shrinktime", (c.cfg.ShrinkTime + time.Minute).String())
-	c.seed = c.cfg.Seed
-	remaining := c.cfg.Runs
+	batchSeed := seeds(c.cfg.Seed, c.cfg.Shard)
+	c.seed = batchSeed()
+	remaining := c.cfg.Shard.Share(c.cfg.Runs)
 	if !c.end.IsZero() {
 		remaining = int(^uint(0) >> 1)
 	}
@@ -385,7 +392,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		// reruns (how many of those fit in --shrink-time depends on the
 		// machine, and so would the campaign).
 		remaining -= max(1, int(c.generated.Load()-before))
-		c.seed = next(c.seed)
+		c.seed = batchSeed()
 	}
 	return c.sorted(), nil
 }
@@ -393,6 +400,22 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 func setFlag(name, value string) {
 	if err := flag.Set(name, value); err != nil {
 		panic("rapid flag " + name + ": " + err.Error())
+	}
+}
+
+// seeds returns the seeds of a shard's batches, one per call: the
+// campaign's seed chain (first, next(first), …) cut so that batch k is
+// shard k mod n's.
+func seeds(first uint64, sh shard.Shard) func() uint64 {
+	s, k := first, 0
+	return func() uint64 {
+		for ; !sh.Has(k); k++ {
+			s = next(s)
+		}
+		out := s
+		s = next(s)
+		k++
+		return out
 	}
 }
 

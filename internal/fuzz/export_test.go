@@ -14,3 +14,6 @@ func MalformationLabels() []string {
 	}
 	return out
 }
+
+// Seeds are the seeds of a shard's batches, as the campaign draws them.
+var Seeds = seeds

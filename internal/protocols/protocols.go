@@ -33,6 +33,10 @@ type Bundle struct {
 	Serve func(ServeOptions) int
 	// Handler answers requests the server sends (nil when it sends none).
 	Handler peer.Handler
+
+	// base is the bundle of the protocol a profile extends (nil for a
+	// protocol of its own).
+	base *Bundle
 }
 
 // Lookup returns the module of a protocol.
@@ -111,11 +115,16 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 		return nil, fmt.Errorf("protocol %q is its own base", id)
 	}
 	loading[id] = true
+	// A profile's bundle (spec `base:`) is its base's bundle with the
+	// profile's parts on top: the base's scenarios run first, the
+	// profile's schemas shadow the base's of the same name.
+	var baseBundle *Bundle
 	base := func(b string) (*spec.Protocol, error) {
 		bb, err := load(b, specFS, schemaFS, fixtureFS, loading, strict)
 		if err != nil {
 			return nil, err
 		}
+		baseBundle = bb
 		return bb.Protocol, nil
 	}
 	p, err := spec.Load(specFS, id+".yaml", schemaFS, verdict.Checks, base)
@@ -126,19 +135,31 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 	if strict {
 		open = schema.Compile
 	}
-	reg, err := open(schemaFS, id)
+	dirs := []string{id}
+	for bb := baseBundle; bb != nil; bb = bb.base {
+		dirs = append(dirs, bb.Protocol.ID)
+	}
+	reg, err := open(schemaFS, dirs...)
 	if err != nil {
 		return nil, err
 	}
 	var scs []*scenario.Scenario
+	handler := m.Handler()
+	if baseBundle != nil {
+		scs = append(scs, baseBundle.Scenarios...)
+		if handler == nil {
+			handler = baseBundle.Handler
+		}
+	}
 	if _, err := fs.Stat(fixtureFS, id); err == nil {
-		scs, err = scenario.LoadDir(fixtureFS, id, "fixtures/", p)
+		own, err := scenario.LoadDir(fixtureFS, id, "fixtures/", p)
 		if err != nil {
 			return nil, err
 		}
+		scs = append(scs, own...)
 	}
 	scs = append(scs, m.Scenarios()...)
-	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: m.Serve, Handler: m.Handler()}
+	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: m.Serve, Handler: handler, base: baseBundle}
 	if !strict {
 		return b, nil
 	}

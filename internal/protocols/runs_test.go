@@ -124,12 +124,14 @@ func (r run) server() (testrun.Server, error) {
 		return s, err
 	}
 	argv := append(append([]string{}, t.Argv[:3]...), "--"+r.Transport, "127.0.0.1:{port}")
-	// Every run carries the reference server's token, as a user with
-	// credentials would: a server that requires none ignores it, one that
-	// does (variant auth and its faults) is judged by http-auth's probes
-	// without it.
-	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: r.Transport,
-		Headers: []string{"Authorization: Bearer " + refmcp.Token}}
+	// A run against a server that requires the reference token carries
+	// it, as a user with credentials would (http-auth's probes judge the
+	// server without it); against one that checks none, none: handed
+	// credentials it ignores, a server fails MCP-AUTH-1.
+	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: r.Transport}
+	if refmcp.RequiresToken(s.Faults, s.Variants) {
+		s.Command.Headers = []string{"Authorization: Bearer " + refmcp.Token}
+	}
 	return s, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -15,6 +16,10 @@ import (
 // scenario) or a rule in one scenario. They are still reported, marked
 // known, but do not fail the run.
 type Baseline struct {
+	// Strict (--baseline-strict) fails the run on an entry whose rule
+	// was judged and no longer fails, so a baseline cannot rot.
+	Strict bool
+
 	file    string
 	entries map[[2]string]bool
 	used    map[[2]string]bool
@@ -79,12 +84,20 @@ func isRuleID(s string) bool {
 }
 
 // Apply marks the known failures of rep and adds a note on each entry
-// that no longer fails, so a fixed bug leaves the baseline.
+// that no longer fails, so a fixed bug leaves the baseline. An entry
+// whose rule this run did not judge (filtered out, or only skipped) is
+// noted as such: it did not fail, but nothing says it is fixed either.
+// Strict, an entry judged and no longer failing fails the run (Exit).
 func (b *Baseline) Apply(rep *Report) {
 	if b == nil {
 		return
 	}
+	judged := map[[2]string]bool{}
 	for i, f := range rep.Findings {
+		if f.Verdict == verdict.Pass {
+			judged[[2]string{f.Rule, f.Scenario}] = true
+			judged[[2]string{f.Rule, ""}] = true
+		}
 		if f.Verdict != verdict.Fail && f.Verdict != verdict.Error {
 			continue
 		}
@@ -97,14 +110,68 @@ func (b *Baseline) Apply(rep *Report) {
 	}
 	var notes []string
 	for k := range b.entries {
-		if !b.used[k] {
-			what := k[0]
-			if k[1] != "" {
-				what += " in " + k[1]
-			}
+		if b.used[k] {
+			continue
+		}
+		what := k[0]
+		if k[1] != "" {
+			what += " in " + k[1]
+		}
+		switch {
+		case !judged[k]:
+			notes = append(notes, fmt.Sprintf("baseline %s: %s was not judged in this run", b.file, what))
+		case b.Strict:
+			rep.stale++
+			notes = append(notes, fmt.Sprintf("baseline %s: %s no longer fails; remove it from the baseline (--baseline-strict fails the run)", b.file, what))
+		default:
 			notes = append(notes, fmt.Sprintf("baseline %s: %s no longer fails; remove it from the baseline", b.file, what))
 		}
 	}
 	sort.Strings(notes)
 	rep.Notes = append(rep.Notes, notes...)
+}
+
+// WriteBaseline writes rep's failures as a baseline file: one line per
+// rule and scenario that failed or errored, the rule's title as a
+// comment, so a reviewer sees what each line excuses.
+func WriteBaseline(w io.Writer, rep *Report) error {
+	titles := map[string]string{}
+	for _, r := range rep.Rules {
+		titles[r.ID] = r.Title
+	}
+	seen := map[[2]string]bool{}
+	var keys [][2]string
+	for _, f := range rep.Findings {
+		k := [2]string{f.Rule, f.Scenario}
+		if (f.Verdict == verdict.Fail || f.Verdict == verdict.Error) && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# known failures of %s (%s), from a report of %s\n", rep.Protocol, rep.Target, rep.Started.UTC().Format("2006-01-02 15:04"))
+	fmt.Fprintf(bw, "# one line per failure: RULE SCENARIO  # title (wirecheck run --baseline FILE)\n")
+	for _, k := range keys {
+		line := k[0]
+		if k[1] != "" && !strings.ContainsAny(k[1], " \t#") {
+			line += " " + k[1]
+		}
+		if t := oneLine(titles[k[0]]); t != "" {
+			line += "  # " + t
+		}
+		fmt.Fprintln(bw, line)
+	}
+	return bw.Flush()
+}
+
+// oneLine keeps a title on its line: a newline in it would start a line
+// the baseline reader takes for an entry.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }

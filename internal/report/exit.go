@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -28,6 +29,8 @@ func (r *Report) Exit(level verdict.Level, runErr error, interrupted bool) (int,
 		return ExitUsage, runErr
 	case r.Failed(level):
 		return ExitViolations, errors.New("")
+	case r.stale > 0:
+		return ExitViolations, fmt.Errorf("--baseline-strict: %d baseline entries no longer fail; remove them (see the notes)", r.stale)
 	case interrupted:
 		return ExitViolations, errors.New("interrupted")
 	}

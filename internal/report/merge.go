@@ -87,8 +87,33 @@ func Merge(reports ...*Report) (*Report, error) {
 		out.Notes = append(out.Notes, fmt.Sprintf("merged from runs judged at different levels (%s); judged at %s, the strictest",
 			strings.Join(levels, ", "), out.Level))
 	}
+	out.Findings = dropUnobserved(out.Findings)
 	out.Tally()
 	return out, nil
+}
+
+// dropUnobserved keeps one "not observed" skip per rule (scenario "-":
+// no scenario of that run observed it), and none for a rule another run
+// did observe: shards of one run each skip the rules of the others'
+// lanes, and their merge must read as the whole run does.
+func dropUnobserved(fs []Finding) []Finding {
+	observed, kept := map[string]bool{}, map[string]bool{}
+	for _, f := range fs {
+		if f.Scenario != "-" {
+			observed[f.Rule] = true
+		}
+	}
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.Scenario == "-" && f.Verdict == verdict.Skip {
+			if observed[f.Rule] || kept[f.Rule] {
+				continue
+			}
+			kept[f.Rule] = true
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func appendNew(list []string, s string) []string {

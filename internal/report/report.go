@@ -58,6 +58,10 @@ type Report struct {
 	// Notes carries run-wide remarks (the target never started, the run was
 	// interrupted, scenarios not run).
 	Notes []string `json:"notes,omitempty"`
+
+	// stale counts the baseline entries a strict baseline found judged
+	// and no longer failing (Baseline.Apply); Exit fails the run on them.
+	stale int
 }
 
 // Tally recomputes Summary from Findings.

@@ -321,6 +321,9 @@ func outcome(r *Report) (verdict, at string) {
 	if r.Failed(r.Level) {
 		return "FAIL", at
 	}
+	if r.stale > 0 {
+		return "FAIL", at + " (--baseline-strict: the baseline is stale)"
+	}
 	return "PASS", at
 }
 

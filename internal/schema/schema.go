@@ -23,10 +23,13 @@ import (
 // so relative $refs between files of one protocol resolve.
 const Base = "wirecheck:///schemas/"
 
-// Registry holds the compiled schemas of one folder of schemas/.
+// Registry holds the compiled schemas of one folder of schemas/, or of a
+// profile's folder over its base's.
 type Registry struct {
-	dir   string
-	files map[string]bool // every file added, relative to dir
+	dir string
+	// files maps every file added, relative to its folder, to its path
+	// under schemas/: a profile's own file shadows its base's of that name.
+	files map[string]string
 
 	// Files and fragments ("file.json#/definitions/X") are compiled on
 	// first use with the compiler that holds every file, and cached: a run
@@ -38,10 +41,11 @@ type Registry struct {
 	byFrag map[string]*jsonschema.Schema
 }
 
-// Compile registers every .json file under dir in fsys and compiles each
-// one. Errors name the file and, for JSON syntax errors, the line.
-func Compile(fsys fs.FS, dir string) (*Registry, error) {
-	r, err := Open(fsys, dir)
+// Compile registers every .json file under the folders in fsys and
+// compiles each one. Errors name the file and, for JSON syntax errors, the
+// line.
+func Compile(fsys fs.FS, dirs ...string) (*Registry, error) {
+	r, err := Open(fsys, dirs...)
 	if err != nil {
 		return nil, err
 	}
@@ -53,12 +57,16 @@ func Compile(fsys fs.FS, dir string) (*Registry, error) {
 	return r, nil
 }
 
-// Open registers every .json file under dir in fsys, checking that each
+// Open registers every .json file under the folders in fsys, checking that each
 // is JSON, and compiles nothing until asked (Get). It is Compile for
 // schema files already proven to compile (the embedded ones, by the
 // tests), where compiling every revision of a large protocol at each
-// start would cost more than the run.
-func Open(fsys fs.FS, dir string) (*Registry, error) {
+// start would cost more than the run. The first folder is the registry's
+// own; later ones (a profile's base's) fill in the names it lacks.
+func Open(fsys fs.FS, dirs ...string) (*Registry, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("schema.Open: no folder")
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	// The formats a schema names are part of its contract (MCP's blob
@@ -68,34 +76,41 @@ func Open(fsys fs.FS, dir string) (*Registry, error) {
 	// Never fetch anything from the network or disk: every $ref must resolve
 	// to an embedded file.
 	c.UseLoader(noLoader{})
-	var files []string
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+	r := &Registry{dir: dirs[0], files: map[string]string{}, c: c, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{}}
+	for i, dir := range dirs {
+		var files []string
+		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".json") {
+				files = append(files, p)
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			if i > 0 && errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, fmt.Errorf("schemas/%s: %w", dir, err)
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".json") {
-			files = append(files, p)
+		sort.Strings(files)
+		for _, f := range files {
+			data, err := fs.ReadFile(fsys, f)
+			if err != nil {
+				return nil, fmt.Errorf("schemas/%s: %w", f, err)
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err != nil {
+				return nil, fmt.Errorf("schemas/%s:%s", f, jsonError(data, err))
+			}
+			if err := c.AddResource(Base+f, doc); err != nil {
+				return nil, fmt.Errorf("schemas/%s: %v", f, err)
+			}
+			if rel := strings.TrimPrefix(f, dir+"/"); r.files[rel] == "" {
+				r.files[rel] = f
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("schemas/%s: %w", dir, err)
-	}
-	sort.Strings(files)
-	r := &Registry{dir: dir, files: map[string]bool{}, c: c, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{}}
-	for _, f := range files {
-		data, err := fs.ReadFile(fsys, f)
-		if err != nil {
-			return nil, fmt.Errorf("schemas/%s: %w", f, err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("schemas/%s:%s", f, jsonError(data, err))
-		}
-		if err := c.AddResource(Base+f, doc); err != nil {
-			return nil, fmt.Errorf("schemas/%s: %v", f, err)
-		}
-		r.files[strings.TrimPrefix(f, dir+"/")] = true
 	}
 	return r, nil
 }
@@ -107,9 +122,9 @@ func (r *Registry) compile(file string) (*jsonschema.Schema, error) {
 	if s := r.byFile[file]; s != nil {
 		return s, nil
 	}
-	s, err := r.c.Compile(Base + path.Join(r.dir, file))
+	s, err := r.c.Compile(Base + r.files[file])
 	if err != nil {
-		return nil, fmt.Errorf("schemas/%s: %s", path.Join(r.dir, file), strings.ReplaceAll(err.Error(), Base, "schemas/"))
+		return nil, fmt.Errorf("schemas/%s: %s", r.files[file], strings.ReplaceAll(err.Error(), Base, "schemas/"))
 	}
 	r.byFile[file] = s
 	return s, nil
@@ -121,7 +136,7 @@ func (r *Registry) compile(file string) (*jsonschema.Schema, error) {
 // such file or fragment.
 func (r *Registry) Get(file string) *jsonschema.Schema {
 	f, frag, isFrag := strings.Cut(file, "#")
-	if !r.files[f] {
+	if r.files[f] == "" {
 		return nil
 	}
 	if !isFrag {
@@ -133,7 +148,7 @@ func (r *Registry) Get(file string) *jsonschema.Schema {
 	if s, ok := r.byFrag[file]; ok {
 		return s
 	}
-	s, err := r.c.Compile(Base + path.Join(r.dir, f) + "#" + frag)
+	s, err := r.c.Compile(Base + r.files[f] + "#" + frag)
 	if err != nil {
 		s = nil
 	}
@@ -148,7 +163,7 @@ func (r *Registry) Check(file string) string {
 		return ""
 	}
 	f, frag, isFrag := strings.Cut(file, "#")
-	if !r.files[f] {
+	if r.files[f] == "" {
 		return fmt.Sprintf("schema %q not found in schemas/%s/", f, r.dir)
 	}
 	if !isFrag {
@@ -158,7 +173,7 @@ func (r *Registry) Check(file string) string {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := r.c.Compile(Base + path.Join(r.dir, f) + "#" + frag); err != nil {
+	if _, err := r.c.Compile(Base + r.files[f] + "#" + frag); err != nil {
 		return fmt.Sprintf("schema %q: %s", file, strings.ReplaceAll(err.Error(), Base, "schemas/"))
 	}
 	return fmt.Sprintf("schema %q does not compile", file)
@@ -253,5 +268,15 @@ func jsonError(data []byte, err error) string {
 	return fmt.Sprintf("%d: invalid JSON: %s", line, err)
 }
 
-// Path joins the registry folder and a file, for messages.
-func (r *Registry) Path(file string) string { return path.Join("schemas", r.dir, file) }
+// Path is where a file of the registry lives, for messages.
+func (r *Registry) Path(file string) string {
+	f, frag, isFrag := strings.Cut(file, "#")
+	p := r.files[f]
+	if p == "" {
+		p = path.Join(r.dir, f)
+	}
+	if isFrag {
+		p += "#" + frag
+	}
+	return "schemas/" + p
+}

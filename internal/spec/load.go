@@ -138,6 +138,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 	if p.Source == "" && p.Base == "" {
 		bad(1, "missing source: cite the document the rules come from")
 	}
+	p.schemaDirs = []string{p.ID}
 	if p.Base != "" {
 		if base == nil {
 			bad(1, "base %q: profiles cannot be resolved here", p.Base)
@@ -152,19 +153,34 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			if p.Versions == nil {
 				p.Versions = b.Versions
 			}
+			p.schemaDirs = append(p.schemaDirs, b.schemaDirs...)
+			p.inherited = map[*Rule]bool{}
+			for _, r := range b.Rules {
+				p.inherited[r] = true
+			}
 			// Own kinds first so a profile can refine the base's classification.
 			p.Kinds = append(p.Kinds, b.Kinds...)
 			p.Rules = append(append([]*Rule{}, b.Rules...), p.Rules...)
-			p.Faults = append(append([]*Fault{}, b.Faults...), p.Faults...)
-			p.Variants = append(append([]*Variant{}, b.Variants...), p.Variants...)
+			// Faults and variants stay the profile's own: they name what its
+			// reference server does, and the base's belong to the base's
+			// server.
 			if p.Correlation == (Correlation{}) {
 				p.Correlation = b.Correlation
 			}
 			if p.Startup == nil {
 				p.Startup = b.Startup
 			}
+			if p.Probe == nil {
+				p.Probe = b.Probe
+			}
+			if p.Fuzz == nil {
+				p.Fuzz = b.Fuzz
+			}
 			if len(p.Transports) == 0 {
 				p.Transports = b.Transports
+			}
+			if len(p.Endpoints) == 0 {
+				p.Endpoints = b.Endpoints
 			}
 			if p.Unimplemented == nil {
 				p.Unimplemented = b.Unimplemented
@@ -176,6 +192,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		p.Transports = defaultTransports
 	}
 	p.checkTransports(bad)
+	p.checkProfile(bad)
 	p.rules = map[string]*Rule{}
 	p.checks = map[string][]*Rule{}
 	for _, r := range p.Rules {
@@ -207,7 +224,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 		}
 		if r.Frames != nil {
-			checkSchema(schemaFS, p.ID, r.Frames.Schema, func(m string) { bad(r.Line, "rule %s: %s", r.ID, m) })
+			checkSchema(schemaFS, p.schemaDirs, r.Frames.Schema, func(m string) { bad(r.Line, "rule %s: %s", r.ID, m) })
 			for i := range r.Frames.When {
 				if m := r.Frames.When[i].compile(); m != "" {
 					bad(r.Line, "rule %s: frames: %s", r.ID, m)
@@ -233,7 +250,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		default:
 			bad(k.Line, "kind %q: role %q must be one of ready, response, event, request, notification, out", k.Name, k.Role)
 		}
-		checkSchema(schemaFS, p.ID, k.Schema, func(m string) { bad(k.Line, "kind %q: %s", k.Name, m) })
+		checkSchema(schemaFS, p.schemaDirs, k.Schema, func(m string) { bad(k.Line, "kind %q: %s", k.Name, m) })
 		if k.Invalid && k.Role != RoleResponse {
 			bad(k.Line, "kind %q: an invalid kind (the answer to an invalid request) has role response", k.Name)
 		}
@@ -278,7 +295,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 	}
 	if f := p.Fuzz; f != nil {
 		if f.Request != "" {
-			checkSchema(schemaFS, p.ID, f.Request, func(m string) { bad(1, "fuzz request: %s", m) })
+			checkSchema(schemaFS, p.schemaDirs, f.Request, func(m string) { bad(1, "fuzz request: %s", m) })
 		}
 		checkSetup := func(where string, setup []map[string]any) {
 			for i, st := range setup {
@@ -360,7 +377,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 				f, _, _ := strings.Cut(x.Expand(ref), "#")
 				if !files[f] {
 					files[f] = true
-					checkSchema(schemaFS, p.ID, f, func(m string) { bad(1, "version %s: %s", x.ID, m) })
+					checkSchema(schemaFS, p.schemaDirs, f, func(m string) { bad(1, "version %s: %s", x.ID, m) })
 				}
 			}
 		}
@@ -379,7 +396,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 	return p, nil
 }
 
-func checkSchema(schemaFS fs.FS, proto, file string, bad func(string)) {
+func checkSchema(schemaFS fs.FS, dirs []string, file string, bad func(string)) {
 	if file == "" {
 		bad("missing schema")
 		return
@@ -389,9 +406,12 @@ func checkSchema(schemaFS fs.FS, proto, file string, bad func(string)) {
 		return
 	}
 	file, _, _ = strings.Cut(file, "#")
-	if _, err := fs.Stat(schemaFS, path.Join(proto, file)); err != nil {
-		bad(fmt.Sprintf("schema %q not found in schemas/%s/", file, proto))
+	for _, d := range dirs {
+		if _, err := fs.Stat(schemaFS, path.Join(d, file)); err == nil {
+			return
+		}
 	}
+	bad(fmt.Sprintf("schema %q not found in schemas/%s/", file, strings.Join(dirs, "/ or schemas/")))
 }
 
 func setLines(p *Protocol, data []byte) {

@@ -17,11 +17,18 @@ import (
 
 // Protocol is a loaded spec file. Its schemas are compiled by package schema.
 type Protocol struct {
-	ID         string   `yaml:"id"`
-	Title      string   `yaml:"title"`
-	Source     string   `yaml:"source"`
+	ID     string `yaml:"id"`
+	Title  string `yaml:"title"`
+	Source string `yaml:"source"`
+	// Base names the protocol a profile extends (see profile.go).
 	Base       string   `yaml:"base"`
 	Transports []string `yaml:"transports"`
+	// Revision is a profile's default revision, one of its base's: the
+	// revision its document describes (sophon speaks 2024-11-05).
+	Revision string `yaml:"revision"`
+	// Endpoints are the URL paths a launched server serves each HTTP
+	// transport on ("/mcp" for http and "/sse" for sse when unset).
+	Endpoints map[string]string `yaml:"endpoints"`
 	// Startup names the kind the first frame must be, if the protocol has a
 	// ready line (sonde-serve does; MCP does not).
 	Startup *Startup `yaml:"startup"`
@@ -65,6 +72,12 @@ type Protocol struct {
 
 	// template is the unresolved protocol a versioned one came from.
 	template *Protocol
+	// schemaDirs are the folders of schemas/ its schema references are
+	// looked up in: its own, then its base's (a profile).
+	schemaDirs []string
+	// inherited are a profile's rules that are its base's, checked when
+	// the base loaded (their lines are the base's).
+	inherited map[*Rule]bool
 
 	rules  map[string]*Rule
 	checks map[string][]*Rule

@@ -73,6 +73,11 @@ func (p *Protocol) checkTransports(bad func(line int, format string, args ...any
 		}
 	}
 	for _, r := range p.Rules {
+		if p.inherited[r] {
+			// A base rule of a transport the profile lacks is skipped in
+			// its runs with the reason, as any rule of another transport.
+			continue
+		}
 		for _, t := range r.Transports {
 			inList("rule "+r.ID, r.Line, t)
 		}

@@ -11,6 +11,9 @@ import (
 // or the URL of a running server, credentials masked: the target of
 // reports and the tail of every reproduce line.
 func (t Target) String() string {
+	if t.Serve != nil && len(t.Argv) == 0 {
+		return "(in-process server)"
+	}
 	if len(t.Argv) == 0 && t.URL != "" {
 		return MaskURL(t.URL)
 	}

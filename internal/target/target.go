@@ -11,6 +11,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // Target is how to reach one server. The zero value reaches nothing.
@@ -33,6 +35,17 @@ type Target struct {
 	// value is read from the environment when the target is launched, so
 	// a rerun line can carry the reference and not the secret.
 	Headers []string
+	// Paths are the endpoint paths of a launched server by transport
+	// (the protocol's spec `endpoints:`); unset, "/mcp" for http and
+	// "/sse" for sse.
+	Paths map[string]string
+	// Serve, set, is a server in wirecheck's own process (a Go test of a
+	// server's code, package conformance) reached as a launched one on
+	// stdio: each launch runs it afresh behind its own pipes.
+	Serve transport.ServeFunc
+	// Detected says why the transport is what it is when the user named
+	// none for a running server (see Detect): the report carries it.
+	Detected string
 }
 
 // Port is what Argv words, Env values and the URL of a launched HTTP

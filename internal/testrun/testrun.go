@@ -68,6 +68,9 @@ func Run(s Server, cfg runner.Config) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.Paths == nil {
+		t.Paths = b.Protocol.Endpoints
+	}
 	if cfg.Protocol == nil {
 		cfg.Protocol = b.Protocol
 	}

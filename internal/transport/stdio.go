@@ -298,6 +298,9 @@ func (t *stdio) Close() error {
 }
 
 func (t *stdio) shutdown() error {
+	if t.cmd == nil {
+		return t.shutdownInProcess()
+	}
 	select {
 	case <-t.exited:
 	default:

@@ -1,0 +1,31 @@
+// Package conformance runs a wirecheck protocol suite from a Go test, so
+// a server team gets conformance in `go test` rather than from a second
+// tool:
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.Run(t, conformance.Options{Protocol: "mcp", Command: []string{"./bin/server", "--stdio"}})
+//	}
+//
+// The suite runs once, as `wirecheck run` would; then every rule of the
+// catalogue is a subtest named by its ID, so
+//
+//	go test -run 'TestConformance/MCP-LIFECYCLE'
+//
+// shows the lifecycle rules alone. A rule that fails at or above
+// Options.Level (MUST by default) fails its subtest with the evidence:
+// the scenario, Expected and Actual, the transcript of the exchange and
+// the command that reproduces it. A rule skipped by the run is a skipped
+// subtest with the reason; a failure below the level, or one a baseline
+// knows, is logged. Reports are written where Options.Reports asks, in
+// the formats of `--report`.
+//
+// A server need not be a process. Options.Serve runs a stdio server in
+// the test's own process (its input and output are pipes, with the same
+// bounds as a launched server's), and Options.Handler serves an
+// http.Handler on a loopback port for the HTTP transports. Reference
+// returns the built-in reference server of a protocol, with faults if
+// asked, as such a function: the way to see what a failure looks like.
+//
+// Options mirror the flags of `wirecheck run`; their zero values are the
+// command's defaults.
+package conformance
