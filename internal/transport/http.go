@@ -53,6 +53,15 @@ type Exchanger interface {
 	Credentialed() bool
 }
 
+// RequestCloser is a transport that can close the exchange of one request
+// in flight, by the peer's key of its id: over Streamable HTTP in
+// 2026-07-28 closing a request's stream is its cancellation. It reports
+// whether the request's exchange was still running; once closed, nothing
+// more of it reaches Recv.
+type RequestCloser interface {
+	CloseRequest(key string) bool
+}
+
 // Exchange is one probe request.
 type Exchange struct {
 	// Method is the HTTP method; Body the POST body as sent.

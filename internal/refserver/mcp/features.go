@@ -180,6 +180,11 @@ func (s *server) callTool(id any, p obj) {
 			s.fail(id, -32603, "Internal error: the adder backend is down")
 			return
 		}
+		asks := name == "ask-client" && s.modern() && !s.f("modern-server-request")
+		if e := s.askCapability(p); asks && e != nil {
+			s.failWith(id, e)
+			return
+		}
 		steps := 2
 		if n, ok := num(args["steps"]); ok && n >= 1 && n <= 5 {
 			steps = int(n)
@@ -192,7 +197,7 @@ func (s *server) callTool(id any, p obj) {
 			s.logFor(p, "info", "calling "+name)
 		}
 		var r obj
-		if name == "ask-client" && s.modern() && !s.f("modern-server-request") {
+		if asks {
 			var e *rpcError
 			if r, e = s.askInput(p); e != nil {
 				s.failWith(id, e)

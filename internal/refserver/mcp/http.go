@@ -133,7 +133,7 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if !f.originOK(w, r) || !f.authorized(w, r) || (r.Method != http.MethodPost && !f.versionOK(w, r)) {
+	if !f.originOK(w, r) || !f.authorized(w, r) || (r.Method != http.MethodPost && !f.versionOK(w, r)) || f.modernVerbRefused(w, r) {
 		return
 	}
 	switch r.Method {
@@ -263,6 +263,9 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 			return
 		}
 	}
+	if f.lastEventIDRefused(w, r, msg) {
+		return
+	}
 	s := f.sessionOf(w, r, msg)
 	if s == nil || !f.before(w, r, msg) {
 		return
@@ -315,7 +318,7 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		}
 		return s
 	}
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.variants["no-sessions"] {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" && !f.variants["no-sessions"] && !f.ignoresSession(msg) {
 		return f.live(w, id)
 	}
 	switch {

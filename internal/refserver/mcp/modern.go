@@ -206,15 +206,14 @@ func (s *server) askInput(p obj) (obj, *rpcError) {
 		}
 		st.Ask = missing
 	} else {
+		if e := s.askCapability(p); e != nil {
+			return nil, e
+		}
 		caps := clientCaps(p)
 		for _, ic := range inputCaps {
 			if _, declared := caps[ic.cap]; declared || s.f("mrtr-undeclared") {
 				st.Ask = append(st.Ask, ic.key)
 			}
-		}
-		if len(st.Ask) == 0 {
-			return nil, &rpcError{-32021, "Server requires the sampling, roots or elicitation capability for this request",
-				obj{"requiredCapabilities": obj{"elicitation": obj{}}}}
 		}
 	}
 	reqs := obj{}
@@ -225,6 +224,25 @@ func (s *server) askInput(p obj) (obj, *rpcError) {
 		reqs["check"] = obj{"method": "ping"}
 	}
 	return obj{"resultType": "input_required", "inputRequests": reqs, "requestState": encodeState(st)}, nil
+}
+
+// askCapability is the error of a first round of ask-client whose
+// request declares none of the capabilities it asks for, nil otherwise.
+// It is known before any work starts, so the call answers it alone (JSON,
+// with the 400 a -32021 travels with over HTTP), not after progress on a
+// stream opened 200.
+func (s *server) askCapability(p obj) *rpcError {
+	if _, retry := p["requestState"]; retry || s.f("mrtr-empty") || s.f("mrtr-undeclared") {
+		return nil
+	}
+	caps := clientCaps(p)
+	for _, ic := range inputCaps {
+		if _, declared := caps[ic.cap]; declared {
+			return nil
+		}
+	}
+	return &rpcError{-32021, "Server requires the sampling, roots or elicitation capability for this request",
+		obj{"requiredCapabilities": obj{"elicitation": obj{}}}}
 }
 
 // askPrompt is the ask prompt in 2026-07-28: it elicits a name, keeping

@@ -128,6 +128,31 @@ func numberOf(v any) (float64, bool) {
 	return number(v)
 }
 
+// slowCall is a call of a slow tool in flight: its progress token, the
+// arguments it was given and how long the tool should then work.
+type slowCall struct {
+	c      *peer.Call
+	tok    string
+	name   string
+	args   map[string]any
+	expect time.Duration
+	start  time.Time
+}
+
+// callSlow calls the slow tool t (slowArgs) with a progress token, without
+// waiting for its answer.
+func callSlow(e *scenario.Env, s *session, t map[string]any) (*slowCall, error) {
+	name, _ := t["name"].(string)
+	schema, _ := t["inputSchema"].(map[string]any)
+	args, expect := slowArgs(schema, e.Seed)
+	start := time.Now()
+	c, tok, _, err := s.dispatch(e, "tools/call", map[string]any{"name": name, "arguments": args}, sendOpts{})
+	if err != nil {
+		return nil, err
+	}
+	return &slowCall{c: c, tok: tok, name: name, args: args, expect: expect, start: start}, nil
+}
+
 // cancelInFlight decides MCP-CANCEL-2: a slow tool is called with a
 // progress token; once it has reported progress and not answered (it is
 // provably in progress), wirecheck cancels it and sends ping. The server
@@ -154,14 +179,11 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 		e.Skip("MCP-CANCEL-2", why)
 		return nil
 	}
-	name, _ := t["name"].(string)
-	schema, _ := t["inputSchema"].(map[string]any)
-	args, expect := slowArgs(schema, e.Seed)
-	start := time.Now()
-	c, tok, _, err := s.dispatch(e, "tools/call", map[string]any{"name": name, "arguments": args}, sendOpts{})
+	sc, err := callSlow(e, s, t)
 	if err != nil {
 		return err
 	}
+	c, tok, name, args, expect, start := sc.c, sc.tok, sc.name, sc.args, sc.expect, sc.start
 	// Wait for a progress notification of this call while it is unanswered.
 	deadline := start.Add(max(e.Timeout, expect))
 	progressed := false

@@ -262,6 +262,12 @@ func (s *session) judgeStream(e *scenario.Env, in *peer.Inbound, method string) 
 			"change notifications only on a subscription that asked for them", string(in.Raw))
 		return
 	}
+	if v := in.HTTP; !has && v != nil && s.subs[v.For] == nil {
+		// Over HTTP the stream is known, and this one is no listen
+		// stream: the sentence speaks of "notifications delivered via a
+		// subscriptions/listen stream" (MCP-HTTP-STREAM-5 judges it).
+		return
+	}
 	if !has {
 		e.Fail("MCP-SUBS-2", in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
 			"_meta."+metaSubscription+": the id of the subscriptions/listen request", string(in.Raw))
@@ -355,6 +361,10 @@ type probe struct {
 	params map[string]any
 }
 
+// mrtrRules are the rules of the mrtr scenario: its retries declaring no
+// capability are where a -32021 comes, whose HTTP status MCP-META-4 judges.
+var mrtrRules = []string{"MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-3", "MCP-MRTR-4", "MCP-MRTR-5", "MCP-META-4"}
+
 // mrtr looks for a tool, a prompt and a resource answered with an
 // InputRequiredResult (the first of each method), completes each, then
 // retries it once without the input asked for and once declaring no
@@ -364,11 +374,16 @@ func mrtr(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	rules := []string{"MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-3", "MCP-MRTR-4", "MCP-MRTR-5"}
 	if !s.modern {
-		skipAll(e, s.notModern(e), rules...)
+		skipAll(e, s.notModern(e), mrtrRules...)
 		return nil
 	}
+	capErrors := s.capabilityErrors()
+	defer func() {
+		if s.capabilityErrors() == capErrors {
+			e.Skip("MCP-META-4", "no request was answered with MissingRequiredClientCapabilityError (-32021) over Streamable HTTP: no status to judge")
+		}
+	}()
 	var probes []probe
 	for _, l := range []struct{ method, key, rule string }{{"tools/list", "tools", "MCP-TOOLS-2"}, {"prompts/list", "prompts", "MCP-PROMPTS-2"}, {"resources/list", "resources", "MCP-RESOURCES-2"}} {
 		items, first, err := listAll(e, s, l.method, l.key, l.rule)
@@ -482,54 +497,18 @@ func subscriptions(e *scenario.Env) error {
 		skipAll(e, s.notModern(e), rules...)
 		return nil
 	}
-	// One kind of notification, so any other is one not asked for.
-	filter := map[string]any{}
-	if s.capFlag("resources", "subscribe") {
-		in, err := s.call(e, "resources/list", map[string]any{})
-		if err != nil {
-			return err
-		}
-		if rs, _ := field(in, "/result/resources").([]any); len(rs) > 0 {
-			if m, _ := rs[0].(map[string]any); m != nil && m["uri"] != nil {
-				filter["resourceSubscriptions"] = []any{m["uri"]}
-			}
-		}
-	}
-	for _, c := range [][2]string{{"tools", "toolsListChanged"}, {"prompts", "promptsListChanged"}, {"resources", "resourcesListChanged"}} {
-		if len(filter) == 0 && s.capFlag(c[0], "listChanged") {
-			filter[c[1]] = true
-		}
-	}
-	req := request("subscriptions/listen", map[string]any{"_meta": meta(s.requested), "notifications": filter})
-	key := peer.Key(req["id"])
-	sub := &subscription{filter: filter}
-	if s.subs == nil {
-		s.subs = map[string]*subscription{}
-	}
-	s.subs[key] = sub
-	fails := s.subFails
-	c, err := e.Send(req)
+	filter, err := listenFilter(e, s)
 	if err != nil {
-		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+		return err
 	}
-	answered := func() bool {
-		select {
-		case <-c.Done():
-			return true
-		default:
-			return false
-		}
+	fails := s.subFails
+	req, sub, c, err := s.listen(e, filter)
+	if err != nil {
+		return err
 	}
-	watch := func(d time.Duration, until func() bool) {
-		deadline := time.Now().Add(d)
-		for !until() {
-			f, err := e.Peer.Next(time.Until(deadline))
-			if err != nil {
-				return
-			}
-			s.judgeFrame(e, f)
-		}
-	}
+	key := c.Key
+	answered := func() bool { return isDone(c) }
+	watch := func(d time.Duration, until func() bool) { s.watch(e, d, until) }
 	watch(e.Timeout, func() bool { return sub.acked || answered() })
 	if answered() && !isResult(c.Response) {
 		e.Fail("MCP-SUBS-1", c.Response.Seq, "subscriptions/listen was answered with an error", "notifications/subscriptions/acknowledged, the stream open", string(c.Response.Raw))
@@ -582,6 +561,69 @@ func subscriptions(e *scenario.Env) error {
 		e.Pass("MCP-SUBS-4", -1)
 	}
 	return nil
+}
+
+// listenFilter is the filter of a subscriptions/listen: one kind of
+// notification the server's capabilities offer, so any other is one not
+// asked for (empty when it offers none).
+func listenFilter(e *scenario.Env, s *session) (map[string]any, error) {
+	filter := map[string]any{}
+	if s.capFlag("resources", "subscribe") {
+		in, err := s.call(e, "resources/list", map[string]any{})
+		if err != nil {
+			return nil, err
+		}
+		if rs, _ := field(in, "/result/resources").([]any); len(rs) > 0 {
+			if m, _ := rs[0].(map[string]any); m != nil && m["uri"] != nil {
+				filter["resourceSubscriptions"] = []any{m["uri"]}
+			}
+		}
+	}
+	for _, c := range [][2]string{{"tools", "toolsListChanged"}, {"prompts", "promptsListChanged"}, {"resources", "resourcesListChanged"}} {
+		if len(filter) == 0 && s.capFlag(c[0], "listChanged") {
+			filter[c[1]] = true
+		}
+	}
+	return filter, nil
+}
+
+// listen sends subscriptions/listen with filter, the subscription known
+// to the session so what comes on it is judged, and returns the request,
+// the subscription and the call without waiting.
+func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any, *subscription, *peer.Call, error) {
+	req := request("subscriptions/listen", map[string]any{"_meta": meta(s.requested), "notifications": filter})
+	sub := &subscription{filter: filter}
+	if s.subs == nil {
+		s.subs = map[string]*subscription{}
+	}
+	s.subs[peer.Key(req["id"])] = sub
+	c, err := e.Send(req)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	return req, sub, c, nil
+}
+
+// watch judges the frames that come until until holds or d passes.
+func (s *session) watch(e *scenario.Env, d time.Duration, until func() bool) {
+	deadline := time.Now().Add(d)
+	for !until() {
+		f, err := e.Peer.Next(time.Until(deadline))
+		if err != nil {
+			return
+		}
+		s.judgeFrame(e, f)
+	}
+}
+
+// isDone reports whether a call was answered (or given up).
+func isDone(c *peer.Call) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // logLevel calls the server's first tools without a log level (no log

@@ -60,7 +60,7 @@ func Scenarios() []*scenario.Scenario {
 	}, {
 		Name:  "mrtr",
 		Title: "2026-07-28: a tool, prompt or resource answered input_required is retried with the input it asked for; again without it, and declaring no capability",
-		Rules: []string{"MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-3", "MCP-MRTR-4", "MCP-MRTR-5"},
+		Rules: mrtrRules,
 		Run:   mrtr,
 	}, {
 		Name:  "subscriptions",
@@ -104,11 +104,12 @@ func Scenarios() []*scenario.Scenario {
 	}, {
 		Name:  "version-negotiation",
 		Title: "an unsupported revision is answered with one the server supports, which it then echoes when asked for (2026-07-28: an unknown _meta revision is -32022, _meta without clientCapabilities -32602)",
-		Rules: []string{"MCP-LIFECYCLE-3", "MCP-LIFECYCLE-4", "MCP-VERSION-1", "MCP-META-1"},
+		Rules: []string{"MCP-LIFECYCLE-3", "MCP-LIFECYCLE-4", "MCP-VERSION-1", "MCP-META-1", "MCP-META-3"},
 		Fresh: true,
 		Run:   versionNegotiation,
 	}}
 	out = append(out, httpScenarios()...)
+	out = append(out, httpCancelScenario(), httpEraScenario())
 	for _, s := range out {
 		s.File = file
 	}
@@ -492,7 +493,7 @@ func versionNegotiation(e *scenario.Env) error {
 			return err
 		}
 		if !s.modern {
-			skipAll(e, s.notModern(e), "MCP-VERSION-1", "MCP-META-1")
+			skipAll(e, s.notModern(e), "MCP-VERSION-1", "MCP-META-1", "MCP-META-3")
 			return closeAndEnd(e)
 		}
 		in, err := callFirst(e, request("tools/list", map[string]any{"_meta": meta(bogus)}))
@@ -512,7 +513,7 @@ func versionNegotiation(e *scenario.Env) error {
 		}
 		return closeAndEnd(e)
 	}
-	skipAll(e, "per-request revisions belong to 2026-07-28; this run uses "+e.Protocol.Version, "MCP-VERSION-1", "MCP-META-1")
+	skipAll(e, "per-request revisions belong to 2026-07-28; this run uses "+e.Protocol.Version, "MCP-VERSION-1", "MCP-META-1", "MCP-META-3")
 	in, s, err := handshake(e, bogus, false)
 	if err != nil {
 		return err
@@ -764,9 +765,11 @@ func metaRequired(e *scenario.Env, s *session) error {
 	}
 	if c, ok := errorCode(in); ok && c == -32602 {
 		e.Pass("MCP-META-1", in.Seq)
+		judgeStatus400(e, "MCP-META-3", in, "the -32602 refusing a request whose _meta lacks a required field")
 		return nil
 	}
 	e.Fail("MCP-META-1", in.Seq, "a request whose _meta lacks io.modelcontextprotocol/clientCapabilities was not answered with error -32602",
 		"error code -32602 (Invalid params): the request is malformed", string(in.Raw))
+	e.Skip("MCP-META-3", "the request missing a required _meta field was not refused -32602 (MCP-META-1): no such refusal whose status to judge")
 	return nil
 }

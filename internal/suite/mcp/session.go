@@ -59,6 +59,8 @@ type session struct {
 	leveled       []*peer.Call
 	logFails      int
 	subFails      int
+	// capErrors counts the -32021 answers judged (MCP-META-4, era.go).
+	capErrors int
 
 	// streamed holds the rules judgeHTTPStream observed.
 	streamed map[string]bool
@@ -433,6 +435,7 @@ func (s *session) send(e *scenario.Env, method string, params map[string]any, o 
 	if err == nil && s.modern {
 		s.judgeInput(e, method, caps, in)
 		s.judgeServerInfo(e, in)
+		s.judgeCapabilityError(e, in)
 	}
 	return in, err
 }

@@ -68,7 +68,8 @@ const (
 )
 
 // Dial does no network I/O; the first Send does. The result also
-// implements transport.Exchanger and transport.Hooked.
+// implements transport.Exchanger, transport.Hooked and
+// transport.RequestCloser.
 func Dial(o Options) (transport.Transport, error) {
 	if o.Kind == "" {
 		o.Kind = KindHTTP
@@ -110,6 +111,7 @@ func Dial(o Options) (transport.Transport, error) {
 		serverRq:    map[string]int{},
 		posted:      map[string]int{},
 		pending:     map[string]bool{},
+		inflight:    map[string]*exchange{},
 		endpointSet: make(chan struct{}),
 		stderr:      make(chan transport.Frame),
 		exited:      make(chan struct{}),
@@ -150,12 +152,13 @@ type client struct {
 	hooks    transport.Hooks
 	endpoint *url.URL
 	session  string
-	version  string         // MCP-Protocol-Version, once negotiated at 2025-06-18 or later
-	revision string         // the negotiated protocol version, whatever it is
-	initKey  string         // the id key of the initialize request
-	eventIDs map[string]int // event id → the exchange that sent it
-	serverRq map[string]int // a server request's id key → the exchange it came on
-	posted   map[string]int // the id key a POST is owed (null for a raw body) or brought → that exchange
+	version  string               // MCP-Protocol-Version, once negotiated at 2025-06-18 or later
+	revision string               // the negotiated protocol version, whatever it is
+	initKey  string               // the id key of the initialize request
+	eventIDs map[string]int       // event id → the exchange that sent it
+	serverRq map[string]int       // a server request's id key → the exchange it came on
+	posted   map[string]int       // the id key a POST is owed (null for a raw body) or brought → that exchange
+	inflight map[string]*exchange // a request's id key → its exchange, while it runs (CloseRequest)
 	// remembered is the bytes of the keys of eventIDs, serverRq and posted.
 	remembered int
 	get        getState

@@ -43,7 +43,16 @@ func (c *client) send(msg []byte, raw bool) error {
 		c.initKey = out.key
 		c.mu.Unlock()
 	}
-	return c.launch(x, x.run)
+	// Made before the exchange starts, so CloseRequest can end it from
+	// the moment Send returns.
+	x.ctx, x.cancel = context.WithCancel(c.ctx)
+	c.track(x)
+	if err := c.launch(x, x.run); err != nil {
+		c.untrack(x)
+		x.cancel()
+		return err
+	}
+	return nil
 }
 
 // owe records the id keys the POST of body, exchange n, is owed an answer
@@ -163,7 +172,11 @@ type exchange struct {
 	// why is set before the exchange's context is cancelled by one of its
 	// own limits, so the read that fails knows what to say.
 	why    atomic.Pointer[string]
+	ctx    context.Context
 	cancel context.CancelFunc
+	// abandoned is set when the client closed the exchange on purpose
+	// (CloseRequest): nothing more of it is delivered or judged.
+	abandoned atomic.Bool
 	// answered is set once a batch's stream answered some of its
 	// requests: the others alone end without an answer.
 	answered map[string]bool
@@ -198,7 +211,7 @@ func (x *exchange) end(resp *http.Response, why string) { x.endAs(resp, why, fal
 // endAs is end, saying whether the stream was dropped (Via.Dropped).
 func (x *exchange) endAs(resp *http.Response, why string, dropped bool) {
 	c := x.c
-	if c.closed.Load() || !x.wantsAnswer() {
+	if c.closed.Load() || x.abandoned.Load() || !x.wantsAnswer() {
 		return
 	}
 	keys := x.out.keys
@@ -221,10 +234,10 @@ func (x *exchange) endAs(resp *http.Response, why string, dropped bool) {
 
 func (x *exchange) run() {
 	c := x.c
+	defer c.untrack(x)
 	defer x.gotHeaders()
-	ctx, cancel := context.WithCancel(c.ctx)
+	ctx, cancel := x.ctx, x.cancel
 	defer cancel()
-	x.cancel = cancel
 	c.mu.Lock()
 	u := c.endpoint
 	c.mu.Unlock()
@@ -414,6 +427,9 @@ func quote(b []byte) string {
 // transport needs: the negotiated version, the answer's arrival.
 func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream bool, eventID string) []message {
 	c := x.c
+	if x.abandoned.Load() {
+		return nil
+	}
 	v := x.via(resp, verb)
 	v.Stream, v.EventID = stream, eventID
 	msgs := parseMessages(raw)

@@ -133,7 +133,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 	if st.closer != nil {
 		st.closer.Stop()
 	}
-	if c.closed.Load() {
+	if c.closed.Load() || x.abandoned.Load() {
 		return
 	}
 	why := x.why.Load()

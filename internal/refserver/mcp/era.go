@@ -1,0 +1,43 @@
+package mcp
+
+import "net/http"
+
+// What a server of 2026-07-28 only does with the traffic of an older
+// Streamable HTTP client (basic/transports/streamable-http.mdx, Earlier
+// Streamable HTTP Revisions): "HTTP GET or DELETE to the MCP endpoint:
+// respond with `405 Method Not Allowed`", "An `Mcp-Session-Id` header on a
+// request: ignore it, and do not mint or echo session IDs", "A
+// `Last-Event-ID` header: ignore it; streams are not resumable." The
+// reference server serves every revision, so it tells that traffic by the
+// revision it names: a GET or DELETE whose MCP-Protocol-Version is
+// 2026-07-28, a POST whose _meta names it.
+
+// modernVerbRefused answers 405 to a GET or DELETE naming 2026-07-28 and
+// reports whether it did. The fault modern-get-stream serves them as a
+// 2025 server does (a GET stream; DELETE without a session id 400).
+func (f *Front) modernVerbRefused(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodPost || r.Header.Get("MCP-Protocol-Version") != Modern || f.faults["modern-get-stream"] {
+		return false
+	}
+	w.Header().Set("Allow", "POST")
+	http.Error(w, "Method Not Allowed: revision 2026-07-28 has no GET stream and no sessions", http.StatusMethodNotAllowed)
+	return true
+}
+
+// ignoresSession says whether a POST's Mcp-Session-Id is ignored: it
+// names 2026-07-28, unless the fault modern-session-checked looks the id
+// up as a 2025 server does.
+func (f *Front) ignoresSession(msg message) bool {
+	return msg.modern && !f.faults["modern-session-checked"]
+}
+
+// lastEventIDRefused is the fault modern-last-event-id-refused: a
+// 2026-07-28 POST carrying Last-Event-ID refused 400, as if the header
+// asked for a resumption. It reports whether it refused.
+func (f *Front) lastEventIDRefused(w http.ResponseWriter, r *http.Request, msg message) bool {
+	if !f.faults["modern-last-event-id-refused"] || !msg.modern || r.Header.Get("Last-Event-ID") == "" {
+		return false
+	}
+	http.Error(w, "Bad Request: streams are not resumable", http.StatusBadRequest)
+	return true
+}

@@ -1,0 +1,195 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/sse"
+)
+
+// What 2026-07-28 asks of a server that supports only that revision when
+// an older Streamable HTTP client reaches it (basic/transports/
+// streamable-http.mdx, Earlier Streamable HTTP Revisions): "A server that
+// supports only this revision and receives such traffic from an older
+// client **SHOULD** respond as follows: HTTP GET or DELETE to the MCP
+// endpoint: respond with `405 Method Not Allowed`. An `Mcp-Session-Id`
+// header on a request: ignore it, and do not mint or echo session IDs. A
+// `Last-Event-ID` header: ignore it; streams are not resumable." A server
+// that lists an earlier revision too serves those clients as their
+// revision says, so it is not judged. And the HTTP status of two errors
+// (basic/index.mdx, _meta): "On HTTP, the response status **MUST** be
+// `400 Bad Request`."
+
+var eraRules = []string{"MCP-HTTP-LEGACY-1", "MCP-HTTP-LEGACY-2", "MCP-HTTP-LEGACY-3"}
+
+func httpEraScenario() *scenario.Scenario {
+	return &scenario.Scenario{
+		Name:  "http-era",
+		Title: "2026-07-28 over HTTP, a server of that revision only: GET and DELETE are answered 405, an Mcp-Session-Id is ignored and none issued, Last-Event-ID on a POST is ignored",
+		Rules: eraRules,
+		Run:   httpEra,
+	}
+}
+
+func httpEra(e *scenario.Env) error {
+	x, err := exchanger(e, "http", eraRules...)
+	if x == nil || err != nil {
+		return err
+	}
+	if len(outOfRevision(e, eraRules)) == 0 {
+		return nil
+	}
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	if !s.modern {
+		skipAll(e, s.notModern(e), eraRules...)
+		return nil
+	}
+	in, err := s.call(e, "server/discover", nil)
+	if err != nil {
+		return err
+	}
+	if why := notModernOnly(in); why != "" {
+		skipAll(e, why, eraRules...)
+		return nil
+	}
+	judgeVerbs(e, x)
+	body := twinBody(s)
+	tw, why := twin(e, x, body)
+	if why != "" {
+		skipAll(e, why, "MCP-HTTP-LEGACY-2", "MCP-HTTP-LEGACY-3")
+		return nil
+	}
+	judgeSessionIgnored(e, x, body, tw)
+	judgeLastEventIDIgnored(e, x, body, tw)
+	return nil
+}
+
+// notModernOnly says why the sentences do not apply to the server that
+// answered server/discover with in ("" when they do): it lists a revision
+// besides 2026-07-28, or none can be read.
+func notModernOnly(in *peer.Inbound) string {
+	vs, _ := field(in, "/result/supportedVersions").([]any)
+	if len(vs) == 0 {
+		return "server/discover named no supportedVersions: whether the server supports only revision " + modernVersion + " cannot be told"
+	}
+	var others []string
+	for _, v := range vs {
+		if s := fmt.Sprint(v); s != modernVersion {
+			others = append(others, s)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	slices.Sort(others)
+	return fmt.Sprintf("the server lists %s besides %s in server/discover: these are sentences for \"a server that supports only this revision\", and a server speaking an earlier one serves its clients as that revision says", strings.Join(others, ", "), modernVersion)
+}
+
+// judgeVerbs is MCP-HTTP-LEGACY-1: GET (an older client's stream) and
+// DELETE (its session's end) on the endpoint are answered 405.
+func judgeVerbs(e *scenario.Env, x transport.Exchanger) {
+	ok, seq := true, -1
+	for _, ex := range []transport.Exchange{
+		{Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream"}, Until: func(sse.Event) bool { return true }},
+		{Method: http.MethodDelete},
+	} {
+		res, n := exchange(e, x, ex.Method+" the endpoint, as an older client does", ex)
+		if res != nil && res.Status == http.StatusMethodNotAllowed {
+			seq = max(seq, n)
+			continue
+		}
+		ok = false
+		e.Fail("MCP-HTTP-LEGACY-1", n, ex.Method+" on the MCP endpoint of a server that supports only revision "+modernVersion+" was not answered 405",
+			"405 Method Not Allowed", answered(res))
+	}
+	if ok {
+		e.Pass("MCP-HTTP-LEGACY-1", seq)
+	}
+}
+
+// judgeSessionIgnored is MCP-HTTP-LEGACY-2: the twin carrying an
+// Mcp-Session-Id no server issued is served like the twin, and no answer
+// carries a session id.
+func judgeSessionIgnored(e *scenario.Env, x transport.Exchanger, body []byte, tw *transport.Result) {
+	const rule = "MCP-HTTP-LEGACY-2"
+	if sid := tw.Header.Get("Mcp-Session-Id"); sid != "" {
+		e.Fail(rule, -1, "the server issued an Mcp-Session-Id with a 2026-07-28 answer", "no Mcp-Session-Id header", "Mcp-Session-Id: "+sid)
+		return
+	}
+	sent := neverIssued()
+	res, seq := exchange(e, x, "the twin with an Mcp-Session-Id: "+sent, transport.Exchange{
+		Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Session-Id": sent}})
+	switch sid := header(res, "Mcp-Session-Id"); {
+	case !served(res):
+		e.Fail(rule, seq, "a request carrying an Mcp-Session-Id was not served, while its twin without one was",
+			"the header ignored: served as the twin", answered(res))
+	case sid != "":
+		e.Fail(rule, seq, "the answer to a request carrying an Mcp-Session-Id carries one", "no Mcp-Session-Id echoed or minted", "Mcp-Session-Id: "+sid)
+	default:
+		e.Pass(rule, seq)
+	}
+}
+
+// judgeLastEventIDIgnored is MCP-HTTP-LEGACY-3: the twin carrying a
+// Last-Event-ID is served like the twin (a result where it got a result).
+func judgeLastEventIDIgnored(e *scenario.Env, x transport.Exchanger, body []byte, tw *transport.Result) {
+	const rule = "MCP-HTTP-LEGACY-3"
+	res, seq := exchange(e, x, "the twin with Last-Event-ID: 1", transport.Exchange{
+		Method: http.MethodPost, Body: body, Set: map[string]string{"Last-Event-ID": "1"}})
+	if served(res) && carriesError(res) == carriesError(tw) {
+		e.Pass(rule, seq)
+		return
+	}
+	e.Fail(rule, seq, "a request carrying Last-Event-ID was not served as its twin without it was ("+answered(tw)+")",
+		"the header ignored: served as the twin", answered(res))
+}
+
+func header(res *transport.Result, name string) string {
+	if res == nil {
+		return ""
+	}
+	return res.Header.Get(name)
+}
+
+// judgeStatus400 decides rule (MCP-META-3, MCP-META-4) on an error answer
+// whose HTTP status the text fixes at 400; on stdio there is no status.
+func judgeStatus400(e *scenario.Env, rule string, in *peer.Inbound, what string) {
+	if in.HTTP == nil {
+		e.Skip(rule, "no HTTP status: this run does not speak Streamable HTTP")
+		return
+	}
+	if in.HTTP.Status == http.StatusBadRequest {
+		e.Pass(rule, in.Seq)
+		return
+	}
+	e.Fail(rule, in.Seq, fmt.Sprintf("%s came with HTTP status %d", what, in.HTTP.Status), "400 Bad Request",
+		fmt.Sprintf("HTTP %d %s: %s", in.HTTP.Status, in.HTTP.ContentType, show(string(in.Raw))))
+}
+
+// judgeCapabilityError is MCP-META-4 on every answer of a 2026-07-28
+// session: "the server **MUST** return a `MissingRequiredClientCapabilityError`
+// (`-32021`) … On HTTP, the response status **MUST** be `400 Bad Request`."
+func (s *session) judgeCapabilityError(e *scenario.Env, in *peer.Inbound) {
+	if c, ok := errorCode(in); !ok || c != -32021 || in.HTTP == nil {
+		return
+	}
+	s.mu.Lock()
+	s.capErrors++
+	s.mu.Unlock()
+	judgeStatus400(e, "MCP-META-4", in, "a MissingRequiredClientCapabilityError (-32021)")
+}
+
+// capabilityErrors counts the -32021 answers judged so far.
+func (s *session) capabilityErrors() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.capErrors
+}
