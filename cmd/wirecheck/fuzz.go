@@ -7,7 +7,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/progress"
-	"github.com/wirecheck/wirecheck/internal/target"
 )
 
 type fuzzFlags struct {
@@ -55,12 +54,6 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 		return usageErr("--fresh-every must be at least 1")
 	} else if f.runs <= 0 && f.duration <= 0 {
 		return usageErr("--runs must be positive (or give --duration)")
-	} else if s.t.FixedPort() {
-		// The campaign starts fresh processes ahead of need: on one port
-		// they would find it taken.
-		return usageErr("--url %s: fuzz starts several servers at once; put {port} in --url (the port wirecheck picks for each)", target.MaskURL(s.t.URL))
-	} else if s.proto.Fuzz == nil && s.proto.Probe == nil {
-		return usageErr("protocol %s has no fuzz model yet", s.proto.ID)
 	}
 	// The replay line printed, written in each reproducer and in the
 	// report: the same settings as this campaign, so it fails the same way.
@@ -77,10 +70,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	hideProgress := func() {}
-	if progress.On(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.reports, f.noProgress) {
-		hideProgress = c.Progress(cmd.ErrOrStderr())
-	}
+	hideProgress := progress.Campaign(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.reports, f.noProgress, c.Progress)
 	bugs, runErr := c.Run(ctx)
 	interrupted := ctx.Err() != nil
 	hideProgress()

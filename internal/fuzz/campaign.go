@@ -201,6 +201,14 @@ type Campaign struct {
 
 // New checks a config and prepares the generators.
 func New(cfg Config) (*Campaign, error) {
+	if cfg.Target.FixedPort() {
+		// The campaign starts fresh processes ahead of need: on one port
+		// they would find it taken.
+		return nil, fmt.Errorf("--url %s: fuzz starts several servers at once; put {port} in --url (the port wirecheck picks for each)", target.MaskURL(cfg.Target.URL))
+	}
+	if cfg.Protocol.Fuzz == nil && cfg.Protocol.Probe == nil {
+		return nil, fmt.Errorf("protocol %s has no fuzz model yet", cfg.Protocol.ID)
+	}
 	if cfg.Runs <= 0 && cfg.Duration <= 0 {
 		cfg.Runs = DefaultRuns
 	}

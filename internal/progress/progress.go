@@ -35,6 +35,15 @@ func On(stdout, stderr io.Writer, reports []string, off bool) bool {
 	return ok1 && ok2 && report.IsTerminal(out) && report.IsTerminal(errw)
 }
 
+// Campaign starts a fuzz campaign's own live line (show: the campaign's
+// Progress) where On says to draw, and returns what clears it.
+func Campaign(stdout, stderr io.Writer, reports []string, off bool, show func(io.Writer) func()) (stop func()) {
+	if !On(stdout, stderr, reports, off) {
+		return func() {}
+	}
+	return show(stderr)
+}
+
 // Run is the live line of one run; it is a runner.Progress.
 type Run struct {
 	w   io.Writer
