@@ -141,6 +141,16 @@ var _ = Describe("wirecheck run", func() {
 		Expect(errs).To(ContainSubstring(`"3/2": want i/n with 1 ≤ i ≤ n`))
 	})
 
+	It("draws no progress line when its output is no terminal, and takes --no-progress", func() {
+		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--no-progress", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		Expect(out + errs).NotTo(ContainSubstring("\r"))
+		Expect(out + errs).NotTo(ContainSubstring("slowest:"))
+		code, _, errs = cli("", "run", "--protocol", "sonde-serve", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0))
+		Expect(errs).NotTo(ContainSubstring("slowest:"))
+	})
+
 	It("says what it is: version and --version", func() {
 		code, out, _ := cli("", "version")
 		Expect(code).To(Equal(0))

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wirecheck/wirecheck/internal/buildinfo"
+	"github.com/wirecheck/wirecheck/internal/progress"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
@@ -44,7 +45,7 @@ type common struct {
 	protocol, url, transport, cwd, level string
 	headers, env, reports                []string
 	timeout, startupTimeout              time.Duration
-	noColor, verbose                     bool
+	noColor, verbose, noProgress         bool
 	shard                                shard.Shard
 }
 
@@ -61,6 +62,7 @@ func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
 	f.StringArrayVar(&c.reports, "report", nil, "write a report: FORMAT=PATH, format one of "+strings.Join(report.Formats(), ", ")+" (repeatable; PATH - is stdout)")
 	f.StringVar(&c.level, "level", level, "lowest rule level whose failure fails the run: must, should or may")
 	f.BoolVar(&c.noColor, "no-color", false, "no colour in the console output, even on a terminal")
+	f.BoolVar(&c.noProgress, "no-progress", false, "no live progress line on the terminal (there is none when stdout or stderr is not a terminal)")
 	c.revisionFlags.add(f, paramHelp)
 }
 
@@ -93,9 +95,6 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	} else if c.timeout <= 0 || c.startupTimeout <= 0 {
 		return nil, usageErr("--timeout and --startup-timeout must be positive")
 	}
-	// From here on the transport is named, whether given or implied (a
-	// URL alone is Streamable HTTP): what judges the run reads it.
-	t.Transport = t.Kind()
 	// Afterwards revision is the one asked, however named, and params the
 	// settings other than it, as rerun lines carry them.
 	st, err := b.Settings(c.revision, c.params, only)
@@ -103,7 +102,18 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 		return nil, usageErr("%v", err)
 	}
 	c.revision, c.params = st.Revision, st.Rest
+	// From here on the transport is named, whether given or found (a URL
+	// alone): what judges the run reads it, rerun lines repeat it.
+	t = t.Detect(c.timeout, st.Protocol.Version)
 	return &setup{b, st.Protocol, st.Params, t}, nil
+}
+
+// live is the progress line to draw on stderr, nil where none is wanted.
+func (c *common) live(cmd *cobra.Command) *progress.Run {
+	if !progress.On(cmd.OutOrStdout(), cmd.ErrOrStderr(), c.reports, c.noProgress) {
+		return nil
+	}
+	return progress.NewRun(cmd.ErrOrStderr())
 }
 
 // judging parses how the run is judged and where it is reported.

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/progress"
 	"github.com/wirecheck/wirecheck/internal/target"
 )
 
@@ -100,7 +101,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	hideProgress := c.Progress(cmd.ErrOrStderr())
+	hideProgress := func() {}
+	if progress.On(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.reports, f.noProgress) {
+		hideProgress = c.Progress(cmd.ErrOrStderr())
+	}
 	bugs, runErr := c.Run(ctx)
 	interrupted := ctx.Err() != nil
 	hideProgress()

@@ -54,12 +54,18 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx, stop := interruptible()
 			defer stop()
-			rep, runErr := runner.Run(ctx, runner.Config{
+			cfg := runner.Config{
 				Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 				Timeout: f.timeout, StartupTimeout: f.startupTimeout, Jobs: jobs,
 				Rules: rules, Seed: seed, Params: s.params, Partial: len(scenarios) > 0,
 				Rerun: &rerun, Shard: f.shard,
-			})
+			}
+			live := f.live(cmd)
+			if live != nil {
+				cfg.Progress = live
+			}
+			rep, runErr := runner.Run(ctx, cfg)
+			live.Stop()
 			known.Apply(rep)
 			return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
 		},

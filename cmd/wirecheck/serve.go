@@ -21,25 +21,8 @@ func newServeCmd() *cobra.Command {
   wirecheck run --protocol sonde-serve -- wirecheck serve sonde-serve --fault wrong-id`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// --http ADDR and --sse ADDR are short for --transport T
-			// --listen ADDR.
-			for _, a := range []struct{ name, addr string }{{"http", httpAddr}, {"sse", sseAddr}} {
-				if a.addr == "" {
-					continue
-				}
-				if cmd.Flags().Changed("transport") || cmd.Flags().Changed("listen") || (httpAddr != "" && sseAddr != "") {
-					return usageErr("--%s: give one of --http, --sse and --transport/--listen", a.name)
-				}
-				tr, listen = a.name, a.addr
-			}
-			choice := protocols.Choice{Transport: tr, Listen: listen, Faults: faults, Variants: variants}
+			choice := protocols.Choice{Transport: tr, Listen: listen, HTTP: httpAddr, SSE: sseAddr, Faults: faults, Variants: variants}
 			o := protocols.ServeOptions{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()}
-			if tr != "stdio" {
-				// Over HTTP the server runs until SIGTERM (or Ctrl-C).
-				ctx, stop := interruptible()
-				defer stop()
-				o.Stop = ctx.Done()
-			}
 			code, err := protocols.Serve(args[0], choice, o)
 			if err != nil {
 				return usageErr("%v", err)
@@ -54,7 +37,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringArrayVar(&variants, "variant", nil, "take one legal alternative a correct server may choose (repeatable); 'list' prints the variants")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on host:port (endpoint /mcp; host 127.0.0.1 when left out)")
 	cmd.Flags().StringVar(&sseAddr, "sse", "", "serve the legacy HTTP+SSE transport on host:port (stream /sse)")
-	cmd.Flags().StringVar(&tr, "transport", "stdio", "transport to serve on (stdio, http, sse)")
+	cmd.Flags().StringVar(&tr, "transport", "", "transport to serve on (stdio, http, sse; default stdio)")
 	cmd.Flags().StringVar(&listen, "listen", "", "host:port to listen on (HTTP transports)")
 	return cmd
 }

@@ -46,6 +46,22 @@ var _ = Describe("wirecheck serve over HTTP", func() {
 		Expect(line).To(MatchRegexp(`^listening on http://127\.0\.0\.1:\d+/sse$`))
 	})
 
+	DescribeTable("a --url without --transport is judged over the transport the server answers on, which the report and the rerun line name",
+		func(front, want string, note string) {
+			_, line := start(front, "127.0.0.1:0", "--fault", "tool-result-bad")
+			url := regexp.MustCompile(`http://\S+`).FindString(line)
+			code, out, errs := cli("", "run", "--protocol", "mcp", "--url", url, "--scenario", "tools", "--timeout", "10s")
+			Expect(code).To(Equal(1), "%s\n%s", out, errs)
+			Expect(out).To(ContainSubstring("MCP-TOOLS-4"))
+			Expect(out).To(ContainSubstring(note))
+			Expect(out).To(ContainSubstring("judged over --transport " + want))
+			Expect(out).To(ContainSubstring("wirecheck run --protocol mcp --scenario tools --transport " + want + " --url " + url))
+		},
+		Entry("Streamable HTTP", "--http", "http", "POST initialize answered HTTP 200: Streamable HTTP"),
+		Entry("the legacy HTTP+SSE transport, where the POST is refused 405 and GET names the endpoint", "--sse", "sse",
+			"POST initialize answered HTTP 405 and GET opened an event stream whose first event is endpoint"),
+	)
+
 	It("refuses an address that is no host:port, and --http with --sse (exit 2)", func() {
 		code, _, errs := cli("", "serve", "mcp", "--http", "nope")
 		Expect(code).To(Equal(2))

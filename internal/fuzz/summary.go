@@ -28,19 +28,28 @@ func (st Stats) String() string {
 }
 
 // Progress shows the campaign's progress live on w when w is a terminal
-// (a log gets only the summary), until stop, which clears the line.
+// (a log gets only the summary), until stop, which clears the line. Each
+// distinct failure gets a line of its own above it as it is found (its
+// shrinking done), so a long campaign says early what it has.
 func (c *Campaign) Progress(w io.Writer) (stop func()) {
 	f, ok := w.(*os.File)
 	if !ok || !report.IsTerminal(f) {
 		return func() {}
 	}
 	done := make(chan struct{})
+	finished := make(chan struct{})
 	go func() {
+		defer close(finished)
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
+		shown := 0
 		for {
 			select {
 			case <-tick.C:
+				for _, b := range c.found(shown) {
+					fmt.Fprintf(w, "\r\x1b[Kfound: %s %s after %s\n", b.Rule, b.Level, b.Shape)
+					shown++
+				}
 				fmt.Fprintf(w, "\r\x1b[K%s", c.Stats())
 			case <-done:
 				fmt.Fprint(w, "\r\x1b[K")
@@ -49,7 +58,20 @@ func (c *Campaign) Progress(w io.Writer) (stop func()) {
 		}
 	}()
 	var once sync.Once
-	return func() { once.Do(func() { close(done) }) }
+	return func() {
+		once.Do(func() { close(done) })
+		<-finished
+	}
+}
+
+// found lists the distinct failures found after the first n.
+func (c *Campaign) found(n int) []*Bug {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n >= len(c.order) {
+		return nil
+	}
+	return append([]*Bug(nil), c.order[n:]...)
 }
 
 // Summary writes what a finished campaign found: its progress, how the

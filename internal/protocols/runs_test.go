@@ -129,17 +129,19 @@ func (r run) server() (testrun.Server, error) {
 		return s, err
 	}
 	argv := append(append([]string{}, t.Argv[:3]...), "--"+tr, "127.0.0.1:{port}")
-	// Every run carries the reference server's token, as a user with
-	// credentials would: a server that requires none ignores it, one that
-	// does (variant auth and its faults) is judged by http-auth's probes
-	// without it. A profile's reference server takes the demo token
-	// (WIRECHECK_TOKEN), which it asks on every request.
-	token := refmcp.Token
-	if b.Protocol.Base != "" {
-		token = refmcp.DemoToken()
+	// A run against a server that requires the reference token carries
+	// it, as a user with credentials would (http-auth's probes judge the
+	// server without it); against one that checks none, none: handed
+	// credentials it ignores, a server fails MCP-AUTH-1. A profile's
+	// reference server asks the demo token (WIRECHECK_TOKEN) on every
+	// request.
+	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: tr}
+	switch {
+	case b.Protocol.Base != "":
+		s.Command.Headers = []string{"Authorization: Bearer " + refmcp.DemoToken()}
+	case refmcp.RequiresToken(s.Faults, s.Variants):
+		s.Command.Headers = []string{"Authorization: Bearer " + refmcp.Token}
 	}
-	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: tr,
-		Headers: []string{"Authorization: Bearer " + token}}
 	return s, nil
 }
 

@@ -1,12 +1,15 @@
 package protocols
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/wirecheck/wirecheck/internal/spec"
@@ -16,8 +19,30 @@ import (
 // Choice is what `wirecheck serve` asks of a protocol's reference server
 // besides the protocol: where to serve and what to plant.
 type Choice struct {
+	// Transport is stdio ("" too), http or sse; Listen its host:port.
 	Transport, Listen string
-	Faults, Variants  []string
+	// HTTP and SSE are short for Transport http or sse with Listen
+	// (--http ADDR, --sse ADDR): one of them, and neither with those.
+	HTTP, SSE        string
+	Faults, Variants []string
+}
+
+// resolved is c with HTTP or SSE spelt out as Transport and Listen, and
+// Transport stdio when none is named.
+func (c Choice) resolved() (Choice, error) {
+	for _, a := range []struct{ name, addr string }{{"http", c.HTTP}, {"sse", c.SSE}} {
+		if a.addr == "" {
+			continue
+		}
+		if c.Transport != "" || c.Listen != "" || (c.HTTP != "" && c.SSE != "") {
+			return c, fmt.Errorf("--%s: give one of --http, --sse and --transport/--listen", a.name)
+		}
+		c.Transport, c.Listen, c.HTTP, c.SSE = a.name, a.addr, "", ""
+	}
+	if c.Transport == "" {
+		c.Transport = "stdio"
+	}
+	return c, nil
 }
 
 // Check refuses a choice p's reference server cannot serve, in the order
@@ -25,6 +50,9 @@ type Choice struct {
 // the table of that kind to w instead, and listed says so. Its errors
 // name the flag at fault.
 func (c Choice) Check(p *spec.Protocol, w io.Writer) (listed bool, err error) {
+	if c, err = c.resolved(); err != nil {
+		return false, err
+	}
 	if !slices.Contains(p.Transports, c.Transport) {
 		return false, fmt.Errorf("--transport %q: the %s reference server serves %s", c.Transport, p.ID, strings.Join(p.Transports, ", "))
 	}
@@ -118,9 +146,10 @@ func WriteCatalogue(w io.Writer, format, id string) error {
 }
 
 // Serve runs the reference server of protocol id as c asks until o.In
-// ends and returns its exit code; a "list" of c writes its table to o.Out
-// instead (exit 0). A choice it cannot serve is an error. The server's
-// folder (o.Dir) is the current one unless o says.
+// ends (over HTTP: until o.Stop closes, or else SIGINT or SIGTERM) and
+// returns its exit code; a "list" of c writes its table to o.Out instead
+// (exit 0). A choice it cannot serve is an error. The server's folder
+// (o.Dir) is the current one unless o says.
 func Serve(id string, c Choice, o ServeOptions) (int, error) {
 	m, err := Lookup(id)
 	if err != nil {
@@ -132,6 +161,12 @@ func Serve(id string, c Choice, o ServeOptions) (int, error) {
 	}
 	if listed, err := c.Check(p, o.Out); err != nil || listed {
 		return 0, err
+	}
+	c, _ = c.resolved()
+	if c.Transport != "stdio" && o.Stop == nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		o.Stop = ctx.Done()
 	}
 	switch c.Transport {
 	case "http":

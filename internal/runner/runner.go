@@ -82,14 +82,24 @@ type Config struct {
 	// so rules none of them observed are left out rather than reported as
 	// skipped.
 	Partial bool
-	// Progress, when set, is told each scenario's name as it starts
-	// (from one goroutine at a time).
-	Progress func(name string)
+	// Progress, when set, is told how the run goes (from one goroutine
+	// at a time), for a live display; never for the report.
+	Progress Progress
 	// Shard, when not the whole, runs only its lanes: lane k (in plan
 	// order, the same on every machine) belongs to shard k mod n. Rules
 	// no lane of the shard observes are skipped, and `report merge` of
 	// all the shards gives the rule verdicts of one whole run.
 	Shard shard.Shard
+}
+
+// Progress follows a run as it goes: the lanes planned, each scenario as
+// it starts on its lane (lanes counted from 0 in plan order), each
+// observation, each lane as it ends.
+type Progress interface {
+	Planned(lanes int)
+	Scenario(lane int, name string)
+	Observed(o verdict.Observation)
+	LaneDone(lane int)
 }
 
 // Run executes every scenario and returns the report. The error wraps
@@ -135,6 +145,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		r.cfg.Jobs = 1
 		r.tally.Note("--url names a fixed port for the launched server, so its processes run one at a time (--jobs 1); put {port} in --url to run %d at once", cfg.Jobs)
 	}
+	if d := cfg.Target.Detected; d != "" {
+		r.tally.Note("--url without --transport: %s; judged over --transport %s", d, cfg.Target.Kind())
+	}
 	if verr != nil {
 		return r.report(), verr
 	}
@@ -171,6 +184,7 @@ type run struct {
 // transcript.
 type lane struct {
 	r         *run
+	id        int // its place in the plan, for Progress
 	scenarios []*scenario.Scenario
 	rec       *transcript.Recorder
 	mu        sync.Mutex
@@ -223,6 +237,7 @@ func (l *lane) observe(o verdict.Observation) {
 		l.mu.Unlock()
 	}
 	l.r.tally.Observe(o, l)
+	l.r.tell(func(p Progress) { p.Observed(o) })
 }
 
 // start launches a server process and waits for its ready line when the
@@ -391,6 +406,14 @@ func (r *run) plan() []*lane {
 	return mine
 }
 
+// numbered gives each lane its place in the plan.
+func numbered(ls []*lane) []*lane {
+	for i, l := range ls {
+		l.id = i
+	}
+	return ls
+}
+
 // frameDecided reports whether a rule is judged on every frame as it
 // arrives (a built-in check, a frames: schema, a kind's schema) rather than
 // only by the scenarios that declare it.
@@ -411,7 +434,8 @@ func frameDecided(p *spec.Protocol, id string) bool {
 }
 
 func (r *run) all(ctx context.Context) error {
-	r.lanes = r.plan()
+	r.lanes = numbered(r.plan())
+	r.tell(func(p Progress) { p.Planned(len(r.lanes)) })
 	// An interrupt ends every server at once, which ends any wait in the
 	// scenarios under way; each lane then reports the rest as not run.
 	done := make(chan struct{})
@@ -478,6 +502,7 @@ func (r *run) all(ctx context.Context) error {
 }
 
 func (l *lane) run(ctx context.Context) {
+	defer l.r.tell(func(p Progress) { p.LaneDone(l.id) })
 	defer l.stop()
 	for i, s := range l.scenarios {
 		if ctx.Err() != nil {
@@ -497,11 +522,7 @@ func (l *lane) run(ctx context.Context) {
 				return
 			}
 		}
-		if l.r.cfg.Progress != nil {
-			l.r.progress.Lock()
-			l.r.cfg.Progress(s.Name)
-			l.r.progress.Unlock()
-		}
+		l.r.tell(func(p Progress) { p.Scenario(l.id, s.Name) })
 		l.scenario(ctx, s)
 		if l.release != nil {
 			l.release()
@@ -579,7 +600,20 @@ func (r *run) notRun(ss []*scenario.Scenario, why string) {
 }
 
 // observeAny records an observation that has no transcript behind it.
-func (r *run) observeAny(o verdict.Observation) { r.tally.Observe(o, nil) }
+func (r *run) observeAny(o verdict.Observation) {
+	r.tally.Observe(o, nil)
+	r.tell(func(p Progress) { p.Observed(o) })
+}
+
+// tell gives the run's Progress one event, one at a time.
+func (r *run) tell(f func(Progress)) {
+	if r.cfg.Progress == nil {
+		return
+	}
+	r.progress.Lock()
+	defer r.progress.Unlock()
+	f(r.cfg.Progress)
+}
 
 func (r *run) report() *report.Report {
 	d := 0

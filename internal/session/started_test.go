@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
 // A legacy HTTP+SSE server whose stream never names its endpoint never
@@ -58,5 +60,22 @@ var _ = Describe("a legacy HTTP+SSE server", func() {
 		})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s).NotTo(BeNil())
+	})
+})
+
+var _ = Describe("a launched legacy HTTP+SSE server that never names its endpoint", func() {
+	It("is not started, with what it wrote on stderr", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		o := options("mcp", &observations{}, bin, "serve", "mcp", "--sse", "127.0.0.1:{port}", "--fault", "sse-get-json")
+		o.Target.Transport = "sse"
+		s, err := session.Launch(o)
+		if s != nil {
+			s.Close()
+		}
+		var ns *session.NotStarted
+		Expect(errors.As(err, &ns)).To(BeTrue(), "%v", err)
+		Expect(ns.Launched).To(BeTrue())
+		Expect(ns.Stderr).To(ContainElement(MatchRegexp(`^listening on http://127\.0\.0\.1:\d+/sse$`)))
 	})
 })

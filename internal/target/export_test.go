@@ -1,6 +1,11 @@
 package target
 
-import "github.com/wirecheck/wirecheck/internal/transport"
+import (
+	"net"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
 
 // DialOptions is what Launch hands the HTTP transport.
 type DialOptions = dialOptions
@@ -11,4 +16,20 @@ func SetDial(f func(DialOptions) (transport.Transport, error)) (restore func()) 
 	old := dial
 	dial = f
 	return func() { dial = old }
+}
+
+// SetDetect stands a test's function in for httpmcp.Detect and returns a
+// function that puts the real one back.
+func SetDetect(f func(DialOptions, string) (string, string)) (restore func()) {
+	old := detect
+	detect = f
+	return func() { detect = old }
+}
+
+// SetConnect stands a test's function in for the readiness poll's TCP
+// connect and returns a function that puts the real one back.
+func SetConnect(f func(network, addr string, d time.Duration) (net.Conn, error)) (restore func()) {
+	old := connect
+	connect = f
+	return func() { connect = old }
 }

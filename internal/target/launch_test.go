@@ -113,6 +113,24 @@ var _ = Describe("launching a target over HTTP", func() {
 		Expect(nr.Cause).To(MatchRegexp(`nothing accepted a connection on 127\.0\.0\.1:\d+ within 300ms \(--startup-timeout\); the server is still running`))
 	})
 
+	It("does not take a listener that answers one poll and is gone at the next (another process's port probe) for the server", func() {
+		polls := 0
+		DeferCleanup(target.SetConnect(func(network, addr string, d time.Duration) (net.Conn, error) {
+			if polls++; polls == 1 {
+				a, b := net.Pipe()
+				b.Close()
+				return a, nil
+			}
+			return nil, errors.New("connection refused")
+		}))
+		_, err := target.Target{Argv: []string{self, "idle", "{port}"}, Transport: "http"}.Launch(
+			target.Bounds{Timeout: time.Second, Startup: 300 * time.Millisecond})
+		var nr *target.NotReady
+		Expect(errors.As(err, &nr)).To(BeTrue(), "%v", err)
+		Expect(nr.Cause).To(ContainSubstring("nothing accepted a connection"))
+		Expect(polls).To(BeNumerically(">", 2))
+	})
+
 	It("ends the wait when aborted", func() {
 		abort := make(chan struct{})
 		close(abort)

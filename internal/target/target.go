@@ -43,6 +43,9 @@ type Target struct {
 	// server's code, package conformance) reached as a launched one on
 	// stdio: each launch runs it afresh behind its own pipes.
 	Serve transport.ServeFunc
+	// Detected says why the transport is what it is when the user named
+	// none for a running server (see Detect): the report carries it.
+	Detected string
 }
 
 // Port is what Argv words, Env values and the URL of a launched HTTP

@@ -72,3 +72,28 @@ var _ = Describe("a target over HTTP", func() {
 		Expect(target.Target{URL: "http://127.0.0.1:8080/mcp"}.FixedPort()).To(BeFalse())
 	})
 })
+
+var _ = Describe("a target's transport when the user named none", func() {
+	It("asks the server at a URL alone (headers expanded, the revision asked, the first Streamable HTTP one by default), and names what it found", func() {
+		GinkgoT().Setenv("WC_DETECT_TOKEN", "t0k")
+		var asked []string
+		defer target.SetDetect(func(o target.DialOptions, rev string) (string, string) {
+			asked = append(asked, o.URL+" "+o.Headers[0]+" "+rev)
+			return "sse", "because"
+		})()
+		t := target.Target{URL: "http://h/sse", Headers: []string{"Authorization: Bearer ${WC_DETECT_TOKEN}"}}.Detect(0, "")
+		Expect(t.Transport).To(Equal("sse"))
+		Expect(t.Detected).To(Equal("because"))
+		Expect(t.Line(target.Rerun{Command: "run"})).To(ContainSubstring("--transport sse --url http://h/sse"))
+		Expect(asked).To(Equal([]string{"http://h/sse Authorization: Bearer t0k 2025-03-26"}))
+		target.Target{URL: "http://h/mcp", Headers: []string{"A: b"}}.Detect(0, "2025-06-18")
+		Expect(asked[1]).To(HaveSuffix(" 2025-06-18"))
+	})
+
+	It("sends nothing for a transport given, or a launched server", func() {
+		defer target.SetDetect(func(target.DialOptions, string) (string, string) { panic("detect called") })()
+		Expect(target.Target{URL: "http://h/mcp", Transport: "sse"}.Detect(0, "").Transport).To(Equal("sse"))
+		Expect(target.Target{Argv: []string{"srv"}}.Detect(0, "").Transport).To(Equal("stdio"))
+		Expect(target.Target{Argv: []string{"srv", "{port}"}, Transport: "http"}.Detect(0, "").Detected).To(BeEmpty())
+	})
+})

@@ -47,6 +47,10 @@ type Exchanger interface {
 	Endpoint() *url.URL
 	// Kind is "http" (Streamable HTTP) or "sse" (legacy HTTP+SSE).
 	Kind() string
+	// Credentialed reports whether the run sends credentials (an
+	// Authorization header, --header): only then does a server that
+	// serves a request without them show it authenticates no connection.
+	Credentialed() bool
 }
 
 // Exchange is one probe request.

@@ -121,6 +121,9 @@ func (s *server) tools() []tool {
 			return obj{"content": []any{text("the client answered " + strings.Join(got, ", "))}}
 		},
 	}}
+	if s.modern() {
+		ts = append(ts, headerTools(s.f("x-mcp-header-number"))...)
+	}
 	s.mu.Lock()
 	grown := s.grown
 	s.mu.Unlock()

@@ -2,75 +2,170 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 )
 
 // What 2026-07-28 asks of a Streamable HTTP server beyond the core: the
 // request metadata headers checked against the body (HeaderMismatch,
-// -32020, with 400), and the HTTP statuses its errors travel with.
-//
-// A header that is absent is not refused yet: wirecheck's client sends
-// only MCP-Protocol-Version (not Mcp-Method, Mcp-Name), so refusing their
-// absence would stop every 2026-07-28 run over HTTP. A header that is
-// present and disagrees with the body is.
+// -32020, with 400), and the HTTP statuses its errors travel with
+// (shared/reference/mcp/2026-07-28/spec/basic/transports/streamable-http.mdx,
+// Request Metadata and Server Validation).
 
-// headerMismatch is the error a request whose headers disagree with its
-// body is refused with, or "" when they agree (or are absent).
-func (f *Front) headerMismatch(r *http.Request, body []byte) string {
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string         `json:"name"`
-			URI  string         `json:"uri"`
-			Meta map[string]any `json:"_meta"`
-		} `json:"params"`
+// headerTools are the 2026-07-28 tools that mirror arguments into
+// Mcp-Param headers: géo (a string, an integer and an optional string
+// annotated; its name needs the Base64 sentinel) and, with the fault
+// x-mcp-header-number, scale (a number annotated, which the text forbids).
+func headerTools(number bool) []tool {
+	ts := []tool{{
+		def: obj{"name": "géo", "description": "Names a region and a zone (both mirrored into Mcp-Param headers).",
+			"inputSchema": obj{"type": "object", "properties": obj{
+				"region": obj{"type": "string", "x-mcp-header": "Region"},
+				"zone":   obj{"type": "integer", "minimum": 0, "maximum": 99, "x-mcp-header": "Zone"},
+				"note":   obj{"type": "string", "x-mcp-header": "Note"}},
+				"required": []any{"region", "zone"}}},
+		run: func(s *server, a obj) obj {
+			return obj{"content": []any{text(show(a["region"]) + " zone " + show(a["zone"]))}}
+		},
+	}}
+	if number {
+		ts = append(ts, tool{
+			def: obj{"name": "scale", "description": "Scales by a factor.",
+				"inputSchema": obj{"type": "object", "properties": obj{"factor": obj{"type": "number", "x-mcp-header": "Factor"}}}},
+			run: func(s *server, a obj) obj { return obj{"content": []any{text(show(a["factor"]))}} },
+		})
 	}
-	if json.Unmarshal(body, &m) != nil {
+	return ts
+}
+
+// headerMismatch is why a 2026-07-28 request's headers are refused, or ""
+// when they agree with its body.
+func (f *Front) headerMismatch(r *http.Request, body []byte) string {
+	m, ok := mcpheader.Read(body)
+	if !ok {
 		return ""
 	}
-	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !f.faults["header-meta-mismatch-served"] {
-		if meta, _ := m.Params.Meta[metaVersion].(string); meta != v {
-			return "Header mismatch: MCP-Protocol-Version header value '" + v + "' does not match body value '" + meta + "'"
+	get := f.lookup(r)
+	switch v, ok := get("MCP-Protocol-Version"); {
+	case !ok && !f.variants["version-header-optional"] && !f.faults["no-version-header-served"]:
+		// The server lists no revision before 2025-06-18 (server/discover).
+		return missing("MCP-Protocol-Version")
+	case ok && v != m.Revision && !f.faults["header-meta-mismatch-served"]:
+		return mismatch("MCP-Protocol-Version", v, m.Revision)
+	}
+	if !f.faults["mcp-method-unchecked"] {
+		switch v, ok := get("Mcp-Method"); {
+		case !ok:
+			return missing("Mcp-Method")
+		case v != m.Method:
+			return mismatch("Mcp-Method", v, m.Method)
 		}
 	}
-	if v := r.Header.Get("Mcp-Method"); v != "" && v != m.Method && !f.faults["mcp-method-unchecked"] {
-		return "Header mismatch: Mcp-Method header value '" + v + "' does not match body value '" + m.Method + "'"
+	if !m.NameRequired() {
+		return ""
 	}
-	if v := r.Header.Get("Mcp-Name"); v != "" && !f.faults["mcp-name-unchecked"] {
-		want := m.Params.Name
-		if m.Method == "resources/read" {
-			want = m.Params.URI
+	if !f.faults["mcp-name-unchecked"] {
+		switch v, ok := get("Mcp-Name"); {
+		case !ok:
+			return missing("Mcp-Name")
+		case f.decode(v) != m.Name:
+			return mismatch("Mcp-Name", v, m.Name)
 		}
-		got := v
-		if !f.faults["base64-not-decoded"] {
-			got = decodeSentinel(v)
+	}
+	if m.Method == "tools/call" {
+		return f.paramMismatch(get, m.Name, m.Arguments)
+	}
+	return ""
+}
+
+// paramMismatch judges the Mcp-Param headers of a call of one of the
+// headerTools ("Server Behavior for Custom Headers").
+func (f *Front) paramMismatch(get func(string) (string, bool), name string, args any) string {
+	for _, t := range headerTools(false) {
+		if t.def["name"] != name {
+			continue
 		}
-		if got != want {
-			return "Header mismatch: Mcp-Name header value '" + v + "' does not match body value '" + want + "'"
+		ps, _ := mcpheader.Params(t.def["inputSchema"])
+		for _, p := range ps {
+			body, has := p.Value(args)
+			v, sent := get(p.Header())
+			switch {
+			case sent && !headerSafe(v) && !f.faults["param-bad-chars-served"]:
+				return "Header mismatch: " + p.Header() + " header value " + show(v) + " contains invalid characters"
+			case !sent && !has && f.faults["param-header-required"]:
+				return missing(p.Header())
+			case f.faults["param-unchecked"]:
+			case !sent && has:
+				return missing(p.Header())
+			case sent && !has:
+				return mismatch(p.Header(), v, "")
+			case sent && !sameValue(f.decode(v), f.decode(body)):
+				return mismatch(p.Header(), v, body)
+			}
 		}
 	}
 	return ""
 }
 
-// decodeSentinel decodes a =?base64?…?= header value; others are as they
-// are.
-func decodeSentinel(v string) string {
-	inner, ok := strings.CutPrefix(v, "=?base64?")
-	if !ok {
+// decode is a header value as the body holds it; with base64-not-decoded
+// the value as it came.
+func (f *Front) decode(v string) string {
+	if f.faults["base64-not-decoded"] {
 		return v
 	}
-	inner, ok = strings.CutSuffix(inner, "?=")
-	if !ok {
-		return v
+	d, _ := mcpheader.Decode(v)
+	return d
+}
+
+// sameValue compares an argument's header and body values, integers
+// numerically (42 and 42.0 are equal: the SHOULD of Server Validation).
+func sameValue(h, b string) bool {
+	if h == b {
+		return true
 	}
-	b, err := base64.StdEncoding.DecodeString(inner)
-	if err != nil {
-		return v
+	x, okx := new(big.Rat).SetString(h)
+	y, oky := new(big.Rat).SetString(b)
+	return okx && oky && x.Cmp(y) == 0
+}
+
+// headerSafe: every byte visible ASCII, space or tab (Value Encoding).
+func headerSafe(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 || c > 0x7e) && c != '\t' {
+			return false
+		}
 	}
-	return string(b)
+	return true
+}
+
+func missing(h string) string {
+	return "Header mismatch: required header " + h + " is missing"
+}
+
+func mismatch(h, got, want string) string {
+	return "Header mismatch: " + h + " header value '" + got + "' does not match body value '" + want + "'"
+}
+
+// lookup finds a request header by name in any case ("Clients and
+// servers MUST use case-insensitive comparisons for header names"); with
+// the fault header-names-exact only a name written in Go's canonical case
+// counts, which takes the names as they came on the wire (rawnames.go).
+func (f *Front) lookup(r *http.Request) func(string) (string, bool) {
+	exact := map[string]bool(nil)
+	if f.faults["header-names-exact"] {
+		exact = rawNames(r)
+	}
+	return func(name string) (string, bool) {
+		vs := r.Header.Values(name)
+		if len(vs) == 0 || exact != nil && !exact[http.CanonicalHeaderKey(name)] {
+			return "", false
+		}
+		return strings.Join(vs, ","), true
+	}
 }
 
 // refuseHeaders answers a request whose headers disagree with its body.

@@ -1,11 +1,15 @@
 package mcp_test
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
 )
 
 // modern is a 2026-07-28 request of method with params: the revision and
@@ -32,6 +36,9 @@ func code(r reply) string {
 	return show(e["code"])
 }
 
+// look is a reply's status and JSON-RPC error code.
+func look(r reply) string { return status(r) + " " + code(r) }
+
 var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 	v26 := "MCP-Protocol-Version: 2026-07-28"
 
@@ -53,6 +60,73 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 		Expect(code(c.post(read, v26, "Mcp-Name: wirecheck://docs/logo"))).To(Equal("-32020"))
 	})
 
+	It("refuses a request missing a required header, and judges géo's Mcp-Param headers: missing, different, raw non-ASCII refused; encoded, numerically equal, or absent with their argument served", func() {
+		c := serve(false, nil, nil).client()
+		list := modern(1, "tools/list", "")
+		for _, drop := range []string{"MCP-Protocol-Version:", "Mcp-Method:"} {
+			Expect(look(c.post(list, drop))).To(Equal("400 -32020"), drop)
+		}
+		Expect(look(c.post(modern(2, "prompts/get", `{"name":"plain"}`), "Mcp-Name:"))).To(Equal("400 -32020"))
+		geo := modern(3, "tools/call", `{"name":"géo","arguments":{"region":"us-wést","zone":42.0}}`)
+		Expect(look(c.post(geo))).To(Equal("200 "))
+		Expect(look(c.post(geo, "Mcp-Param-Zone: 42"))).To(Equal("200 "), "42 and 42.0 compare equal")
+		for _, h := range []string{"Mcp-Param-Zone: 43", "Mcp-Param-Zone:", "Mcp-Param-Region: us-west", "Mcp-Param-Region: us-wést", "Mcp-Param-Note: x"} {
+			Expect(look(c.post(geo, h))).To(Equal("400 -32020"), h)
+		}
+	})
+
+	It("lists géo with x-mcp-header annotations in 2026-07-28 only, and scale (a number annotated) with the fault x-mcp-header-number", func() {
+		// tools lists every page.
+		tools := func(c *client, list func(cursor string) string) []any {
+			var names []any
+			cursor := ""
+			for range 10 {
+				res, _ := c.post(list(cursor)).last()["result"].(map[string]any)
+				ts, _ := res["tools"].([]any)
+				for _, t := range ts {
+					names = append(names, t.(map[string]any)["name"])
+				}
+				next, ok := res["nextCursor"].(string)
+				if !ok {
+					break
+				}
+				cursor = `{"cursor":` + show(next) + `}`
+			}
+			return names
+		}
+		list26 := func(cursor string) string { return modern(1, "tools/list", cursor) }
+		Expect(tools(serve(false, nil, nil).client(), list26)).To(ContainElement("géo"))
+		Expect(tools(serve(false, nil, nil).client(), list26)).NotTo(ContainElement("scale"))
+		Expect(tools(serve(false, []string{"x-mcp-header-number"}, nil).client(), list26)).To(ContainElement("scale"))
+		c := serve(false, nil, nil).client()
+		c.initialize("2025-11-25")
+		Expect(tools(c, func(cursor string) string { return call(1, "tools/list", cursor) })).NotTo(ContainElement("géo"))
+	})
+
+	It("fault header-names-exact takes a header name in another case for a missing one; without it, or without the names recorded, any case serves", func() {
+		post := func(record bool, faults ...string) string {
+			f := mcp.NewFront(refserver.Options{Faults: faults, Log: io.Discard, Out: io.Discard}, false)
+			ts := httptest.NewUnstartedServer(f)
+			if record {
+				ts.Listener = mcp.RecordHeaderNames(ts.Config, ts.Listener)
+			}
+			ts.Start()
+			defer func() { f.Close(); ts.CloseClientConnections(); ts.Close() }()
+			req, err := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(modern(1, "tools/list", "")))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header = http.Header{"content-type": {"application/json"}, "accept": {"application/json, text/event-stream"},
+				"mcp-protocol-version": {"2026-07-28"}, "MCP-METHOD": {"tools/list"}}
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return look(reply{status: resp.StatusCode, header: resp.Header, body: b})
+		}
+		Expect(post(true)).To(Equal("200 "))
+		Expect(post(true, "header-names-exact")).To(Equal("400 -32020"))
+		Expect(post(false, "header-names-exact")).To(Equal("200 "))
+	})
+
 	It("answers an unsupported revision 400, an unknown method 404, a request missing _meta fields or a capability 400", func() {
 		c := serve(false, nil, nil).client()
 		r := c.post(strings.ReplaceAll(modern(1, "tools/list", ""), "2026-07-28", "2099-01-01"), "MCP-Protocol-Version: 2099-01-01")
@@ -67,12 +141,9 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 
 	DescribeTable("its faults each change what they name",
 		func(fault, probe string, set []string, right, wrong string) {
-			look := func(faults []string) string {
-				r := serve(false, faults, nil).client().post(probe, set...)
-				return status(r) + " " + code(r)
-			}
-			Expect(look(nil)).To(Equal(right))
-			Expect(look([]string{fault})).To(Equal(wrong))
+			with := func(faults []string) string { return look(serve(false, faults, nil).client().post(probe, set...)) }
+			Expect(with(nil)).To(Equal(right))
+			Expect(with([]string{fault})).To(Equal(wrong))
 		},
 		Entry(nil, "header-meta-mismatch-served", modern(1, "tools/list", ""), []string{"MCP-Protocol-Version: 2025-11-25"}, "400 -32020", "200 "),
 		Entry(nil, "mcp-method-unchecked", modern(1, "tools/list", ""), []string{v26, "Mcp-Method: prompts/list"}, "400 -32020", "200 "),
@@ -81,6 +152,10 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 		Entry(nil, "unsupported-version-200", strings.ReplaceAll(modern(1, "tools/list", ""), "2026-07-28", "2099-01-01"), []string{"MCP-Protocol-Version: 2099-01-01"}, "400 -32022", "200 -32022"),
 		Entry(nil, "unknown-method-200", modern(1, "wirecheck/unknown", ""), []string{v26}, "404 -32601", "200 -32601"),
 		Entry(nil, "meta-error-200", call(1, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`), []string{v26}, "400 -32602", "200 -32602"),
+		Entry(nil, "no-version-header-served", modern(1, "tools/list", ""), []string{"MCP-Protocol-Version:"}, "400 -32020", "200 "),
+		Entry(nil, "param-unchecked", modern(1, "tools/call", `{"name":"géo","arguments":{"region":"eu","zone":1}}`), []string{"Mcp-Param-Region: us"}, "400 -32020", "200 "),
+		Entry(nil, "param-bad-chars-served", modern(1, "tools/call", `{"name":"géo","arguments":{"region":"é","zone":1}}`), []string{"Mcp-Param-Region: é"}, "400 -32020", "200 "),
+		Entry(nil, "param-header-required", modern(1, "tools/call", `{"name":"géo","arguments":{"region":"eu","zone":1}}`), nil, "200 ", "400 -32020"),
 		Entry(nil, "capability-error-200", modern(1, "prompts/get", `{"name":"ask"}`), []string{v26}, "400 -32021", "200 -32021"),
 	)
 

@@ -398,7 +398,7 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 		f.writeJSON(w, http.StatusOK, got[0])
 	case msg.kind == "raw" && f.faults["bad-json-500"]:
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
-	case msg.kind == "raw" && f.faults["bad-json-plain-400"]:
+	case msg.kind == "raw" && f.variants["bad-input-plain-400"]:
 		http.Error(w, "Bad Request: not a JSON-RPC message", http.StatusBadRequest)
 	case len(got) > 0 && msg.kind == "raw":
 		f.writeJSON(w, http.StatusBadRequest, got[0])
@@ -631,6 +631,9 @@ func serveHTTP(o refserver.Options, ext *Extension) int {
 		h = NewHandler(o, ext)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if slices.Contains(o.Faults, "header-names-exact") {
+		ln = RecordHeaderNames(srv, ln)
+	}
 	fmt.Fprintf(o.Log, "listening on http://%s%s\n", ln.Addr(), path)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

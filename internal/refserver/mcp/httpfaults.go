@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -42,11 +44,25 @@ func (f *Front) originOK(w http.ResponseWriter, r *http.Request) bool {
 // requiresAuth: the variants auth and auth-wellknown-only, and every fault
 // that breaks authorization, make the server require the token.
 func (f *Front) requiresAuth() bool {
-	if f.variants["auth"] || (f.ext != nil && f.ext.Discovery) || f.variants["auth-wellknown-only"] {
+	if f.ext != nil && f.ext.Discovery {
 		return true
 	}
-	for _, n := range []string{"auth-no-token-403", "auth-any-token", "auth-malformed-served", "auth-no-challenge", "auth-no-discovery", "prm-no-servers", "no-as-fallback"} {
-		if f.faults[n] {
+	return RequiresToken(slices.Collect(maps.Keys(f.faults)), slices.Collect(maps.Keys(f.variants)))
+}
+
+// RequiresToken reports whether the reference server with these faults
+// and variants requires the bearer Token: a run against it carries the
+// token then, as a user with credentials would, and not otherwise (a
+// server that checks none and is handed some fails MCP-AUTH-1).
+func RequiresToken(faults, variants []string) bool {
+	for _, n := range variants {
+		if n == "auth" || n == "auth-wellknown-only" {
+			return true
+		}
+	}
+	for _, n := range faults {
+		switch n {
+		case "auth-no-token-403", "auth-any-token", "auth-malformed-served", "auth-no-challenge", "auth-no-discovery", "prm-no-servers", "no-as-fallback", "auth-optional":
 			return true
 		}
 	}
@@ -65,6 +81,8 @@ func (f *Front) authorized(w http.ResponseWriter, r *http.Request) bool {
 	scheme, tok, _ := strings.Cut(h, " ")
 	malformed := h != "" && (!strings.EqualFold(scheme, "Bearer") || tok == "" || strings.ContainsAny(tok, " \t"))
 	switch {
+	case h == "" && f.faults["auth-optional"]:
+		return true
 	case h == "" && f.faults["auth-no-token-403"]:
 		http.Error(w, "Forbidden: no credentials", http.StatusForbidden)
 	case h == "":

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 )
 
 func TestMCPServer(t *testing.T) {
@@ -135,6 +136,9 @@ func (c *client) send(method, body string, set ...string) *http.Response {
 	for k, vs := range c.header {
 		req.Header[k] = vs
 	}
+	if method == http.MethodPost {
+		metadata(req.Header, body)
+	}
 	for _, h := range set {
 		k, v, _ := strings.Cut(h, ":")
 		if v = strings.TrimSpace(v); v == "" {
@@ -163,6 +167,28 @@ func (c *client) initialize(v string) reply {
 	// Its answer is judged where it matters (faults answer it wrongly).
 	c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return r
+}
+
+// metadata sets the request metadata headers a 2026-07-28 client sends
+// with body, as wirecheck's client does (httpmcp): the revision of its
+// _meta, Mcp-Method, Mcp-Name and géo's Mcp-Param headers.
+func metadata(h http.Header, body string) {
+	r, ok := mcpheader.Read([]byte(body))
+	if !ok || r.Revision == "" {
+		return
+	}
+	h.Set("MCP-Protocol-Version", r.Revision)
+	h.Set("Mcp-Method", r.Method)
+	if r.NameRequired() && r.HasName {
+		h.Set("Mcp-Name", mcpheader.Encode(r.Name))
+	}
+	if r.Method == "tools/call" && r.Name == "géo" {
+		for _, p := range []mcpheader.Param{{Name: "Region", Path: []string{"region"}}, {Name: "Zone", Path: []string{"zone"}}, {Name: "Note", Path: []string{"note"}}} {
+			if v, ok := p.Value(r.Arguments); ok {
+				h.Set(p.Header(), v)
+			}
+		}
+	}
 }
 
 func call(id int, method, params string) string {

@@ -401,6 +401,10 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 // a POST waits for (fault response-in-post-body), else the stream. Called
 // with s.mu held.
 func (s *session) legacyRoute(line []byte) {
+	if s.f.variants["legacy-bad-input-plain-400"] && isResponse(line) && nullID(line) {
+		// Its POST's plain-text 400 was the only answer.
+		return
+	}
 	if isResponse(line) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(line, &m) == nil {
@@ -412,4 +416,15 @@ func (s *session) legacyRoute(line []byte) {
 		}
 	}
 	s.send(s.get, line)
+}
+
+// nullID reports whether a message's id is null or absent: the core's
+// error for input it could not read.
+func nullID(line []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	id := bytes.TrimSpace(m["id"])
+	return len(id) == 0 || string(id) == "null"
 }

@@ -59,7 +59,14 @@ func httpAuth(e *scenario.Env) error {
 	switch {
 	case served(without):
 		a.skip("the server served a request without credentials: it does not require authorization (authorization is OPTIONAL)")
-		a.skipOne("MCP-AUTH-1", "the server served a client without credentials: authorization is OPTIONAL, and authentication may happen outside HTTP (network, mTLS)")
+		if x.Credentialed() {
+			// The user's credentials say the server has some to check;
+			// serving the same request without them authenticates nothing.
+			a.fail("MCP-AUTH-1", seq, "the run carries credentials (--header Authorization), yet the same request without them was served",
+				"refused without credentials (401 or 403)", answered(without))
+		} else {
+			a.skipOne("MCP-AUTH-1", "no credentials given (--header 'Authorization: …'); the server served an unauthenticated client, and authentication may happen outside HTTP (network, mTLS)")
+		}
 		return nil
 	case without != nil && without.Status == http.StatusUnauthorized:
 	case served(with) && refused(without):

@@ -31,7 +31,7 @@ func httpScenarios() []*scenario.Scenario {
 		Title: "HTTP: requests without a session id, with an id never issued, with an unsupported MCP-Protocol-Version; a response to an id never used is accepted or refused, not answered success with an error; a second session's id, that session deleted and then refused",
 		Rules: transportRules,
 		Run:   httpTransport,
-	}, {
+	}, headersScenario(), {
 		Name:  "http-origin",
 		Title: "HTTP: a request with a foreign Origin is refused (403 from 2025-11-25); a launched server listens on loopback only",
 		Rules: []string{"MCP-ORIGIN-1", "MCP-ORIGIN-2", "MCP-BIND-1"},

@@ -7,7 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 var _ = Describe("what the HTTP scenarios read of an answer", func() {
@@ -68,4 +70,33 @@ var _ = Describe("what the HTTP scenarios read of an answer", func() {
 		Expect(refused(&transport.Result{Status: http.StatusInternalServerError})).To(BeFalse())
 		Expect(served(nil) || refused(nil)).To(BeFalse())
 	})
+})
+
+var _ = Describe("the answer to a POST body a server cannot parse (MCP-JSONRPC-7/8 over HTTP)", func() {
+	judge := func(res *transport.Result) []verdict.Observation {
+		var got []verdict.Observation
+		e := &scenario.Env{Observe: func(o verdict.Observation) { got = append(got, o) }}
+		judgeBodyAnswer(e, "MCP-JSONRPC-7", "{", -32700, func(v any) bool { return v == nil }, res, 5)
+		return got
+	}
+	It("passes a 4xx without a JSON-RPC body, saying on which reading", func() {
+		got := judge(&transport.Result{Status: 400, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("Bad Request")})
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].Verdict).To(Equal(verdict.Pass))
+		Expect(got[0].Message).To(ContainSubstring("MAY** comprise a JSON-RPC _error response_"))
+	})
+	It("passes the right JSON-RPC error in a 4xx", func() {
+		got := judge(&transport.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)})
+		Expect(got).To(ConsistOf(HaveField("Verdict", verdict.Pass)))
+	})
+	DescribeTable("fails",
+		func(res *transport.Result) {
+			Expect(judge(res)).To(ConsistOf(HaveField("Verdict", verdict.Fail)))
+		},
+		Entry("a 2xx without a JSON-RPC body", &transport.Result{Status: 202}),
+		Entry("a 2xx with a text body", &transport.Result{Status: 200, Body: []byte("ok")}),
+		Entry("a JSON-RPC error with another code, in a 4xx", &transport.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)}),
+		Entry("a 5xx without a JSON-RPC body", &transport.Result{Status: 500, Body: []byte("oops")}),
+		Entry("no answer", (*transport.Result)(nil)),
+	)
 })

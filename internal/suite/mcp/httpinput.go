@@ -8,6 +8,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // The existing scenarios over HTTP: where a raw line's answer on stdio is
@@ -72,6 +73,21 @@ func badBody(e *scenario.Env, rule, line string, code int64, idOK func(any) bool
 		bad = true
 		e.Fail("MCP-HTTP-BADBODY-1", seq, "a body that is no JSON-RPC message was not refused with a 4xx status", "a 4xx refusal (400, 406, 415, 422)", answered(res))
 	}
+	judgeBodyAnswer(e, rule, line, code, idOK, res, seq)
+	pin, err := e.Probe()
+	if err != nil {
+		e.Fail("MCP-HTTP-BADBODY-1", -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+		return err
+	}
+	if !bad {
+		e.Pass("MCP-HTTP-BADBODY-1", pin.Seq)
+	}
+	return nil
+}
+
+// judgeBodyAnswer judges rule on what the POST of a bad body got back
+// (transcript line seq): its JSON-RPC error, or a 4xx without one.
+func judgeBodyAnswer(e *scenario.Env, rule, line string, code int64, idOK func(any) bool, res *transport.Result, seq int) {
 	var in *peer.Inbound
 	for _, m := range messages(res, seq) {
 		if _, ok := m.Field("/error"); ok {
@@ -82,22 +98,26 @@ func badBody(e *scenario.Env, rule, line string, code int64, idOK func(any) bool
 			in = m
 		}
 	}
-	if in == nil && res != nil {
-		// A refusal without JSON-RPC is silence to JSON-RPC's SHOULD, as
-		// on stdio.
-		e.Fail(rule, seq, "the answer to "+line+" carries no JSON-RPC error", fmt.Sprintf("an error response with code %d", code), answered(res))
-	} else {
+	switch {
+	case in == nil && refused(res):
+		passBareRefusal(e, rule, seq, answered(res))
+	case in == nil && res != nil:
+		e.Fail(rule, seq, "the answer to "+line+" carries no JSON-RPC error", fmt.Sprintf("an error response with code %d, or a 4xx refusal", code), answered(res))
+	default:
 		judgeBadAnswer(e, rule, line, code, idOK, in)
 	}
-	pin, err := e.Probe()
-	if err != nil {
-		e.Fail("MCP-HTTP-BADBODY-1", -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
-		return err
-	}
-	if !bad {
-		e.Pass("MCP-HTTP-BADBODY-1", pin.Seq)
-	}
-	return nil
+}
+
+// passBareRefusal passes MCP-JSONRPC-7/8 on a 4xx whose body is no
+// JSON-RPC message, over http and sse, saying on which reading: of input
+// a server cannot accept the Streamable HTTP page asks an HTTP error
+// status and makes the JSON-RPC error optional. It is written for
+// responses and notifications, but a server author may read it for any
+// body it cannot parse (docs/silence.md); a 2xx, or a JSON-RPC error with
+// another code, still fails.
+func passBareRefusal(e *scenario.Env, rule string, seq int, how string) {
+	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Pass, Seq: seq,
+		Message: "refused with " + how + " and no JSON-RPC error: of input a server cannot accept, \"The HTTP response body **MAY** comprise a JSON-RPC _error response_\" (2025-03-26 basic/transports § Sending Messages to the Server), read for any body the server cannot parse"})
 }
 
 // earlyPost: a request before initialize is answered, and over HTTP a 4xx

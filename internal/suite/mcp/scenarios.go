@@ -282,7 +282,7 @@ func unanswered(e *scenario.Env, s *session, method string, params any) *peer.In
 		m["params"] = params
 	}
 	b, _ := json.Marshal(m)
-	in := answerTo(e, s, append(b, '\n'))
+	in, _ := answerTo(e, s, append(b, '\n'))
 	if in == nil {
 		return nil
 	}
@@ -318,8 +318,14 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 		e.Skip(survives, "stdio only: this run speaks "+kindName(k))
 		survives = "MCP-HTTP-BADBODY-1"
 	}
-	in := answerTo(e, s, []byte(line+"\n"))
-	judgeBadAnswer(e, rule, line, code, idOK, in)
+	in, refusal := answerTo(e, s, []byte(line+"\n"))
+	if in == nil && refusal != nil && refusal.HTTP.Status/100 == 4 {
+		// The legacy transport refused the line's POST and sent no error
+		// on the stream: as a bare 4xx over Streamable HTTP.
+		passBareRefusal(e, rule, refusal.Seq, refusal.HTTP.End)
+	} else {
+		judgeBadAnswer(e, rule, line, code, idOK, in)
+	}
 	pin, err := e.Probe()
 	if err != nil {
 		e.Fail(survives, -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
@@ -352,10 +358,12 @@ func judgeBadAnswer(e *scenario.Env, rule, line string, code int64, idOK func(an
 // barrier's answer or within lateAnswer of it (servers read stdin in
 // order). A response carrying the barrier's id in another form (another
 // type, a suffix) is the barrier's answer with a mangled id, which the
-// peer judges on its own.
-func answerTo(e *scenario.Env, s *session, line []byte) *peer.Inbound {
+// peer judges on its own. Over the legacy transport the line's POST may
+// be refused with no JSON-RPC body: refusal is that (a frame with
+// HTTP.End), a response may still come on the stream after it.
+func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbound) {
 	if err := e.Peer.SendRaw(line, true); err != nil {
-		return nil
+		return nil, nil
 	}
 	// Not s.call: its drain would swallow the answer looked for here.
 	req := request("ping", nil)
@@ -369,13 +377,21 @@ func answerTo(e *scenario.Env, s *session, line []byte) *peer.Inbound {
 	}
 	deadline := time.Now().Add(lateAnswer)
 	for {
-		in := nextResponse(e, s, time.Until(deadline))
-		if in == nil {
-			e.Peer.ForgetRaw()
-			return nil
-		}
-		if id, ok := in.Field("/id"); !ok || id == nil || !strings.Contains(fmt.Sprint(id), bar) {
-			return in
+		in, err := e.Peer.Next(time.Until(deadline))
+		switch {
+		case err != nil:
+			if refusal == nil {
+				e.Peer.ForgetRaw()
+			}
+			return nil, refusal
+		case in.Kind != nil && in.Kind.Role == spec.RoleResponse:
+			if id, ok := in.Field("/id"); !ok || id == nil || !strings.Contains(fmt.Sprint(id), bar) {
+				return in, refusal
+			}
+		case refusal == nil && in.Kind == nil && in.HTTP != nil && in.HTTP.End != "":
+			refusal = in
+		default:
+			s.judgeFrame(e, in)
 		}
 	}
 }
@@ -653,6 +669,9 @@ func listAll(e *scenario.Env, s *session, method, key, ruleCursor string) ([]any
 			return items, in, nil
 		}
 		page, _ := field(in, "/result/"+key).([]any)
+		if method == "tools/list" {
+			page = judgeToolHeaders(e, s, in, page)
+		}
 		items = append(items, page...)
 		next, ok := field(in, "/result/nextCursor").(string)
 		if !ok {

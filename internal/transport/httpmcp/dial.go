@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -158,6 +159,9 @@ type client struct {
 	// remembered is the bytes of the keys of eventIDs, serverRq and posted.
 	remembered int
 	get        getState
+	// params are the x-mcp-header annotations of each tool a tools/list
+	// answer listed with valid ones (2026-07-28), by tool name.
+	params map[string][]mcpheader.Param
 
 	// legacy transport
 	legacyOnce   sync.Once
@@ -185,6 +189,8 @@ func origin(u *url.URL) string {
 }
 
 func (c *client) Kind() string { return c.o.Kind }
+
+func (c *client) Credentialed() bool { return c.headers.Get("Authorization") != "" }
 
 func (c *client) Session() string {
 	c.mu.Lock()

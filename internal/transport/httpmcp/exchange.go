@@ -126,6 +126,9 @@ func (c *client) request(ctx context.Context, method string, u *url.URL, body []
 			req.Header.Set("MCP-Protocol-Version", c.version)
 		}
 		c.mu.Unlock()
+		if method == http.MethodPost && body != nil {
+			c.metadata(req.Header, body)
+		}
 	}
 	return req
 }
@@ -226,11 +229,6 @@ func (x *exchange) run() {
 	u := c.endpoint
 	c.mu.Unlock()
 	req := c.request(ctx, http.MethodPost, u, x.body)
-	if x.out.revision != "" {
-		// 2026-07-28: the header "MUST match" the body's _meta
-		// (streamable-http.mdx, Protocol Version Header).
-		req.Header.Set("MCP-Protocol-Version", x.out.revision)
-	}
 	resp, err := c.hc.Do(req)
 	x.gotHeaders()
 	if err != nil {
@@ -430,6 +428,9 @@ func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream 
 				if m.version >= "2025-06-18" {
 					c.version = m.version
 				}
+			}
+			if m.key == x.out.key && !m.isError && x.out.method == "tools/list" {
+				c.learnParams(raw)
 			}
 			if m.key == x.out.key && !m.isError && x.out.revision >= "2026" {
 				// A 2026-07-28 server served the revision the request

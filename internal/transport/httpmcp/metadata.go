@@ -1,0 +1,88 @@
+package httpmcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
+)
+
+// metadata sets what a 2026-07-28 client MUST send with a request beside
+// its body (streamable-http.mdx, Request Metadata): MCP-Protocol-Version
+// as the body's _meta names it, Mcp-Method, Mcp-Name for tools/call,
+// resources/read and prompts/get, and an Mcp-Param header for each
+// x-mcp-header argument the call carries, values encoded as Value
+// Encoding says. Earlier revisions get none of them.
+func (c *client) metadata(h http.Header, body []byte) {
+	out := classify(body)
+	if out.batch || out.method == "" {
+		return
+	}
+	c.mu.Lock()
+	modern := c.revision >= "2026"
+	c.mu.Unlock()
+	if out.revision != "" {
+		// Only 2026-07-28 and later name the revision in _meta: whatever
+		// it names (an unknown one included), the request is of that era.
+		modern = true
+		h.Set("MCP-Protocol-Version", out.revision)
+	}
+	if !modern {
+		return
+	}
+	h.Set("Mcp-Method", out.method)
+	r, ok := mcpheader.Read(body)
+	if !ok || !r.NameRequired() || !r.HasName {
+		return
+	}
+	h.Set("Mcp-Name", mcpheader.Encode(r.Name))
+	if r.Method != "tools/call" {
+		return
+	}
+	c.mu.Lock()
+	params := c.params[r.Name]
+	c.mu.Unlock()
+	for _, p := range params {
+		if v, ok := p.Value(r.Arguments); ok {
+			h.Set(p.Header(), v)
+		}
+	}
+}
+
+// maxParamTools bounds the tools whose annotations a session keeps: a
+// server listing new tools for ever must not grow it without end.
+const maxParamTools = 4096
+
+// learnParams records the x-mcp-header annotations of the tools a
+// tools/list answer lists; a tool whose annotations are invalid is one a
+// client MUST reject (server/tools.mdx § x-mcp-header), so it gets none.
+// Called with c.mu held.
+func (c *client) learnParams(raw []byte) {
+	var m struct {
+		Result struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				InputSchema any    `json:"inputSchema"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return
+	}
+	for _, t := range m.Result.Tools {
+		ps, err := mcpheader.Params(t.InputSchema)
+		if err != nil || len(ps) == 0 {
+			delete(c.params, t.Name)
+			continue
+		}
+		if c.params == nil {
+			c.params = map[string][]mcpheader.Param{}
+		}
+		if _, known := c.params[t.Name]; known || len(c.params) < maxParamTools {
+			c.params[t.Name] = ps
+		}
+	}
+}
