@@ -4,7 +4,9 @@ BIN         := bin/wirecheck
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X main.version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
-PROTOCOLS   := sonde-serve tool-host agent-bridge mcp
+PROTOCOLS   := sonde-serve tool-host agent-bridge mcp sophon
+# The token the profiles' reference servers accept and their runs send.
+export WIRECHECK_TOKEN ?= wirecheck-demo
 
 .PHONY: all build demo test lint bench clean
 
@@ -30,6 +32,13 @@ demo: build
 	    --report json=reports/mcp-$$t.json --report junit=reports/mcp-$$t.junit.xml \
 	    --report html=reports/mcp-$$t.html --report markdown=reports/mcp-$$t.md \
 	    -- ./$(BIN) serve mcp --$$t '127.0.0.1:{port}' || exit 1; \
+	done
+	@for t in http sse; do \
+	  echo "== wirecheck run --protocol sophon --transport $$t --header 'Authorization: Bearer \$${WIRECHECK_TOKEN}' -- wirecheck serve sophon --$$t 127.0.0.1:{port}"; \
+	  ./$(BIN) run --protocol sophon --transport $$t --header 'Authorization: Bearer $${WIRECHECK_TOKEN}' \
+	    --report json=reports/sophon-$$t.json --report junit=reports/sophon-$$t.junit.xml \
+	    --report html=reports/sophon-$$t.html --report markdown=reports/sophon-$$t.md \
+	    -- ./$(BIN) serve sophon --$$t '127.0.0.1:{port}' || exit 1; \
 	done
 	@# Profiles of MCP over HTTP ask a Bearer token on every request: the
 	@# reference servers accept $$WIRECHECK_TOKEN (default wirecheck-demo).

@@ -93,12 +93,14 @@ func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int,
 	if err != nil {
 		b.Fatal(err)
 	}
+	cpu0, srv0 := cpuTimes()
 	start := time.Now()
 	bugs, err := c.Run(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
 	fuzzT := time.Since(start)
+	cpu1, srv1 := cpuTimes()
 	b.StopTimer()
 	sent := 0
 	for _, es := range procs {
@@ -109,10 +111,18 @@ func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int,
 		}
 	}
 	bareN, bareT, stalls := bare(b, argv, procs, wait)
+	cpu2, srv2 := cpuTimes()
 	fuzzRate, bareRate := float64(sent)/fuzzT.Seconds(), float64(bareN)/bareT.Seconds()
 	b.ReportMetric(fuzzRate, "fuzz-msg/s")
 	b.ReportMetric(bareRate, "bare-msg/s")
 	b.ReportMetric(fuzzRate/bareRate, "x-bare")
+	// CPU per message: the fuzzer's own (generation, checking, the
+	// transcript, its goroutines), the servers' it started (reaped ones:
+	// their start-ups included), and the bare client's.
+	b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(sent), "fuzz-cpu-µs/msg")
+	b.ReportMetric(float64((srv1-srv0).Microseconds())/float64(sent), "server-cpu-µs/msg")
+	b.ReportMetric(float64((cpu2-cpu1).Microseconds())/float64(bareN), "bare-cpu-µs/msg")
+	b.ReportMetric(float64((srv2-srv1).Microseconds())/float64(bareN), "bare-server-cpu-µs/msg")
 	if protocol == "sonde-serve" {
 		b.ReportMetric(fuzzRate/before, "x-before")
 	}
@@ -140,6 +150,8 @@ func bare(b *testing.B, argv []string, procs [][]transcript.Entry, wait time.Dur
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
+	// The process is reaped before bare returns: its CPU time is then in
+	// the caller's count of its children's.
 	defer func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	lines := make(chan []byte, 1024)
 	go func() {

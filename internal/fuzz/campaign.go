@@ -157,6 +157,8 @@ type Campaign struct {
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
 	starts    atomic.Int64
+	// spawned counts the processes launched, spares never used included.
+	spawned atomic.Int64
 	// cleanExits counts the sequences that closed stdin and saw the
 	// server exit as the rules ask; odds is the batch's closeOdds.
 	cleanExits atomic.Int64
@@ -168,6 +170,9 @@ type Campaign struct {
 	// guarded by mu).
 	kept   *proc
 	spares []*spare
+	// closing counts the processes being closed in the background
+	// (retire).
+	closing sync.WaitGroup
 
 	mu    sync.Mutex
 	bugs  map[[2]string]*Bug
@@ -319,8 +324,11 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	}
 	done := make(chan struct{})
 	defer close(done)
-	defer c.closeSpares()
+	// The kept process is retired last, so nothing else Run does on its
+	// way out overlaps the wait for it.
+	defer c.closing.Wait()
 	defer c.release(nil, false)
+	defer c.closeSpares()
 	go func() {
 		select {
 		case <-c.ctx.Done():

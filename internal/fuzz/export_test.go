@@ -17,3 +17,7 @@ func MalformationLabels() []string {
 
 // Seeds are the seeds of a shard's batches, as the campaign draws them.
 var Seeds = seeds
+
+// Spawned is how many processes a campaign launched, the spares it never
+// used included (Stats.Starts counts those it used).
+func Spawned(c *Campaign) int64 { return c.spawned.Load() }

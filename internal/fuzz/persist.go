@@ -31,7 +31,7 @@ func (c *Campaign) acquire() (*proc, error) {
 		if !shrinking && pr.sequences < c.cfg.FreshEvery && !pr.s.Ended() {
 			return pr, nil
 		}
-		c.close(pr)
+		c.retire(pr)
 	}
 	return c.fresh()
 }
@@ -51,8 +51,15 @@ type spare struct {
 // start takes on a loaded machine; with two, each has two lifetimes to
 // start in. BenchmarkFuzz/reference, 500 sequences, three runs each: a
 // sequence waited 2.1 to 2.3 ms for its process on average with one
-// spare, 1.0 to 1.6 ms with two.
-const spares = 2
+// spare, 1.0 to 1.6 ms with two. Once one in rareCloseOdds closes, a
+// process serves some 60 sequences or more and one spare has that long
+// to start: rareSpares keeps one, for every spare still waiting when
+// the campaign ends was started for nothing (a start is 50 to 100 ms of
+// the server's CPU, which a loaded machine takes from the fuzzing).
+const (
+	spares     = 2
+	rareSpares = 1
+)
 
 // fresh returns a fresh process (the oldest spare, waited for if it is
 // still starting) and starts spares up to their number again.
@@ -77,16 +84,21 @@ func (c *Campaign) fresh() (*proc, error) {
 	return sp.pr, sp.err
 }
 
-// topUp starts spares until there are as many as spares.
+// topUp starts spares until there are as many as the batch wants.
 func (c *Campaign) topUp() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for len(c.spares) < spares && c.ctx.Err() == nil {
+	want := spares
+	if c.odds == rareCloseOdds {
+		want = rareSpares
+	}
+	for len(c.spares) < want && c.ctx.Err() == nil {
 		c.spares = append(c.spares, c.spawn())
 	}
 }
 
 func (c *Campaign) spawn() *spare {
+	c.spawned.Add(1)
 	sp := &spare{done: make(chan struct{})}
 	go func() {
 		defer close(sp.done)
@@ -120,11 +132,25 @@ func (c *Campaign) release(pr *proc, healthy bool) {
 	}
 	c.mu.Unlock()
 	if old != nil {
-		c.close(old)
+		c.retire(old)
 	}
 	if pr != nil {
-		c.close(pr)
+		c.retire(pr)
 	}
+}
+
+// retire closes a process no sequence will use again without making the
+// next sequence wait for it: a healthy one is sent SIGTERM and waited
+// for (tens of milliseconds on a loaded machine, each FreshEvery
+// sequences), one that ignores it is killed after the transport's grace.
+// Run waits for every retired process before it returns, so none
+// outlives the campaign.
+func (c *Campaign) retire(pr *proc) {
+	c.closing.Add(1)
+	go func() {
+		defer c.closing.Done()
+		c.close(pr)
+	}()
 }
 
 func (c *Campaign) close(pr *proc) {

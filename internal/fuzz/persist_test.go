@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -140,12 +141,16 @@ var _ = Describe("persistent fuzzing", func() {
 		}
 		return false
 	}
+	var closed atomic.Int64 // processes closed, counted as Run returns
 	run := func(freshEvery int) ([][]scenario.Step, fuzz.Stats) {
 		bin, err := testbin.Wirecheck()
 		Expect(err).NotTo(HaveOccurred())
 		var traces [][]scenario.Step
+		var recorded atomic.Int64
 		c, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve"}, fuzz.Config{Runs: 60, Seed: 3, FreshEvery: freshEvery,
-			Trace: func(steps []scenario.Step) { traces = append(traces, steps) }})
+			Trace:    func(steps []scenario.Step) { traces = append(traces, steps) },
+			Recorded: func([]transcript.Entry) { recorded.Add(1) }})
+		closed.Store(recorded.Load())
 		Expect(bugs).To(BeEmpty())
 		return traces, c.Stats()
 	}
@@ -154,6 +159,9 @@ var _ = Describe("persistent fuzzing", func() {
 		traces, st := run(4)
 		procs := processes(traces)
 		Expect(st.Starts).To(BeEquivalentTo(len(procs)))
+		// Processes replaced are closed in the background; Run waits for
+		// every one of them.
+		Expect(closed.Load()).To(BeEquivalentTo(st.Starts), "every process used is closed when Run returns")
 		Expect(len(procs)).To(BeNumerically("<", len(traces)/2), "processes are kept")
 		for _, seqs := range procs {
 			Expect(len(seqs)).To(BeNumerically("<=", 4))
@@ -170,9 +178,12 @@ var _ = Describe("persistent fuzzing", func() {
 		bin, err := testbin.Wirecheck()
 		Expect(err).NotTo(HaveOccurred())
 		var traces [][]scenario.Step
-		_, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve"}, fuzz.Config{Runs: 400, Seed: 3,
+		c, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve"}, fuzz.Config{Runs: 400, Seed: 3,
 			Trace: func(steps []scenario.Step) { traces = append(traces, steps) }})
 		Expect(bugs).To(BeEmpty())
+		// Processes outlive some 60 sequences then: one spare is started
+		// ahead of need, not two, and only it is left unused at the end.
+		Expect(fuzz.Spawned(c)-c.Stats().Starts).To(BeEquivalentTo(1), "spares never used")
 		count := func(seqs [][]scenario.Step) int {
 			n := 0
 			for _, steps := range seqs {

@@ -534,17 +534,16 @@ func (pr *proc) sendInvalid(v any) error {
 	if err != nil {
 		return err
 	}
-	return pr.do(rawStep(append(b, '\n')), pr.probeStep())
+	return pr.do(rawStep(string(b)+"\n"), pr.probeStep())
 }
 
 // rawStep writes bytes as they are: as text when they are, base64 when
 // not (the reproducer stays a YAML file).
-func rawStep(b []byte) scenario.Step {
-	if utf8.Valid(b) {
-		str := string(b)
-		return scenario.Step{SendRaw: &str}
+func rawStep(s string) scenario.Step {
+	if utf8.ValidString(s) {
+		return scenario.Step{SendRaw: &s}
 	}
-	enc := base64.StdEncoding.EncodeToString(b)
+	enc := base64.StdEncoding.EncodeToString([]byte(s))
 	return scenario.Step{SendBase64: &enc}
 }
 

@@ -112,6 +112,9 @@ var _ = Describe(tables, func() {
 		if b.Protocol.Versions != nil {
 			versions = b.Protocol.Versions.IDs()
 		}
+		if vs := tableRevisions[id]; vs != nil {
+			versions = vs
+		}
 		for _, v := range versions {
 			for _, tr := range b.Protocol.Transports[min(1, len(b.Protocol.Transports)):] {
 				text := strings.TrimSpace(id+" "+v) + " over " + tr + " passes its whole suite at --level should"

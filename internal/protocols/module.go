@@ -6,12 +6,14 @@ import (
 	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	sondehubserver "github.com/wirecheck/wirecheck/internal/refserver/sondehub"
 	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
+	sophonserver "github.com/wirecheck/wirecheck/internal/refserver/sophon"
 	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
 	sondehubsuite "github.com/wirecheck/wirecheck/internal/suite/sondehub"
 	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
+	sophonsuite "github.com/wirecheck/wirecheck/internal/suite/sophon"
 	toolhostsuite "github.com/wirecheck/wirecheck/internal/suite/toolhost"
 )
 
@@ -51,6 +53,7 @@ var modules = []Module{
 	module{id: "mcp", scenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, serve: mcpserver.Serve},
 	module{id: "agent-bridge", scenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: agentbridgeserver.Serve},
 	module{id: "tool-host", scenarios: toolhostsuite.Scenarios, serve: toolhostserver.Serve},
+	module{id: "sophon", scenarios: sophonsuite.Scenarios, serve: sophonserver.Serve},
 	module{id: "sonde-hub", scenarios: sondehubsuite.Scenarios, serve: sondehubserver.Serve},
 }
 

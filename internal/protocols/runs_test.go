@@ -133,8 +133,8 @@ func (r run) server() (testrun.Server, error) {
 	// it, as a user with credentials would (http-auth's probes judge the
 	// server without it); against one that checks none, none: handed
 	// credentials it ignores, a server fails MCP-AUTH-1. A profile's
-	// reference server asks the demo token (WIRECHECK_TOKEN) on every
-	// request.
+	// reference server takes the demo token (WIRECHECK_TOKEN), which it
+	// asks on every request.
 	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: tr}
 	switch {
 	case b.Protocol.Base != "":
@@ -338,6 +338,6 @@ func execute(r run) (out outcome) {
 	if err != nil {
 		return outcome{err: err}
 	}
-	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout})
+	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Params: tableParams[r.Protocol]})
 	return outcome{rep, err, r.Transport}
 }

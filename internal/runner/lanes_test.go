@@ -1,6 +1,10 @@
 package runner_test
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,11 +15,14 @@ import (
 	"github.com/onsi/gomega/format"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -211,5 +218,85 @@ var _ = Describe("lanes of a launched HTTP server", func() {
 		rep, _ := testrun.Run(testrun.Server{Protocol: "mcp", Command: target.Target{Argv: []string{"true", "{port}"}, Transport: "http"}},
 			runner.Config{Scenarios: []*scenario.Scenario{pinged("a", true, false, nil)}, Jobs: 4, Timeout: 2 * time.Second})
 		Expect(strings.Join(rep.Notes, "\n")).NotTo(ContainSubstring("--jobs 1"))
+	})
+})
+
+// running serves the MCP reference server over HTTP in the test process,
+// each request passed through hold first; the target reaches it by URL
+// alone, as `--url` does.
+func running(hold func(r *http.Request)) target.Target {
+	f := refmcp.NewFront(refserver.Options{}, false)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hold(r)
+		f.ServeHTTP(w, r)
+	}))
+	DeferCleanup(func() {
+		f.Close()
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	return target.Target{URL: ts.URL + "/mcp", Transport: "http"}
+}
+
+var _ = Describe("lanes against a running server (--url alone)", func() {
+	It("give a scenario that waits by design a lane of its own, which the scenarios after it share", func() {
+		// A lane is known by its transcript (a session may be replaced
+		// within a lane: these pings come before any initialize).
+		var mu sync.Mutex
+		lanes := map[string]*transcript.Recorder{}
+		mark := func(name string, idle time.Duration) *scenario.Scenario {
+			s := pinged(name, false, false, nil)
+			s.Idle = idle
+			run := s.Run
+			s.Run = func(e *scenario.Env) error {
+				mu.Lock()
+				lanes[name] = e.Peer.Recorder()
+				mu.Unlock()
+				return run(e)
+			}
+			return s
+		}
+		t := running(func(*http.Request) {})
+		_, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: t}, runner.Config{
+			Scenarios: []*scenario.Scenario{mark("a", 0), mark("a2", 0), mark("waits", time.Second), mark("after", 0)}, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(lanes).To(HaveLen(4))
+		Expect(lanes["a"]).To(BeIdenticalTo(lanes["a2"]))
+		Expect(lanes["waits"]).NotTo(BeIdenticalTo(lanes["a"]))
+		Expect(lanes["after"]).To(BeIdenticalTo(lanes["waits"]))
+	})
+
+	It("start every lane at once: no lane waits for another's server to speak first", func() {
+		// More lanes than CPUs (a launched server's default bound), each
+		// held at its first request until all have sent theirs.
+		n := runtime.NumCPU() + 1
+		var inside sync.WaitGroup
+		inside.Add(n)
+		all := make(chan struct{})
+		go func() { inside.Wait(); close(all) }()
+		var met atomic.Int32
+		var seen sync.Map
+		t := running(func(r *http.Request) {
+			if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+				return
+			}
+			if _, again := seen.LoadOrStore(r.RemoteAddr, true); again {
+				return
+			}
+			inside.Done()
+			select {
+			case <-all:
+				met.Add(1)
+			case <-time.After(10 * time.Second):
+			}
+		})
+		var scs []*scenario.Scenario
+		for i := range n {
+			scs = append(scs, pinged(fmt.Sprint("lane", i), true, false, nil))
+		}
+		_, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: t}, runner.Config{
+			Scenarios: scs, Jobs: n, Timeout: 20 * time.Second, StartupTimeout: 30 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(met.Load()).To(BeEquivalentTo(n), "all %d lanes had sent their first request at the same time", n)
 	})
 })

@@ -5,8 +5,9 @@
 // a process, how many processes start and run at once.
 //
 // Scenarios run in lanes. A lane begins at the first scenario and at every
-// scenario that asks for a fresh process; the scenarios after it share its
-// process, in order. Lanes are independent, so they run at once (up to
+// scenario that asks for a fresh process (against a server already
+// running, also at every scenario that waits by design); the scenarios
+// after it share its process, in order. Lanes are independent, so they run at once (up to
 // Config.Jobs): a suite whose slow parts are waits (a server that should
 // exit, an answer that should not come) takes as long as its slowest lane,
 // not the sum. Within a lane, a process that died or stopped answering is
@@ -117,6 +118,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	if cfg.Starts <= 0 {
 		cfg.Starts = runtime.NumCPU()
+		if running(cfg.Target) {
+			// Nothing is launched: a lane's start is a connection, and
+			// holding one back until another's server has spoken only
+			// delays it.
+			cfg.Starts = cfg.Jobs
+		}
 	}
 	var verr error
 	if v := cfg.Protocol.Versions; v != nil {
@@ -355,8 +362,9 @@ func (l *lane) stop() {
 	}
 }
 
-// lanes cuts the selected scenarios into lanes: a new lane at the start
-// and at every scenario that wants a fresh process.
+// lanes cuts the selected scenarios into lanes: a new lane at the start,
+// at every scenario that wants a fresh process and, against a running
+// server, at every scenario with an Idle wait.
 //
 // --rules runs the scenarios that decide the selected rules: those that
 // declare one, and every scenario when a selected rule is judged on frames
@@ -371,6 +379,10 @@ func (r *run) plan() []*lane {
 			break
 		}
 	}
+	// Against a running server a lane costs a session, not a process: a
+	// scenario that waits by design gets a lane of its own, so its wait
+	// overlaps the rest instead of following it.
+	apart := running(r.cfg.Target)
 	i := 0
 	for _, s := range r.cfg.Scenarios {
 		picked := everyFrame
@@ -385,7 +397,7 @@ func (r *run) plan() []*lane {
 		}
 		r.order[s.Name] = i
 		i++
-		if len(out) == 0 || s.Fresh {
+		if len(out) == 0 || s.Fresh || (apart && s.Idle > 0) {
 			rec := transcript.NewRecorderAt(r.started, budget)
 			rec.SetRedactor(redact.Text)
 			out = append(out, &lane{r: r, rec: rec, spans: map[string]span{}, begun: make(chan struct{})})
@@ -413,6 +425,10 @@ func numbered(ls []*lane) []*lane {
 	}
 	return ls
 }
+
+// running reports whether the target is a server already running (--url
+// alone): the run launches no process.
+func running(t target.Target) bool { return len(t.Argv) == 0 && t.URL != "" }
 
 // frameDecided reports whether a rule is judged on every frame as it
 // arrives (a built-in check, a frames: schema, a kind's schema) rather than

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"time"
+	"unsafe"
 
 	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -80,7 +81,7 @@ func (st *Step) run(e *Env) error {
 			return e.writeFailed(err)
 		}
 	case st.SendRaw != nil:
-		if err := e.Peer.SendRaw([]byte(*st.SendRaw), st.answerable()); err != nil {
+		if err := e.Peer.SendRaw(readOnly(*st.SendRaw), st.answerable()); err != nil {
 			return e.writeFailed(err)
 		}
 	case st.SendBase64 != nil:
@@ -191,6 +192,11 @@ func (st *Step) run(e *Env) error {
 	}
 	return nil
 }
+
+// readOnly is s's bytes, not a copy of them: the peer and the transports
+// only read what they write (transport.Transport.WriteRaw), and a fuzzed
+// line can be a MiB, copied on every send (BenchmarkSendRaw).
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 func (st *Step) answerable() bool { return st.Answered == nil || *st.Answered }
 

@@ -31,15 +31,16 @@ type Server struct {
 	Faults, Variants []string
 	// Revision of a versioned protocol to run under; "" runs the default.
 	Revision string
-	// Command, when its Argv is set, is the server instead of the
+	// Command, when its Argv or URL is set, is the server instead of the
 	// reference server (Faults and Variants then do not apply).
 	Command target.Target
 }
 
 // Target is how the runner reaches the server: the reference server of
-// the protocol with its faults and variants, unless a command is given.
+// the protocol with its faults and variants, unless a command or URL is
+// given.
 func (s Server) Target() (target.Target, error) {
-	if len(s.Command.Argv) > 0 {
+	if len(s.Command.Argv) > 0 || s.Command.URL != "" {
 		return s.Command, nil
 	}
 	bin, err := testbin.Wirecheck()

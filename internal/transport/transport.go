@@ -37,6 +37,7 @@ type Transport interface {
 	// Send writes one message, adding the framing (a '\n' on stdio).
 	Send(msg []byte) error
 	// WriteRaw writes bytes as they are, with no framing, for malformed input.
+	// It only reads b, which may be a string's bytes (scenario send_raw).
 	WriteRaw(b []byte) error
 	// Recv delivers frames in arrival order.
 	Recv() <-chan Frame

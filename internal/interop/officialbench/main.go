@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/interop"
 )
@@ -67,13 +68,27 @@ func main() {
 		Revision:  "2025-11-25",
 		Dir:       tmp,
 	}
+	before := loadAverage()
 	cmp, err := b.Compare(*runs)
 	if err != nil {
 		fail(err.Error())
 	}
-	fmt.Printf("official suite %s vs wirecheck, against server-everything %s (streamableHttp, a fresh server per run, --url), revision %s, median of %d run(s) each\n\n",
+	fmt.Printf("official suite %s vs wirecheck, against server-everything %s (streamableHttp, a fresh server per run, --url), revision %s, median of %d run(s) each\n",
 		interop.OfficialSuiteVersion, interop.ServerEverythingVersion, b.Revision, *runs)
+	// The wall-time ratio moves with the machine's load (the official
+	// suite spends CPU where wirecheck waits on the server), so the
+	// figures say what load they were measured under.
+	fmt.Printf("load average (1 min) %s before, %s after\n\n", before, loadAverage())
 	fmt.Print(cmp.Table())
+}
+
+// loadAverage is the 1-minute load average, or "unknown" off Linux.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 func fail(msg string) {

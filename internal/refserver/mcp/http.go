@@ -626,12 +626,14 @@ func serveHTTP(o refserver.Options, ext *Extension) int {
 		Fatal() <-chan struct{}
 		Close()
 		lingerOnStop()
-	} = NewFront(o, legacy)
+	}
+	front := NewFront(o, legacy)
+	h = front
 	if ext != nil {
 		h = NewHandler(o, ext)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	if slices.Contains(o.Faults, "header-names-exact") {
+	if front.faults["header-names-exact"] {
 		ln = RecordHeaderNames(srv, ln)
 	}
 	fmt.Fprintf(o.Log, "listening on http://%s%s\n", ln.Addr(), path)

@@ -114,6 +114,11 @@ func exchange(e *scenario.Env, x transport.Exchanger, what string, ex transport.
 func exchangeWithin(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange, d time.Duration) (*transport.Result, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
+	return exchangeCtx(ctx, e, x, what, ex)
+}
+
+// exchangeCtx is exchange bounded by ctx.
+func exchangeCtx(ctx context.Context, e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
 	res, err := x.Exchange(ctx, ex)
 	text := "probe: " + what + " → " + answered(res)
 	if err != nil {

@@ -572,9 +572,13 @@ const ExitWaitParam = "mcp-exit-wait"
 
 func shutdown(e *scenario.Env) error {
 	if k := httpKind(e); k != "" {
-		// Over HTTP stdin is no channel: closing it says nothing.
+		// Over HTTP stdin is no channel: closing it says nothing. The
+		// session is opened anyway: against a running server this
+		// scenario may begin a lane, and the liveness ping after it
+		// needs one (a server may refuse any request outside one).
 		e.Skip("MCP-STDIO-4", "stdio only: this run speaks "+kindName(k))
-		return nil
+		_, err := ensure(e)
+		return err
 	}
 	if _, err := ensure(e); err != nil {
 		return err

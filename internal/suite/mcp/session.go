@@ -32,6 +32,8 @@ type session struct {
 	version  string
 	answered string
 	caps     map[string]any
+	// initSeq is the transcript line of the initialize result.
+	initSeq int
 
 	mu       sync.Mutex
 	progress map[string]*tracked // progress token → the request it rides on
@@ -184,7 +186,7 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 	if _, ok := in.Field("/result"); !ok {
 		return in, nil, nil
 	}
-	s := &session{requested: version, progress: map[string]*tracked{}}
+	s := &session{requested: version, progress: map[string]*tracked{}, initSeq: in.Seq}
 	s.answered, _ = field(in, "/result/protocolVersion").(string)
 	s.version = s.answered
 	if !known(e, s.answered) {

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The sophon profile fuzzes as MCP does (its base's model: initialize,
+// then generated requests and calls of the tools it lists), over stdio
+// and over Streamable HTTP at its own endpoint with its bearer token.
+var _ = Describe("wirecheck fuzz --protocol sophon", func() {
+	It("runs over stdio against its reference server with no finding", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "fuzz", "--protocol", "sophon", "--runs", "15", "--seed", "7", "--save", dir,
+			"--", bin(), "serve", "sophon")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(MatchRegexp(`fuzz: \d+ sequences .* 0 distinct failures`))
+	})
+
+	It("runs over http at /mcp/http with the token, and finds no sophon rule broken", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "fuzz", "--protocol", "sophon", "--transport", "http", "--runs", "10", "--seed", "7",
+			"--shrink-time", "2s", "--save", dir, "--report", "json="+filepath.Join(dir, "fuzz.json"),
+			"--header", "Authorization: Bearer wirecheck-demo",
+			"--", bin(), "serve", "sophon", "--http", "127.0.0.1:{port}")
+		// 1 is a finding of MCP's rules over HTTP (a request split over
+		// two POSTs is two bodies, whatever the server): not sophon's.
+		Expect(code).To(BeElementOf(0, 1), out+errs)
+		Expect(out).To(MatchRegexp(`fuzz: \d+ sequences`))
+		Expect(out).NotTo(MatchRegexp(`(?m)^(FAIL|ERROR)\s+SOPHON-`))
+		Expect(regexp.MustCompile(`(?m)^ERROR\s`).MatchString(out)).To(BeFalse(), out)
+	})
+})
