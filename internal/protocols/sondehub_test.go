@@ -36,7 +36,12 @@ var _ = Describe("the sonde-hub suite against the plain MCP reference server", f
 				continue
 			}
 			if !strings.HasPrefix(f.Rule, "SONDE-HUB-") {
-				Expect(f.Level).To(Equal(verdict.May), "the MCP server breaks MCP rule %s:\n%s", f.Rule, evidence(rep, f.Rule))
+				// MCP-AUTH-1 is MCP's word for SONDE-HUB-AUTH-1's breach:
+				// the run carries the hub's token, the server serves
+				// without it.
+				if f.Rule != "MCP-AUTH-1" {
+					Expect(f.Level).To(Equal(verdict.May), "the MCP server breaks MCP rule %s:\n%s", f.Rule, evidence(rep, f.Rule))
+				}
 				continue
 			}
 			hub = append(hub, f.Rule)
