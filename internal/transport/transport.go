@@ -13,7 +13,7 @@ import (
 type Frame struct {
 	// Raw holds the frame's bytes without framing (no trailing newline).
 	// For an over-long line it holds the first MaxFrame bytes (on stderr,
-	// MaxStderrLine).
+	// MaxStderrLine; over HTTP, the first 64 KiB of the body or event).
 	Raw []byte
 	// At is when the frame was complete.
 	At time.Time

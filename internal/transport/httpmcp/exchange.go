@@ -313,6 +313,18 @@ func (x *exchange) readBody(resp *http.Response, limit int) (b []byte, over bool
 	return b, false, err
 }
 
+// oversizeEvidence is how much of a body or event over the cap a frame
+// keeps: what a report can show of it (the transcript keeps 16 KiB of a
+// line), not the MaxFrame bytes read to find it too long, which lanes
+// reading a hostile server's gigabyte at once would hold by the dozen.
+const oversizeEvidence = 64 << 10
+
+// evidencePrefix is a copy of b's first oversizeEvidence bytes, so the
+// buffer read is garbage at once.
+func evidencePrefix(b []byte) []byte {
+	return append([]byte(nil), b[:min(len(b), oversizeEvidence)]...)
+}
+
 // accepted judges the answer to a POST that carried no request: 202 and
 // no body. A 2xx carrying a JSON-RPC error said success while refusing.
 func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
@@ -533,7 +545,7 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 	switch {
 	case over:
 		x.judgeType(resp, mt == "application/json", nil)
-		c.q.Offer(b, transport.Frame{HTTP: x.via(resp, http.MethodPost), Oversize: true})
+		c.q.Offer(evidencePrefix(b), transport.Frame{HTTP: x.via(resp, http.MethodPost), Oversize: true})
 		x.end(resp, fmt.Sprintf("a body over the %d-byte cap", c.o.MaxFrame))
 		return
 	case err != nil:

@@ -89,7 +89,7 @@ var _ = Describe("hostile servers", func() {
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		f := next(t)
 		Expect(f.Oversize).To(BeTrue())
-		Expect(f.Raw).To(HaveLen(transport.DefaultMaxFrame))
+		Expect(f.Raw).To(HaveLen(64<<10), "the evidence kept of it, not the MaxFrame bytes read")
 		Expect(next(t).HTTP.End).To(ContainSubstring("over the 4194304-byte cap"))
 	})
 

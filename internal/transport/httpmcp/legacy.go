@@ -228,7 +228,7 @@ func (c *client) legacyStream(ctx context.Context) {
 		ev, err := r.Next()
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
+				c.q.Offer(evidencePrefix([]byte(ev.Data)), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
 			}
 			why := "the SSE stream ended"
 			if !errors.Is(err, io.EOF) {

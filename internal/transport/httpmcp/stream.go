@@ -206,7 +206,7 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 		ev, err := r.Next()
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, verb, ""), Oversize: true})
+				c.q.Offer(evidencePrefix([]byte(ev.Data)), transport.Frame{HTTP: x.streamVia(resp, verb, ""), Oversize: true})
 			}
 			return err
 		}
@@ -333,7 +333,7 @@ func (c *client) getOnce(ctx context.Context) bool {
 		ev, err := r.Next()
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer([]byte(ev.Data), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
+				c.q.Offer(evidencePrefix([]byte(ev.Data)), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
 			}
 			// Passed however the stream ended, Close included: whether
 			// the server or wirecheck ends it first is timing, and the
