@@ -40,21 +40,7 @@ func InProcess(serve ServeFunc, opts Options) (Transport, error) {
 			return nil, fmt.Errorf("%w in-process server: %w", ErrStart, err)
 		}
 	}
-	t := &stdio{
-		opts:   opts,
-		stdin:  inW,
-		stdout: outR,
-		stderr: errR,
-		outQ:   newQueue(opts.MaxBuffered, opts.Pool),
-		errQ:   newQueue(opts.MaxBuffered, opts.Pool),
-		exited: make(chan struct{}),
-		stop:   make(chan struct{}),
-	}
-	t.workers.Add(4)
-	go t.read(outR, t.outQ, opts.MaxFrame)
-	go t.read(errR, t.errQ, opts.MaxStderrLine)
-	go t.deliver(t.outQ)
-	go t.deliver(t.errQ)
+	t := started(opts, inW, outR, errR)
 	go func() {
 		st := ExitStatus{}
 		func() {

@@ -88,25 +88,31 @@ func Launch(opts Options) (Transport, error) {
 	// after it exits and hide the EOF.
 	closeAll([]*os.File{inR, outW, errW})
 
+	t := started(opts, inW, outR, errR)
+	t.cmd, t.pgid = cmd, cmd.Process.Pid
+	go t.wait()
+	return t, nil
+}
+
+// started is the transport over a server's three pipes (our ends), its
+// readers and deliverers running; the caller watches for the exit.
+func started(opts Options, stdin, stdout, stderr *os.File) *stdio {
 	t := &stdio{
 		opts:   opts,
-		cmd:    cmd,
-		pgid:   cmd.Process.Pid,
-		stdin:  inW,
-		stdout: outR,
-		stderr: errR,
+		stdin:  stdin,
+		stdout: stdout,
+		stderr: stderr,
 		outQ:   newQueue(opts.MaxBuffered, opts.Pool),
 		errQ:   newQueue(opts.MaxBuffered, opts.Pool),
 		exited: make(chan struct{}),
 		stop:   make(chan struct{}),
 	}
 	t.workers.Add(4)
-	go t.read(outR, t.outQ, opts.MaxFrame)
-	go t.read(errR, t.errQ, opts.MaxStderrLine)
+	go t.read(stdout, t.outQ, opts.MaxFrame)
+	go t.read(stderr, t.errQ, opts.MaxStderrLine)
 	go t.deliver(t.outQ)
 	go t.deliver(t.errQ)
-	go t.wait()
-	return t, nil
+	return t
 }
 
 // startCause strips the command name that exec's errors repeat, since ours
