@@ -69,7 +69,7 @@ lint:
 # to one process, and the ratios.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s $$($(GO) list ./... | grep -v /internal/fuzz$$)
-	$(GO) test -run '^$$' -bench 'Fuzz|FreshEvery' -benchtime 500x ./internal/fuzz
+	$(GO) test -run '^$$' -bench 'Fuzz|FreshEvery|Malformations' -benchtime 500x ./internal/fuzz
 	$(GO) run ./internal/runner/faultbench -bin $(BIN)
 	$(GO) run ./internal/interop/officialbench -bin $(BIN)
 

@@ -244,9 +244,12 @@ var _ = Describe("lanes against a running server (--url alone)", func() {
 		// within a lane: these pings come before any initialize).
 		var mu sync.Mutex
 		lanes := map[string]*transcript.Recorder{}
-		mark := func(name string, idle time.Duration) *scenario.Scenario {
+		mark := func(name string, idle time.Duration, rules ...string) *scenario.Scenario {
 			s := pinged(name, false, false, nil)
 			s.Idle = idle
+			if len(rules) > 0 {
+				s.Rules = rules
+			}
 			run := s.Run
 			s.Run = func(e *scenario.Env) error {
 				mu.Lock()
@@ -257,11 +260,15 @@ var _ = Describe("lanes against a running server (--url alone)", func() {
 			return s
 		}
 		t := running(func(*http.Request) {})
+		// "stdio-wait" waits only for a stdio rule: over HTTP it has no
+		// wait to overlap, and stays in its lane.
 		_, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: t}, runner.Config{
-			Scenarios: []*scenario.Scenario{mark("a", 0), mark("a2", 0), mark("waits", time.Second), mark("after", 0)}, Timeout: 5 * time.Second})
+			Scenarios: []*scenario.Scenario{mark("a", 0), mark("a2", 0), mark("stdio-wait", time.Second, "MCP-STDIO-4"),
+				mark("waits", time.Second), mark("after", 0)}, Timeout: 5 * time.Second})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(lanes).To(HaveLen(4))
+		Expect(lanes).To(HaveLen(5))
 		Expect(lanes["a"]).To(BeIdenticalTo(lanes["a2"]))
+		Expect(lanes["stdio-wait"]).To(BeIdenticalTo(lanes["a"]))
 		Expect(lanes["waits"]).NotTo(BeIdenticalTo(lanes["a"]))
 		Expect(lanes["after"]).To(BeIdenticalTo(lanes["waits"]))
 	})

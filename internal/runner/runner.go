@@ -380,8 +380,8 @@ func (r *run) plan() []*lane {
 		}
 	}
 	// Against a running server a lane costs a session, not a process: a
-	// scenario that waits by design gets a lane of its own, so its wait
-	// overlaps the rest instead of following it.
+	// scenario that waits by design on this transport gets a lane of its
+	// own, so its wait overlaps the rest instead of following it.
 	apart := running(r.cfg.Target)
 	i := 0
 	for _, s := range r.cfg.Scenarios {
@@ -397,7 +397,7 @@ func (r *run) plan() []*lane {
 		}
 		r.order[s.Name] = i
 		i++
-		if len(out) == 0 || s.Fresh || (apart && s.Idle > 0) {
+		if len(out) == 0 || s.Fresh || (apart && s.Idle > 0 && r.waitsOn(s)) {
 			rec := transcript.NewRecorderAt(r.started, budget)
 			rec.SetRedactor(redact.Text)
 			out = append(out, &lane{r: r, rec: rec, spans: map[string]span{}, begun: make(chan struct{})})
@@ -424,6 +424,18 @@ func numbered(ls []*lane) []*lane {
 		l.id = i
 	}
 	return ls
+}
+
+// waitsOn reports whether a scenario's wait is on the run's transport:
+// one of its rules holds there (a stdio-only scenario skips over HTTP,
+// and waits for nothing).
+func (r *run) waitsOn(s *scenario.Scenario) bool {
+	for _, id := range s.Rules {
+		if ru := r.cfg.Protocol.Rule(id); ru == nil || ru.AppliesOn(r.cfg.Target.Kind()) {
+			return true
+		}
+	}
+	return false
 }
 
 // running reports whether the target is a server already running (--url
