@@ -28,7 +28,8 @@ import (
 type Options struct {
 	// Protocol is the suite: "mcp", "sonde-serve", … (`wirecheck protocols`).
 	Protocol string
-	// Revision of a protocol with revisions ("" for its default).
+	// Revision of a protocol with revisions ("" for its default; "all"
+	// runs the suite in each, side by side, as run --revision all does).
 	Revision string
 	// Params are KEY=VALUE settings of the protocol's scenarios (--param).
 	Params []string
@@ -129,7 +130,8 @@ func run(o Options) (*report.Report, error) {
 	}
 	plan, err := certify.Prepare(certify.Request{Bundle: b, Params: st.Params, Target: t,
 		Scenarios: o.Scenarios, Rules: o.Rules, Baseline: o.Baseline, Strict: o.Strict, Seed: 1,
-		Jobs: cmp.Or(o.Jobs, runner.DefaultJobs), Timeout: o.Timeout, StartupTimeout: o.StartupTimeout, Rerun: rerun})
+		Jobs: cmp.Or(o.Jobs, runner.DefaultJobs), Timeout: o.Timeout, StartupTimeout: o.StartupTimeout, Rerun: rerun,
+		Revisions: st.All})
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +252,7 @@ func judgeRule(t testing.TB, g report.RuleGroup, level verdict.Level, alone bool
 // Actual, the exchange, and the one command that reproduces it.
 func evidence(head string, f report.Finding, test string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n  %s in scenario %s: %s", head, f.Verdict, f.Scenario, f.Message)
+	fmt.Fprintf(&b, "%s\n  %s in scenario %s: %s", head, f.Verdict, f.Where(), f.Message)
 	if f.Known {
 		b.WriteString(" (known: in the baseline)")
 	}
@@ -273,6 +275,9 @@ func evidence(head string, f report.Finding, test string) string {
 type Finding struct {
 	Rule, Level, Verdict, Scenario string
 	Message, Expected, Actual      string
+	// Revision is the protocol revision the finding was judged by, with
+	// Options.Revision "all" (one run in each); "" otherwise.
+	Revision string
 	// Reproduce is the command line that reruns it ("" for a server in
 	// this process: its test reruns it).
 	Reproduce string
@@ -283,7 +288,8 @@ func findings(rep *report.Report) []Finding {
 	out := make([]Finding, 0, len(rep.Findings))
 	for _, f := range rep.Findings {
 		out = append(out, Finding{Rule: f.Rule, Level: string(f.Level), Verdict: string(f.Verdict), Scenario: f.Scenario,
-			Message: f.Message, Expected: f.Expected, Actual: f.Actual, Reproduce: f.Reproduce, Known: f.Known})
+			Message: f.Message, Expected: f.Expected, Actual: f.Actual, Reproduce: f.Reproduce, Known: f.Known,
+			Revision: f.Revision})
 	}
 	return out
 }

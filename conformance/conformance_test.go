@@ -97,6 +97,24 @@ var _ = Describe("conformance.Run", func() {
 		Expect(string(data)).To(ContainSubstring(`"rule": "SONDE-RUNTIME-1"`))
 	})
 
+	It("runs every revision with Revision \"all\", each failure naming its revision and the line that reruns it there", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		var got []conformance.Finding
+		r := record(func(t testing.TB) {
+			got = conformance.Run(t, conformance.Options{Protocol: "mcp", Revision: "all", Scenarios: []string{"version-negotiation"},
+				Command: []string{bin, "serve", "mcp", "--fault", "version-echo-any"}})
+		})
+		revs := map[string]bool{}
+		for _, f := range got {
+			revs[f.Revision] = true
+		}
+		Expect(revs).To(HaveLen(5))
+		all := strings.Join(r.errors, "\n---\n")
+		Expect(all).To(ContainSubstring("in scenario version-negotiation @ 2025-03-26"))
+		Expect(all).To(ContainSubstring("--revision 2025-03-26 "))
+	})
+
 	It("judges at the level asked and honours a baseline", func() {
 		base := filepath.Join(GinkgoT().TempDir(), "known.txt")
 		Expect(os.WriteFile(base, []byte("SONDE-RUNTIME-1\nSONDE-ID-1\n"), 0o644)).To(Succeed())

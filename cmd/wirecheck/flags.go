@@ -74,6 +74,8 @@ type setup struct {
 	proto  *spec.Protocol
 	params map[string]string
 	t      target.Target
+	// all are the revisions of --revision all, for run.
+	all []string
 }
 
 // prepare checks the flags against the server command after "--"; only
@@ -105,7 +107,7 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	// From here on the transport is named, whether given or found (a URL
 	// alone): what judges the run reads it, rerun lines repeat it.
 	t = t.Detect(c.timeout, st.Protocol.Version)
-	return &setup{b, st.Protocol, st.Params, t}, nil
+	return &setup{b, st.Protocol, st.Params, t, st.All}, nil
 }
 
 // live is the progress line to draw on stderr (nil where none is

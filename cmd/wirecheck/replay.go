@@ -47,6 +47,8 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	s, err := f.prepare(argv, "")
 	if err != nil {
 		return err
+	} else if s.all != nil {
+		return usageErr("--revision all: replay judges by one revision, its files' or the one named")
 	}
 	var params map[string]string
 	var scs []*scenario.Scenario

@@ -22,7 +22,7 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r.Bundle, r.Params, r.Target, r.Timeout, r.StartupTimeout = s.b, s.params, s.t, f.timeout, f.startupTimeout
+			r.Bundle, r.Params, r.Target, r.Timeout, r.StartupTimeout, r.Revisions = s.b, s.params, s.t, f.timeout, f.startupTimeout, s.all
 			r.Rerun = new(f.rerun("run", nil, f.level))
 			plan, err := certify.Prepare(r)
 			if err != nil {

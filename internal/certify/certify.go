@@ -41,6 +41,10 @@ type Request struct {
 	// Rerun, when set, is the head of every finding's reproduce line;
 	// Run fills in the rules and the seed.
 	Rerun *target.Rerun
+	// Revisions, when more than one, run the suite once in each, side by
+	// side, into one report with a column per revision (--revision all);
+	// Params then name none.
+	Revisions []string
 }
 
 // Plan is a checked request, ready to run.
@@ -94,7 +98,13 @@ func Prepare(r Request) (*Plan, error) {
 func (p *Plan) Run(ctx context.Context, live runner.Progress) (*report.Report, error) {
 	cfg := p.cfg
 	cfg.Progress = live
-	rep, err := runner.Run(ctx, cfg)
+	var rep *report.Report
+	var err error
+	if len(p.req.Revisions) > 1 {
+		rep, err = revisions(ctx, cfg, p.req.Revisions, p.req.Bundle.RevisionParam())
+	} else {
+		rep, err = runner.Run(ctx, cfg)
+	}
 	p.known.Apply(rep)
 	return rep, err
 }

@@ -71,6 +71,11 @@ func NewRun(w io.Writer) *Run {
 func (r *Run) Planned(lanes int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.bar != nil {
+		// Several runs on one line (run --revision all): their lanes add up.
+		r.bar.ChangeMax(r.bar.GetMax() + lanes)
+		return
+	}
 	r.bar = progressbar.NewOptions(lanes,
 		progressbar.OptionSetWriter(r.w),
 		progressbar.OptionSetDescription("lanes"),

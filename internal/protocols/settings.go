@@ -20,7 +20,15 @@ type Settings struct {
 	Rest     []string
 	// Params are all the settings, the revision under RevisionParam.
 	Params map[string]string
+	// All, for the revision "all" (AllRevisions), are the protocol's
+	// revisions in its order; Protocol is then resolved for its default,
+	// and Params name no revision.
+	All []string
 }
+
+// AllRevisions asks for a run in every revision of the protocol, side by
+// side (run --revision all).
+const AllRevisions = "all"
 
 // Settings resolves the revision and the --param settings of a command.
 // only names a command that takes no setting but the revision ("" for
@@ -46,6 +54,10 @@ func (b *Bundle) Settings(revision string, params []string, only string) (*Setti
 	}
 	if s.Revision != "" && key == "" {
 		return nil, fmt.Errorf("--revision %s: protocol %s has no revisions to choose from", s.Revision, b.Protocol.ID)
+	} else if s.Revision == AllRevisions && only != "" {
+		return nil, fmt.Errorf("--revision all: %s judges by one revision; name it (one of %s)", only, strings.Join(b.Protocol.Versions.IDs(), ", "))
+	} else if s.Revision == AllRevisions {
+		s.All = b.Protocol.Versions.IDs()
 	} else if s.Revision != "" {
 		s.Params[key] = s.Revision
 	}

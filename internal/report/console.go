@@ -93,7 +93,7 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 		line(r.Protocol, capLine), line(r.Target, capLine))
 	fmt.Fprintf(bw, "started %s\n\n", started(r.Started))
 
-	writeTable(bw, p, rs, opt.Verbose)
+	writeTable(bw, p, r, rs, opt.Verbose)
 
 	tailN, entryCap := tailConsole, capEntry
 	if opt.Verbose {
@@ -110,7 +110,7 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 				if _, seen := hidden[f.Message]; !seen {
 					causes = append(causes, f.Message)
 				}
-				hidden[f.Message] = append(hidden[f.Message], row.Rule.ID+" ("+f.Scenario+")")
+				hidden[f.Message] = append(hidden[f.Message], row.Rule.ID+" ("+f.Where()+")")
 				continue
 			}
 			writeFailure(bw, p, row.Rule, f, tailN, entryCap)
@@ -140,10 +140,13 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 	return bw.Flush()
 }
 
-func writeTable(w io.Writer, p painter, rs []ruleRow, verbose bool) {
+// writeTable prints a row per rule: its verdict, level and scenarios or,
+// in a report of several revisions, its verdict in each.
+func writeTable(w io.Writer, p painter, rep *Report, rs []ruleRow, verbose bool) {
 	type cells struct {
 		v                               verdict.Verdict
 		verdict, id, level, scen, title string
+		revs                            []Cell
 	}
 	table := make([]cells, 0, len(rs))
 	for _, r := range rs {
@@ -154,6 +157,7 @@ func writeTable(w io.Writer, p painter, rs []ruleRow, verbose bool) {
 			level:   line(string(r.Rule.Level), 16),
 			scen:    r.Scenarios(),
 			title:   line(r.Rule.Title, capLine),
+			revs:    rep.Matrix(r.RuleGroup),
 		})
 	}
 	wv, wi, wl, ws := width("VERDICT"), width("RULE"), width("LEVEL"), width("SCENARIOS")
@@ -163,12 +167,33 @@ func writeTable(w io.Writer, p painter, rs []ruleRow, verbose bool) {
 		wl = max(wl, width(c.level))
 		ws = max(ws, width(c.scen))
 	}
+	middle := pad("SCENARIOS", ws)
+	if len(rep.Revisions) > 1 {
+		heads := make([]string, len(rep.Revisions))
+		for i, rev := range rep.Revisions {
+			heads[i] = pad(line(rev.ID, 16), max(5, width(line(rev.ID, 16))))
+		}
+		middle = strings.Join(heads, "  ")
+	}
 	fmt.Fprintln(w, p.paint(sgrBold, fmt.Sprintf("%s  %s  %s  %s  TITLE",
-		pad("VERDICT", wv), pad("RULE", wi), pad("LEVEL", wl), pad("SCENARIOS", ws))))
+		pad("VERDICT", wv), pad("RULE", wi), pad("LEVEL", wl), middle)))
 	for i, c := range table {
 		// Pad before painting: escape codes take no room on screen.
+		mid := pad(c.scen, ws)
+		if c.revs != nil {
+			parts := make([]string, len(c.revs))
+			for j, cell := range c.revs {
+				wd := max(5, width(line(rep.Revisions[j].ID, 16)))
+				if cell.None != "" {
+					parts[j] = p.paint(sgrDim, pad(cell.Label(), wd))
+				} else {
+					parts[j] = p.verdict(cell.Verdict, pad(cell.Label(), wd))
+				}
+			}
+			mid = strings.Join(parts, "  ")
+		}
 		row := fmt.Sprintf("%s  %s  %s  %s  %s",
-			p.verdict(c.v, pad(c.verdict, wv)), pad(c.id, wi), pad(c.level, wl), pad(c.scen, ws), c.title)
+			p.verdict(c.v, pad(c.verdict, wv)), pad(c.id, wi), pad(c.level, wl), mid, c.title)
 		fmt.Fprintln(w, strings.TrimRight(row, " "))
 		if !verbose {
 			continue
@@ -182,8 +207,11 @@ func writeTable(w io.Writer, p painter, rs []ruleRow, verbose bool) {
 				extra += "  " + line(f.Message, capLine)
 			}
 			fmt.Fprintf(w, "%s  %s %s%s\n", strings.Repeat(" ", wv),
-				p.verdict(f.Verdict, pad(verdictLabel(f.Verdict), 5)), line(f.Scenario, capLine), extra)
+				p.verdict(f.Verdict, pad(verdictLabel(f.Verdict), 5)), line(f.Where(), capLine), extra)
 		}
+	}
+	if len(rep.Revisions) > 1 {
+		fmt.Fprintln(w, p.paint(sgrDim, "  · the rule is not part of that revision   — the server negotiated another revision instead"))
 	}
 }
 
@@ -194,7 +222,7 @@ func writeFailure(w io.Writer, p painter, ru verdict.Rule, f Finding, tailN, ent
 	if ru.Source != "" {
 		fmt.Fprintf(w, "  source:   %s\n", line(ru.Source, capLine))
 	}
-	fmt.Fprintf(w, "  scenario: %s%s\n", line(f.Scenario, capLine), seen(f))
+	fmt.Fprintf(w, "  scenario: %s%s\n", line(f.Where(), capLine), seen(f))
 	if f.Message != "" {
 		fmt.Fprintf(w, "  message:  %s\n", indentRest(block(f.Message, capMessage), "            "))
 	}

@@ -28,13 +28,20 @@ type htmlPage struct {
 	Findings, Rules                                         Summary
 	Notes                                                   []string
 	Rows                                                    []htmlRow
-	Failures                                                []htmlRule
+	// Revisions head the verdict columns of a report of several.
+	Revisions []string
+	Failures  []htmlRule
 }
 
 type htmlRow struct {
 	Anchor, ID, Level, LevelClass, Verdict, VerdictLabel, Title, Source, Scenarios string
 	Failing                                                                        bool
+	// Cells are the rule's verdicts by revision, in a report of several.
+	Cells []htmlCell
 }
+
+// htmlCell is one rule × revision verdict; Class is a verdict or "none".
+type htmlCell struct{ Class, Label, Why string }
 
 type htmlRule struct {
 	Anchor, ID, Level, LevelClass, Title, Source string
@@ -57,6 +64,22 @@ type htmlEntry struct {
 // verdict, summary counts, the per-rule verdict table with its filters, and
 // the evidence of every failing finding with a sequence diagram of its
 // exchange. browser_test.go checks it in Chromium.
+// htmlCells are a rule's matrix cells as the page shows them.
+func htmlCells(cells []Cell) []htmlCell {
+	out := make([]htmlCell, 0, len(cells))
+	for _, c := range cells {
+		switch c.None {
+		case "":
+			out = append(out, htmlCell{Class: string(c.Verdict), Label: c.Label()})
+		case CellAbsent:
+			out = append(out, htmlCell{Class: "none", Label: c.Label(), Why: "the rule is not part of this revision"})
+		default:
+			out = append(out, htmlCell{Class: "none", Label: c.Label(), Why: "the server negotiated another revision instead"})
+		}
+	}
+	return out
+}
+
 func WriteHTML(w io.Writer, r *Report) error {
 	rs := rows(r)
 	verdict, level := outcome(r)
@@ -75,6 +98,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for _, n := range r.Notes {
 		page.Notes = append(page.Notes, block(n, capMessage))
 	}
+	if len(r.Revisions) > 1 {
+		for _, rev := range r.Revisions {
+			page.Revisions = append(page.Revisions, line(rev.ID, 32))
+		}
+	}
 	for i, row := range rs {
 		anchor := fmt.Sprintf("rule-%d", i+1)
 		failing := row.Failing()
@@ -89,6 +117,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Source:       line(row.Rule.Source, capLine),
 			Scenarios:    row.Scenarios(),
 			Failing:      len(failing) > 0,
+			Cells:        htmlCells(r.Matrix(row.RuleGroup)),
 		})
 		if len(failing) == 0 {
 			continue
@@ -105,7 +134,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			hf := htmlFinding{
 				Verdict:      string(f.Verdict),
 				VerdictLabel: verdictLabel(f.Verdict),
-				Scenario:     line(f.Scenario, capLine),
+				Scenario:     line(f.Where(), capLine),
 				Message:      block(f.Message, capMessage),
 				Expected:     block(f.Expected, capEvidence),
 				Actual:       block(f.Actual, capEvidence),
@@ -241,10 +270,10 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <span class="group"><label><input type="checkbox" id="show-must" checked> MUST</label><label><input type="checkbox" id="show-should" checked> SHOULD</label><label><input type="checkbox" id="show-may" checked> MAY</label></span>
 </fieldset>
 <table>
-<thead><tr><th>Verdict</th><th>Rule</th><th>Level</th><th>Title</th><th>Citation</th><th>Scenarios</th></tr></thead>
+<thead><tr><th>Verdict</th><th>Rule</th><th>Level</th><th>Title</th><th>Citation</th>{{if .Revisions}}{{range .Revisions}}<th>{{.}}</th>{{end}}{{else}}<th>Scenarios</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td><td>{{.Title}}</td><td>{{.Source}}</td><td>{{.Scenarios}}</td></tr>
+<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td><td>{{.Title}}</td><td>{{.Source}}</td>{{if .Cells}}{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}{{else}}<td>{{.Scenarios}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>

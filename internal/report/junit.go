@@ -124,7 +124,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		}
 		c := junitCase{
 			Classname: line(f.Rule, capLine),
-			Name:      line(f.Scenario, capLine),
+			Name:      line(f.Where(), capLine),
 			Time:      "0",
 		}
 		problem := func() *junitProblem {
@@ -191,7 +191,7 @@ func junitBody(ru verdict.Rule, f Finding) string {
 	if ru.Source != "" {
 		fmt.Fprintf(&b, "Source: %s\n", line(ru.Source, capLine))
 	}
-	fmt.Fprintf(&b, "Scenario: %s\n", line(f.Scenario, capLine))
+	fmt.Fprintf(&b, "Scenario: %s\n", line(f.Where(), capLine))
 	if f.Message != "" {
 		fmt.Fprintf(&b, "Message: %s\n", block(f.Message, capMessage))
 	}

@@ -45,11 +45,15 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 
 	fmt.Fprintf(bw, "## Rules\n\n")
-	fmt.Fprintf(bw, "| verdict | rule | level | scenarios | title | citation |\n|---|---|---|---|---|---|\n")
-	for _, row := range rs {
-		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n",
-			mdVerdict(row.Verdict), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)),
-			row.Scenarios(), md(line(row.Rule.Title, capLine)), md(line(row.Rule.Source, capLine)))
+	if len(r.Revisions) > 1 {
+		writeMarkdownMatrix(bw, r, rs)
+	} else {
+		fmt.Fprintf(bw, "| verdict | rule | level | scenarios | title | citation |\n|---|---|---|---|---|---|\n")
+		for _, row := range rs {
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n",
+				mdVerdict(row.Verdict), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)),
+				row.Scenarios(), md(line(row.Rule.Title, capLine)), md(line(row.Rule.Source, capLine)))
+		}
 	}
 
 	first := true
@@ -70,7 +74,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		// Each block starts with its own blank line so that optional blocks
 		// can be left out without doubling or losing the spacing.
 		for _, f := range failing {
-			fmt.Fprintf(bw, "\n#### %s scenario %s%s\n", verdictLabel(f.Verdict), md(line(f.Scenario, capLine)), seen(f))
+			fmt.Fprintf(bw, "\n#### %s scenario %s%s\n", verdictLabel(f.Verdict), md(line(f.Where(), capLine)), seen(f))
 			if f.Message != "" {
 				fmt.Fprintf(bw, "\n%s\n", md(line(f.Message, capMessage)))
 			}
@@ -138,4 +142,26 @@ func fenced(content string) string {
 	}
 	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + "text\n" + content + "\n" + fence + "\n"
+}
+
+// writeMarkdownMatrix is the rules table of a report of several
+// revisions: a verdict column per revision instead of the scenarios.
+func writeMarkdownMatrix(w io.Writer, r *Report, rs []ruleRow) {
+	fmt.Fprintf(w, "| verdict | rule | level |")
+	for _, rev := range r.Revisions {
+		fmt.Fprintf(w, " %s |", md(line(rev.ID, 32)))
+	}
+	fmt.Fprintf(w, " title | citation |\n|---|---|---|%s---|---|\n", strings.Repeat(":---:|", len(r.Revisions)))
+	for _, row := range rs {
+		fmt.Fprintf(w, "| %s | %s | %s |", mdVerdict(row.Verdict), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)))
+		for _, c := range r.Matrix(row.RuleGroup) {
+			if c.None != "" {
+				fmt.Fprintf(w, " %s |", c.Label())
+			} else {
+				fmt.Fprintf(w, " %s |", mdVerdict(c.Verdict))
+			}
+		}
+		fmt.Fprintf(w, " %s | %s |\n", md(line(row.Rule.Title, capLine)), md(line(row.Rule.Source, capLine)))
+	}
+	fmt.Fprintf(w, "\n· the rule is not part of that revision; — the server negotiated another revision instead\n")
 }

@@ -75,6 +75,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		for _, n := range r.Notes {
 			out.Notes = appendNew(out.Notes, n)
 		}
+		out.Revisions = mergeRevisions(out.Revisions, r.Revisions)
 	}
 	if len(targets) > 1 {
 		out.Target = strings.Join(targets, " | ")
@@ -87,7 +88,7 @@ func Merge(reports ...*Report) (*Report, error) {
 		out.Notes = append(out.Notes, fmt.Sprintf("merged from runs judged at different levels (%s); judged at %s, the strictest",
 			strings.Join(levels, ", "), out.Level))
 	}
-	out.Findings = dropUnobserved(out.Findings)
+	out.Findings = dropUnobserved(dropUnjudged(out.Findings, out.Revisions))
 	out.Tally()
 	return out, nil
 }
@@ -97,23 +98,55 @@ func Merge(reports ...*Report) (*Report, error) {
 // did observe: shards of one run each skip the rules of the others'
 // lanes, and their merge must read as the whole run does.
 func dropUnobserved(fs []Finding) []Finding {
-	observed, kept := map[string]bool{}, map[string]bool{}
+	observed, kept := map[[2]string]bool{}, map[[2]string]bool{}
 	for _, f := range fs {
 		if f.Scenario != "-" {
-			observed[f.Rule] = true
+			observed[[2]string{f.Revision, f.Rule}] = true
 		}
 	}
 	out := fs[:0:0]
 	for _, f := range fs {
-		if f.Scenario == "-" && f.Verdict == verdict.Skip {
-			if observed[f.Rule] || kept[f.Rule] {
+		if k := [2]string{f.Revision, f.Rule}; f.Scenario == "-" && f.Verdict == verdict.Skip {
+			if observed[k] || kept[k] {
 				continue
 			}
-			kept[f.Rule] = true
+			kept[k] = true
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// mergeRevisions adds the columns of another report (a shard of a run
+// over several revisions). A column is judged when some shard saw the
+// server agree to its revision, or no shard saw any answer; a shard that
+// saw another revision negotiated, and none that saw this one, leaves it
+// unjudged (dropUnjudged then takes out what other shards found in it).
+func mergeRevisions(into, more []Revision) []Revision {
+	for _, m := range more {
+		i := slices.IndexFunc(into, func(r Revision) bool { return r.ID == m.ID })
+		switch {
+		case i < 0:
+			into = append(into, m)
+		case m.Negotiated == m.ID || into[i].Negotiated == "":
+			into[i].Negotiated, into[i].Judged = m.Negotiated, m.Judged
+		}
+	}
+	return into
+}
+
+// dropUnjudged takes out the findings of the columns that judge nothing.
+func dropUnjudged(fs []Finding, revs []Revision) []Finding {
+	unjudged := map[string]bool{}
+	for _, r := range revs {
+		if !r.Judged {
+			unjudged[r.ID] = true
+		}
+	}
+	if len(unjudged) == 0 {
+		return fs
+	}
+	return slices.DeleteFunc(fs, func(f Finding) bool { return unjudged[f.Revision] })
 }
 
 func appendNew(list []string, s string) []string {

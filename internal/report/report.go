@@ -30,6 +30,9 @@ type Finding struct {
 	// Known marks a failure listed in the --baseline: still reported, but
 	// it does not fail the run.
 	Known bool `json:"known,omitempty"`
+	// Revision is the protocol revision the finding was judged by, in a
+	// report of several (run --revision all); empty otherwise.
+	Revision string `json:"revision,omitempty"`
 }
 
 // Summary counts findings by verdict.
@@ -58,6 +61,10 @@ type Report struct {
 	// Notes carries run-wide remarks (the target never started, the run was
 	// interrupted, scenarios not run).
 	Notes []string `json:"notes,omitempty"`
+	// Revisions are the columns of a run over several revisions of the
+	// protocol (run --revision all), in the protocol's order; empty for a
+	// run of one.
+	Revisions []Revision `json:"revisions,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
 	// and no longer failing (Baseline.Apply); Exit fails the run on them.

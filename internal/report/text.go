@@ -222,10 +222,10 @@ func rows(r *Report) []ruleRow {
 		var order []string
 		byScenario := map[string][]Finding{}
 		for _, f := range g.Findings {
-			if _, ok := byScenario[f.Scenario]; !ok {
-				order = append(order, f.Scenario)
+			if _, ok := byScenario[f.Where()]; !ok {
+				order = append(order, f.Where())
 			}
-			byScenario[f.Scenario] = append(byScenario[f.Scenario], f)
+			byScenario[f.Where()] = append(byScenario[f.Where()], f)
 		}
 		row.scenarios = len(order)
 		for _, sc := range order {

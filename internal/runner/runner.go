@@ -86,6 +86,14 @@ type Config struct {
 	// Progress, when set, is told how the run goes (from one goroutine
 	// at a time), for a live display; never for the report.
 	Progress Progress
+	// Agreed, when set, is told the revision the server agreed to each
+	// time a scenario opened a process's session (scenario.Env.Agree),
+	// from any lane.
+	Agreed func(revision string)
+	// Pool, when set, bounds the lanes and starts of this run together
+	// with the other runs that share it (the revisions of --revision all
+	// run side by side as lanes do); Jobs and Starts are then its own.
+	Pool *Pool
 	// Shard, when not the whole, runs only its lanes: lane k (in plan
 	// order, the same on every machine) belongs to shard k mod n. Rules
 	// no lane of the shard observes are skipped, and `report merge` of
@@ -145,12 +153,17 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			cfg.Protocol = p
 		}
 	}
-	r := &run{cfg: cfg, tally: tally.New(cfg.Protocol, cfg.Rules), started: time.Now(), order: map[string]int{}, starting: make(chan struct{}, cfg.Starts), startFailed: make(chan struct{})}
-	if cfg.Target.FixedPort() && cfg.Jobs > 1 {
+	if cfg.Pool == nil {
+		cfg.Pool = &Pool{slots: make(chan struct{}, cfg.Jobs), starting: make(chan struct{}, cfg.Starts)}
+	}
+	r := &run{cfg: cfg, tally: tally.New(cfg.Protocol, cfg.Rules), started: time.Now(), order: map[string]int{}, starting: cfg.Pool.starting, startFailed: make(chan struct{})}
+	if jobs := cap(cfg.Pool.slots); cfg.Target.FixedPort() && jobs > 1 {
 		// Each lane launches its own process; on one port the second
 		// would find it taken (or, worse, talk to the first's server).
-		r.cfg.Jobs = 1
-		r.tally.Note("--url names a fixed port for the launched server, so its processes run one at a time (--jobs 1); put {port} in --url to run %d at once", cfg.Jobs)
+		// Runs that share a pool share this one's port too: the pool
+		// must hold one lane (certify makes it so).
+		r.cfg.Jobs, r.cfg.Pool = 1, &Pool{slots: make(chan struct{}, 1), starting: cfg.Pool.starting}
+		r.tally.Note("--url names a fixed port for the launched server, so its processes run one at a time (--jobs 1); put {port} in --url to run %d at once", jobs)
 	}
 	if d := cfg.Target.Detected; d != "" {
 		r.tally.Note("--url without --transport: %s; judged over --transport %s", d, cfg.Target.Kind())
@@ -160,6 +173,18 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	err := r.all(ctx)
 	return r.report(), err
+}
+
+// Pool is the lanes and starts that several runs at once share.
+type Pool struct{ slots, starting chan struct{} }
+
+// NewPool bounds the runs that share it to jobs lanes and starts server
+// processes starting at once (0: one per CPU).
+func NewPool(jobs, starts int) *Pool {
+	if starts <= 0 {
+		starts = runtime.NumCPU()
+	}
+	return &Pool{slots: make(chan struct{}, max(1, jobs)), starting: make(chan struct{}, starts)}
 }
 
 type span struct{ from, to int }
@@ -483,7 +508,7 @@ func (r *run) all(ctx context.Context) error {
 	// the one before it has its first start token.
 	order := slices.Clone(r.lanes)
 	slices.SortStableFunc(order, func(a, b *lane) int { return cmp.Compare(b.idle(), a.idle()) })
-	slots := make(chan struct{}, r.cfg.Jobs)
+	slots := r.cfg.Pool.slots
 	var wg sync.WaitGroup
 	for _, l := range order {
 		wg.Add(1)
@@ -565,6 +590,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	env := l.s.Env()
 	env.Seed, env.Params, env.Causes = r.cfg.Seed, r.cfg.Params, &l.causes
 	env.Note = func(msg string) { r.tally.Note("%s", msg) }
+	env.Agreed = r.cfg.Agreed
 	env.Observe = func(o verdict.Observation) {
 		if o.Scenario == "" {
 			o.Scenario = s.Name

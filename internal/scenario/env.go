@@ -41,6 +41,9 @@ type Env struct {
 	Params map[string]string
 	// Note, when set, adds a note to the report (see Notef).
 	Note func(string)
+	// Agreed, when set, is told the revision the server agreed to in the
+	// handshake that opened a process's session (see Agree).
+	Agreed func(revision string)
 
 	// Causes is what the lane learned from earlier waits (see Causes);
 	// the runner shares one per lane. Nil: nothing is learned, every wait
@@ -508,4 +511,14 @@ func Show(v any, limit int) string {
 		return string(b[:limit]) + "…"
 	}
 	return string(b)
+}
+
+// Agree records the revision the server agreed to when the suite opened
+// the current process's session with the run's revision: a run over
+// several revisions (run --revision all) learns from it which of them the
+// server speaks.
+func (e *Env) Agree(revision string) {
+	if e.Agreed != nil {
+		e.Agreed(revision)
+	}
 }

@@ -103,8 +103,14 @@ func proc(e *scenario.Env) *process {
 	return e.Peer.State(processKey{}, func() any { return &process{} }).(*process)
 }
 
-// keep makes s the session of the current server process.
+// keep makes s the session of the current server process, and tells a
+// run over several revisions what the server agreed to when asked for the
+// run's own (a fallback from 2026-07-28 counts: the server does not speak
+// it).
 func keep(e *scenario.Env, s *session) {
+	if s.requested == e.Protocol.Version || s.fallback != "" {
+		e.Agree(s.version)
+	}
 	p := proc(e)
 	p.mu.Lock()
 	defer p.mu.Unlock()

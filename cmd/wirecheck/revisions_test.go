@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// readReport reads a JSON report the run wrote, after validating it
+// against the report contract's schema.
+func readReport(path string) *report.Report {
+	GinkgoHelper()
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "schemas", "report.schema.json"))
+	Expect(err).NotTo(HaveOccurred())
+	f, err := os.Open(path)
+	Expect(err).NotTo(HaveOccurred())
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(sch.Validate(doc)).To(Succeed())
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	var rep report.Report
+	Expect(json.Unmarshal(data, &rep)).To(Succeed())
+	return &rep
+}
+
+// cells are a report's rule × revision verdicts, "RULE@REV" → label.
+func cells(rep *report.Report) map[string]string {
+	out := map[string]string{}
+	for _, g := range rep.ByRule() {
+		for i, c := range rep.Matrix(g) {
+			out[g.Rule.ID+"@"+rep.Revisions[i].ID] = c.Label()
+		}
+	}
+	return out
+}
+
+var allRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+var _ = Describe("run --revision all", func() {
+	It("runs every revision side by side into one report with a rule × revision matrix", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all",
+			"--report", "json="+filepath.Join(dir, "r.json"), "--report", "markdown="+filepath.Join(dir, "r.md"),
+			"--report", "html="+filepath.Join(dir, "r.html"),
+			"--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(MatchRegexp(`VERDICT\s+RULE\s+LEVEL\s+2024-11-05\s+2025-03-26\s+2025-06-18\s+2025-11-25\s+2026-07-28\s+TITLE`))
+
+		rep := readReport(filepath.Join(dir, "r.json"))
+		Expect(rep.Revisions).To(HaveLen(len(allRevisions)))
+		for i, rev := range rep.Revisions {
+			Expect(rev).To(Equal(report.Revision{ID: allRevisions[i], Negotiated: allRevisions[i], Judged: true}))
+		}
+		for _, f := range rep.Findings {
+			Expect(allRevisions).To(ContainElement(f.Revision), "finding %s %s names no revision of the run", f.Rule, f.Scenario)
+		}
+		m := cells(rep)
+		By("a rule of every revision judged in each, a rule of some only where it belongs")
+		for _, rev := range allRevisions {
+			Expect(m["MCP-JSONRPC-2@"+rev]).To(Equal("pass"), rev)
+		}
+		Expect(m["MCP-LIFECYCLE-1@2024-11-05"]).To(Equal("pass"))
+		Expect(m["MCP-LIFECYCLE-1@2026-07-28"]).To(Equal("·"))
+		Expect(m["MCP-DISCOVER-1@2026-07-28"]).To(Equal("pass"))
+		Expect(m["MCP-DISCOVER-1@2025-06-18"]).To(Equal("·"))
+
+		md, err := os.ReadFile(filepath.Join(dir, "r.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(md)).To(ContainSubstring("| verdict | rule | level | 2024-11-05 | 2025-03-26 | 2025-06-18 | 2025-11-25 | 2026-07-28 | title | citation |"))
+		html, err := os.ReadFile(filepath.Join(dir, "r.html"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(html)).To(ContainSubstring("<th>2026-07-28</th>"))
+		Expect(string(html)).NotTo(ContainSubstring("<th>Scenarios</th>"))
+	})
+
+	It("leaves the revisions a server does not speak without verdicts, and says which it speaks instead", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--rules", "MCP-LIFECYCLE-*",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", bin(), "serve", "mcp", "--variant", "one-revision")
+		Expect(code).To(Equal(0), out+errs)
+		rep := readReport(filepath.Join(dir, "r.json"))
+		judged := map[string]bool{}
+		for _, rev := range rep.Revisions {
+			judged[rev.ID] = rev.Judged
+			if rev.ID != "2025-06-18" && rev.ID != "2026-07-28" {
+				Expect(rev.Negotiated).To(Equal("2025-06-18"), rev.ID)
+			}
+		}
+		Expect(judged).To(Equal(map[string]bool{"2024-11-05": false, "2025-03-26": false, "2025-06-18": true, "2025-11-25": false, "2026-07-28": true}))
+		for _, f := range rep.Findings {
+			Expect(judged[f.Revision]).To(BeTrue(), "a finding of %s, which the server does not speak", f.Revision)
+		}
+		m := cells(rep)
+		Expect(m["MCP-LIFECYCLE-1@2025-06-18"]).To(Equal("pass"))
+		Expect(m["MCP-LIFECYCLE-1@2024-11-05"]).To(Equal("—"))
+		Expect(out).To(ContainSubstring("asked for 2024-11-05, the server negotiated 2025-06-18"))
+	})
+
+	It("fails the run on a fault, in every revision it shows in, each finding rerun in its own revision", func() {
+		dir := GinkgoT().TempDir()
+		code, out, _ := cli("", "run", "--protocol", "mcp", "--revision", "all", "--scenario", "version-negotiation",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", bin(), "serve", "mcp", "--fault", "version-echo-any")
+		Expect(code).To(Equal(1))
+		rep := readReport(filepath.Join(dir, "r.json"))
+		failed := map[string]string{}
+		for _, f := range rep.Findings {
+			if f.Rule == "MCP-LIFECYCLE-4" && f.Verdict == verdict.Fail {
+				failed[f.Revision] = f.Reproduce
+			}
+		}
+		Expect(failed).To(HaveLen(4)) // 2026-07-28 has no initialize
+		for rev, line := range failed {
+			Expect(line).To(ContainSubstring("--revision " + rev + " "))
+			Expect(line).NotTo(ContainSubstring("all"))
+		}
+		Expect(out).To(ContainSubstring("scenario: version-negotiation @ 2025-03-26"))
+	})
+
+	It("shards merge into the verdicts of the whole run, column by column", func() {
+		dir := GinkgoT().TempDir()
+		args := func(extra ...string) []string {
+			return append(append([]string{"run", "--protocol", "mcp", "--revision", "all", "--rules", "MCP-JSONRPC-*"}, extra...),
+				"--", bin(), "serve", "mcp", "--variant", "one-revision")
+		}
+		code, out, _ := cli("", args("--report", "json="+filepath.Join(dir, "whole.json"))...)
+		Expect(code).To(Equal(0), out)
+		for _, s := range []string{"1", "2"} {
+			code, out, _ := cli("", args("--shard", s+"/2", "--report", "json="+filepath.Join(dir, "s"+s+".json"))...)
+			Expect(code).To(Equal(0), out)
+		}
+		code, out, errs := cli("", "report", "merge", filepath.Join(dir, "s1.json"), filepath.Join(dir, "s2.json"))
+		Expect(code).To(Equal(0), errs)
+		merged, err := report.ReadJSON(strings.NewReader(out))
+		Expect(err).NotTo(HaveOccurred())
+		whole := readReport(filepath.Join(dir, "whole.json"))
+		Expect(cells(merged)).To(Equal(cells(whole)))
+		Expect(merged.Revisions).To(Equal(whole.Revisions))
+	})
+
+	It("is refused where one revision judges (replay, fuzz, validate), naming the flag", func() {
+		for _, args := range [][]string{
+			{"fuzz", "--protocol", "mcp", "--revision", "all", "--runs", "1", "--", "true"},
+			{"validate", "--protocol", "mcp", "--revision", "all", "-"},
+		} {
+			code, _, errs := cli("", args...)
+			Expect(code).To(Equal(2), strings.Join(args, " "))
+			Expect(errs).To(ContainSubstring("--revision all"))
+		}
+		f := filepath.Join(GinkgoT().TempDir(), "s.yaml")
+		Expect(os.WriteFile(f, []byte("protocol: mcp\nname: x\nrules: [MCP-JSONRPC-1]\nsteps:\n  - send: {jsonrpc: \"2.0\", id: 1, method: ping}\n"), 0o644)).To(Succeed())
+		code, _, errs := cli("", "replay", f, "--revision", "all", "--", "true")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("--revision all"))
+	})
+})

@@ -1,0 +1,175 @@
+package certify
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// revisions runs the suite once in each revision, side by side in one
+// pool of lanes, and joins the runs into one report with a column per
+// revision. A revision the server answered with another revision of the
+// run is a column without findings: the server need not speak every
+// revision (basic/lifecycle#version-negotiation: "Otherwise, the server
+// MUST respond with another protocol version it supports"), and what the
+// process was judged by instead has its own column.
+func revisions(ctx context.Context, cfg runner.Config, ids []string, param string) (*report.Report, error) {
+	jobs := cfg.Jobs
+	if cfg.Target.FixedPort() {
+		// One port: one server process at a time, whatever the revision.
+		jobs = 1
+	}
+	starts := cfg.Starts
+	if len(cfg.Target.Argv) == 0 {
+		// A running server: a start is a connection, not a process.
+		starts = jobs
+	}
+	pool := runner.NewPool(jobs, starts)
+	live := newLanes(cfg.Progress)
+	reps := make([]*report.Report, len(ids))
+	errs := make([]error, len(ids))
+	agreed := make([]*tally, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		c := cfg
+		c.Pool = pool
+		c.Params = maps.Clone(cfg.Params)
+		if c.Params == nil {
+			c.Params = map[string]string{}
+		}
+		c.Params[param] = id
+		if cfg.Rerun != nil {
+			rr := *cfg.Rerun
+			rr.Revision = id
+			c.Rerun = &rr
+		}
+		agreed[i] = &tally{n: map[string]int{}}
+		c.Agreed = agreed[i].add
+		if cfg.Progress != nil {
+			c.Progress = live.of(i)
+		}
+		wg.Go(func() { reps[i], errs[i] = runner.Run(ctx, c) })
+	}
+	wg.Wait()
+	cols := make([]report.Revision, len(ids))
+	for i, id := range ids {
+		cols[i] = report.Revision{ID: id, Negotiated: agreed[i].most(id), Judged: true}
+		if n := cols[i].Negotiated; n != "" && n != id && slices.Contains(ids, n) {
+			cols[i].Judged = false
+		}
+		// A rule of other revisions only is no column's finding: its cell
+		// says it is not part of the revision.
+		reps[i].Findings = slices.DeleteFunc(reps[i].Findings, func(f report.Finding) bool {
+			ru := cfg.Protocol.Rule(f.Rule)
+			return f.Verdict == verdict.Skip && ru != nil && !ru.AppliesTo(id)
+		})
+		for j := range reps[i].Findings {
+			reps[i].Findings[j].Revision = id
+		}
+		// Notes say which revision they are about.
+		for j, n := range reps[i].Notes {
+			reps[i].Notes[j] = id + ": " + n
+		}
+	}
+	reps[0].Revisions = cols
+	rep, err := report.Merge(reps...)
+	if err != nil {
+		return reps[0], err
+	}
+	rep.DurationMS = 0
+	for _, r := range reps {
+		rep.DurationMS = max(rep.DurationMS, r.DurationMS)
+	}
+	var unspoken []string
+	for _, c := range cols {
+		if !c.Judged {
+			unspoken = append(unspoken, c.Note())
+		}
+	}
+	if len(unspoken) > 0 {
+		rep.Notes = append(rep.Notes, "revisions the server does not speak: "+strings.Join(unspoken, "; "))
+	}
+	return rep, firstErr(ids, errs)
+}
+
+// firstErr is the first revision's error, naming it; a target that
+// never started fails every revision alike.
+func firstErr(ids []string, errs []error) error {
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("revision %s: %w", ids[i], err)
+		}
+	}
+	return nil
+}
+
+// tally counts the revisions the server agreed to in one column's run.
+type tally struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (t *tally) add(rev string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n[rev]++
+}
+
+// most is asked when the server agreed to it at least once (a server that
+// speaks it, if not to every process), else the revision it agreed to
+// most often, else "".
+func (t *tally) most(asked string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n[asked] > 0 {
+		return asked
+	}
+	best := ""
+	for _, k := range slices.Sorted(maps.Keys(t.n)) {
+		if t.n[k] > t.n[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// lanes is one progress line for the runs of several revisions: lane
+// numbers made distinct, the lanes planned summed.
+type lanes struct {
+	mu sync.Mutex
+	p  runner.Progress
+}
+
+func newLanes(p runner.Progress) *lanes { return &lanes{p: p} }
+
+// of is the Progress of the i-th revision's run.
+func (l *lanes) of(i int) runner.Progress { return &laneOffset{l: l, base: i << 16} }
+
+type laneOffset struct {
+	l    *lanes
+	base int
+}
+
+func (o *laneOffset) Planned(n int) { o.l.do(func(p runner.Progress) { p.Planned(n) }) }
+func (o *laneOffset) Scenario(lane int, name string) {
+	o.l.do(func(p runner.Progress) { p.Scenario(o.base+lane, name) })
+}
+func (o *laneOffset) Observed(ob verdict.Observation) {
+	o.l.do(func(p runner.Progress) { p.Observed(ob) })
+}
+func (o *laneOffset) LaneDone(lane int) {
+	o.l.do(func(p runner.Progress) { p.LaneDone(o.base + lane) })
+}
+
+func (l *lanes) do(f func(runner.Progress)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f(l.p)
+}
