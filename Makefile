@@ -26,6 +26,10 @@ demo: build
 	    --report html=reports/$$p.html --report markdown=reports/$$p.md \
 	    -- ./$(BIN) serve $$p || exit 1; \
 	done
+	@echo "== wirecheck run --protocol mcp --revision all -- wirecheck serve mcp (every revision side by side, a column each)"
+	@./$(BIN) run --protocol mcp --revision all \
+	  --report json=reports/mcp-all.json --report html=reports/mcp-all.html --report markdown=reports/mcp-all.md \
+	  -- ./$(BIN) serve mcp || exit 1
 	@for t in http sse; do \
 	  echo "== wirecheck run --protocol mcp --transport $$t -- wirecheck serve mcp --$$t 127.0.0.1:{port}"; \
 	  ./$(BIN) run --protocol mcp --transport $$t \

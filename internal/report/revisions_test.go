@@ -75,3 +75,19 @@ var _ = Describe("a report of several revisions", func() {
 		Expect(m.Failed(verdict.Must)).To(BeFalse())
 	})
 })
+
+var _ = Describe("the HTML report of several revisions", func() {
+	It("heads a verdict column per revision, escaping what a report file says", func() {
+		r := shard(time.Time{}, 1, verdict.Must,
+			report.Finding{Rule: "R-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "s", Revision: "A"},
+			report.Finding{Rule: "R-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "s", Revision: "<script>x</script>"})
+		r.Revisions = []report.Revision{{ID: "A", Judged: true}, {ID: "<script>x</script>", Judged: true}, {ID: "C", Negotiated: "A"}}
+		var out bytes.Buffer
+		Expect(report.WriteHTML(&out, r)).To(Succeed())
+		page := out.String()
+		Expect(page).To(ContainSubstring("<th>A</th><th>&lt;script&gt;x&lt;/script&gt;</th><th>C</th>"))
+		Expect(page).NotTo(ContainSubstring("<script>x"))
+		Expect(page).To(ContainSubstring(`<span class="badge pass">pass</span></td><td class="cell" title=""><span class="badge fail">FAIL</span>`))
+		Expect(page).To(ContainSubstring(`title="the server negotiated another revision instead"><span class="badge none">—</span>`))
+	})
+})
