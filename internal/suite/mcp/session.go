@@ -108,7 +108,7 @@ func proc(e *scenario.Env) *process {
 // run's own (a fallback from 2026-07-28 counts: the server does not speak
 // it).
 func keep(e *scenario.Env, s *session) {
-	if s.requested == e.Protocol.Version || s.fallback != "" {
+	if e.Protocol != nil && (s.requested == e.Protocol.Version || s.fallback != "") {
 		e.Agree(s.version)
 	}
 	p := proc(e)
