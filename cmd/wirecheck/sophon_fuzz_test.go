@@ -26,11 +26,23 @@ var _ = Describe("wirecheck fuzz --protocol sophon", func() {
 			"--shrink-time", "2s", "--save", dir, "--report", "json="+filepath.Join(dir, "fuzz.json"),
 			"--header", "Authorization: Bearer wirecheck-demo",
 			"--", bin(), "serve", "sophon", "--http", "127.0.0.1:{port}")
-		// 1 is a finding of MCP's rules over HTTP (a request split over
-		// two POSTs is two bodies, whatever the server): not sophon's.
-		Expect(code).To(BeElementOf(0, 1), out+errs)
-		Expect(out).To(MatchRegexp(`fuzz: \d+ sequences`))
-		Expect(out).NotTo(MatchRegexp(`(?m)^(FAIL|ERROR)\s+SOPHON-`))
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(MatchRegexp(`fuzz: \d+ sequences .* 0 distinct failures`))
 		Expect(regexp.MustCompile(`(?m)^ERROR\s`).MatchString(out)).To(BeFalse(), out)
+	})
+})
+
+// Over HTTP a write is a body: the fuzzer draws no request split over two
+// writes there (each part would be a broken message of its own, and the
+// request never sent: MCP-JSONRPC-5 failed the reference server in 300
+// sequences seven times before).
+var _ = Describe("wirecheck fuzz --protocol mcp --transport http", func() {
+	It("finds nothing wrong with the reference server", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "fuzz", "--protocol", "mcp", "--transport", "http", "--runs", "80", "--seed", "3",
+			"--shrink-time", "2s", "--save", dir, "--", bin(), "serve", "mcp", "--http", "127.0.0.1:{port}")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(MatchRegexp(`fuzz: 80 sequences .* 0 distinct failures`))
+		Expect(out).NotTo(ContainSubstring("split over two writes"))
 	})
 })

@@ -42,9 +42,9 @@ const (
 	// gives 121 messages/s, 10 gives 1,039, and 50, 200 and 1,000 all
 	// give 970 to 1,450 (noise): past some 15, the sequences that close
 	// stdin (then one in 12) replaced processes first. Now that one in
-	// 120 does once the server exits cleanly (closeOdds), a process
-	// serves some 50 to 100 sequences in either case. 200 keeps that rate
-	// and bounds the history a failure that needs it is shrunk from.
+	// 400 does once the server exits cleanly (rareCloseOdds), a process
+	// serves up to this many: 200 bounds the history a failure that
+	// needs it is shrunk from, at one start per 2,000 messages or so.
 	DefaultFreshEvery = 200
 	// batch is how many sequences one rapid.Check runs; a failure ends a
 	// batch, and the next starts from a seed derived from the last.

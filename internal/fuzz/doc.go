@@ -23,10 +23,10 @@
 //   - malformed bytes (truncated JSON, invalid UTF-8, a value that is not
 //     an object, deep nesting, huge strings and numbers, a BOM, NUL, CR, a
 //     very long line, two messages on one line, one message split over two
-//     writes);
+//     writes, on stdio only: over HTTP a write is a body);
 //   - several requests pipelined before any answer is read;
-//   - closing stdin (one sequence in 12 ends so, one in 120 once the
-//     server has exited cleanly on EOF three times).
+//   - closing stdin (one sequence in 16 ends so, one in 400 once the
+//     server has exited cleanly on EOF twice).
 //
 // The oracle is the protocol's rules, plus liveness: after every invalid
 // input, and at the end of every sequence, the fuzzer sends the protocol's
