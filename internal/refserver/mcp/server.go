@@ -297,9 +297,9 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 			return
 		}
 	}
-	// no-discover and discover-silent play a legacy server: _meta means
-	// nothing to it.
-	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && s.ext.speaks(Modern) {
+	// no-discover, discover-silent and one-revision play a legacy server:
+	// _meta means nothing to it.
+	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && !s.v("one-revision") && s.ext.speaks(Modern) {
 		v, _ := meta[metaVersion].(string)
 		if v != Modern {
 			code := -32022
@@ -399,7 +399,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 		if s.f("discover-silent") {
 			return // a legacy server that drops methods it does not know
 		}
-		if s.f("no-discover") {
+		if s.f("no-discover") || s.v("one-revision") {
 			s.fail(id, -32601, "Method not found: "+method)
 			return
 		}
