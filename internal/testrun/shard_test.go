@@ -10,9 +10,12 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/shard"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 )
 
@@ -42,20 +45,25 @@ var _ = Describe("a run cut into shards", func() {
 		It(fmt.Sprintf("%s: the merge of its shards has the rule verdicts of the whole run", id), func() {
 			b, err := protocols.Load(id)
 			Expect(err).NotTo(HaveOccurred())
-			if !slices.Contains(b.Protocol.Transports, "stdio") {
-				// The tables judge these over HTTP with their token; the
-				// shard cut is the same code whatever the transport.
-				Skip(id + " is reached over HTTP only")
+			srv := testrun.Server{Protocol: id}
+			if tr := b.Protocol.Transports[0]; tr != "stdio" {
+				// Reached over HTTP only (sonde-hub): launched on a port
+				// wirecheck picks, with the token its reference server
+				// asks on every request, as the tables run it.
+				bin, err := testbin.Wirecheck()
+				Expect(err).NotTo(HaveOccurred())
+				srv.Command = target.Target{Argv: []string{bin, "serve", id, "--" + tr, "127.0.0.1:{port}"}, Transport: tr,
+					Headers: []string{"Authorization: Bearer " + refmcp.DemoToken()}}
 			}
 			cfg := runner.Config{Timeout: 2 * time.Second, StartupTimeout: 10 * time.Second}
-			whole, err := testrun.Run(testrun.Server{Protocol: id}, cfg)
+			whole, err := testrun.Run(srv, cfg)
 			Expect(err).NotTo(HaveOccurred())
 
 			const n = 3
 			var parts []*report.Report
 			for i := 1; i <= n; i++ {
 				cfg.Shard = shard.Shard{Index: i, Count: n}
-				rep, err := testrun.Run(testrun.Server{Protocol: id}, cfg)
+				rep, err := testrun.Run(srv, cfg)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(strings.Join(rep.Notes, "\n")).To(ContainSubstring(fmt.Sprintf("shard %d/%d:", i, n)))
 				parts = append(parts, rep)
