@@ -33,7 +33,7 @@ type revisionFlags struct {
 }
 
 func (r *revisionFlags) add(fl *pflag.FlagSet, paramHelp string) {
-	fl.StringVar(&r.revision, "revision", "", "revision of the protocol to request and judge by (protocols that have them, e.g. mcp); its default otherwise")
+	fl.StringVar(&r.revision, "revision", "", "revision of the protocol to request and judge by (protocols that have them, e.g. mcp); its default otherwise; run takes all: every revision side by side, a verdict column each")
 	fl.StringVar(&r.revision, "mcp-version", "", "alias of --revision")
 	fl.StringArrayVar(&r.params, "param", nil, paramHelp)
 }

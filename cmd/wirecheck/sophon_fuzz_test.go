@@ -32,6 +32,17 @@ var _ = Describe("wirecheck fuzz --protocol sophon", func() {
 	})
 })
 
+var _ = Describe("wirecheck fuzz --protocol sophon --transport sse", func() {
+	It("runs over the legacy SSE transport at /mcp/sse with the token, with no finding", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "fuzz", "--protocol", "sophon", "--transport", "sse", "--runs", "10", "--seed", "5",
+			"--shrink-time", "2s", "--save", dir, "--header", "Authorization: Bearer wirecheck-demo",
+			"--", bin(), "serve", "sophon", "--sse", "127.0.0.1:{port}")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(MatchRegexp(`fuzz: 10 sequences .* 0 distinct failures`))
+	})
+})
+
 // Over HTTP a write is a body: the fuzzer draws no request split over two
 // writes there (each part would be a broken message of its own, and the
 // request never sent: MCP-JSONRPC-5 failed the reference server in 300
