@@ -67,15 +67,14 @@ func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
 }
 
 // setup is what run, replay and fuzz start from: the protocol's bundle,
-// the protocol resolved for the revision asked, the settings, and the one
-// Target every launch of the run uses.
+// the protocol resolved for the revision asked, the settings, the one
+// Target every launch of the run uses, and all, run's --revision all.
 type setup struct {
 	b      *protocols.Bundle
 	proto  *spec.Protocol
 	params map[string]string
 	t      target.Target
-	// all are the revisions of --revision all, for run.
-	all []string
+	all    []string
 }
 
 // prepare checks the flags against the server command after "--"; only
@@ -141,10 +140,9 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// finish writes the reports of a run and turns it into the exit code. A
-// run that never began gets one block saying why (exit 3) instead of the
-// table of rules nobody could judge; began, if set, prints more after the
-// reports of a run that did, which ends as report.Report.Exit says.
+// finish writes a run's reports and makes its exit code: one block saying
+// why for a run that never began (exit 3), not a table nobody judged;
+// began prints more after a run that did, which exits as Report.Exit says.
 func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
 	level, outs, _ := c.judging()
 	rep.Version, rep.Level = buildinfo.Read(version).Version, level

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -43,12 +44,10 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	if f.protocol, err = protocols.ProtocolOf(saved, f.protocol); err != nil {
 		return usageErr("%v", err)
 	}
-	// A bad revision a flag names is refused before the files' are read.
+	// A bad revision a flag names (all too) is refused before the files' are read.
 	s, err := f.prepare(argv, "")
-	if err != nil {
-		return err
-	} else if s.all != nil {
-		return usageErr("--revision all: replay judges by one revision, its files' or the one named")
+	if err != nil || s.all != nil {
+		return cmp.Or(err, usageErr("--revision all: replay judges by one revision, its files' or the one named"))
 	}
 	var params map[string]string
 	var scs []*scenario.Scenario
