@@ -79,7 +79,7 @@ var _ = Describe("run --revision all", func() {
 		Expect(string(md)).To(ContainSubstring("| verdict | rule | level | 2024-11-05 | 2025-03-26 | 2025-06-18 | 2025-11-25 | 2026-07-28 | title | citation |"))
 		html, err := os.ReadFile(filepath.Join(dir, "r.html"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(html)).To(ContainSubstring("<th>2026-07-28</th>"))
+		Expect(string(html)).To(ContainSubstring(`<th class="rev">2026-07-28</th><th>Title</th>`))
 		Expect(string(html)).NotTo(ContainSubstring("<th>Scenarios</th>"))
 	})
 

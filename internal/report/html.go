@@ -192,6 +192,7 @@ h2{font-size:1.2em;margin:1.6em 0 .5em;border-bottom:1px solid #ddd;padding-bott
 h3{font-size:1.05em;margin:1.4em 0 .3em}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.3em .6em;border-bottom:1px solid #eee}
+th.rev,td.cell{white-space:nowrap}
 th{background:#f6f8fa}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.5em 0}
 dl.meta dt{color:#666}
@@ -270,10 +271,10 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <span class="group"><label><input type="checkbox" id="show-must" checked> MUST</label><label><input type="checkbox" id="show-should" checked> SHOULD</label><label><input type="checkbox" id="show-may" checked> MAY</label></span>
 </fieldset>
 <table>
-<thead><tr><th>Verdict</th><th>Rule</th><th>Level</th><th>Title</th><th>Citation</th>{{if .Revisions}}{{range .Revisions}}<th>{{.}}</th>{{end}}{{else}}<th>Scenarios</th>{{end}}</tr></thead>
+<thead><tr><th>Verdict</th><th>Rule</th><th>Level</th>{{range .Revisions}}<th class="rev">{{.}}</th>{{end}}<th>Title</th><th>Citation</th>{{if not .Revisions}}<th>Scenarios</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td><td>{{.Title}}</td><td>{{.Source}}</td>{{if .Cells}}{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}{{else}}<td>{{.Scenarios}}</td>{{end}}</tr>
+<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td>{{.Title}}</td><td>{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>

@@ -85,7 +85,7 @@ var _ = Describe("the HTML report of several revisions", func() {
 		var out bytes.Buffer
 		Expect(report.WriteHTML(&out, r)).To(Succeed())
 		page := out.String()
-		Expect(page).To(ContainSubstring("<th>A</th><th>&lt;script&gt;x&lt;/script&gt;</th><th>C</th>"))
+		Expect(page).To(ContainSubstring(`<th class="rev">A</th><th class="rev">&lt;script&gt;x&lt;/script&gt;</th><th class="rev">C</th><th>Title</th>`))
 		Expect(page).NotTo(ContainSubstring("<script>x"))
 		Expect(page).To(ContainSubstring(`<span class="badge pass">pass</span></td><td class="cell" title=""><span class="badge fail">FAIL</span>`))
 		Expect(page).To(ContainSubstring(`title="the server negotiated another revision instead"><span class="badge none">—</span>`))
