@@ -65,4 +65,17 @@ var _ = Describe("the live line of a run", func() {
 		Expect(buf.String()).To(ContainSubstring("(0/3)"))
 		Expect(buf.String()).To(MatchRegexp(`\r +\r+$`))
 	})
+
+	It("adds up the lanes of several runs on one line (run --revision all)", func() {
+		var buf bytes.Buffer
+		r := progress.NewRun(&buf)
+		r.Planned(2)
+		r.Planned(3)
+		for i := range 5 {
+			r.LaneDone(i)
+		}
+		r.Stop()
+		Expect(buf.String()).To(ContainSubstring("(0/5)"))
+		Expect(buf.String()).NotTo(ContainSubstring("/3)"))
+	})
 })
