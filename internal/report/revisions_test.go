@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -89,5 +90,22 @@ var _ = Describe("the HTML report of several revisions", func() {
 		Expect(page).NotTo(ContainSubstring("<script>x"))
 		Expect(page).To(ContainSubstring(`<span class="badge pass">pass</span></td><td class="cell" title=""><span class="badge fail">FAIL</span>`))
 		Expect(page).To(ContainSubstring(`title="the server negotiated another revision instead"><span class="badge none">—</span>`))
+	})
+})
+
+var _ = Describe("the JSON report of several revisions", func() {
+	It("keeps each finding's revision and the columns, valid against the report schema, and reads back as written", func() {
+		t0 := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+		r := shard(t0, 1, verdict.Must,
+			report.Finding{Rule: "R-1", Level: verdict.Must, Verdict: verdict.Pass, Scenario: "s", Revision: "A", Transcript: []transcript.Entry{}},
+			report.Finding{Rule: "R-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "s", Revision: "B", Known: true, Transcript: []transcript.Entry{}})
+		r.Revisions = []report.Revision{{ID: "A", Negotiated: "A", Judged: true}, {ID: "B", Judged: true}, {ID: "C", Negotiated: "A"}}
+		doc := toJSON(r)
+		Expect(validate(doc)).To(Succeed())
+		back, err := report.ReadJSON(bytes.NewReader(doc))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back.Revisions).To(Equal(r.Revisions))
+		Expect(back.Findings[1].Revision).To(Equal("B"))
+		Expect(back.Findings[1].Known).To(BeTrue())
 	})
 })
