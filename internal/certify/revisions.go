@@ -35,7 +35,7 @@ func revisions(ctx context.Context, cfg runner.Config, ids []string, param strin
 	live := newLanes(cfg.Progress)
 	reps := make([]*report.Report, len(ids))
 	errs := make([]error, len(ids))
-	agreed := make([]*tally, len(ids))
+	agreed := make([]*agreements, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		c := cfg
@@ -50,7 +50,7 @@ func revisions(ctx context.Context, cfg runner.Config, ids []string, param strin
 			rr.Revision = id
 			c.Rerun = &rr
 		}
-		agreed[i] = &tally{n: map[string]int{}}
+		agreed[i] = &agreements{n: map[string]int{}}
 		c.Agreed = agreed[i].add
 		if cfg.Progress != nil {
 			c.Progress = live.of(i)
@@ -110,13 +110,13 @@ func firstErr(ids []string, errs []error) error {
 	return nil
 }
 
-// tally counts the revisions the server agreed to in one column's run.
-type tally struct {
+// agreements counts the revisions the server agreed to in one column's run.
+type agreements struct {
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (t *tally) add(rev string) {
+func (t *agreements) add(rev string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.n[rev]++
@@ -125,7 +125,7 @@ func (t *tally) add(rev string) {
 // most is asked when the server agreed to it at least once (a server that
 // speaks it, if not to every process), else the revision it agreed to
 // most often, else "".
-func (t *tally) most(asked string) string {
+func (t *agreements) most(asked string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.n[asked] > 0 {

@@ -211,7 +211,7 @@ func writeTable(w io.Writer, p painter, rep *Report, rs []ruleRow, verbose bool)
 		}
 	}
 	if len(rep.Revisions) > 1 {
-		fmt.Fprintln(w, p.paint(sgrDim, "  · the rule is not part of that revision   — the server negotiated another revision instead"))
+		fmt.Fprintln(w, p.paint(sgrDim, "  "+legend("   ")))
 	}
 }
 

@@ -68,14 +68,11 @@ type htmlEntry struct {
 func htmlCells(cells []Cell) []htmlCell {
 	out := make([]htmlCell, 0, len(cells))
 	for _, c := range cells {
-		switch c.None {
-		case "":
-			out = append(out, htmlCell{Class: string(c.Verdict), Label: c.Label()})
-		case CellAbsent:
-			out = append(out, htmlCell{Class: "none", Label: c.Label(), Why: "the rule is not part of this revision"})
-		default:
-			out = append(out, htmlCell{Class: "none", Label: c.Label(), Why: "the server negotiated another revision instead"})
+		class := string(c.Verdict)
+		if c.None != "" {
+			class = "none"
 		}
+		out = append(out, htmlCell{Class: class, Label: c.Label(), Why: c.Why()})
 	}
 	return out
 }

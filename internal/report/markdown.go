@@ -163,5 +163,5 @@ func writeMarkdownMatrix(w io.Writer, r *Report, rs []ruleRow) {
 		}
 		fmt.Fprintf(w, " %s | %s |\n", md(line(row.Rule.Title, capLine)), md(line(row.Rule.Source, capLine)))
 	}
-	fmt.Fprintf(w, "\n· the rule is not part of that revision; — the server negotiated another revision instead\n")
+	fmt.Fprintf(w, "\n%s\n", legend("; "))
 }

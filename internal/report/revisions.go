@@ -57,6 +57,25 @@ const (
 	CellNotNegotiated = "not negotiated"
 )
 
+// Why says what a cell without a verdict means ("" for one with a
+// verdict): the tooltip of the HTML cell, and with its label the legend
+// under every matrix.
+func (c Cell) Why() string {
+	switch c.None {
+	case "":
+		return ""
+	case CellAbsent:
+		return "the rule is not part of the revision"
+	}
+	return "the server negotiated another revision instead"
+}
+
+// legend explains the cells without a verdict, sep between the two.
+func legend(sep string) string {
+	a, n := Cell{None: CellAbsent}, Cell{None: CellNotNegotiated}
+	return a.Label() + " " + a.Why() + sep + n.Label() + " " + n.Why()
+}
+
 // Matrix is the rule × revision table of a report of several revisions:
 // the cells of a rule group, one per column of r.Revisions. It is nil for
 // a report of one revision.
