@@ -86,6 +86,13 @@ func yamlError(file, msg string) *Error {
 // can point at the item they are about. Lines(data, "rules") returns the line
 // of each item of the top-level "rules" list.
 func Lines(data []byte, key string) []int {
+	return ListLines(data)[key]
+}
+
+// ListLines is Lines for every top-level list of the document, from one
+// parse: a spec has five lists, and parsing it once per list was most of
+// what `wirecheck serve` spends starting up, after package initialisation.
+func ListLines(data []byte) map[string][]int {
 	var root yaml.Node
 	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
 		return nil
@@ -94,16 +101,18 @@ func Lines(data []byte, key string) []int {
 	if m.Kind != yaml.MappingNode {
 		return nil
 	}
+	out := map[string][]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key && m.Content[i+1].Kind == yaml.SequenceNode {
-			var out []int
-			for _, it := range m.Content[i+1].Content {
-				out = append(out, it.Line)
-			}
-			return out
+		if m.Content[i+1].Kind != yaml.SequenceNode {
+			continue
 		}
+		var ls []int
+		for _, it := range m.Content[i+1].Content {
+			ls = append(ls, it.Line)
+		}
+		out[m.Content[i].Value] = ls
 	}
-	return nil
+	return out
 }
 
 // Checks is the set of built-in check names a spec may refer to.
@@ -415,27 +424,28 @@ func checkSchema(schemaFS fs.FS, dirs []string, file string, bad func(string)) {
 }
 
 func setLines(p *Protocol, data []byte) {
-	for i, l := range Lines(data, "rules") {
+	lines := ListLines(data)
+	for i, l := range lines["rules"] {
 		if i < len(p.Rules) {
 			p.Rules[i].Line = l
 		}
 	}
-	for i, l := range Lines(data, "kinds") {
+	for i, l := range lines["kinds"] {
 		if i < len(p.Kinds) {
 			p.Kinds[i].Line = l
 		}
 	}
-	for i, l := range Lines(data, "faults") {
+	for i, l := range lines["faults"] {
 		if i < len(p.Faults) {
 			p.Faults[i].Line = l
 		}
 	}
-	for i, l := range Lines(data, "variants") {
+	for i, l := range lines["variants"] {
 		if i < len(p.Variants) {
 			p.Variants[i].Line = l
 		}
 	}
-	p.unimplementedLines = Lines(data, "unimplemented")
+	p.unimplementedLines = lines["unimplemented"]
 }
 
 func keys(m Checks) string {
