@@ -128,6 +128,8 @@ func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int,
 	}
 	st := c.Stats()
 	b.ReportMetric(float64(st.Sequences)/float64(st.Starts), "seq/process")
+	b.ReportMetric(float64(fuzz.Spawned(c)), "spawned")
+	b.ReportMetric(float64(st.Starts), "starts")
 	b.Logf("%s: fuzz %.0f msg/s (%d messages, %d sequences, %d processes, %d failure(s)), bare client %.0f msg/s (%d messages, %d unanswered)",
 		protocol, fuzzRate, sent, st.Sequences, st.Starts, len(bugs), bareRate, bareN, stalls)
 	b.Logf("%s: fuzz/bare %.2f (the aim: at least 0.5)", protocol, fuzzRate/bareRate)

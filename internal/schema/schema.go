@@ -192,13 +192,6 @@ func (r *Registry) Files() []string {
 	return out
 }
 
-// Decode parses one frame the way the validator wants it (numbers as
-// json.Number, so large integers keep their precision), and rejects
-// anything after the first value.
-func Decode(raw []byte) (any, error) {
-	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-}
-
 // Explain turns a validation error into one line per failed keyword,
 // without the long schema URLs.
 func Explain(err error) string {
