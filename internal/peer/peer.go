@@ -392,11 +392,19 @@ func (p *Peer) untrack(c *Call) {
 // RequestSplit sends a request like Request, but writes its line in two
 // writes split at byte at, with a pause between (at most pause: until
 // the server has read the first part, where the transport tells), to check that the server
-// reassembles a message that arrives in pieces.
+// reassembles a message that arrives in pieces. Over a transport.Messenger
+// (HTTP) it sends the request whole and says so in the transcript.
 func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, error) {
 	c, err := p.track(msg)
 	if err != nil {
 		return nil, err
+	}
+	if m, ok := p.o.Transport.(transport.Messenger); ok && m.WholeMessages() {
+		// Over HTTP a write is a body: two would be two broken messages and
+		// the request never sent. The request goes whole, and the
+		// transcript says the split did not happen.
+		p.note(fmt.Sprintf("split at byte %d not applied: this transport carries whole messages, one per request body", at))
+		return p.send(c, msg)
 	}
 	line := append(append([]byte{}, msg...), '\n')
 	at = max(1, min(at, len(line)-1))

@@ -68,6 +68,13 @@ type ReadAwaiter interface {
 	AwaitRead(limit time.Duration) bool
 }
 
+// Messenger is a Transport whose writes are whole messages (one HTTP
+// body each) rather than bytes of a stream: a line written in two parts
+// would be two broken messages, and the one meant never sent.
+type Messenger interface {
+	WholeMessages() bool
+}
+
 // ExitStatus is how a server process ended.
 type ExitStatus struct {
 	Code   int    // exit code, or -1 when killed by a signal

@@ -193,6 +193,12 @@ func origin(u *url.URL) string {
 
 func (c *client) Kind() string { return c.o.Kind }
 
+// WholeMessages makes the client a transport.Messenger: each write is a
+// POST body of its own.
+func (c *client) WholeMessages() bool { return true }
+
+var _ transport.Messenger = (*client)(nil)
+
 func (c *client) Credentialed() bool { return c.headers.Get("Authorization") != "" }
 
 func (c *client) Session() string {
