@@ -119,6 +119,20 @@ var _ = Describe("the extension API", func() {
 		Expect(c.post(call(5, "prompts/get", `{"name":"greet","arguments":{"name":"a"}}`)).last()).To(HaveKey("error"))
 	})
 
+	It("lists what it has none of as an empty array, not null (the schemas require an array)", func() {
+		c.initialize("2025-03-26")
+		// Its resource is read by a URI pattern and listed by no entry.
+		rl := c.post(call(1, "resources/list", "")).last()["result"].(map[string]any)
+		Expect(rl).To(HaveKeyWithValue("resources", BeEmpty()))
+		Expect(rl["resources"]).To(Equal([]any{}))
+		ext := profile(jsonRefusal)
+		ext.Tools, ext.Templates, ext.Prompts = nil, nil, nil
+		bare := &client{url: serveExt(ext, refserver.Options{}).URL + "/mcp/http", header: c.header, hc: c.hc}
+		bare.initialize("2025-03-26")
+		Expect(bare.post(call(1, "tools/list", "")).last()["result"]).To(HaveKeyWithValue("tools", Equal([]any{})))
+		Expect(bare.post(call(2, "resources/templates/list", "")).last()["result"]).To(HaveKeyWithValue("resourceTemplates", Equal([]any{})))
+	})
+
 	It("speaks only its revisions", func() {
 		r := c.initialize("2025-11-25")
 		Expect(r.last()["result"]).To(HaveKeyWithValue("protocolVersion", "2025-03-26"))

@@ -419,7 +419,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 		}
 		ts := append([]any{t}, s.extTemplates()...)
 		if s.ext.ownOnly() {
-			ts = s.extTemplates()
+			ts = append([]any{}, s.extTemplates()...)
 		}
 		s.result(id, s.cacheable(obj{"resourceTemplates": ts}))
 	case "resources/read":
@@ -631,7 +631,8 @@ func (s *server) page(id any, p obj, key string, items []any, size int) {
 		start = n
 	}
 	end := min(start+size, len(items))
-	res := s.cacheable(obj{key: items[start:end]})
+	// An empty list is [], never null: the schemas require an array.
+	res := s.cacheable(obj{key: append([]any{}, items[start:end]...)})
 	if end < len(items) {
 		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
 	}
