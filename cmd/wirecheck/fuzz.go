@@ -13,7 +13,7 @@ type fuzzFlags struct {
 	common
 	duration, shrinkTime time.Duration
 	runs, maxActions     int
-	freshEvery           int
+	freshEvery, maxFails int
 	seed                 uint64
 	save                 string
 	rules                []string
@@ -43,6 +43,7 @@ func newFuzzCmd() *cobra.Command {
 	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
 	fl.Var(&f.shard, "shard", "fuzz only shard i of n of the campaign (by seed batch; --runs is shared out), for several machines")
 	fl.IntVar(&f.freshEvery, "fresh-every", fuzz.DefaultFreshEvery, "most sequences one server process serves before a fresh one replaces it (1: a process per sequence)")
+	fl.IntVar(&f.maxFails, "max-failures", 0, "end the campaign once this many distinct failures are found, each shrunk and saved (0: no limit)")
 	return cmd
 }
 
@@ -55,15 +56,14 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	} else if f.runs <= 0 && f.duration <= 0 {
 		return usageErr("--runs must be positive (or give --duration)")
 	}
-	// The replay line printed, written in each reproducer and in the
-	// report: the same settings as this campaign, so it fails the same way.
+	// The replay line (printed, in each reproducer, in the report) repeats this campaign's settings.
 	replay := func(file string) string { return s.t.Line(f.rerun("replay", []string{file}, "")) }
 	level, _, _ := f.judging()
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Target: s.t, FreshEvery: f.freshEvery,
 		Runs: f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
-		Level: level, Rules: f.rules, Replay: replay, Shard: f.shard,
+		Level: level, Rules: f.rules, Replay: replay, Shard: f.shard, MaxFailures: f.maxFails,
 	})
 	if err != nil {
 		return usageErr("%v", err)

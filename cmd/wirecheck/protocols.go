@@ -13,7 +13,7 @@ func newProtocolsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := protocols.WriteTable(cmd.OutOrStdout()); err != nil {
-				return &exitError{code: exitUsage, err: err}
+				return usageErr("%v", err)
 			}
 			return nil
 		},

@@ -72,6 +72,10 @@ type Config struct {
 	StartupTimeout time.Duration
 	// ShrinkTime bounds the shrinking of one failure (within Duration).
 	ShrinkTime time.Duration
+	// MaxFailures, when positive, ends the campaign once it has found this
+	// many distinct failures, each shrunk and saved (a CI job that gates
+	// on the first failure need not wait for the rest of the budget).
+	MaxFailures int
 	// FreshEvery is how many sequences one server process serves at most
 	// (DefaultFreshEvery when 0; 1 starts a process per sequence).
 	FreshEvery int
@@ -140,6 +144,8 @@ type Stats struct {
 	// alone or after the same history (not reported).
 	Starts      int64
 	Unconfirmed int64
+	// Stopped is set when MaxFailures ended the campaign before its budget.
+	Stopped bool
 }
 
 // Campaign runs sequences until its budget is spent.
@@ -157,6 +163,8 @@ type Campaign struct {
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
 	starts    atomic.Int64
+	// stopped is set once MaxFailures distinct failures were found.
+	stopped atomic.Bool
 	// spawned counts the processes launched, spares never used included.
 	spawned atomic.Int64
 	// cleanExits counts the sequences that closed stdin and saw the
@@ -209,6 +217,9 @@ func New(cfg Config) (*Campaign, error) {
 	if cfg.Protocol.Fuzz == nil && cfg.Protocol.Probe == nil {
 		return nil, fmt.Errorf("protocol %s has no fuzz model yet", cfg.Protocol.ID)
 	}
+	if cfg.MaxFailures < 0 {
+		return nil, fmt.Errorf("--max-failures %d: give 0 (no limit) or more", cfg.MaxFailures)
+	}
 	if cfg.Runs <= 0 && cfg.Duration <= 0 {
 		cfg.Runs = DefaultRuns
 	}
@@ -255,7 +266,7 @@ func (c *Campaign) Stats() Stats {
 	c.mu.Unlock()
 	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n,
 		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts,
-		Starts: c.starts.Load(), Unconfirmed: c.unconfirmed.Load()}
+		Starts: c.starts.Load(), Unconfirmed: c.unconfirmed.Load(), Stopped: c.stopped.Load()}
 }
 
 // Parts says how the time went: generating and running new sequences,
@@ -356,7 +367,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	if !c.end.IsZero() {
 		remaining = int(^uint(0) >> 1)
 	}
-	for remaining > 0 && c.ctx.Err() == nil && (c.end.IsZero() || c.now().Before(c.end)) {
+	for remaining > 0 && c.ctx.Err() == nil && (c.end.IsZero() || c.now().Before(c.end)) && !c.enough() {
 		n := min(batch, remaining)
 		setFlag("rapid.checks", strconv.Itoa(n))
 		setFlag("rapid.seed", strconv.FormatUint(c.seed, 10))
@@ -411,6 +422,22 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		c.seed = batchSeed()
 	}
 	return c.sorted(), nil
+}
+
+// enough reports whether MaxFailures distinct failures were found and no
+// other is being shrunk (its shrinking finishes first), and says so in
+// Stats.
+func (c *Campaign) enough() bool {
+	if c.cfg.MaxFailures <= 0 {
+		return false
+	}
+	c.mu.Lock()
+	done := len(c.order) >= c.cfg.MaxFailures && c.last == nil
+	c.mu.Unlock()
+	if done {
+		c.stopped.Store(true)
+	}
+	return done
 }
 
 func setFlag(name, value string) {

@@ -42,6 +42,12 @@
 // timeout 2 s, 30 s of shrinking per failure. A Duration is the budget of
 // the whole campaign, shrinking included: a shrink it cuts off saves the
 // smallest failing sequence found so far, marked as not minimal (Bug.Unshrunk),
-// and Stats says how the time split between generation and shrinking. The
-// same seed gives the same sequences.
+// and Stats says how the time split between generation and shrinking.
+// Config.MaxFailures ends the campaign once it has that many distinct
+// failures, each shrunk (Stats.Stopped). The same seed gives the same
+// sequences.
+//
+// Shrinking reruns each candidate on a fresh process, so there the
+// server's start is the cost: spare processes start side by side, one per
+// core.
 package fuzz

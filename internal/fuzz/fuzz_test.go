@@ -93,9 +93,18 @@ var _ = Describe("wirecheck fuzz against the sonde-serve reference server", func
 
 	DescribeTable("finds a fault only unusual input reveals, shrinks it, and saves a reproducer that replays",
 		func(fault string, rules []string) {
-			// One batch: --runs counts new sequences only, so a larger budget
-			// would shrink every further shape the fault breaks after.
-			c, bugs := campaign(42, 50, nil, fault)
+			// The first failure is what this is about: --max-failures 1 ends
+			// the campaign there, before it shrinks every further shape the
+			// fault breaks after (exit-non-ascii has fourteen). Shrinking a
+			// hang waits out --timeout on every rerun that still fails:
+			// mute-after-malformed takes some 27 s to its 4 messages, so
+			// the budget leaves room for a loaded machine.
+			bin, err := testbin.Wirecheck()
+			Expect(err).NotTo(HaveOccurred())
+			c, bugs := sondeCampaign(append([]string{bin, "serve", "sonde-serve"}, faultArgs([]string{fault})...),
+				fuzz.Config{Runs: 50, Seed: 42, ShrinkTime: time.Minute, MaxFailures: 1})
+			Expect(bugs).To(HaveLen(1), "the campaign stops at its first failure")
+			Expect(c.Stats().Stopped).To(BeTrue())
 			Expect(bugs).NotTo(BeEmpty(), "fault %s not found", fault)
 			dir := GinkgoT().TempDir()
 			smallest := bugs[0]

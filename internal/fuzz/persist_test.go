@@ -102,7 +102,7 @@ func readLines(file string) []string {
 var _ = Describe("a saved reproducer", func() {
 	DescribeTable("is byte for byte what the campaign sent: replayed, the server reads the same lines",
 		func(fault string) {
-			c, bugs := sondeCampaign(teed(os.DevNull, fault), fuzz.Config{Runs: 50, Seed: 42, ShrinkTime: 8 * time.Second})
+			c, bugs := sondeCampaign(teed(os.DevNull, fault), fuzz.Config{Runs: 50, Seed: 42, ShrinkTime: 8 * time.Second, MaxFailures: 1})
 			Expect(bugs).NotTo(BeEmpty())
 			bug := bugs[0]
 			file, err := c.Save(bug, GinkgoT().TempDir())
@@ -216,7 +216,7 @@ var _ = Describe("persistent fuzzing", func() {
 		// Waits generous enough that a loaded machine adds no hang of
 		// its own: nothing here hangs, the server exits.
 		c, bugs := sondeCampaign(breaks, fuzz.Config{Runs: 40, Seed: 7, MaxActions: 3, ShrinkTime: time.Minute,
-			Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second})
+			Timeout: 10 * time.Second, StartupTimeout: 30 * time.Second, MaxFailures: 1})
 		Expect(bugs).NotTo(BeEmpty())
 		bug := bugs[0]
 		Expect(bug.History).To(BeTrue(), describeBugs(bugs))

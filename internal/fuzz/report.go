@@ -43,6 +43,9 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 	t.Note("%d sequences, %d messages in %s (%.0f messages/s) on %d server process(es), seed %d%s",
 		st.Sequences, st.Messages, st.Elapsed.Round(time.Millisecond), float64(st.Messages)/st.Elapsed.Seconds(), st.Starts, c.cfg.Seed, revision)
 	t.Note("%s", st.Parts())
+	if st.Stopped {
+		t.Note("stopped at --max-failures %d: the rest of the budget was not run", c.cfg.MaxFailures)
+	}
 	rep := t.Report(tally.Options{
 		Target: c.cfg.Target.String(), Started: c.started, Unobserved: tally.ListUnobserved,
 		Reproduce: func(scenario, _ string) string {

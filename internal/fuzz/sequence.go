@@ -118,7 +118,7 @@ func (c *Campaign) run(t *rapid.T) {
 	// candidates of a large recording, each refused, for as long as its
 	// own clock allows. Goexit ends the goroutine rapid runs in (see Run),
 	// as testing.T.FailNow does; the smallest failure so far is kept.
-	if c.ctx.Err() != nil || c.startFailure() != nil || c.spent() {
+	if c.ctx.Err() != nil || c.startFailure() != nil || c.spent() || c.enough() {
 		runtime.Goexit()
 	}
 	c.countSequence()

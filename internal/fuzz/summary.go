@@ -79,6 +79,9 @@ func (c *Campaign) found(n int) []*Bug {
 // that replays it.
 func Summary(w io.Writer, st Stats, bugs []*Bug, replay func(file string) string) {
 	fmt.Fprintf(w, "\nfuzz: %s\n  time: %s\n", st, st.Parts())
+	if st.Stopped {
+		fmt.Fprintf(w, "  stopped at --max-failures: the rest of the budget was not run\n")
+	}
 	for _, bug := range bugs {
 		fmt.Fprintf(w, "  %s %s after %s: %d hit(s)\n", bug.Rule, bug.Level, bug.Shape, bug.Hits)
 		if bug.Unshrunk != "" {
