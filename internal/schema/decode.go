@@ -113,18 +113,8 @@ func (d *decoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		if d.space(); d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.more('}'); !ok || !more {
+			return m, ok
 		}
 	}
 }
@@ -143,20 +133,28 @@ func (d *decoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		if d.space(); d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := d.more(']'); !ok || !more {
+			return a, ok
 		}
 	}
+}
+
+// more reads what follows a member or an element: a comma (more follows)
+// or the container's closing byte.
+func (d *decoder) more(end byte) (more, ok bool) {
+	if d.space(); d.i >= len(d.b) {
+		return false, false
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		d.space()
+		return true, true
+	case end:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 // number takes -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and keeps its
