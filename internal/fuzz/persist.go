@@ -61,14 +61,18 @@ type spare struct {
 // While a failure is shrunk every rerun takes a fresh process, one after
 // another, each a few milliseconds of messages: there the start is all
 // the wait, and shrinkSpares start side by side, one per core (at least
-// spares). exit-non-ascii at seed 42, 50 sequences, --shrink-time 8s, 2
-// cores: 76 s with one spare, 59 s with two (then CPU-bound on starts).
+// spares, at most maxShrinkSpares: each is a server's memory, and on a
+// large machine more would only hold processes nobody needs when the
+// shrink ends). exit-non-ascii at seed 42, 50 sequences, --shrink-time
+// 8s, 2 cores: 76 s with one spare, 59 s with two (then CPU-bound on
+// starts).
 const (
-	spares     = 2
-	rareSpares = 1
+	spares          = 2
+	rareSpares      = 1
+	maxShrinkSpares = 4
 )
 
-var shrinkSpares = max(spares, runtime.NumCPU())
+var shrinkSpares = min(max(spares, runtime.NumCPU()), maxShrinkSpares)
 
 // fresh returns a fresh process (the oldest spare, waited for if it is
 // still starting) and starts spares up to their number again.
