@@ -257,6 +257,18 @@ func (e *Env) Bound(d time.Duration) string {
 // line seq: a server busy writing what wirecheck could not use reads
 // differently from a silent one, and both differently from a dead one.
 func (e *Env) Meanwhile(seq int) string {
+	if seq < 0 {
+		// The line waited after was not kept (the transcript was full):
+		// where the wait began is unknown, so nothing is counted.
+		return e.MeanwhileFrom(-1)
+	}
+	return e.MeanwhileFrom(seq + 1)
+}
+
+// MeanwhileFrom is Meanwhile counting what the server wrote from
+// transcript line from on (a process's first line: a wait for its ready
+// line); from < 0 counts nothing.
+func (e *Env) MeanwhileFrom(from int) string {
 	select {
 	case <-e.Peer.Transport().Exited():
 		return "; the server has exited (" + e.Peer.Transport().ExitStatus().String() + ")"
@@ -267,15 +279,16 @@ func (e *Env) Meanwhile(seq int) string {
 	rec := e.Peer.Recorder()
 	out, errs := 0, 0
 	var last string
-	if rec != nil && seq >= 0 {
-		for _, en := range rec.Slice(seq+1, rec.Len()) {
-			switch en.Dir {
-			case transcript.Received:
-				out++
-				last = en.Text
-			case transcript.Stderr:
-				errs++
-			}
+	if rec == nil || from < 0 {
+		return "; the server is still running"
+	}
+	for _, en := range rec.Slice(from, rec.Len()) {
+		switch en.Dir {
+		case transcript.Received:
+			out++
+			last = en.Text
+		case transcript.Stderr:
+			errs++
 		}
 	}
 	if out == 0 && errs == 0 {

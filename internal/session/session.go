@@ -209,7 +209,14 @@ func (s *Session) AwaitReady() error {
 	}
 	if err != nil {
 		env := s.Env()
-		why := "no ready line within " + s.o.StartupTimeout.String() + " (--startup-timeout)" + env.Meanwhile(s.from-1)
+		why := "no ready line within " + s.o.StartupTimeout.String() + " (--startup-timeout)" + env.MeanwhileFrom(s.from)
+		if first != nil {
+			// Which frame the wait saw first, when not the ready line: a
+			// line recorded but never seen here was lost on the way.
+			why += "; the first line read was " + kindName(first)
+		} else if p.Frames() > 0 {
+			why += "; no line reached the wait"
+		}
 		if errors.Is(err, peer.ErrExited) {
 			why = env.Gone()
 		}
@@ -266,4 +273,11 @@ func (s *Session) Close() {
 	if s != nil && s.p != nil {
 		s.p.Close()
 	}
+}
+
+func kindName(in *peer.Inbound) string {
+	if in.Kind == nil {
+		return "of no kind the protocol defines"
+	}
+	return "a " + in.Kind.Name + " frame"
 }

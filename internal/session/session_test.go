@@ -112,6 +112,17 @@ var _ = Describe("a session", func() {
 		Expect(obs.of(startupRule)).To(Equal([]verdict.Verdict{verdict.Fail}))
 	})
 
+	It("says which frame the wait for the ready line read first, when that was not the ready line", func() {
+		obs := &observations{}
+		o := options("sonde-serve", obs, "sh", "-c", `echo '{"status":"starting"}'; exec sleep 30`)
+		o.StartupTimeout = 500 * time.Millisecond
+		_, err := session.Open(o)
+		var ns *session.NotStarted
+		Expect(errors.As(err, &ns)).To(BeTrue(), "%v", err)
+		Expect(ns.Cause).To(ContainSubstring(`wrote 1 line(s) on stdout`))
+		Expect(ns.Cause).To(HaveSuffix("; the first line read was of no kind the protocol defines"))
+	})
+
 	It("observes a line before the ready line as a failure of the startup rule, and starts", func() {
 		obs := &observations{}
 		s, err := session.Open(options("sonde-serve", obs, sondeServe("log-stdout")...))
