@@ -631,8 +631,11 @@ func (s *server) page(id any, p obj, key string, items []any, size int) {
 		start = n
 	}
 	end := min(start+size, len(items))
-	// An empty list is [], never null: the schemas require an array.
-	res := s.cacheable(obj{key: append([]any{}, items[start:end]...)})
+	list := items[start:end]
+	if list == nil {
+		list = []any{} // [], never null: the schemas require an array
+	}
+	res := s.cacheable(obj{key: list})
 	if end < len(items) {
 		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
 	}
