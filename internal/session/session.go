@@ -9,6 +9,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -275,9 +276,20 @@ func (s *Session) Close() {
 	}
 }
 
+// kindName says what a frame was taken for, with its first bytes: a
+// ready line taken for something else reads differently from another
+// line read first.
 func kindName(in *peer.Inbound) string {
-	if in.Kind == nil {
-		return "of no kind the protocol defines"
+	what := "a frame of no kind the protocol defines"
+	switch {
+	case in.Kind != nil:
+		what = "a " + in.Kind.Name + " frame"
+	case in.Problem != "":
+		what = "refused: " + in.Problem
 	}
-	return "a " + in.Kind.Name + " frame"
+	head := in.Raw
+	if len(head) > 80 {
+		head = head[:80]
+	}
+	return fmt.Sprintf("%s: %q", what, head)
 }

@@ -120,7 +120,7 @@ var _ = Describe("a session", func() {
 		var ns *session.NotStarted
 		Expect(errors.As(err, &ns)).To(BeTrue(), "%v", err)
 		Expect(ns.Cause).To(ContainSubstring(`wrote 1 line(s) on stdout`))
-		Expect(ns.Cause).To(HaveSuffix("; the first line read was of no kind the protocol defines"))
+		Expect(ns.Cause).To(HaveSuffix(`; the first line read was refused: not a frame of any kind this protocol defines: "{\"status\":\"starting\"}"`))
 	})
 
 	It("observes a line before the ready line as a failure of the startup rule, and starts", func() {
