@@ -52,6 +52,11 @@ type Options struct {
 	// values (see footprint), and what one call's events cost. Default
 	// 4 MiB: a flood of large lines would fill 4096 frames with gigabytes.
 	InboxBytes int
+	// Scenario names the scenario observed from the first frame on (see
+	// SetScenario). Naming it here, not by SetScenario after New, keeps
+	// the frames that arrive in between: SetScenario empties the inbox,
+	// and a fast server's ready line may already be in it.
+	Scenario string
 }
 
 // Inbound is one frame the server sent, as the peer understood it.
@@ -180,6 +185,7 @@ func New(o Options) *Peer {
 	}
 	p := &Peer{
 		o:         o,
+		scenario:  o.Scenario,
 		started:   time.Now(),
 		pending:   map[string]*Call{},
 		answered:  map[string]*Call{},

@@ -295,12 +295,22 @@ func (l *lane) start(ctx context.Context) error {
 		return r.startErr
 	default:
 	}
+	st := r.cfg.Protocol.Startup
+	scen := ""
+	if st != nil {
+		// Named before the launch, not after: the peer empties its inbox
+		// when a scenario is set, and a server that is quick (or a runner
+		// that is slow, under load) has its ready line there by then.
+		scen = "startup"
+		l.setScenario(scen)
+	}
 	s, err := session.Launch(session.Options{
 		Target: r.cfg.Target, Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas,
 		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
 		Timeout: r.cfg.Timeout, StartupTimeout: r.cfg.StartupTimeout,
 		// Another process that never became ready ends this one's wait.
-		Abort: r.startFailed,
+		Abort:    r.startFailed,
+		Scenario: scen,
 	})
 	if errors.Is(err, session.ErrAborted) {
 		release()
@@ -310,8 +320,10 @@ func (l *lane) start(ctx context.Context) error {
 		return r.failStart(err)
 	}
 	p := s.Peer()
+	if launched != nil {
+		launched(p)
+	}
 	l.release = release
-	st := r.cfg.Protocol.Startup
 	// The token goes back when the server has said something, has gone,
 	// or has had its startup timeout (a server with a ready line has it
 	// when its wait below ends); the scenario's end gives it back too.
@@ -332,7 +344,6 @@ func (l *lane) start(ctx context.Context) error {
 	if st == nil {
 		return nil
 	}
-	l.setScenario("startup")
 	switch err := s.AwaitReady(); {
 	case errors.Is(err, session.ErrAborted):
 		return r.startErr
@@ -343,6 +354,11 @@ func (l *lane) start(ctx context.Context) error {
 	}
 	return nil
 }
+
+// launched, when set (by tests), sees each peer as soon as its process is
+// launched, before the wait for its ready line: a test can hold the lane
+// there as a loaded machine would.
+var launched func(*peer.Peer)
 
 // failStart records that a server process could not be started, ending
 // the start of every other, and returns err.

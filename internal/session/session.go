@@ -78,6 +78,9 @@ type Options struct {
 	// runner closes it when another process of the run failed to start,
 	// so the rest are not waited out one startup timeout each).
 	Abort <-chan struct{}
+	// Scenario names what the peer observes from its first frame on (the
+	// runner's "startup"); see peer.Options.Scenario.
+	Scenario string
 }
 
 // Session is one launched server process and its peer.
@@ -123,6 +126,7 @@ func Launch(o Options) (*Session, error) {
 		Recorder: o.Recorder, Observe: o.Observe, Handler: o.Handler,
 		// A wait before the server's first line also covers its start-up.
 		StartupGrace: o.StartupTimeout,
+		Scenario:     o.Scenario,
 	})
 	hook(t, p, o.Recorder)
 	s := &Session{o: o, p: p, from: from}
