@@ -171,10 +171,10 @@ func (pr *proc) settle(stopped error) bool {
 			"the server keeps running", pr.p.Transport().ExitStatus().String())
 	case session.Hung:
 		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+h.Why, "the server keeps answering", "no answer")
-	case session.Alive:
+	case session.Alive, session.Refused:
 		pr.p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
 	}
-	if h.State == session.Alive || h.State == session.Hung {
+	if h.State == session.Alive || h.State == session.Hung || h.State == session.Refused {
 		pr.sent++
 	}
 	keep := h.Keep && pr.failed() == nil

@@ -110,6 +110,9 @@ type Call struct {
 	// as an answer to an invalid request (Inbound.Invalid), and a null or
 	// missing id on it is a reading the method accepts, not a wrong id.
 	Invalid bool
+	// unjudged: a refusal of its exchange is no finding (see
+	// RequestUnjudged).
+	unjudged bool
 	// Refused is set when the request's HTTP exchange ended without a
 	// JSON-RPC answer (transport.Via.End): the call is done, its waits
 	// return ErrRefused, and Response is a stand-in with no message that
@@ -293,6 +296,22 @@ func (p *Peer) Request(msg []byte) (*Call, error) {
 	c, err := p.track(msg)
 	if err != nil {
 		return nil, err
+	}
+	return p.send(c, msg)
+}
+
+// RequestUnjudged is Request for a request of wirecheck's own whose
+// exchange the server may refuse without breaking a rule: the liveness
+// probe, sent after a scenario that may have left no session (MCP over
+// HTTP refuses a request outside one with 400, as its transport says a
+// server should). Its answer, when it comes, is judged as any other.
+func (p *Peer) RequestUnjudged(msg []byte) (*Call, error) {
+	c, err := p.track(msg)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		c.unjudged = true
 	}
 	return p.send(c, msg)
 }

@@ -53,7 +53,7 @@ func (p *Peer) ended(f transport.Frame) {
 	p.mu.Unlock()
 	// A dropped stream is the transport's http.stream-has-response to
 	// judge (Via.Dropped): a disconnection may come at any time.
-	if !via.Dropped {
+	if !via.Dropped && !call.unjudged {
 		msg := "no JSON-RPC response to " + what + ": " + via.End
 		p.check(verdict.CheckTimely, call.Scenario, verdict.Fail, seq, msg, "a response", via.End)
 		p.check(verdict.CheckOneResponse, call.Scenario, verdict.Fail, seq, msg, "exactly one response per request", "no response")

@@ -403,9 +403,9 @@ func (l *lane) stop() {
 	}
 }
 
-// lanes cuts the selected scenarios into lanes: a new lane at the start,
-// at every scenario that wants a fresh process and, against a running
-// server, at every scenario with an Idle wait.
+// lanes cuts the selected scenarios into lanes: a new lane at the start
+// and at every scenario that wants a fresh process; against a running
+// server, one lane per scenario.
 //
 // --rules runs the scenarios that decide the selected rules: those that
 // declare one, and every scenario when a selected rule is judged on frames
@@ -420,9 +420,11 @@ func (r *run) plan() []*lane {
 			break
 		}
 	}
-	// Against a running server a lane costs a session, not a process: a
-	// scenario that waits by design on this transport gets a lane of its
-	// own, so its wait overlaps the rest instead of following it.
+	// Against a running server a lane costs a session, not a process:
+	// every scenario gets a lane of its own, so the run takes as long as
+	// its longest scenario (a wait by design among them), not their sum,
+	// --jobs bounding how many sessions run at once; and a scenario's
+	// verdicts do not hang on which scenarios shared its session before.
 	apart := running(r.cfg.Target)
 	i := 0
 	for _, s := range r.cfg.Scenarios {
@@ -438,7 +440,7 @@ func (r *run) plan() []*lane {
 		}
 		r.order[s.Name] = i
 		i++
-		if len(out) == 0 || s.Fresh || (apart && s.Idle > 0 && r.waitsOn(s)) {
+		if len(out) == 0 || s.Fresh || apart {
 			rec := transcript.NewRecorderAt(r.started, budget)
 			rec.SetRedactor(redact.Text)
 			out = append(out, &lane{r: r, rec: rec, spans: map[string]span{}, begun: make(chan struct{})})
@@ -465,18 +467,6 @@ func numbered(ls []*lane) []*lane {
 		l.id = i
 	}
 	return ls
-}
-
-// waitsOn reports whether a scenario's wait is on the run's transport:
-// one of its rules holds there (a stdio-only scenario skips over HTTP,
-// and waits for nothing).
-func (r *run) waitsOn(s *scenario.Scenario) bool {
-	for _, id := range s.Rules {
-		if ru := r.cfg.Protocol.Rule(id); ru == nil || ru.AppliesOn(r.cfg.Target.Kind()) {
-			return true
-		}
-	}
-	return false
 }
 
 // running reports whether the target is a server already running (--url

@@ -200,6 +200,17 @@ func (e *Env) Send(v any) (*peer.Call, error) {
 	return e.Peer.RequestValue(v, b)
 }
 
+// SendProbe sends the protocol's probe request (ProbeRequest) as the
+// liveness probe between scenarios sends it: a refusal of its HTTP
+// exchange is no finding (see peer.RequestUnjudged).
+func (e *Env) SendProbe() (*peer.Call, error) {
+	b, err := json.Marshal(e.ProbeRequest())
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode request: %w", err)
+	}
+	return e.Peer.RequestUnjudged(b)
+}
+
 // Await waits for a call's response within timeout (0 means --timeout).
 // A timeout is reported against the timeliness and one-response checks and
 // marks the server hung; an exit returns ErrGone.

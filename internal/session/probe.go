@@ -29,10 +29,15 @@ const (
 	Dead
 	// Closed: the scenario closed its stdin; the process is meant to end.
 	Closed
+	// Refused: the process ended the probe's exchange without an answer
+	// (an HTTP server's 400 to a request outside a session, a 404 for a
+	// session it ended): it runs, but its session is not one the next
+	// scenario can be given.
+	Refused
 )
 
 func (s State) String() string {
-	return [...]string{"unknown", "alive", "hung", "dead", "closed"}[s]
+	return [...]string{"unknown", "alive", "hung", "dead", "closed", "refused"}[s]
 }
 
 // Health is the liveness probe's finding; Why says what was seen, for a
@@ -97,7 +102,7 @@ func probe(env *scenario.Env, stopped error) Health {
 	// has stopped answering; one never seen to answer it may not
 	// understand it, which says nothing about this scenario.
 	known := p.Answered(method)
-	c, serr := env.Send(env.ProbeRequest())
+	c, serr := env.SendProbe()
 	if serr != nil || c == nil {
 		if Ended(p) || serr != nil {
 			return Health{State: Dead, Why: env.Gone()}
@@ -116,6 +121,8 @@ func probe(env *scenario.Env, stopped error) Health {
 		p.Forget(c)
 		env.Learn(probeCause, fmt.Sprintf("the probe request %s (id %s) got no answer within %s (--timeout) after scenario %s", method, c.Key, env.Timeout, p.Scenario()))
 		return Health{}
+	case errors.Is(werr, peer.ErrRefused):
+		return Health{State: Refused, Why: werr.Error()}
 	case errors.Is(werr, peer.ErrTimeout):
 		p.Forget(c)
 		return Health{State: Hung, Why: fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, env.Timeout)}

@@ -231,9 +231,9 @@ func (s *server) callTool(id any, p obj) {
 // slow reports the first of two progress steps, then works for
 // durationMs unless the call is cancelled: a cancelled call is dropped
 // without an answer. With the fault answer-cancelled the server notices
-// the cancellation but finishes the work anyway, answering 250 ms later
-// (well after it has answered the ping wirecheck sends behind the
-// cancellation).
+// the cancellation but finishes the work anyway, answering when its
+// duration is up, as a server that ignores cancellations does (after it
+// has answered the ping wirecheck sends behind the cancellation).
 func (s *server) slow(id any, p obj, args obj) {
 	d := 100 * time.Millisecond
 	if n, ok := num(args["durationMs"]); ok && n >= 0 && n <= 1000 {
@@ -245,14 +245,15 @@ func (s *server) slow(id any, p obj, args obj) {
 	s.running[key] = stop
 	s.mu.Unlock()
 	s.progressStep(p, 1, 2)
+	done := time.After(d)
 	select {
 	case <-stop:
 		if !s.f("answer-cancelled") {
 			fmt.Fprintln(s.log, "tools/call "+key+" cancelled: no answer")
 			return
 		}
-		time.Sleep(250 * time.Millisecond)
-	case <-time.After(d):
+		<-done
+	case <-done:
 	case <-s.stop:
 		return
 	}

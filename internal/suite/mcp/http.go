@@ -45,7 +45,7 @@ func httpScenarios() []*scenario.Scenario {
 		Name:  "http-resume",
 		Title: "HTTP, resumable servers: a slow call's stream dropped after an event id is resumed with Last-Event-ID, which brings its response and nothing of another stream",
 		Rules: resumeRules,
-		Idle:  slowTarget,
+		Idle:  slowTarget + resumeGrace,
 		Run:   httpResume,
 	}, {
 		Name:  "sse-legacy",

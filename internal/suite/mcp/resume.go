@@ -21,8 +21,14 @@ var resumeRules = []string{"MCP-HTTP-DISCONNECT-1", "MCP-HTTP-RESUME-1"}
 // ResumeGraceParam names the --param that sets how long past the slow
 // tool's expected end (and past the last sign of work) http-resume waits
 // for the dropped call's response: the pages bound no such wait, so the
-// default is lateGrace and the failure names this flag.
+// default is resumeGrace and the failure names this flag.
 const ResumeGraceParam = "mcp-resume-grace"
+
+// resumeGrace is how long http-resume waits for the dropped call's
+// response past the tool's expected end and past each later sign of work.
+// Longer than cancel's lateGrace: there a short wait can only miss a late
+// answer, here it fails a server whose answer had not yet come.
+const resumeGrace = 300 * time.Millisecond
 
 // resumeTries and resumePause bound the reconnection after the drop.
 const (
@@ -50,7 +56,7 @@ func httpResume(e *scenario.Env) error {
 		}
 		return nil
 	}
-	grace, bound := lateGrace, "wirecheck's default: the pages bound no such wait; --param "+ResumeGraceParam+"=DURATION sets it"
+	grace, bound := resumeGrace, "wirecheck's default: the pages bound no such wait; --param "+ResumeGraceParam+"=DURATION sets it"
 	if v := e.Params[ResumeGraceParam]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

@@ -84,11 +84,18 @@ func Scenarios() []*scenario.Scenario {
 		Run:   invalidRequest,
 	}, {
 		Name:  "cancel",
-		Title: "cancellations of an unknown and of an answered request are ignored; a slow tool call cancelled in progress is not answered",
-		Rules: []string{"MCP-CANCEL-1", "MCP-CANCEL-2"},
+		Title: "cancellations of an unknown and of an answered request are ignored",
+		Rules: []string{"MCP-CANCEL-1"},
+		Run:   cancel,
+	}, {
+		// Apart from cancel: its slow tool runs its course in a lane of its
+		// own, beside the rest.
+		Name:  "cancel-in-progress",
+		Title: "a slow tool call cancelled in progress is not answered",
+		Rules: []string{"MCP-CANCEL-2"},
 		Fresh: true,
 		Idle:  slowTarget + lateGrace,
-		Run:   cancel,
+		Run:   cancelInProgress,
 	}, {
 		Name:  "before-initialize",
 		Title: "a request before initialize gets an answer, and initialize still succeeds",
@@ -413,16 +420,14 @@ func cancel(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	pin, c, err := e.Call(request("ping", nil))
+	_, c, err := e.Call(request("ping", nil))
 	if err != nil {
 		return err
 	}
-	_ = pin
 	for _, id := range []any{"wc-never-sent", c.ID} {
 		params := map[string]any{"requestId": id, "reason": "wirecheck checks that this is ignored"}
 		if in := unanswered(e, s, "notifications/cancelled", params); in != nil {
 			e.Fail("MCP-CANCEL-1", in.Seq, "a cancellation was answered", "no answer to a cancellation", string(in.Raw))
-			e.Skip("MCP-CANCEL-2", "the server answers cancellations (MCP-CANCEL-1): an answer to one could not be told from an answer to the cancelled call")
 			return nil
 		}
 	}
@@ -432,6 +437,20 @@ func cancel(e *scenario.Env) error {
 		return err
 	}
 	e.Pass("MCP-CANCEL-1", in.Seq)
+	return nil
+}
+
+func cancelInProgress(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	// A ping first: an answer to notifications/initialized (which a
+	// server must not send, JSONRPC-6) comes while it is the one request
+	// in flight, and is taken for its answer, not for tools/list's.
+	if _, _, err := e.Call(request("ping", nil)); err != nil {
+		return err
+	}
 	return cancelInFlight(e, s)
 }
 

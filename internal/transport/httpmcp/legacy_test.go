@@ -192,7 +192,8 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		}
 		Expect(hooks.verdicts(verdict.CheckSSEPostAccepted)).To(BeEmpty())
 		Expect(t.Send([]byte(initedNote))).To(Succeed())
-		Expect(hooks.failure(verdict.CheckSSEPostAccepted)).To(ContainSubstring("HTTP 400"))
+		// Send returns at the status line; the verdict follows the body.
+		Eventually(func() string { return hooks.failure(verdict.CheckSSEPostAccepted) }).Should(ContainSubstring("HTTP 400"))
 	})
 
 	It("fails sse.post-accepted on a refused POST and ends its request", func() {
