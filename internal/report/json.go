@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -21,10 +22,53 @@ import (
 // JSON while showing where the garbage was. '<', '>' and '&' stay escaped
 // as \u003c etc. (the encoder's default) so a report served as text/html by
 // mistake cannot run a server's <script>.
+//
+// The findings, which carry the transcripts and make most of a report's
+// size, are encoded one at a time into the report's frame: encoding the
+// whole report at once held it twice over in buffers (encoded, then
+// indented), megabytes for a large report, and a run's peak memory.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	c := normalized(r)
+	findings := c.Findings
+	c.Findings = []Finding{}
+	var frame bytes.Buffer
+	enc := json.NewEncoder(&frame)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(normalized(r)); err != nil {
+	if err := enc.Encode(c); err != nil {
+		return fmt.Errorf("report: writing JSON: %w", err)
+	}
+	// A raw newline only ever comes from the indentation (one in a string
+	// is escaped), so this is the top-level key and nothing a server wrote.
+	key := []byte("\n  \"findings\": ")
+	at := bytes.Index(frame.Bytes(), key)
+	if at < 0 || len(findings) == 0 {
+		_, err := w.Write(frame.Bytes())
+		return writeErr(err)
+	}
+	at += len(key)
+	rest := frame.Bytes()[at+len("[]"):]
+	bw := bufio.NewWriter(w)
+	bw.Write(frame.Bytes()[:at])
+	bw.WriteString("[\n")
+	for i := range findings {
+		b, err := json.MarshalIndent(&findings[i], "    ", "  ")
+		if err != nil {
+			return fmt.Errorf("report: writing JSON: %w", err)
+		}
+		bw.WriteString("    ")
+		bw.Write(b)
+		if i < len(findings)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("  ]")
+	bw.Write(rest)
+	return writeErr(bw.Flush())
+}
+
+func writeErr(err error) error {
+	if err != nil {
 		return fmt.Errorf("report: writing JSON: %w", err)
 	}
 	return nil

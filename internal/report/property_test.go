@@ -66,6 +66,36 @@ func randomReport(t *rapid.T) *report.Report {
 }
 
 var _ = Describe("any report, however hostile its text", func() {
+	It("is written as JSON byte for byte as encoding/json writes it whole, findings streamed one at a time", func() {
+		rapid.Check(GinkgoT(), func(t *rapid.T) {
+			r := randomReport(t)
+			// The hostile text may hold what the writer splices at.
+			if rapid.Bool().Draw(t, "spliced key in text") {
+				r.Notes = append(r.Notes, "\n  \"findings\": []", `"findings": []`)
+			}
+			var got bytes.Buffer
+			if err := report.WriteJSON(&got, r); err != nil {
+				t.Fatal(err)
+			}
+			whole := *r
+			whole.Findings = append([]report.Finding{}, r.Findings...)
+			for i := range whole.Findings {
+				if whole.Findings[i].Transcript == nil {
+					whole.Findings[i].Transcript = []transcript.Entry{}
+				}
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(&whole); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Fatalf("WriteJSON differs from encoding the whole report:\ngot:\n%s\nwant:\n%s", got.String(), want.String())
+			}
+		})
+	})
+
 	It("renders safely in every format", func() {
 		rapid.Check(GinkgoT(), func(t *rapid.T) {
 			// Assertions go through t, so that rapid can shrink a failure

@@ -45,7 +45,7 @@ type Registry struct {
 // compiles each one. Errors name the file and, for JSON syntax errors, the
 // line.
 func Compile(fsys fs.FS, dirs ...string) (*Registry, error) {
-	r, err := Open(fsys, dirs...)
+	r, err := open(fsys, true, dirs...)
 	if err != nil {
 		return nil, err
 	}
@@ -57,13 +57,22 @@ func Compile(fsys fs.FS, dirs ...string) (*Registry, error) {
 	return r, nil
 }
 
-// Open registers every .json file under the folders in fsys, checking that each
-// is JSON, and compiles nothing until asked (Get). It is Compile for
-// schema files already proven to compile (the embedded ones, by the
-// tests), where compiling every revision of a large protocol at each
-// start would cost more than the run. The first folder is the registry's
-// own; later ones (a profile's base's) fill in the names it lacks.
+// Open registers every .json file under the folders in fsys, and reads
+// and compiles nothing until asked (Get): a file is read when a schema
+// compiled needs it. It is Compile for schema files already proven to
+// compile (the embedded ones, by the tests), where reading every revision
+// of a large protocol at each start would cost more than the run (the
+// five MCP revisions are 700 KB of JSON; a run judges one). The first
+// folder is the registry's own; later ones (a profile's base's) fill in
+// the names it lacks.
 func Open(fsys fs.FS, dirs ...string) (*Registry, error) {
+	return open(fsys, false, dirs...)
+}
+
+// open registers the files; eager reads and adds each one now, so a file
+// that is no JSON is reported at once, else the compiler's loader reads
+// them from fsys when a compile first refers to them.
+func open(fsys fs.FS, eager bool, dirs ...string) (*Registry, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("schema.Open: no folder")
 	}
@@ -73,10 +82,11 @@ func Open(fsys fs.FS, dirs ...string) (*Registry, error) {
 	// "MUST be properly encoded", and its schema says so with "byte").
 	c.AssertFormat()
 	c.RegisterFormat(byteFormat)
-	// Never fetch anything from the network or disk: every $ref must resolve
-	// to an embedded file.
-	c.UseLoader(noLoader{})
 	r := &Registry{dir: dirs[0], files: map[string]string{}, c: c, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{}}
+	// Never fetch anything from the network or disk: every $ref must
+	// resolve to a file of these folders.
+	known := map[string]bool{}
+	c.UseLoader(fsLoader{fsys: fsys, known: known})
 	for i, dir := range dirs {
 		var files []string
 		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
@@ -99,16 +109,15 @@ func Open(fsys fs.FS, dirs ...string) (*Registry, error) {
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			data, err := fs.ReadFile(fsys, f)
-			if err != nil {
-				return nil, fmt.Errorf("schemas/%s: %w", f, err)
-			}
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-			if err != nil {
-				return nil, fmt.Errorf("schemas/%s:%s", f, jsonError(data, err))
-			}
-			if err := c.AddResource(Base+f, doc); err != nil {
-				return nil, fmt.Errorf("schemas/%s: %v", f, err)
+			known[f] = true
+			if eager {
+				doc, err := readDoc(fsys, f)
+				if err != nil {
+					return nil, err
+				}
+				if err := c.AddResource(Base+f, doc); err != nil {
+					return nil, fmt.Errorf("schemas/%s: %v", f, err)
+				}
 			}
 			if rel := strings.TrimPrefix(f, dir+"/"); r.files[rel] == "" {
 				r.files[rel] = f
@@ -116,6 +125,21 @@ func Open(fsys fs.FS, dirs ...string) (*Registry, error) {
 		}
 	}
 	return r, nil
+}
+
+// readDoc reads one schema file as the compiler takes it.
+func readDoc(fsys fs.FS, f string) (any, error) {
+	data, err := fs.ReadFile(fsys, f)
+	if err != nil {
+		return nil, fmt.Errorf("schemas/%s: %w", f, err)
+	}
+	// Decode builds what jsonschema.UnmarshalJSON builds (numbers as
+	// json.Number), in one pass, and fails with its errors.
+	doc, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("schemas/%s:%s", f, jsonError(data, err))
+	}
+	return doc, nil
 }
 
 // compile compiles one whole file (relative to the folder), once.
@@ -240,10 +264,19 @@ var byteFormat = &jsonschema.Format{Name: "byte", Validate: func(v any) error {
 	return jsonschema.LocalizableError("not base64 (RFC 4648 §4, the standard alphabet)")
 }}
 
-type noLoader struct{}
+// fsLoader gives the compiler the registered files it refers to, read
+// when first needed, and refuses every other URL.
+type fsLoader struct {
+	fsys  fs.FS
+	known map[string]bool
+}
 
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("$ref to %s: only files under schemas/ can be referenced", strings.TrimPrefix(url, Base))
+func (l fsLoader) Load(url string) (any, error) {
+	f, ok := strings.CutPrefix(url, Base)
+	if !ok || !l.known[f] {
+		return nil, fmt.Errorf("$ref to %s: only files under schemas/ can be referenced", strings.TrimPrefix(url, Base))
+	}
+	return readDoc(l.fsys, f)
 }
 
 // jsonError locates a JSON syntax error by line.

@@ -53,7 +53,10 @@ type Reader struct {
 // NewReader reads events of at most maxEvent bytes of data each, and gives
 // up after maxIdle bytes read without dispatching one.
 func NewReader(r io.Reader, maxEvent, maxIdle int) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 32<<10), maxEvent: maxEvent, maxIdle: maxIdle}
+	// 4 KiB, bufio's default: the reader takes a byte at a time from it,
+	// so a bigger buffer saves only reads, and a run holds one per stream
+	// open (dozens at once against a running server, one lane each).
+	return &Reader{br: bufio.NewReaderSize(r, 4<<10), maxEvent: maxEvent, maxIdle: maxIdle}
 }
 
 // LastID is the last event id buffer: the id of the latest event that set
