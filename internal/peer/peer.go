@@ -140,9 +140,15 @@ type Peer struct {
 	// legacy transport's server refused (see onStream): each may still
 	// get its JSON-RPC error on the stream.
 	refusedRaw int
-	inbox      []*Inbound
-	inboxB     int // the inbox's cost (footprint)
-	dropped    int
+	// noteOpen is set from a raw line sent with no answer owed (a
+	// notification) until a request sent after it (noteSeq, its
+	// transcript line) is answered: meanwhile a null-id frame may be that
+	// line's answer, which it must not have (see lookup).
+	noteOpen bool
+	noteSeq  int
+	inbox    []*Inbound
+	inboxB   int // the inbox's cost (footprint)
+	dropped  int
 	// dropNoted is set once the transcript says the current scenario's
 	// inbox overflowed.
 	dropNoted bool
@@ -464,7 +470,12 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 		p.anon++
 		p.mu.Unlock()
 	}
-	p.o.Recorder.Add(transcript.Sent, b)
+	seq := p.o.Recorder.Add(transcript.Sent, b)
+	if !answerable {
+		p.mu.Lock()
+		p.noteOpen, p.noteSeq = true, seq
+		p.mu.Unlock()
+	}
 	if err := p.o.Transport.WriteRaw(b); err != nil {
 		p.note("write failed: " + err.Error())
 		return err

@@ -170,6 +170,12 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		return
 	}
 	p.check(verdict.CheckOneResponse, scen, verdict.Pass, seq, "", "", "")
+	p.mu.Lock()
+	if call.Seq > p.noteSeq {
+		// A server that reads in order has answered past the notification.
+		p.noteOpen = false
+	}
+	p.mu.Unlock()
 	switch {
 	case mismatch == "value" && call.Invalid && idv == nil:
 		// An answer to an invalid request may say it could not take the
@@ -205,14 +211,7 @@ func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 	if !hasID {
 		// An answer without an id answers the only request in flight
 		// when that request was invalid (it may carry no id then).
-		if len(p.pending) == 1 && p.anon == 0 && p.refusedRaw == 0 {
-			for _, c := range p.pending {
-				if c.Invalid {
-					return c, "value"
-				}
-			}
-		}
-		return nil, ""
+		return p.onlyInvalid()
 	}
 	if idv != nil {
 		k := Key(idv)
@@ -238,11 +237,32 @@ func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 		}
 		return nil, ""
 	}
+	if idv == nil && p.noteOpen {
+		// A null id may answer the notification sent last (a server that
+		// answers notifications/initialized or /cancelled, which it must
+		// not): taken for the request's, it would judge that request by
+		// another's answer. Only an invalid request, whose id may not
+		// have been readable, takes it then.
+		return p.onlyInvalid()
+	}
 	// Raw input may be answered with whatever id the server read from it,
 	// so the only-request-in-flight guess is off while raw lines are owed.
 	if len(p.pending) == 1 && p.anon == 0 {
 		for _, c := range p.pending {
 			return c, "value"
+		}
+	}
+	return nil, ""
+}
+
+// onlyInvalid is the only request in flight when it is invalid and no raw
+// line is owed an answer. The caller holds p.mu.
+func (p *Peer) onlyInvalid() (*Call, string) {
+	if len(p.pending) == 1 && p.anon == 0 && p.refusedRaw == 0 {
+		for _, c := range p.pending {
+			if c.Invalid {
+				return c, "value"
+			}
 		}
 	}
 	return nil, ""
