@@ -192,8 +192,11 @@ var _ = Describe("wirecheck fuzz against the MCP reference server", func() {
 		// The null-id answer is a stray, charged to the action under way
 		// when it arrives: before tools/list is sent, or after (the peer
 		// does not take it for the answer of the one request in flight
-		// while the notification may be what it answers).
-		Expect(shapes).To(ContainElement(Or(Equal("MCP-JSONRPC-5 after setup"), Equal("MCP-JSONRPC-5 after discover tools"))))
-		Expect(shapes).NotTo(ContainElement(HavePrefix("MCP-TOOLS-2")))
+		// while the notification may be what it answers). The reference
+		// server does not always answer in order, though: when the answer
+		// comes after a tools/list answer, a later page's request is the
+		// one in flight and takes it (the peer's guess assumes order).
+		Expect(shapes).To(ContainElement(Or(Equal("MCP-JSONRPC-5 after setup"), Equal("MCP-JSONRPC-5 after discover tools"),
+			Equal("MCP-TOOLS-2 after discover tools"))))
 	})
 })

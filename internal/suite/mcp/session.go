@@ -228,7 +228,9 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 // answer of the scenario's first request or raw line, whose verdicts it
 // would take (a false failure of a scenario run alone, as its Reproduce
 // line runs it). PING-1 judges ping; a barrier unanswered within a second
-// is forgotten.
+// is forgotten. Such an answer, a stray the peer has judged, is taken out
+// of the inbox too, where a scenario looking for the answer to its first
+// raw line would find it first; other frames stay for the scenario.
 func settle(e *scenario.Env) {
 	c, err := e.SendProbe()
 	if err != nil || c == nil {
@@ -236,6 +238,15 @@ func settle(e *scenario.Env) {
 	}
 	if _, err := e.Peer.Wait(c, min(e.Timeout, time.Second)); err != nil {
 		e.Peer.Forget(c)
+		return
+	}
+	stray := func(in *peer.Inbound) bool {
+		return in.Call == nil && !in.Invalid && in.Kind != nil && in.Kind.Role == spec.RoleResponse
+	}
+	for {
+		if _, err := e.Peer.NextWhere(0, stray); err != nil {
+			return
+		}
 	}
 }
 

@@ -1,0 +1,60 @@
+package protocols_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+)
+
+// Every failure's Reproduce line runs its scenario alone, in a process of
+// its own. A scenario's verdicts must not hang on the scenarios that ran
+// before it in the whole run's process: alone, it trips no rule the fault
+// does not declare (and against a clean server, none). The faults are
+// those whose misbehaviour lands between scenarios: answers to
+// notifications and cancellations, mangled ids, late answers (a server
+// that answered notifications/initialized failed TOOLS-2 on a correct
+// tools/list when `tools` ran alone).
+var _ = Describe("a scenario run alone, as its Reproduce line runs it", func() {
+	cases := []struct{ protocol, fault string }{
+		{"sonde-serve", ""}, {"tool-host", ""}, {"agent-bridge", ""}, {"mcp", ""}, {"sophon", ""},
+		{"mcp", "answer-notifications"}, {"mcp", "id-type"}, {"mcp", "answer-cancel-unknown"},
+		{"mcp", "answer-cancelled"}, {"sophon", "answer-initialized"},
+	}
+	for _, c := range cases {
+		text := c.protocol + " clean"
+		if c.fault != "" {
+			text = c.protocol + " with fault " + c.fault
+		}
+		It("trips only what the fault declares, scenario by scenario: "+text, func() {
+			b, err := protocols.Load(c.protocol)
+			Expect(err).NotTo(HaveOccurred())
+			var allowed []string
+			srv := testrun.Server{Protocol: c.protocol}
+			if c.fault != "" {
+				srv.Faults = []string{c.fault}
+				found := false
+				for _, f := range b.Protocol.Faults {
+					if f.Name == c.fault {
+						found = true
+						allowed = append(append(allowed, f.Trips...), f.Also...)
+					}
+				}
+				Expect(found).To(BeTrue(), "no fault %s in %s", c.fault, c.protocol)
+			}
+			for _, s := range b.Scenarios {
+				rep, err := testrun.Run(srv, runner.Config{Scenarios: []*scenario.Scenario{s}, Timeout: timeout, StartupTimeout: startupTimeout})
+				Expect(err).NotTo(HaveOccurred(), "scenario %s alone", s.Name)
+				for _, r := range broken(rep) {
+					Expect(allowed).To(ContainElement(r), "scenario %s alone broke rule %s (%s):\n%s",
+						s.Name, r, strings.TrimSpace(text), evidence(rep, r))
+				}
+			}
+		})
+	}
+})
