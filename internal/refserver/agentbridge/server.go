@@ -747,10 +747,17 @@ func (s *Server) turn(ss *session, prompt string) {
 			return false
 		}
 		if st.interrupted {
-			end("error_during_execution", "")
+			// The fault forgets the session before the result goes out: a
+			// client that sends at once on reading it must find it gone
+			// (after it, the send could win the race, under load).
 			if s.Faults["interrupt-drops-session"] {
 				s.mu.Lock()
 				delete(s.sessions, ss.id)
+				s.mu.Unlock()
+			}
+			end("error_during_execution", "")
+			if s.Faults["interrupt-drops-session"] {
+				s.mu.Lock()
 				s.end(ss)
 				s.mu.Unlock()
 			}
