@@ -146,9 +146,13 @@ type Peer struct {
 	// line's answer, which it must not have (see lookup).
 	noteOpen bool
 	noteSeq  int
-	inbox    []*Inbound
-	inboxB   int // the inbox's cost (footprint)
-	dropped  int
+	// held queues the lines of requests sent between Hold and Flush;
+	// heldCalls are their calls, untracked if the write fails.
+	held      []byte
+	heldCalls []*Call
+	inbox     []*Inbound
+	inboxB    int // the inbox's cost (footprint)
+	dropped   int
 	// dropNoted is set once the transcript says the current scenario's
 	// inbox overflowed.
 	dropNoted bool
@@ -327,18 +331,59 @@ func isString(v any) bool {
 	return ok
 }
 
-// send records and writes a tracked request.
+// send records and writes a tracked request (queues it, while held).
 func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
 	if c != nil {
 		c.Seq, c.SentAt = seq, time.Now()
 	}
+	p.mu.Lock()
+	if p.held != nil {
+		p.held = append(append(p.held, msg...), '\n')
+		p.heldCalls = append(p.heldCalls, c)
+		p.mu.Unlock()
+		return c, nil
+	}
+	p.mu.Unlock()
 	if err := p.o.Transport.Send(msg); err != nil {
 		p.untrack(c)
 		p.note("write failed: " + err.Error())
 		return nil, err
 	}
 	return c, nil
+}
+
+// Hold makes the requests sent from now until Flush go out together, in
+// one write, each tracked before any is written: requests meant to be
+// written before the server reads any (a pipeline) are then all in flight
+// when the first answer comes, however the writer is scheduled. Over a
+// transport of whole messages (HTTP) it does nothing.
+func (p *Peer) Hold() {
+	if m, ok := p.o.Transport.(transport.Messenger); ok && m.WholeMessages() {
+		return
+	}
+	p.mu.Lock()
+	p.held = []byte{}
+	p.mu.Unlock()
+}
+
+// Flush writes what Hold queued, in one write.
+func (p *Peer) Flush() error {
+	p.mu.Lock()
+	b, calls := p.held, p.heldCalls
+	p.held, p.heldCalls = nil, nil
+	p.mu.Unlock()
+	if len(b) == 0 {
+		return nil
+	}
+	if err := p.o.Transport.WriteRaw(b); err != nil {
+		for _, c := range calls {
+			p.untrack(c)
+		}
+		p.note("write failed: " + err.Error())
+		return err
+	}
+	return nil
 }
 
 // track registers a request about to be sent: a Call when it has an id,

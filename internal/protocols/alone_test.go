@@ -22,7 +22,7 @@ import (
 var _ = Describe("a scenario run alone, as its Reproduce line runs it", func() {
 	cases := []struct{ protocol, fault, transport string }{
 		{"sonde-serve", "", ""}, {"tool-host", "", ""}, {"agent-bridge", "", ""}, {"mcp", "", ""}, {"sophon", "", ""},
-		{"mcp", "", "http"}, {"mcp", "", "sse"},
+		{"mcp", "", "http"},
 		{"mcp", "answer-notifications", ""}, {"mcp", "id-type", ""}, {"mcp", "answer-cancel-unknown", ""},
 		{"mcp", "answer-cancelled", ""}, {"sophon", "answer-initialized", ""},
 	}

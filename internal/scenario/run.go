@@ -21,12 +21,38 @@ func (s *Scenario) Execute(e *Env) error {
 		return s.Run(e)
 	}
 	e.named = map[string]*peer.Call{}
-	for i := range s.Steps {
+	for i := 0; i < len(s.Steps); i++ {
+		// Consecutive sends go out in one write, all in flight before the
+		// server can answer the first (see peer.Hold): "written before any
+		// is read" holds however the writer is scheduled.
+		j := i
+		for j < len(s.Steps) && s.Steps[j].plainSend() {
+			j++
+		}
+		if j-i > 1 {
+			e.Peer.Hold()
+			for k := i; k < j; k++ {
+				if err := e.Do(&s.Steps[k]); err != nil {
+					_ = e.Peer.Flush()
+					return fmt.Errorf("step %d (line %d): %w", k+1, s.Steps[k].Line, err)
+				}
+			}
+			if err := e.Peer.Flush(); err != nil {
+				return fmt.Errorf("step %d (line %d): %w", j, s.Steps[j-1].Line, e.writeFailed(err))
+			}
+			i = j - 1
+			continue
+		}
 		if err := e.Do(&s.Steps[i]); err != nil {
 			return fmt.Errorf("step %d (line %d): %w", i+1, s.Steps[i].Line, err)
 		}
 	}
 	return nil
+}
+
+// plainSend reports whether a step only sends a request, whole.
+func (st *Step) plainSend() bool {
+	return st.Send != nil && st.Split == 0 && st.Sleep == 0
 }
 
 // SplitPause bounds the pause between the two writes of a split send. It
