@@ -50,10 +50,8 @@ func (s *Scenario) Execute(e *Env) error {
 	return nil
 }
 
-// plainSend reports whether a step only sends a request, whole.
-func (st *Step) plainSend() bool {
-	return st.Send != nil && st.Split == 0 && st.Sleep == 0
-}
+// plainSend reports whether a step sends a request whole.
+func (st *Step) plainSend() bool { return st.Send != nil && st.Split == 0 }
 
 // SplitPause bounds the pause between the two writes of a split send. It
 // only has to outlast the server's read of the first part, which a blocked

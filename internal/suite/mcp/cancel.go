@@ -34,8 +34,8 @@ const lateGrace = 150 * time.Millisecond
 // the tool's expected end has already passed.
 const minLateWait = 100 * time.Millisecond
 
-// lateEnd pings the server at the slow tool's expected end (wait first
-// returns no earlier) and says when the watch for the cancelled call's
+// lateEnd pings the server at the slow tool's expected end (sleeping
+// until then if that is still to come) and says when the watch for the cancelled call's
 // late messages may end: lateGrace after that end, or minLateWait after
 // the ping's answer, whichever is later. A server still at work when it
 // should be done (a loaded machine) answers the ping late too, so the
@@ -48,16 +48,11 @@ func lateEnd(e *scenario.Env, start time.Time, expect time.Duration) time.Time {
 	}
 	end := start.Add(expect + lateGrace)
 	if _, err := e.Probe(); err == nil {
-		end = later(end, time.Now().Add(minLateWait))
+		if t := time.Now().Add(minLateWait); t.After(end) {
+			end = t
+		}
 	}
 	return end
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 var (
