@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -94,6 +96,11 @@ type Usage struct {
 	// PeakRSS is the kernel's maximum resident set size of the process and
 	// the children it waited for, in bytes.
 	PeakRSS int64
+	// ServerCPU is the CPU time the server under test spent while the
+	// tool ran (user + system; 0 where /proc does not say). A
+	// single-threaded server busy for as long as the run lasts is what
+	// bounds the run's wall time, whatever the client does.
+	ServerCPU time.Duration
 }
 
 // Measure runs argv to completion (bounded by limit), its output to
@@ -203,6 +210,34 @@ func StartServer(argv []string, log string, limit time.Duration) (*Server, error
 	}
 }
 
+// CPU is the server process's CPU time so far (user + system, from
+// /proc/PID/stat, in the kernel's 10 ms ticks), or -1 where it cannot be
+// read.
+func (s *Server) CPU() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	// The command name, field 2, is in parentheses and may hold spaces:
+	// the fields are counted from after its closing one.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+	if len(f) < 13 {
+		return -1
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	// USER_HZ is 100 on every Linux ABI that has /proc.
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
 // Stop kills the server's process group.
 func (s *Server) Stop() {
 	if s.cmd.Process != nil {
@@ -261,7 +296,14 @@ func (b Bench) against(name string, i int, run func(url, out string) (Usage, err
 		return Usage{}, err
 	}
 	defer srv.Stop()
-	return run(srv.URL, out)
+	cpu0 := srv.CPU()
+	u, err := run(srv.URL, out)
+	if cpu0 >= 0 {
+		if cpu1 := srv.CPU(); cpu1 >= cpu0 {
+			u.ServerCPU = cpu1 - cpu0
+		}
+	}
+	return u, err
 }
 
 func (b Bench) official(i int) (Usage, Count, error) {
@@ -313,9 +355,10 @@ func summarize(us []Usage, cs []Count) Result {
 		return v[len(v)/2]
 	}
 	r := Result{Usage: Usage{
-		Wall:    time.Duration(med(func(u Usage) int64 { return int64(u.Wall) })),
-		CPU:     time.Duration(med(func(u Usage) int64 { return int64(u.CPU) })),
-		PeakRSS: med(func(u Usage) int64 { return u.PeakRSS }),
+		Wall:      time.Duration(med(func(u Usage) int64 { return int64(u.Wall) })),
+		ServerCPU: time.Duration(med(func(u Usage) int64 { return int64(u.ServerCPU) })),
+		CPU:       time.Duration(med(func(u Usage) int64 { return int64(u.CPU) })),
+		PeakRSS:   med(func(u Usage) int64 { return u.PeakRSS }),
 	}, Count: cs[len(cs)-1]}
 	for _, c := range cs {
 		if c.Checks != r.Count.Checks {
@@ -341,10 +384,10 @@ func (c Comparison) Table() string {
 		if r.Varied {
 			varied = " (varied between runs; last run shown)"
 		}
-		fmt.Fprintf(&b, "%-16s %7d %9s %9s %11s   %s%s\n", name, r.Count.Checks, r.Wall.Round(time.Millisecond),
-			r.CPU.Round(time.Millisecond), mib(r.PeakRSS), units, varied)
+		fmt.Fprintf(&b, "%-16s %7d %9s %9s %11s %11s   %s%s\n", name, r.Count.Checks, r.Wall.Round(time.Millisecond),
+			r.CPU.Round(time.Millisecond), mib(r.PeakRSS), r.ServerCPU.Round(time.Millisecond), units, varied)
 	}
-	fmt.Fprintf(&b, "%-16s %7s %9s %9s %11s\n", "", "CHECKS", "WALL", "CPU", "PEAK RSS")
+	fmt.Fprintf(&b, "%-16s %7s %9s %9s %11s %11s\n", "", "CHECKS", "WALL", "CPU", "PEAK RSS", "SERVER CPU")
 	row("official suite", c.Official, fmt.Sprintf("%d scenarios; checks by status: %s", c.Official.Count.Units, byKey(c.Official.Count.By)))
 	row("wirecheck", c.Wirecheck, fmt.Sprintf("observations; %d rule verdicts: %s", c.Wirecheck.Count.Units, byKey(c.Wirecheck.Count.By)))
 	b.WriteString("\n")
@@ -355,6 +398,13 @@ func (c Comparison) Table() string {
 	fmt.Fprintf(&b, "checks:    wirecheck makes %.1fx the official suite's (goal at least %.1fx: %s); counting rule verdicts instead of observations, %.1fx\n",
 		checks, GoalChecks, met(checks >= GoalChecks), units)
 	fmt.Fprintf(&b, "wall time: wirecheck takes %.2f of the official suite's (goal at most %.2f: %s)\n", wall, GoalWall, met(wall <= GoalWall))
+	if sw := c.Wirecheck.ServerCPU; sw > 0 && c.Wirecheck.Wall > 0 {
+		// The server is a single Node.js thread: the share of wirecheck's
+		// wall time it was busy says how much of that time was the
+		// server's work rather than wirecheck's.
+		fmt.Fprintf(&b, "           the server was busy %.0f%% of wirecheck's wall time (%s of CPU; %s during the official suite's run)\n",
+			100*float64(sw)/float64(c.Wirecheck.Wall), sw.Round(time.Millisecond), c.Official.ServerCPU.Round(time.Millisecond))
+	}
 	if c.Official.PeakRSS == 0 || c.Wirecheck.PeakRSS == 0 {
 		b.WriteString("peak RSS:  unknown (the kernel reported none)\n")
 	} else {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -67,13 +68,15 @@ var _ = Describe("the official-suite benchmark's figures", func() {
 	It("prints the ratios against the issue's goals, met or not", func() {
 		cmp := interop.Comparison{
 			Official:  interop.Result{Usage: interop.Usage{Wall: 3 * time.Second, PeakRSS: 120 << 20}, Count: interop.Count{Checks: 32, Units: 30}},
-			Wirecheck: interop.Result{Usage: interop.Usage{Wall: 2 * time.Second, PeakRSS: 20 << 20}, Count: interop.Count{Checks: 320, Units: 100}},
+			Wirecheck: interop.Result{Usage: interop.Usage{Wall: 2 * time.Second, PeakRSS: 20 << 20, ServerCPU: 1500 * time.Millisecond}, Count: interop.Count{Checks: 320, Units: 100}},
 		}
+		cmp.Official.ServerCPU = 900 * time.Millisecond
 		t := cmp.Table()
 		Expect(t).To(ContainSubstring("10.0x the official suite's (goal at least 4.5x: met)"))
 		Expect(t).To(ContainSubstring("counting rule verdicts instead of observations, 3.1x"))
 		Expect(t).To(ContainSubstring("takes 0.67 of the official suite's (goal at most 0.33: NOT met)"))
 		Expect(t).To(ContainSubstring("uses 0.17 of the official suite's (goal at most 0.25: met)"))
+		Expect(t).To(ContainSubstring("the server was busy 75% of wirecheck's wall time (1.5s of CPU; 900ms during the official suite's run)"))
 	})
 
 	It("says peak RSS is unknown rather than meeting the goal on a zero", func() {
@@ -119,6 +122,24 @@ var _ = Describe("the official-suite benchmark's figures", func() {
 			Expect(err).NotTo(HaveOccurred())
 			defer srv.Stop()
 			Expect(srv.URL).To(MatchRegexp(`^http://127\.0\.0\.1:\d+/mcp$`))
+		})
+
+		It("reads the CPU time the server has spent", func() {
+			if runtime.GOOS != "linux" {
+				Skip("the server's CPU time is read from /proc")
+			}
+			node, err := exec.LookPath("node")
+			if err != nil {
+				Skip("node is not installed")
+			}
+			log := filepath.Join(GinkgoT().TempDir(), "server.log")
+			// It burns 300 ms of CPU before it listens, however loaded
+			// the machine.
+			srv, err := interop.StartServer([]string{node, "-e", `while (process.cpuUsage().user < 300000) {}
+require("http").createServer((q, s) => s.end("up")).listen(process.env.PORT, "127.0.0.1")`}, log, time.Minute)
+			Expect(err).NotTo(HaveOccurred())
+			defer srv.Stop()
+			Expect(srv.CPU()).To(BeNumerically(">=", 290*time.Millisecond))
 		})
 
 		It("reports a server that exits before it listens, with its output", func() {
