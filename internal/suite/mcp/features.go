@@ -289,6 +289,14 @@ func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
 	}
 	if isResult(r) {
 		e.Pass("MCP-RESOURCES-6", r.Seq)
+		// An update sent after the unsubscribe was answered is judged in
+		// this scenario (MCP-RESOURCES-8), not left to whichever reads
+		// the inbox next (none, when the scenario runs alone or in a
+		// session of its own): on one ordered stream (stdio, the legacy
+		// HTTP+SSE stream) it comes before the answer to a later request.
+		if _, err := s.call(e, "ping", nil); err != nil {
+			return err
+		}
 	} else {
 		e.Fail("MCP-RESOURCES-6", r.Seq, "resources/unsubscribe "+uri+" failed although the server declares resources.subscribe", "an empty result", string(r.Raw))
 	}

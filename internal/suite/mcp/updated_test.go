@@ -1,0 +1,101 @@
+package mcp_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// slowUpdates delays what the server's GET stream writes of a
+// resources/updated notification: sent before or after the unsubscribe
+// was answered, it is read after that answer.
+type slowUpdates struct {
+	http.ResponseWriter
+}
+
+func (w slowUpdates) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte("notifications/resources/updated")) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w slowUpdates) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+var _ = Describe("an update of a resource after its unsubscribe (MCP-RESOURCES-8)", func() {
+	It("fails the resources scenario alone on stdio, where the answer to a later request orders it", func() {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		var scs []*scenario.Scenario
+		for _, s := range b.Scenarios {
+			if s.Name == "resources" {
+				scs = append(scs, s)
+			}
+		}
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-06-18", Faults: []string{"updated-after-unsubscribe"}},
+			runner.Config{Scenarios: scs, Partial: true, Timeout: 10 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		v, msg := finding(rep, "MCP-RESOURCES-8")
+		Expect(v).To(Equal(verdict.Fail), msg)
+		Expect(msg).To(ContainSubstring("after the unsubscribe was answered"))
+	})
+
+	It("is a skip, not a failure, over Streamable HTTP, where streams are not ordered", func() {
+		f := refmcp.NewFront(refserver.Options{Faults: []string{"updated-after-unsubscribe"}}, false)
+		var unsubscribed atomic.Bool
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w = slowUpdates{w}
+			}
+			if r.Method == http.MethodPost {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if bytes.Contains(body, []byte(`"resources/unsubscribe"`)) {
+					unsubscribed.Store(true)
+				} else if unsubscribed.Load() && bytes.Contains(body, []byte(`"method":"ping"`)) {
+					// The barrier after the unsubscribe is answered once
+					// the delayed update has been read.
+					time.Sleep(300 * time.Millisecond)
+				}
+			}
+			f.ServeHTTP(w, r)
+		}))
+		DeferCleanup(func() {
+			f.Close()
+			ts.CloseClientConnections()
+			ts.Close()
+		})
+		rep := runOne("resources", ts.URL+"/mcp")
+		// Both updates were judged (MCP-RESOURCES-7, the capability,
+		// passes each): the one the subscribe set off passes
+		// MCP-RESOURCES-8, the one read after the unsubscribe's answer
+		// neither passes nor fails it (a skip, which the pass outranks in
+		// the report).
+		counts := map[string]int{}
+		for _, fd := range rep.Findings {
+			if fd.Rule == "MCP-RESOURCES-7" || fd.Rule == "MCP-RESOURCES-8" {
+				Expect(fd.Verdict).To(Equal(verdict.Pass), fd.Rule+": "+fd.Message)
+				counts[fd.Rule] += fd.Count
+			}
+		}
+		Expect(counts).To(Equal(map[string]int{"MCP-RESOURCES-7": 2, "MCP-RESOURCES-8": 1}))
+	})
+})
