@@ -1,11 +1,8 @@
 package runner_test
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,7 +15,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/refserver"
-	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -227,17 +223,12 @@ var _ = Describe("lanes of a launched HTTP server", func() {
 // each request passed through hold first; the target reaches it by URL
 // alone, as `--url` does.
 func running(hold func(r *http.Request)) target.Target {
-	f := refmcp.NewFront(refserver.Options{}, false)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	t, stop := testrun.Front(refserver.Options{}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 		hold(r)
-		f.ServeHTTP(w, r)
-	}))
-	DeferCleanup(func() {
-		f.Close()
-		ts.CloseClientConnections()
-		ts.Close()
+		return w
 	})
-	return target.Target{URL: ts.URL + "/mcp", Transport: "http"}
+	DeferCleanup(stop)
+	return t
 }
 
 var _ = Describe("lanes against a running server (--url alone)", func() {
@@ -275,28 +266,21 @@ var _ = Describe("lanes against a running server (--url alone)", func() {
 		// As the TypeScript SDK's servers do: a POST without a session id
 		// that is not initialize gets 400 and an error with id null. The
 		// scenario opens no session, so the probe after it is refused.
-		f := refmcp.NewFront(refserver.Options{}, false)
-		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && !strings.Contains(string(body), `"initialize"`) {
+		t, stop := testrun.Front(refserver.Options{}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && !strings.Contains(string(testrun.Body(r)), `"initialize"`) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
-				return
+				return nil
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			f.ServeHTTP(w, r)
-		}))
-		DeferCleanup(func() {
-			f.Close()
-			ts.CloseClientConnections()
-			ts.Close()
+			return w
 		})
+		DeferCleanup(stop)
 		quiet := &scenario.Scenario{Name: "quiet", Rules: []string{"MCP-PING-1"}, Run: func(e *scenario.Env) error {
 			e.Skip("MCP-PING-1", "this scenario sends nothing")
 			return nil
 		}}
-		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: target.Target{URL: ts.URL + "/mcp", Transport: "http"}},
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: t},
 			runner.Config{Scenarios: []*scenario.Scenario{quiet}, Timeout: 5 * time.Second})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.Findings).NotTo(BeEmpty())

@@ -3,9 +3,7 @@ package mcp_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/refserver"
-	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -81,26 +78,17 @@ func (w *resumedWriter) Flush() {
 // reference server over HTTP, its resumed streams passed through
 // resumedWriter.
 func resumeRun(how resumed, params ...string) *report.Report {
-	f := refmcp.NewFront(refserver.Options{Variants: []string{"resumable"}}, false)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	t, stop := testrun.Front(refserver.Options{Variants: []string{"resumable"}}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+		if r.Method == http.MethodPost && how == slow && bytes.Contains(testrun.Body(r), []byte(`"method":"ping"`)) {
+			time.Sleep(1100 * time.Millisecond)
+		}
 		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
-			w = &resumedWriter{ResponseWriter: w, how: how, gone: r.Context().Done()}
+			return &resumedWriter{ResponseWriter: w, how: how, gone: r.Context().Done()}
 		}
-		if r.Method == http.MethodPost && how == slow {
-			body, _ := io.ReadAll(r.Body)
-			if bytes.Contains(body, []byte(`"method":"ping"`)) {
-				time.Sleep(1100 * time.Millisecond)
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		f.ServeHTTP(w, r)
-	}))
-	DeferCleanup(func() {
-		f.Close()
-		ts.CloseClientConnections()
-		ts.Close()
+		return w
 	})
-	return runOne("http-resume", ts.URL+"/mcp", params...)
+	DeferCleanup(stop)
+	return runOne("http-resume", t.URL, params...)
 }
 
 // runOne runs one scenario of the MCP suite, under 2025-11-25, against
@@ -186,14 +174,9 @@ var _ = Describe("the http-resume scenario's wait for the dropped call's respons
 
 var _ = Describe("the shutdown scenario over HTTP", func() {
 	It("opens the session the liveness ping after it needs, when it begins a lane against a running server", func() {
-		f := refmcp.NewFront(refserver.Options{}, false)
-		ts := httptest.NewServer(f)
-		DeferCleanup(func() {
-			f.Close()
-			ts.CloseClientConnections()
-			ts.Close()
-		})
-		rep := runOne("shutdown", ts.URL+"/mcp")
+		t, stop := testrun.Front(refserver.Options{}, nil)
+		DeferCleanup(stop)
+		rep := runOne("shutdown", t.URL)
 		Expect(rep.Summary.Pass).NotTo(BeZero())
 		Expect(rep.Summary.Fail).To(BeZero(), "%+v", rep.Findings)
 		Expect(rep.Summary.Error).To(BeZero(), "%+v", rep.Findings)

@@ -2,9 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/refserver"
-	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testrun"
@@ -59,31 +56,23 @@ var _ = Describe("an update of a resource after its unsubscribe (MCP-RESOURCES-8
 	})
 
 	It("is a skip, not a failure, over Streamable HTTP, where streams are not ordered", func() {
-		f := refmcp.NewFront(refserver.Options{Faults: []string{"updated-after-unsubscribe"}}, false)
 		var unsubscribed atomic.Bool
-		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, stop := testrun.Front(refserver.Options{Faults: []string{"updated-after-unsubscribe"}}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 			if r.Method == http.MethodGet {
-				w = slowUpdates{w}
+				return slowUpdates{w}
 			}
-			if r.Method == http.MethodPost {
-				body, _ := io.ReadAll(r.Body)
-				r.Body = io.NopCloser(bytes.NewReader(body))
-				if bytes.Contains(body, []byte(`"resources/unsubscribe"`)) {
-					unsubscribed.Store(true)
-				} else if unsubscribed.Load() && bytes.Contains(body, []byte(`"method":"ping"`)) {
-					// The barrier after the unsubscribe is answered once
-					// the delayed update has been read.
-					time.Sleep(300 * time.Millisecond)
-				}
+			switch body := testrun.Body(r); {
+			case bytes.Contains(body, []byte(`"resources/unsubscribe"`)):
+				unsubscribed.Store(true)
+			case unsubscribed.Load() && bytes.Contains(body, []byte(`"method":"ping"`)):
+				// The barrier after the unsubscribe is answered once the
+				// delayed update has been read.
+				time.Sleep(300 * time.Millisecond)
 			}
-			f.ServeHTTP(w, r)
-		}))
-		DeferCleanup(func() {
-			f.Close()
-			ts.CloseClientConnections()
-			ts.Close()
+			return w
 		})
-		rep := runOne("resources", ts.URL+"/mcp")
+		DeferCleanup(stop)
+		rep := runOne("resources", t.URL)
 		// Both updates were judged (MCP-RESOURCES-7, the capability,
 		// passes each): the one the subscribe set off passes
 		// MCP-RESOURCES-8, the one read after the unsubscribe's answer
