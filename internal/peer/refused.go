@@ -52,8 +52,9 @@ func (p *Peer) ended(f transport.Frame) {
 	call.Response = &Inbound{Seq: seq, At: f.At, HTTP: via, Call: call, Problem: "no JSON-RPC answer: " + via.End}
 	p.mu.Unlock()
 	// A dropped stream is the transport's http.stream-has-response to
-	// judge (Via.Dropped): a disconnection may come at any time.
-	if !via.Dropped && !call.unjudged {
+	// judge; an authorization refusal is the answer the authorization
+	// pages ask of a server, owed no JSON-RPC response.
+	if !via.Dropped && !via.Authorization && !call.unjudged {
 		msg := "no JSON-RPC response to " + what + ": " + via.End
 		p.check(verdict.CheckTimely, call.Scenario, verdict.Fail, seq, msg, "a response", via.End)
 		p.check(verdict.CheckOneResponse, call.Scenario, verdict.Fail, seq, msg, "exactly one response per request", "no response")

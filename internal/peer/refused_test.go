@@ -66,6 +66,19 @@ var _ = Describe("an HTTP exchange that ends without an answer", func() {
 		Entry("broken", "the SSE stream broke before the response: read: connection reset by peer"),
 	)
 
+	It("fails no response rule when authorization refused the request (401): the run lacks a token, the server breaks nothing", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":3,"method":"x"}`))
+		refused := ended("3", "HTTP 401, text/plain, body \"Unauthorized\\n\"; the server requires a token and this run sent none")
+		refused.HTTP.Status, refused.HTTP.Authorization = 401, true
+		f.pushFrame(refused)
+		_, err := pe.Wait(c, time.Minute)
+		Expect(errors.Is(err, peer.ErrRefused)).To(BeTrue())
+		Expect(err).To(MatchError(ContainSubstring("requires a token")), "the scenario's error says what to do")
+		Expect(obs.verdicts("MINI-TIMELY-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
+	})
+
 	It("is the answer a raw POST was owed, queued with how it came", func() {
 		pe, f, obs := newPeer(nil)
 		Expect(pe.SendRaw([]byte("{not json\n"), true)).To(Succeed())

@@ -33,6 +33,11 @@ type Via struct {
 	// the transport's http.stream-has-response judges it, not the
 	// response rules above it.
 	Dropped bool
+	// Authorization is set with End when authorization refused the
+	// request: HTTP 401, or 403 with a WWW-Authenticate challenge
+	// (insufficient scope). The authorization pages ask exactly that
+	// answer of a server, so it owes the request no JSON-RPC response.
+	Authorization bool
 }
 
 // Exchanger is a transport that can send one HTTP request outside the

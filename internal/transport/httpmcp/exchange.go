@@ -228,6 +228,7 @@ func (x *exchange) endAs(resp *http.Response, why string, dropped bool) {
 	for _, k := range keys {
 		v := x.via(resp, http.MethodPost)
 		v.For, v.End, v.Dropped = k, why, dropped
+		v.Authorization = resp != nil && authRefusal(resp)
 		c.q.Offer(nil, transport.Frame{HTTP: v})
 	}
 }
@@ -639,5 +640,29 @@ func (x *exchange) refusal(resp *http.Response) {
 	if len(b) > 0 {
 		c.note(fmt.Sprintf("HTTP exchange %d: body %s", x.n, quote(b)))
 	}
-	x.end(resp, answered(resp, b))
+	x.end(resp, answered(resp, b)+c.authHint(resp))
+}
+
+// authRefusal reports whether authorization refused a request: 401, or
+// 403 with a challenge (basic/authorization: "Invalid or expired tokens
+// MUST receive a HTTP 401 response"; insufficient scope is 403 with
+// WWW-Authenticate).
+func authRefusal(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusUnauthorized ||
+		(resp.StatusCode == http.StatusForbidden && resp.Header.Get("WWW-Authenticate") != "")
+}
+
+// authHint says, after an authorization refusal, what the user can do
+// about it; "" for any other answer.
+func (c *client) authHint(resp *http.Response) string {
+	switch {
+	case !authRefusal(resp):
+		return ""
+	case !c.Credentialed():
+		return "; the server requires a token and this run sent none: pass one with --header (wirecheck run --help shows how)"
+	case resp.StatusCode == http.StatusForbidden:
+		return "; the server found the token given with --header short of the scope this request needs"
+	default:
+		return "; the server refused the token given with --header"
+	}
 }

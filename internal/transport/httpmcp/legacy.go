@@ -149,6 +149,8 @@ func (x *exchange) legacyPost(post *url.URL) {
 		// purpose) may be refused: BADBODY-1 judges its answer, not this.
 	case resp.StatusCode/100 == 2:
 		c.pass(verdict.CheckSSEPostAccepted, fmt.Sprintf("POST to the endpoint answered HTTP %d", resp.StatusCode))
+	case authRefusal(resp):
+		// Authorization's answer, not the transport's: see legacyStream.
 	default:
 		c.fail(verdict.CheckSSEPostAccepted, fmt.Sprintf("a valid message POSTed to the endpoint was answered HTTP %d", resp.StatusCode),
 			"a 2xx status", answered(resp, b))
@@ -168,7 +170,7 @@ func (x *exchange) legacyPost(post *url.URL) {
 		}
 	}
 	if resp.StatusCode/100 != 2 && !got {
-		x.legacyEnd(resp, answered(resp, b))
+		x.legacyEnd(resp, answered(resp, b)+c.authHint(resp))
 	}
 }
 
@@ -216,9 +218,13 @@ func (c *client) legacyStream(ctx context.Context) {
 	c.noteResponse(n, http.MethodGet, resp)
 	if resp.StatusCode/100 != 2 || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, evidence+1))
-		c.fail(verdict.CheckSSEStream, "GET on the SSE endpoint did not open an event stream",
-			"HTTP 2xx, Content-Type: text/event-stream", answered(resp, b))
-		c.legacyEnd("the SSE stream's GET was answered " + answered(resp, b))
+		// Refused by authorization, the stream was not the server's to
+		// open: the run lacks credentials, the server breaks nothing.
+		if !authRefusal(resp) {
+			c.fail(verdict.CheckSSEStream, "GET on the SSE endpoint did not open an event stream",
+				"HTTP 2xx, Content-Type: text/event-stream", answered(resp, b))
+		}
+		c.legacyEnd("the SSE stream's GET was answered " + answered(resp, b) + c.authHint(resp))
 		return
 	}
 	c.pass(verdict.CheckSSEStream, "GET on the SSE endpoint opened an event stream")

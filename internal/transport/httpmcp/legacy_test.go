@@ -175,6 +175,18 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(hooks.failure(verdict.CheckSSEStream)).To(ContainSubstring("application/json"))
 	})
 
+	It("fails no sse.stream when authorization refuses the GET (401): the run lacks a token, and the end says so", func() {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="/.well-known/oauth-protected-resource"`)
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		})
+		t, hooks := dial(server(h).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		// dial sends an X-Token header, no Authorization.
+		Expect(next(t).HTTP.End).To(ContainSubstring("HTTP 401"))
+		Expect(hooks.verdicts(verdict.CheckSSEStream)).To(BeEmpty())
+	})
+
 	It("leaves a refused body that is no JSON-RPC message to the bad-input rules, not sse.post-accepted", func() {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {

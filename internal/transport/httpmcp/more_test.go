@@ -42,6 +42,28 @@ var _ = Describe("answers", func() {
 		Expect(ended(t).HTTP.End).To(Equal(`HTTP 500, text/html, body "<h1>oops</h1>"`))
 	})
 
+	DescribeTable("marks a request refused by authorization, and says what the user can do", func(status int, challenge bool, hint string) {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			if challenge {
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="mcp:admin"`)
+			}
+			http.Error(w, http.StatusText(status), status)
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		f := ended(t)
+		Expect(f.HTTP.Authorization).To(Equal(hint != ""))
+		if hint != "" {
+			Expect(f.HTTP.End).To(ContainSubstring(hint))
+		} else {
+			Expect(f.HTTP.End).NotTo(ContainSubstring("token"))
+		}
+	},
+		Entry("401 without a token", http.StatusUnauthorized, true, "the server requires a token and this run sent none"),
+		Entry("403 with a challenge (insufficient scope)", http.StatusForbidden, true, "the server requires a token"),
+		Entry("403 without one is no authorization answer", http.StatusForbidden, false, ""),
+	)
+
 	It("ends a request answered 202 with no body, failing http.content-type", func() {
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			w.WriteHeader(http.StatusAccepted)
