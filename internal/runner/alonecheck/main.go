@@ -132,20 +132,34 @@ func main() {
 	fmt.Printf("alonecheck: %s over %s, revision %q: %d faults, %d runs alone\n", c.protocol, c.transport, c.revision, len(wholes), len(alone))
 	runAll(alone)
 	counts := map[string]int{}
+	// A failure the fault does not declare, wherever it is charged (a
+	// scenario, the startup, "-"), once per fault, rule and scenario.
+	undeclared := map[string]bool{}
+	judge := func(j job, got failing, how string) {
+		for rule, in := range got {
+			if slices.Contains(declared[j.fault], rule) {
+				continue
+			}
+			for sc := range in {
+				if k := j.fault + " " + rule + " " + sc; !undeclared[k] {
+					undeclared[k] = true
+					counts["UNDECLARED"]++
+					fmt.Printf("UNDECLARED  --fault %s: %s failed in %s (%s), and the fault does not declare it\n", j.fault, rule, sc, how)
+				}
+			}
+		}
+	}
+	for _, w := range wholes {
+		judge(w, results[w], "the whole run")
+	}
 	for _, j := range alone {
 		whole, own := results[job{fault: j.fault, revision: j.revision}], results[j]
 		if whole == nil || own == nil {
 			continue
 		}
+		judge(j, own, "run alone with --scenario "+j.scenario)
 		for rule, in := range own {
-			switch {
-			case !in[j.scenario]:
-				// Failed alone in another scenario's name: the handshake's
-				// or the probe's, before or after this one.
-			case !slices.Contains(declared[j.fault], rule):
-				counts["UNDECLARED"]++
-				fmt.Printf("UNDECLARED  --fault %s --scenario %s: %s failed alone, and the fault does not declare it\n", j.fault, j.scenario, rule)
-			case !whole[rule][j.scenario]:
+			if in[j.scenario] && !whole[rule][j.scenario] && slices.Contains(declared[j.fault], rule) {
 				counts["ALONE-ONLY"]++
 				if *verbose {
 					fmt.Printf("ALONE-ONLY  --fault %s --scenario %s: %s failed alone, not in the whole run's %s\n", j.fault, j.scenario, rule, j.scenario)
