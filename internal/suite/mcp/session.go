@@ -79,8 +79,9 @@ type resSub struct{ from, until int }
 
 type tracked struct {
 	call *peer.Call
-	last float64
-	seen bool
+	// last is the last progress value read, by stream (orderedStream): only
+	// the values of one stream are known to be in the order written.
+	last map[string]float64
 	// cancelled: wirecheck cancelled the request; its progress is no
 	// longer judged.
 	cancelled bool
@@ -625,18 +626,26 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		e.Pass("MCP-PROGRESS-1", in.Seq)
 		s.judgeHTTPStream(e, in, t)
 		val, _ := number(field(in, "/params/progress"))
+		stream := orderedStream(in)
 		if r := t.call.Response; r != nil && r.Seq < in.Seq {
+			if orderedStream(r) != stream {
+				e.Skip("MCP-PROGRESS-2", fmt.Sprintf("a progress notification was read after its request's response (transcript line %d), but on another stream: over Streamable HTTP it may have been written before it", r.Seq))
+				return
+			}
 			e.Fail("MCP-PROGRESS-2", in.Seq, "progress notification after the response to its request (transcript line "+fmt.Sprint(r.Seq)+")",
 				"no progress after completion", show(field(in, "/params")))
 			return
 		}
-		if t.seen && val <= t.last {
-			e.Fail("MCP-PROGRESS-2", in.Seq, fmt.Sprintf("progress went from %v to %v", t.last, val),
+		if t.last == nil {
+			t.last = map[string]float64{}
+		}
+		if last, seen := t.last[stream]; seen && val <= last {
+			e.Fail("MCP-PROGRESS-2", in.Seq, fmt.Sprintf("progress went from %v to %v", last, val),
 				"a progress value greater than the one before", show(field(in, "/params")))
 		} else {
 			e.Pass("MCP-PROGRESS-2", in.Seq)
 		}
-		t.seen, t.last = true, val
+		t.last[stream] = val
 	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 		s.listChanged++
 		s.judgeListChanged(e, in, method)
@@ -644,6 +653,19 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		s.updates++
 		s.judgeUpdated(e, in)
 	}
+}
+
+// orderedStream names the stream a message was read from, for judgments of
+// order: only the messages of one stream are read in the order the server
+// wrote them. Over Streamable HTTP a request's POST stream (with its
+// resumptions) is one stream and the GET stream another; stdio and the
+// legacy HTTP+SSE transport have one ("").
+func orderedStream(in *peer.Inbound) string {
+	v := in.HTTP
+	if v == nil || (v.Verb == http.MethodGet && v.For == "") {
+		return ""
+	}
+	return "request " + v.For
 }
 
 // streamRules are the rules judgeHTTPStream decides.
