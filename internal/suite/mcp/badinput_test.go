@@ -6,9 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
@@ -23,14 +21,7 @@ var _ = Describe("the answer to a bad line", func() {
 		// line and failed MCP-JSONRPC-7 (found by alonecheck).
 		bin, err := testbin.Wirecheck()
 		Expect(err).NotTo(HaveOccurred())
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		var scs []*scenario.Scenario
-		for _, s := range b.Scenarios {
-			if s.Name == "parse-error" {
-				scs = append(scs, s)
-			}
-		}
+		scs := named("parse-error")
 		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-06-18", Command: target.Target{
 			Argv: []string{bin, "serve", "mcp", "--sse", "127.0.0.1:{port}", "--fault", "id-type"}, Transport: "sse"}},
 			runner.Config{Scenarios: scs, Partial: true, Timeout: 2 * time.Second})

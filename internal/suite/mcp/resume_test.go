@@ -91,19 +91,24 @@ func resumeRun(how resumed, params ...string) *report.Report {
 	return runOne("http-resume", t.URL, params...)
 }
 
+// named is the MCP suite's scenario of that name, alone in its list.
+func named(name string) []*scenario.Scenario {
+	b, err := protocols.Load("mcp")
+	Expect(err).NotTo(HaveOccurred())
+	for _, s := range b.Scenarios {
+		if s.Name == name {
+			return []*scenario.Scenario{s}
+		}
+	}
+	Fail("the MCP suite has no scenario " + name)
+	return nil
+}
+
 // runOne runs one scenario of the MCP suite, under 2025-11-25, against
 // the server at url (a running server: the scenario begins its lane),
 // with --param KEY VALUE pairs.
 func runOne(name, url string, params ...string) *report.Report {
-	b, err := protocols.Load("mcp")
-	Expect(err).NotTo(HaveOccurred())
-	var scs []*scenario.Scenario
-	for _, s := range b.Scenarios {
-		if s.Name == name {
-			scs = append(scs, s)
-		}
-	}
-	Expect(scs).To(HaveLen(1))
+	scs := named(name)
 	ps := map[string]string{}
 	for i := 0; i+1 < len(params); i += 2 {
 		ps[params[i]] = params[i+1]

@@ -9,10 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -39,14 +37,7 @@ func (w slowUpdates) Flush() {
 
 var _ = Describe("an update of a resource after its unsubscribe (MCP-RESOURCES-8)", func() {
 	It("fails the resources scenario alone on stdio, where the answer to a later request orders it", func() {
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		var scs []*scenario.Scenario
-		for _, s := range b.Scenarios {
-			if s.Name == "resources" {
-				scs = append(scs, s)
-			}
-		}
+		scs := named("resources")
 		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-06-18", Faults: []string{"updated-after-unsubscribe"}},
 			runner.Config{Scenarios: scs, Partial: true, Timeout: 10 * time.Second})
 		Expect(err).NotTo(HaveOccurred())
