@@ -279,7 +279,7 @@ func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
 		if isResult(in) {
 			s.mu.Lock()
 			if sub := s.resSubs[uri]; sub != nil {
-				sub.until = in.Seq
+				sub.until, sub.untilStream = in.Seq, orderedStream(in)
 			}
 			s.mu.Unlock()
 		}

@@ -75,7 +75,13 @@ type session struct {
 // resSub is one resources/subscribe, by transcript line: from is the line
 // of the request, until the line of the unsubscribe's answer (0 while
 // subscribed). An update in between names a subscribed resource.
-type resSub struct{ from, until int }
+// resSub is a subscription: the transcript lines of the subscribe
+// request and of the unsubscribe's answer, and the stream that answer
+// came on (orderedStream).
+type resSub struct {
+	from, until int
+	untilStream string
+}
 
 type tracked struct {
 	call *peer.Call
@@ -912,7 +918,7 @@ func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
 	uri, _ := field(in, "/params/uri").(string)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ended := 0
+	ended, endedOn := 0, ""
 	for sub, at := range s.resSubs {
 		if uri != sub && !strings.HasPrefix(uri, sub) {
 			continue
@@ -922,13 +928,12 @@ func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
 			return
 		}
 		if at.until != 0 && in.Seq > at.until {
-			ended = at.until
+			ended, endedOn = at.until, at.untilStream
 		}
 	}
-	if ended > 0 && httpKind(e) == "http" {
-		// Streamable HTTP orders nothing across streams: an update the
-		// server wrote before it answered the unsubscribe may still be
-		// read after that answer, from its own stream.
+	if ended > 0 && orderedStream(in) != endedOn {
+		// Read from another stream than the unsubscribe's answer, an
+		// update may have been written before that answer.
 		e.Skip("MCP-RESOURCES-8", fmt.Sprintf("an update of %s was read after the unsubscribe's answer (transcript line %d), but over Streamable HTTP it may have been written before it, on another stream", uri, ended))
 		return
 	}
