@@ -152,6 +152,7 @@ func (sseFake) Session() string    { return "" }
 func (sseFake) Endpoint() *url.URL { return nil }
 func (f sseFake) Kind() string     { return f.kind }
 func (sseFake) Credentialed() bool { return false }
+func (sseFake) Launched() bool     { return false }
 
 var _ = Describe("a raw line whose POST is refused over a transport that answers on a stream", func() {
 	// newSSEPeer is newPeer over a fake transport of kind (sse, http).

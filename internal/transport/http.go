@@ -56,6 +56,10 @@ type Exchanger interface {
 	// Authorization header, --header): only then does a server that
 	// serves a request without them show it authenticates no connection.
 	Credentialed() bool
+	// Launched reports whether wirecheck launched the server (a command),
+	// not only reached it (--url alone): how a launched server listens
+	// (MCP-BIND-1) can be judged, a running one's cannot.
+	Launched() bool
 }
 
 // RequestCloser is a transport that can close the exchange of one request

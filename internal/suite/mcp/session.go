@@ -344,12 +344,23 @@ func modernCaps() map[string]any {
 // server that does not answer in time (a legacy server may drop requests
 // that come before initialize) yields neither an answer nor an error.
 func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *session, error) {
-	c, err := e.Send(request("server/discover", map[string]any{"_meta": meta(version)}))
+	// Unjudged: a legacy server may drop a request that comes before
+	// initialize, or over HTTP refuse it (400 outside a session, as its
+	// transport says) or leave its exchange to time out. That silence is
+	// MCP-DISCOVER-1's to judge, as on stdio, not the response rules'.
+	b, err := json.Marshal(request("server/discover", map[string]any{"_meta": meta(version)}))
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := e.Peer.RequestUnjudged(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	in, err := waitDiscover(e, c)
-	if errors.Is(err, peer.ErrTimeout) {
+	if errors.Is(err, peer.ErrRefused) {
+		silent(e, "server/discover was refused: "+c.Refused)
+	}
+	if errors.Is(err, peer.ErrTimeout) || errors.Is(err, peer.ErrRefused) {
 		// The stdio probe's third outcome: no answer means a legacy
 		// server. A late answer is matched to the call, not a stray.
 		e.Peer.Forget(c)
@@ -402,7 +413,8 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 	defer t.Stop()
 	select {
 	case <-c.Done():
-		return c.Response, nil
+		// Answered, or its exchange refused (ErrRefused).
+		return e.Peer.Wait(c, 0)
 	case <-b.Done():
 		silent(e, fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq))
 		return e.Peer.Wait(c, lateAnswer)

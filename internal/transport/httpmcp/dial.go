@@ -201,6 +201,8 @@ var _ transport.Messenger = (*client)(nil)
 
 func (c *client) Credentialed() bool { return c.headers.Get("Authorization") != "" }
 
+func (c *client) Launched() bool { return c.o.Process != nil }
+
 func (c *client) Session() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

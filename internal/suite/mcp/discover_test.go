@@ -1,0 +1,66 @@
+package mcp_test
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+var _ = Describe("a legacy server over HTTP, run under 2026-07-28", func() {
+	It("refusing server/discover 400 before initialize (as the TypeScript SDK's do) fails MCP-DISCOVER-1 only, and the run goes on in its revision", func() {
+		// Found against server-everything with --revision 2026-07-28:
+		// the refusal failed MCP-JSONRPC-5, and the scenario stopped with
+		// "the server is gone".
+		t, stop := testrun.Front(refserver.Options{}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+			if r.Method == http.MethodPost && bytes.Contains(testrun.Body(r), []byte(`"server/discover"`)) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
+				return nil
+			}
+			return w
+		})
+		DeferCleanup(stop)
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Command: t},
+			runner.Config{Scenarios: named("tools"), Partial: true, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		for _, f := range rep.Findings {
+			if f.Rule != "MCP-DISCOVER-1" {
+				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
+			}
+		}
+		v, msg := finding(rep, "MCP-TOOLS-7")
+		Expect(v).To(Equal(verdict.Pass), "the tools scenario ran, on the legacy session: %s", msg)
+	})
+})
+
+var _ = Describe("MCP-BIND-1 against a server reached by --url alone", func() {
+	It("is a skip: the port on this machine's other address may be anything's", func() {
+		// Listening on every interface: judged, the rule would fail.
+		l, err := net.Listen("tcp", ":0")
+		Expect(err).NotTo(HaveOccurred())
+		f := refmcp.NewFront(refserver.Options{}, false)
+		srv := &http.Server{Handler: f}
+		go func() { _ = srv.Serve(l) }()
+		DeferCleanup(func() { f.Close(); _ = srv.Close() })
+		url := fmt.Sprintf("http://127.0.0.1:%d/mcp", l.Addr().(*net.TCPAddr).Port)
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-06-18", Command: target.Target{URL: url, Transport: "http"}},
+			runner.Config{Scenarios: named("http-origin"), Partial: true, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		v, msg := finding(rep, "MCP-BIND-1")
+		Expect(v).To(Equal(verdict.Skip), msg)
+		Expect(msg).To(ContainSubstring("not launched by wirecheck"))
+	})
+})
