@@ -46,6 +46,36 @@ var _ = Describe("a legacy server over HTTP, run under 2026-07-28", func() {
 	})
 })
 
+var _ = Describe("a legacy server over HTTP that drops server/discover, run under 2026-07-28", func() {
+	It("fails MCP-DISCOVER-1 only: neither the dropped request's exchange nor the ping behind it, refused 400 outside a session, is a missing response", func() {
+		t, stop := testrun.Front(refserver.Options{}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+			if r.Method == http.MethodPost && bytes.Contains(testrun.Body(r), []byte(`"server/discover"`)) {
+				// A stream opened and never answered: the wait for the
+				// answer ends before the exchange does, and a ping goes
+				// behind it.
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Header().Set("X-Accel-Buffering", "no")
+				w.WriteHeader(http.StatusOK)
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				return nil
+			}
+			return w
+		})
+		DeferCleanup(stop)
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Command: t},
+			runner.Config{Scenarios: named("tools"), Partial: true, Timeout: time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		for _, f := range rep.Findings {
+			if f.Rule != "MCP-DISCOVER-1" {
+				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
+			}
+		}
+		v, msg := finding(rep, "MCP-TOOLS-7")
+		Expect(v).To(Equal(verdict.Pass), msg)
+	})
+})
+
 var _ = Describe("MCP-BIND-1 against a server reached by --url alone", func() {
 	It("is a skip: the port on this machine's other address may be anything's", func() {
 		// Listening on every interface: judged, the rule would fail.

@@ -404,7 +404,13 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 		return in, err
 	}
 	silent(e, "server/discover was not answered within "+firstWait.String())
-	b, err := e.Send(request("ping", nil))
+	// Unjudged as server/discover is: over HTTP a legacy server refuses
+	// a ping outside a session (400), as its transport allows.
+	ping, err := json.Marshal(request("ping", nil))
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.Peer.RequestUnjudged(ping)
 	if err != nil {
 		return nil, err
 	}
