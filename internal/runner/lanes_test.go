@@ -268,10 +268,7 @@ var _ = Describe("lanes against a running server (--url alone)", func() {
 		// scenario opens no session, so the probe after it is refused.
 		t, stop := testrun.Front(refserver.Options{}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 			if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && !strings.Contains(string(testrun.Body(r)), `"initialize"`) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
-				return nil
+				return testrun.NotInitialized(w)
 			}
 			return w
 		})

@@ -45,3 +45,13 @@ func Body(r *http.Request) []byte {
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return b
 }
+
+// NotInitialized answers as the TypeScript SDK's servers answer a request
+// outside a session that is not initialize: 400 and a JSON-RPC error with
+// id null. It returns nil, the Hook's "answered".
+func NotInitialized(w http.ResponseWriter) http.ResponseWriter {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
+	return nil
+}

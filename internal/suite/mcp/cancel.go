@@ -23,7 +23,7 @@ const SlowToolParam = "mcp-slow-tool"
 // enough to report progress before it ends (a tool that ends first is
 // skipped, never failed), short enough that waiting out a server that
 // honours the cancellation (it never answers) costs little.
-const slowTarget = 100 * time.Millisecond
+const slowTarget = 200 * time.Millisecond
 
 // lateGrace is how long after the tool's expected end wirecheck still
 // waits for an answer to the cancelled call. A machine too loaded to keep

@@ -25,10 +25,7 @@ var _ = Describe("a legacy server over HTTP, run under 2026-07-28", func() {
 		// "the server is gone".
 		t, stop := testrun.Front(refserver.Options{}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 			if r.Method == http.MethodPost && bytes.Contains(testrun.Body(r), []byte(`"server/discover"`)) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}`))
-				return nil
+				return testrun.NotInitialized(w)
 			}
 			return w
 		})

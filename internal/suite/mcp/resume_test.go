@@ -144,7 +144,7 @@ var _ = Describe("the http-resume scenario's wait for the dropped call's respons
 		v, msg := disconnect(resumeRun(loses))
 		Expect(v).To(Equal(verdict.Fail))
 		Expect(msg).To(ContainSubstring("did not come on the resumed stream"))
-		Expect(msg).To(ContainSubstring("after the tool's expected end: it was asked to work 100ms"))
+		Expect(msg).To(ContainSubstring("after the tool's expected end: it was asked to work 200ms"))
 		Expect(msg).To(ContainSubstring("the wait ends 300ms after that"))
 		Expect(msg).To(ContainSubstring("wirecheck's default: the pages bound no such wait; --param mcp-resume-grace=DURATION sets it"))
 	})
