@@ -65,17 +65,20 @@ var _ = Describe("an update of a resource after its unsubscribe (MCP-RESOURCES-8
 		DeferCleanup(stop)
 		rep := runOne("resources", t.URL)
 		// Both updates were judged (MCP-RESOURCES-7, the capability,
-		// passes each): the one the subscribe set off passes
-		// MCP-RESOURCES-8, the one read after the unsubscribe's answer
-		// neither passes nor fails it (a skip, which the pass outranks in
-		// the report).
-		counts := map[string]int{}
+		// passes each), and neither fails MCP-RESOURCES-8: the one read
+		// after the unsubscribe's answer is a skip; the one the subscribe
+		// set off passes, or, when a loaded machine reads it after that
+		// answer too, is a skip as well.
+		r7 := 0
 		for _, fd := range rep.Findings {
-			if fd.Rule == "MCP-RESOURCES-7" || fd.Rule == "MCP-RESOURCES-8" {
-				Expect(fd.Verdict).To(Equal(verdict.Pass), fd.Rule+": "+fd.Message)
-				counts[fd.Rule] += fd.Count
+			switch fd.Rule {
+			case "MCP-RESOURCES-7":
+				Expect(fd.Verdict).To(Equal(verdict.Pass), fd.Message)
+				r7 += fd.Count
+			case "MCP-RESOURCES-8":
+				Expect(fd.Verdict).To(BeElementOf(verdict.Pass, verdict.Skip), fd.Message)
 			}
 		}
-		Expect(counts).To(Equal(map[string]int{"MCP-RESOURCES-7": 2, "MCP-RESOURCES-8": 1}))
+		Expect(r7).To(Equal(2))
 	})
 })
