@@ -203,8 +203,13 @@ func (e *Env) Send(v any) (*peer.Call, error) {
 // SendProbe sends the protocol's probe request (ProbeRequest) as the
 // liveness probe between scenarios sends it: a refusal of its HTTP
 // exchange is no finding (see peer.RequestUnjudged).
-func (e *Env) SendProbe() (*peer.Call, error) {
-	b, err := json.Marshal(e.ProbeRequest())
+func (e *Env) SendProbe() (*peer.Call, error) { return e.SendUnjudged(e.ProbeRequest()) }
+
+// SendUnjudged is Send for a request whose HTTP exchange the server may
+// refuse, or leave to time out, without breaking a rule (see
+// peer.RequestUnjudged); its answer, when it comes, is judged.
+func (e *Env) SendUnjudged(v any) (*peer.Call, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode request: %w", err)
 	}

@@ -348,11 +348,7 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	// initialize, or over HTTP refuse it (400 outside a session, as its
 	// transport says) or leave its exchange to time out. That silence is
 	// MCP-DISCOVER-1's to judge, as on stdio, not the response rules'.
-	b, err := json.Marshal(request("server/discover", map[string]any{"_meta": meta(version)}))
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := e.Peer.RequestUnjudged(b)
+	c, err := e.SendUnjudged(request("server/discover", map[string]any{"_meta": meta(version)}))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
@@ -406,11 +402,7 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 	silent(e, "server/discover was not answered within "+firstWait.String())
 	// Unjudged as server/discover is: over HTTP a legacy server refuses
 	// a ping outside a session (400), as its transport allows.
-	ping, err := json.Marshal(request("ping", nil))
-	if err != nil {
-		return nil, err
-	}
-	b, err := e.Peer.RequestUnjudged(ping)
+	b, err := e.SendUnjudged(request("ping", nil))
 	if err != nil {
 		return nil, err
 	}
