@@ -8,6 +8,7 @@
 package peer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,6 +211,9 @@ func New(o Options) *Peer {
 		errDone:   make(chan struct{}),
 	}
 	p.proto.Store(o.Protocol)
+	if s, ok := o.Transport.(transport.Sinker); ok {
+		s.SetSink(p.sink)
+	}
 	go p.readLoop()
 	go p.stderrLoop()
 	return p
@@ -811,15 +815,12 @@ func (p *Peer) stderrLoop() {
 	}
 }
 
+// readLoop takes the frames of a transport that is no Sinker; of one that
+// is, it only waits for the end of its output.
 func (p *Peer) readLoop() {
 	defer close(p.readDone)
 	for f := range p.o.Transport.Recv() {
-		p.heardOnce.Do(func() { p.heardAt = time.Now(); close(p.heard) })
-		if f.Raw == nil && f.HTTP != nil && f.HTTP.End != "" {
-			p.ended(f)
-			continue
-		}
-		p.receive(f)
+		p.sink(f, false)
 	}
 	if p.o.Transport.Overflowed() {
 		p.note("the server wrote faster than wirecheck could judge its output: frames past the buffer cap were dropped unjudged")
@@ -830,6 +831,27 @@ func (p *Peer) readLoop() {
 	p.signal = make(chan struct{})
 	p.mu.Unlock()
 	close(sig)
+}
+
+// sink is the peer's transport.Sink. On the reader's goroutine it refuses
+// every line that names a "method", the requests a handler may answer
+// among them: that write could wait on a server that reads nothing while
+// it writes, and the reader must go on reading meanwhile (a line that
+// names it only in escapes, "\u006dethod", is answered there, a wait
+// WriteTimeout bounds). An answer to wirecheck's own request names none,
+// and is judged where it was read: one goroutine switch less before its
+// waiter wakes.
+func (p *Peer) sink(f transport.Frame, inline bool) bool {
+	if inline && bytes.Contains(f.Raw, []byte(`"method"`)) {
+		return false
+	}
+	p.heardOnce.Do(func() { p.heardAt = time.Now(); close(p.heard) })
+	if f.Raw == nil && f.HTTP != nil && f.HTTP.End != "" {
+		p.ended(f)
+		return true
+	}
+	p.receive(f)
+	return true
 }
 
 // DefaultInboxBytes is Options.InboxBytes' default.

@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 var _ = Describe("requests the server sends and streams that interleave", func() {
@@ -83,5 +85,36 @@ var _ = Describe("requests the server sends and streams that interleave", func()
 		f.Close()
 		_, err = pe.NextWhere(time.Second, func(*peer.Inbound) bool { return false })
 		Expect(err).To(MatchError(peer.ErrExited))
+	})
+})
+
+// sinking is the fake with the stdio transport's Sinker: the test calls
+// the peer's sink as the reader goroutine (inline) or the deliverer would.
+type sinking struct {
+	*fake
+	sink transport.Sink
+}
+
+func (s *sinking) SetSink(fn transport.Sink) { s.sink = fn }
+
+var _ = Describe("a transport that hands frames to a sink", func() {
+	It("has an answer judged on the reader's goroutine, and a request the handler may answer refused there", func() {
+		p, reg := miniProtocol()
+		tr := &sinking{fake: newFake()}
+		pe := peer.New(peer.Options{Protocol: p, Schemas: reg, Transport: tr, Recorder: transcript.NewRecorder(),
+			Handler: func(*peer.Inbound) []byte { return []byte(`{"id":"s1","result":"ok"}`) }})
+		DeferCleanup(pe.Close)
+		Expect(tr.sink).NotTo(BeNil(), "the peer takes the transport's frames through its sink")
+
+		c, err := pe.Request([]byte(`{"id":"mine","method":"x"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tr.sink(transport.Frame{Raw: []byte(`{"id":"mine","v":1,"result":{}}`), At: time.Now()}, true)).To(BeTrue())
+		Expect(c.Done()).To(BeClosed(), "judged and routed before the sink returned")
+
+		req := transport.Frame{Raw: []byte(`{"id":"s1","method":"ping"}`), At: time.Now()}
+		Expect(tr.sink(req, true)).To(BeFalse(), "its answer is a write the reader must not wait on")
+		Expect(tr.lastSent()).To(Equal(`{"id":"mine","method":"x"}`))
+		Expect(tr.sink(req, false)).To(BeTrue())
+		Expect(tr.lastSent()).To(Equal(`{"id":"s1","result":"ok"}`))
 	})
 })

@@ -178,6 +178,12 @@ type queue struct {
 
 	wake chan struct{} // capacity 1: "items or eof changed"
 	out  chan Frame    // unbuffered, so every undelivered frame is counted
+
+	// sink, once set, takes the frames out would carry (see Sinker);
+	// sinkSet closes then, for a deliverer waiting to send on out.
+	sink     atomic.Pointer[Sink]
+	sinkSet  chan struct{}
+	sinkOnce sync.Once
 }
 
 func newQueue(limit int, pool *Pool) *queue {
@@ -185,11 +191,22 @@ func newQueue(limit int, pool *Pool) *queue {
 		pool = sharedPool
 	}
 	return &queue{
-		max:  int64(limit),
-		pool: pool,
-		wake: make(chan struct{}, 1),
-		out:  make(chan Frame),
+		max:     int64(limit),
+		pool:    pool,
+		wake:    make(chan struct{}, 1),
+		out:     make(chan Frame),
+		sinkSet: make(chan struct{}),
 	}
+}
+
+// setSink makes s take every frame not yet delivered. The queue must have
+// one writer (the reader): only then is an idle queue's frame safe to
+// hand to s on the writer's goroutine.
+func (q *queue) setSink(s Sink) {
+	q.sinkOnce.Do(func() {
+		q.sink.Store(&s)
+		close(q.sinkSet)
+	})
 }
 
 func frameCost(n int) int64 { return int64(n) + frameOverhead }
@@ -229,14 +246,27 @@ func (q *queue) offerFrame(line []byte, f Frame) {
 	f.Raw, f.At = raw, time.Now()
 	q.mu.Lock()
 	if !q.busy && len(q.items) == 0 {
-		// A consumer already waiting takes the frame straight from the
-		// reader: one goroutine switch per round trip instead of two.
-		select {
-		case q.out <- f:
+		if s := q.sink.Load(); s != nil {
+			// Nothing is queued or in the deliverer's hand, and only
+			// this goroutine adds frames: the sink may take this one here
+			// without overtaking an older one.
 			q.mu.Unlock()
-			q.pool.give(cost)
-			return
-		default:
+			if (*s)(f, true) {
+				q.pool.give(cost)
+				return
+			}
+			q.mu.Lock()
+		} else {
+			// A consumer already waiting takes the frame straight from
+			// the reader: one goroutine switch per round trip instead of
+			// two.
+			select {
+			case q.out <- f:
+				q.mu.Unlock()
+				q.pool.give(cost)
+				return
+			default:
+			}
 		}
 	}
 	q.bytes.Add(cost)
@@ -298,9 +328,7 @@ func (q *queue) deliver(stop <-chan struct{}) {
 			}
 		}
 		for i := range batch {
-			select {
-			case q.out <- batch[i]:
-			case <-stop:
+			if !q.hand(batch[i], stop) {
 				return
 			}
 			c := frameCost(len(batch[i].Raw))
@@ -312,6 +340,23 @@ func (q *queue) deliver(stop <-chan struct{}) {
 			batch = nil
 		}
 	}
+}
+
+// hand gives f to the sink, or to out's consumer, and reports false when
+// stop closed first.
+func (q *queue) hand(f Frame, stop <-chan struct{}) bool {
+	if s := q.sink.Load(); s != nil {
+		(*s)(f, false)
+		return true
+	}
+	select {
+	case q.out <- f:
+	case <-q.sinkSet:
+		(*q.sink.Load())(f, false)
+	case <-stop:
+		return false
+	}
+	return true
 }
 
 func (q *queue) awaitEOF() {

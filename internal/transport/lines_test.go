@@ -6,7 +6,10 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing/iotest"
 	"time"
 
@@ -233,6 +236,108 @@ var _ = Describe("queue", func() {
 		Expect(<-received).To(Equal("behind"))
 		q.finish()
 		Eventually(received).Should(BeClosed())
+	})
+})
+
+// sinkLog is a Sink that records what it took and on which path, and
+// refuses inline what refuse says.
+type sinkLog struct {
+	mu     sync.Mutex
+	took   []string
+	inline []bool
+	refuse func(string) bool
+}
+
+func (l *sinkLog) sink(f Frame, inline bool) bool {
+	if inline && l.refuse != nil && l.refuse(string(f.Raw)) {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.took = append(l.took, string(f.Raw))
+	l.inline = append(l.inline, inline)
+	return true
+}
+
+func (l *sinkLog) taken() ([]string, []bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.took...), append([]bool(nil), l.inline...)
+}
+
+var _ = Describe("a queue with a sink", func() {
+	It("gives it what was queued before it was set, in order, then the rest on the reader's goroutine", func() {
+		q := newQueue(1<<20, NewPool(1<<30))
+		stop := make(chan struct{})
+		go q.deliver(stop)
+		// Nobody reads out: the deliverer holds "first" and waits.
+		q.offer([]byte("first"), false, false)
+		Eventually(func() bool { q.mu.Lock(); defer q.mu.Unlock(); return q.busy }).Should(BeTrue())
+		q.offer([]byte("second"), false, false)
+		var l sinkLog
+		q.setSink(l.sink)
+		Eventually(func() []string { t, _ := l.taken(); return t }).Should(Equal([]string{"first", "second"}))
+		Eventually(func() bool { q.mu.Lock(); defer q.mu.Unlock(); return !q.busy && len(q.items) == 0 }).Should(BeTrue())
+
+		q.offer([]byte("third"), false, false)
+		took, inline := l.taken()
+		Expect(took).To(Equal([]string{"first", "second", "third"}))
+		Expect(inline).To(Equal([]bool{false, false, true}), "an idle queue's frame is taken where it was read")
+		q.finish()
+		Eventually(q.out).Should(BeClosed())
+		Expect(q.bytes.Load()).To(BeZero())
+	})
+
+	It("queues what the sink refuses inline, and what comes behind it, and hands both over in order", func() {
+		q := newQueue(1<<20, NewPool(1<<30))
+		l := sinkLog{refuse: func(s string) bool { return strings.HasPrefix(s, "request") }}
+		q.setSink(l.sink)
+		q.offer([]byte("answer 1"), false, false)
+		q.offer([]byte("request"), false, false)
+		q.offer([]byte("answer 2"), false, false)
+		took, _ := l.taken()
+		Expect(took).To(Equal([]string{"answer 1"}))
+		Expect(q.items).To(HaveLen(2), "the refused frame, and the one behind it that must not overtake it")
+
+		stop := make(chan struct{})
+		go q.deliver(stop)
+		Eventually(func() []string { t, _ := l.taken(); return t }).Should(Equal([]string{"answer 1", "request", "answer 2"}))
+		_, inline := l.taken()
+		Expect(inline).To(Equal([]bool{true, false, false}))
+		q.finish()
+		Eventually(q.out).Should(BeClosed())
+	})
+
+	It("never runs the sink twice at once, nor out of order, under a stream of frames", func() {
+		q := newQueue(1<<30, NewPool(1<<30))
+		var busy atomic.Bool
+		var got []int
+		var overlap atomic.Bool
+		q.setSink(func(f Frame, inline bool) bool {
+			if inline && len(f.Raw)%3 == 0 {
+				return false // some go the deliverer's way
+			}
+			if !busy.CompareAndSwap(false, true) {
+				overlap.Store(true)
+			}
+			n, _ := strconv.Atoi(string(f.Raw))
+			got = append(got, n)
+			busy.Store(false)
+			return true
+		})
+		stop := make(chan struct{})
+		go q.deliver(stop)
+		const n = 20000
+		for i := range n {
+			q.offer([]byte(strconv.Itoa(i)), false, false)
+		}
+		q.finish()
+		Eventually(q.out).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(overlap.Load()).To(BeFalse())
+		Expect(got).To(HaveLen(n))
+		for i, v := range got {
+			Expect(v).To(Equal(i))
+		}
 	})
 })
 

@@ -269,6 +269,7 @@ func (t *stdio) AwaitRead(limit time.Duration) bool {
 }
 
 func (t *stdio) Recv() <-chan Frame   { return t.outQ.out }
+func (t *stdio) SetSink(s Sink)       { t.outQ.setSink(s) }
 func (t *stdio) Stderr() <-chan Frame { return t.errQ.out }
 
 // CloseInput does not wait for a Send in progress: closing the pipe makes

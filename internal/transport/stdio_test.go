@@ -252,6 +252,26 @@ var _ = Describe("an echo server", func() {
 		Expect(s.Send([]byte("more"))).To(MatchError(os.ErrClosed))
 	})
 
+	It("hands its frames to a sink, in order, and closes Recv after the last", func() {
+		s := launch(Options{Command: sh(`read x; seq 1 1000`)})
+		var mu sync.Mutex
+		var got []string
+		s.SetSink(func(f Frame, inline bool) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, string(f.Raw))
+			return true
+		})
+		Expect(s.Send([]byte("go"))).To(Succeed())
+		Eventually(s.Recv()).WithTimeout(5 * time.Second).Should(BeClosed())
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(got).To(HaveLen(1000))
+		for i, l := range got {
+			Expect(l).To(Equal(strconv.Itoa(i + 1)))
+		}
+	})
+
 	It("can be closed many times, concurrently, with readers running", func() {
 		go func() {
 			for range s.Recv() {

@@ -61,6 +61,25 @@ type Transport interface {
 	Overflowed() bool
 }
 
+// Sink takes frames in place of Recv's channel (see Sinker). inline is set
+// when it runs on the goroutine that reads the server's output, which reads
+// nothing more until it returns: it may then refuse a frame (return false)
+// whose handling could block, one it must answer with a write, and the
+// frame is queued and handed to it again from another goroutine, with
+// inline unset, where it must take it.
+type Sink func(f Frame, inline bool) bool
+
+// Sinker is a Transport that can hand its frames to a function rather than
+// send them on Recv's channel. A frame that arrives while the consumer is
+// idle is then judged on the goroutine that read it: one goroutine switch
+// less per round trip than through a channel (BenchmarkRoundTrip, and the
+// fuzzer's rate, which waits on every answer). SetSink is called once,
+// before anything is taken from Recv; Recv still closes when the output
+// ends, after the sink's last call has returned.
+type Sinker interface {
+	SetSink(Sink)
+}
+
 // ReadAwaiter is a Transport that can tell when the server has read every
 // byte written to it so far. AwaitRead waits for that, at most limit, and
 // reports whether it happened.
