@@ -72,6 +72,10 @@ type proc struct {
 	mu      sync.Mutex
 	failure *verdict.Observation
 	shape   string
+
+	// ahead, when set, draws the sequence's next action; do calls it
+	// once, after the steps that send and before the first that waits.
+	ahead func()
 }
 
 // sequence is one run of the property: drawn actions on a process, new
@@ -133,12 +137,26 @@ func (c *Campaign) run(t *rapid.T) {
 	defer s.finish()
 	n := rapid.IntRange(1, c.cfg.MaxActions).Draw(t, "actions")
 	stopped := err
+	var next *action
+	if stopped == nil {
+		next = s.draw()
+	}
 	for i := 0; stopped == nil && i < n; i++ {
-		if stopped = s.act(); stopped != nil {
+		cur := next
+		next = nil
+		if i+1 < n {
+			// The next action is drawn while the server works on this
+			// one's requests (see ahead), not after its answers.
+			pr.ahead = func() { next = s.draw() }
+		}
+		pr.setShape(cur.shape)
+		stopped = cur.run()
+		pr.ahead = nil
+		if stopped != nil || pr.failed() != nil || c.ctx.Err() != nil {
 			break
 		}
-		if pr.failed() != nil || c.ctx.Err() != nil {
-			break
+		if next == nil && i+1 < n {
+			next = s.draw()
 		}
 	}
 	// Closing stdin ends a sequence, and the process: one in c.odds
@@ -369,8 +387,17 @@ func setPointer(v any, ptr string, val any) {
 	}
 }
 
-// act draws one action and performs it.
-func (s *sequence) act() error {
+// action is one drawn action, not yet run: what it is called, and what
+// runs it. Everything drawn is drawn before it runs; what depends on the
+// process (ids, values carried from earlier answers) is settled when it
+// runs.
+type action struct {
+	shape string
+	run   func() error
+}
+
+// draw draws one action.
+func (s *sequence) draw() *action {
 	pr := s.pr
 	actions := []string{"request", "invalid", "bytes", "pipeline"}
 	if !s.c.cfg.Target.OverHTTP() {
@@ -388,26 +415,30 @@ func (s *sequence) act() error {
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.c.validRequest.Draw(s.t, "request")
-		pr.setShape(requestLabel(v))
-		_, err := pr.call(v)
-		return err
+		return &action{requestLabel(v), func() error {
+			_, err := pr.call(v)
+			return err
+		}}
 	case "call":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
-		pr.setShape(s.callLabel(tl.name))
-		_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr.last))
-		return err
+		return &action{s.callLabel(tl.name), func() error {
+			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr.last))
+			return err
+		}}
 	case "call-invalid":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
-		pr.setShape(s.callLabel(tl.name) + " with invalid arguments")
-		v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr.last)
-		name := pr.request(v)
-		return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
+		return &action{s.callLabel(tl.name) + " with invalid arguments", func() error {
+			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr.last)
+			name := pr.request(v)
+			return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
+		}}
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
-		pr.setShape(invalidLabel(m.Value, firstWords(m.What)))
-		return pr.sendInvalid(m.Value)
+		return &action{invalidLabel(m.Value, firstWords(m.What)), func() error {
+			return pr.sendInvalid(m.Value)
+		}}
 	case "bytes":
 		mal := rapid.SampledFrom(malformations).Draw(s.t, "malformation")
 		base := s.c.validRequest.Draw(s.t, "base")
@@ -417,28 +448,39 @@ func (s *sequence) act() error {
 			delete(m, idField(s.c))
 		}
 		b, _ := json.Marshal(base)
-		pr.setShape("malformed bytes: " + mal.label)
-		return pr.do(rawStep(mal.make(s.t, b)), pr.probeStep())
+		raw := mal.make(s.t, b)
+		return &action{"malformed bytes: " + mal.label, func() error {
+			return pr.do(rawStep(raw), pr.probeStep())
+		}}
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
-		pr.setShape(requestLabel(v) + " split over two writes")
-		name := pr.request(v)
-		b, _ := json.Marshal(v)
-		at := rapid.IntRange(1, max(1, len(b))).Draw(s.t, "split at")
-		return pr.do(scenario.Step{Send: v, As: name, Split: at}, scenario.Step{Expect: name})
+		shape := requestLabel(v) + " split over two writes"
+		// Where, as a share of the line: its length is known only once
+		// it runs, with its id and params.
+		permille := rapid.IntRange(1, 1000).Draw(s.t, "split at (‰)")
+		return &action{shape, func() error {
+			name := pr.request(v)
+			b, _ := json.Marshal(v)
+			at := max(1, len(b)*permille/1000)
+			return pr.do(scenario.Step{Send: v, As: name, Split: at}, scenario.Step{Expect: name})
+		}}
 	case "pipeline":
 		k := rapid.IntRange(2, 5).Draw(s.t, "pipelined")
-		pr.setShape(fmt.Sprintf("%d pipelined requests", k))
-		var sends, expects []scenario.Step
-		for i := 0; i < k; i++ {
-			v := s.c.validRequest.Draw(s.t, "request")
-			name := pr.request(v)
-			sends = append(sends, scenario.Step{Send: v, As: name})
-			expects = append(expects, scenario.Step{Expect: name})
+		vs := make([]any, k)
+		for i := range vs {
+			vs[i] = s.c.validRequest.Draw(s.t, "request")
 		}
-		return pr.do(append(sends, expects...)...)
+		return &action{fmt.Sprintf("%d pipelined requests", k), func() error {
+			var sends, expects []scenario.Step
+			for _, v := range vs {
+				name := pr.request(v)
+				sends = append(sends, scenario.Step{Send: v, As: name})
+				expects = append(expects, scenario.Step{Expect: name})
+			}
+			return pr.do(append(sends, expects...)...)
+		}}
 	}
-	return nil
+	panic("fuzz: an action nobody draws")
 }
 
 // setShape labels what the process does now; the peer tags its
@@ -465,6 +507,13 @@ func (pr *proc) do(steps ...scenario.Step) error {
 	pr.units = append(pr.units, unit{shape: pr.currentShape()})
 	u := &pr.units[len(pr.units)-1]
 	for i := range steps {
+		if i > 0 && pr.ahead != nil && pureSend(&steps[i-1]) && !pureSend(&steps[i]) {
+			// What was sent is with the server now: the next action
+			// is drawn meanwhile rather than after the answer.
+			ahead := pr.ahead
+			pr.ahead = nil
+			ahead()
+		}
 		u.steps = append(u.steps, steps[i])
 		pr.sent += sends(&steps[i])
 		if err := pr.env.Do(&u.steps[len(u.steps)-1]); err != nil {
@@ -474,6 +523,9 @@ func (pr *proc) do(steps ...scenario.Step) error {
 	}
 	return nil
 }
+
+// pureSend is a step that writes and waits for nothing.
+func pureSend(st *scenario.Step) bool { return sends(st) > 0 && !st.ExpectAlive }
 
 // sends is how many messages a step writes.
 func sends(st *scenario.Step) int {
