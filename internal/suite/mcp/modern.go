@@ -510,6 +510,12 @@ func subscriptions(e *scenario.Env) error {
 	answered := func() bool { return isDone(c) }
 	watch := func(d time.Duration, until func() bool) { s.watch(e, d, until) }
 	watch(e.Timeout, func() bool { return sub.acked || answered() })
+	if answered() && c.Refused != "" && !sub.acked {
+		e.Fail("MCP-SUBS-1", c.Response.Seq, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+": its exchange ended without one ("+c.Refused+")",
+			"an acknowledgement carrying "+metaSubscription+" "+key+", the stream open", c.Refused)
+		skipAll(e, "subscriptions/listen failed", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4")
+		return nil
+	}
 	if answered() && !isResult(c.Response) {
 		e.Fail("MCP-SUBS-1", c.Response.Seq, "subscriptions/listen was answered with an error", "notifications/subscriptions/acknowledged, the stream open", string(c.Response.Raw))
 		skipAll(e, "subscriptions/listen failed", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4")
@@ -597,7 +603,13 @@ func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any
 		s.subs = map[string]*subscription{}
 	}
 	s.subs[peer.Key(req["id"])] = sub
-	c, err := e.Send(req)
+	// A listen request is answered only when the server ends the
+	// subscription ("A subscription ends when: …", basic/patterns/
+	// subscriptions): over HTTP an exchange that never opens its stream
+	// (no response headers within --timeout) or ends without a JSON-RPC
+	// message owes no response, and MCP-SUBS-1 judges the missing
+	// acknowledgement. An answer, when one comes, is judged.
+	c, err := e.SendUnjudged(req)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}

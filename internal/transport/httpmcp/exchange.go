@@ -387,7 +387,12 @@ func messagesIn(b []byte, ct string) [][]byte {
 	if mediaType(ct) == "text/event-stream" || looksSSE(t) {
 		return eventData(b)
 	}
-	frames, _ := splitBody(t)
+	frames, shape := splitBody(t)
+	if vs := jsonValues(t); shape == shapeOther && len(vs) > 1 {
+		// Several JSON values: the body as it came (MCP-HTTP-1's
+		// evidence), then each value, as a success body's (answer).
+		frames = append(frames, vs...)
+	}
 	return frames
 }
 
@@ -628,9 +633,15 @@ func (x *exchange) refusal(resp *http.Response) {
 		return
 	}
 	if x.wantsAnswer() {
-		for _, f := range messagesIn(b, resp.Header.Get("Content-Type")) {
+		frames := messagesIn(b, resp.Header.Get("Content-Type"))
+		for _, f := range frames {
 			for _, m := range parseMessages(f) {
 				if x.answers(m) {
+					if len(frames) > 1 && len(parseMessages(frames[0])) == 0 {
+						// The body was several JSON values: it goes
+						// first, judged as the one message it is not.
+						x.deliver(frames[0], resp, http.MethodPost, false, "")
+					}
 					x.deliver(f, resp, http.MethodPost, false, "")
 					return
 				}

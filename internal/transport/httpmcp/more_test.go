@@ -31,6 +31,24 @@ var _ = Describe("answers", func() {
 		Expect(f.HTTP.Status).To(Equal(400))
 	})
 
+	It("takes the response out of a non-2xx body of several JSON values, after the body as it came", func() {
+		const extra = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"bad"}}`+"\n"+extra, m.ID)
+		})
+		t, _ := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		body := next(t)
+		Expect(string(body.Raw)).To(HaveSuffix(extra), "the body as it came, MCP-HTTP-1's evidence")
+		f := next(t)
+		Expect(string(f.Raw)).To(Equal(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad"}}`))
+		Expect(f.HTTP.Status).To(Equal(400))
+		Expect(f.HTTP.End).To(BeEmpty(), "answered, not ended without an answer")
+	})
+
 	It("ends a request refused with a body that is no answer, quoting it", func() {
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			w.Header().Set("Content-Type", "text/html")
