@@ -9,6 +9,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // legacyLatest is the newest revision with the initialize handshake: what
@@ -545,10 +546,15 @@ func subscriptions(e *scenario.Env) error {
 		e.Skip("MCP-SUBS-4", "the server ended the subscription itself (it answered subscriptions/listen)")
 		return nil
 	}
-	// Cancel, then a request: once it is answered the server has read the
-	// cancellation, and nothing more may come for the subscription.
 	sub.closed = true
 	e.Peer.Forget(c)
+	if closer, ok := e.Peer.Transport().(transport.RequestCloser); ok && closer.CloseRequest(key) {
+		// Over Streamable HTTP closing the stream is the cancellation;
+		// MCP-SUBS-4 holds on stdio only (see its note in the spec).
+		return nil
+	}
+	// Cancel, then a request: once it is answered the server has read the
+	// cancellation, and nothing more may come for the subscription.
 	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": req["id"], "reason": "wirecheck closes the subscription"}); err != nil {
 		return err
 	}
