@@ -99,8 +99,11 @@ type process struct {
 	mu sync.Mutex
 	// session is what the handshake (or server/discover) established.
 	session *session
-	// silence says how server/discover went unanswered.
+	// silence says how server/discover went unanswered; locked, that
+	// authorization refused it (401, or 403 with a challenge), which
+	// says nothing of the server's revision.
 	silence string
+	locked  bool
 }
 
 type processKey struct{}
@@ -294,7 +297,7 @@ func ensure(e *scenario.Env) (*session, error) {
 		}
 		if why, legacy := legacyEra(in); legacy {
 			if in == nil {
-				why = silentWhy(e)
+				why, _ = silentWhy(e)
 			}
 			return fallback(e, why)
 		}
@@ -355,6 +358,12 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	in, err := waitDiscover(e, c)
 	if errors.Is(err, peer.ErrRefused) {
 		silent(e, "server/discover was refused: "+c.Refused)
+		if r := c.Response; r != nil && r.HTTP != nil && r.HTTP.Authorization {
+			p := proc(e)
+			p.mu.Lock()
+			p.locked = true
+			p.mu.Unlock()
+		}
 	}
 	if errors.Is(err, peer.ErrTimeout) || errors.Is(err, peer.ErrRefused) {
 		// The stdio probe's third outcome: no answer means a legacy
@@ -423,15 +432,16 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 	}
 }
 
-// silentWhy is why the process's server/discover counts as unanswered.
-func silentWhy(e *scenario.Env) string {
+// silentWhy is why the process's server/discover counts as unanswered,
+// and whether authorization refused it.
+func silentWhy(e *scenario.Env) (string, bool) {
 	p := proc(e)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.silence != "" {
-		return p.silence
+		return p.silence, p.locked
 	}
-	return "server/discover was not answered in time"
+	return "server/discover was not answered in time", false
 }
 
 // has reports whether the server declared a capability.
