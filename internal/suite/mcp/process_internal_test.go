@@ -19,7 +19,7 @@ func used() (weak.Pointer[peer.Peer], weak.Pointer[session]) {
 	e := &scenario.Env{Peer: &peer.Peer{}}
 	s := &session{}
 	keep(e, s)
-	silent(e, "server/discover was not answered")
+	silent(e, "server/discover was not answered", false)
 	return weak.Make(e.Peer), weak.Make(s)
 }
 
@@ -29,7 +29,7 @@ var _ = Describe("what the suite knows about a server process", func() {
 		b := &scenario.Env{Peer: &peer.Peer{}}
 		s := &session{}
 		keep(a, s)
-		silent(a, "server/discover was not answered within 1s")
+		silent(a, "server/discover was not answered within 1s", false)
 		Expect(current(a)).To(BeIdenticalTo(s))
 		Expect(current(b)).To(BeNil())
 		why, _ := silentWhy(b)

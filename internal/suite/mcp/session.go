@@ -137,12 +137,12 @@ func current(e *scenario.Env) *session {
 }
 
 // silent records how the current process's server/discover went
-// unanswered.
-func silent(e *scenario.Env, why string) {
+// unanswered, and whether authorization refused it.
+func silent(e *scenario.Env, why string, locked bool) {
 	p := proc(e)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.silence = why
+	p.silence, p.locked = why, locked
 }
 
 // request builds a JSON-RPC request with a fresh string id.
@@ -357,13 +357,8 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	}
 	in, err := waitDiscover(e, c)
 	if errors.Is(err, peer.ErrRefused) {
-		silent(e, "server/discover was refused: "+c.Refused)
-		if r := c.Response; r != nil && r.HTTP != nil && r.HTTP.Authorization {
-			p := proc(e)
-			p.mu.Lock()
-			p.locked = true
-			p.mu.Unlock()
-		}
+		r := c.Response
+		silent(e, "server/discover was refused: "+c.Refused, r != nil && r.HTTP != nil && r.HTTP.Authorization)
 	}
 	if errors.Is(err, peer.ErrTimeout) || errors.Is(err, peer.ErrRefused) {
 		// The stdio probe's third outcome: no answer means a legacy
@@ -405,10 +400,10 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 		return in, err
 	}
 	if e.Timeout >= firstWait {
-		silent(e, "server/discover was not answered within "+e.Timeout.String())
+		silent(e, "server/discover was not answered within "+e.Timeout.String(), false)
 		return in, err
 	}
-	silent(e, "server/discover was not answered within "+firstWait.String())
+	silent(e, "server/discover was not answered within "+firstWait.String(), false)
 	// Unjudged as server/discover is: over HTTP a legacy server refuses
 	// a ping outside a session (400), as its transport allows.
 	b, err := e.SendUnjudged(request("ping", nil))
@@ -423,7 +418,7 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 		// Answered, or its exchange refused (ErrRefused).
 		return e.Peer.Wait(c, 0)
 	case <-b.Done():
-		silent(e, fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq))
+		silent(e, fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq), false)
 		return e.Peer.Wait(c, lateAnswer)
 	case <-t.C:
 		return e.Peer.Wait(c, 0)
