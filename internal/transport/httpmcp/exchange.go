@@ -387,12 +387,7 @@ func messagesIn(b []byte, ct string) [][]byte {
 	if mediaType(ct) == "text/event-stream" || looksSSE(t) {
 		return eventData(b)
 	}
-	frames, shape := splitBody(t)
-	if vs := jsonValues(t); shape == shapeOther && len(vs) > 1 {
-		// Several JSON values: the body as it came (MCP-HTTP-1's
-		// evidence), then each value, as a success body's (answer).
-		frames = append(frames, vs...)
-	}
+	frames, _ := splitBody(t)
 	return frames
 }
 
@@ -565,13 +560,6 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		frames = nil
 	}
-	if vs := jsonValues(b); shape == shapeOther && len(vs) > 1 {
-		// Several JSON values (NDJSON): the body as it came is
-		// MCP-HTTP-1's evidence, then each value goes on as a message, as
-		// a mislabelled body does, so the response in it answers its
-		// request rather than the whole run failing for want of it.
-		frames = append(frames, vs...)
-	}
 	x.judgeType(resp, mt == "application/json" && (shape == shapeObject || x.out.batch && shape == shapeArray), b)
 	if !x.deliverAll(frames, resp, false) {
 		x.end(resp, "the answer held no response ("+answered(resp, b)+")")
@@ -637,9 +625,10 @@ func (x *exchange) refusal(resp *http.Response) {
 		for _, f := range frames {
 			for _, m := range parseMessages(f) {
 				if x.answers(m) {
-					if len(frames) > 1 && len(parseMessages(frames[0])) == 0 {
-						// The body was several JSON values: it goes
-						// first, judged as the one message it is not.
+					if len(frames) > 1 && bytes.Equal(frames[0], bytes.TrimSpace(b)) {
+						// The body was several JSON values (splitBody):
+						// it goes first, judged as the one message it
+						// is not.
 						x.deliver(frames[0], resp, http.MethodPost, false, "")
 					}
 					x.deliver(f, resp, http.MethodPost, false, "")

@@ -185,12 +185,19 @@ const (
 
 // splitBody is a body's frames: one JSON value as it came (an array, a
 // batch's answer, stays whole, as on stdio), else the whole body as one
-// frame for the peer to judge; and the body's shape.
+// frame for the peer to judge; and the body's shape. A body of several
+// JSON values (NDJSON) is that frame, MCP-HTTP-1's evidence, followed by
+// each value as a message, so the response in it answers its request
+// rather than the run failing for want of it.
 func splitBody(b []byte) (frames [][]byte, shape int) {
 	t := bytes.TrimSpace(b)
 	v, ok := decode(t)
 	if !ok {
-		return [][]byte{b}, shapeOther
+		frames = [][]byte{b}
+		if vs := jsonValues(t); len(vs) > 1 {
+			frames = append(frames, vs...)
+		}
+		return frames, shapeOther
 	}
 	switch v.(type) {
 	case map[string]any:
