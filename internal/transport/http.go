@@ -62,6 +62,14 @@ type Exchanger interface {
 	Launched() bool
 }
 
+// Launcher is a transport to a server wirecheck launched as a process
+// (the leader of its own process group): PID is its process id, 0 when
+// it was reached by URL alone or runs in wirecheck's own process. Where a
+// launched server listens is read from the machine by it (MCP-BIND-1).
+type Launcher interface {
+	PID() int
+}
+
 // RequestCloser is a transport that can close the exchange of one request
 // in flight, by the peer's key of its id: over Streamable HTTP in
 // 2026-07-28 closing a request's stream is its cancellation. It reports

@@ -268,6 +268,14 @@ func (t *stdio) AwaitRead(limit time.Duration) bool {
 	}
 }
 
+// PID is the launched process's id (0 in wirecheck's own process).
+func (t *stdio) PID() int {
+	if t.cmd == nil {
+		return 0
+	}
+	return t.pgid
+}
+
 func (t *stdio) Recv() <-chan Frame   { return t.outQ.out }
 func (t *stdio) SetSink(s Sink)       { t.outQ.setSink(s) }
 func (t *stdio) Stderr() <-chan Frame { return t.errQ.out }

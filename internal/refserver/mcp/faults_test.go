@@ -208,8 +208,10 @@ var _ = Describe("the HTTP faults of the reference server", func() {
 		Entry(nil, "auth-no-discovery", false, []string{"auth"}, func(s *server) string {
 			r := s.client().post(call(0, "ping", ""))
 			return status(r) + " " + strings.Fields(r.header.Get("WWW-Authenticate") + " none")[0] + " " +
-				status(get(s, "/.well-known/oauth-protected-resource/mcp")) + " " + status(get(s, "/.well-known/oauth-protected-resource"))
-		}, "401 Bearer 200 200", "401 none 404 404"),
+				status(get(s, "/.well-known/oauth-protected-resource/mcp")) + " " + status(get(s, "/.well-known/oauth-protected-resource")) + " " +
+				// Its authorization server metadata still says it is OAuth's.
+				status(get(s, "/.well-known/oauth-authorization-server"))
+		}, "401 Bearer 200 200 200", "401 none 404 404 200"),
 		Entry(nil, "sse-notification-unrelated", false, nil, func(s *server) string {
 			r := s.client().post(call(1, "tools/call", `{"name":"echo","arguments":{"text":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`), "MCP-Protocol-Version: 2026-07-28")
 			var methods []string

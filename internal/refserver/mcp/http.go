@@ -619,10 +619,28 @@ func serveHTTP(o refserver.Options, ext *Extension) int {
 	if host == "" {
 		host = "127.0.0.1" // local unless told (MCP-BIND-1)
 	}
+	if slices.Contains(o.Faults, "bind-all") {
+		host = "0.0.0.0" // whatever it was told
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
 		fmt.Fprintf(o.Log, "wirecheck reference MCP server: %v\n", err)
 		return 1
+	}
+	// loopback-dual: localhost is both loopback addresses, as a server
+	// listening on "localhost" binds them; the second on the same port
+	// (where the machine has it: without IPv6 there is one).
+	var ln6 net.Listener
+	if slices.Contains(o.Variants, "loopback-dual") {
+		_, p, _ := net.SplitHostPort(ln.Addr().String())
+		other := "::1"
+		if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+			other = "127.0.0.1"
+		}
+		if ln6, err = net.Listen("tcp", net.JoinHostPort(other, p)); err != nil {
+			fmt.Fprintf(o.Log, "wirecheck reference MCP server: not listening on %s too: %v\n", other, err)
+			ln6 = nil
+		}
 	}
 	var h interface {
 		http.Handler
@@ -640,8 +658,12 @@ func serveHTTP(o refserver.Options, ext *Extension) int {
 		ln = RecordHeaderNames(srv, ln)
 	}
 	fmt.Fprintf(o.Log, "listening on http://%s%s\n", ln.Addr(), path)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if ln6 != nil {
+		fmt.Fprintf(o.Log, "listening on http://%s%s\n", ln6.Addr(), path)
+		go func() { errc <- srv.Serve(ln6) }()
+	}
 	code := 0
 	select {
 	case <-o.Stop:

@@ -41,7 +41,7 @@ func (f *Front) originOK(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// requiresAuth: the variants auth and auth-wellknown-only, and every fault
+// requiresAuth: the variants auth, auth-wellknown-only and bearer-key, and every fault
 // that breaks authorization, make the server require the token.
 func (f *Front) requiresAuth() bool {
 	if f.ext != nil && f.ext.Discovery {
@@ -56,7 +56,7 @@ func (f *Front) requiresAuth() bool {
 // server that checks none and is handed some fails MCP-AUTH-1).
 func RequiresToken(faults, variants []string) bool {
 	for _, n := range variants {
-		if n == "auth" || n == "auth-wellknown-only" {
+		if n == "auth" || n == "auth-wellknown-only" || n == "bearer-key" {
 			return true
 		}
 	}
@@ -108,8 +108,12 @@ func (f *Front) challenge(w http.ResponseWriter, r *http.Request, status int, co
 	http.Error(w, http.StatusText(status), status)
 }
 
-// challengeHeader is the WWW-Authenticate of a refusal.
+// challengeHeader is the WWW-Authenticate of a refusal: with bearer-key,
+// an API key's bare "Bearer", which says nothing of OAuth.
 func (f *Front) challengeHeader(r *http.Request, code string) string {
+	if f.variants["bearer-key"] {
+		return "Bearer"
+	}
 	params := []string{}
 	if !f.variants["auth-wellknown-only"] {
 		params = append(params, `resource_metadata="`+origin(r)+prmPath+f.path()+`"`)
@@ -159,10 +163,11 @@ func origin(r *http.Request) string {
 // (only the path-suffixed one with auth-wellknown-only), and 2025-03-26's authorization server metadata and
 // its fallback endpoints (none with no-as-fallback). With
 // auth-no-discovery neither the challenge nor the documents say where the
-// metadata is.
+// metadata is (the authorization server metadata still says it is
+// OAuth's). A server that checks an API key (bearer-key) publishes none.
 func (f *Front) wellKnown(w http.ResponseWriter, r *http.Request) bool {
 	p := r.URL.Path
-	if !f.requiresAuth() || !(strings.HasPrefix(p, "/.well-known/") || p == "/authorize" || p == "/token" || p == "/register") {
+	if !f.requiresAuth() || f.variants["bearer-key"] || !(strings.HasPrefix(p, "/.well-known/") || p == "/authorize" || p == "/token" || p == "/register") {
 		return false
 	}
 	o := origin(r)

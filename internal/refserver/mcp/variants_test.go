@@ -9,6 +9,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
 )
 
 var _ = Describe("the HTTP variants of the reference server", func() {
@@ -43,6 +45,21 @@ var _ = Describe("the HTTP variants of the reference server", func() {
 		Expect(l.post(call(1, "ping", "")).status).To(Equal(http.StatusAccepted))
 		first := l.st.next(func(m map[string]any) bool { return m["id"] != nil || m["error"] != nil })
 		Expect(first).To(HaveKeyWithValue("id", 1.0), "the ping's answer comes first: no error for the refused body")
+	})
+
+	It("bearer-key: checks the token, challenges with a bare Bearer and publishes nothing of OAuth", func() {
+		s := serve(false, nil, []string{"bearer-key"})
+		c := s.client()
+		init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		for _, set := range [][]string{nil, {"Authorization: Bearer wirecheck-invalid-token"}} {
+			r := c.post(init, set...)
+			Expect(r.status).To(Equal(http.StatusUnauthorized), "%v", set)
+			Expect(r.header.Values("WWW-Authenticate")).To(Equal([]string{"Bearer"}), "%v", set)
+		}
+		Expect(c.post(init, "Authorization: Bearer "+mcp.Token).status).To(Equal(http.StatusOK))
+		for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/token"} {
+			Expect(get(s, p).status).To(Equal(http.StatusNotFound), p)
+		}
 	})
 
 	It("get-405: answers GET 405", func() {

@@ -37,9 +37,10 @@ func (h *hub) extension() mcp.Extension {
 		Tools:   h.tools(),
 		Paths:   mcp.Paths{HTTP: "/mcp"},
 		Auth:    h.auth,
-		// A hub that asks a token publishes how to get one, as MCP's
-		// authorization asks of a server that requires it.
-		Discovery: true,
+		// The page's token is an API key ("Bearer <api-key>"): the hub
+		// publishes nothing of OAuth, unless the variant oauth-discovery
+		// has it publish MCP's authorization discovery documents.
+		Discovery: h.variants["oauth-discovery"],
 		Routes: []mcp.Route{
 			{Pattern: "GET /health", Handler: h.health},
 			{Pattern: "GET /api/v1/agents", Handler: h.agents},
@@ -85,7 +86,9 @@ func (h *hub) auth(r *http.Request) *mcp.Refusal {
 		// refusal is the variant jsonrpc-refusals' REST side).
 		rf.Body = []byte(`{"error":"unauthorized","message":"a Bearer token is required"}` + "\n")
 	}
-	if rest && status == http.StatusUnauthorized {
+	// A 401 says which scheme it asks (RFC 9110 §11.6.1); with
+	// oauth-discovery the MCP endpoint's challenge is MCP's instead.
+	if status == http.StatusUnauthorized && (rest || !h.variants["oauth-discovery"]) {
 		rf.Header.Set("WWW-Authenticate", `Bearer realm="sonde-hub"`)
 	}
 	return rf

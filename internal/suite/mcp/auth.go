@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,9 +27,11 @@ const invalidToken = "Bearer wirecheck-invalid-token"
 
 // httpAuth judges authorization, which is OPTIONAL: only a server that has
 // shown it requires it (a request without credentials refused while its
-// twin with the run's credentials, if any, was not) is judged. The probes
-// need no session: a user without a token still learns what the server
-// asks for.
+// twin with the run's credentials, if any, was not) is judged, and by
+// MCP's OAuth discovery rules only once it shows it implements OAuth
+// (discover): a server that checks an API key as a Bearer token answers
+// to the 401 rules alone. The probes need no session: a user without a
+// token still learns what the server asks for.
 func httpAuth(e *scenario.Env) error {
 	// Without a session (a server that refuses the run's credentials)
 	// the probes still go: they need none.
@@ -95,11 +98,31 @@ func httpAuth(e *scenario.Env) error {
 			a.pass("MCP-AUTH-4", s)
 		}
 	}
-	a.challenge(without, seq)
-	a.metadata(without)
-	a.serverMetadata()
+	ch := a.challenge(without, seq)
+	if !slices.ContainsFunc(oauthRules, func(r string) bool { return a.rules[r] }) {
+		return nil
+	}
+	d := a.discover(ch)
+	if d.sign == "" {
+		// Authorization is OPTIONAL, and MCP's is OAuth: a server that
+		// authenticates otherwise (an API key sent as a Bearer token)
+		// answers to the 401 rules above, not to OAuth's discovery.
+		for _, r := range oauthRules {
+			a.skipOne(r, "the server shows no sign of OAuth: no resource_metadata in a challenge, and no protected resource metadata ("+
+				strings.Join(d.wellKnown, ", ")+") nor authorization server metadata ("+strings.Join(d.asURLs, ", ")+
+				") is served; authorization is OPTIONAL and may be other than MCP's OAuth (an API key as a Bearer token), whose discovery rules bind a server that advertises it")
+		}
+		return nil
+	}
+	a.oauthChallenge(without, ch, seq, d.sign)
+	a.metadata(d)
+	a.serverMetadata(d)
 	return nil
 }
+
+// oauthRules are the rules of MCP's OAuth discovery, judged only of a
+// server that shows it implements OAuth (discover).
+var oauthRules = []string{"MCP-AUTH-5", "MCP-AUTH-6", "MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10", "MCP-AUTH-11", "MCP-AUTH-12", "MCP-AUTH-13", "MCP-AUTH-14"}
 
 // auth judges one run's authorization rules: those of its revision.
 type auth struct {
@@ -133,35 +156,47 @@ func (a *auth) skip(why string) {
 	}
 }
 
-// challenge judges the 401's WWW-Authenticate: present (AUTH-7, 25a),
-// naming the metadata (AUTH-5, 25b), with a scope (AUTH-11), never
-// offline_access (AUTH-12).
-func (a *auth) challenge(without *transport.Result, seq int) {
+// challenge judges the 401's WWW-Authenticate is there (AUTH-7, 25a)
+// and returns it ("" when none, or no 401).
+func (a *auth) challenge(without *transport.Result, seq int) string {
 	if without.Status != http.StatusUnauthorized {
-		for _, r := range []string{"MCP-AUTH-5", "MCP-AUTH-7", "MCP-AUTH-11", "MCP-AUTH-12"} {
-			a.skipOne(r, "no 401 to read a challenge from (MCP-AUTH-2)")
-		}
-		return
+		a.skipOne("MCP-AUTH-7", "no 401 to read a challenge from (MCP-AUTH-2)")
+		return ""
 	}
 	ch := strings.Join(without.Header.Values("WWW-Authenticate"), ", ")
 	if ch == "" {
 		a.fail("MCP-AUTH-7", seq, "a 401 without WWW-Authenticate", "a WWW-Authenticate challenge", "none")
-		a.fail("MCP-AUTH-5", seq, "a 401 without WWW-Authenticate", `WWW-Authenticate: Bearer resource_metadata="…"`, "none")
-		a.fail("MCP-AUTH-11", seq, "a 401 without WWW-Authenticate", `WWW-Authenticate: Bearer scope="…"`, "none")
-		a.pass("MCP-AUTH-12", seq)
+	} else {
+		a.pass("MCP-AUTH-7", seq)
+	}
+	return ch
+}
+
+// oauthChallenge judges, of a server that advertises OAuth (sign), the
+// 401's challenge: naming the metadata (AUTH-5, 25b), with a scope
+// (AUTH-11), never offline_access (AUTH-12).
+func (a *auth) oauthChallenge(without *transport.Result, ch string, seq int, sign string) {
+	if without.Status != http.StatusUnauthorized {
+		for _, r := range []string{"MCP-AUTH-5", "MCP-AUTH-11", "MCP-AUTH-12"} {
+			a.skipOne(r, "no 401 to read a challenge from (MCP-AUTH-2)")
+		}
 		return
 	}
-	a.pass("MCP-AUTH-7", seq)
+	shown, lacks := ch, "the 401's WWW-Authenticate has no "
+	if ch == "" {
+		shown, lacks = "none", "the 401 has no WWW-Authenticate, so no "
+	}
+	oauth := ", yet the server advertises OAuth (" + sign + ")"
 	if authParam(ch, "resource_metadata") != "" {
 		a.pass("MCP-AUTH-5", seq)
 	} else {
-		a.fail("MCP-AUTH-5", seq, "the 401's WWW-Authenticate names no resource_metadata", `WWW-Authenticate: Bearer resource_metadata="…"`, ch)
+		a.fail("MCP-AUTH-5", seq, lacks+"resource_metadata"+oauth, `WWW-Authenticate: Bearer resource_metadata="…"`, shown)
 	}
 	scope := authParam(ch, "scope")
 	if scope != "" {
 		a.pass("MCP-AUTH-11", seq)
 	} else {
-		a.fail("MCP-AUTH-11", seq, "the 401's WWW-Authenticate has no scope", `WWW-Authenticate: Bearer scope="…"`, ch)
+		a.fail("MCP-AUTH-11", seq, lacks+"scope"+oauth, `WWW-Authenticate: Bearer scope="…"`, shown)
 	}
 	if hasScope(scope, "offline_access") {
 		a.fail("MCP-AUTH-12", seq, "the 401's WWW-Authenticate scope includes offline_access", "no offline_access", ch)
@@ -192,38 +227,94 @@ func authParam(challenge, name string) string {
 	return m[2]
 }
 
-// metadata finds the protected resource metadata (the challenge's
-// resource_metadata, else the two well-known URIs in that order): one
-// discovery mechanism is there (AUTH-6), and the document holds
-// (AUTH-8, -9, -10, -12).
-func (a *auth) metadata(without *transport.Result) {
+// discovery is what a server publishes of OAuth, and the first sign of
+// it: "" when none.
+type discovery struct {
+	sign string
+	// named is the challenge's resource_metadata; wellKnown the two
+	// well-known URIs of the protected resource metadata, in the order a
+	// client tries them.
+	named     string
+	wellKnown []string
+	// prm is the protected resource metadata fetched (the named URL, else
+	// the first well-known URI that answered 200, or the last answer when
+	// neither did), from where ("" when neither did), and prmSeq its
+	// probe's transcript line.
+	prm    *transport.Result
+	from   string
+	prmSeq int
+	// as is the authorization server metadata at the server's origin,
+	// asSeq its probe's line; asURLs where it was looked for. nil: not
+	// fetched, or no answer.
+	as     *transport.Result
+	asSeq  int
+	asURLs []string
+}
+
+// discover fetches what a server that implements MCP's OAuth publishes:
+// the protected resource metadata (the challenge's resource_metadata,
+// else the two well-known URIs in that order) and, when no sign of OAuth
+// was found yet or 2025-03-26 judges it, the authorization server
+// metadata at its origin. A JSON object served at one of these, or a
+// resource_metadata in the challenge, is the server's sign that it
+// implements OAuth.
+func (a *auth) discover(ch string) *discovery {
 	ep := a.x.Endpoint()
-	named := ""
-	if without.Status == http.StatusUnauthorized {
-		named = authParam(strings.Join(without.Header.Values("WWW-Authenticate"), ", "), "resource_metadata")
-	}
-	wellKnown := []string{
+	d := &discovery{named: authParam(ch, "resource_metadata"), wellKnown: []string{
 		origin(ep) + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(ep.EscapedPath(), "/"),
 		origin(ep) + "/.well-known/oauth-protected-resource",
+	}}
+	doc := func(res *transport.Result) bool {
+		_, ok := jsonObject(bodyOf(res))
+		return ok && res.Status == http.StatusOK
 	}
-	var res *transport.Result
-	var seq int
-	from := named
-	if named != "" {
-		res, seq = exchange(a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: named})
+	if d.named != "" {
+		d.sign = "its 401 names resource_metadata " + d.named
+		d.from = d.named
+		d.prm, d.prmSeq = exchange(a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: d.named})
 	} else {
-		for _, u := range wellKnown {
-			res, seq = exchange(a.e, a.x, "GET the protected resource metadata at "+u, transport.Exchange{Method: http.MethodGet, URL: u})
+		for _, u := range d.wellKnown {
+			res, seq := exchange(a.e, a.x, "GET the protected resource metadata at "+u, transport.Exchange{Method: http.MethodGet, URL: u})
+			d.prm, d.prmSeq = res, seq
 			if res != nil && res.Status == http.StatusOK {
-				from = u
+				d.from = u
+				if doc(res) {
+					d.sign = "protected resource metadata at " + u
+				}
 				break
 			}
 		}
 	}
+	d.asURLs = []string{origin(ep) + "/.well-known/oauth-authorization-server", origin(ep) + "/.well-known/openid-configuration"}
+	if d.sign != "" && !a.rules["MCP-AUTH-13"] && !a.rules["MCP-AUTH-14"] {
+		return d
+	}
+	d.as, d.asSeq = exchange(a.e, a.x, "GET the authorization server metadata", transport.Exchange{Method: http.MethodGet, URL: d.asURLs[0]})
+	switch {
+	case d.sign != "":
+	case doc(d.as):
+		d.sign = "authorization server metadata at " + d.asURLs[0]
+	default:
+		// OpenID Connect Discovery is the other form of authorization
+		// server metadata a client of 2025-11-25 looks for.
+		res, _ := exchange(a.e, a.x, "GET the OpenID Connect discovery document", transport.Exchange{Method: http.MethodGet, URL: d.asURLs[1]})
+		if doc(res) {
+			d.sign = "authorization server metadata at " + d.asURLs[1]
+		}
+	}
+	return d
+}
+
+// metadata judges the protected resource metadata discover found: one
+// discovery mechanism is there (AUTH-6), and the document holds (AUTH-8,
+// -9, -10, -12).
+func (a *auth) metadata(d *discovery) {
+	ep := a.x.Endpoint()
+	res, seq, from := d.prm, d.prmSeq, d.from
 	docRules := []string{"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10"}
 	if from == "" {
-		a.fail("MCP-AUTH-6", seq, "no discovery mechanism: the 401 names no resource_metadata and neither well-known URI serves a document",
-			"resource_metadata in WWW-Authenticate, or a document at "+strings.Join(wellKnown, " or "), answered(res))
+		a.fail("MCP-AUTH-6", seq, "no discovery mechanism: the 401 names no resource_metadata and neither well-known URI serves a document, yet the server advertises OAuth ("+d.sign+")",
+			"resource_metadata in WWW-Authenticate, or a document at "+strings.Join(d.wellKnown, " or "), answered(res))
 		for _, r := range docRules {
 			a.skipOne(r, "no protected resource metadata was found (its discovery is MCP-AUTH-5/6's)")
 		}
@@ -307,12 +398,12 @@ func sameResource(r string, ep *url.URL) bool {
 // serverMetadata (2025-03-26): the authorization server's metadata at the
 // authorization base URL (the endpoint's path discarded) is an RFC 8414
 // document (AUTH-13); without it, the fallback endpoints answer (AUTH-14).
-func (a *auth) serverMetadata() {
+func (a *auth) serverMetadata(d *discovery) {
 	if !a.rules["MCP-AUTH-13"] && !a.rules["MCP-AUTH-14"] {
 		return
 	}
 	base := origin(a.x.Endpoint())
-	res, seq := exchange(a.e, a.x, "GET the authorization server metadata", transport.Exchange{Method: http.MethodGet, URL: base + "/.well-known/oauth-authorization-server"})
+	res, seq := d.as, d.asSeq
 	doc, ok := jsonObject(bodyOf(res))
 	if ok && res.Status == http.StatusOK {
 		missing := []string{}
@@ -330,7 +421,7 @@ func (a *auth) serverMetadata() {
 		a.pass("MCP-AUTH-14", seq)
 		return
 	}
-	a.fail("MCP-AUTH-13", seq, "no authorization server metadata at the authorization base URL", "200 with an RFC 8414 document", answered(res))
+	a.fail("MCP-AUTH-13", seq, "no authorization server metadata at the authorization base URL, yet the server advertises OAuth ("+d.sign+")", "200 with an RFC 8414 document", answered(res))
 	for _, p := range []string{"/authorize", "/token", "/register"} {
 		res, s := exchange(a.e, a.x, "GET the fallback endpoint "+p, transport.Exchange{Method: http.MethodGet, URL: base + p})
 		if res != nil && res.Status != http.StatusNotFound {
@@ -339,7 +430,7 @@ func (a *auth) serverMetadata() {
 		}
 		seq = s
 	}
-	a.fail("MCP-AUTH-14", seq, "no authorization server metadata, and the fallback endpoints /authorize, /token and /register are all 404",
+	a.fail("MCP-AUTH-14", seq, "no authorization server metadata, and the fallback endpoints /authorize, /token and /register are all 404, yet the server advertises OAuth ("+d.sign+")",
 		"metadata, or the fallback endpoints", "404 for each")
 }
 

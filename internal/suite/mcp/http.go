@@ -4,14 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/sockets"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/transport/sse"
@@ -419,45 +420,65 @@ func judgeOrigin(e *scenario.Env, in map[string]bool, res *transport.Result, seq
 	e.Fail("MCP-ORIGIN-2", seq, "a request with a foreign Origin was not refused 403", "403 Forbidden", answered(res))
 }
 
-// judgeBind: a launched server listens on loopback only. Against a
-// server reached by --url alone the port on this machine's other address
-// may be anything's (a remote target's port is not this machine's).
+// judgeBind: a launched server listens on loopback only. It is read
+// from the machine (sockets, /proc): trying the server's port on another
+// address of the machine would send packets beyond loopback, which the
+// user never named. Against a server reached by --url alone the port is
+// maybe not this machine's at all.
 func judgeBind(e *scenario.Env, x transport.Exchanger) {
 	if !x.Launched() {
 		e.Skip("MCP-BIND-1", "the server was not launched by wirecheck (--url): \"when running locally\" cannot be told")
 		return
 	}
-	port := x.Endpoint().Port()
-	addr := nonLoopback()
-	if addr == "" || port == "" {
-		e.Skip("MCP-BIND-1", "this machine has no non-loopback address to try the server's port on")
+	pid := 0
+	if l, ok := x.(transport.Launcher); ok {
+		pid = l.PID()
+	}
+	if runtime.GOOS != "linux" || pid == 0 {
+		e.Skip("MCP-BIND-1", "where the launched server listens is read from /proc, which this machine ("+runtime.GOOS+") has not: wirecheck connects to no address but loopback to find out")
 		return
 	}
-	target := net.JoinHostPort(addr, port)
-	conn, err := net.DialTimeout("tcp", target, time.Second)
-	seq := e.Peer.Recorder().Add(transcript.Note, []byte("probe: TCP connect to "+target+" → "+map[bool]string{true: "refused or unreachable", false: "connected"}[err != nil]))
-	if err != nil {
-		e.Pass("MCP-BIND-1", seq)
+	ep := x.Endpoint()
+	port, err := strconv.ParseUint(ep.Port(), 10, 16)
+	if ep.Port() == "" {
+		port, err = map[string]uint64{"http": 80, "https": 443}[strings.ToLower(ep.Scheme)], nil
+	}
+	if err != nil || port == 0 {
+		e.Skip("MCP-BIND-1", "the endpoint "+ep.Redacted()+" names no port to look for")
 		return
 	}
-	_ = conn.Close()
-	e.Fail("MCP-BIND-1", seq, "the launched server accepts connections on "+addr+", a non-loopback address of this machine",
-		"bound to 127.0.0.1 (or ::1) only", "connected to "+target)
-}
-
-// nonLoopback is the machine's first non-loopback IPv4 address, "" when
-// it has none.
-func nonLoopback() string {
-	addrs, err := net.InterfaceAddrs()
+	all, err := sockets.Proc{}.Listening(pid)
 	if err != nil {
-		return ""
+		e.Skip("MCP-BIND-1", "the launched server's sockets could not be read from /proc: "+err.Error())
+		return
 	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil && !n.IP.IsLinkLocalUnicast() {
-			return n.IP.String()
+	var on, bad []string
+	for _, l := range all {
+		if uint64(l.Addr.Port()) != port {
+			continue
+		}
+		on = append(on, l.String())
+		if !l.Loopback() {
+			bad = append(bad, l.String()+map[bool]string{true: " (every interface)", false: ""}[l.Wildcard()])
 		}
 	}
-	return ""
+	seq := e.Peer.Recorder().Add(transcript.Note, []byte(fmt.Sprintf("the launched server (process %d and its children) listens on port %d at: %s", pid, port, orNone(on))))
+	switch {
+	case len(on) == 0:
+		e.Skip("MCP-BIND-1", fmt.Sprintf("no process of the launched server (process %d and its children) listens on the endpoint's port %d: another serves it (a container's proxy?), whose binding cannot be read", pid, port))
+	case len(bad) == 0:
+		e.Pass("MCP-BIND-1", seq)
+	default:
+		e.Fail("MCP-BIND-1", seq, "the launched server listens on "+strings.Join(bad, ", ")+", not on loopback only",
+			"bound to 127.0.0.1 (or ::1) only", "listening on "+strings.Join(on, ", "))
+	}
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
 }
 
 func sseLegacy(e *scenario.Env) error {

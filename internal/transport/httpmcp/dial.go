@@ -203,6 +203,17 @@ func (c *client) Credentialed() bool { return c.headers.Get("Authorization") != 
 
 func (c *client) Launched() bool { return c.o.Process != nil }
 
+// PID is the launched server's process id (transport.Launcher), 0 for
+// --url.
+func (c *client) PID() int {
+	if l, ok := c.o.Process.(transport.Launcher); ok {
+		return l.PID()
+	}
+	return 0
+}
+
+var _ transport.Launcher = (*client)(nil)
+
 func (c *client) Session() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
