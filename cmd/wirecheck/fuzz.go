@@ -68,17 +68,13 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, stop := interruptible()
-	defer stop()
+	ctx, w := interruptible(cmd.ErrOrStderr())
+	defer w.Stop()
 	hideProgress := progress.Campaign(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.reports, f.noProgress, c.Progress)
 	bugs, runErr := c.Run(ctx)
-	interrupted := ctx.Err() != nil
 	hideProgress()
-	stop()
+	// The failures found before the signal are saved, then reported.
 	c.SaveAll(bugs, f.save, cmd.ErrOrStderr())
 	rep := c.Report(bugs, replay)
-	if interrupted {
-		rep.Notes = append(rep.Notes, "interrupted: the campaign ended early")
-	}
-	return f.finish(cmd, rep, runErr, s, interrupted, func() { fuzz.Summary(cmd.OutOrStdout(), c.Stats(), bugs, replay) })
+	return f.finish(cmd, rep, runErr, s, w, func() { fuzz.Summary(cmd.OutOrStdout(), c.Stats(), bugs, replay) })
 }
