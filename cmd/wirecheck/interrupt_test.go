@@ -117,4 +117,35 @@ var _ = Describe("a run a signal interrupts", func() {
 		Entry("sonde-serve, a third process still starting", tc{protocol: "sonde-serve", hold: 2, launched: 3,
 			flags: []string{"--startup-timeout", "10m"}}),
 	)
+
+	It("ends a replay the same way: the answer it was waiting for is not held against the server", func() {
+		dir := GinkgoT().TempDir()
+		file := filepath.Join(dir, "r.yaml")
+		Expect(os.WriteFile(file, []byte("protocol: sonde-serve\nname: waits\nrules: [SONDE-GEN-SURVIVE]\nfresh: true\nsteps:\n"+
+			"  - send: {id: f1, method: tools/list}\n    as: r1\n  - expect: r1\n"), 0o644)).To(Succeed())
+		pids := filepath.Join(dir, "pids")
+		// Ready, then silent: the replay waits --timeout for its answer.
+		script := `echo $$ > "$0"; echo '` + ready + `'; cat > /dev/null`
+		cmd := exec.Command(bin(), "replay", file, "--timeout", "10m", "--report", "json="+dir+"/r.json", "--", "sh", "-c", script, pids)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		Expect(cmd.Start()).To(Succeed())
+		Eventually(func() string { b, _ := os.ReadFile(pids); return string(b) }, time.Minute, 20*time.Millisecond).ShouldNot(BeEmpty())
+		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
+		_ = cmd.Wait()
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(report.ExitSIGINT), out.String())
+		data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+		Expect(err).NotTo(HaveOccurred())
+		var rep report.Report
+		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		Expect(rep.Interrupted).To(BeTrue())
+		Expect(rep.Signal).To(Equal("SIGINT"))
+		for _, fd := range rep.Findings {
+			Expect(fd.Verdict).To(BeElementOf(verdict.Pass, verdict.Skip), "%s in %s: %s", fd.Rule, fd.Scenario, fd.Message)
+		}
+		b, _ := os.ReadFile(pids)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(syscall.Kill(-pid, 0)).To(MatchError(syscall.ESRCH))
+	})
 })
