@@ -48,6 +48,8 @@ func newFuzzCmd() *cobra.Command {
 }
 
 func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
+	ctx, w := interruptible(cmd.ErrOrStderr())
+	defer w.Stop()
 	s, err := f.prepare(argv, "fuzz")
 	if err != nil {
 		return err
@@ -76,8 +78,6 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, w := interruptible(cmd.ErrOrStderr())
-	defer w.Stop()
 	hideProgress := progress.Campaign(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.reports, f.noProgress, c.Progress)
 	bugs, runErr := c.Run(ctx)
 	hideProgress()

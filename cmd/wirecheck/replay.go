@@ -34,6 +34,8 @@ func newReplayCmd() *cobra.Command {
 }
 
 func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
+	ctx, w := interruptible(cmd.ErrOrStderr())
+	defer w.Stop()
 	saved, err := scenario.ReadSaved(files)
 	if err != nil {
 		return usageErr("%v", err)
@@ -52,8 +54,6 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	if s.proto, params, scs, err = s.b.ParseSaved(saved, s.params); err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, w := interruptible(cmd.ErrOrStderr())
-	defer w.Stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,

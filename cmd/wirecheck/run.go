@@ -16,6 +16,10 @@ func newRunCmd() *cobra.Command {
 		Long:    help("run", "long"),
 		Example: help("run", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Listening from the start: a signal while the suite is
+			// prepared ends the run as one during it does.
+			ctx, w := interruptible(cmd.ErrOrStderr())
+			defer w.Stop()
 			s, err := f.prepare(commandAfterDash(cmd, args), "")
 			if err != nil {
 				return err
@@ -26,8 +30,6 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			ctx, w := interruptible(cmd.ErrOrStderr())
-			defer w.Stop()
 			live, hide := f.live(cmd)
 			rep, runErr := plan.Run(ctx, live)
 			hide()
