@@ -125,7 +125,8 @@ var _ = Describe("a run a signal interrupts", func() {
 			"  - send: {id: f1, method: tools/list}\n    as: r1\n  - expect: r1\n"), 0o644)).To(Succeed())
 		pids := filepath.Join(dir, "pids")
 		// Ready, then silent: the replay waits --timeout for its answer.
-		script := `echo $$ > "$0"; echo '` + ready + `'; cat > /dev/null`
+		// One process (exec), so none is left a zombie to its new parent.
+		script := `echo $$ > "$0"; echo '` + ready + `'; exec sleep 600`
 		cmd := exec.Command(bin(), "replay", file, "--timeout", "10m", "--report", "json="+dir+"/r.json", "--", "sh", "-c", script, pids)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
