@@ -208,7 +208,7 @@ func judge(t testing.TB, rep *report.Report, level verdict.Level) {
 	for _, n := range rep.Notes {
 		t.Log(n)
 	}
-	if code, err := rep.Exit(level, nil, false); code == report.ExitViolations && err != nil && err.Error() != "" {
+	if code, err := rep.Exit(level, nil); code == report.ExitViolations && err != nil && err.Error() != "" {
 		t.Error(err)
 	}
 }

@@ -3,16 +3,17 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/wirecheck/wirecheck/internal/buildinfo"
+	"github.com/wirecheck/wirecheck/internal/interrupt"
 	"github.com/wirecheck/wirecheck/internal/progress"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
@@ -21,6 +22,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/shard"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -135,18 +137,32 @@ func (c *common) rerun(command string, head []string, level string) target.Rerun
 		Params: c.params, Timeout: c.timeout, Startup: c.startupTimeout, Level: level})
 }
 
-// interruptible is the context of a run Ctrl-C or SIGTERM ends early.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// interruptible is the context of a run Ctrl-C or SIGTERM ends early,
+// and the watch that says which signal did; a second signal exits at
+// once, its servers killed.
+func interruptible(stderr io.Writer) (context.Context, *interrupt.Watch) {
+	return interrupt.Notify(context.Background(), func(code int) {
+		transport.KillAll()
+		fmt.Fprintf(stderr, "\nwirecheck: a second signal: exiting at once (exit %d), no report written\n", code)
+		os.Exit(code)
+	})
 }
 
 // finish writes a run's reports and makes its exit code: one block saying
 // why for a run that never began (exit 3), not a table nobody judged;
 // began prints more after a run that did, which exits as Report.Exit says.
-func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, interrupted bool, began func()) error {
+//
+// A run a signal interrupted (w) is marked so in every report and exits
+// with the signal's code (130, 143), never as a verdict.
+func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s *setup, w *interrupt.Watch, began func()) error {
 	level, outs, _ := c.judging()
 	rep.Version, rep.Level = buildinfo.Read(version).Version, level
-	nr := session.NotReady(runErr, rep, s.proto, s.t.String(), c.startupTimeout, exitNoTarget)
+	var nr *report.NotReady
+	if sig, at := w.Signal(); sig != "" {
+		rep.Interrupt(sig, at.Sub(rep.Started))
+	} else {
+		nr = session.NotReady(runErr, rep, s.proto, s.t.String(), c.startupTimeout, exitNoTarget)
+	}
 	sink := report.Sink{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Outputs: outs, NoColor: c.noColor, Verbose: c.verbose}
 	if err := sink.Write(rep, nr); err != nil {
 		return err
@@ -155,7 +171,7 @@ func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s 
 	} else if began != nil {
 		began()
 	}
-	if code, err := rep.Exit(level, runErr, interrupted); code != exitOK {
+	if code, err := rep.Exit(level, runErr); code != exitOK {
 		return &exitError{code: code, err: err}
 	}
 	return nil

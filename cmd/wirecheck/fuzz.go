@@ -22,7 +22,7 @@ type fuzzFlags struct {
 func newFuzzCmd() *cobra.Command {
 	var f fuzzFlags
 	cmd := &cobra.Command{
-		Use:     "fuzz --protocol P [--duration D | --runs N] [--seed S] [--save DIR] [--revision V] -- CMD [ARGS…]",
+		Use:     "fuzz --protocol P [--duration D] [--runs N] [--seed S] [--save DIR] [--revision V] -- CMD [ARGS…]",
 		Short:   "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
 		Long:    help("fuzz", "long"),
 		Example: help("fuzz", "example"),
@@ -34,13 +34,13 @@ func newFuzzCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.Lookup("timeout").DefValue = fuzz.DefaultTimeout.String()
 	_ = fl.Set("timeout", fuzz.DefaultTimeout.String())
-	fl.DurationVar(&f.duration, "duration", 0, "the whole campaign's time, shrinking included (instead of --runs): generation stops at it and shrinking is cut off at it")
-	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate (shrinking not counted: each failure adds up to --shrink-time)")
+	fl.DurationVar(&f.duration, "duration", 0, "the whole campaign's time, shrinking included: generation stops at it and shrinking is cut off at it; alone, the only budget; with --runs, a cap on it (default with --runs: "+fuzz.DefaultCap.String()+")")
+	fl.IntVar(&f.runs, "runs", fuzz.DefaultRuns, "number of sequences to generate (shrinking not counted: each failure adds up to --shrink-time), capped by --duration")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the campaign: the same seed gives the same sequences")
 	fl.StringVar(&f.save, "save", "reports", "folder for the shrunk reproducers (scenario files)")
 	fl.StringArrayVar(&f.rules, "rules", nil, "only failures of rules matching this glob count (repeatable)")
 	fl.IntVar(&f.maxActions, "max-actions", fuzz.DefaultMaxActions, "most actions in one sequence")
-	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration when given)")
+	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration); when it is spent the smallest failing sequence so far is saved, its header saying it is not minimal")
 	fl.Var(&f.shard, "shard", "fuzz only shard i of n of the campaign (by seed batch; --runs is shared out), for several machines")
 	fl.IntVar(&f.freshEvery, "fresh-every", fuzz.DefaultFreshEvery, "most sequences one server process serves before a fresh one replaces it (1: a process per sequence)")
 	fl.IntVar(&f.maxFails, "max-failures", 0, "end the campaign once this many distinct failures are found, each shrunk and saved (0: no limit)")
@@ -48,13 +48,23 @@ func newFuzzCmd() *cobra.Command {
 }
 
 func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
+	ctx, w := interruptible(cmd.ErrOrStderr())
+	defer w.Stop()
 	s, err := f.prepare(argv, "fuzz")
 	if err != nil {
 		return err
 	} else if f.freshEvery < 1 {
 		return usageErr("--fresh-every must be at least 1")
-	} else if f.runs <= 0 && f.duration <= 0 {
-		return usageErr("--runs must be positive (or give --duration)")
+	}
+	fl := cmd.Flags()
+	switch {
+	case f.duration < 0 || fl.Changed("duration") && f.duration == 0:
+		return usageErr("--duration must be positive")
+	case fl.Changed("runs") && f.runs <= 0:
+		return usageErr("--runs must be positive (or give --duration alone)")
+	case fl.Changed("duration") && !fl.Changed("runs"):
+		// --duration alone is the only budget, as it always was.
+		f.runs = 0
 	}
 	// The replay line (printed, in each reproducer, in the report) repeats this campaign's settings.
 	replay := func(file string) string { return s.t.Line(f.rerun("replay", []string{file}, "")) }
@@ -68,17 +78,11 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, stop := interruptible()
-	defer stop()
 	hideProgress := progress.Campaign(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.reports, f.noProgress, c.Progress)
 	bugs, runErr := c.Run(ctx)
-	interrupted := ctx.Err() != nil
 	hideProgress()
-	stop()
+	// The failures found before the signal are saved, then reported.
 	c.SaveAll(bugs, f.save, cmd.ErrOrStderr())
 	rep := c.Report(bugs, replay)
-	if interrupted {
-		rep.Notes = append(rep.Notes, "interrupted: the campaign ended early")
-	}
-	return f.finish(cmd, rep, runErr, s, interrupted, func() { fuzz.Summary(cmd.OutOrStdout(), c.Stats(), bugs, replay) })
+	return f.finish(cmd, rep, runErr, s, w, func() { fuzz.Summary(cmd.OutOrStdout(), c.Stats(), bugs, replay) })
 }

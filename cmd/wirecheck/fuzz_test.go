@@ -33,6 +33,44 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 		Expect(code).To(Equal(0), out)
 	})
 
+	It("caps --runs with --duration and says in the summary that the cap, not --runs, ended it", func() {
+		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "1000000", "--duration", "2s",
+			"--save", GinkgoT().TempDir(), "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(MatchRegexp(`stopped at the --duration cap \(2s\) before --runs 1000000: \d+ of 1000000 sequences generated`))
+
+		By("--duration alone is the only budget: no runs to be capped")
+		code, out, errs = cli("", "fuzz", "--protocol", "sonde-serve", "--duration", "1s",
+			"--save", GinkgoT().TempDir(), "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).NotTo(ContainSubstring("--duration cap"))
+
+		code, _, errs = cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "0", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("--runs must be positive"))
+	})
+
+	It("says in each reproducer's header and in the summary how far it was shrunk", func() {
+		dir := GinkgoT().TempDir()
+		// A shrink time no rerun fits in: the failure is saved as found.
+		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "20", "--seed", "42",
+			"--timeout", "500ms", "--shrink-time", "1ns", "--save", dir,
+			"--", bin(), "serve", "sonde-serve", "--fault", "exit-non-object")
+		Expect(code).To(Equal(1), out+errs)
+		Expect(out).To(ContainSubstring("reproducer not shrunk (shrinking stopped: budget spent)"))
+		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		Expect(files).NotTo(BeEmpty())
+		all := ""
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(data)).To(MatchRegexp(`(?m)^# Reproducer (shrunk to \d+ steps|not shrunk) \(`))
+			Expect(string(data)).NotTo(ContainSubstring("minimal run"))
+			all += string(data)
+		}
+		Expect(all).To(MatchRegexp(`# Reproducer not shrunk \(shrinking stopped: budget spent\): the \d+ steps as found\.`))
+	})
+
 	It("exits 0 with no finding against a healthy server", func() {
 		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "30", "--save", GinkgoT().TempDir(),
 			"--", bin(), "serve", "sonde-serve")
@@ -62,7 +100,10 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 		go func() { done <- cmd.Wait() }()
 		Eventually(done, 10*time.Second).Should(Receive())
 		Expect(out.String()).To(ContainSubstring("interrupted"))
-		Expect(filepath.Join(dir, "fuzz.json")).To(BeAnExistingFile())
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(130), out.String())
+		data, err := os.ReadFile(filepath.Join(dir, "fuzz.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(And(ContainSubstring(`"interrupted": true`), ContainSubstring(`"signal": "SIGINT"`)))
 		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 		Expect(files).NotTo(BeEmpty(), out.String())
 	})

@@ -156,7 +156,7 @@ var _ = Describe("an interrupted run", func() {
 		err := cmd.Wait()
 		Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second))
 		Expect(err).To(HaveOccurred())
-		Expect(cmd.ProcessState.ExitCode()).To(Equal(1), out.String())
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(130), out.String())
 		Expect(out.String()).To(ContainSubstring("interrupted"))
 		data, err := exec.Command("cat", dir+"/r.json").Output()
 		Expect(err).NotTo(HaveOccurred())

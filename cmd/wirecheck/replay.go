@@ -2,8 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +34,8 @@ func newReplayCmd() *cobra.Command {
 }
 
 func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
+	ctx, w := interruptible(cmd.ErrOrStderr())
+	defer w.Stop()
 	saved, err := scenario.ReadSaved(files)
 	if err != nil {
 		return usageErr("%v", err)
@@ -54,13 +54,11 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	if s.proto, params, scs, err = s.b.ParseSaved(saved, s.params); err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, stop := interruptible()
-	defer stop()
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
 		// The settings a file carries it applies itself.
 		Rerun: new(f.rerun("replay", nil, f.level)),
 	})
-	return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
+	return f.finish(cmd, rep, runErr, s, w, nil)
 }

@@ -47,6 +47,9 @@ func reportCmd(cmd *cobra.Command, format string) *cobra.Command {
 		}
 		if err := (report.Sink{NoColor: c.noColor}).Render(cmd.OutOrStdout(), format, rep); err != nil {
 			return usageErr("%v", err)
+		} else if rep.Interrupted {
+			// As run exits: an unfinished run gates nothing through.
+			return &exitError{code: report.InterruptCode(rep.Signal), err: errors.New("")}
 		} else if rep.Failed(rep.Level) {
 			return &exitError{code: exitViolations, err: errors.New("")}
 		}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/certify"
@@ -16,8 +13,13 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "run --protocol P [flags] (-- CMD [ARGS…] | --url URL)",
 		Short:   "Run the protocol's suite against a launched server",
+		Long:    help("run", "long"),
 		Example: help("run", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Listening from the start: a signal while the suite is
+			// prepared ends the run as one during it does.
+			ctx, w := interruptible(cmd.ErrOrStderr())
+			defer w.Stop()
 			s, err := f.prepare(commandAfterDash(cmd, args), "")
 			if err != nil {
 				return err
@@ -28,12 +30,10 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			ctx, stop := interruptible()
-			defer stop()
 			live, hide := f.live(cmd)
 			rep, runErr := plan.Run(ctx, live)
 			hide()
-			return f.finish(cmd, rep, runErr, s, errors.Is(runErr, context.Canceled), nil)
+			return f.finish(cmd, rep, runErr, s, w, nil)
 		},
 	}
 	f.add(cmd, "must", "KEY=VALUE setting for protocol-specific scenarios (repeatable)")

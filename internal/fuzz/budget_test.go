@@ -102,6 +102,10 @@ var _ = Describe("the fuzz budget", func() {
 		file, err := c.Save(cut, dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(readFile(file)).To(ContainSubstring("# Not minimal: shrinking stopped after"))
+		// The header says how far it got, never that it is minimal.
+		Expect(cut.Shrinking()).To(MatchRegexp(`^(shrunk to \d+ steps \(from \d+; |not shrunk \()shrinking stopped: budget spent\)`))
+		Expect(readFile(file)).To(And(ContainSubstring("# Reproducer "+cut.Shrinking()+".\n"),
+			ContainSubstring("# Transcript of the run saved above, "+cut.Shrinking()+":\n"), Not(ContainSubstring("minimal run"))))
 		rep := c.Report(bugs, nil)
 		Expect(strings.Join(rep.Notes, "\n")).To(ContainSubstring("generation "))
 	})
@@ -114,6 +118,57 @@ var _ = Describe("the fuzz budget", func() {
 		}
 		Expect(c.Stats().Cut).To(BeNumerically(">=", 1), describeBugs(bugs))
 		Expect(bugs[0].Unshrunk + bugs[len(bugs)-1].Unshrunk).To(ContainSubstring("--shrink-time 5s"))
+	})
+
+	It("saves a failure as found when --shrink-time is spent before the first rerun, and its header says it is not shrunk", func() {
+		c, bugs := budgeted(0, time.Nanosecond, 10, 10)
+		Expect(bugs).NotTo(BeEmpty())
+		dir := GinkgoT().TempDir()
+		unshrunk := 0
+		for _, b := range bugs {
+			file, err := c.Save(b, dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(readFile(file)).To(And(ContainSubstring("# Reproducer "+b.Shrinking()+".\n"), Not(ContainSubstring("minimal run"))))
+			if b.Stop != "" && len(b.Steps) == b.Found {
+				unshrunk++
+				Expect(readFile(file)).To(ContainSubstring(fmt.Sprintf("# Reproducer not shrunk (shrinking stopped: budget spent): the %d steps as found.", len(b.Steps))))
+			}
+		}
+		Expect(unshrunk).To(BeNumerically(">=", 1), describeBugs(bugs))
+		var out strings.Builder
+		fuzz.Summary(&out, c.Stats(), bugs, func(f string) string { return f })
+		Expect(out.String()).To(ContainSubstring("reproducer not shrunk (shrinking stopped: budget spent)"))
+	})
+
+	It("caps --runs with --duration: the cap ends the campaign before its runs, and the summary and report say so", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		// A correct server: every sequence passes, each a step of the
+		// clock, so 8 s of it end the campaign long before 1,000 runs.
+		c, bugs, _ := clocked([]string{bin, "serve", "sonde-serve"}, 8*time.Second, time.Second, 1000, 3)
+		Expect(bugs).To(BeEmpty())
+		st := c.Stats()
+		Expect(st.Capped).To(BeTrue())
+		Expect(st.Generated).To(BeNumerically("<", 1000))
+		var out strings.Builder
+		fuzz.Summary(&out, st, bugs, nil)
+		Expect(out.String()).To(ContainSubstring(fmt.Sprintf("stopped at the --duration cap (8s) before --runs 1000: %d of 1000 sequences generated", st.Generated)))
+		Expect(c.Report(bugs, nil).Notes).To(ContainElement(ContainSubstring("stopped at the --duration cap (8s) before --runs 1000")))
+
+		By("runs done within the cap say nothing of it")
+		c, _, _ = clocked([]string{bin, "serve", "sonde-serve"}, time.Hour, time.Second, 5, 3)
+		Expect(c.Stats().Capped).To(BeFalse())
+		Expect(c.Stats().Generated).To(BeEquivalentTo(5))
+		out.Reset()
+		fuzz.Summary(&out, c.Stats(), nil, nil)
+		Expect(out.String()).NotTo(ContainSubstring("cap"))
+	})
+
+	It("caps --runs alone at DefaultCap", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		c, _, _ := clocked([]string{bin, "serve", "sonde-serve"}, 0, time.Second, 5, 3)
+		Expect(c.Stats().Cap).To(Equal(fuzz.DefaultCap))
 	})
 })
 
@@ -142,8 +197,13 @@ var _ = Describe("shrinking", func() {
 		// A rerun costs a step of the fake clock: an hour would be 3,600
 		// of them.
 		Expect(st.Shrinking).To(BeNumerically("<", 10*time.Minute))
+		dir := GinkgoT().TempDir()
 		for _, b := range bugs {
 			Expect(b.Unshrunk).To(BeEmpty())
+			Expect(b.Shrinking()).To(MatchRegexp(`^shrunk to \d+ steps \(from \d+; shrinking finished\)$`))
+			file, err := c.Save(b, dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(readFile(file)).To(ContainSubstring("# Transcript of the run saved above, " + b.Shrinking() + ":\n"))
 		}
 		Expect(smallest(bugs)).To(Equal(2), describeBugs(bugs))
 	})

@@ -35,6 +35,12 @@ const (
 	DefaultMaxActions = 12
 	DefaultTimeout    = 2 * time.Second
 	DefaultShrinkTime = 30 * time.Second
+	// DefaultCap bounds a campaign Runs sets and no Duration does: each
+	// failure adds up to ShrinkTime and each sequence waits on a slow
+	// server, so 200 runs against a real MCP server once took 16 minutes.
+	// A campaign in CI must end; the summary says when the cap, not
+	// Runs, ended it.
+	DefaultCap = 10 * time.Minute
 	// DefaultFreshEvery is how many sequences one server process serves
 	// before a fresh one replaces it (it is replaced sooner after a
 	// failure, a hang or closed stdin). Measured on the sonde-serve
@@ -60,9 +66,10 @@ type Config struct {
 	Target  target.Target
 	Handler peer.Handler
 	// Runs is how many sequences to generate (shrinking not counted:
-	// each failure adds up to ShrinkTime). Duration, when set, is the
-	// budget of the whole campaign instead: generation stops at it, and
-	// shrinking is cut off at it (the sequence saved as far as it got).
+	// each failure adds up to ShrinkTime); 0 for none but Duration's
+	// bound. Duration bounds the whole campaign, with Runs or alone:
+	// generation stops at it, and shrinking is cut off at it (the
+	// sequence saved as far as it got); DefaultCap with Runs alone.
 	Runs     int
 	Duration time.Duration
 	Seed     uint64
@@ -118,9 +125,13 @@ type Bug struct {
 	Transcript []transcript.Entry
 	Seed       uint64
 	// Shrunk is how long shrinking took; Unshrunk, when set, says why it
-	// stopped before the sequence was minimal (a budget ran out).
+	// stopped before the sequence was minimal (a budget ran out), and
+	// Stop the same in a few words ("budget spent", "interrupted").
+	// Found is how many steps the failing sequence had as first found.
 	Shrunk   time.Duration
 	Unshrunk string
+	Stop     string
+	Found    int
 	// History is set when the failure showed only after earlier
 	// sequences on the same process: Steps carry that history, shrunk.
 	History bool
@@ -146,6 +157,26 @@ type Stats struct {
 	Unconfirmed int64
 	// Stopped is set when MaxFailures ended the campaign before its budget.
 	Stopped bool
+	// Generated counts the new sequences (not shrinking's reruns), Runs
+	// the ones asked for (this shard's share; 0: Duration alone), and
+	// Capped is set when Duration (Cap) ended the campaign before them.
+	Generated int64
+	Runs      int
+	Cap       time.Duration
+	Capped    bool
+}
+
+// Shrinking says how far a reproducer was shrunk, as its file's header
+// and the summary say it: a reproducer that is not minimal says so.
+func (b *Bug) Shrinking() string {
+	n, found := len(b.Steps), max(b.Found, len(b.Steps))
+	switch {
+	case b.Stop == "":
+		return fmt.Sprintf("shrunk to %d steps (from %d; shrinking finished)", n, found)
+	case n < found:
+		return fmt.Sprintf("shrunk to %d steps (from %d; shrinking stopped: %s)", n, found, b.Stop)
+	}
+	return fmt.Sprintf("not shrunk (shrinking stopped: %s): the %d steps as found", b.Stop, n)
 }
 
 // Campaign runs sequences until its budget is spent.
@@ -163,8 +194,10 @@ type Campaign struct {
 	messages  atomic.Int64
 	live      atomic.Pointer[peer.Peer]
 	starts    atomic.Int64
-	// stopped is set once MaxFailures distinct failures were found.
+	// stopped is set once MaxFailures distinct failures were found;
+	// capped once Duration ended a campaign before its Runs.
 	stopped atomic.Bool
+	capped  atomic.Bool
 	// spawned counts the processes launched, spares never used included.
 	spawned atomic.Int64
 	// cleanExits counts the sequences that closed stdin and saw the
@@ -197,6 +230,7 @@ type Campaign struct {
 	shrinkUntil time.Time
 	byDuration  bool
 	cut         bool
+	foundSteps  int
 	shrinking   time.Duration
 	cuts        int
 	startErr    error
@@ -220,8 +254,14 @@ func New(cfg Config) (*Campaign, error) {
 	if cfg.MaxFailures < 0 {
 		return nil, fmt.Errorf("--max-failures %d: give 0 (no limit) or more", cfg.MaxFailures)
 	}
-	if cfg.Runs <= 0 && cfg.Duration <= 0 {
+	if cfg.Runs < 0 {
+		return nil, fmt.Errorf("--runs %d: give a positive count (or --duration alone)", cfg.Runs)
+	}
+	if cfg.Runs == 0 && cfg.Duration <= 0 {
 		cfg.Runs = DefaultRuns
+	}
+	if cfg.Duration <= 0 {
+		cfg.Duration = DefaultCap
 	}
 	if cfg.MaxActions <= 0 {
 		cfg.MaxActions = DefaultMaxActions
@@ -266,7 +306,8 @@ func (c *Campaign) Stats() Stats {
 	c.mu.Unlock()
 	return Stats{Sequences: c.sequences.Load(), Messages: c.messages.Load(), Bugs: n,
 		Elapsed: c.now().Sub(c.started), Shrinking: shrinking, Cut: cuts,
-		Starts: c.starts.Load(), Unconfirmed: c.unconfirmed.Load(), Stopped: c.stopped.Load()}
+		Starts: c.starts.Load(), Unconfirmed: c.unconfirmed.Load(), Stopped: c.stopped.Load(),
+		Generated: c.generated.Load(), Runs: c.cfg.Shard.Share(c.cfg.Runs), Cap: c.cfg.Duration, Capped: c.capped.Load()}
 }
 
 // Parts says how the time went: generating and running new sequences,
@@ -364,7 +405,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	batchSeed := seeds(c.cfg.Seed, c.cfg.Shard)
 	c.seed = batchSeed()
 	remaining := c.cfg.Shard.Share(c.cfg.Runs)
-	if !c.end.IsZero() {
+	if c.cfg.Runs <= 0 {
 		remaining = int(^uint(0) >> 1)
 	}
 	for remaining > 0 && c.ctx.Err() == nil && (c.end.IsZero() || c.now().Before(c.end)) && !c.enough() {
@@ -374,7 +415,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		before := c.generated.Load()
 		tb := &quietTB{}
 		c.mu.Lock()
-		c.last, c.cut, c.fruitless = nil, false, 0
+		c.last, c.cut, c.fruitless, c.foundSteps = nil, false, 0, 0
 		// Fixed for the batch: rapid's reruns of a sequence must read its
 		// draws as they were read when it ran.
 		c.odds = closeOdds
@@ -396,30 +437,36 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		now := c.now()
 		c.mu.Lock()
 		last, cut := c.last, c.cut || (c.last != nil && !now.Before(c.shrinkUntil))
-		took, byDuration := now.Sub(c.shrinkFrom), c.byDuration
+		took, byDuration, found := now.Sub(c.shrinkFrom), c.byDuration, c.foundSteps
 		if last != nil {
 			c.shrinking += took
 		}
 		c.mu.Unlock()
 		if last != nil {
-			why := ""
+			why, stop := "", "budget spent"
 			ended := c.ctx.Err()
 			switch {
 			case ended != nil && !errors.Is(ended, context.DeadlineExceeded):
-				why = "shrinking stopped by the interrupt: the sequence may not be minimal"
+				why, stop = "shrinking stopped by the interrupt: the sequence may not be minimal", "interrupted"
 			case (cut || ended != nil) && byDuration:
 				why = fmt.Sprintf("shrinking stopped after %s, when the --duration budget (%s) ran out: the sequence may not be minimal",
 					took.Round(time.Millisecond), c.cfg.Duration)
 			case cut:
 				why = fmt.Sprintf("shrinking stopped at --shrink-time %s: the sequence may not be minimal", c.cfg.ShrinkTime)
+			default:
+				stop = ""
 			}
-			c.addBug(last, took, why)
+			c.addBug(last, took, found, stop, why)
 		}
 		// Only new sequences count against --runs, never shrinking's
 		// reruns (how many of those fit in --shrink-time depends on the
 		// machine, and so would the campaign).
 		remaining -= max(1, int(c.generated.Load()-before))
 		c.seed = batchSeed()
+	}
+	if remaining > 0 && c.cfg.Runs > 0 && ctx.Err() == nil && !c.stopped.Load() && !c.now().Before(c.end) {
+		// Duration, not Runs, ended it: the summary says so.
+		c.capped.Store(true)
 	}
 	return c.sorted(), nil
 }
@@ -523,6 +570,7 @@ func (c *Campaign) recordFailure(s *failure) {
 	}
 	if c.last == nil {
 		// The batch's first failure: shrinking starts, within the budgets.
+		c.foundSteps = len(s.steps)
 		c.shrinkFrom, c.shrinkUntil, c.byDuration = now, now.Add(c.cfg.ShrinkTime), false
 		if !c.end.IsZero() && c.end.Before(c.shrinkUntil) {
 			c.shrinkUntil, c.byDuration = c.end, true
@@ -544,7 +592,9 @@ func (c *Campaign) known(f *verdict.Observation) bool {
 	return false
 }
 
-func (c *Campaign) addBug(s *failure, shrunk time.Duration, unshrunk string) {
+// addBug records a failure, shrunk from found steps for shrunk; stop and
+// unshrunk say why shrinking stopped early, if it did.
+func (c *Campaign) addBug(s *failure, shrunk time.Duration, found int, stop, unshrunk string) {
 	f := &s.obs
 	k := [2]string{f.Rule, f.Scenario}
 	c.mu.Lock()
@@ -561,7 +611,7 @@ func (c *Campaign) addBug(s *failure, shrunk time.Duration, unshrunk string) {
 		level = r.Level
 	}
 	b := &Bug{Rule: f.Rule, Level: level, Shape: f.Scenario, Hits: 1, First: *f,
-		Steps: s.steps, Transcript: s.transcript, Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk, History: s.history}
+		Steps: s.steps, Transcript: s.transcript, Seed: c.seed, Shrunk: shrunk, Unshrunk: unshrunk, Stop: stop, Found: found, History: s.history}
 	c.bugs[k] = b
 	c.order = append(c.order, b)
 }

@@ -39,10 +39,13 @@
 // records the revision, so replay judges by it.
 //
 // Defaults (Config): 100 sequences, up to 12 actions each, seed 1, response
-// timeout 2 s, 30 s of shrinking per failure. A Duration is the budget of
-// the whole campaign, shrinking included: a shrink it cuts off saves the
-// smallest failing sequence found so far, marked as not minimal (Bug.Unshrunk),
-// and Stats says how the time split between generation and shrinking.
+// timeout 2 s, 30 s of shrinking per failure, and a Duration of
+// DefaultCap. Duration bounds the whole campaign, shrinking included,
+// Runs or not (Stats.Capped when it ended one before its Runs): a shrink
+// it or ShrinkTime cuts off saves the smallest failing sequence found so
+// far, and its header says how far it was shrunk (Bug.Shrinking, "not
+// shrunk" when not at all); Stats says how the time split between
+// generation and shrinking.
 // Config.MaxFailures ends the campaign once it has that many distinct
 // failures, each shrunk (Stats.Stopped). The same seed gives the same
 // sequences.

@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -191,7 +193,7 @@ func (c *Campaign) confirm(pr *proc, from int, f *verdict.Observation) (*failure
 	if run == nil {
 		return nil, false
 	}
-	began := c.now()
+	began, found := c.now(), len(run.steps)
 	until, byDuration := began.Add(c.cfg.ShrinkTime), false
 	if !c.end.IsZero() && c.end.Before(until) {
 		until, byDuration = c.end, true
@@ -208,19 +210,23 @@ func (c *Campaign) confirm(pr *proc, from int, f *verdict.Observation) (*failure
 		return cut
 	})
 	took := c.now().Sub(began)
-	why := ""
+	why, stop := "", "budget spent"
 	switch {
+	case cut && c.ctx.Err() != nil && !errors.Is(c.ctx.Err(), context.DeadlineExceeded):
+		why, stop = "shrinking the history stopped by the interrupt: it may not be minimal", "interrupted"
 	case cut && byDuration:
 		why = fmt.Sprintf("shrinking the history stopped after %s, when the --duration budget (%s) ran out: it may not be minimal",
 			took.Round(time.Millisecond), c.cfg.Duration)
 	case cut:
 		why = fmt.Sprintf("shrinking the history stopped at --shrink-time %s: it may not be minimal", c.cfg.ShrinkTime)
+	default:
+		stop = ""
 	}
 	run.history = true
 	c.mu.Lock()
 	c.shrinking += took
 	c.mu.Unlock()
-	c.addBug(run, took, why)
+	c.addBug(run, took, found, stop, why)
 	return run, true
 }
 

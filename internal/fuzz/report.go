@@ -22,8 +22,8 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 		o := b.First
 		o.Verdict, o.Scenario = verdict.Fail, "fuzz: after "+b.Shape
 		o.Message = fmt.Sprintf("%s (%d hit(s); seed %d)", b.First.Message, b.Hits, b.Seed)
-		if b.Unshrunk != "" {
-			o.Message += "; " + b.Unshrunk
+		if b.Stop != "" {
+			o.Message += "; reproducer " + b.Shrinking() + ": " + b.Unshrunk
 		}
 		t.Add(o, b.Hits, tally.Entries(b.Transcript))
 		files[o.Scenario] = b.File
@@ -45,6 +45,9 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 	t.Note("%s", st.Parts())
 	if st.Stopped {
 		t.Note("stopped at --max-failures %d: the rest of the budget was not run", c.cfg.MaxFailures)
+	}
+	if st.Capped {
+		t.Note("%s", st.CapNote())
 	}
 	rep := t.Report(tally.Options{
 		Target: c.cfg.Target.String(), Started: c.started, Unobserved: tally.ListUnobserved,

@@ -18,7 +18,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/transcript"
 )
 
-// Save writes a bug's minimal sequence as a scenario file in dir and
+// Save writes a bug's shrunk sequence as a scenario file in dir and
 // returns its path. The name is the rule and a hash of the steps, never
 // anything the server sent, so a hostile server cannot choose where it
 // lands. The file runs again with `wirecheck replay FILE -- CMD`.
@@ -54,6 +54,8 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	if b.History {
 		out.WriteString("# It showed only after earlier sequences on the same server process: the steps carry that history, shrunk.\n")
 	}
+	// How far it was shrunk, so a reproducer that is not minimal says so.
+	fmt.Fprintf(&out, "# Reproducer %s.\n", b.Shrinking())
 	if b.Unshrunk != "" {
 		fmt.Fprintf(&out, "# Not minimal: %s.\n", b.Unshrunk)
 	}
@@ -69,7 +71,7 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	// A newline in an argument stays in the comment.
 	fmt.Fprintf(&out, "# Replay: %s\n", strings.ReplaceAll(replay, "\n", "\n#   "))
 	out.Write(body)
-	writeTranscript(&out, b.Transcript)
+	writeTranscript(&out, b.Transcript, b.Shrinking())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -124,15 +126,16 @@ func stepRules(failing string, steps []scenario.Step) []string {
 	return out
 }
 
-// writeTranscript appends the minimal run's transcript as YAML comments:
-// evidence for the reader, ignored by replay. Each line is quoted, so
-// nothing a server sent can end the comment or inject YAML.
-func writeTranscript(out *bytes.Buffer, es []transcript.Entry) {
+// writeTranscript appends the saved run's transcript as YAML comments,
+// under a header that says how far it was shrunk: evidence for the
+// reader, ignored by replay. Each line is quoted, so nothing a server
+// sent can end the comment or inject YAML.
+func writeTranscript(out *bytes.Buffer, es []transcript.Entry, shrinking string) {
 	if len(es) == 0 {
 		return
 	}
 	arrows := map[transcript.Direction]string{transcript.Sent: "→", transcript.Received: "←", transcript.Stderr: "!", transcript.Note: "#"}
-	out.WriteString("# Transcript of the minimal run:\n")
+	fmt.Fprintf(out, "# Transcript of the run saved above, %s:\n", shrinking)
 	if len(es) > 40 {
 		fmt.Fprintf(out, "#   (%d earlier lines left out)\n", len(es)-40)
 		es = es[len(es)-40:]

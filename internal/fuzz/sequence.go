@@ -248,6 +248,11 @@ func (s *sequence) finish() {
 }
 
 func (pr *proc) observe(o verdict.Observation) {
+	if pr.c.ctx.Err() != nil {
+		// An interrupt or the end of the budget closed the server: what
+		// follows is not the server's doing, and nothing is judged.
+		return
+	}
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if o.Scenario == "" {

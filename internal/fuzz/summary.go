@@ -82,13 +82,23 @@ func Summary(w io.Writer, st Stats, bugs []*Bug, replay func(file string) string
 	if st.Stopped {
 		fmt.Fprintf(w, "  stopped at --max-failures: the rest of the budget was not run\n")
 	}
+	if st.Capped {
+		fmt.Fprintf(w, "  %s\n", st.CapNote())
+	}
 	for _, bug := range bugs {
 		fmt.Fprintf(w, "  %s %s after %s: %d hit(s)\n", bug.Rule, bug.Level, bug.Shape, bug.Hits)
+		fmt.Fprintf(w, "    reproducer %s\n", bug.Shrinking())
 		if bug.Unshrunk != "" {
 			fmt.Fprintf(w, "    not minimal: %s\n", bug.Unshrunk)
 		}
 		fmt.Fprintf(w, "    saved %s\n    replay: %s\n", bug.File, replay(bug.File))
 	}
+}
+
+// CapNote says that --duration ended a campaign before its --runs.
+func (st Stats) CapNote() string {
+	return fmt.Sprintf("stopped at the --duration cap (%s) before --runs %d: %d of %d sequences generated",
+		st.Cap, st.Runs, st.Generated, st.Runs)
 }
 
 // SaveAll saves the reproducer of each failure in dir, setting its File;

@@ -44,7 +44,7 @@ var _ = Describe("a baseline", func() {
 	It("passes a run whose failures it knows, noting an entry fixed and one not judged", func() {
 		rep := run()
 		load("X-1\nX-2 a\nX-3\nX-9\n").Apply(rep)
-		code, _ := rep.Exit(verdict.Must, nil, false)
+		code, _ := rep.Exit(verdict.Must, nil)
 		Expect(code).To(Equal(report.ExitOK))
 		Expect(rep.Notes).To(ConsistOf(
 			ContainSubstring("X-2 in a no longer fails"),
@@ -57,7 +57,7 @@ var _ = Describe("a baseline", func() {
 		b := load("X-1\nX-2 a\nX-3\n")
 		b.Strict = true
 		b.Apply(rep)
-		code, err := rep.Exit(verdict.Must, nil, false)
+		code, err := rep.Exit(verdict.Must, nil)
 		Expect(code).To(Equal(report.ExitViolations))
 		Expect(err).To(MatchError(ContainSubstring("--baseline-strict: 1 baseline entries no longer fail")))
 
@@ -65,7 +65,7 @@ var _ = Describe("a baseline", func() {
 		b = load("X-1\nX-3\n")
 		b.Strict = true
 		b.Apply(rep)
-		code, _ = rep.Exit(verdict.Must, nil, false)
+		code, _ = rep.Exit(verdict.Must, nil)
 		Expect(code).To(Equal(report.ExitOK), "a skipped rule is not proven fixed")
 	})
 
@@ -84,7 +84,7 @@ var _ = Describe("a baseline", func() {
 
 		again := &report.Report{Findings: append([]report.Finding{}, rep.Findings...)}
 		load(out.String()).Apply(again)
-		code, _ := again.Exit(verdict.Should, nil, false)
+		code, _ := again.Exit(verdict.Should, nil)
 		Expect(code).To(Equal(report.ExitOK))
 		Expect(again.Notes).To(BeEmpty())
 	})

@@ -23,8 +23,14 @@ import (
 // failure fails the run, a warning when it is below the level the run was
 // judged at, a notice when the baseline knows it. Annotations without a
 // file: the failure is the server's, not a line of the repository.
+//
+// An interrupted run gets a warning first: its verdicts stop at the signal.
 func WriteGitHub(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
+	if r.Interrupted {
+		fmt.Fprintf(bw, "::warning title=wirecheck interrupted::%s\n", escapeData("interrupted by "+line(orDefault(r.Signal, "a signal"), 16)+
+			" before the run finished: nothing was judged from then on, so the scenarios under way or not yet run have no verdict"))
+	}
 	for _, row := range rows(r) {
 		failing := row.Failing()
 		if len(failing) == 0 {

@@ -116,6 +116,16 @@ var _ = Describe("WriteGitHub", func() {
 		}
 	})
 
+	It("warns first that an interrupted run did not finish", func() {
+		r := &report.Report{Protocol: "p", Findings: []report.Finding{{Rule: "A-1", Verdict: verdict.Pass}}}
+		r.Interrupt("SIGTERM", 0)
+		as := parseAnnotations(githubOf(r))
+		Expect(as).To(HaveLen(1))
+		Expect(as[0].Kind).To(Equal("warning"))
+		Expect(as[0].Properties["title"]).To(Equal("wirecheck interrupted"))
+		Expect(as[0].Message).To(HavePrefix("interrupted by SIGTERM before the run finished"))
+	})
+
 	It("writes nothing for a passing run", func() {
 		r := &report.Report{Protocol: "p", Findings: []report.Finding{{Rule: "A-1", Verdict: verdict.Pass}}}
 		Expect(githubOf(r)).To(BeEmpty())

@@ -24,7 +24,7 @@ import (
 
 type htmlPage struct {
 	Title, Tool, Protocol, Target, Started, Duration, Level string
-	Verdict                                                 string // PASS or FAIL
+	Verdict                                                 string // PASS, FAIL or INTERRUPTED
 	Findings, Rules                                         Summary
 	Notes                                                   []string
 	Rows                                                    []htmlRow
@@ -202,6 +202,7 @@ dl.meta dd{margin:0;word-break:break-all}
 .error{background:#f1e0fa;color:#5e1b7e}
 .PASS{background:#1f883d;color:#fff}
 .FAIL{background:#cf222e;color:#fff}
+.INTERRUPTED{background:#9a6700;color:#fff}
 .counts span{margin-right:1.2em}
 .finding{border:1px solid #ddd;border-radius:4px;padding:.6em 1em;margin:.8em 0}
 pre{background:#f6f8fa;padding:.6em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3em 0 .8em;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}

@@ -108,6 +108,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		{"protocol", r.Protocol},
 		{"target", r.Target},
 		{"level", string(r.Level)},
+		{"interrupted", r.Signal},
 	} {
 		if p[1] == "" {
 			continue
@@ -152,6 +153,13 @@ func WriteJUnit(w io.Writer, r *Report) error {
 			suite.Errors++
 		}
 		suite.Cases = append(suite.Cases, c)
+	}
+	if r.Interrupted {
+		// A case of its own, so a CI page that lists cases shows it: the
+		// run did not finish, and no finding blames anyone for that.
+		suite.Cases = append(suite.Cases, junitCase{Classname: "wirecheck", Name: "run interrupted", Time: "0",
+			Skipped: &junitSkipped{Message: line("interrupted by "+orDefault(r.Signal, "a signal")+" before the run finished: nothing was judged from then on", capMessage)}})
+		suite.Skipped++
 	}
 	suite.Tests = len(suite.Cases)
 	if len(r.Notes) > 0 {

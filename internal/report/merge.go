@@ -76,6 +76,10 @@ func Merge(reports ...*Report) (*Report, error) {
 			out.Notes = appendNew(out.Notes, n)
 		}
 		out.Revisions = mergeRevisions(out.Revisions, r.Revisions)
+		if r.Interrupted && !out.Interrupted {
+			// One unfinished part leaves the whole unfinished.
+			out.Interrupted, out.Signal = true, r.Signal
+		}
 	}
 	if len(targets) > 1 {
 		out.Target = strings.Join(targets, " | ")

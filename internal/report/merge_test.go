@@ -56,6 +56,18 @@ var _ = Describe("Merge", func() {
 		Expect(a.Findings).To(HaveLen(2), "inputs are left alone")
 	})
 
+	It("keeps an interrupted shard's mark: one unfinished part leaves the whole unfinished", func() {
+		a := shard(t0, 1000, verdict.Must, pass("A-1", "s1"))
+		b := shard(t0, 500, verdict.Must, pass("C-1", "s2"))
+		b.Interrupt("SIGTERM", time.Second)
+		m, err := report.Merge(a, b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Interrupted).To(BeTrue())
+		Expect(m.Signal).To(Equal("SIGTERM"))
+		code, _ := m.Exit(verdict.Must, nil)
+		Expect(code).To(Equal(report.ExitSIGTERM))
+	})
+
 	It("refuses reports of different protocols", func() {
 		b := shard(t0, 1, verdict.Must)
 		b.Protocol = "mcp"

@@ -6,6 +6,7 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transcript"
@@ -65,10 +66,24 @@ type Report struct {
 	// protocol (run --revision all), in the protocol's order; empty for a
 	// run of one.
 	Revisions []Revision `json:"revisions,omitempty"`
+	// Interrupted marks a run a signal ended before it finished (Ctrl-C,
+	// a CI job's timeout): nothing was judged from the signal on, so what
+	// was under way or not yet run has no verdict, and Signal names the
+	// signal (SIGINT, SIGTERM).
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Signal      string `json:"signal,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
 	// and no longer failing (Baseline.Apply); Exit fails the run on them.
 	stale int
+}
+
+// Interrupt marks r as ended by signal (SIGINT, SIGTERM) after it had run
+// for after, and says in a note what that means for its verdicts.
+func (r *Report) Interrupt(signal string, after time.Duration) {
+	r.Interrupted, r.Signal = true, signal
+	r.Notes = append(r.Notes, fmt.Sprintf("interrupted by %s %s into the run: nothing was judged from then on (what was under way or not yet run has no verdict); exit %d",
+		signal, after.Round(time.Millisecond), InterruptCode(signal)))
 }
 
 // Tally recomputes Summary from Findings.

@@ -318,6 +318,11 @@ func outcome(r *Report) (verdict, at string) {
 	if r.Level != "" {
 		at = "at level " + line(string(r.Level), 16)
 	}
+	if r.Interrupted {
+		// Neither PASS nor FAIL: the run did not finish, and nothing was
+		// judged from the signal on.
+		return "INTERRUPTED", "by " + line(orDefault(r.Signal, "a signal"), 16) + " before the run finished (nothing judged from then on), " + at
+	}
 	if r.Failed(r.Level) {
 		return "FAIL", at
 	}

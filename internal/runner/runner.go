@@ -191,7 +191,12 @@ type span struct{ from, to int }
 
 // run is the state the lanes share: the tally and the start tokens.
 type run struct {
-	cfg     Config
+	cfg Config
+	// ctx is the run's: once it is done (an interrupt), nothing is judged
+	// any more. Ending the servers is what ends the scenarios under way,
+	// and what follows from that (a server that exits as its stdin
+	// closes, a wait cut short) is no verdict on the server.
+	ctx     context.Context
 	tally   *tally.Tally
 	started time.Time
 	// order ranks scenarios by their place in the suite, so the report
@@ -230,8 +235,10 @@ type lane struct {
 	// causes is what the lane's waits learned: later waits on a known
 	// cause end at once (see scenario.Causes).
 	causes scenario.Causes
-	// notRun counts the scenarios the lane could not run, and why.
+	// notRun counts the scenarios the lane could not run, and why; cut
+	// is set when an interrupt ended one under way.
 	notRun int
+	cut    bool
 	err    error
 	// begun is closed once the lane has got its first start token (or
 	// ended without one): lanes start in order.
@@ -263,6 +270,9 @@ func (l *lane) idle() time.Duration {
 func (r *run) selected(rule string) bool { return r.tally.Selected(rule) }
 
 func (l *lane) observe(o verdict.Observation) {
+	if l.r.stopped() {
+		return
+	}
 	if o.Scenario == "" {
 		l.mu.Lock()
 		o.Scenario = l.cur
@@ -492,7 +502,15 @@ func frameDecided(p *spec.Protocol, id string) bool {
 	return false
 }
 
+// stopped reports whether the run was interrupted: from then on nothing
+// is judged.
+func (r *run) stopped() bool { return r.ctx != nil && r.ctx.Err() != nil }
+
+// interrupted is why the scenarios an interrupt left have no verdict.
+const interrupted = "not judged: the run was interrupted before this scenario ran"
+
 func (r *run) all(ctx context.Context) error {
+	r.ctx = ctx
 	r.lanes = numbered(r.plan())
 	r.tell(func(p Progress) { p.Planned(len(r.lanes)) })
 	// An interrupt ends every server at once, which ends any wait in the
@@ -524,7 +542,7 @@ func (r *run) all(ctx context.Context) error {
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
-				l.r.notRun(l.scenarios, "the run was interrupted")
+				l.r.notRun(l.scenarios, interrupted)
 				l.notRun = len(l.scenarios)
 				return
 			}
@@ -535,11 +553,14 @@ func (r *run) all(ctx context.Context) error {
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		n := 0
+		n, cut := 0, 0
 		for _, l := range r.lanes {
 			n += l.notRun
+			if l.cut {
+				cut++
+			}
 		}
-		r.tally.Note("interrupted: %d scenario(s) not run", n)
+		r.tally.Note("interrupted: %d scenario(s) cut short and %d not run; their rules have no verdict from them", cut, n)
 		return ctx.Err()
 	}
 	// Every lane that could not start says the same thing: report the
@@ -565,7 +586,7 @@ func (l *lane) run(ctx context.Context) {
 	defer l.stop()
 	for i, s := range l.scenarios {
 		if ctx.Err() != nil {
-			l.r.notRun(l.scenarios[i:], "the run was interrupted")
+			l.r.notRun(l.scenarios[i:], interrupted)
 			l.notRun = len(l.scenarios) - i
 			return
 		}
@@ -574,7 +595,9 @@ func (l *lane) run(ctx context.Context) {
 			if err := l.start(ctx); err != nil {
 				l.endScenario("startup")
 				if ctx.Err() != nil {
-					err = ctx.Err()
+					l.r.notRun(l.scenarios[i:], interrupted)
+					l.notRun = len(l.scenarios) - i
+					return
 				}
 				l.r.notRun(l.scenarios[i:], "not run: "+err.Error())
 				l.notRun, l.err = len(l.scenarios)-i, err
@@ -614,6 +637,19 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	}
 	err := s.Execute(env)
 	p := env.Peer
+	if r.stopped() {
+		// Whatever the scenario saw after the interrupt ended its server
+		// is not the server's doing: the rules it had not yet decided get
+		// no verdict from it.
+		l.cut = true
+		for _, id := range s.Rules {
+			if r.selected(id) && !r.tally.Seen(s.Name, id) {
+				r.observeAny(verdict.Observation{Rule: id, Verdict: verdict.Skip, Scenario: s.Name, Seq: -1,
+					Message: "not judged: the run was interrupted during this scenario"})
+			}
+		}
+		return
+	}
 	// Requests nobody waited for get their full timeout, then count as
 	// unanswered.
 	if err == nil {
@@ -651,10 +687,17 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	}
 }
 
+// notRun records the declared rules of scenarios that did not run: an
+// error (the harness could not tell) when something failed, a skip when
+// an interrupt left them, which says nothing of the server.
 func (r *run) notRun(ss []*scenario.Scenario, why string) {
+	v := verdict.Error
+	if r.stopped() {
+		v = verdict.Skip
+	}
 	for _, s := range ss {
 		for _, id := range s.Rules {
-			r.observeAny(verdict.Observation{Rule: id, Verdict: verdict.Error, Scenario: s.Name, Seq: -1, Message: why})
+			r.observeAny(verdict.Observation{Rule: id, Verdict: v, Scenario: s.Name, Seq: -1, Message: why})
 		}
 	}
 }

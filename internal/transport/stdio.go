@@ -90,6 +90,7 @@ func Launch(opts Options) (Transport, error) {
 
 	t := started(opts, inW, outR, errR)
 	t.cmd, t.pgid = cmd, cmd.Process.Pid
+	groups.Store(t.pgid, struct{}{})
 	go t.wait()
 	return t, nil
 }
@@ -342,6 +343,7 @@ func (t *stdio) shutdown() error {
 	_ = t.stderr.Close()
 	close(t.stop)
 	t.workers.Wait()
+	groups.Delete(t.pgid)
 	return err
 }
 

@@ -562,3 +562,16 @@ var _ = Describe("liveMembers", func() {
 		Expect(errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH)).To(BeTrue())
 	})
 })
+
+var _ = Describe("KillAll", func() {
+	It("kills the group of every server not yet shut down, one that ignores SIGTERM too, and forgets those shut down", func() {
+		s := launch(Options{Command: sh("trap '' TERM; sleep 600 & wait")})
+		done := launch(Options{Command: sh("cat")})
+		closeWithin(done, grace+margin)
+		_, known := groups.Load(done.pgid)
+		Expect(known).To(BeFalse(), "a server shut down is no longer killed")
+		KillAll()
+		Eventually(s.Exited()).Should(BeClosed())
+		expectGroupGone(s)
+	})
+})
