@@ -398,6 +398,15 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 			f.sseOne(w, s, got[0])
 			return
 		}
+		var each []json.RawMessage
+		if f.variants["batch-sse-events"] && json.Unmarshal(got[0], &each) == nil {
+			lines := make([][]byte, len(each))
+			for i, m := range each {
+				lines[i] = m
+			}
+			f.sseEach(w, s, lines)
+			return
+		}
 		f.writeJSON(w, http.StatusOK, got[0])
 	case msg.kind == "raw" && f.faults["bad-json-500"]:
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)

@@ -114,6 +114,21 @@ var _ = Describe("the HTTP variants of the reference server", func() {
 		Expect(arr).To(HaveLen(2))
 	})
 
+	It("batch-sse-events: answers a 2025-03-26 batch with one stream, a response an event", func() {
+		c := ready(serve(false, nil, []string{"batch-sse-events"}), "2025-03-26")
+		resp := c.send(http.MethodPost, `[`+call(1, "ping", "")+`,`+call(2, "ping", "")+`]`)
+		defer resp.Body.Close()
+		Expect(resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"))
+		var ids []any
+		for _, e := range readEvents(resp.Body, nil) {
+			var m map[string]any
+			if json.Unmarshal([]byte(e.data), &m) == nil {
+				ids = append(ids, m["id"])
+			}
+		}
+		Expect(ids).To(ConsistOf(1.0, 2.0))
+	})
+
 	It("answers a batch of notifications only with 202 and a batch of requests with a JSON array", func() {
 		c := ready(serve(false, nil, nil), "2025-03-26")
 		Expect(c.post(`[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`).status).To(Equal(http.StatusAccepted))
