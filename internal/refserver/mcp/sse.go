@@ -413,6 +413,11 @@ func (s *session) legacyRoute(line []byte) {
 		// Its POST's plain-text 400 was the only answer.
 		return
 	}
+	if s.f.variants["legacy-bad-input-json-400"] && isResponse(line) && nullID(line) && s.current != nil && !s.current.closed {
+		// The error is its POST's 400 body (legacyPost takes it).
+		s.send(s.current, line)
+		return
+	}
 	if isResponse(line) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(line, &m) == nil {

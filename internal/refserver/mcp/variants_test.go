@@ -45,6 +45,18 @@ var _ = Describe("the HTTP variants of the reference server", func() {
 		Expect(first).To(HaveKeyWithValue("id", 1.0), "the ping's answer comes first: no error for the refused body")
 	})
 
+	It("legacy-bad-input-json-400: refuses a body it cannot parse with a 400 whose body is the JSON-RPC error, and nothing on the stream", func() {
+		l := serve(true, nil, []string{"legacy-bad-input-json-400"}).connect()
+		r := l.post("{")
+		Expect(r.status).To(Equal(http.StatusBadRequest))
+		Expect(r.header.Get("Content-Type")).To(HavePrefix("application/json"))
+		Expect(r.last()).To(HaveKeyWithValue("id", BeNil()))
+		Expect(r.last()["error"]).To(HaveKeyWithValue("code", -32700.0))
+		Expect(l.post(call(1, "ping", "")).status).To(Equal(http.StatusAccepted))
+		first := l.st.next(func(m map[string]any) bool { return m["id"] != nil || m["error"] != nil })
+		Expect(first).To(HaveKeyWithValue("id", 1.0), "the ping's answer comes first: the error went in the refusal")
+	})
+
 	It("get-405: answers GET 405", func() {
 		c := ready(serve(false, nil, []string{"get-405"}), "2025-06-18")
 		Expect(c.do(http.MethodGet, "").status).To(Equal(http.StatusMethodNotAllowed))
