@@ -277,7 +277,7 @@ var _ = Describe("wirecheck run", func() {
 		Expect(code).To(Equal(3))
 		Expect(out).To(MatchRegexp(`the server exited \(exit 7\) before 127\.0\.0\.1:\d+ accepted a connection`))
 		Expect(out).To(MatchRegexp(`cannot listen on \d+`))
-		Expect(out).To(ContainSubstring("awaited:  its port to accept a TCP connection"))
+		Expect(out).To(ContainSubstring("awaited:  an answer on its port (OPTIONS *, or a TLS handshake)"))
 		Expect(out).To(ContainSubstring("20s (--startup-timeout sets it)"))
 		Expect(out).To(ContainSubstring("sh -c"))
 	})

@@ -85,7 +85,7 @@ var _ = Describe("a launched HTTP server whose port never answers", func() {
 		Expect(err).To(BeAssignableToTypeOf(ns))
 		ns = err.(*session.NotStarted)
 		Expect(ns.Launched).To(BeTrue())
-		Expect(ns.Awaited).To(Equal("its port to accept a TCP connection"))
+		Expect(ns.Awaited).To(Equal("an answer on its port (OPTIONS *, or a TLS handshake)"))
 		Expect(ns.Cause).To(ContainSubstring("the server exited (exit 3) before 127.0.0.1:"))
 		Expect(ns.Stderr).To(ConsistOf(MatchRegexp(`^cannot listen on \d+$`)))
 	})

@@ -53,9 +53,9 @@ var _ = Describe("the not-ready block of a run that never began", func() {
 		m, err := protocols.Load("mcp")
 		Expect(err).NotTo(HaveOccurred())
 		ns := &session.NotStarted{Cause: "the server exited (exit 3) before 127.0.0.1:1 accepted a connection", Launched: true,
-			Awaited: "its port to accept a TCP connection"}
+			Awaited: "an answer on its port (OPTIONS *, or a TLS handshake)"}
 		n := session.NotReady(ns, &report.Report{}, m.Protocol, "srv {port}", 2*time.Second, 3)
-		Expect(n.Awaited).To(Equal("its port to accept a TCP connection"))
+		Expect(n.Awaited).To(Equal("an answer on its port (OPTIONS *, or a TLS handshake)"))
 		Expect(n.Within).To(Equal(2 * time.Second))
 		Expect(n.Flag).To(Equal("--startup-timeout"))
 		Expect(n.Cause).To(Equal(ns.Cause))

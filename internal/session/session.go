@@ -117,7 +117,7 @@ func Launch(o Options) (*Session, error) {
 	case errors.Is(err, target.ErrAborted):
 		return nil, ErrAborted
 	case errors.As(err, &nr):
-		return nil, &NotStarted{Cause: nr.Cause, Launched: true, Stderr: nr.Stderr, Awaited: "its port to accept a TCP connection"}
+		return nil, &NotStarted{Cause: nr.Cause, Launched: true, Stderr: nr.Stderr, Awaited: "an answer on its port (OPTIONS *, or a TLS handshake)"}
 	case err != nil:
 		return nil, &NotStarted{Cause: err.Error()}
 	}

@@ -237,14 +237,20 @@ func (t *Tally) Report(o Options) *report.Report {
 			})
 			continue
 		}
-		// A finding per distinct failure message, each with its count.
+		// A finding per distinct failure message, each with its count;
+		// of a rule judged once per stream, out of how many.
+		unit := counted(p, k.rule)
 		for _, d := range a.distinct {
 			if d.Verdict != v {
 				continue
 			}
+			msg := d.Message
+			if unit != "" && v == verdict.Fail {
+				msg = fmt.Sprintf("%d of %d %s %s", d.count, a.counts[verdict.Fail]+a.counts[verdict.Pass], unit, msg)
+			}
 			f := report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
-				Message: d.Message, Expected: d.Expected, Actual: d.Actual,
+				Message: msg, Expected: d.Expected, Actual: d.Actual,
 				Count: d.count, Transcript: excerpt(d.src, k.scenario, d.Seq),
 			}
 			if o.Reproduce != nil {
@@ -275,6 +281,21 @@ func (t *Tally) Report(o Options) *report.Report {
 	rep.Rules = kept
 	rep.Tally()
 	return rep
+}
+
+// counted is the unit a rule's failures are counted in (a rule decided by
+// a check judged once per stream, verdict.Counted), "" for any other.
+func counted(p *spec.Protocol, id string) string {
+	r := p.Rule(id)
+	if r == nil {
+		return ""
+	}
+	for _, c := range r.Checks {
+		if u := verdict.Counted[c]; u != "" {
+			return u
+		}
+	}
+	return ""
 }
 
 func excerpt(src Source, scenario string, seq int) []transcript.Entry {

@@ -68,6 +68,29 @@ var _ = Describe("a tally", func() {
 		Expect(rep.Summary.Fail).To(BeNumerically(">=", 1))
 	})
 
+	It("counts the failures of a rule judged once per stream out of the streams of the scenario, in one finding", func() {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		p, err := b.Protocol.ForTransport("http")
+		Expect(err).NotTo(HaveOccurred())
+		const priming = "MCP-HTTP-STREAM-6" // checks: [http.priming]
+		t := tally.New(p, nil)
+		for range 3 {
+			t.Observe(fail("tools", priming, "did not open with an event id and empty data (priming)"), nil)
+		}
+		t.Observe(pass("tools", priming), nil)
+		t.Observe(fail("prompts", priming, "did not open with an event id and empty data (priming)"), nil)
+		rep := t.Report(tally.Options{Started: time.Now()})
+		fs := findings(rep, priming)
+		Expect(fs).To(HaveLen(2))
+		Expect(fs[0].Message).To(Equal("3 of 4 SSE streams did not open with an event id and empty data (priming)"))
+		Expect(fs[0].Count).To(Equal(3))
+		Expect(fs[1].Message).To(Equal("1 of 1 SSE streams did not open with an event id and empty data (priming)"))
+		// Any other rule keeps its message as it came.
+		t.Observe(fail("tools", "MCP-JSONRPC-1", "no jsonrpc"), nil)
+		Expect(findings(t.Report(tally.Options{Started: time.Now()}), "MCP-JSONRPC-1")[0].Message).To(Equal("no jsonrpc"))
+	})
+
 	It("keeps each distinct failure message with its count, and counts Add n times", func() {
 		t := tally.New(sonde(), nil)
 		t.Observe(fail("a", id1, "first"), nil)

@@ -33,3 +33,9 @@ func SetConnect(f func(network, addr string, d time.Duration) (net.Conn, error))
 	connect = f
 	return func() { connect = old }
 }
+
+// Knock is one try of the readiness wait; Answered what it returns when
+// the server answered.
+var Knock = knock
+
+const Answered = answered

@@ -39,14 +39,10 @@ type NotReady struct {
 
 func (e *NotReady) Error() string { return e.Cause }
 
-// pollEvery is how often the readiness wait tries the port: often enough
-// that a fast server is not kept waiting, rarely enough to cost nothing.
-const pollEvery = 25 * time.Millisecond
-
 // Launch starts a fresh server process and returns its transport: stdio
 // as the process's pipes; a URL alone is dialled; a command over HTTP is
-// launched on a free port (see Port) and dialled once the port accepts a
-// TCP connection. No HTTP request is made before the first Send: each
+// launched on a free port (see Port) and dialled once the server answers
+// there (awaitReady). No MCP request is made before the first Send: each
 // would cost the server a session.
 func (t Target) Launch(b Bounds) (transport.Transport, error) {
 	if t.Serve != nil {
@@ -73,7 +69,7 @@ func (t Target) Launch(b Bounds) (transport.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := awaitPort(proc, hostPort(u), b); err != nil {
+	if err := awaitReady(proc, hostPort(u), tlsName(u), b); err != nil {
 		var nr *NotReady
 		if errors.As(err, &nr) {
 			nr.Stderr = stderrTail(proc)
@@ -178,54 +174,6 @@ func hostPort(u *url.URL) string {
 		return net.JoinHostPort(u.Hostname(), "443")
 	}
 	return net.JoinHostPort(u.Hostname(), "80")
-}
-
-// dialWait bounds one connection of the readiness poll. Not pollEvery: on
-// a loaded machine the dialling goroutine may run later than that after
-// the kernel has connected, and the poll would never see the port open.
-const dialWait = time.Second
-
-// connect opens the readiness poll's connections; tests stand in for it.
-var connect = net.DialTimeout
-
-// awaitPort tries a TCP connection to addr every pollEvery until two in a
-// row succeed, the process exits, b.Startup passes or b.Abort closes. One
-// connection is not enough: another process's port probe (freePort in
-// another wirecheck: listen, close) holds the port for an instant, and a
-// poll that lands then reaches a listener that is gone before the first
-// request — which then finds the port closed, the server not yet bound.
-func awaitPort(proc transport.Transport, addr string, b Bounds) error {
-	deadline := time.Now().Add(b.Startup)
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
-	answered := false
-	for {
-		c, err := connect("tcp", addr, dialWait)
-		if err == nil {
-			c.Close()
-		}
-		if err == nil && answered {
-			return nil
-		}
-		answered = err == nil
-		select {
-		case <-proc.Exited():
-			return &NotReady{Cause: fmt.Sprintf("the server exited (%s) before %s accepted a connection", proc.ExitStatus(), addr)}
-		case <-b.Abort:
-			return ErrAborted
-		default:
-		}
-		// A port that has just answered gets its second poll even at the
-		// deadline: the server is most likely there.
-		if !answered && !time.Now().Before(deadline) {
-			return &NotReady{Cause: fmt.Sprintf("nothing accepted a connection on %s within %s (--startup-timeout); the server is still running", addr, b.Startup)}
-		}
-		select {
-		case <-tick.C:
-		case <-proc.Exited():
-		case <-b.Abort:
-		}
-	}
 }
 
 // stderrTail reads what the process has written on stderr so far (all

@@ -1,8 +1,12 @@
 package target_test
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"time"
@@ -113,13 +117,11 @@ var _ = Describe("launching a target over HTTP", func() {
 		Expect(nr.Cause).To(MatchRegexp(`nothing accepted a connection on 127\.0\.0\.1:\d+ within 300ms \(--startup-timeout\); the server is still running`))
 	})
 
-	It("does not take a listener that answers one poll and is gone at the next (another process's port probe) for the server", func() {
+	It("does not take a listener that accepts and is gone at the next poll (another process's port probe) for the server", func() {
 		polls := 0
 		DeferCleanup(target.SetConnect(func(network, addr string, d time.Duration) (net.Conn, error) {
 			if polls++; polls == 1 {
-				a, b := net.Pipe()
-				b.Close()
-				return a, nil
+				return dropping(), nil
 			}
 			return nil, errors.New("connection refused")
 		}))
@@ -127,8 +129,71 @@ var _ = Describe("launching a target over HTTP", func() {
 			target.Bounds{Timeout: time.Second, Startup: 300 * time.Millisecond})
 		var nr *target.NotReady
 		Expect(errors.As(err, &nr)).To(BeTrue(), "%v", err)
-		Expect(nr.Cause).To(ContainSubstring("nothing accepted a connection"))
+		Expect(nr.Cause).To(ContainSubstring("accepted a connection once within 300ms (--startup-timeout) but closed or reset it before any answer"))
 		Expect(polls).To(BeNumerically(">", 2))
+	})
+
+	It("waits through connections accepted and reset before any answer (a listener the server lets go of) until the server answers", func() {
+		// Two accepted connections in a row were the server: a listener
+		// bound only to be closed again passed for it, and the run's first
+		// request was reset.
+		polls := 0
+		DeferCleanup(target.SetConnect(func(network, addr string, d time.Duration) (net.Conn, error) {
+			if polls++; polls <= 3 {
+				return dropping(), nil
+			}
+			return answering(), nil
+		}))
+		tr, err := target.Target{Argv: []string{self, "idle", "{port}"}, Transport: "http"}.Launch(bound)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(tr.Close)
+		Expect(polls).To(Equal(4))
+		Expect(got).To(HaveLen(1))
+	})
+
+	It("says what happened when every connection accepted was reset until --startup-timeout", func() {
+		DeferCleanup(target.SetConnect(func(network, addr string, d time.Duration) (net.Conn, error) {
+			return dropping(), nil
+		}))
+		_, err := target.Target{Argv: []string{self, "idle", "{port}"}, Transport: "http"}.Launch(
+			target.Bounds{Timeout: time.Second, Startup: 300 * time.Millisecond})
+		var nr *target.NotReady
+		Expect(errors.As(err, &nr)).To(BeTrue(), "%v", err)
+		Expect(nr.Cause).To(MatchRegexp(`^127\.0\.0\.1:\d+ accepted a connection \d+ times within 300ms \(--startup-timeout\) but closed or reset it before any answer .*; the server is still running$`))
+	})
+
+	It("takes a connection that holds without a word for the server (one that does not answer OPTIONS *)", func() {
+		DeferCleanup(target.SetConnect(func(network, addr string, d time.Duration) (net.Conn, error) {
+			a, b := net.Pipe()
+			go func() {
+				_, _ = io.Copy(io.Discard, b)
+			}()
+			DeferCleanup(b.Close)
+			return a, nil
+		}))
+		tr, err := target.Target{Argv: []string{self, "idle", "{port}"}, Transport: "http"}.Launch(
+			target.Bounds{Timeout: 100 * time.Millisecond, Startup: 20 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(tr.Close)
+	})
+
+	It("asks a launched server OPTIONS *, which reaches no endpoint, and takes any answer", func() {
+		seen := make(chan string, 1)
+		DeferCleanup(target.SetConnect(func(network, addr string, d time.Duration) (net.Conn, error) {
+			a, b := net.Pipe()
+			go func() {
+				defer b.Close()
+				line, _ := bufio.NewReader(b).ReadString('\n')
+				seen <- line
+				_, _ = b.Write([]byte("HTTP/1.1 404 Not Found\r\n\r\n"))
+			}()
+			return a, nil
+		}))
+		tr, err := target.Target{Argv: []string{self, "idle", "{port}"}, Transport: "http"}.Launch(bound)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(tr.Close)
+		Expect(seen).To(Receive(Equal("OPTIONS * HTTP/1.1\r\n")))
+		Expect(seen).NotTo(Receive(), "one answer is enough")
 	})
 
 	It("ends the wait when aborted", func() {
@@ -137,6 +202,14 @@ var _ = Describe("launching a target over HTTP", func() {
 		_, err := target.Target{Argv: []string{self, "idle", "{port}"}, Transport: "http"}.Launch(
 			target.Bounds{Timeout: time.Second, Startup: time.Minute, Abort: abort})
 		Expect(err).To(MatchError(target.ErrAborted))
+	})
+
+	It("takes a TLS handshake as the answer of a server launched behind https", func() {
+		ts := httptest.NewTLSServer(http.NotFoundHandler())
+		DeferCleanup(ts.Close)
+		u, err := url.Parse(ts.URL)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(target.Knock(u.Host, u.Hostname(), time.Second)).To(Equal(target.Answered), "its certificate is not trusted here, but it answered")
 	})
 
 	It("dials a URL alone, with the headers' ${VAR} read from the environment", func() {
@@ -148,3 +221,22 @@ var _ = Describe("launching a target over HTTP", func() {
 			Headers: []string{"Authorization: Bearer s3cret", "X-A: b"}, Timeout: time.Second}))
 	})
 })
+
+// dropping is a connection the server accepted and closed at once, with
+// nothing sent back.
+func dropping() net.Conn {
+	a, b := net.Pipe()
+	b.Close()
+	return a
+}
+
+// answering is a connection to a server that answers what it is sent.
+func answering() net.Conn {
+	a, b := net.Pipe()
+	go func() {
+		defer b.Close()
+		_, _ = bufio.NewReader(b).ReadString('\n')
+		_, _ = b.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+	}()
+	return a
+}

@@ -3,6 +3,7 @@ package target_test
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestMain lets the test binary stand in for a server wirecheck launches
-// over HTTP: "listen ADDR" listens on ADDR (or on $LISTEN_ADDR) and waits;
+// over HTTP: "listen ADDR" serves HTTP on ADDR (or on $LISTEN_ADDR), 404
+// to everything;
 // "fail MSG" writes MSG on stderr and exits 3; "idle" never listens.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
@@ -27,7 +29,7 @@ func TestMain(m *testing.M) {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(4)
 			}
-			defer l.Close()
+			go func() { _ = http.Serve(l, http.NotFoundHandler()) }()
 			time.Sleep(time.Minute)
 			os.Exit(0)
 		case "fail":

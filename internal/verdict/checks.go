@@ -85,6 +85,16 @@ const (
 	CheckSSEPostAccepted = "sse.post-accepted"
 )
 
+// Counted are the checks judged once per stream whose failures a report
+// counts rather than repeats: a rule deciding one has one finding per
+// scenario and failure message, "N of M <unit> <message>", so a check's
+// failure message is a predicate of the unit ("had no … header") and
+// names the stream in its actual value.
+var Counted = map[string]string{
+	CheckHTTPPriming: "SSE streams",
+	CheckHTTPXAccel:  "SSE streams",
+}
+
 // Checks is the catalogue of built-in checks; a spec naming another is
 // refused when it loads.
 var Checks = map[string]bool{

@@ -398,6 +398,15 @@ func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg m
 			f.sseOne(w, s, got[0])
 			return
 		}
+		var each []json.RawMessage
+		if f.variants["batch-sse-events"] && json.Unmarshal(got[0], &each) == nil {
+			lines := make([][]byte, len(each))
+			for i, m := range each {
+				lines[i] = m
+			}
+			f.sseEach(w, s, lines)
+			return
+		}
 		f.writeJSON(w, http.StatusOK, got[0])
 	case msg.kind == "raw" && f.faults["bad-json-500"]:
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
@@ -622,6 +631,11 @@ func serveHTTP(o refserver.Options, ext *Extension) int {
 	if slices.Contains(o.Faults, "bind-all") {
 		host = "0.0.0.0" // whatever it was told
 	}
+	if slices.Contains(o.Variants, "throwaway-listener") {
+		if code := throwaway(o, net.JoinHostPort(host, port)); code != 0 {
+			return code
+		}
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
 		fmt.Fprintf(o.Log, "wirecheck reference MCP server: %v\n", err)
@@ -689,3 +703,27 @@ func serveHTTP(o refserver.Options, ext *Extension) int {
 	}
 	return code
 }
+
+// throwaway listens on addr without accepting, closes the listener and
+// pauses (variant throwaway-listener), as a server does that checks its
+// port is free by binding it, or whose framework binds twice: connections
+// made meanwhile are accepted by the kernel and then reset.
+func throwaway(o refserver.Options, addr string) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(o.Log, "wirecheck reference MCP server: %v\n", err)
+		return 1
+	}
+	time.Sleep(throwawayOpen)
+	ln.Close()
+	time.Sleep(throwawayGap)
+	return 0
+}
+
+// How long the throwaway listener is open, and the pause after it: long
+// enough for a readiness check to see the port open, short enough to
+// cost each launch little.
+const (
+	throwawayOpen = 500 * time.Millisecond
+	throwawayGap  = 300 * time.Millisecond
+)

@@ -261,10 +261,18 @@ func (f *Front) resume(w http.ResponseWriter, r *http.Request, s *session, last 
 // sseOne answers a POST with a stream of one message (a batch's answer,
 // variant batch-sse).
 func (f *Front) sseOne(w http.ResponseWriter, s *session, line []byte) {
+	f.sseEach(w, s, [][]byte{line})
+}
+
+// sseEach answers a POST with a stream of one event per message (a
+// batch's responses one by one, variant batch-sse-events).
+func (f *Front) sseEach(w http.ResponseWriter, s *session, lines [][]byte) {
 	out := f.startSSE(w, s)
 	ex := &exchange{}
 	f.prime(out, s, ex)
-	out.event("", "message", 0, bytes.TrimSpace(line))
+	for _, line := range lines {
+		out.event("", "message", 0, bytes.TrimSpace(line))
+	}
 }
 
 // The legacy HTTP+SSE transport (2024-11-05): GET /sse opens the stream,
@@ -403,6 +411,11 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 func (s *session) legacyRoute(line []byte) {
 	if s.f.variants["legacy-bad-input-plain-400"] && isResponse(line) && nullID(line) {
 		// Its POST's plain-text 400 was the only answer.
+		return
+	}
+	if s.f.variants["legacy-bad-input-json-400"] && isResponse(line) && nullID(line) && s.current != nil && !s.current.closed {
+		// The error is its POST's 400 body (legacyPost takes it).
+		s.send(s.current, line)
 		return
 	}
 	if isResponse(line) {

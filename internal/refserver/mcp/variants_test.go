@@ -62,6 +62,18 @@ var _ = Describe("the HTTP variants of the reference server", func() {
 		}
 	})
 
+	It("legacy-bad-input-json-400: refuses a body it cannot parse with a 400 whose body is the JSON-RPC error, and nothing on the stream", func() {
+		l := serve(true, nil, []string{"legacy-bad-input-json-400"}).connect()
+		r := l.post("{")
+		Expect(r.status).To(Equal(http.StatusBadRequest))
+		Expect(r.header.Get("Content-Type")).To(HavePrefix("application/json"))
+		Expect(r.last()).To(HaveKeyWithValue("id", BeNil()))
+		Expect(r.last()["error"]).To(HaveKeyWithValue("code", -32700.0))
+		Expect(l.post(call(1, "ping", "")).status).To(Equal(http.StatusAccepted))
+		first := l.st.next(func(m map[string]any) bool { return m["id"] != nil || m["error"] != nil })
+		Expect(first).To(HaveKeyWithValue("id", 1.0), "the ping's answer comes first: the error went in the refusal")
+	})
+
 	It("get-405: answers GET 405", func() {
 		c := ready(serve(false, nil, []string{"get-405"}), "2025-06-18")
 		Expect(c.do(http.MethodGet, "").status).To(Equal(http.StatusMethodNotAllowed))
@@ -129,6 +141,21 @@ var _ = Describe("the HTTP variants of the reference server", func() {
 		var arr []any
 		Expect(json.Unmarshal([]byte(r.events[len(r.events)-1].data), &arr)).To(Succeed())
 		Expect(arr).To(HaveLen(2))
+	})
+
+	It("batch-sse-events: answers a 2025-03-26 batch with one stream, a response an event", func() {
+		c := ready(serve(false, nil, []string{"batch-sse-events"}), "2025-03-26")
+		resp := c.send(http.MethodPost, `[`+call(1, "ping", "")+`,`+call(2, "ping", "")+`]`)
+		defer resp.Body.Close()
+		Expect(resp.Header.Get("Content-Type")).To(HavePrefix("text/event-stream"))
+		var ids []any
+		for _, e := range readEvents(resp.Body, nil) {
+			var m map[string]any
+			if json.Unmarshal([]byte(e.data), &m) == nil {
+				ids = append(ids, m["id"])
+			}
+		}
+		Expect(ids).To(ConsistOf(1.0, 2.0))
 	})
 
 	It("answers a batch of notifications only with 202 and a batch of requests with a JSON array", func() {

@@ -148,6 +148,39 @@ var _ = Describe("checks", func() {
 		Expect(hk.failure(verdict.CheckHTTPXAccel)).To(ContainSubstring(`X-Accel-Buffering: ""`))
 	})
 
+	It("fails the checks judged once per stream (http.xaccel, http.priming) with one message whatever the stream, naming it in the actual value", func() {
+		// The report counts them, "N of M SSE streams …", once per
+		// scenario: a message naming the method made a finding per method.
+		h := answer("2025-11-25", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			w.Header().Del("X-Accel-Buffering")
+			flush(w, "data: %s\n\n", result(m.ID, "{}"))
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		next(t)
+		Expect(t.Send([]byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))).To(Succeed())
+		next(t)
+		for _, check := range []string{verdict.CheckHTTPXAccel, verdict.CheckHTTPPriming} {
+			Expect(verdict.Counted).To(HaveKey(check))
+			msgs := map[string]bool{}
+			var acts []string
+			hk.mu.Lock()
+			for _, o := range hk.got {
+				if o.check == check && o.v == verdict.Fail {
+					msgs[o.msg] = true
+					acts = append(acts, o.act)
+				}
+			}
+			hk.mu.Unlock()
+			Expect(msgs).To(HaveLen(1), check)
+			Expect(acts).To(HaveLen(2), check+": tools/list and ping")
+		}
+		Expect(hk.failure(verdict.CheckHTTPPriming)).To(ContainSubstring("actual: the tools/list SSE stream: first event"))
+		Expect(hk.failure(verdict.CheckHTTPXAccel)).To(ContainSubstring(`actual: the POST SSE response: X-Accel-Buffering: ""`))
+	})
+
 	DescribeTable("http.priming, only in 2025-11-25",
 		func(version, stream string, want []verdict.Verdict) {
 			h := answer(version, func(w http.ResponseWriter, r *http.Request, m rpc) {

@@ -1,7 +1,9 @@
 package httpmcp_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -19,7 +21,10 @@ type legacyServer struct {
 	endpoint string
 	event    string
 	inBody   bool
-	out      chan string
+	// refuseBad refuses a body that is no JSON with 400, a JSON-RPC
+	// parse error its body.
+	refuseBad bool
+	out       chan string
 }
 
 func (l *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +48,15 @@ func (l *legacyServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case r.Method == http.MethodPost && r.URL.Path == "/messages":
-		m := readRPC(r)
+		b, _ := io.ReadAll(r.Body)
+		if l.refuseBad && !json.Valid(b) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+			return
+		}
+		var m rpc
+		_ = json.Unmarshal(b, &m)
 		if m.ID == nil {
 			w.WriteHeader(http.StatusAccepted)
 			return
@@ -109,6 +122,18 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		f := next(t)
 		Expect(f.HTTP.Verb).To(Equal("POST"))
 		Expect(h.failure(verdict.CheckSSEMessageEvent)).To(ContainSubstring("POST's HTTP response body"))
+	})
+
+	It("takes a JSON-RPC error in the 4xx refusing a body that is no JSON-RPC message as that body's answer, not a misplaced server message", func() {
+		l := &legacyServer{endpoint: "/messages", refuseBad: true, out: make(chan string)}
+		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
+		Expect(t.Send([]byte(initReq))).To(Succeed())
+		next(t)
+		Expect(t.WriteRaw([]byte("{"))).To(Succeed())
+		f := next(t)
+		Expect(string(f.Raw)).To(ContainSubstring("-32700"))
+		Expect(f.HTTP.Verb).To(Equal("POST"))
+		Expect(h.verdicts(verdict.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("delivers a message event whose data is no JSON to the peer as it came, which charges it to ndjson.json (MCP-SSE-4)", func() {

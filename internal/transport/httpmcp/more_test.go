@@ -231,6 +231,27 @@ var _ = Describe("probes", func() {
 		Expect(res.Events).To(HaveLen(1))
 	})
 
+	It("reads an SSE answer to a batch until every request of it has its response", func() {
+		q := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sseHead(w)
+			flush(w, "data: %s\n\n", result([]byte("1"), "{}"))
+			flush(w, "data: %s\n\n", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+			flush(w, "data: %s\n\n", result([]byte("2"), "{}"))
+			select {
+			case <-r.Context().Done():
+			case <-q:
+			}
+		})
+		t, _ := dial(server(h, q).URL, "http", 5*time.Second)
+		x := t.(transport.Exchanger)
+		batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`
+		res, err := x.Exchange(context.Background(), transport.Exchange{Method: "POST", Body: []byte(batch)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Frames).To(HaveLen(3))
+		Expect(res.Closed).To(BeFalse(), "read up to the last response, not to the end of the stream")
+	})
+
 	It("sends credentials to the endpoint's origin only", func() {
 		var token atomic.Value
 		token.Store("unset")

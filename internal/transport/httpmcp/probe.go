@@ -86,14 +86,7 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
 	until := x.Until
 	if until == nil {
-		until = func(ev sse.Event) bool {
-			for _, m := range parseMessages([]byte(ev.Data)) {
-				if m.response {
-					return true
-				}
-			}
-			return false
-		}
+		until = answeredAll(x.Body)
 	}
 	for {
 		ev, err := r.Next()
@@ -108,5 +101,34 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 		if until(ev) {
 			return res, nil
 		}
+	}
+}
+
+// answeredAll is a probe's default end of an SSE answer: once every
+// request of body has its response. A batch may be answered on one
+// stream, one response an event (2025-03-26 basic/transports: "The SSE
+// stream SHOULD eventually include one JSON-RPC response per each
+// JSON-RPC request sent in the POST body"), so the first response is not
+// the end. A body with no request (bad input) ends at the first response,
+// and so does an error without id: the server could not tell what it
+// refused, so no other answer is owed that a wait would bring.
+func answeredAll(body []byte) func(sse.Event) bool {
+	left := map[string]bool{}
+	for _, k := range classify(body).keys {
+		left[k] = true
+	}
+	return func(ev sse.Event) bool {
+		seen := false
+		for _, m := range parseMessages([]byte(ev.Data)) {
+			if !m.response {
+				continue
+			}
+			seen = true
+			if m.isError && (!m.hasID || m.key == "null") {
+				return true
+			}
+			delete(left, m.key)
+		}
+		return seen && len(left) == 0
 	}
 }

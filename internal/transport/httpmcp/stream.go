@@ -40,8 +40,9 @@ func (c *client) judgeXAccel(resp *http.Response, verb string) {
 		c.pass(verdict.CheckHTTPXAccel, verb+" SSE response has X-Accel-Buffering: no")
 		return
 	}
-	c.fail(verdict.CheckHTTPXAccel, fmt.Sprintf("the %s SSE response has no X-Accel-Buffering: no header", verb),
-		"X-Accel-Buffering: no", fmt.Sprintf("X-Accel-Buffering: %q", resp.Header.Get("X-Accel-Buffering")))
+	// A counted check: the report says how many streams of how many.
+	c.fail(verdict.CheckHTTPXAccel, "had no X-Accel-Buffering: no header",
+		"X-Accel-Buffering: no", fmt.Sprintf("the %s SSE response: X-Accel-Buffering: %q", verb, resp.Header.Get("X-Accel-Buffering")))
 }
 
 // eventID is http.event-id-unique: ids are unique across the session's
@@ -260,7 +261,9 @@ func (x *exchange) judgePriming(ev sse.Event, r *sse.Reader) {
 	if !ev.HasID {
 		got = "first event without an id, data " + quote([]byte(ev.Data))
 	}
-	c.fail(verdict.CheckHTTPPriming, "the "+x.out.method+" SSE stream did not open with an event id and empty data", "an event with an id and empty data first", got)
+	// A counted check: the report says how many streams of how many.
+	c.fail(verdict.CheckHTTPPriming, "did not open with an event id and empty data (priming)", "an event with an id and empty data first",
+		"the "+x.out.method+" SSE stream: "+got)
 }
 
 // openGet opens the session's GET stream once, after the server accepted
