@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -148,6 +149,34 @@ var _ = Describe("run --revision all", func() {
 		whole := readReport(filepath.Join(dir, "whole.json"))
 		Expect(cells(merged)).To(Equal(cells(whole)))
 		Expect(merged.Revisions).To(Equal(whole.Revisions))
+	})
+
+	It("judges no Streamable HTTP rule in the column of 2024-11-05, a revision without that transport", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--transport", "http",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", bin(), "serve", "mcp", "--http", "127.0.0.1:{port}")
+		Expect(code).To(Equal(0), out+errs)
+		rep := readReport(filepath.Join(dir, "r.json"))
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		http := map[string]bool{}
+		for _, r := range b.Protocol.Rules {
+			if r.AppliesOn("http") && len(r.Transports) > 0 {
+				http[r.ID] = true
+			}
+		}
+		Expect(http).To(HaveKey("MCP-HTTP-1"))
+		for _, f := range rep.Findings {
+			Expect(f.Revision == "2024-11-05" && http[f.Rule]).To(BeFalse(), "%s judged %s in 2024-11-05 (%s)", f.Rule, f.Verdict, f.Message)
+		}
+		m := cells(rep)
+		Expect(m["MCP-HTTP-1@2024-11-05"]).To(Equal("·"))
+		Expect(m["MCP-HTTP-1@2025-03-26"]).To(Equal("pass"))
+		Expect(m["MCP-HTTP-BADBODY-1@2024-11-05"]).To(Equal("·"))
+		Expect(m["MCP-JSONRPC-2@2024-11-05"]).To(Equal("pass"))
+		// Rules of another transport are skipped alike in every column.
+		Expect(m["MCP-SSE-1@2024-11-05"]).To(Equal("skip"))
 	})
 
 	It("is refused where one revision judges (replay, fuzz, validate), naming the flag", func() {

@@ -58,17 +58,25 @@ func revisions(ctx context.Context, cfg runner.Config, ids []string, param strin
 		wg.Go(func() { reps[i], errs[i] = runner.Run(ctx, c) })
 	}
 	wg.Wait()
+	// Whether a rule is part of a revision depends on the transport too
+	// (no Streamable HTTP in MCP 2024-11-05); a transport the protocol
+	// lacks has failed every run already.
+	proto := cfg.Protocol
+	if p, err := proto.ForTransport(cfg.Target.Transport); err == nil {
+		proto = p
+	}
 	cols := make([]report.Revision, len(ids))
 	for i, id := range ids {
 		cols[i] = report.Revision{ID: id, Negotiated: agreed[i].most(id), Judged: true}
 		if n := cols[i].Negotiated; n != "" && n != id && slices.Contains(ids, n) {
 			cols[i].Judged = false
 		}
-		// A rule of other revisions only is no column's finding: its cell
-		// says it is not part of the revision.
+		// A rule of other revisions only (or of a transport the revision
+		// lacks) is no column's finding: its cell says it is not part of
+		// the revision.
 		reps[i].Findings = slices.DeleteFunc(reps[i].Findings, func(f report.Finding) bool {
-			ru := cfg.Protocol.Rule(f.Rule)
-			return f.Verdict == verdict.Skip && ru != nil && !ru.AppliesTo(id)
+			ru := proto.Rule(f.Rule)
+			return f.Verdict == verdict.Skip && ru != nil && !proto.InRevision(ru, id)
 		})
 		for j := range reps[i].Findings {
 			reps[i].Findings[j].Revision = id
