@@ -179,6 +179,32 @@ var _ = Describe("run --revision all", func() {
 		Expect(m["MCP-SSE-1@2024-11-05"]).To(Equal("skip"))
 	})
 
+	It("cites, for each rule, the page of a revision the run judges it in, never a later one's", func() {
+		dir := GinkgoT().TempDir()
+		rules := []string{"--rules", "MCP-JSONRPC-2", "--rules", "MCP-COMPLETION-1", "--rules", "MCP-DISCOVER-1"}
+		code, out, errs := cli("", append(append([]string{"run", "--protocol", "mcp", "--revision", "all"}, rules...),
+			"--report", "json="+filepath.Join(dir, "all.json"), "--", bin(), "serve", "mcp")...)
+		Expect(code).To(Equal(0), out+errs)
+		code, out, errs = cli("", append(append([]string{"run", "--protocol", "mcp", "--revision", "2024-11-05"}, rules...),
+			"--report", "json="+filepath.Join(dir, "old.json"), "--", bin(), "serve", "mcp")...)
+		Expect(code).To(Equal(0), out+errs)
+		source := func(rep *report.Report) map[string]string {
+			m := map[string]string{}
+			for _, r := range rep.Rules {
+				m[r.ID] = r.Source
+			}
+			return m
+		}
+		// Quoted from 2025-06-18's pages; a row spans the columns, so it
+		// cites the first revision it holds in.
+		Expect(source(readReport(filepath.Join(dir, "all.json")))).To(Equal(map[string]string{
+			"MCP-JSONRPC-2":    "MCP 2024-11-05 § basic/messages#responses",
+			"MCP-COMPLETION-1": "MCP 2025-03-26 § server/utilities/completion#capabilities",
+			"MCP-DISCOVER-1":   "MCP 2026-07-28 § server/discover",
+		}))
+		Expect(source(readReport(filepath.Join(dir, "old.json")))).To(HaveKeyWithValue("MCP-JSONRPC-2", "MCP 2024-11-05 § basic/messages#responses"))
+	})
+
 	It("is refused where one revision judges (replay, fuzz, validate), naming the flag", func() {
 		for _, args := range [][]string{
 			{"fuzz", "--protocol", "mcp", "--revision", "all", "--runs", "1", "--", "true"},

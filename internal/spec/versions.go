@@ -42,6 +42,10 @@ type Version struct {
 	// revision that lacks the one a run speaks (see Protocol.InRevision):
 	// MCP 2024-11-05 has no Streamable HTTP.
 	Transports []string `yaml:"transports"`
+	// Doc names the revision's document as rules name theirs (a rule's
+	// doc), so a rule quoted from a later revision cites this one's page
+	// in its runs (Protocol.Citation).
+	Doc string `yaml:"doc"`
 }
 
 // Has reports whether the revision defines a transport.
