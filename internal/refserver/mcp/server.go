@@ -297,6 +297,13 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 			return
 		}
 	}
+	// meta-required: every request of a 2026-07-28 process must carry the
+	// _meta fields the revision requires, whatever its method, and this
+	// server checks them before it looks the method up.
+	if meta, _ := params["_meta"].(obj); s.v("meta-required") && s.modern() && meta[metaVersion] == nil {
+		s.fail(id, -32602, "Invalid params: _meta lacks "+metaVersion)
+		return
+	}
 	// no-discover, discover-silent and one-revision play a legacy server:
 	// _meta means nothing to it.
 	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && !s.v("one-revision") && s.ext.speaks(Modern) {

@@ -266,7 +266,13 @@ func jsonrpcErrors(e *scenario.Env) error {
 		return err
 	}
 	// An unknown method, with an integer id (its type must come back).
-	in, _, err := e.Call(map[string]any{"jsonrpc": "2.0", "id": 4242, "method": "wirecheck/no-such-method"})
+	req := map[string]any{"jsonrpc": "2.0", "id": 4242, "method": "wirecheck/no-such-method"}
+	if s.modern {
+		// Unknown or not, a 2026-07-28 request carries the _meta every
+		// request needs: without it a server rightly answers -32602.
+		req["params"] = map[string]any{"_meta": meta(s.requested)}
+	}
+	in, _, err := e.Call(req)
 	if err != nil {
 		return err
 	}
@@ -435,7 +441,13 @@ func cancel(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	_, c, err := e.Call(request("ping", nil))
+	// A request answered already, whose cancellation must be ignored:
+	// ping, or server/discover in 2026-07-28, which has no ping.
+	req := request("ping", nil)
+	if s.modern {
+		req = request("server/discover", map[string]any{"_meta": meta(s.requested)})
+	}
+	_, c, err := e.Call(req)
 	if err != nil {
 		return err
 	}
