@@ -179,6 +179,21 @@ var _ = Describe("run --revision all", func() {
 		Expect(m["MCP-SSE-1@2024-11-05"]).To(Equal("skip"))
 	})
 
+	It("blames nothing on an HTTP server that lists other revisions in server/discover and refuses 2026-07-28 with -32022", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--transport", "http",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", bin(), "serve", "mcp", "--variant", "older-revisions", "--http", "127.0.0.1:{port}")
+		Expect(code).To(Equal(0), out+errs)
+		rep := readReport(filepath.Join(dir, "r.json"))
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s @ %s in %s: %s", f.Rule, f.Revision, f.Scenario, f.Message)
+		}
+		last := rep.Revisions[len(rep.Revisions)-1]
+		Expect(last).To(Equal(report.Revision{ID: "2026-07-28", Negotiated: "2025-11-25", Judged: false}))
+		Expect(out).To(ContainSubstring("asked for 2026-07-28, the server negotiated 2025-11-25"))
+	})
+
 	It("cites, for each rule, the page of a revision the run judges it in, never a later one's", func() {
 		dir := GinkgoT().TempDir()
 		rules := []string{"--rules", "MCP-JSONRPC-2", "--rules", "MCP-COMPLETION-1", "--rules", "MCP-DISCOVER-1"}

@@ -119,6 +119,7 @@ func Scenarios() []*scenario.Scenario {
 	out = append(out, httpCancelScenario(), httpEraScenario())
 	for _, s := range out {
 		s.File = file
+		skipUnspoken(s)
 	}
 	return out
 }
@@ -135,9 +136,17 @@ func skipAll(e *scenario.Env, why string, rules ...string) {
 func discoverFirst(e *scenario.Env) error {
 	v := e.Protocol.Version
 	skipAll(e, "revision "+v+" has no initialize handshake and no ping", "MCP-LIFECYCLE-1", "MCP-LIFECYCLE-3", "MCP-LIFECYCLE-6", "MCP-PING-1")
-	in, s, err := discover(e, v, true)
+	in, s, err := discover(e, v, false)
 	if err != nil {
 		return err
+	}
+	if u := refusedVersion(in, v, "server/discover"); s == nil && u != nil {
+		// A server of this era that does not speak the revision: no
+		// rule of it is broken, the version error's shape is judged.
+		e.Skip("MCP-DISCOVER-1", u.reason())
+		e.Skip("MCP-META-2", u.reason())
+		judgeVersionError(e, in)
+		return fellBack(e, u, v)
 	}
 	if s == nil {
 		why, legacy := legacyEra(in)
@@ -174,14 +183,39 @@ func discoverFirst(e *scenario.Env) error {
 		return nil
 	}
 	s.judgeServerInfo(e, in)
-	vs, _ := field(in, "/result/supportedVersions").([]any)
-	for _, x := range vs {
-		if x == v {
-			e.Pass("MCP-DISCOVER-1", in.Seq)
-			return nil
-		}
+	u, ans, err := declines(e, s, in)
+	if err != nil {
+		return err
 	}
-	e.Fail("MCP-DISCOVER-1", in.Seq, "server/discover does not list the revision "+v+" the request named", "supportedVersions including "+v, string(in.Raw))
+	switch {
+	case u != nil:
+		// It lists what it speaks and refuses the revision it left out,
+		// as the revision's version negotiation asks.
+		e.Pass("MCP-DISCOVER-1", in.Seq)
+		judgeVersionError(e, ans)
+		return fellBack(e, u, v)
+	case ans != nil:
+		e.Fail("MCP-DISCOVER-1", in.Seq, "server/discover does not list the revision "+v+" the request named, yet the server serves it (a request naming "+v+" was answered without -32022)",
+			"supportedVersions including "+v, string(in.Raw))
+	default:
+		e.Pass("MCP-DISCOVER-1", in.Seq)
+	}
+	keep(e, s)
+	return nil
+}
+
+// fellBack resolves a revision the server does not speak in the
+// initialize scenario, and says in the report what the run did.
+func fellBack(e *scenario.Env, u *unspoken, v string) error {
+	s, err := u.resolve(e)
+	if err != nil {
+		var un *errUnspoken
+		if errors.As(err, &un) {
+			e.Notef("%s", un.why)
+		}
+		return err
+	}
+	e.Notef("%s", s.fallbackHint(v))
 	return nil
 }
 

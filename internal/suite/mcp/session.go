@@ -104,6 +104,9 @@ type process struct {
 	// says nothing of the server's revision.
 	silence string
 	locked  bool
+	// unspoken says why the server speaks no revision wirecheck can judge
+	// this process by (see unspoken.resolve).
+	unspoken string
 }
 
 type processKey struct{}
@@ -288,12 +291,26 @@ func ensure(e *scenario.Env) (*session, error) {
 		return s, nil
 	}
 	if modern(e) {
-		in, s, err := discover(e, e.Protocol.Version, true)
+		if why := unspokenOf(e); why != "" {
+			return nil, &errUnspoken{why}
+		}
+		in, s, err := discover(e, e.Protocol.Version, false)
 		if err != nil {
 			return nil, err
 		}
 		if s != nil {
+			u, _, err := declines(e, s, in)
+			if err != nil {
+				return nil, err
+			}
+			if u != nil {
+				return u.resolve(e)
+			}
+			keep(e, s)
 			return s, nil
+		}
+		if u := refusedVersion(in, e.Protocol.Version, "server/discover"); u != nil {
+			return u.resolve(e)
 		}
 		if why, legacy := legacyEra(in); legacy {
 			if in == nil {
