@@ -136,11 +136,11 @@ func skipAll(e *scenario.Env, why string, rules ...string) {
 func discoverFirst(e *scenario.Env) error {
 	v := e.Protocol.Version
 	skipAll(e, "revision "+v+" has no initialize handshake and no ping", "MCP-LIFECYCLE-1", "MCP-LIFECYCLE-3", "MCP-LIFECYCLE-6", "MCP-PING-1")
-	in, s, err := discover(e, v, false)
+	in, s, u, ans, err := openModern(e, v)
 	if err != nil {
 		return err
 	}
-	if u := refusedVersion(in, v, "server/discover"); s == nil && u != nil {
+	if s == nil && u != nil {
 		// A server of this era that does not speak the revision: no
 		// rule of it is broken, the version error's shape is judged.
 		e.Skip("MCP-DISCOVER-1", u.reason())
@@ -183,10 +183,6 @@ func discoverFirst(e *scenario.Env) error {
 		return nil
 	}
 	s.judgeServerInfo(e, in)
-	u, ans, err := declines(e, s, in)
-	if err != nil {
-		return err
-	}
 	switch {
 	case u != nil:
 		// It lists what it speaks and refuses the revision it left out,
@@ -512,7 +508,12 @@ func cancelInProgress(e *scenario.Env) error {
 func beforeInitialize(e *scenario.Env) error {
 	if modern(e) {
 		e.Skip("MCP-LIFECYCLE-5", "revision "+e.Protocol.Version+" has no initialize")
-		return nil
+		// The process is opened anyway, as every other scenario opens
+		// it: the liveness probe after the scenario then asks in the
+		// revision the server speaks (a server that declines this one
+		// owes none of its rules, see openModern).
+		_, err := ensure(e)
+		return err
 	}
 	if httpKind(e) == "http" {
 		if err := earlyPost(e); err != nil {

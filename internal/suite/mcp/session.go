@@ -294,23 +294,15 @@ func ensure(e *scenario.Env) (*session, error) {
 		if why := unspokenOf(e); why != "" {
 			return nil, &errUnspoken{why}
 		}
-		in, s, err := discover(e, e.Protocol.Version, false)
-		if err != nil {
+		in, s, u, _, err := openModern(e, e.Protocol.Version)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if s != nil {
-			u, _, err := declines(e, s, in)
-			if err != nil {
-				return nil, err
-			}
-			if u != nil {
-				return u.resolve(e)
-			}
+		case u != nil:
+			return u.resolve(e)
+		case s != nil:
 			keep(e, s)
 			return s, nil
-		}
-		if u := refusedVersion(in, e.Protocol.Version, "server/discover"); u != nil {
-			return u.resolve(e)
 		}
 		if why, legacy := legacyEra(in); legacy {
 			if in == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // What a server of the 2026-07-28 era does that does not speak the revision
@@ -153,6 +154,49 @@ func judgeVersionError(e *scenario.Env, in *peer.Inbound) {
 		return
 	}
 	e.Fail("MCP-VERSION-1", in.Seq, "the UnsupportedProtocolVersionError lists no supported revision", "error -32022 with data.supported", string(in.Raw))
+}
+
+// openModern opens a 2026-07-28 process: server/discover and, when its
+// list leaves the revision out, a request in it (declines). The checks'
+// observations of those exchanges (a transport's: headers, streams) are
+// held until the answers tell whether the server speaks the revision: one
+// that does not owes none of the rules of that revision alone, and those
+// are dropped; the others are judged as ever.
+func openModern(e *scenario.Env, v string) (in *peer.Inbound, s *session, u *unspoken, ans *peer.Inbound, err error) {
+	e.Peer.HoldChecks()
+	defer func() {
+		var keep func(verdict.Observation) bool
+		if u != nil {
+			keep = u.owed(e)
+		}
+		e.Peer.ReleaseChecks(keep)
+	}()
+	in, s, err = discover(e, v, false)
+	if err != nil {
+		return in, s, nil, nil, err
+	}
+	if s == nil {
+		return in, nil, refusedVersion(in, v, "server/discover"), nil, nil
+	}
+	u, ans, err = declines(e, s, in)
+	return in, s, u, ans, err
+}
+
+// owed reports whether an observation is of a rule the server owes: one
+// of every revision, or of a revision it says it speaks.
+func (u *unspoken) owed(e *scenario.Env) func(verdict.Observation) bool {
+	return func(o verdict.Observation) bool {
+		r := e.Protocol.Rule(o.Rule)
+		if r == nil || len(r.Versions) == 0 {
+			return true
+		}
+		for _, v := range u.supported {
+			if r.AppliesTo(v) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // skipUnspoken makes a scenario that ended on errUnspoken skip its rules

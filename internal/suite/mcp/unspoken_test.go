@@ -68,6 +68,20 @@ var _ = Describe("a server that does not speak 2026-07-28, run under it", func()
 		}
 	})
 
+	It("is not judged by that revision's transport rules on the exchanges that tell it does not speak it", func() {
+		// server/discover answered on an SSE stream without
+		// X-Accel-Buffering: no, a 2026-07-28 SHOULD (MCP-HTTP-XACCEL-1)
+		// the server owes only in a revision it speaks. Found against
+		// the go-sdk's everything example.
+		t, stop := testrun.Front(refserver.Options{Variants: []string{"older-revisions", "sse-answers"}, Faults: []string{"no-xaccel"}}, nil)
+		DeferCleanup(stop)
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Command: t}, runner.Config{Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(blamed(rep)).To(BeEmpty())
+		v, msg := finding(rep, "MCP-TOOLS-7")
+		Expect(v).To(Equal(verdict.Pass), msg)
+	})
+
 	It("skips the rules of a revision it has none in common with, saying why", func() {
 		rep := runUnder("newer-revision-only", "http")
 		v, msg := finding(rep, "MCP-TOOLS-7")
