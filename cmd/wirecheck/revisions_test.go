@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -148,6 +149,75 @@ var _ = Describe("run --revision all", func() {
 		whole := readReport(filepath.Join(dir, "whole.json"))
 		Expect(cells(merged)).To(Equal(cells(whole)))
 		Expect(merged.Revisions).To(Equal(whole.Revisions))
+	})
+
+	It("judges no Streamable HTTP rule in the column of 2024-11-05, a revision without that transport", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--transport", "http",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", bin(), "serve", "mcp", "--http", "127.0.0.1:{port}")
+		Expect(code).To(Equal(0), out+errs)
+		rep := readReport(filepath.Join(dir, "r.json"))
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		http := map[string]bool{}
+		for _, r := range b.Protocol.Rules {
+			if r.AppliesOn("http") && len(r.Transports) > 0 {
+				http[r.ID] = true
+			}
+		}
+		Expect(http).To(HaveKey("MCP-HTTP-1"))
+		for _, f := range rep.Findings {
+			Expect(f.Revision == "2024-11-05" && http[f.Rule]).To(BeFalse(), "%s judged %s in 2024-11-05 (%s)", f.Rule, f.Verdict, f.Message)
+		}
+		m := cells(rep)
+		Expect(m["MCP-HTTP-1@2024-11-05"]).To(Equal("·"))
+		Expect(m["MCP-HTTP-1@2025-03-26"]).To(Equal("pass"))
+		Expect(m["MCP-HTTP-BADBODY-1@2024-11-05"]).To(Equal("·"))
+		Expect(m["MCP-JSONRPC-2@2024-11-05"]).To(Equal("pass"))
+		// Rules of another transport are skipped alike in every column.
+		Expect(m["MCP-SSE-1@2024-11-05"]).To(Equal("skip"))
+	})
+
+	It("blames nothing on an HTTP server that lists other revisions in server/discover and refuses 2026-07-28 with -32022", func() {
+		dir := GinkgoT().TempDir()
+		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--transport", "http",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", bin(), "serve", "mcp", "--variant", "older-revisions", "--http", "127.0.0.1:{port}")
+		Expect(code).To(Equal(0), out+errs)
+		rep := readReport(filepath.Join(dir, "r.json"))
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s @ %s in %s: %s", f.Rule, f.Revision, f.Scenario, f.Message)
+		}
+		last := rep.Revisions[len(rep.Revisions)-1]
+		Expect(last).To(Equal(report.Revision{ID: "2026-07-28", Negotiated: "2025-11-25", Judged: false}))
+		Expect(out).To(ContainSubstring("asked for 2026-07-28, the server negotiated 2025-11-25"))
+	})
+
+	It("cites, for each rule, the page of a revision the run judges it in, never a later one's", func() {
+		dir := GinkgoT().TempDir()
+		rules := []string{"--rules", "MCP-JSONRPC-2", "--rules", "MCP-COMPLETION-1", "--rules", "MCP-DISCOVER-1"}
+		code, out, errs := cli("", append(append([]string{"run", "--protocol", "mcp", "--revision", "all"}, rules...),
+			"--report", "json="+filepath.Join(dir, "all.json"), "--", bin(), "serve", "mcp")...)
+		Expect(code).To(Equal(0), out+errs)
+		code, out, errs = cli("", append(append([]string{"run", "--protocol", "mcp", "--revision", "2024-11-05"}, rules...),
+			"--report", "json="+filepath.Join(dir, "old.json"), "--", bin(), "serve", "mcp")...)
+		Expect(code).To(Equal(0), out+errs)
+		source := func(rep *report.Report) map[string]string {
+			m := map[string]string{}
+			for _, r := range rep.Rules {
+				m[r.ID] = r.Source
+			}
+			return m
+		}
+		// Quoted from 2025-06-18's pages; a row spans the columns, so it
+		// cites the first revision it holds in.
+		Expect(source(readReport(filepath.Join(dir, "all.json")))).To(Equal(map[string]string{
+			"MCP-JSONRPC-2":    "MCP 2024-11-05 § basic/messages#responses",
+			"MCP-COMPLETION-1": "MCP 2025-03-26 § server/utilities/completion#capabilities",
+			"MCP-DISCOVER-1":   "MCP 2026-07-28 § server/discover",
+		}))
+		Expect(source(readReport(filepath.Join(dir, "old.json")))).To(HaveKeyWithValue("MCP-JSONRPC-2", "MCP 2024-11-05 § basic/messages#responses"))
 	})
 
 	It("is refused where one revision judges (replay, fuzz, validate), naming the flag", func() {

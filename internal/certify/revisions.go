@@ -10,6 +10,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -58,17 +59,25 @@ func revisions(ctx context.Context, cfg runner.Config, ids []string, param strin
 		wg.Go(func() { reps[i], errs[i] = runner.Run(ctx, c) })
 	}
 	wg.Wait()
+	// Whether a rule is part of a revision depends on the transport too
+	// (no Streamable HTTP in MCP 2024-11-05); a transport the protocol
+	// lacks has failed every run already.
+	proto := cfg.Protocol
+	if p, err := proto.ForTransport(cfg.Target.Transport); err == nil {
+		proto = p
+	}
 	cols := make([]report.Revision, len(ids))
 	for i, id := range ids {
 		cols[i] = report.Revision{ID: id, Negotiated: agreed[i].most(id), Judged: true}
 		if n := cols[i].Negotiated; n != "" && n != id && slices.Contains(ids, n) {
 			cols[i].Judged = false
 		}
-		// A rule of other revisions only is no column's finding: its cell
-		// says it is not part of the revision.
+		// A rule of other revisions only (or of a transport the revision
+		// lacks) is no column's finding: its cell says it is not part of
+		// the revision.
 		reps[i].Findings = slices.DeleteFunc(reps[i].Findings, func(f report.Finding) bool {
-			ru := cfg.Protocol.Rule(f.Rule)
-			return f.Verdict == verdict.Skip && ru != nil && !ru.AppliesTo(id)
+			ru := proto.Rule(f.Rule)
+			return f.Verdict == verdict.Skip && ru != nil && !proto.InRevision(ru, id)
 		})
 		for j := range reps[i].Findings {
 			reps[i].Findings[j].Revision = id
@@ -83,6 +92,7 @@ func revisions(ctx context.Context, cfg runner.Config, ids []string, param strin
 	if err != nil {
 		return reps[0], err
 	}
+	citeEarliest(rep, proto, ids)
 	rep.DurationMS = 0
 	for _, r := range reps {
 		rep.DurationMS = max(rep.DurationMS, r.DurationMS)
@@ -97,6 +107,29 @@ func revisions(ctx context.Context, cfg runner.Config, ids []string, param strin
 		rep.Notes = append(rep.Notes, "revisions the server does not speak: "+strings.Join(unspoken, "; "))
 	}
 	return rep, firstErr(ids, errs)
+}
+
+// citeEarliest gives each rule of a report of several revisions the
+// citation of the earliest revision of the run it is part of: a row spans
+// the columns, and the page of the earliest is no later than any column's
+// revision (a rule quoted from 2025-11-25 cites 2025-03-26's page in a row
+// whose first verdict is 2025-03-26's).
+func citeEarliest(rep *report.Report, proto *spec.Protocol, ids []string) {
+	byID := map[string]*spec.Protocol{}
+	for _, id := range ids {
+		if p, err := proto.ForVersion(id); err == nil {
+			byID[id] = p
+		}
+	}
+	for i, ru := range rep.Rules {
+		for _, id := range ids {
+			p := byID[id]
+			if r := proto.Rule(ru.ID); p != nil && r != nil && proto.InRevision(r, id) {
+				rep.Rules[i].Source = p.Citation(p.Rule(ru.ID))
+				break
+			}
+		}
+	}
 }
 
 // firstErr is the first revision's error, naming it; a target that

@@ -174,6 +174,9 @@ type Peer struct {
 	// holds them in arrival order, to forget the oldest past maxServerIDs.
 	serverIDs   map[string]bool
 	serverOrder []string
+	// heldChecks, when not nil, keeps the observations of checks
+	// (HoldChecks).
+	heldChecks []verdict.Observation
 
 	gone chan struct{}
 	// heard is closed when the first line arrives on stdout.

@@ -429,7 +429,41 @@ func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 // check reports a built-in check's verdict on every rule it stands for.
 func (p *Peer) check(name, scen string, v verdict.Verdict, seq int, msg, expected, actual string) {
 	for _, r := range p.protocol().RulesForCheck(name) {
-		p.emit(verdict.Observation{Rule: r.ID, Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+		o := verdict.Observation{Rule: r.ID, Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual}
+		p.mu.Lock()
+		if p.heldChecks != nil {
+			p.heldChecks = append(p.heldChecks, o)
+			p.mu.Unlock()
+			continue
+		}
+		p.mu.Unlock()
+		p.emit(o)
+	}
+}
+
+// HoldChecks keeps the observations of built-in checks (a transport's
+// among them) from now on, until ReleaseChecks: for an exchange whose rules only its
+// answer tells (an MCP server asked in a revision it then says it does not
+// speak owes none of that revision's rules).
+func (p *Peer) HoldChecks() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.heldChecks == nil {
+		p.heldChecks = []verdict.Observation{}
+	}
+}
+
+// ReleaseChecks ends HoldChecks, emitting the observations kept that keep
+// accepts (nil: all of them) and dropping the others.
+func (p *Peer) ReleaseChecks(keep func(verdict.Observation) bool) {
+	p.mu.Lock()
+	held := p.heldChecks
+	p.heldChecks = nil
+	p.mu.Unlock()
+	for _, o := range held {
+		if keep == nil || keep(o) {
+			p.emit(o)
+		}
 	}
 }
 

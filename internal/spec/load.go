@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,6 +232,11 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		for _, v := range r.Versions {
 			if p.Versions == nil || p.Versions.find(v) == nil {
 				bad(r.Line, "rule %s: version %q is not in the spec's versions list", r.ID, v)
+			}
+		}
+		for _, v := range slices.Sorted(maps.Keys(r.Sections)) {
+			if p.Versions == nil || p.Versions.find(v) == nil {
+				bad(r.Line, "rule %s: sections: version %q is not in the spec's versions list", r.ID, v)
 			}
 		}
 		if r.Frames != nil {

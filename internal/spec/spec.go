@@ -202,6 +202,10 @@ type Rule struct {
 	// it tests, quoted.
 	Section string `yaml:"section"`
 	Quote   string `yaml:"quote"`
+	// Sections names the rule's section in the pages of revisions where
+	// it differs from Section (MCP 2024-11-05 has basic/messages where
+	// later revisions have basic/index), for Citation.
+	Sections map[string]string `yaml:"sections"`
 	// Doc overrides the protocol's source document (generic rules cite
 	// JSON-RPC or NDJSON conventions).
 	Doc string `yaml:"doc"`
@@ -375,16 +379,48 @@ type FuzzNext struct {
 	To   string `yaml:"to"`
 }
 
-// Citation is how reports show where a rule comes from.
+// Citation is how reports show where a rule comes from. A rule quoted
+// from a later revision's page than the one the protocol is resolved for
+// (its Doc is that revision's Doc) cites the page of the resolved
+// revision: a finding about a session of 2024-11-05 points at what
+// 2024-11-05 says, not at what a server of that revision never agreed to.
 func (p *Protocol) Citation(r *Rule) string {
-	doc := r.Doc
+	doc, section := r.Doc, r.Section
 	if doc == "" {
 		doc = p.Source
 	}
-	if r.Section == "" {
+	if v := p.laterDoc(r); v != nil {
+		doc = v.Doc
+		if s := r.Sections[v.ID]; s != "" {
+			section = s
+		}
+	}
+	if section == "" {
 		return doc
 	}
-	return doc + " § " + r.Section
+	return doc + " § " + section
+}
+
+// laterDoc is the revision the protocol is resolved for when r, a rule
+// of that revision, is quoted from a later revision's document; nil
+// otherwise.
+func (p *Protocol) laterDoc(r *Rule) *Version {
+	if p.Versions == nil || r.Doc == "" || !r.AppliesTo(p.Version) {
+		return nil
+	}
+	at, from := -1, -1
+	for i, v := range p.Versions.List {
+		if v.ID == p.Version {
+			at = i
+		}
+		if v.Doc != "" && v.Doc == r.Doc {
+			from = i
+		}
+	}
+	if at < 0 || from <= at || p.Versions.List[at].Doc == "" {
+		return nil
+	}
+	return p.Versions.List[at]
 }
 
 // Rule returns the catalogue entry with that ID, or nil.

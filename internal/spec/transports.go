@@ -37,7 +37,43 @@ func (p *Protocol) ForTransport(tr string) (*Protocol, error) {
 // Applies reports whether a rule holds in the revision and on the
 // transport the protocol was resolved for.
 func (p *Protocol) Applies(r *Rule) bool {
-	return r.AppliesTo(p.Version) && r.AppliesOn(p.Transport)
+	return p.InRevision(r, p.Version) && r.AppliesOn(p.Transport)
+}
+
+// InRevision reports whether a rule is part of a revision as this run
+// reaches the server: the rule names the revision (or none), and a rule of
+// the run's transport holds only in a revision that defines that
+// transport. This is the one place that decides it: a rule of Streamable
+// HTTP is no rule of MCP 2024-11-05, whatever a server answers over it.
+// A rule of another transport than the run's is left to AppliesOn (the
+// report says "HTTP only" in every revision alike).
+func (p *Protocol) InRevision(r *Rule, version string) bool {
+	return r.AppliesTo(version) && p.revisionHas(r, version)
+}
+
+// revisionHas is false for a rule of the run's transport in a revision
+// without that transport.
+func (p *Protocol) revisionHas(r *Rule, version string) bool {
+	if len(r.Transports) == 0 || !r.AppliesOn(p.Transport) || p.Transport == "" || p.Versions == nil {
+		return true
+	}
+	if v := p.Versions.find(version); v == nil || v.Has(p.Transport) {
+		return true
+	}
+	// A profile's own rules come from its document, which may well serve
+	// an old revision over a newer transport (Sophon: 2024-11-05 over
+	// Streamable HTTP); only its base's rules are the revision's.
+	return p.Base != "" && !p.Inherited(r)
+}
+
+// NotInRevision says why a rule the run's transport could judge is not
+// judged in the protocol's revision: "" when it is, or when it is left
+// out for another reason (its own versions list, another transport).
+func (p *Protocol) NotInRevision(r *Rule) string {
+	if r == nil || p.revisionHas(r, p.Version) {
+		return ""
+	}
+	return fmt.Sprintf("not a rule of revision %s, which has no %s transport", p.Version, TransportName(p.Transport))
 }
 
 // index maps rule IDs to rules, and each check to the rules it stands for
@@ -70,6 +106,14 @@ func (p *Protocol) checkTransports(bad func(line int, format string, args ...any
 	inList := func(what string, line int, t string) {
 		if !slices.Contains(p.Transports, t) {
 			bad(line, "%s: transport %q is not in the spec's transports list (%s)", what, t, strings.Join(p.Transports, ", "))
+		}
+	}
+	if p.Versions != nil && p.Base == "" {
+		// A profile's revisions are its base's, named by the base's list.
+		for _, v := range p.Versions.List {
+			for _, t := range v.Transports {
+				inList("version "+v.ID, 1, t)
+			}
 		}
 	}
 	for _, r := range p.Rules {

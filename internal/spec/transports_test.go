@@ -120,6 +120,46 @@ rules:
 		Expect(ids(h2.RulesForCheck(verdict.CheckHTTPStreamHasResponse))).To(ConsistOf("REV-ALL-1"))
 	})
 
+	It("leave a revision the rules of a transport it does not define, on that transport only", func() {
+		p, err := parse(`id: era
+source: s
+transports: [stdio, http, sse]
+versions: {param: rev, default: "2", list: [{id: "1", transports: [stdio, sse]}, {id: "2"}]}
+rules:
+  - {id: ERA-HTTP-1, level: MUST, title: a, section: S, checks: [http.stream-has-response], transports: [http]}
+  - {id: ERA-WEB-1, level: MUST, title: b, section: S, checks: [frame.known], transports: [http, sse]}
+  - {id: ERA-SSE-1, level: MUST, title: c, section: S, transports: [sse]}
+  - {id: ERA-ALL-1, level: MUST, title: d, section: S}
+`)
+		Expect(err).NotTo(HaveOccurred())
+		h, err := p.ForTransport("http")
+		Expect(err).NotTo(HaveOccurred())
+		old, err := h.ForVersion("1")
+		Expect(err).NotTo(HaveOccurred())
+		for _, id := range []string{"ERA-HTTP-1", "ERA-WEB-1"} {
+			Expect(h.InRevision(h.Rule(id), "2")).To(BeTrue(), id)
+			Expect(h.InRevision(h.Rule(id), "1")).To(BeFalse(), id)
+			Expect(old.Applies(old.Rule(id))).To(BeFalse(), id)
+			Expect(old.NotInRevision(old.Rule(id))).To(Equal("not a rule of revision 1, which has no HTTP transport"))
+		}
+		Expect(old.RulesForCheck(verdict.CheckHTTPStreamHasResponse)).To(BeEmpty())
+		Expect(ids(old.RulesForCheck(verdict.CheckKnown))).To(BeEmpty())
+		// A rule of every transport is the revision's; one of another
+		// transport is left to AppliesOn ("legacy HTTP+SSE only"), alike
+		// in every revision.
+		Expect(old.InRevision(old.Rule("ERA-ALL-1"), "1")).To(BeTrue())
+		Expect(old.InRevision(old.Rule("ERA-SSE-1"), "1")).To(BeTrue())
+		Expect(old.NotInRevision(old.Rule("ERA-SSE-1"))).To(BeEmpty())
+		// Over a transport the revision has, nothing changes.
+		s, err := old.ForTransport("sse")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Applies(s.Rule("ERA-WEB-1"))).To(BeTrue())
+		Expect(ids(s.RulesForCheck(verdict.CheckKnown))).To(ConsistOf("ERA-WEB-1"))
+
+		_, err = parse(strings.Replace(mixed, `list: [{id: "1"}`, `list: [{id: "1", transports: [stdio, smtp]}`, 1))
+		Expect(err).To(MatchError(ContainSubstring(`version 1: transport "smtp" is not in the spec's transports list`)))
+	})
+
 	It("default to stdio alone for a spec that names none", func() {
 		p, err := parse("id: plain\nsource: s\nrules:\n  - {id: PLAIN-A-1, level: MUST, title: a, section: S, checks: [ndjson.json]}\n")
 		Expect(err).NotTo(HaveOccurred())

@@ -37,6 +37,20 @@ type Version struct {
 	// Probe replaces the protocol's probe in this revision (MCP 2026-07-28
 	// has no ping: it asks server/discover, with its _meta).
 	Probe map[string]any `yaml:"probe"`
+	// Transports are the protocol's transports this revision defines
+	// (empty: every one). A rule of some transports is no rule of a
+	// revision that lacks the one a run speaks (see Protocol.InRevision):
+	// MCP 2024-11-05 has no Streamable HTTP.
+	Transports []string `yaml:"transports"`
+	// Doc names the revision's document as rules name theirs (a rule's
+	// doc), so a rule quoted from a later revision cites this one's page
+	// in its runs (Protocol.Citation).
+	Doc string `yaml:"doc"`
+}
+
+// Has reports whether the revision defines a transport.
+func (v *Version) Has(transport string) bool {
+	return len(v.Transports) == 0 || slices.Contains(v.Transports, transport)
 }
 
 // IDs lists the revisions in the order of the spec.

@@ -129,13 +129,17 @@ func (a *agg) addDistinct(e evidence, n int) {
 }
 
 // offTransport is why a rule is not judged on the run's transport, ""
-// when it is.
+// when it is: it holds on another transport, or the run's transport is
+// not one of the revision's (spec.Protocol.NotInRevision).
 func (t *Tally) offTransport(rule string) string {
 	r := t.proto.Rule(rule)
-	if r == nil || r.AppliesOn(t.proto.Transport) {
+	if r == nil {
 		return ""
 	}
-	return r.OnlyOn()
+	if !r.AppliesOn(t.proto.Transport) {
+		return r.OnlyOn() + "; this run is over " + spec.TransportName(t.proto.Transport)
+	}
+	return t.proto.NotInRevision(r)
 }
 
 // Seen reports whether anything observed rule in scenario.
@@ -270,7 +274,7 @@ func (t *Tally) Report(o Options) *report.Report {
 			kept = append(kept, ru)
 			msg := "no scenario of this run observed the rule"
 			if why := t.offTransport(ru.ID); why != "" {
-				msg = why + "; this run is over " + spec.TransportName(p.Transport)
+				msg = why
 			}
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: ru.ID, Level: ru.Level, Verdict: verdict.Skip, Scenario: "-",

@@ -167,7 +167,10 @@ func (f *Front) lingerOnStop() {
 // versionOK refuses an MCP-Protocol-Version the server does not speak.
 func (f *Front) versionOK(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
-	if v == "" || f.faults["version-header-ignored"] || ((slices.Contains(Versions, v) || v == Modern) && f.ext.speaks(v)) {
+	// older-revisions and newer-revision-only do not speak 2026-07-28:
+	// a request of the initialize era naming it in the header is refused.
+	declined := v == Modern && (f.variants["older-revisions"] || f.variants["newer-revision-only"])
+	if v == "" || f.faults["version-header-ignored"] || ((slices.Contains(Versions, v) || v == Modern) && f.ext.speaks(v) && !declined) {
 		return true
 	}
 	http.Error(w, "Bad Request: unsupported MCP-Protocol-Version "+v, http.StatusBadRequest)

@@ -297,17 +297,24 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 			return
 		}
 	}
+	// meta-required: every request of a 2026-07-28 process must carry the
+	// _meta fields the revision requires, whatever its method, and this
+	// server checks them before it looks the method up.
+	if meta, _ := params["_meta"].(obj); s.v("meta-required") && s.modern() && meta[metaVersion] == nil {
+		s.fail(id, -32602, "Invalid params: _meta lacks "+metaVersion)
+		return
+	}
 	// no-discover, discover-silent and one-revision play a legacy server:
 	// _meta means nothing to it.
 	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && !s.v("one-revision") && s.ext.speaks(Modern) {
 		v, _ := meta[metaVersion].(string)
-		if v != Modern {
+		if v != Modern || ((s.v("older-revisions") || s.v("newer-revision-only")) && method != "server/discover") {
 			code := -32022
 			if s.f("version-error-code") {
 				code = -32602
 			}
 			s.write(obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": code, "message": "Unsupported protocol version",
-				"data": obj{"supported": []any{Modern}, "requested": meta[metaVersion]}}})
+				"data": obj{"supported": s.supported(), "requested": meta[metaVersion]}}})
 			return
 		}
 		s.mu.Lock()
@@ -564,8 +571,27 @@ func (s *server) initialize(id any, p obj) {
 }
 
 // discover answers server/discover (2026-07-28).
+// supported are the revisions server/discover lists and an
+// UnsupportedProtocolVersionError names: 2026-07-28, or with the variant
+// older-revisions the ones before it (a server that answers
+// server/discover but has chosen not to support 2026-07-28), with
+// newer-revision-only one after it that wirecheck does not know.
+func (s *server) supported() []any {
+	if s.v("newer-revision-only") {
+		return []any{"2099-01-01"}
+	}
+	if s.v("older-revisions") {
+		out := make([]any, 0, len(Versions))
+		for _, v := range Versions {
+			out = append(out, v)
+		}
+		return out
+	}
+	return []any{Modern}
+}
+
 func (s *server) discover(id any, p obj) {
-	supported := []any{Modern}
+	supported := s.supported()
 	if s.v("version-header-optional") {
 		// A dual-era server: it serves requests without the version
 		// header as 2025-03-26, so it lists that revision too.

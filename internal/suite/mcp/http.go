@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -92,8 +93,8 @@ func exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchang
 func outOfRevision(e *scenario.Env, rules []string) map[string]bool {
 	in := map[string]bool{}
 	for _, id := range rules {
-		if r := e.Protocol.Rule(id); r != nil && !r.AppliesTo(e.Protocol.Version) {
-			e.Skip(id, "not a rule of revision "+e.Protocol.Version)
+		if r := e.Protocol.Rule(id); r != nil && !e.Protocol.InRevision(r, e.Protocol.Version) {
+			e.Skip(id, cmp.Or(e.Protocol.NotInRevision(r), "not a rule of revision "+e.Protocol.Version))
 			continue
 		}
 		in[id] = true

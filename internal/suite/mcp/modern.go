@@ -53,18 +53,21 @@ func legacyEra(in *peer.Inbound) (string, bool) {
 // in this process, as a dual-era client does with a legacy server, and
 // makes the peer judge the rest of the process by the revision the server
 // negotiated.
-func fallback(e *scenario.Env, why string) (*session, error) {
-	if p, err := e.Protocol.ForVersion(legacyLatest); err == nil {
+func fallback(e *scenario.Env, why string) (*session, error) { return fallbackTo(e, why, legacyLatest) }
+
+// fallbackTo is fallback asking initialize for the revision v.
+func fallbackTo(e *scenario.Env, why, v string) (*session, error) {
+	if p, err := e.Protocol.ForVersion(v); err == nil {
 		e.Peer.SetProtocol(p)
 	}
-	in, s, err := handshake(e, legacyLatest, false)
+	in, s, err := handshake(e, v, false)
 	if err != nil {
 		return nil, err
 	}
 	if s == nil {
 		return nil, fmt.Errorf("%s, and initialize (the fallback) was answered with an error: %s", why, show(field(in, "/error")))
 	}
-	if s.version != legacyLatest {
+	if s.version != v {
 		if p, err := e.Protocol.ForVersion(s.version); err == nil {
 			e.Peer.SetProtocol(p)
 		}

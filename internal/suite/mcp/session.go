@@ -104,6 +104,9 @@ type process struct {
 	// says nothing of the server's revision.
 	silence string
 	locked  bool
+	// unspoken says why the server speaks no revision wirecheck can judge
+	// this process by (see unspoken.resolve).
+	unspoken string
 }
 
 type processKey struct{}
@@ -288,11 +291,17 @@ func ensure(e *scenario.Env) (*session, error) {
 		return s, nil
 	}
 	if modern(e) {
-		in, s, err := discover(e, e.Protocol.Version, true)
-		if err != nil {
-			return nil, err
+		if why := unspokenOf(e); why != "" {
+			return nil, &errUnspoken{why}
 		}
-		if s != nil {
+		in, s, u, _, err := openModern(e, e.Protocol.Version)
+		switch {
+		case err != nil:
+			return nil, err
+		case u != nil:
+			return u.resolve(e)
+		case s != nil:
+			keep(e, s)
 			return s, nil
 		}
 		if why, legacy := legacyEra(in); legacy {

@@ -16,6 +16,15 @@ import (
 // Encoding says. Earlier revisions get none of them.
 func (c *client) metadata(h http.Header, body []byte) {
 	out := classify(body)
+	if out.method == "initialize" {
+		// The handshake negotiates the revision of a session of the
+		// initialize era: it names none in a header, not even the
+		// 2026-07-28 one a server that declined it was asked for before
+		// (a client falling back, streamable-http.mdx, Backward
+		// Compatibility), which it would refuse with -32022.
+		h.Del("MCP-Protocol-Version")
+		return
+	}
 	if out.batch || out.method == "" {
 		return
 	}

@@ -1,0 +1,56 @@
+package spec_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// revised is a protocol of three revisions whose rules are quoted from
+// the pages of one or another.
+const revised = `id: revised
+source: revised.txt
+versions:
+  param: rev
+  default: "3"
+  list:
+    - {id: "1", doc: R 1}
+    - {id: "2", doc: R 2}
+    - {id: "3", doc: R 3}
+rules:
+  - {id: REV-LATE-1, level: MUST, title: a, doc: R 3, section: "basic/index#messages", sections: {"1": basic/messages}}
+  - {id: REV-MID-1, level: MUST, title: b, doc: R 2, section: "page#anchor"}
+  - {id: REV-ONLY-1, level: MUST, title: c, doc: R 3, section: "new#x", versions: ["3"]}
+  - {id: REV-RPC-1, level: MUST, title: d, doc: JSON-RPC 2.0, section: "5.1"}
+`
+
+var _ = Describe("a rule's citation", func() {
+	cite := func(version, rule string) string {
+		GinkgoHelper()
+		p, err := parse(revised)
+		Expect(err).NotTo(HaveOccurred())
+		q, err := p.ForVersion(version)
+		Expect(err).NotTo(HaveOccurred())
+		return q.Citation(q.Rule(rule))
+	}
+
+	It("is the page of the revision judged, never a later one's", func() {
+		Expect(cite("3", "REV-LATE-1")).To(Equal("R 3 § basic/index#messages"))
+		Expect(cite("2", "REV-LATE-1")).To(Equal("R 2 § basic/index#messages"))
+		// Where the earlier revision's page is another, the rule names it.
+		Expect(cite("1", "REV-LATE-1")).To(Equal("R 1 § basic/messages"))
+		Expect(cite("1", "REV-MID-1")).To(Equal("R 1 § page#anchor"))
+	})
+
+	It("keeps an earlier revision's page, another document, and a rule of later revisions only as they are", func() {
+		Expect(cite("3", "REV-MID-1")).To(Equal("R 2 § page#anchor"))
+		Expect(cite("1", "REV-RPC-1")).To(Equal("JSON-RPC 2.0 § 5.1"))
+		Expect(cite("1", "REV-ONLY-1")).To(Equal("R 3 § new#x"))
+	})
+
+	It("refuses sections of a revision the spec does not list", func() {
+		_, err := parse(strings.Replace(revised, `sections: {"1":`, `sections: {"0":`, 1))
+		Expect(err).To(MatchError(ContainSubstring(`rule REV-LATE-1: sections: version "0" is not in the spec's versions list`)))
+	})
+})
