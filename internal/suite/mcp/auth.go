@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -243,6 +245,9 @@ type discovery struct {
 	prm    *transport.Result
 	from   string
 	prmSeq int
+	// offBox is set when the named metadata is beyond loopback and the
+	// server was launched: not fetched, so its document is not judged.
+	offBox *transport.OffLoopback
 	// as is the authorization server metadata at the server's origin,
 	// asSeq its probe's line; asURLs where it was looked for. nil: not
 	// fetched, or no answer.
@@ -271,7 +276,11 @@ func (a *auth) discover(ch string) *discovery {
 	if d.named != "" {
 		d.sign = "its 401 names resource_metadata " + d.named
 		d.from = d.named
-		d.prm, d.prmSeq = exchange(a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: d.named})
+		ctx, cancel := context.WithTimeout(context.Background(), probeWait(a.e))
+		var err error
+		d.prm, d.prmSeq, err = exchangeErr(ctx, a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: d.named})
+		cancel()
+		errors.As(err, &d.offBox)
 	} else {
 		for _, u := range d.wellKnown {
 			res, seq := exchange(a.e, a.x, "GET the protected resource metadata at "+u, transport.Exchange{Method: http.MethodGet, URL: u})
@@ -322,6 +331,12 @@ func (a *auth) metadata(d *discovery) {
 		return
 	}
 	a.pass("MCP-AUTH-6", seq)
+	if d.offBox != nil {
+		for _, r := range docRules {
+			a.skipOne(r, d.offBox.Named())
+		}
+		return
+	}
 	doc, ok := jsonObject(bodyOf(res))
 	if res == nil || res.Status != http.StatusOK || !ok {
 		a.fail("MCP-AUTH-8", seq, "the protected resource metadata at "+from+" is not a JSON object served 200", "200 with a JSON object (RFC 9728)", answered(res))
