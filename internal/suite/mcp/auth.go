@@ -248,6 +248,10 @@ type discovery struct {
 	// offBox is set when the named metadata is beyond loopback and the
 	// server was launched: not fetched, so its document is not judged.
 	offBox *transport.OffLoopback
+	// unreached says why the named metadata, on another origin than the
+	// endpoint, gave no HTTP answer at all ("" when it did, or is on the
+	// endpoint's origin).
+	unreached string
 	// as is the authorization server metadata at the server's origin,
 	// asSeq its probe's line; asURLs where it was looked for. nil: not
 	// fetched, or no answer.
@@ -281,6 +285,12 @@ func (a *auth) discover(ch string) *discovery {
 		d.prm, d.prmSeq, err = exchangeErr(ctx, a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: d.named})
 		cancel()
 		errors.As(err, &d.offBox)
+		if u, perr := url.Parse(d.named); perr == nil && d.offBox == nil && d.prm == nil && !sameOrigin(ep.ResolveReference(u), ep) {
+			d.unreached = "no answer"
+			if err != nil {
+				d.unreached = err.Error()
+			}
+		}
 	} else {
 		for _, u := range d.wellKnown {
 			res, seq := exchange(a.e, a.x, "GET the protected resource metadata at "+u, transport.Exchange{Method: http.MethodGet, URL: u})
@@ -334,6 +344,15 @@ func (a *auth) metadata(d *discovery) {
 	if d.offBox != nil {
 		for _, r := range docRules {
 			a.skipOne(r, d.offBox.Named())
+		}
+		return
+	}
+	if d.unreached != "" {
+		// Another host that does not answer this machine may answer the
+		// server's clients (a firewall, a network of its own): silence
+		// there is no evidence against the server.
+		for _, r := range docRules {
+			a.skipOne(r, "the server names "+d.named+", on another host than its endpoint, and it gave no answer from this machine ("+d.unreached+"): its document is not judged")
 		}
 		return
 	}

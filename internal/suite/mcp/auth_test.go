@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"time"
@@ -149,16 +150,49 @@ var _ = Describe("a launched server whose challenge names its metadata on anothe
 				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
 			}
 			v := testrun.Verdicts(rep)
-			named := refmcp.ElsewhereMetadata + "/mcp"
+			at := refmcp.ElsewhereMetadata + "/mcp"
 			_, msg := finding(rep, discovery)
 			Expect(v[discovery]).To(Equal(verdict.Pass), "the challenge names the metadata: %s", msg)
 			for _, r := range []string{"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10"} {
 				got, msg := finding(rep, r)
 				Expect(got).To(Equal(verdict.Skip), "%s: %s", r, msg)
-				Expect(msg).To(Equal("the server names " + named + ", off this machine: wirecheck sends nothing beyond loopback to a server it launched; run the server yourself and name it with --url to follow it"))
+				Expect(msg).To(Equal("the server names " + at + ", off this machine: wirecheck sends nothing beyond loopback to a server it launched; run the server yourself and name it with --url to follow it"))
 			}
 		},
 		Entry("2025-06-18", "2025-06-18", "MCP-AUTH-5"),
 		Entry("2025-11-25", "2025-11-25", "MCP-AUTH-6"),
 	)
+})
+
+var _ = Describe("a server reached by --url whose challenge names its metadata on a host that does not answer", func() {
+	It("follows the link, and with no answer from there skips the document's rules saying so: silence elsewhere is no evidence against the server", func() {
+		// A host this machine cannot reach may serve the server's
+		// clients. Until issue 25 the silence failed MCP-AUTH-8.
+		gone := httptest.NewServer(http.NotFoundHandler())
+		at := gone.URL + "/.well-known/oauth-protected-resource/mcp"
+		gone.Close()
+		t, stop := testrun.Front(refserver.Options{Variants: []string{"auth"}}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+			if r.Header.Get("Authorization") != "" || strings.HasPrefix(r.URL.Path, "/.well-known/") {
+				return w
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+at+`", scope="mcp"`)
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return nil
+		})
+		DeferCleanup(stop)
+		t.Headers = []string{"Authorization: Bearer " + refmcp.Token}
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-06-18", Command: t},
+			runner.Config{Scenarios: named("http-auth"), Partial: true, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
+		}
+		Expect(testrun.Verdicts(rep)["MCP-AUTH-5"]).To(Equal(verdict.Pass))
+		for _, r := range []string{"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10"} {
+			got, msg := finding(rep, r)
+			Expect(got).To(Equal(verdict.Skip), "%s: %s", r, msg)
+			Expect(msg).To(HavePrefix("the server names " + at + ", on another host than its endpoint, and it gave no answer from this machine ("))
+			Expect(msg).To(HaveSuffix("): its document is not judged"))
+		}
+	})
 })
