@@ -124,3 +124,25 @@ type Hooks struct {
 type Hooked interface {
 	SetHooks(Hooks)
 }
+
+// OffLoopback is the error of a request the HTTP transport did not send:
+// to a host beyond loopback, named by a server wirecheck launched (a
+// metadata document elsewhere). A launched server is the user's program
+// on this machine, not an address they named: wirecheck sends nothing
+// beyond loopback for it (DESIGN.md, "What done means" 8). A check that
+// wanted the answer skips with Named, never blames the server.
+type OffLoopback struct {
+	// URL is where the request would have gone, credentials masked.
+	URL string
+}
+
+const offLoopbackWhy = "wirecheck sends nothing beyond loopback to a server it launched; run the server yourself and name it with --url to follow it"
+
+func (e *OffLoopback) Error() string {
+	return "not sent to " + e.URL + ", off this machine: " + offLoopbackWhy
+}
+
+// Named is what a check skipped for it says.
+func (e *OffLoopback) Named() string {
+	return "the server names " + e.URL + ", off this machine: " + offLoopbackWhy
+}

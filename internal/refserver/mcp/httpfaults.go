@@ -41,7 +41,8 @@ func (f *Front) originOK(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// requiresAuth: the variants auth, auth-wellknown-only and bearer-key, and every fault
+// requiresAuth: the variants auth, auth-wellknown-only,
+// auth-metadata-elsewhere and bearer-key, and every fault
 // that breaks authorization, make the server require the token.
 func (f *Front) requiresAuth() bool {
 	if f.ext != nil && f.ext.Discovery {
@@ -56,7 +57,7 @@ func (f *Front) requiresAuth() bool {
 // server that checks none and is handed some fails MCP-AUTH-1).
 func RequiresToken(faults, variants []string) bool {
 	for _, n := range variants {
-		if n == "auth" || n == "auth-wellknown-only" || n == "bearer-key" {
+		if n == "auth" || n == "auth-wellknown-only" || n == "auth-metadata-elsewhere" || n == "bearer-key" {
 			return true
 		}
 	}
@@ -115,7 +116,10 @@ func (f *Front) challengeHeader(r *http.Request, code string) string {
 		return "Bearer"
 	}
 	params := []string{}
-	if !f.variants["auth-wellknown-only"] {
+	switch {
+	case f.variants["auth-metadata-elsewhere"]:
+		params = append(params, `resource_metadata="`+ElsewhereMetadata+f.path()+`"`)
+	case !f.variants["auth-wellknown-only"]:
 		params = append(params, `resource_metadata="`+origin(r)+prmPath+f.path()+`"`)
 	}
 	params = append(params, `scope="mcp"`)
@@ -126,6 +130,13 @@ func (f *Front) challengeHeader(r *http.Request, code string) string {
 }
 
 const prmPath = "/.well-known/oauth-protected-resource"
+
+// ElsewhereMetadata is where the variant auth-metadata-elsewhere's
+// challenge says its protected resource metadata is, the endpoint's path
+// after it: a host beyond this machine (.invalid resolves nowhere), as a
+// deployment that publishes the document beside its authorization server
+// names it.
+const ElsewhereMetadata = "https://auth.example.invalid" + prmPath
 
 // token is the token the server accepts, as its fallback endpoints say.
 func (f *Front) token() string {

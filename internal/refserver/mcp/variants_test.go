@@ -214,6 +214,16 @@ var _ = Describe("the HTTP variants of the reference server", func() {
 		Expect(get(s, "/.well-known/oauth-protected-resource").status).To(Equal(http.StatusNotFound))
 	})
 
+	It("auth-metadata-elsewhere: the challenge names the metadata on a host beyond this machine", func() {
+		s := serve(false, nil, []string{"auth-metadata-elsewhere"})
+		r := s.client().post(call(0, "ping", ""))
+		Expect(r.status).To(Equal(http.StatusUnauthorized))
+		ch := r.header.Get("WWW-Authenticate")
+		Expect(ch).To(ContainSubstring(`resource_metadata="https://auth.example.invalid/.well-known/oauth-protected-resource/mcp"`))
+		Expect(ch).To(ContainSubstring(`scope="mcp"`))
+		Expect(ch).NotTo(ContainSubstring(s.ts.URL))
+	})
+
 	It("keepalive-comments: comments on an open stream", func() {
 		c := ready(serve(false, nil, []string{"keepalive-comments"}), "2025-06-18")
 		resp := c.send(http.MethodGet, "")

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -243,6 +245,13 @@ type discovery struct {
 	prm    *transport.Result
 	from   string
 	prmSeq int
+	// offBox is set when the named metadata is beyond loopback and the
+	// server was launched: not fetched, so its document is not judged.
+	offBox *transport.OffLoopback
+	// unreached says why the named metadata, on another origin than the
+	// endpoint, gave no HTTP answer at all ("" when it did, or is on the
+	// endpoint's origin).
+	unreached string
 	// as is the authorization server metadata at the server's origin,
 	// asSeq its probe's line; asURLs where it was looked for. nil: not
 	// fetched, or no answer.
@@ -271,7 +280,17 @@ func (a *auth) discover(ch string) *discovery {
 	if d.named != "" {
 		d.sign = "its 401 names resource_metadata " + d.named
 		d.from = d.named
-		d.prm, d.prmSeq = exchange(a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: d.named})
+		ctx, cancel := context.WithTimeout(context.Background(), probeWait(a.e))
+		var err error
+		d.prm, d.prmSeq, err = exchangeErr(ctx, a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: d.named})
+		cancel()
+		errors.As(err, &d.offBox)
+		if u, perr := url.Parse(d.named); perr == nil && d.offBox == nil && d.prm == nil && !sameOrigin(ep.ResolveReference(u), ep) {
+			d.unreached = "no answer"
+			if err != nil {
+				d.unreached = err.Error()
+			}
+		}
 	} else {
 		for _, u := range d.wellKnown {
 			res, seq := exchange(a.e, a.x, "GET the protected resource metadata at "+u, transport.Exchange{Method: http.MethodGet, URL: u})
@@ -322,6 +341,21 @@ func (a *auth) metadata(d *discovery) {
 		return
 	}
 	a.pass("MCP-AUTH-6", seq)
+	if d.offBox != nil {
+		for _, r := range docRules {
+			a.skipOne(r, d.offBox.Named())
+		}
+		return
+	}
+	if d.unreached != "" {
+		// Another host that does not answer this machine may answer the
+		// server's clients (a firewall, a network of its own): silence
+		// there is no evidence against the server.
+		for _, r := range docRules {
+			a.skipOne(r, "the server names "+d.named+", on another host than its endpoint, and it gave no answer from this machine ("+d.unreached+"): its document is not judged")
+		}
+		return
+	}
 	doc, ok := jsonObject(bodyOf(res))
 	if res == nil || res.Status != http.StatusOK || !ok {
 		a.fail("MCP-AUTH-8", seq, "the protected resource metadata at "+from+" is not a JSON object served 200", "200 with a JSON object (RFC 9728)", answered(res))

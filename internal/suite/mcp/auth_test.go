@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"time"
 
@@ -12,6 +14,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -121,5 +125,74 @@ var _ = Describe("a server that checks an API key as a Bearer token and publishe
 		Expect(v).To(Equal(verdict.Fail), msg)
 		Expect(msg).To(ContainSubstring("advertises OAuth (authorization server metadata at "))
 		Expect(msg).To(ContainSubstring("/.well-known/openid-configuration"))
+	})
+})
+
+var _ = Describe("a launched server whose challenge names its metadata on another host (variant auth-metadata-elsewhere)", func() {
+	// DESIGN.md, "What done means" 8: wirecheck sends nothing beyond
+	// loopback unless the user named the address. Until issue 25 the
+	// http-auth scenario fetched the challenge's resource_metadata
+	// wherever it pointed, and a host that did not answer failed
+	// MCP-AUTH-8 ("no answer"): the server blamed for where it publishes.
+	DescribeTable("is not followed off the machine: the document's rules skip naming the address, nothing fails or errs",
+		func(revision, discovery string) {
+			if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+				Skip("the reference server is launched through a POSIX shell's PATH")
+			}
+			bin, err := testbin.Wirecheck()
+			Expect(err).NotTo(HaveOccurred())
+			t := target.Target{Argv: []string{bin, "serve", "mcp", "--http", "127.0.0.1:{port}", "--variant", "auth-metadata-elsewhere"},
+				Transport: "http", Headers: []string{"Authorization: Bearer " + refmcp.Token}}
+			rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: revision, Command: t},
+				runner.Config{Scenarios: named("http-auth"), Partial: true, Timeout: 5 * time.Second, StartupTimeout: time.Minute})
+			Expect(err).NotTo(HaveOccurred())
+			for _, f := range rep.Findings {
+				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
+			}
+			v := testrun.Verdicts(rep)
+			at := refmcp.ElsewhereMetadata + "/mcp"
+			_, msg := finding(rep, discovery)
+			Expect(v[discovery]).To(Equal(verdict.Pass), "the challenge names the metadata: %s", msg)
+			for _, r := range []string{"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10"} {
+				got, msg := finding(rep, r)
+				Expect(got).To(Equal(verdict.Skip), "%s: %s", r, msg)
+				Expect(msg).To(Equal("the server names " + at + ", off this machine: wirecheck sends nothing beyond loopback to a server it launched; run the server yourself and name it with --url to follow it"))
+			}
+		},
+		Entry("2025-06-18", "2025-06-18", "MCP-AUTH-5"),
+		Entry("2025-11-25", "2025-11-25", "MCP-AUTH-6"),
+	)
+})
+
+var _ = Describe("a server reached by --url whose challenge names its metadata on a host that does not answer", func() {
+	It("follows the link, and with no answer from there skips the document's rules saying so: silence elsewhere is no evidence against the server", func() {
+		// A host this machine cannot reach may serve the server's
+		// clients. Until issue 25 the silence failed MCP-AUTH-8.
+		gone := httptest.NewServer(http.NotFoundHandler())
+		at := gone.URL + "/.well-known/oauth-protected-resource/mcp"
+		gone.Close()
+		t, stop := testrun.Front(refserver.Options{Variants: []string{"auth"}}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+			if r.Header.Get("Authorization") != "" || strings.HasPrefix(r.URL.Path, "/.well-known/") {
+				return w
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+at+`", scope="mcp"`)
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return nil
+		})
+		DeferCleanup(stop)
+		t.Headers = []string{"Authorization: Bearer " + refmcp.Token}
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-06-18", Command: t},
+			runner.Config{Scenarios: named("http-auth"), Partial: true, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
+		}
+		Expect(testrun.Verdicts(rep)["MCP-AUTH-5"]).To(Equal(verdict.Pass))
+		for _, r := range []string{"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10"} {
+			got, msg := finding(rep, r)
+			Expect(got).To(Equal(verdict.Skip), "%s: %s", r, msg)
+			Expect(msg).To(HavePrefix("the server names " + at + ", on another host than its endpoint, and it gave no answer from this machine ("))
+			Expect(msg).To(HaveSuffix("): its document is not judged"))
+		}
 	})
 })

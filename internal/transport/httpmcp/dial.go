@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -103,6 +102,7 @@ func Dial(o Options) (transport.Transport, error) {
 		o:           o,
 		endpoint:    u,
 		origin:      origin(u),
+		home:        u.Hostname(),
 		headers:     headers,
 		q:           transport.NewQueue(o.MaxBuffered, o.Pool),
 		ctx:         ctx,
@@ -119,14 +119,14 @@ func Dial(o Options) (transport.Transport, error) {
 	}
 	c.ht = &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
-		DialContext:            (&net.Dialer{Timeout: dialTimeout}).DialContext,
+		DialContext:            dialContext,
 		ResponseHeaderTimeout:  o.Timeout,
 		MaxResponseHeaderBytes: maxHeaderBytes,
 		TLSHandshakeTimeout:    o.Timeout,
 		IdleConnTimeout:        30 * time.Second,
 		ForceAttemptHTTP2:      true,
 	}
-	c.hc = &http.Client{Transport: c.ht, CheckRedirect: c.redirect}
+	c.hc = &http.Client{Transport: guard{c}, CheckRedirect: c.redirect}
 	if o.Process != nil {
 		c.fwd.Add(1)
 		go c.forward()
@@ -137,6 +137,7 @@ func Dial(o Options) (transport.Transport, error) {
 type client struct {
 	o        Options
 	origin   string
+	home     string // the endpoint's host as dialled: never refused (guard)
 	headers  http.Header
 	ht       *http.Transport
 	hc       *http.Client

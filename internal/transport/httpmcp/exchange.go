@@ -270,9 +270,12 @@ func (x *exchange) run() {
 // failure says why an HTTP request got no response.
 func failure(err error, timeout time.Duration) string {
 	var ee *endError
+	var off *transport.OffLoopback
 	switch {
 	case errors.As(err, &ee):
 		return ee.why
+	case errors.As(err, &off):
+		return off.Error()
 	case strings.Contains(err.Error(), "timeout awaiting response headers"):
 		return fmt.Sprintf("no response headers within %v (--timeout)", timeout)
 	case errors.Is(err, context.DeadlineExceeded):

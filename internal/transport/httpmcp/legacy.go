@@ -297,7 +297,13 @@ func (c *client) legacyEndpoint(data string, stream *url.URL) bool {
 	}
 	post := stream.ResolveReference(ref)
 	if origin(post) != origin(stream) {
-		c.fail(verdict.CheckSSEEndpoint, fmt.Sprintf("the endpoint event points to another origin (%s); wirecheck does not POST there", post.Redacted()),
+		// Still "an endpoint event containing a URI" (MCP-SSE-2's MUST);
+		// where it points is the SHOULD drawn from silence (MCP-SSE-3).
+		// Not followed, --url or not: every message of the session would
+		// go to a host the user never named (beyond a launched server's
+		// loopback, packets nobody asked for).
+		c.pass(verdict.CheckSSEEndpoint, "endpoint event names "+post.Redacted())
+		c.fail(verdict.CheckSSEEndpointOrigin, fmt.Sprintf("the endpoint event points to another origin (%s); wirecheck does not POST there", post.Redacted()),
 			"a URI on the stream's origin "+origin(stream), post.Redacted())
 		c.legacyEnd("the endpoint event points to another origin (" + post.Redacted() + "), not followed")
 		return false

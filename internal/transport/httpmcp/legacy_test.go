@@ -150,7 +150,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(raw).To(ContainElement("ok"))
 	})
 
-	It("never POSTs to a foreign endpoint: the request ends at once", func() {
+	It("never POSTs to a foreign endpoint: the request ends at once, a URI still (sse.endpoint passes), on another origin (sse.endpoint-origin fails)", func() {
 		l := &legacyServer{endpoint: "http://elsewhere.invalid/messages", out: make(chan string)}
 		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
 		Expect(t.Send([]byte(initReq))).To(Succeed())
@@ -158,7 +158,8 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(f.Raw).To(BeNil())
 		Expect(f.HTTP.For).To(Equal("1"))
 		Expect(f.HTTP.End).To(ContainSubstring("another origin"))
-		Expect(h.failure(verdict.CheckSSEEndpoint)).To(ContainSubstring("elsewhere.invalid"))
+		Expect(h.failure(verdict.CheckSSEEndpointOrigin)).To(ContainSubstring("elsewhere.invalid"))
+		Expect(h.verdicts(verdict.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("ends the request when no endpoint event comes within the timeout", func() {

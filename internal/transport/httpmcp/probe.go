@@ -15,7 +15,9 @@ import (
 
 // Exchange sends one probe: the session's headers, x.Set and x.Drop
 // applied, bounded by Timeout from the start like every exchange, and
-// cancelled by Close. Its frames never enter Recv.
+// cancelled by Close. Its frames never enter Recv. A URL beyond loopback
+// named by a launched server is not sent: the error is then a
+// *transport.OffLoopback (guard).
 func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport.Result, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
@@ -70,6 +72,9 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 		c.owe(x.Body, classify(x.Body), true, n)
 	}
 	resp, err := c.hc.Do(req)
+	if off := (*transport.OffLoopback)(nil); errors.As(err, &off) {
+		return nil, off
+	}
 	if err != nil {
 		return nil, errors.New(failure(err, c.o.Timeout))
 	}
