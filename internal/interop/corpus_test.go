@@ -87,22 +87,26 @@ func runCorpus(r corpusRun) {
 	bin, err := testbin.Wirecheck()
 	Expect(err).NotTo(HaveOccurred())
 	out := filepath.Join(GinkgoT().TempDir(), "report.json")
+	// A generous --startup-timeout: CI runs the corpus beside make test on
+	// two cores, where a Node server that starts a child (mcp-proxy) may
+	// take more than the default 10 s to listen. It bounds a wait, and
+	// judges nothing.
 	args := append([]string{"run", "--protocol", "mcp", "--revision", "all", "--level", "should",
-		"--no-progress", "--report", "json=" + out}, r.flags...)
+		"--startup-timeout", "60s", "--no-progress", "--report", "json=" + out}, r.flags...)
 	args = append(append(args, "--"), r.argv...)
 	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var console bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &console, &console
 	err = cmd.Run()
+	b, rerr := os.ReadFile(out)
+	if dir := os.Getenv(ReportsEnv); dir != "" && rerr == nil {
+		Expect(os.WriteFile(filepath.Join(dir, r.record+".json"), b, 0o644)).To(Succeed())
+	}
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
 		err = nil
 	}
-	Expect(err).NotTo(HaveOccurred(), "wirecheck %s\n%s", strings.Join(args, " "), stderr.String())
-	b, err := os.ReadFile(out)
-	Expect(err).NotTo(HaveOccurred())
-	if dir := os.Getenv(ReportsEnv); dir != "" {
-		Expect(os.WriteFile(filepath.Join(dir, r.record+".json"), b, 0o644)).To(Succeed())
-	}
+	Expect(err).NotTo(HaveOccurred(), "wirecheck %s\n%s", strings.Join(args, " "), tail(console.String(), 4000))
+	Expect(rerr).NotTo(HaveOccurred())
 	var rep report.Report
 	Expect(json.Unmarshal(b, &rep)).To(Succeed())
 	if os.Getenv("UPDATE_INTEROP") != "" {
@@ -118,6 +122,14 @@ func runCorpus(r corpusRun) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(exp.Version).To(Equal(r.version), "testdata/%s.json records another version than the one pinned: rerun with UPDATE_INTEROP=1 and examine every change", r.record)
 	compare(r.record, &rep)
+}
+
+// tail is the end of a console output, where its notes and summary are.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }
 
 // largeGraph writes a knowledge graph for server-memory to a fresh file:

@@ -1,6 +1,8 @@
 package interop_test
 
 import (
+	"path/filepath"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -37,5 +39,17 @@ var _ = Describe("a recorded finding", func() {
 		gone := interop.Finding{Rule: "MCP-TOOLS-7", Scenario: "tools", Verdict: "fail", Revision: "2025-06-18"}
 		shown := interop.Finding{Rule: "MCP-LOGGING-1", Scenario: "initialize", Verdict: "fail", Revision: "2025-06-18"}
 		Expect(interop.Rerecord([]interop.Finding{racy, gone}, []interop.Finding{found, shown})).To(Equal([]interop.Finding{racy, found}))
+	})
+})
+
+var _ = Describe("the pins in test/interop", func() {
+	It("agree with the versions the make-test interop tests name", func() {
+		v, err := interop.NPMVersion("@modelcontextprotocol/server-everything")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(Equal(interop.ServerEverythingVersion))
+		g, err := interop.GoServerOf(interop.GoSDKModule + "/examples/server/everything")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(g.Version).To(Equal(interop.GoSDKVersion))
+		Expect(g.Bin()).To(Equal(filepath.Join(interop.Dir(), "bin", "everything")))
 	})
 })
