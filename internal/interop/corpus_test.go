@@ -134,9 +134,9 @@ func tail(s string, n int) string {
 
 // largeGraph writes a knowledge graph for server-memory to a fresh file:
 // 1500 entities of two observations each and a chain of relations, about
-// 1 MB of JSON lines, so read_graph's result and the memory://knowledge-graph
-// resource are each a frame of about 2 MB (pretty-printed, then escaped as
-// a JSON string), below the 4 MiB a line may have.
+// 1 MB of JSON lines, so read_graph's result is a line of about 1.1 MB and
+// the memory://knowledge-graph resource one of about 2 MB (pretty-printed,
+// then escaped as a JSON string), below the 4 MiB a line may have.
 func largeGraph() string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
