@@ -8,7 +8,7 @@ PROTOCOLS   := sonde-serve tool-host agent-bridge mcp sophon
 # The token the profiles' reference servers accept and their runs send.
 export WIRECHECK_TOKEN ?= wirecheck-demo
 
-.PHONY: all build demo test lint bench clean
+.PHONY: all build demo test interop lint bench clean
 
 all: build
 
@@ -61,6 +61,14 @@ demo: build
 
 test: lint
 	$(GO) test -race -count=1 ./...
+
+# The interop corpus: more real MCP servers (test/interop: package.json,
+# go-servers.txt), each run `--revision all` over every transport it has,
+# against the findings recorded in internal/interop/testdata. Outside make
+# test's time budget; .ci/run runs it beside make test.
+interop:
+	bash test/interop/install.sh
+	WIRECHECK_INTEROP_CORPUS=1 $(GO) test -race -count=1 -timeout 15m ./internal/interop -ginkgo.label-filter=corpus
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed on:"; gofmt -l $$(git ls-files '*.go'); exit 1; }

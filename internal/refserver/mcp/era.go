@@ -1,6 +1,10 @@
 package mcp
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
+)
 
 // What a server of 2026-07-28 only does with the traffic of an older
 // Streamable HTTP client (basic/transports/streamable-http.mdx, Earlier
@@ -39,5 +43,20 @@ func (f *Front) lastEventIDRefused(w http.ResponseWriter, r *http.Request, msg m
 		return false
 	}
 	http.Error(w, "Bad Request: streams are not resumable", http.StatusBadRequest)
+	return true
+}
+
+// versionRefusedPlain is the fault version-refused-plain: a 2026-07-28
+// request whose _meta names a revision the server does not implement is
+// refused 400 with a plain-text body, no UnsupportedProtocolVersionError
+// (as mcp-go v1.2.1 does). It reports whether it refused.
+func (f *Front) versionRefusedPlain(w http.ResponseWriter, msg message, body []byte) bool {
+	if !f.faults["version-refused-plain"] || !msg.modern || msg.kind != "request" {
+		return false
+	}
+	if m, ok := mcpheader.Read(body); !ok || m.Revision == Modern {
+		return false
+	}
+	http.Error(w, "Unsupported protocol version", http.StatusBadRequest)
 	return true
 }

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -29,6 +30,15 @@ var _ = Describe("the reference server over HTTP, the era and statuses of 2026-0
 	It("answers ask-client without a capability -32021 alone, with 400, not after progress on a stream opened 200", func() {
 		r := serve(false, nil, nil).client().post(modern(1, "tools/call", `{"name":"ask-client","arguments":{},"_meta":{"progressToken":"p"}}`), v26)
 		Expect(status(r) + " " + code(r) + " " + r.header.Get("Content-Type")).To(Equal("400 -32021 application/json"))
+	})
+
+	It("answers a request naming a revision it does not implement -32022 with 400, and under the fault version-refused-plain 400 with no JSON-RPC body", func() {
+		bogus := strings.Replace(modern(1, "tools/list", ""), "2026-07-28", "1999-01-01", 1)
+		v99 := "MCP-Protocol-Version: 1999-01-01"
+		r := serve(false, nil, nil).client().post(bogus, v99)
+		Expect(status(r) + " " + code(r)).To(Equal("400 -32022"))
+		r = serve(false, []string{"version-refused-plain"}, nil).client().post(bogus, v99)
+		Expect(statusBody(r)).To(Equal("400 Unsupported protocol version"))
 	})
 
 	DescribeTable("its faults each break one of them",

@@ -571,17 +571,30 @@ func versionNegotiation(e *scenario.Env) error {
 			skipAll(e, s.notModern(e), "MCP-VERSION-1", "MCP-META-1", "MCP-META-3")
 			return closeAndEnd(e)
 		}
-		in, err := callFirst(e, request("tools/list", map[string]any{"_meta": meta(bogus)}))
+		call, err := e.Send(request("tools/list", map[string]any{"_meta": meta(bogus)}))
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 		}
-		c, isErr := errorCode(in)
-		sup, _ := field(in, "/error/data/supported").([]any)
-		if isErr && c == -32022 && len(sup) > 0 {
-			e.Pass("MCP-VERSION-1", in.Seq)
-		} else {
-			e.Fail("MCP-VERSION-1", in.Seq, "a request naming the revision "+bogus+" was not answered with UnsupportedProtocolVersionError",
-				"error -32022 with data.supported", string(in.Raw))
+		in, err := e.Await(call, max(e.Timeout, firstWait))
+		switch {
+		case err != nil && call.Refused != "":
+			// Over HTTP, refused with no JSON-RPC body (the peer has
+			// judged the missing response): that refusal is the answer,
+			// and it is no UnsupportedProtocolVersionError, which
+			// streamable-http asks with the 400. The _meta probes go on.
+			e.Fail("MCP-VERSION-1", call.Response.Seq, "a request naming the revision "+bogus+" was refused without a JSON-RPC answer, so without UnsupportedProtocolVersionError",
+				"error -32022 with data.supported (over HTTP with 400 Bad Request)", call.Refused)
+		case err != nil:
+			return err
+		default:
+			c, isErr := errorCode(in)
+			sup, _ := field(in, "/error/data/supported").([]any)
+			if isErr && c == -32022 && len(sup) > 0 {
+				e.Pass("MCP-VERSION-1", in.Seq)
+			} else {
+				e.Fail("MCP-VERSION-1", in.Seq, "a request naming the revision "+bogus+" was not answered with UnsupportedProtocolVersionError",
+					"error -32022 with data.supported", string(in.Raw))
+			}
 		}
 		if err := metaRequired(e, s); err != nil {
 			return err

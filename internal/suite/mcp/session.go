@@ -38,8 +38,10 @@ type session struct {
 	mu       sync.Mutex
 	progress map[string]*tracked // progress token → the request it rides on
 	// logs and progresses count the notifications judged, so a scenario
-	// knows whether it saw any.
-	logs, progresses int
+	// knows whether it saw any; ordered counts the progress notifications
+	// MCP-PROGRESS-2 judged (of a request wirecheck sent, not cancelled),
+	// which may be none of them.
+	logs, progresses, ordered int
 	// early holds the frames that arrived before notifications/initialized
 	// (see handshakePause).
 	early []*peer.Inbound
@@ -655,6 +657,7 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 		}
 		e.Pass("MCP-PROGRESS-1", in.Seq)
 		s.judgeHTTPStream(e, in, t)
+		s.ordered++
 		val, _ := number(field(in, "/params/progress"))
 		stream := orderedStream(in)
 		if r := t.call.Response; r != nil && r.Seq < in.Seq {
