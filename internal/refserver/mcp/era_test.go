@@ -1,11 +1,17 @@
 package mcp_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
 )
 
 var _ = Describe("the reference server over HTTP, the era and statuses of 2026-07-28", func() {
@@ -47,6 +53,15 @@ var _ = Describe("the reference server over HTTP, the era and statuses of 2026-0
 		get.Body.Close()
 		Expect(get.StatusCode).To(Equal(http.StatusMethodNotAllowed))
 		Expect(lookWith(nil, []string{"modern-only"})).To(Equal([]string{"405", "405", "200", "", "200"}))
+	})
+
+	It("as a server of 2026-07-28 only refuses initialize over stdio too, with -32022 naming that revision", func() {
+		var out bytes.Buffer
+		mcp.Serve(refserver.Options{Variants: []string{"modern-only"}, In: strings.NewReader(initialize + "\n"), Out: &out, Log: io.Discard})
+		var m map[string]any
+		Expect(json.Unmarshal(out.Bytes(), &m)).To(Succeed(), "%s", out.String())
+		Expect(m["error"]).To(HaveKeyWithValue("code", BeNumerically("==", -32022)))
+		Expect(m["error"]).To(HaveKeyWithValue("data", Equal(map[string]any{"supported": []any{"2026-07-28"}, "requested": "2025-11-25"})))
 	})
 
 	It("as a dual-era server answering by its 2025 leg (variant dual-era-legacy-verbs) refuses a GET and a DELETE naming 2026-07-28 without a session 400", func() {
