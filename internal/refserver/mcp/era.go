@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
@@ -12,20 +13,72 @@ import (
 // respond with `405 Method Not Allowed`", "An `Mcp-Session-Id` header on a
 // request: ignore it, and do not mint or echo session IDs", "A
 // `Last-Event-ID` header: ignore it; streams are not resumable." The
-// reference server serves every revision, so it tells that traffic by the
-// revision it names: a GET or DELETE whose MCP-Protocol-Version is
-// 2026-07-28, a POST whose _meta names it.
+// reference server serves every revision (dual-era, which those sentences
+// do not bind), and chooses to tell that traffic by the revision it names:
+// a GET or DELETE whose MCP-Protocol-Version is 2026-07-28, a POST whose
+// _meta names it. With the variant modern-only it is a server of
+// 2026-07-28 only: it refuses initialize and answers every GET and DELETE
+// 405. The faults that break those sentences are such a server, for the
+// sentences to bind it.
 
-// modernVerbRefused answers 405 to a GET or DELETE naming 2026-07-28 and
-// reports whether it did. The fault modern-get-stream serves them as a
-// 2025 server does (a GET stream; DELETE without a session id 400).
+// modernOnly: the variant modern-only, and the faults that break the
+// sentences of a server of 2026-07-28 only.
+func (f *Front) modernOnly() bool {
+	return f.variants["modern-only"] || f.faults["modern-get-stream"] || f.faults["modern-session-checked"] || f.faults["modern-last-event-id-refused"]
+}
+
+// modernVerbRefused answers 405 to a GET or DELETE naming 2026-07-28 (any
+// GET or DELETE when modern-only) and reports whether it did. The fault
+// modern-get-stream serves them as a 2025 server does (a GET stream;
+// DELETE without a session id 400); the variant dual-era-legacy-verbs
+// answers them by its 2025 leg too, refusing one without a session id 400.
 func (f *Front) modernVerbRefused(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method == http.MethodPost || r.Header.Get("MCP-Protocol-Version") != Modern || f.faults["modern-get-stream"] {
+	if r.Method == http.MethodPost || f.faults["modern-get-stream"] {
+		return false
+	}
+	named := r.Header.Get("MCP-Protocol-Version") == Modern
+	if named && f.variants["dual-era-legacy-verbs"] {
+		if r.Header.Get("Mcp-Session-Id") != "" {
+			return false
+		}
+		http.Error(w, "Bad Request: Mcp-Session-Id header is required", http.StatusBadRequest)
+		return true
+	}
+	if !named && !f.modernOnly() {
 		return false
 	}
 	w.Header().Set("Allow", "POST")
 	http.Error(w, "Method Not Allowed: revision 2026-07-28 has no GET stream and no sessions", http.StatusMethodNotAllowed)
 	return true
+}
+
+// initializeRefused answers an initialize 400 with an
+// UnsupportedProtocolVersionError naming 2026-07-28 when the server is of
+// that revision only, and reports whether it did (basic/versioning: "A
+// server that supports only modern versions SHOULD name the protocol
+// versions it supports in any error it returns to an initialize request";
+// the request lacks the headers of the revision, refused 400).
+func (f *Front) initializeRefused(w http.ResponseWriter, msg message, body []byte) bool {
+	if msg.method != "initialize" || msg.kind != "request" || !f.modernOnly() {
+		return false
+	}
+	f.writeJSON(w, http.StatusBadRequest, initializeRefusal(msg.key, body))
+	return true
+}
+
+// initializeRefusal is the error a server of 2026-07-28 only answers an
+// initialize with: -32022, naming the revision it supports and the one
+// asked for.
+func initializeRefusal(key string, body []byte) []byte {
+	var req struct {
+		Params struct {
+			ProtocolVersion any `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &req)
+	b, _ := json.Marshal(obj{"jsonrpc": "2.0", "id": json.RawMessage(key), "error": obj{"code": -32022, "message": "Unsupported protocol version: this server speaks 2026-07-28 only, without initialize",
+		"data": obj{"supported": []any{Modern}, "requested": req.Params.ProtocolVersion}}})
+	return b
 }
 
 // ignoresSession says whether a POST's Mcp-Session-Id is ignored: it

@@ -345,6 +345,10 @@ func (s *server) prompts() []any {
 		return s.extPrompts()
 	}
 	ps = append(s.extPrompts(), ps...)
+	if s.v("prompt-embeds-argument") {
+		ps = append(ps, obj{"name": "embed", "description": "Embeds a resource in the conversation.",
+			"arguments": []any{obj{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}}})
+	}
 	if s.modern() {
 		ps = append(ps, obj{"name": "ask", "description": "Asks the client for a name (a multi round-trip request), then greets it."})
 	}
@@ -379,6 +383,17 @@ func (s *server) getPrompt(id any, p obj) {
 		s.result(id, obj{"description": "a greeting", "messages": []any{obj{"role": role, "content": text("Say hello to " + who)}}})
 	case "plain":
 		s.result(id, obj{"messages": []any{obj{"role": role, "content": text("Hello.")}}})
+	case "embed":
+		// Variant prompt-embeds-argument: the argument, as given, is the
+		// embedded resource's uri.
+		uri, _ := args["resourceUri"].(string)
+		if !s.v("prompt-embeds-argument") || uri == "" {
+			s.fail(id, -32602, "Invalid params: unknown prompt "+name+" or no resourceUri")
+			return
+		}
+		s.result(id, obj{"messages": []any{
+			obj{"role": role, "content": obj{"type": "resource", "resource": obj{"uri": uri, "mimeType": "text/plain", "text": "Embedded resource content."}}},
+			obj{"role": role, "content": text("Please process the embedded resource above.")}}})
 	case "ask":
 		if !s.modern() {
 			s.fail(id, -32602, "Invalid params: unknown prompt "+name)
@@ -402,9 +417,11 @@ func (s *server) getPrompt(id any, p obj) {
 func (s *server) complete(id any, p obj) {
 	arg, _ := p["argument"].(obj)
 	prefix, _ := arg["value"].(string)
+	ref, _ := p["ref"].(obj)
 	var vals []any
 	for _, n := range []string{"Ada", "Alan", "Grace"} {
-		if strings.HasPrefix(strings.ToLower(n), strings.ToLower(prefix)) {
+		// The embed prompt's resourceUri has no completions: it is any URI.
+		if strings.HasPrefix(strings.ToLower(n), strings.ToLower(prefix)) && ref["name"] != "embed" {
 			vals = append(vals, n)
 		}
 	}

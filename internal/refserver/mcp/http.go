@@ -266,7 +266,7 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 			return
 		}
 	}
-	if f.lastEventIDRefused(w, r, msg) || f.versionRefusedPlain(w, msg, body) {
+	if f.lastEventIDRefused(w, r, msg) || f.versionRefusedPlain(w, msg, body) || f.initializeRefused(w, msg, body) {
 		return
 	}
 	s := f.sessionOf(w, r, msg)

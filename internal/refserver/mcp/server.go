@@ -480,6 +480,12 @@ func (s *server) dispatch(id any, method string, p obj) {
 var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 func (s *server) initialize(id any, p obj) {
+	if s.v("modern-only") {
+		// A server of 2026-07-28 only (era.go, initializeRefusal).
+		s.write(obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32022, "message": "Unsupported protocol version: this server speaks 2026-07-28 only, without initialize",
+			"data": obj{"supported": []any{Modern}, "requested": p["protocolVersion"]}}})
+		return
+	}
 	req, _ := p["protocolVersion"].(string)
 	v := req
 	if spoken := s.ext.handshake(); !slices.Contains(spoken, req) {

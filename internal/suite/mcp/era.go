@@ -20,8 +20,13 @@ import (
 // endpoint: respond with `405 Method Not Allowed`. An `Mcp-Session-Id`
 // header on a request: ignore it, and do not mint or echo session IDs. A
 // `Last-Event-ID` header: ignore it; streams are not resumable." A server
-// that lists an earlier revision too serves those clients as their
-// revision says, so it is not judged. And the HTTP status of two errors
+// that supports an earlier revision too (dual-era, basic/versioning)
+// serves those clients as their revision says, so it is not judged: one
+// that lists an earlier revision in server/discover, and one that answers
+// an older client's initialize, whatever it lists (supportedVersions is
+// "Protocol versions the server supports", which binds nothing: a server
+// may list only the revision it would have a modern client use). And the
+// HTTP status of two errors
 // (basic/index.mdx, _meta): "On HTTP, the response status **MUST** be
 // `400 Bad Request`."
 
@@ -60,6 +65,10 @@ func httpEra(e *scenario.Env) error {
 		skipAll(e, why, eraRules...)
 		return nil
 	}
+	if why := servesInitialize(e, x); why != "" {
+		skipAll(e, why, eraRules...)
+		return nil
+	}
 	judgeVerbs(e, x)
 	body := twinBody(s)
 	tw, why := twin(e, x, body)
@@ -91,6 +100,37 @@ func notModernOnly(in *peer.Inbound) string {
 	}
 	slices.Sort(others)
 	return fmt.Sprintf("the server lists %s besides %s in server/discover: these are sentences for \"a server that supports only this revision\", and a server speaking an earlier one serves its clients as that revision says", strings.Join(others, ", "), modernVersion)
+}
+
+// servesInitialize says why the server is dual-era though its
+// server/discover lists 2026-07-28 alone ("" when it is not): it answers
+// the initialize of an older client (revision legacyLatest, no session, no
+// version header) with a result on the same endpoint. A refusal, an error
+// or no answer leaves it a server of 2026-07-28 only. The session such an
+// initialize may have opened is deleted, as that client would at its end.
+func servesInitialize(e *scenario.Env, x transport.Exchanger) string {
+	res, seq := exchange(e, x, "initialize at "+legacyLatest+", as an older client opens", transport.Exchange{
+		Method: http.MethodPost, Body: rawJSON(initRequest(legacyLatest)), Drop: []string{"Mcp-Session-Id"}})
+	if !served(res) {
+		return ""
+	}
+	var negotiated any
+	for _, f := range res.Frames {
+		if m, ok := jsonObject(f); ok {
+			if r, ok := m["result"].(map[string]any); ok {
+				negotiated = r["protocolVersion"]
+			}
+		}
+	}
+	if negotiated == nil {
+		return ""
+	}
+	if sid := header(res, "Mcp-Session-Id"); sid != "" {
+		exchange(e, x, "DELETE the session that initialize opened", transport.Exchange{Method: http.MethodDelete,
+			Set: map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": fmt.Sprint(negotiated)}})
+	}
+	return fmt.Sprintf("the server answered an older client's initialize (%s) with a result negotiating %v (transcript line %d): it serves earlier revisions too (dual-era, basic/versioning), whatever its server/discover lists, and these are sentences for \"a server that supports only this revision\"",
+		legacyLatest, negotiated, seq)
 }
 
 // judgeVerbs is MCP-HTTP-LEGACY-1: GET (an older client's stream) and

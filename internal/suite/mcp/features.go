@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -351,7 +353,7 @@ func prompts(e *scenario.Env) error {
 				withArg, argName = name, an
 			}
 			if am["required"] == true {
-				args[an] = s.argValue(e, name, an, args)
+				args[an] = s.argValue(e, name, am, args)
 			}
 		}
 		r, err := s.call(e, "prompts/get", map[string]any{"name": name, "arguments": args})
@@ -433,12 +435,13 @@ func completion(e *scenario.Env, s *session, prompt, arg string) {
 	}
 }
 
-// argValue is the value wirecheck gives a required prompt argument: the
-// first completion the server offers when it declares completions, "1"
-// otherwise.
-func (s *session) argValue(e *scenario.Env, prompt, arg string, known map[string]any) any {
+// argValue is the value wirecheck gives a required prompt argument
+// (declared by decl): the first completion the server offers when it
+// declares completions, argFallback's otherwise.
+func (s *session) argValue(e *scenario.Env, prompt string, decl map[string]any, known map[string]any) any {
+	arg, _ := decl["name"].(string)
 	if !s.has("completions") {
-		return "1"
+		return argFallback(decl)
 	}
 	p := map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": arg, "value": ""}}
 	if len(known) > 0 && s.version >= "2025-06-18" {
@@ -446,12 +449,66 @@ func (s *session) argValue(e *scenario.Env, prompt, arg string, known map[string
 	}
 	r, err := s.call(e, "completion/complete", p)
 	if err != nil {
-		return "1"
+		return argFallback(decl)
 	}
 	if vs, _ := field(r, "/result/completion/values").([]any); len(vs) > 0 {
 		if v, isStr := vs[0].(string); isStr {
 			return v
 		}
 	}
+	return argFallback(decl)
+}
+
+// argURI is the value of an argument that is a URI: absolute (the
+// schema's format uri asks for a scheme), on a name that resolves nowhere.
+const argURI = "https://wirecheck.invalid/1"
+
+// argFallback is the value of a required prompt argument completion
+// offers nothing for. A prompt may use its argument as text, a name, a
+// number or a URI, and what its answer carries is the value given (an
+// embedded resource's uri, say): wirecheck's own input, which must not
+// fail the server. No one string is both a number and an absolute URI, so
+// the argument's declaration decides: one whose name, title or
+// description names a URI or URL gets argURI (text and a name too), any
+// other "1" (text, a name and a number).
+func argFallback(decl map[string]any) string {
+	for _, k := range []string{"name", "title", "description"} {
+		t, _ := decl[k].(string)
+		for _, w := range words(t) {
+			switch w {
+			case "uri", "uris", "url", "urls", "iri":
+				return argURI
+			}
+		}
+	}
 	return "1"
+}
+
+// words splits a name or a sentence into its lower-case words: at every
+// character that is no letter or digit, and where a lower-case letter is
+// followed by an upper-case one (resourceUri: resource, uri).
+func words(t string) []string {
+	var out []string
+	var w []rune
+	flush := func() {
+		if len(w) > 0 {
+			out = append(out, strings.ToLower(string(w)))
+			w = w[:0]
+		}
+	}
+	prev := rune(0)
+	for _, r := range t {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			w = append(w, r)
+		default:
+			w = append(w, r)
+		}
+		prev = r
+	}
+	flush()
+	return out
 }

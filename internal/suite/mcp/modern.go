@@ -414,7 +414,7 @@ func mrtr(e *scenario.Env) error {
 				for _, a := range as {
 					if am, _ := a.(map[string]any); am["required"] == true {
 						if an, _ := am["name"].(string); an != "" {
-							args[an] = "1"
+							args[an] = argFallback(am)
 						}
 					}
 				}
