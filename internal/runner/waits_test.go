@@ -1,0 +1,89 @@
+package runner_test
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// A fault whose only symptom is silence costs a timeout; these specs keep
+// it from costing one per lane, or one more per scenario.
+var _ = Describe("the waits a silent server costs", func() {
+	It("lets the next lane's server start once a server without a ready line has read its request, though it answers nothing", func() {
+		// One start at a time: without the read telling that the first
+		// server is up, the second lane's server would be launched only
+		// once the first server spoke (never) or its scenario ended.
+		var launches atomic.Int32
+		second := make(chan struct{})
+		var once sync.Once
+		DeferCleanup(runner.SetLaunched(func(*peer.Peer) {
+			if launches.Add(1) == 2 {
+				once.Do(func() { close(second) })
+			}
+		}))
+		// The server drops server/discover: it reads the request and
+		// writes nothing.
+		dropped := &scenario.Scenario{Name: "dropped", Fresh: true, Rules: []string{"MCP-PING-1"}, Run: func(e *scenario.Env) error {
+			c, err := e.Send(map[string]any{"jsonrpc": "2.0", "id": "dropped-1", "method": "server/discover", "params": map[string]any{}})
+			if err != nil {
+				return err
+			}
+			e.Peer.Forget(c)
+			// The bound only keeps a broken runner from hanging the test:
+			// the other lane's launch, not a time, ends this wait.
+			select {
+			case <-second:
+				e.Pass("MCP-PING-1", c.Seq)
+			case <-time.After(20 * time.Second):
+				e.Fail("MCP-PING-1", c.Seq, "the other lane's server was not launched while this one, which had read its request, was silent", "a launch", "none")
+			}
+			return nil
+		}}
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Faults: []string{"discover-silent"}}, runner.Config{
+			Scenarios: []*scenario.Scenario{dropped, pinged("other", true, false, nil)},
+			Jobs:      2, Starts: 1, Timeout: time.Second, StartupTimeout: time.Minute,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(findings(rep, "dropped", verdict.Fail, verdict.Error)).To(BeEmpty())
+		Expect(findings(rep, "dropped", verdict.Pass)).NotTo(BeEmpty())
+		Expect(findings(rep, "other", verdict.Fail, verdict.Error)).To(BeEmpty())
+	})
+
+	It("sends no liveness probe after a scenario that sent the server nothing", func() {
+		// Against a server that does not answer the probe (a 2026-07-28
+		// probe, server/discover, to a legacy server) it would cost
+		// --timeout and ask nothing the last probe did not.
+		quiet := &scenario.Scenario{Name: "quiet", Rules: []string{"SONDE-ID-3"}, Run: func(e *scenario.Env) error {
+			e.Skip("SONDE-ID-3", "nothing of this scenario applies")
+			return nil
+		}}
+		after := &scenario.Scenario{Name: "after", Rules: []string{"SONDE-ID-3"}, Run: func(e *scenario.Env) error {
+			var sent []string
+			for _, en := range e.Peer.Recorder().Slice(0, -1) {
+				if en.Scenario == "quiet" && en.Dir == transcript.Sent {
+					sent = append(sent, en.Text)
+				}
+			}
+			if len(sent) > 0 {
+				e.Fail("SONDE-ID-3", -1, "lines written during or after scenario quiet", "none", sent[0])
+			} else {
+				e.Pass("SONDE-ID-3", -1)
+			}
+			return nil
+		}}
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{listing("before", "b-1"), quiet, after}, runner.Config{Jobs: 1})
+		Expect(findings(rep, "after", verdict.Fail, verdict.Error)).To(BeEmpty(), "%v", findings(rep, "after", verdict.Fail, verdict.Error))
+		Expect(findings(rep, "after", verdict.Pass)).NotTo(BeEmpty())
+		Expect(findings(rep, "quiet", verdict.Fail, verdict.Error)).To(BeEmpty())
+	})
+})
