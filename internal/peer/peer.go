@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -137,6 +138,10 @@ type Peer struct {
 	pending  map[string]*Call
 	answered map[string]*Call
 	anon     int // raw lines sent that may be answered with a null id
+	// anonIDs counts those of the anon lines whose bytes may carry an id
+	// (at most anon): an answer with an id that is not null may be theirs
+	// only while it is not zero.
+	anonIDs int
 	// refusedRaw counts the raw lines of this scenario whose POST the
 	// legacy transport's server refused (see onStream): each may still
 	// get its JSON-RPC error on the stream.
@@ -238,7 +243,7 @@ func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
 	p.scenario = name
-	p.anon, p.refusedRaw = 0, 0
+	p.anon, p.anonIDs, p.refusedRaw = 0, 0, 0
 	p.inbox, p.inboxB, p.dropNoted, p.firstLine = nil, 0, false, nil
 	p.handler = nil
 	p.forgetBodies()
@@ -517,6 +522,9 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 	if answerable {
 		p.mu.Lock()
 		p.anon++
+		if p.mayCarryID(b) {
+			p.anonIDs++
+		}
 		p.mu.Unlock()
 	}
 	seq := p.o.Recorder.Add(transcript.Sent, b)
@@ -537,10 +545,27 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 // answers the only request in flight is back on.
 func (p *Peer) ForgetRaw() {
 	p.mu.Lock()
+	p.takeAnon()
+	p.mu.Unlock()
+}
+
+// takeAnon counts one raw line owed an answer off (answered or given up).
+// Which one is not known, so the count of those that may carry an id only
+// stays within it. The caller holds p.mu.
+func (p *Peer) takeAnon() {
 	if p.anon > 0 {
 		p.anon--
 	}
-	p.mu.Unlock()
+	p.anonIDs = min(p.anonIDs, p.anon)
+}
+
+// mayCarryID reports whether a raw line could give the server an id to
+// answer with: it names the protocol's id member, or escapes a character
+// (which could spell that name). A notification, or text that is no JSON
+// object with an id, gives none: its answer can only say id null.
+func (p *Peer) mayCarryID(b []byte) bool {
+	ptr := strings.TrimPrefix(p.protocol().Correlation.ID, "/")
+	return ptr == "" || strings.Contains(ptr, "/") || bytes.Contains(b, []byte(`"`+ptr+`"`)) || bytes.Contains(b, []byte(`\`))
 }
 
 // Wait blocks until the call is answered, the timeout passes or the server

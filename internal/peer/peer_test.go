@@ -88,6 +88,31 @@ var _ = Describe("the peer", func() {
 		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
 	})
 
+	It("takes it so while a raw line owed an answer carries no id (a notification gives the server none to answer with): the wait ends with that answer", func() {
+		pe, f, obs := newPeer(nil)
+		Expect(pe.SendRaw([]byte(`{"method":"note"}`+"\n"), true)).To(Succeed())
+		c, _ := pe.Request([]byte(`{"id":"q","method":"x"}`))
+		f.push(`{"id":"q-x","v":1}`)
+		// The bound only keeps a broken peer from hanging the test.
+		in, err := pe.Wait(c, 30*time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Call).To(Equal(c))
+		Expect(c.Mismatch).To(Equal("value"))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("does not take it so while a raw line owed an answer names an id the server may have read from it", func() {
+		pe, f, _ := newPeer(nil)
+		Expect(pe.SendRaw([]byte(`{"id":"r","method":"x",}`+"\n"), true)).To(Succeed())
+		c, _ := pe.Request([]byte(`{"id":"q","method":"x"}`))
+		f.push(`{"id":"r-x","v":1}`)
+		in, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Call).To(BeNil())
+		_, err = pe.Wait(c, 0)
+		Expect(err).To(MatchError(peer.ErrTimeout))
+	})
+
 	It("reports a response to a request never sent as a stray", func() {
 		pe, f, obs := newPeer(nil)
 		f.push(`{"id":99,"v":1}`)
