@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testrun"
@@ -86,4 +87,35 @@ var _ = Describe("the waits a silent server costs", func() {
 		Expect(findings(rep, "after", verdict.Pass)).NotTo(BeEmpty())
 		Expect(findings(rep, "quiet", verdict.Fail, verdict.Error)).To(BeEmpty())
 	})
+
+	It("waits once for a line that is not JSON that the server ignores: the next such wait in the lane ends at once and fails, naming it", func() {
+		rep := runFault("malformed-silent", malformed())
+		msgs := messages(rep, "SONDE-MALFORMED-2")
+		Expect(msgs).To(HaveKey("malformed"))
+		Expect(msgs["malformed"]).To(HavePrefix("fail: not waited for "))
+		Expect(msgs["malformed"]).To(ContainSubstring("which depends on an answer to a line that is not JSON: the server sent no /id = null, /ok = false within 1s (--timeout) in scenario malformed"))
+		Expect(messages(rep, "SONDE-MALFORMED-1")).To(HaveKeyWithValue("malformed", "fail: no frame within 1s (--timeout); the server is still running and wrote nothing meanwhile"))
+		Expect(messages(rep, "SONDE-GEN-SURVIVE")).To(HaveKeyWithValue("malformed", HavePrefix("pass")))
+	})
+
+	It("shows a server that hangs on a line in the one wait for its answer: the probe sent behind the line had its bound meanwhile and is not waited for again", func() {
+		rep := runFault("mute-after-malformed", malformed())
+		Expect(messages(rep, "SONDE-MALFORMED-2")).To(HaveKeyWithValue("malformed", HavePrefix("fail: no frame within 1s (--timeout)")))
+		survive := messages(rep, "SONDE-GEN-SURVIVE")["malformed"]
+		Expect(survive).To(HavePrefix("fail: "))
+		Expect(survive).To(MatchRegexp(`no response to request id "m-2" \(tools/list\) in the [0-9.]+m?s since it was sent \(bound 1s \(--timeout\)\), which other steps spent waiting; the server is still running and wrote nothing meanwhile`))
+	})
 })
+
+// malformed is the sonde-serve suite's malformed scenario.
+func malformed() *scenario.Scenario {
+	b, err := protocols.Load("sonde-serve")
+	Expect(err).NotTo(HaveOccurred())
+	for _, s := range b.Scenarios {
+		if s.Name == "malformed" {
+			return s
+		}
+	}
+	Fail("the sonde-serve suite has no scenario malformed")
+	return nil
+}
