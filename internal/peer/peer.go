@@ -9,9 +9,11 @@ package peer
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +34,11 @@ type Handler func(in *Inbound) []byte
 var (
 	ErrTimeout = errors.New("no answer within the timeout")
 	ErrExited  = errors.New("the server's output ended")
+	// ErrUnmatched ends a wait once every request in flight has had a
+	// response line whose id matches none of them (see unmatched): the
+	// server answered them all, each id mangled, and owes no more. It is
+	// an ErrTimeout to callers that tell only answered from unanswered.
+	ErrUnmatched = fmt.Errorf("%w: every request in flight was answered with an id that matches none of them", ErrTimeout)
 )
 
 // Options wires a peer.
@@ -94,6 +101,8 @@ type Call struct {
 	Scenario string
 	Seq      int
 	SentAt   time.Time
+	// strays is the peer's count of stray responses when it was sent.
+	strays int
 
 	done     chan struct{}
 	Response *Inbound
@@ -142,6 +151,11 @@ type Peer struct {
 	// (at most anon): an answer with an id that is not null may be theirs
 	// only while it is not zero.
 	anonIDs int
+	// strays counts the responses that carried an id no request of this
+	// peer ever had (stdio: nothing else tells what they answer);
+	// straySig is closed and replaced at each.
+	strays   int
+	straySig chan struct{}
 	// refusedRaw counts the raw lines of this scenario whose POST the
 	// legacy transport's server refused (see onStream): each may still
 	// get its JSON-RPC error on the stream.
@@ -210,6 +224,7 @@ func New(o Options) *Peer {
 		answered:  map[string]*Call{},
 		serverIDs: map[string]bool{},
 		signal:    make(chan struct{}),
+		straySig:  make(chan struct{}),
 		gone:      make(chan struct{}),
 		heard:     make(chan struct{}),
 		readDone:  make(chan struct{}),
@@ -431,7 +446,7 @@ func (p *Peer) trackValue(msg []byte, v any) (*Call, error) {
 	method, _ := Pointer(v, p.protocol().Correlation.Method)
 	ms, _ := method.(string)
 	c := &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{}), Scenario: p.scenario,
-		Invalid: !p.validRequest(v, msg)}
+		Invalid: !p.validRequest(v, msg), strays: p.strays}
 	if p.pending[c.Key] != nil {
 		return nil, fmt.Errorf("id %s is already in flight", c.Key)
 	}
@@ -589,9 +604,15 @@ func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 	defer t.Stop()
 	heard := p.heard
 	for {
+		strays := p.unmatched(c)
+		if strays == nil {
+			return nil, ErrUnmatched
+		}
 		select {
 		case <-c.done:
 			return answer(c)
+		case <-strays:
+			continue
 		case <-heard:
 			// The server is up: from then on only the timeout counts.
 			heard = nil
@@ -615,6 +636,34 @@ func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 	default:
 	}
 	return nil, ErrTimeout
+}
+
+// unmatched returns nil when c, still unanswered, is owed nothing more:
+// every request in flight has had, after it was sent, a response whose id
+// no request ever had (on stdio, where nothing else ties a response to
+// its request), as many as there are requests, the later ones included
+// (for each of the k last sent, at least k such responses since it was
+// sent), and no raw line owed an answer could have given those ids. A
+// server answers each request line once, so none of them will get
+// another. Otherwise it returns the signal of the next stray response.
+func (p *Peer) unmatched(c *Call) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending[c.Key] != c || p.anonIDs > 0 || p.strays == c.strays {
+		return p.straySig
+	}
+	calls := make([]*Call, 0, len(p.pending))
+	for _, pc := range p.pending {
+		calls = append(calls, pc)
+	}
+	// The latest sent first: the k-th of them needs k strays since.
+	slices.SortFunc(calls, func(a, b *Call) int { return cmp.Compare(b.strays, a.strays) })
+	for k, pc := range calls {
+		if p.strays-pc.strays < k+1 {
+			return p.straySig
+		}
+	}
+	return nil
 }
 
 // grace is the bound of a wait that starts now: timeout, plus grace while

@@ -144,6 +144,13 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 				"responses only to requests wirecheck sent", excerpt(in.Raw))
 		}
 		p.deliver(in)
+		if !aboutServer && hasID && idv != nil && in.HTTP == nil {
+			p.mu.Lock()
+			p.strays++
+			close(p.straySig)
+			p.straySig = make(chan struct{})
+			p.mu.Unlock()
+		}
 		return
 	}
 	in.Call = call

@@ -105,17 +105,30 @@ var _ = Describe("the waits a silent server costs", func() {
 		Expect(survive).To(HavePrefix("fail: "))
 		Expect(survive).To(MatchRegexp(`no response to request id "m-2" \(tools/list\) in the [0-9.]+m?s since it was sent \(bound 1s \(--timeout\)\), which other steps spent waiting; the server is still running and wrote nothing meanwhile`))
 	})
+
+	It("ends the wait for pipelined requests once the server has answered each with an id that matches none of them", func() {
+		// A minute: a wait that ran its bound would say so, and take it.
+		rep, err := testrun.Run(testrun.Server{Protocol: "sonde-serve", Faults: []string{"wrong-id"}}, runner.Config{
+			Scenarios: []*scenario.Scenario{sondeScenario("pipeline")}, Timeout: time.Minute, Jobs: 1,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		msg := messages(rep, "SONDE-ONE-RESPONSE-1")["pipeline"]
+		Expect(msg).To(MatchRegexp(`^fail: no response to the request named p1: the server did not answer: no response to request id "p-1" \(tools/list\), and none owed: every request in flight had a response whose id matches none of them, one each, when the wait ended after [0-9.]+m?s \(bound 1m0s \(--timeout\)\)`))
+	})
 })
 
 // malformed is the sonde-serve suite's malformed scenario.
-func malformed() *scenario.Scenario {
+func malformed() *scenario.Scenario { return sondeScenario("malformed") }
+
+// sondeScenario is a scenario of the sonde-serve suite.
+func sondeScenario(name string) *scenario.Scenario {
 	b, err := protocols.Load("sonde-serve")
 	Expect(err).NotTo(HaveOccurred())
 	for _, s := range b.Scenarios {
-		if s.Name == "malformed" {
+		if s.Name == name {
 			return s
 		}
 	}
-	Fail("the sonde-serve suite has no scenario malformed")
+	Fail("the sonde-serve suite has no scenario " + name)
 	return nil
 }

@@ -242,6 +242,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	// give its silence a second --timeout.
 	inFlight := time.Since(c.SentAt)
 	spent := !c.SentAt.IsZero() && inFlight >= timeout && e.heard() && e.quiet(c.Seq)
+	began := time.Now()
 	if spent {
 		in, err = e.Peer.Wait(c, 0)
 	} else {
@@ -254,7 +255,11 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Hung = true
 		e.Peer.Forget(c)
 		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
-		if spent {
+		switch {
+		case errors.Is(err, peer.ErrUnmatched):
+			msg = fmt.Sprintf("no response to request id %s (%s), and none owed: every request in flight had a response whose id matches none of them, one each, when the wait ended after %s (bound %s)",
+				c.Key, c.Method, time.Since(began).Round(time.Millisecond), e.Bound(timeout))
+		case spent:
 			msg = fmt.Sprintf("no response to request id %s (%s) in the %s since it was sent (bound %s), which other steps spent waiting", c.Key, c.Method, inFlight.Round(time.Millisecond), e.Bound(timeout))
 		}
 		if c.Method != "" && !spent && e.quiet(c.Seq) {
