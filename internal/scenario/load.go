@@ -141,7 +141,7 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 			bad(line, "step %d: kind %q is not defined by %s", i+1, st.Kind, p.ID)
 		}
 		if st.Depends != "" && !st.ExpectFrame {
-			bad(line, "step %d: depends applies to an expect_frame step only", i+1)
+			bad(line, "step %d: 'depends' applies to an expect_frame step", i+1)
 		}
 		for k, re := range st.Pattern {
 			if _, err := regexp.Compile(re); err != nil {
