@@ -9,9 +9,12 @@ package peer
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +34,11 @@ type Handler func(in *Inbound) []byte
 var (
 	ErrTimeout = errors.New("no answer within the timeout")
 	ErrExited  = errors.New("the server's output ended")
+	// ErrUnmatched ends a wait once every request in flight has had a
+	// response line whose id matches none of them (see unmatched): the
+	// server answered them all, each id mangled, and owes no more. It is
+	// an ErrTimeout to callers that tell only answered from unanswered.
+	ErrUnmatched = fmt.Errorf("%w: every request in flight was answered with an id that matches none of them", ErrTimeout)
 )
 
 // Options wires a peer.
@@ -93,6 +101,8 @@ type Call struct {
 	Scenario string
 	Seq      int
 	SentAt   time.Time
+	// strays is the peer's count of stray responses when it was sent.
+	strays int
 
 	done     chan struct{}
 	Response *Inbound
@@ -137,6 +147,15 @@ type Peer struct {
 	pending  map[string]*Call
 	answered map[string]*Call
 	anon     int // raw lines sent that may be answered with a null id
+	// anonIDs counts those of the anon lines whose bytes may carry an id
+	// (at most anon): an answer with an id that is not null may be theirs
+	// only while it is not zero.
+	anonIDs int
+	// strays counts the responses that carried an id no request of this
+	// peer ever had (stdio: nothing else tells what they answer);
+	// straySig is closed and replaced at each.
+	strays   int
+	straySig chan struct{}
 	// refusedRaw counts the raw lines of this scenario whose POST the
 	// legacy transport's server refused (see onStream): each may still
 	// get its JSON-RPC error on the stream.
@@ -208,6 +227,7 @@ func New(o Options) *Peer {
 		answered:  map[string]*Call{},
 		serverIDs: map[string]bool{},
 		signal:    make(chan struct{}),
+		straySig:  make(chan struct{}),
 		gone:      make(chan struct{}),
 		heard:     make(chan struct{}),
 		readDone:  make(chan struct{}),
@@ -241,7 +261,7 @@ func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
 	p.scenario = name
-	p.anon, p.refusedRaw = 0, 0
+	p.anon, p.anonIDs, p.refusedRaw = 0, 0, 0
 	p.inbox, p.inboxB, p.dropNoted, p.firstLine = nil, 0, false, nil
 	p.handler = nil
 	p.forgetBodies()
@@ -429,7 +449,7 @@ func (p *Peer) trackValue(msg []byte, v any) (*Call, error) {
 	method, _ := Pointer(v, p.protocol().Correlation.Method)
 	ms, _ := method.(string)
 	c := &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{}), Scenario: p.scenario,
-		Invalid: !p.validRequest(v, msg)}
+		Invalid: !p.validRequest(v, msg), strays: p.strays}
 	if p.pending[c.Key] != nil {
 		return nil, fmt.Errorf("id %s is already in flight", c.Key)
 	}
@@ -520,6 +540,9 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 	if answerable {
 		p.mu.Lock()
 		p.anon++
+		if p.mayCarryID(b) {
+			p.anonIDs++
+		}
 		p.mu.Unlock()
 	}
 	seq := p.o.Recorder.Add(transcript.Sent, b)
@@ -540,10 +563,27 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 // answers the only request in flight is back on.
 func (p *Peer) ForgetRaw() {
 	p.mu.Lock()
+	p.takeAnon()
+	p.mu.Unlock()
+}
+
+// takeAnon counts one raw line owed an answer off (answered or given up).
+// Which one is not known, so the count of those that may carry an id only
+// stays within it. The caller holds p.mu.
+func (p *Peer) takeAnon() {
 	if p.anon > 0 {
 		p.anon--
 	}
-	p.mu.Unlock()
+	p.anonIDs = min(p.anonIDs, p.anon)
+}
+
+// mayCarryID reports whether a raw line could give the server an id to
+// answer with: it names the protocol's id member, or escapes a character
+// (which could spell that name). A notification, or text that is no JSON
+// object with an id, gives none: its answer can only say id null.
+func (p *Peer) mayCarryID(b []byte) bool {
+	ptr := strings.TrimPrefix(p.protocol().Correlation.ID, "/")
+	return ptr == "" || strings.Contains(ptr, "/") || bytes.Contains(b, []byte(`"`+ptr+`"`)) || bytes.Contains(b, []byte(`\`))
 }
 
 // Wait blocks until the call is answered, the timeout passes or the server
@@ -567,9 +607,15 @@ func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 	defer t.Stop()
 	heard := p.heard
 	for {
+		strays := p.unmatched(c)
+		if strays == nil {
+			return nil, ErrUnmatched
+		}
 		select {
 		case <-c.done:
 			return answer(c)
+		case <-strays:
+			continue
 		case <-heard:
 			// The server is up: from then on only the timeout counts.
 			heard = nil
@@ -593,6 +639,34 @@ func (p *Peer) wait(c *Call, timeout, grace time.Duration) (*Inbound, error) {
 	default:
 	}
 	return nil, ErrTimeout
+}
+
+// unmatched returns nil when c, still unanswered, is owed nothing more:
+// every request in flight has had, after it was sent, a response whose id
+// no request ever had (on stdio, where nothing else ties a response to
+// its request), as many as there are requests, the later ones included
+// (for each of the k last sent, at least k such responses since it was
+// sent), and no raw line owed an answer could have given those ids. A
+// server answers each request line once, so none of them will get
+// another. Otherwise it returns the signal of the next stray response.
+func (p *Peer) unmatched(c *Call) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending[c.Key] != c || p.anonIDs > 0 || p.strays == c.strays {
+		return p.straySig
+	}
+	calls := make([]*Call, 0, len(p.pending))
+	for _, pc := range p.pending {
+		calls = append(calls, pc)
+	}
+	// The latest sent first: the k-th of them needs k strays since.
+	slices.SortFunc(calls, func(a, b *Call) int { return cmp.Compare(b.strays, a.strays) })
+	for k, pc := range calls {
+		if p.strays-pc.strays < k+1 {
+			return p.straySig
+		}
+	}
+	return nil
 }
 
 // grace is the bound of a wait that starts now: timeout, plus grace while

@@ -1,6 +1,7 @@
 package peer_test
 
 import (
+	"errors"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -86,6 +87,79 @@ var _ = Describe("the peer", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.Mismatch).To(Equal("value"))
 		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("takes it so while a raw line owed an answer carries no id (a notification gives the server none to answer with): the wait ends with that answer", func() {
+		pe, f, obs := newPeer(nil)
+		Expect(pe.SendRaw([]byte(`{"method":"note"}`+"\n"), true)).To(Succeed())
+		c, _ := pe.Request([]byte(`{"id":"q","method":"x"}`))
+		f.push(`{"id":"q-x","v":1}`)
+		// The bound only keeps a broken peer from hanging the test.
+		in, err := pe.Wait(c, 30*time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Call).To(Equal(c))
+		Expect(c.Mismatch).To(Equal("value"))
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("does not take it so while a raw line owed an answer names an id the server may have read from it", func() {
+		pe, f, _ := newPeer(nil)
+		Expect(pe.SendRaw([]byte(`{"id":"r","method":"x",}`+"\n"), true)).To(Succeed())
+		c, _ := pe.Request([]byte(`{"id":"q","method":"x"}`))
+		f.push(`{"id":"r-x","v":1}`)
+		in, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Call).To(BeNil())
+		_, err = pe.Wait(c, 0)
+		Expect(err).To(MatchError(peer.ErrTimeout))
+	})
+
+	It("ends the waits of requests in flight once each has had a response whose id matches none of them: none is owed any more", func() {
+		pe, f, obs := newPeer(nil)
+		var calls []*peer.Call
+		for _, id := range []string{"a", "b", "c"} {
+			c, err := pe.Request([]byte(`{"id":"` + id + `","method":"x"}`))
+			Expect(err).NotTo(HaveOccurred())
+			calls = append(calls, c)
+		}
+		for _, id := range []string{"a-x", "b-x", "c-x"} {
+			f.push(`{"id":"` + id + `","v":1}`)
+		}
+		for _, c := range calls {
+			// The bound only keeps a broken peer from hanging the test.
+			_, err := pe.Wait(c, 30*time.Second)
+			Expect(err).To(MatchError(peer.ErrUnmatched))
+			Expect(errors.Is(err, peer.ErrTimeout)).To(BeTrue(), "callers that tell only answered from unanswered read it as no answer")
+		}
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail", "fail", "fail"}))
+	})
+
+	It("keeps waiting while fewer such responses came than requests are in flight, or came before a request was sent", func() {
+		pe, f, _ := newPeer(nil)
+		a, _ := pe.Request([]byte(`{"id":"a","method":"x"}`))
+		a2, _ := pe.Request([]byte(`{"id":"a2","method":"x"}`))
+		stray := func(id string) {
+			f.push(`{"id":"` + id + `","v":1}`)
+			in, err := pe.Next(time.Second)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(in.Call).To(BeNil())
+		}
+		notYet := func(cs ...*peer.Call) {
+			for _, c := range cs {
+				_, err := pe.Wait(c, 0)
+				Expect(err).To(MatchError(peer.ErrTimeout))
+				Expect(err).NotTo(MatchError(peer.ErrUnmatched))
+			}
+		}
+		stray("s1")
+		notYet(a, a2)
+		stray("s2")
+		// Two strays, both before b was sent: neither answers b.
+		b, _ := pe.Request([]byte(`{"id":"b","method":"x"}`))
+		notYet(a, a2, b)
+		f.push(`{"id":"s3","v":1}`)
+		_, err := pe.Wait(b, 30*time.Second)
+		Expect(err).To(MatchError(peer.ErrUnmatched))
 	})
 
 	It("reports a response to a request never sent as a stray", func() {

@@ -144,6 +144,13 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 				"responses only to requests wirecheck sent", excerpt(in.Raw))
 		}
 		p.deliver(in)
+		if !aboutServer && hasID && idv != nil && in.HTTP == nil {
+			p.mu.Lock()
+			p.strays++
+			close(p.straySig)
+			p.straySig = make(chan struct{})
+			p.mu.Unlock()
+		}
 		return
 	}
 	in.Call = call
@@ -246,8 +253,11 @@ func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 		return p.onlyInvalid()
 	}
 	// Raw input may be answered with whatever id the server read from it,
-	// so the only-request-in-flight guess is off while raw lines are owed.
-	if len(p.pending) == 1 && p.anon == 0 {
+	// so the only-request-in-flight guess is off while raw lines are owed,
+	// but for an id none of them could carry (a notification sent as a
+	// raw line gives none): such a frame answers the request, mangling
+	// its id, and the wait for that request ends with it.
+	if len(p.pending) == 1 && (p.anon == 0 || idv != nil && p.anonIDs == 0) {
 		for _, c := range p.pending {
 			return c, "value"
 		}
@@ -284,7 +294,7 @@ func (p *Peer) takeRaw(call *Call, idv any, hasID bool) (string, bool) {
 	}
 	switch {
 	case p.anon > 0:
-		p.anon--
+		p.takeAnon()
 	case p.refusedRaw > 0:
 		// The error a refused raw line's POST left for the stream (see
 		// onStream): that line's answer after all, not a stray.

@@ -25,7 +25,7 @@ func (p *Peer) ended(f transport.Frame) {
 	call := p.pending[via.For]
 	raw := via.For == "" && p.anon > 0
 	if raw {
-		p.anon--
+		p.takeAnon()
 		if p.onStream() {
 			p.refusedRaw++
 		}

@@ -36,6 +36,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/tally"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -314,6 +315,7 @@ func (l *lane) start(ctx context.Context) error {
 		scen = "startup"
 		l.setScenario(scen)
 	}
+	from := l.rec.Len()
 	s, err := session.Launch(session.Options{
 		Target: r.cfg.Target, Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas,
 		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
@@ -335,18 +337,24 @@ func (l *lane) start(ctx context.Context) error {
 	}
 	l.release = release
 	// The token goes back when the server has said something, has gone,
-	// or has had its startup timeout (a server with a ready line has it
-	// when its wait below ends); the scenario's end gives it back too.
+	// has read what it was sent, or has had its startup timeout (a server
+	// with a ready line has it when its wait below ends); the scenario's
+	// end gives it back too.
 	var startup <-chan time.Time
+	var took <-chan struct{}
+	stop := make(chan struct{})
 	if st == nil {
 		startup = time.After(r.cfg.StartupTimeout)
+		took = tookInput(p, l.rec, from, stop)
 	}
 	go func() {
 		select {
 		case <-p.Heard():
 		case <-p.Gone():
+		case <-took:
 		case <-startup:
 		}
+		close(stop)
 		release()
 	}()
 	l.s, l.broken = s, false
@@ -363,6 +371,52 @@ func (l *lane) start(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// tookInput is closed once the process has read every byte written to
+// it, at least one line of which was (the recorder's entries from from on
+// are its own): a server without a ready line that reads its input has
+// started, though it may answer nothing for --timeout (a request it
+// drops). Holding its start token until it speaks would let such a
+// server's silence hold back every other lane's start, one timeout each.
+// Nil when the transport cannot tell (HTTP); stop ends the watch.
+func tookInput(p *peer.Peer, rec *transcript.Recorder, from int, stop <-chan struct{}) <-chan struct{} {
+	ra, ok := p.Transport().(transport.ReadAwaiter)
+	if !ok {
+		return nil
+	}
+	took := make(chan struct{})
+	go func() {
+		wait, wrote := time.Millisecond, false
+		for {
+			if n := rec.Len(); !wrote && from < n {
+				wrote, from = sentSince(rec, from), n
+			}
+			// AwaitRead(0) looks once: is the pipe empty now?
+			if wrote && ra.AwaitRead(0) {
+				close(took)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 20*time.Millisecond)
+		}
+	}()
+	return took
+}
+
+// sentSince reports whether a line was written to the server from the
+// recorder's entry from on.
+func sentSince(rec *transcript.Recorder, from int) bool {
+	for _, en := range rec.Slice(from, -1) {
+		if en.Dir == transcript.Sent {
+			return true
+		}
+	}
+	return false
 }
 
 // launched, when set (by tests), sees each peer as soon as its process is
@@ -635,6 +689,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 		env.Peer = l.s.Peer()
 		return nil
 	}
+	from, dropped := l.rec.Len(), l.rec.Dropped()
 	err := s.Execute(env)
 	p := env.Peer
 	if r.stopped() {
@@ -659,7 +714,17 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			}
 		}
 	}
-	h := session.Probe(env, err)
+	var h session.Health
+	if err == nil && !env.Hung && !env.Closed && !session.Ended(p) && l.rec.Dropped() == dropped && !sentSince(l.rec, from) {
+		// The scenario sent the process nothing (it skipped every rule
+		// for this revision or transport; a full transcript would not
+		// tell, so then it is probed): it cannot have broken it, and
+		// the probe would only ask what the last one asked, at the cost of
+		// --timeout against a server that does not answer the probe.
+		h = session.Health{Keep: true}
+	} else {
+		h = session.Probe(env, err)
+	}
 	switch h.State {
 	case session.Dead:
 		p.Check(verdict.CheckSurvives, verdict.Fail, -1, "the server died during this scenario: "+h.Why,

@@ -234,7 +234,20 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
 		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
 	}
-	in, err := e.Peer.WaitUp(c, timeout)
+	var in *peer.Inbound
+	var err error
+	// A request sent behind a line whose answer a step waited out (a
+	// probe sent with it, to show a hang in the same wait) has had its
+	// bound by now; if the server wrote nothing since, waiting again would
+	// give its silence a second --timeout.
+	inFlight := time.Since(c.SentAt)
+	spent := !c.SentAt.IsZero() && inFlight >= timeout && e.heard() && e.quiet(c.Seq)
+	began := time.Now()
+	if spent {
+		in, err = e.Peer.Wait(c, 0)
+	} else {
+		in, err = e.Peer.WaitUp(c, timeout)
+	}
 	switch {
 	case err == nil:
 		return in, nil
@@ -242,9 +255,18 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Hung = true
 		e.Peer.Forget(c)
 		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
-		if c.Method != "" && e.quiet(c.Seq) {
+		switch {
+		case errors.Is(err, peer.ErrUnmatched):
+			msg = fmt.Sprintf("no response to request id %s (%s), and none owed: every request in flight had a response whose id matches none of them, one each, when the wait ended after %s (bound %s)",
+				c.Key, c.Method, time.Since(began).Round(time.Millisecond), e.Bound(timeout))
+		case spent:
+			msg = fmt.Sprintf("no response to request id %s (%s) in the %s since it was sent (bound %s), which other steps spent waiting", c.Key, c.Method, inFlight.Round(time.Millisecond), e.Bound(timeout))
+		}
+		if c.Method != "" && !spent && e.quiet(c.Seq) {
 			// Silent on this request alone, or hung: the probe after the
-			// scenario tells (see Confirm).
+			// scenario tells (see Confirm). A request whose bound other
+			// steps' waits spent went unanswered with them: a hang, which
+			// a probe would only wait out again.
 			e.suspect(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
 		}
 		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
@@ -256,6 +278,17 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		return nil, fmt.Errorf("%w: request id %s (%s): %v", ErrNoAnswer, c.Key, c.Method, err)
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())
+	}
+}
+
+// heard reports whether the server has written its first line: before
+// it, a wait's bound counts from that line (peer.Peer.WaitUp).
+func (e *Env) heard() bool {
+	select {
+	case <-e.Peer.Heard():
+		return true
+	default:
+		return false
 	}
 }
 

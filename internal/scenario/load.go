@@ -140,6 +140,9 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 		if st.Kind != "" && p.Kind(st.Kind) == nil {
 			bad(line, "step %d: kind %q is not defined by %s", i+1, st.Kind, p.ID)
 		}
+		if st.Depends != "" && !st.ExpectFrame {
+			bad(line, "step %d: 'depends' applies to an expect_frame step", i+1)
+		}
 		for k, re := range st.Pattern {
 			if _, err := regexp.Compile(re); err != nil {
 				bad(line, "step %d: pattern for %s: %v", i+1, k, err)

@@ -135,14 +135,25 @@ func (st *Step) run(e *Env) error {
 	case st.ExpectFrame:
 		// Frames a rule expects and the server did not send once, it does
 		// not send the next time either: the same fault costs one wait.
+		// Steps that declare what their frame depends on share that wait
+		// across rules: the rule of each is failed by it (the one that
+		// waited has failed its own).
 		dep := "frame for " + st.Rule
+		if st.Depends != "" {
+			dep = st.Depends
+		}
 		if why := e.Cause(dep); why != "" && st.Rule != "" {
 			if in, err := e.nextProtocolFrame(0); err == nil {
 				st.judge(e, in)
 				return nil
 			}
-			e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: -1,
-				Message: NotWaited(st.describe()+" (line "+fmt.Sprint(st.Line)+")", why)})
+			msg := NotWaited(st.describe()+" (line "+fmt.Sprint(st.Line)+")", why)
+			if st.Depends != "" {
+				msg = NotWaited(fmt.Sprintf("%s (line %d), which depends on %s", st.describe(), st.Line, st.Depends), why)
+				st.fail(e, -1, msg, st.describe(), "nothing")
+				return nil
+			}
+			e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: -1, Message: msg})
 			return nil
 		}
 		seq := e.Peer.Recorder().Len() - 1

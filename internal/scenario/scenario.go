@@ -94,6 +94,12 @@ type Step struct {
 	Assert `yaml:",inline"`
 	// Within overrides --timeout for this expectation.
 	Within Duration `yaml:"within,omitempty"`
+	// Depends, on an expect_frame step, names the behaviour of the server
+	// the frame depends on, shared by the steps that wait on the same
+	// behaviour (an answer to a line that is not JSON): once one of their
+	// waits has run out, the others (in the lane) end at once and fail,
+	// naming that wait, instead of each waiting out its bound.
+	Depends string `yaml:"depends,omitempty"`
 
 	Line int `yaml:"-"`
 }

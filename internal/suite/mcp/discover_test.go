@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +14,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/suite/mcp"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -89,5 +92,34 @@ var _ = Describe("MCP-BIND-1 against a server reached by --url alone", func() {
 		v, msg := finding(rep, "MCP-BIND-1")
 		Expect(v).To(Equal(verdict.Skip), msg)
 		Expect(msg).To(ContainSubstring("not launched by wirecheck"))
+	})
+})
+
+var _ = Describe("a legacy server that drops server/discover, run under 2026-07-28", func() {
+	It("is waited for once per lane: the lane's next process falls back at once, naming the wait that showed it", func() {
+		var whys []string
+		twice := &scenario.Scenario{Name: "twice", Rules: []string{"MCP-DISCOVER-1"}, Run: func(e *scenario.Env) error {
+			for i := 0; i < 2; i++ {
+				if i > 0 {
+					if err := e.Restart(); err != nil {
+						return err
+					}
+				}
+				why, err := mcp.Fallback(e)
+				if err != nil {
+					return err
+				}
+				whys = append(whys, why)
+			}
+			e.Skip("MCP-DISCOVER-1", strings.Join(whys, " | "))
+			return nil
+		}}
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Faults: []string{"discover-silent"}},
+			runner.Config{Scenarios: []*scenario.Scenario{twice}, Partial: true, Timeout: time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(whys).To(HaveLen(2), "%v", rep.Findings)
+		Expect(whys[0]).To(HavePrefix("server/discover was not answered within 1s, nor by the time a ping sent behind it was answered"))
+		Expect(whys[1]).To(HavePrefix("not waited for the answer to server/discover: server/discover was not answered within 1s, nor by the time a ping sent behind it was answered"))
+		Expect(whys[1]).To(HaveSuffix("in scenario twice"))
 	})
 })

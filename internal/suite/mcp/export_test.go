@@ -12,3 +12,13 @@ func SlowTool(params map[string]string, items []any) (map[string]any, string) {
 }
 
 func SlowArgs(schema map[string]any) (map[string]any, time.Duration) { return slowArgs(schema, 1) }
+
+// Fallback opens the current process's session as a scenario does and
+// returns why it fell back to initialize ("" when it did not).
+func Fallback(e *scenario.Env) (string, error) {
+	s, err := ensure(e)
+	if err != nil {
+		return "", err
+	}
+	return s.fallback, nil
+}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -124,9 +125,14 @@ func passBareRefusal(e *scenario.Env, rule string, seq int, how string) {
 // refusal (e.g. 400 "no session id") is an answer: "a result or an error"
 // (MCP-LIFECYCLE-5).
 func earlyPost(e *scenario.Env) error {
+	start := time.Now()
 	res, seq := post(e, "POST tools/list before initialize", rawJSON(request("tools/list", map[string]any{})), "Mcp-Session-Id")
 	const want = "a result or an error (over HTTP a 4xx refusal is one)"
 	switch {
+	case res == nil && time.Since(start) < probeWait(e):
+		// The exchange failed before its bound (the connection refused or
+		// cut): say how long it took, not the bound it did not last.
+		e.Fail("MCP-LIFECYCLE-5", seq, fmt.Sprintf("a request sent before initialize got no answer: its exchange ended without one after %s (transcript line %d says how)", time.Since(start).Round(time.Millisecond), seq), want, "nothing")
 	case res == nil:
 		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize got no answer within "+probeWait(e).String(), want, "nothing")
 	case refused(res):

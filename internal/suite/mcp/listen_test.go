@@ -1,6 +1,8 @@
 package mcp_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -34,5 +36,30 @@ var _ = Describe("a subscriptions/listen whose stream never opens (2026-07-28, S
 			subs1 = true
 		}
 		Expect(subs1).To(BeTrue())
+	})
+})
+
+var _ = Describe("a subscriptions/listen answered at once with a result and no acknowledgement (2026-07-28, Streamable HTTP)", func() {
+	It("fails MCP-SUBS-1 saying the answer ended the wait, not that it lasted --timeout", func() {
+		t, stop := testrun.Front(refserver.Options{}, func(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+			var req struct {
+				ID     any    `json:"id"`
+				Method string `json:"method"`
+			}
+			if r.Method != http.MethodPost || json.Unmarshal(testrun.Body(r), &req) != nil || req.Method != "subscriptions/listen" {
+				return w
+			}
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{}})
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
+			return nil
+		})
+		DeferCleanup(stop)
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Command: t},
+			runner.Config{Scenarios: named("subscriptions"), Partial: true, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		v, msg := finding(rep, "MCP-SUBS-1")
+		Expect(v).To(Equal(verdict.Fail), msg)
+		Expect(msg).To(MatchRegexp(`^no notifications/subscriptions/acknowledged for subscriptions/listen "[^"]+" before subscriptions/listen was answered \(transcript line \d+\), [0-9.]+m?s after the wait began: the answer ends the subscription$`))
 	})
 })

@@ -513,6 +513,7 @@ func subscriptions(e *scenario.Env) error {
 	key := c.Key
 	answered := func() bool { return isDone(c) }
 	watch := func(d time.Duration, until func() bool) { s.watch(e, d, until) }
+	start := time.Now()
 	watch(e.Timeout, func() bool { return sub.acked || answered() })
 	if answered() && c.Refused != "" && !sub.acked {
 		e.Fail("MCP-SUBS-1", c.Response.Seq, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+": its exchange ended without one ("+c.Refused+")",
@@ -527,7 +528,7 @@ func subscriptions(e *scenario.Env) error {
 	}
 	switch {
 	case !sub.acked:
-		e.Fail("MCP-SUBS-1", -1, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+" within "+e.Timeout.String(),
+		e.Fail("MCP-SUBS-1", -1, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+" "+unacked(e, c, start),
 			"an acknowledgement carrying "+metaSubscription+" "+key, "nothing")
 	case !sub.early:
 		e.Pass("MCP-SUBS-1", sub.ackSeq)
@@ -634,6 +635,31 @@ func (s *session) watch(e *scenario.Env, d time.Duration, until func() bool) {
 			return
 		}
 		s.judgeFrame(e, f)
+	}
+}
+
+// unacked says how the wait for a subscription's acknowledgement, begun
+// at start, ended without one, with the time it actually took: the
+// request answered, which ends the subscription, or the server gone, end
+// it before --timeout.
+func unacked(e *scenario.Env, c *peer.Call, start time.Time) string {
+	took := time.Since(start).Round(time.Millisecond)
+	switch {
+	case isDone(c) && c.Response != nil:
+		return fmt.Sprintf("before subscriptions/listen was answered (transcript line %d), %s after the wait began: the answer ends the subscription", c.Response.Seq, took)
+	case scenarioEnded(e):
+		return fmt.Sprintf("in the %s before the server's output ended (%s)", took, e.Gone())
+	}
+	return "within " + e.Timeout.String() + " (--timeout)"
+}
+
+// scenarioEnded reports whether the server's output has ended.
+func scenarioEnded(e *scenario.Env) bool {
+	select {
+	case <-e.Peer.Gone():
+		return true
+	default:
+		return false
 	}
 }
 

@@ -358,6 +358,13 @@ func modernCaps() map[string]any {
 // server that does not answer in time (a legacy server may drop requests
 // that come before initialize) yields neither an answer nor an error.
 func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *session, error) {
+	if why := e.Cause(discoverDep); why != "" {
+		// An earlier process of the lane read server/discover and dropped
+		// it: this one is the same server, and waiting again would cost
+		// --timeout per process.
+		silent(e, scenario.NotWaited("the answer to server/discover", why), false)
+		return nil, nil, nil
+	}
 	// Unjudged: a legacy server may drop a request that comes before
 	// initialize, or over HTTP refuse it (400 outside a session, as its
 	// transport says) or leave its exchange to time out. That silence is
@@ -391,6 +398,12 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	}
 	return in, s, nil
 }
+
+// discoverDep is the lane's dependency (scenario.Causes) on server/discover
+// being answered: learned only when a ping sent behind it was answered
+// and it was not, which shows a server that reads it and drops it (a
+// legacy server), not one still starting.
+const discoverDep = "answer to server/discover"
 
 // waitDiscover waits for the answer to server/discover, the first request
 // a process reads, whose answer includes the server's start. Within
@@ -429,8 +442,13 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 		// Answered, or its exchange refused (ErrRefused).
 		return e.Peer.Wait(c, 0)
 	case <-b.Done():
-		silent(e, fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq), false)
-		return e.Peer.Wait(c, lateAnswer)
+		why := fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq)
+		silent(e, why, false)
+		in, err := e.Peer.Wait(c, lateAnswer)
+		if errors.Is(err, peer.ErrTimeout) {
+			e.Learn(discoverDep, why+" in scenario "+e.Peer.Scenario())
+		}
+		return in, err
 	case <-t.C:
 		return e.Peer.Wait(c, 0)
 	case <-e.Peer.Gone():
