@@ -589,7 +589,7 @@ func (s *Server) emit(ss *session, payload map[string]any) {
 		delete(payload, "event")
 	}
 	f := frame{Type: "sdk.message", SessionID: ss.id, Payload: payload}
-	if s.Faults["sdk-no-session"] && typ == "stream_event" {
+	if s.Faults["sdk-no-session"] && typ == "stream_event" || s.Faults["sdk-message-no-session"] {
 		f.SessionID = ""
 	}
 	s.write(f)
@@ -764,19 +764,32 @@ func (s *Server) turn(ss *session, prompt string) {
 		}
 		return true
 	}
+	if s.Faults["cli-dies"] {
+		// The CLI the SDK drives dies before it says anything: the backend
+		// reports it for the session, and no message of the turn follows.
+		fmt.Fprintf(s.log, "agent-bridge: %s: Claude Code process exited with code 1\n", ss.id)
+		s.fail("", ss.id, SDKError, "Claude Code process exited with code 1")
+		return
+	}
 	if first && s.Faults["stray-result"] {
 		end("success", "a result left over from nothing")
 	}
+	// The fault sends the first turn's result first: the turn then runs
+	// without one at its end.
+	early := first && s.Faults["result-before-init"]
+	if early {
+		end("success", "wirecheck reference backend: "+prompt)
+	}
 	// A callback.request is no sdk.message: the hook may come before
 	// system/init (variant ask-before-assistant).
-	early := s.Variants["ask-before-assistant"]
-	if first && !early {
+	ask := s.Variants["ask-before-assistant"]
+	if first && !ask {
 		s.emitInit(ss)
 	}
 	if _, st := s.hook(ss, "UserPromptSubmit", map[string]any{"prompt": prompt}, ""); stopped(st) {
 		return
 	}
-	if first && early {
+	if first && ask {
 		s.emitInit(ss)
 	}
 	if ss.partial {
@@ -797,7 +810,9 @@ func (s *Server) turn(ss *session, prompt string) {
 	if _, st := s.hook(ss, "Stop", map[string]any{"stop_hook_active": false}, ""); stopped(st) {
 		return
 	}
-	end("success", answer)
+	if !early {
+		end("success", answer)
+	}
 }
 
 // toolUse plays one Bash tool use: ask permission, run or refuse, report.

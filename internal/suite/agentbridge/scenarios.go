@@ -65,11 +65,14 @@ func lifecycle(e *scenario.Env) error {
 	if err != nil || s == nil {
 		return err
 	}
+	if t.gone() {
+		return t.err
+	}
 	b.judgeStream(s, t, true, "session.create")
 	b.judgeAsked(t)
 	b.judgeCallbacks(s, t, p)
 	if t.result == nil {
-		e.Skip("BRIDGE-SEND-1", "the first turn never ended, so session.send was not tried")
+		e.Skip("BRIDGE-SEND-1", "the first turn brought no result (BRIDGE-STREAM-1), so session.send was not tried")
 		return b.kill(s)
 	}
 	b.quiet(s)
@@ -80,10 +83,12 @@ func lifecycle(e *scenario.Env) error {
 	t2 := b.collect(s, bound)
 	b.sent(s, t2, bound)
 	switch {
+	case t2.gone():
+		return t2.err
 	case t2.result == nil && why != "":
 		e.Skip("BRIDGE-SEND-1", scenario.NotWaited("the turn session.send should start", why))
 	case t2.result == nil:
-		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result within %s (--param turn_timeout)", s.id, bound),
+		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result %s", s.id, t2.how(bound, "--param turn_timeout")),
 			"sdk.message frames of the session ending with a result", fmt.Sprintf("%d sdk.message frame(s)", len(t2.frames)))
 	default:
 		e.Pass("BRIDGE-SEND-1", t2.result.Seq)
@@ -148,6 +153,9 @@ func policyRun(p Policy) func(*scenario.Env) error {
 		b, s, t, err := toolTurn(e, p)
 		if err != nil || s == nil {
 			return err
+		}
+		if t.gone() {
+			return t.err
 		}
 		if t.result == nil && len(t.canUseTool()) == 0 {
 			b.judgeStream(s, t, false, "session.create")
@@ -218,9 +226,16 @@ func partial(e *scenario.Env) error {
 		return err
 	}
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	b.judgeStream(s, t, false, "session.create")
 	if t.result == nil {
-		e.Skip("BRIDGE-PARTIAL-1", "the turn did not end within "+b.turn.String()+" (--param turn_timeout), so whether it streamed partial messages was not settled (BRIDGE-STREAM-1 judges the turn)")
+		e.Skip("BRIDGE-PARTIAL-1", "the turn brought no result "+t.how(b.turn, "--param turn_timeout")+", so whether it streamed partial messages was not settled (BRIDGE-STREAM-1 judges the turn)")
+		return b.kill(s)
+	}
+	if t.early != "" {
+		e.Skip("BRIDGE-PARTIAL-1", "the turn was not followed to its end: "+t.failure(e))
 		return b.kill(s)
 	}
 	found := false
@@ -305,6 +320,9 @@ func options(e *scenario.Env) error {
 	}
 	e.Pass("BRIDGE-OPTIONS-1", in.Seq)
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	hooked := false
 	for _, c := range t.callbacks {
 		if str(c, "/payload/callback_type") == "hook" {
@@ -313,10 +331,15 @@ func options(e *scenario.Env) error {
 		}
 	}
 	if !hooked {
-		if t.result == nil {
-			e.Fail("BRIDGE-HOOK-1", -1, "no hook callback.request arrived and the turn did not end within "+b.turn.String(),
+		switch {
+		case t.ended != nil || t.early != "":
+			// The SDK failed before any hook could run (BRIDGE-STREAM-1's),
+			// or the turn was not followed past its early result.
+			e.Skip("BRIDGE-HOOK-1", "no hook callback.request arrived: "+t.failure(e))
+		case t.result == nil:
+			e.Fail("BRIDGE-HOOK-1", -1, "no hook callback.request arrived and the turn brought no result "+t.how(b.turn, "--param turn_timeout"),
 				"hook callback.requests for the configured events", fmt.Sprintf("%d callback(s), %d sdk.message frame(s)", len(t.callbacks), len(t.frames)))
-		} else {
+		default:
 			e.Fail("BRIDGE-HOOK-1", t.result.Seq, "the turn ended without any hook callback.request, although hooks were configured for every event "+
 				"(UserPromptSubmit and Stop run on every turn)", "hook callback.requests for the configured events", fmt.Sprintf("%d sdk.message frame(s), none preceded by a hook", len(t.frames)))
 		}
@@ -334,6 +357,9 @@ func queries(e *scenario.Env) error {
 		return err
 	}
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	b.judgeStream(s, t, true, "session.create")
 	model := s.init
 	if model == "" {
@@ -422,7 +448,9 @@ func interruptKill(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if in, err := e.Peer.Wait(c, e.Timeout); err != nil {
+	if in, err := e.Peer.Wait(c, e.Timeout); errors.Is(err, peer.ErrExited) {
+		return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+	} else if err != nil {
 		e.Fail("BRIDGE-KILL-2", c.Seq, fmt.Sprintf("session.send for killed session %q got no answer within %s (--timeout)", s.id, e.Timeout),
 			"error SESSION_NOT_FOUND with the request id", "nothing")
 	} else {
@@ -486,6 +514,9 @@ func sessions(e *scenario.Env) error {
 	// the other's ids (sameSession judges each while collecting). A turn
 	// that does not end is no such evidence: BRIDGE-STREAM-1 judges it.
 	ta, tc := b.collect(a, b.turn), b.collect(c, b.turn)
+	if ta.gone() || tc.gone() {
+		return errors.Join(ta.err, tc.err)
+	}
 	for _, x := range []struct {
 		s *session
 		t *turn
@@ -517,12 +548,19 @@ func sessions(e *scenario.Env) error {
 	bound, why := b.sendBound()
 	t := b.collect(c, bound)
 	b.sent(c, t, bound)
+	if t.gone() {
+		return t.err
+	}
 	if t.result == nil && why != "" {
 		e.Skip("BRIDGE-SESSIONS-2", scenario.NotWaited("the turn session.send should start in the other session", why))
 		return b.kill(c)
 	}
+	if t.result == nil && tc.result == nil {
+		e.Skip("BRIDGE-SESSIONS-2", fmt.Sprintf("session %q brought no result before session %q was killed either (BRIDGE-STREAM-1), so whether the kill stopped it was not observed", c.id, a.id))
+		return b.kill(c)
+	}
 	if t.result == nil {
-		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result within %s (--param turn_timeout)", a.id, c.id, b.turn),
+		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result %s", a.id, c.id, t.how(bound, "--param turn_timeout")),
 			"the other session keeps working", fmt.Sprintf("%d sdk.message frame(s)", len(t.frames)))
 	} else {
 		e.Pass("BRIDGE-SESSIONS-2", t.result.Seq)
@@ -599,13 +637,20 @@ func interruptCallback(e *scenario.Env) error {
 		return str(in, "/type") == "callback.request" && str(in, "/payload/callback_type") == "can_use_tool"
 	}
 	t := b.collectUntil(s, b.turn, asked)
+	if t.gone() {
+		return t.err
+	}
 	cbs := t.canUseTool()
 	if len(cbs) == 0 {
 		if t.result == nil {
 			b.judgeStream(s, t, false, "session.create")
 		}
+		why := noToolWhy
+		if cause := t.failure(e); cause != "" {
+			why = "no can_use_tool callback.request arrived: " + cause
+		}
 		for _, r := range append([]string{"BRIDGE-INTERRUPT-1"}, interruptRules...) {
-			e.Skip(r, noToolWhy)
+			e.Skip(r, why)
 		}
 		return b.kill(s)
 	}
@@ -637,6 +682,9 @@ func interruptCallback(e *scenario.Env) error {
 		}
 	}
 	rest := b.collect(s, b.turn)
+	if rest.gone() {
+		return rest.err
+	}
 
 	// A callback the backend's own timeout ended before the interrupt came
 	// was no longer pending: nothing here is then about the interrupt.
@@ -694,7 +742,7 @@ func interruptCallback(e *scenario.Env) error {
 
 	// BRIDGE-INTERRUPT-4: the turn ended, and the session takes another.
 	if rest.result == nil {
-		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s (--param turn_timeout)", cbID, b.turn),
+		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending brought no result message %s", cbID, rest.how(b.turn, "--param turn_timeout")),
 			"a result sdk.message (subtype error_* fits) after session.interrupted", fmt.Sprintf("%d sdk.message frame(s) of the session", len(rest.frames)))
 	}
 	sc, err := b.send(s, plainPrompt)
@@ -705,6 +753,9 @@ func interruptCallback(e *scenario.Env) error {
 	next, ans := b.collectAnswered(s, bound, sc)
 	if ans == nil {
 		b.sent(s, next, bound)
+	}
+	if next.gone() {
+		return next.err
 	}
 	if next.result == nil && ans == nil && why != "" {
 		e.Skip("BRIDGE-INTERRUPT-4", scenario.NotWaited("the turn session.send should start after the interrupt", why))
@@ -724,7 +775,7 @@ func interruptCallback(e *scenario.Env) error {
 		}
 		return b.kill(s)
 	}
-	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result within %s (--param turn_timeout)", s.id, b.turn),
+	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result %s", s.id, next.how(bound, "--param turn_timeout")),
 		"the interrupted session still takes session.send and streams to a result", fmt.Sprintf("%d sdk.message frame(s) of the session", len(next.frames)))
 	return b.kill(s)
 }
@@ -745,6 +796,9 @@ func hookBlock(e *scenario.Env) error {
 		return err
 	}
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	var blocked []*peer.Inbound
 	for _, c := range t.callbacks {
 		if str(c, "/payload/callback_type") == "hook" && str(c, "/payload/hook_event") == "PreToolUse" {
@@ -758,8 +812,11 @@ func hookBlock(e *scenario.Env) error {
 		return b.kill(s)
 	case len(blocked) == 0:
 		why := "a PreToolUse hook was configured for Bash, but no PreToolUse hook callback.request arrived"
-		if len(t.canUseTool()) > 0 {
+		switch cause := t.failure(e); {
+		case len(t.canUseTool()) > 0:
 			why += " although the turn asked for a tool permission"
+		case cause != "":
+			why += " (" + cause + ")"
 		}
 		e.Skip("BRIDGE-HOOK-BLOCK-1", why+", so a blocked tool was not observed (BRIDGE-HOOK-1 judges whether hooks reach the client)")
 		if t.result == nil {
