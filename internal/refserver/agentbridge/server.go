@@ -935,6 +935,10 @@ var models = []any{
 
 var modes = map[string]bool{"default": true, "acceptEdits": true, "bypassPermissions": true, "plan": true}
 
+// unsupported are the documented query methods the fault query-unsupported
+// answers as unknown, as a backend that never wired them up does.
+var unsupported = map[string]bool{"accountInfo": true, "setMaxThinkingTokens": true, "rewindFiles": true}
+
 func (s *Server) query(id string, ss *session, p map[string]any) {
 	method, _ := p["method"].(string)
 	args, isList := p["args"].([]any)
@@ -953,23 +957,25 @@ func (s *Server) query(id string, ss *session, p map[string]any) {
 	}
 	var result any
 	var failure string
-	switch method {
-	case "supportedModels":
+	switch {
+	case s.Faults["query-unsupported"] && unsupported[method]:
+		failure = "Unknown or unsupported query method: " + method
+	case method == "supportedModels":
 		result = models
-	case "supportedCommands":
+	case method == "supportedCommands":
 		result = []any{
 			map[string]any{"name": "compact", "description": "Compact the conversation", "argumentHint": ""},
 			map[string]any{"name": "clear", "description": "Clear the conversation", "argumentHint": ""},
 		}
-	case "mcpServerStatus":
+	case method == "mcpServerStatus":
 		list := []any{}
 		for _, n := range ss.mcp {
 			list = append(list, map[string]any{"name": n, "status": "connected"})
 		}
 		result = list
-	case "accountInfo":
+	case method == "accountInfo":
 		result = map[string]any{"email": "wirecheck@example.invalid", "organization": "wirecheck", "subscriptionType": "reference"}
-	case "setModel":
+	case method == "setModel":
 		m, ok := arg(0).(string)
 		if arg(0) != nil && !ok {
 			failure = "setModel takes a model name"
@@ -978,7 +984,7 @@ func (s *Server) query(id string, ss *session, p map[string]any) {
 		s.mu.Lock()
 		ss.model = m
 		s.mu.Unlock()
-	case "setPermissionMode":
+	case method == "setPermissionMode":
 		m, _ := arg(0).(string)
 		if !modes[m] {
 			failure = fmt.Sprintf("unknown permission mode %v", arg(0))
@@ -987,11 +993,11 @@ func (s *Server) query(id string, ss *session, p map[string]any) {
 		s.mu.Lock()
 		ss.mode = m
 		s.mu.Unlock()
-	case "setMaxThinkingTokens":
+	case method == "setMaxThinkingTokens":
 		if _, ok := arg(0).(json.Number); !ok && arg(0) != nil {
 			failure = "setMaxThinkingTokens takes a number or null"
 		}
-	case "rewindFiles":
+	case method == "rewindFiles":
 		u, _ := arg(0).(string)
 		s.mu.Lock()
 		known := ss.userUUIDs[u]

@@ -289,6 +289,24 @@ var _ = Describe("the reference agent-bridge backend", func() {
 		Expect(payload(r)["error"]).NotTo(BeEmpty())
 	})
 
+	It("under fault query-unsupported answers three documented query methods as unknown, and the others as ever", func() {
+		b := start(time.Second, "query-unsupported")
+		b.send(create("c1", "Say hi.", nil))
+		sid := b.recv()["session_id"]
+		b.until("sdk.message", "result")
+		for _, m := range []string{"supportedModels", "accountInfo", "setMaxThinkingTokens", "rewindFiles"} {
+			b.send(map[string]any{"type": "query.call", "id": "q-" + m, "session_id": sid, "payload": map[string]any{"method": m, "args": []any{}}})
+			r := b.recv()
+			Expect(r).To(HaveKeyWithValue("type", "query.result"))
+			if m == "supportedModels" {
+				Expect(payload(r)).To(HaveKeyWithValue("success", true))
+				continue
+			}
+			Expect(payload(r)).To(HaveKeyWithValue("success", false))
+			Expect(payload(r)["error"]).To(ContainSubstring("Unknown or unsupported query method"))
+		}
+	})
+
 	It("forgets a killed session: every later message for it is SESSION_NOT_FOUND", func() {
 		b := start(time.Second)
 		b.send(create("c1", "Say hi.", nil))

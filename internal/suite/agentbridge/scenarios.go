@@ -3,6 +3,8 @@ package agentbridge
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -387,6 +389,16 @@ func queries(e *scenario.Env) error {
 		}
 		answered := kindName(in) == "query.result" && str(in, "/session_id") == s.id
 		failed := kindName(in) == "error" && str(in, "/payload/code") == "QUERY_METHOD_FAILED"
+		if why := unsupportedWhy(in); why != "" {
+			// The document lists the method: a backend that says it has
+			// none answered in the right form, but not the call.
+			e.Fail("BRIDGE-QUERY-1", in.Seq, fmt.Sprintf("query.call %s, a method the document lists, was answered as unknown or unsupported: %s", m, show(why)),
+				"query.result {success, result} with session_id "+show(s.id)+" from the method itself", string(in.Raw))
+			if m == "rewindFiles" {
+				e.Skip("BRIDGE-QUERY-2", "rewindFiles was answered as an unknown or unsupported method (BRIDGE-QUERY-1), so how a query method that fails is reported was not observed")
+			}
+			continue
+		}
 		if answered || failed {
 			e.Pass("BRIDGE-QUERY-1", in.Seq)
 		} else {
@@ -407,6 +419,29 @@ func queries(e *scenario.Env) error {
 		}
 	}
 	return b.kill(s)
+}
+
+// unsupportedWords mark an error that says a method does not exist, as
+// opposed to one the method raised ("unknown message id" is rewindFiles
+// failing, not missing: the text must speak of the method).
+var unsupportedWords = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|unimplemented|unrecogni[sz]ed|no such)\b`)
+
+// unsupportedWhy returns the error text of an answer to a query.call that
+// says the backend has no such method ("" when it says otherwise): a
+// failure (query.result success false, or an error) whose text calls the
+// method unknown or unsupported.
+func unsupportedWhy(in *peer.Inbound) string {
+	var text string
+	switch {
+	case kindName(in) == "query.result" && field(in, "/payload/success") == false:
+		text = str(in, "/payload/error")
+	case kindName(in) == "error":
+		text = str(in, "/payload/message")
+	}
+	if unsupportedWords.MatchString(text) && strings.Contains(strings.ToLower(text), "method") {
+		return text
+	}
+	return ""
 }
 
 func interruptKill(e *scenario.Env) error {
