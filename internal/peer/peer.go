@@ -124,6 +124,27 @@ type Call struct {
 // Done is closed once the call has its final response.
 func (c *Call) Done() <-chan struct{} { return c.done }
 
+// Describe names the request in a message, `request id "f44" (tools/call)`,
+// and says what it lacked instead of leaving a gap: a request sent without
+// a method (or with one that is no string) reads `request id "f44" (no
+// method)`.
+func (c *Call) Describe() string {
+	return DescribeRequest(c.Key, c.Method)
+}
+
+// DescribeRequest is Call.Describe for a request known by its id key and
+// method ("" when it had none).
+func DescribeRequest(key, method string) string {
+	what := "request id " + key
+	if key == "" {
+		what = "a request without an id"
+	}
+	if method == "" {
+		return what + " (no method)"
+	}
+	return what + " (" + method + ")"
+}
+
 // Peer is one conversation with one server instance.
 type Peer struct {
 	o Options

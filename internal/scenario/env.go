@@ -230,7 +230,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 			return in, nil
 		}
 		e.Peer.Forget(c)
-		msg := NotWaited(fmt.Sprintf("the response to request id %s (%s)", c.Key, c.Method), why)
+		msg := NotWaited("the response to "+c.Describe(), why)
 		e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
 		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
 	}
@@ -241,11 +241,11 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case errors.Is(err, peer.ErrTimeout):
 		e.Hung = true
 		e.Peer.Forget(c)
-		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
+		msg := fmt.Sprintf("no response to %s within %s", c.Describe(), e.Bound(timeout))
 		if c.Method != "" && e.quiet(c.Seq) {
 			// Silent on this request alone, or hung: the probe after the
 			// scenario tells (see Confirm).
-			e.suspect(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
+			e.suspect(dep, fmt.Sprintf("%s in scenario %s got no response within %s", c.Describe(), e.Peer.Scenario(), e.Bound(timeout)))
 		}
 		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
@@ -253,7 +253,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case errors.Is(err, peer.ErrRefused):
 		// Over HTTP: the exchange ended without an answer, and the peer
 		// has judged that already.
-		return nil, fmt.Errorf("%w: request id %s (%s): %v", ErrNoAnswer, c.Key, c.Method, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoAnswer, c.Describe(), err)
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())
 	}

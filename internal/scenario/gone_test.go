@@ -90,3 +90,33 @@ var _ = Describe("a request whose HTTP exchange ended without an answer", func()
 		Expect(e.Hung).To(BeFalse())
 	})
 })
+
+// silent is a transport whose server reads everything and answers nothing.
+type silent struct {
+	frames chan transport.Frame
+	exited chan struct{}
+}
+
+func (s *silent) Send([]byte) error                { return nil }
+func (s *silent) WriteRaw([]byte) error            { return nil }
+func (s *silent) Recv() <-chan transport.Frame     { return s.frames }
+func (s *silent) Stderr() <-chan transport.Frame   { return nil }
+func (s *silent) CloseInput() error                { return nil }
+func (s *silent) Exited() <-chan struct{}          { return s.exited }
+func (s *silent) ExitStatus() transport.ExitStatus { return transport.ExitStatus{} }
+func (s *silent) Overflowed() bool                 { return false }
+func (s *silent) Close() error                     { close(s.frames); return nil }
+
+var _ = Describe("a request without a method left unanswered", func() {
+	It("is named by its id and said to have no method, not followed by empty brackets", func() {
+		p := peer.New(peer.Options{Protocol: protocol(""), Transport: &silent{frames: make(chan transport.Frame), exited: make(chan struct{})}, Recorder: transcript.NewRecorder()})
+		DeferCleanup(p.Close)
+		e := &scenario.Env{Peer: p, Timeout: 10 * time.Millisecond}
+		c, err := e.Send(map[string]any{"id": "f44", "params": map[string]any{}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = e.Await(c, 0)
+		Expect(err).To(MatchError(scenario.ErrNoAnswer))
+		Expect(err.Error()).To(ContainSubstring(`no response to request id "f44" (no method) within 10ms (--timeout)`))
+		Expect(err.Error()).NotTo(ContainSubstring("()"))
+	})
+})

@@ -251,7 +251,7 @@ func (b *bridge) awaitCreated(msg map[string]any) (*peer.Inbound, error) {
 // gone, and calling it so would hide which promise it broke.
 func (b *bridge) unanswered(c *peer.Call, bound time.Duration, flag, rule, want string) {
 	b.e.Peer.Forget(c)
-	why := fmt.Sprintf("no answer to %s (id %s) within %s (%s); the backend is still running", c.Method, c.Key, bound, flag)
+	why := fmt.Sprintf("no answer to %s within %s (%s); the backend is still running", c.Describe(), bound, flag)
 	b.e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, why, "a response within "+bound.String()+" ("+flag+")", "nothing")
 	if rule != "" {
 		b.e.Fail(rule, c.Seq, why, want, "nothing")
