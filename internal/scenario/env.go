@@ -139,6 +139,11 @@ func (e *Env) suspect(dep, why string) {
 	e.suspects = append(e.suspects, [2]string{dep, why})
 }
 
+// Suspect records a cause a scenario's own wait found, to be learned once
+// the runner's probe shows the server alive (see suspect): a request type
+// the server leaves unanswered while it answers others.
+func (e *Env) Suspect(dep, why string) { e.suspect(dep, why) }
+
 // Suspected reports whether a wait of this scenario suspected a cause that
 // the probe could confirm.
 func (e *Env) Suspected() bool { return len(e.suspects) > 0 }

@@ -259,11 +259,26 @@ func (b *bridge) unanswered(c *peer.Call, bound time.Duration, flag, rule, want 
 }
 
 // await sends a message and waits --timeout for its answer; a nil answer
-// means none came (already reported against rule by unanswered).
+// means none came (already reported against rule by unanswered, or, when
+// the lane learned that the backend leaves this type unanswered, skipped
+// against rule without a wait: a fault costs one timeout per lane).
 func (b *bridge) await(msg map[string]any, rule, want string) (*peer.Inbound, *peer.Call, error) {
 	c, err := b.e.Send(msg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	dep := "an answer to " + c.Method
+	if why := b.e.Cause(dep); why != "" {
+		if in, err := b.e.Peer.Wait(c, 0); err == nil {
+			return in, c, nil
+		}
+		b.e.Peer.Forget(c)
+		msg := scenario.NotWaited("the answer to "+c.Describe(), why)
+		b.e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
+		if rule != "" {
+			b.e.Skip(rule, msg)
+		}
+		return nil, c, nil
 	}
 	in, err := b.e.Peer.Wait(c, b.e.Timeout)
 	switch {
@@ -276,6 +291,9 @@ func (b *bridge) await(msg map[string]any, rule, want string) (*peer.Inbound, *p
 		default:
 		}
 		b.unanswered(c, b.e.Timeout, "--timeout", rule, want)
+		// Learned once the probe after the scenario is answered: a
+		// backend that hung says nothing of what it leaves unanswered.
+		b.e.Suspect(dep, fmt.Sprintf("%s in scenario %s got no answer within %s (--timeout)", c.Describe(), b.e.Peer.Scenario(), b.e.Timeout))
 		return nil, c, nil
 	default:
 		return nil, c, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())

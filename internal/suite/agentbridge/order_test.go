@@ -101,6 +101,10 @@ func runOn(t *scripted, causes *scenario.Causes, name string, params ...string) 
 	}
 	Expect(sc).NotTo(BeNil())
 	err = sc.Run(e)
+	if err == nil {
+		// As the runner does once its probe after the scenario is answered.
+		e.Confirm()
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	return append([]verdict.Observation(nil), obs...), err

@@ -133,3 +133,50 @@ var _ = Describe("the end of a turn", func() {
 		Expect(observed(obs, "BRIDGE-OPTIONS-1", verdict.Pass)).To(HaveLen(1))
 	})
 })
+
+var _ = Describe("a request type the backend leaves unanswered", func() {
+	It("costs one --timeout per lane: a later one is not waited for, and its rule skips naming the wait that paid", func() {
+		deaf := func(m map[string]any) []string {
+			if m["type"] == "session.interrupt" {
+				return nil
+			}
+			return askingBackend(sdkLine(map[string]any{"type": "result", "subtype": "success"}))(m)
+		}
+		causes := &scenario.Causes{}
+		obs, err := runOn(newScripted(deaf), causes, "interrupt-kill")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(failures(obs, "BRIDGE-INTERRUPT-1")).To(ConsistOf(ContainSubstring(`no answer to request id "interrupt-`)))
+		obs, err = runOn(newScripted(deaf), causes, "interrupt-callback")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(failures(obs, "BRIDGE-INTERRUPT-1")).To(BeEmpty())
+		skips := observed(obs, "BRIDGE-INTERRUPT-1", verdict.Skip)
+		Expect(skips).To(HaveLen(1))
+		Expect(skips[0].Message).To(And(HavePrefix("not waited for the answer to request id"), ContainSubstring("in scenario interrupt-kill got no answer")))
+	})
+})
+
+var _ = Describe("a callback.response for no pending callback left unanswered", func() {
+	It("is waited for once: the next is not, and the late answer after an interrupt is no evidence of a callback held", func() {
+		silent := func(m map[string]any) []string {
+			id, _ := m["id"].(string)
+			switch m["type"] {
+			case "callback.response":
+				return nil
+			case "session.interrupt":
+				return []string{line(map[string]any{"type": "session.interrupted", "id": id, "session_id": "s-1", "payload": map[string]any{}})}
+			}
+			return askingBackend(sdkLine(map[string]any{"type": "result", "subtype": "success"}))(m)
+		}
+		causes := &scenario.Causes{}
+		obs, err := runOn(newScripted(silent), causes, "callback-unknown")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(failures(obs, "BRIDGE-CB-NOTFOUND-1")).To(HaveLen(1))
+		Expect(observed(obs, "BRIDGE-CB-NOTFOUND-1", verdict.Skip)).To(HaveLen(1))
+		obs, err = runOn(newScripted(silent), causes, "interrupt-callback")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(failures(obs, "BRIDGE-INTERRUPT-3")).To(BeEmpty())
+		skips := observed(obs, "BRIDGE-INTERRUPT-3", verdict.Skip)
+		Expect(skips).To(HaveLen(1))
+		Expect(skips[0].Message).To(ContainSubstring("in scenario callback-unknown"))
+	})
+})
