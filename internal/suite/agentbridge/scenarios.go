@@ -78,15 +78,21 @@ func lifecycle(e *scenario.Env) error {
 		return b.kill(s)
 	}
 	b.quiet(s)
-	if _, err := b.send(s, plainPrompt); err != nil {
+	sc, err := b.send(s, plainPrompt)
+	if err != nil {
 		return err
 	}
 	bound, why := b.sendBound()
-	t2 := b.collect(s, bound)
-	b.sent(s, t2, bound)
+	t2, ans := b.collectAnswered(s, bound, sc)
+	if ans == nil {
+		b.sent(s, t2, bound)
+	}
 	switch {
 	case t2.gone():
 		return t2.err
+	case t2.result == nil && ans != nil:
+		e.Fail("BRIDGE-SEND-1", ans.Seq, fmt.Sprintf("session.send to live session %q was answered with an error instead of continuing its stream", s.id),
+			"sdk.message frames of the session ending with a result", string(ans.Raw))
 	case t2.result == nil && why != "":
 		e.Skip("BRIDGE-SEND-1", scenario.NotWaited("the turn session.send should start", why))
 	case t2.result == nil:
@@ -599,21 +605,32 @@ func sessions(e *scenario.Env) error {
 			"query.result for the live session", string(in.Raw))
 		return nil
 	}
-	if _, err := b.send(c, plainPrompt); err != nil {
+	sc, err := b.send(c, plainPrompt)
+	if err != nil {
 		return err
 	}
 	bound, why := b.sendBound()
-	t := b.collect(c, bound)
-	b.sent(c, t, bound)
+	t, ans := b.collectAnswered(c, bound, sc)
+	if ans == nil {
+		b.sent(c, t, bound)
+	}
 	if t.gone() {
 		return t.err
 	}
-	if t.result == nil && why != "" {
+	if t.result == nil && ans == nil && why != "" {
 		e.Skip("BRIDGE-SESSIONS-2", scenario.NotWaited("the turn session.send should start in the other session", why))
 		return b.kill(c)
 	}
 	if t.result == nil && tc.result == nil {
 		e.Skip("BRIDGE-SESSIONS-2", fmt.Sprintf("session %q brought no result before session %q was killed either (BRIDGE-STREAM-1), so whether the kill stopped it was not observed", c.id, a.id))
+		return b.kill(c)
+	}
+	if t.result == nil && ans != nil {
+		e.Fail("BRIDGE-SESSIONS-2", ans.Seq, fmt.Sprintf("after session %q was killed, session.send to session %q was answered with an error instead of continuing its stream", a.id, c.id),
+			"the other session keeps working", string(ans.Raw))
+		if str(ans, "/payload/code") == "SESSION_NOT_FOUND" {
+			return nil // the backend forgot the session: nothing left to kill
+		}
 		return b.kill(c)
 	}
 	if t.result == nil {

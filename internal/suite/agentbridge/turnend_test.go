@@ -180,3 +180,21 @@ var _ = Describe("a callback.response for no pending callback left unanswered", 
 		Expect(skips[0].Message).To(ContainSubstring("in scenario callback-unknown"))
 	})
 })
+
+var _ = Describe("a session.send answered with an error", func() {
+	It("ends the wait for its turn: BRIDGE-SEND-1 fails on the answer, not on a bound run out", func() {
+		obs := runScenario("lifecycle", func(m map[string]any) []string {
+			id, _ := m["id"].(string)
+			switch m["type"] {
+			case "session.create":
+				return created(id, sdkLine(map[string]any{"type": "system", "subtype": "init"}), sdkLine(map[string]any{"type": "result", "subtype": "success"}))
+			case "session.send":
+				return []string{line(map[string]any{"type": "error", "id": id, "session_id": "s-1", "payload": map[string]any{"code": "SDK_ERROR", "message": "Claude Code process exited with code 1"}})}
+			case "session.kill":
+				return killed(id)
+			}
+			return nil
+		}, "turn_timeout", "2s")
+		Expect(failures(obs, "BRIDGE-SEND-1")).To(ConsistOf(ContainSubstring("was answered with an error instead of continuing its stream")))
+	})
+})
