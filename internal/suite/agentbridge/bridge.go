@@ -138,6 +138,10 @@ type turn struct {
 	unasked int
 	err     error
 	last    *peer.Inbound // the last frame of the session collected
+	lastAt  time.Time     // when it was collected
+	// silent is set when the session stayed silent for --timeout after a
+	// result taken for a stray: that result ends the turn (settle).
+	silent bool
 	// early is set when the turn was taken to end at a result that came
 	// before system/init, without waiting for more: why (depEarly).
 	early string
@@ -423,10 +427,10 @@ func (b *bridge) collectAnswered(s *session, bound time.Duration, c *peer.Call) 
 		if ans, err := b.e.Peer.Wait(c, time.Millisecond); err == nil {
 			return t, ans
 		}
-		if t.result != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) {
+		if t.result != nil || t.ended != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) {
 			return t, nil
 		}
-		if !time.Now().Before(deadline) {
+		if t.silent || !time.Now().Before(deadline) {
 			t.settle(s)
 			return t, nil
 		}
@@ -450,6 +454,9 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 	defer func() { t.waited += time.Since(start) }()
 	deadline := start.Add(bound)
 	last := start
+	if !t.lastAt.IsZero() {
+		last = t.lastAt // a turn followed in slices (collectAnswered) is silent since its last frame
+	}
 	for {
 		wait, quiet := time.Until(deadline), false
 		if len(t.stray) > 0 && !b.asking(t) {
@@ -464,13 +471,14 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 				t.err = fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
 			}
 			if quiet && errors.Is(err, peer.ErrTimeout) {
+				t.silent = true
 				b.e.Learn(depEarly, fmt.Sprintf("in scenario %s, session %q sent its turn's result before its system/init (transcript line %d) and no other result in the %s (--timeout) of silence that followed",
 					b.e.Peer.Scenario(), s.id, t.stray[0].Seq, b.e.Timeout))
 			}
 			return
 		}
 		last = time.Now()
-		t.last = in
+		t.last, t.lastAt = in, last
 		switch str(in, "/type") {
 		case "sdk.message":
 			t.frames = append(t.frames, in)

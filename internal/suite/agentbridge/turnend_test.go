@@ -2,6 +2,8 @@ package agentbridge_test
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -197,4 +199,44 @@ var _ = Describe("a session.send answered with an error", func() {
 		}, "turn_timeout", "2s")
 		Expect(failures(obs, "BRIDGE-SEND-1")).To(ConsistOf(ContainSubstring("was answered with an error instead of continuing its stream")))
 	})
+})
+
+var _ = Describe("a turn after session.send that ends with an error of the session", func() {
+	// turn_timeout is an hour: a wait that ran to the bound instead of
+	// ending at the error would never let the scenario finish.
+	It("ends the wait at the error, whatever the turn bound", func(ctx SpecContext) {
+		n := 0
+		done := make(chan []verdict.Observation, 1)
+		go func() {
+			defer GinkgoRecover()
+			obs, err := runOn(newScripted(func(m map[string]any) []string {
+				id, _ := m["id"].(string)
+				sid, _ := m["session_id"].(string)
+				died := line(map[string]any{"type": "error", "session_id": sid, "payload": map[string]any{"code": "SDK_ERROR", "message": "Claude Code process exited with code 1"}})
+				switch m["type"] {
+				case "session.create":
+					n++
+					sid = fmt.Sprintf("s-%d", n)
+					return []string{line(map[string]any{"type": "session.created", "id": id, "session_id": sid, "payload": map[string]any{"sdk_session_id": "sdk-" + sid}}),
+						line(map[string]any{"type": "sdk.message", "session_id": sid, "payload": map[string]any{"type": "system", "subtype": "init", "session_id": "sdk-" + sid}}),
+						line(map[string]any{"type": "sdk.message", "session_id": sid, "payload": map[string]any{"type": "result", "subtype": "success", "session_id": "sdk-" + sid}})}
+				case "session.send":
+					return []string{died}
+				case "query.call":
+					return []string{line(map[string]any{"type": "query.result", "id": id, "session_id": sid, "payload": map[string]any{"success": true, "result": []any{}}})}
+				case "session.kill":
+					return []string{line(map[string]any{"type": "session.killed", "id": id, "session_id": sid, "payload": map[string]any{}})}
+				}
+				return nil
+			}), nil, "sessions", "turn_timeout", "1h")
+			Expect(err).NotTo(HaveOccurred())
+			done <- obs
+		}()
+		select {
+		case obs := <-done:
+			Expect(failures(obs, "BRIDGE-SESSIONS-2")).To(ConsistOf(ContainSubstring("with error SDK_ERROR for the session")))
+		case <-ctx.Done():
+			Fail("the scenario still waited for the turn after the error ended it")
+		}
+	}, SpecTimeout(2*time.Minute))
 })
