@@ -318,6 +318,10 @@ func (p *Peer) Gone() <-chan struct{} { return p.gone }
 // start then).
 func (p *Peer) Heard() <-chan struct{} { return p.heard }
 
+// StartupGrace is how much longer a WaitUp or NextUp begun before the
+// server's first line may last (Options.StartupGrace).
+func (p *Peer) StartupGrace() time.Duration { return p.o.StartupGrace }
+
 // Recorder is the transcript the peer writes to.
 func (p *Peer) Recorder() *transcript.Recorder { return p.o.Recorder }
 

@@ -239,6 +239,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
 		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
 	}
+	start, quiet := time.Now(), e.Unheard()
 	in, err := e.Peer.WaitUp(c, timeout)
 	switch {
 	case err == nil:
@@ -246,11 +247,12 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case errors.Is(err, peer.ErrTimeout):
 		e.Hung = true
 		e.Peer.Forget(c)
-		msg := fmt.Sprintf("no response to %s within %s", c.Describe(), e.Bound(timeout))
+		bound := e.Waited(timeout, start, quiet)
+		msg := fmt.Sprintf("no response to %s within %s", c.Describe(), bound)
 		if c.Method != "" && e.quiet(c.Seq) {
 			// Silent on this request alone, or hung: the probe after the
 			// scenario tells (see Confirm).
-			e.suspect(dep, fmt.Sprintf("%s in scenario %s got no response within %s", c.Describe(), e.Peer.Scenario(), e.Bound(timeout)))
+			e.suspect(dep, fmt.Sprintf("%s in scenario %s got no response within %s", c.Describe(), e.Peer.Scenario(), bound))
 		}
 		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
@@ -271,6 +273,35 @@ func (e *Env) Bound(d time.Duration) string {
 		return d.String() + " (--timeout)"
 	}
 	return d.String()
+}
+
+// Waited names a wait with bound d that ran out, begun at start by the
+// peer's WaitUp or NextUp: the bound (Bound), or, when the server had
+// written nothing yet as it began (quiet, see Unheard), so the wait was
+// lengthened (a process still starting gets up to --startup-timeout more,
+// peer.Options.StartupGrace), how long it lasted and why: a message never
+// claims a wait shorter than the one made.
+func (e *Env) Waited(d time.Duration, start time.Time, quiet bool) string {
+	if !quiet {
+		return e.Bound(d)
+	}
+	return fmt.Sprintf("%s (%s, lengthened as the server had written nothing yet: a process still starting gets up to --startup-timeout more)",
+		time.Since(start).Round(time.Millisecond), e.Bound(d))
+}
+
+// Unheard reports whether the server has written nothing yet (no line on
+// stdout) and the peer gives such a server a start-up grace: a WaitUp or
+// NextUp begun now is lengthened by it.
+func (e *Env) Unheard() bool {
+	if e.Peer.StartupGrace() <= 0 {
+		return false
+	}
+	select {
+	case <-e.Peer.Heard():
+		return false
+	default:
+		return true
+	}
 }
 
 // Meanwhile says, after a wait that ended without what it waited for,
