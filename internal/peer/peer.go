@@ -134,6 +134,27 @@ type Call struct {
 // Done is closed once the call has its final response.
 func (c *Call) Done() <-chan struct{} { return c.done }
 
+// Describe names the request in a message, `request id "f44" (tools/call)`,
+// and says what it lacked instead of leaving a gap: a request sent without
+// a method (or with one that is no string) reads `request id "f44" (no
+// method)`.
+func (c *Call) Describe() string {
+	return DescribeRequest(c.Key, c.Method)
+}
+
+// DescribeRequest is Call.Describe for a request known by its id key and
+// method ("" when it had none).
+func DescribeRequest(key, method string) string {
+	what := "request id " + key
+	if key == "" {
+		what = "a request without an id"
+	}
+	if method == "" {
+		return what + " (no method)"
+	}
+	return what + " (" + method + ")"
+}
+
 // Peer is one conversation with one server instance.
 type Peer struct {
 	o Options
@@ -319,6 +340,10 @@ func (p *Peer) Gone() <-chan struct{} { return p.gone }
 // it has started and read its input (the runner lets the next process
 // start then).
 func (p *Peer) Heard() <-chan struct{} { return p.heard }
+
+// StartupGrace is how much longer a WaitUp or NextUp begun before the
+// server's first line may last (Options.StartupGrace).
+func (p *Peer) StartupGrace() time.Duration { return p.o.StartupGrace }
 
 // Recorder is the transcript the peer writes to.
 func (p *Peer) Recorder() *transcript.Recorder { return p.o.Recorder }

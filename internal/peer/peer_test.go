@@ -317,3 +317,19 @@ var _ = Describe("frame rules of some revisions", func() {
 		Expect(rules("")).To(ContainElement("MINI-V-1"), "an unversioned run applies every rule")
 	})
 })
+
+var _ = Describe("a request named in a message", func() {
+	DescribeTable("says what it lacked instead of leaving a gap",
+		func(key, method, want string) { Expect(peer.DescribeRequest(key, method)).To(Equal(want)) },
+		Entry("id and method", `"f44"`, "tools/call", `request id "f44" (tools/call)`),
+		Entry("no method", `"f44"`, "", `request id "f44" (no method)`),
+		Entry("no id", "", "ping", "a request without an id (ping)"),
+	)
+
+	It("is named by the call the peer tracks", func() {
+		pe, _, _ := newPeer(nil)
+		c, err := pe.Request([]byte(`{"id":"f44","params":{}}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Describe()).To(Equal(`request id "f44" (no method)`))
+	})
+})

@@ -38,7 +38,7 @@ func (p *Peer) ended(f transport.Frame) {
 		}
 		return
 	}
-	what := fmt.Sprintf("request id %s (%s)", call.Key, call.Method)
+	what := call.Describe()
 	seq := p.o.Recorder.Add(transcript.Note, []byte("the exchange of "+what+" ended without a JSON-RPC answer: "+via.End))
 	p.mu.Lock()
 	if p.pending[call.Key] != call {

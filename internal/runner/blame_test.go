@@ -88,6 +88,27 @@ var _ = Describe("blame", func() {
 		Expect(findings(rep, "after", verdict.Pass)).NotTo(BeEmpty())
 	})
 
+	It("reports a death once: the rules the dead server kept the scenario from observing skip, saying it died", func() {
+		// The process answers one tools/call and breaks; the scenario's
+		// next request finds it gone.
+		dies := &scenario.Scenario{Name: "dies", Rules: []string{"SONDE-ID-3", "SONDE-ID-1"}, Run: func(e *scenario.Env) error {
+			if _, _, err := e.Call(map[string]any{"id": doomed + "-1", "method": "tools/call", "params": map[string]any{"name": "echo", "input": map[string]any{}}}); err != nil {
+				return err
+			}
+			_, _, err := e.Call(map[string]any{"id": "next", "method": "tools/list"})
+			return err
+		}}
+		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{dies}, runner.Config{Jobs: 1})
+		failed := findings(rep, "dies", verdict.Fail, verdict.Error)
+		Expect(failed).To(HaveLen(1), "one finding for one cause")
+		Expect(failed[0].Rule).To(Equal("SONDE-GEN-SURVIVE"))
+		// SONDE-ID-1 was observed on the one answer; SONDE-ID-3 never was.
+		skipped := findings(rep, "dies", verdict.Skip)
+		Expect(skipped).To(HaveLen(1))
+		Expect(skipped[0].Rule).To(Equal("SONDE-ID-3"))
+		Expect(skipped[0].Message).To(ContainSubstring("the server died during the scenario"))
+	})
+
 	It("charges a hang to the scenario after which the server stopped answering the probe it answered before", func() {
 		rep := runTestServer("sonde-serve", 0, []*scenario.Scenario{
 			listing("deafens", "first", deaf+"-1"),

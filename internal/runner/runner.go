@@ -741,15 +741,37 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	}
 	// A declared rule nothing observed: the scenario stopped early, or the
 	// fixture checks less than it claims.
-	why := "the scenario never checked it (a fixture that declares a rule must check it)"
-	if err != nil {
+	why, unobserved := "the scenario never checked it (a fixture that declares a rule must check it)", verdict.Error
+	switch {
+	case err != nil && h.State == session.Dead && r.judgesSurvival(p):
+		// The crash is the finding, once, under the rule that the server
+		// keeps running: what it kept the scenario from observing is no
+		// second finding of the same cause.
+		why, unobserved = "not observed: the server died during the scenario (the crash is reported under the rule that the server keeps running): "+h.Why, verdict.Skip
+	case err != nil:
 		why = "not observed: the scenario stopped early: " + err.Error()
 	}
 	for _, id := range s.Rules {
 		if r.selected(id) && !r.tally.Seen(s.Name, id) {
-			l.observe(verdict.Observation{Rule: id, Verdict: verdict.Error, Scenario: s.Name, Seq: -1, Message: why})
+			l.observe(verdict.Observation{Rule: id, Verdict: unobserved, Scenario: s.Name, Seq: -1, Message: why})
 		}
 	}
+}
+
+// judgesSurvival reports whether a selected rule of the process's
+// protocol reports the server dying (verdict.CheckSurvives): only then is
+// a crash a finding of its own.
+func (r *run) judgesSurvival(p *peer.Peer) bool {
+	proto := r.cfg.Protocol
+	if p != nil && p.Protocol() != nil {
+		proto = p.Protocol()
+	}
+	for _, ru := range proto.RulesForCheck(verdict.CheckSurvives) {
+		if r.selected(ru.ID) {
+			return true
+		}
+	}
+	return false
 }
 
 // notRun records the declared rules of scenarios that did not run: an

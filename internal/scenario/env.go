@@ -139,6 +139,11 @@ func (e *Env) suspect(dep, why string) {
 	e.suspects = append(e.suspects, [2]string{dep, why})
 }
 
+// Suspect records a cause a scenario's own wait found, to be learned once
+// the runner's probe shows the server alive (see suspect): a request type
+// the server leaves unanswered while it answers others.
+func (e *Env) Suspect(dep, why string) { e.suspect(dep, why) }
+
 // Suspected reports whether a wait of this scenario suspected a cause that
 // the probe could confirm.
 func (e *Env) Suspected() bool { return len(e.suspects) > 0 }
@@ -230,7 +235,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 			return in, nil
 		}
 		e.Peer.Forget(c)
-		msg := NotWaited(fmt.Sprintf("the response to request id %s (%s)", c.Key, c.Method), why)
+		msg := NotWaited("the response to "+c.Describe(), why)
 		e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
 		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
 	}
@@ -242,7 +247,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	// give its silence a second --timeout.
 	inFlight := time.Since(c.SentAt)
 	spent := !c.SentAt.IsZero() && inFlight >= timeout && e.heard() && e.quiet(c.Seq)
-	began := time.Now()
+	start, quiet := time.Now(), e.Unheard()
 	if spent {
 		in, err = e.Peer.Wait(c, 0)
 	} else {
@@ -254,20 +259,21 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case errors.Is(err, peer.ErrTimeout):
 		e.Hung = true
 		e.Peer.Forget(c)
-		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
+		bound := e.Waited(timeout, start, quiet)
+		msg := fmt.Sprintf("no response to %s within %s", c.Describe(), bound)
 		switch {
 		case errors.Is(err, peer.ErrUnmatched):
-			msg = fmt.Sprintf("no response to request id %s (%s), and none owed: every request in flight had a response whose id matches none of them, one each, when the wait ended after %s (bound %s)",
-				c.Key, c.Method, time.Since(began).Round(time.Millisecond), e.Bound(timeout))
+			msg = fmt.Sprintf("no response to %s, and none owed: every request in flight had a response whose id matches none of them, one each, when the wait ended after %s (bound %s)",
+				c.Describe(), time.Since(start).Round(time.Millisecond), e.Bound(timeout))
 		case spent:
-			msg = fmt.Sprintf("no response to request id %s (%s) in the %s since it was sent (bound %s), which other steps spent waiting", c.Key, c.Method, inFlight.Round(time.Millisecond), e.Bound(timeout))
+			msg = fmt.Sprintf("no response to %s in the %s since it was sent (bound %s), which other steps spent waiting", c.Describe(), inFlight.Round(time.Millisecond), e.Bound(timeout))
 		}
 		if c.Method != "" && !spent && e.quiet(c.Seq) {
 			// Silent on this request alone, or hung: the probe after the
 			// scenario tells (see Confirm). A request whose bound other
 			// steps' waits spent went unanswered with them: a hang, which
 			// a probe would only wait out again.
-			e.suspect(dep, fmt.Sprintf("request id %s (%s) in scenario %s got no response within %s", c.Key, c.Method, e.Peer.Scenario(), e.Bound(timeout)))
+			e.suspect(dep, fmt.Sprintf("%s in scenario %s got no response within %s", c.Describe(), e.Peer.Scenario(), bound))
 		}
 		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
@@ -275,7 +281,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case errors.Is(err, peer.ErrRefused):
 		// Over HTTP: the exchange ended without an answer, and the peer
 		// has judged that already.
-		return nil, fmt.Errorf("%w: request id %s (%s): %v", ErrNoAnswer, c.Key, c.Method, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrNoAnswer, c.Describe(), err)
 	default:
 		return nil, fmt.Errorf("%w: %s", ErrGone, e.Gone())
 	}
@@ -299,6 +305,35 @@ func (e *Env) Bound(d time.Duration) string {
 		return d.String() + " (--timeout)"
 	}
 	return d.String()
+}
+
+// Waited names a wait with bound d that ran out, begun at start by the
+// peer's WaitUp or NextUp: the bound (Bound), or, when the server had
+// written nothing yet as it began (quiet, see Unheard), so the wait was
+// lengthened (a process still starting gets up to --startup-timeout more,
+// peer.Options.StartupGrace), how long it lasted and why: a message never
+// claims a wait shorter than the one made.
+func (e *Env) Waited(d time.Duration, start time.Time, quiet bool) string {
+	if !quiet {
+		return e.Bound(d)
+	}
+	return fmt.Sprintf("%s (%s, lengthened as the server had written nothing yet: a process still starting gets up to --startup-timeout more)",
+		time.Since(start).Round(time.Millisecond), e.Bound(d))
+}
+
+// Unheard reports whether the server has written nothing yet (no line on
+// stdout) and the peer gives such a server a start-up grace: a WaitUp or
+// NextUp begun now is lengthened by it.
+func (e *Env) Unheard() bool {
+	if e.Peer.StartupGrace() <= 0 {
+		return false
+	}
+	select {
+	case <-e.Peer.Heard():
+		return false
+	default:
+		return true
+	}
 }
 
 // Meanwhile says, after a wait that ended without what it waited for,

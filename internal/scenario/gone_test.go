@@ -11,6 +11,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // dying is a transport whose server has exited, its stdout ended, and
@@ -88,5 +89,65 @@ var _ = Describe("a request whose HTTP exchange ended without an answer", func()
 		Expect(err).To(MatchError(scenario.ErrNoAnswer))
 		Expect(err).To(MatchError(ContainSubstring("request id 1 (x): the request's exchange ended without an answer: HTTP 502 text/html")))
 		Expect(e.Hung).To(BeFalse())
+	})
+})
+
+// silent is a transport whose server reads everything and answers nothing.
+type silent struct {
+	frames chan transport.Frame
+	exited chan struct{}
+}
+
+func (s *silent) Send([]byte) error                { return nil }
+func (s *silent) WriteRaw([]byte) error            { return nil }
+func (s *silent) Recv() <-chan transport.Frame     { return s.frames }
+func (s *silent) Stderr() <-chan transport.Frame   { return nil }
+func (s *silent) CloseInput() error                { return nil }
+func (s *silent) Exited() <-chan struct{}          { return s.exited }
+func (s *silent) ExitStatus() transport.ExitStatus { return transport.ExitStatus{} }
+func (s *silent) Overflowed() bool                 { return false }
+func (s *silent) Close() error                     { close(s.frames); return nil }
+
+var _ = Describe("a request without a method left unanswered", func() {
+	It("is named by its id and said to have no method, not followed by empty brackets", func() {
+		p := peer.New(peer.Options{Protocol: protocol(""), Transport: &silent{frames: make(chan transport.Frame), exited: make(chan struct{})}, Recorder: transcript.NewRecorder()})
+		DeferCleanup(p.Close)
+		e := &scenario.Env{Peer: p, Timeout: 10 * time.Millisecond}
+		c, err := e.Send(map[string]any{"id": "f44", "params": map[string]any{}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = e.Await(c, 0)
+		Expect(err).To(MatchError(scenario.ErrNoAnswer))
+		Expect(err.Error()).To(ContainSubstring(`no response to request id "f44" (no method) within 10ms (--timeout)`))
+		Expect(err.Error()).NotTo(ContainSubstring("()"))
+	})
+})
+
+var _ = Describe("a wait lengthened while the server had written nothing yet", func() {
+	var (
+		e   *scenario.Env
+		obs []verdict.Observation
+	)
+	BeforeEach(func() {
+		obs = nil
+		// A server that writes nothing on stdout: every wait that is the
+		// server's own step gets the start-up grace on top of its bound.
+		p := peer.New(peer.Options{Protocol: protocol(""), Transport: &silent{frames: make(chan transport.Frame), exited: make(chan struct{})},
+			Recorder: transcript.NewRecorder(), StartupGrace: 50 * time.Millisecond})
+		DeferCleanup(p.Close)
+		e = &scenario.Env{Peer: p, Timeout: 10 * time.Millisecond, Observe: func(o verdict.Observation) { obs = append(obs, o) }}
+	})
+
+	It("is named with how long it lasted, not only its bound, for a response", func() {
+		c, err := e.Send(map[string]any{"id": 1, "method": "x"})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = e.Await(c, 0)
+		Expect(err).To(MatchError(ContainSubstring("(10ms (--timeout), lengthened as the server had written nothing yet")))
+	})
+
+	It("is named with how long it lasted, not only its bound, for an expected frame", func() {
+		Expect(e.Do(&scenario.Step{ExpectFrame: true, Rule: "DEMO-A-1"})).To(Succeed())
+		Expect(obs).To(HaveLen(1))
+		Expect(obs[0].Verdict).To(Equal(verdict.Fail))
+		Expect(obs[0].Message).To(And(HavePrefix("no frame within "), ContainSubstring("(10ms (--timeout), lengthened as the server had written nothing yet")))
 	})
 })

@@ -157,9 +157,11 @@ func (st *Step) run(e *Env) error {
 			return nil
 		}
 		seq := e.Peer.Recorder().Len() - 1
+		start, quiet := time.Now(), e.Unheard()
 		in, err := e.nextProtocolFrame(st.timeout(e))
 		if err != nil {
-			what := "no frame within " + e.Bound(st.timeout(e)) + e.Meanwhile(seq)
+			bound := e.Waited(st.timeout(e), start, quiet)
+			what := "no frame within " + bound + e.Meanwhile(seq)
 			if errors.Is(err, peer.ErrExited) {
 				what = e.Gone()
 			}
@@ -167,7 +169,7 @@ func (st *Step) run(e *Env) error {
 			if errors.Is(err, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", ErrGone, what)
 			}
-			e.Learn(dep, fmt.Sprintf("the server sent no %s within %s in scenario %s (line %d)", st.describe(), e.Bound(st.timeout(e)), e.Peer.Scenario(), st.Line))
+			e.Learn(dep, fmt.Sprintf("the server sent no %s within %s in scenario %s (line %d)", st.describe(), bound, e.Peer.Scenario(), st.Line))
 			return nil
 		}
 		st.judge(e, in)

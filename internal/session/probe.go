@@ -119,13 +119,13 @@ func probe(env *scenario.Env, stopped error) Health {
 		return Health{}
 	case errors.Is(werr, peer.ErrTimeout) && !known:
 		p.Forget(c)
-		env.Learn(probeCause, fmt.Sprintf("the probe request %s (id %s) got no answer within %s (--timeout) after scenario %s", method, c.Key, env.Timeout, p.Scenario()))
+		env.Learn(probeCause, fmt.Sprintf("the probe, %s, got no answer within %s (--timeout) after scenario %s", peer.DescribeRequest(c.Key, method), env.Timeout, p.Scenario()))
 		return Health{}
 	case errors.Is(werr, peer.ErrRefused):
 		return Health{State: Refused, Why: werr.Error()}
 	case errors.Is(werr, peer.ErrTimeout):
 		p.Forget(c)
-		return Health{State: Hung, Why: fmt.Sprintf("the server stopped answering during this scenario: the probe request %s (id %s), which it answered before, got no answer within %s (--timeout)", method, c.Key, env.Timeout)}
+		return Health{State: Hung, Why: fmt.Sprintf("the server stopped answering during this scenario: the probe, %s, which it answered before, got no answer within %s (--timeout)", peer.DescribeRequest(c.Key, method), env.Timeout)}
 	default:
 		return Health{State: Dead, Why: env.Gone()}
 	}

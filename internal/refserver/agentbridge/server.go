@@ -589,7 +589,7 @@ func (s *Server) emit(ss *session, payload map[string]any) {
 		delete(payload, "event")
 	}
 	f := frame{Type: "sdk.message", SessionID: ss.id, Payload: payload}
-	if s.Faults["sdk-no-session"] && typ == "stream_event" {
+	if s.Faults["sdk-no-session"] && typ == "stream_event" || s.Faults["sdk-message-no-session"] {
 		f.SessionID = ""
 	}
 	s.write(f)
@@ -764,19 +764,32 @@ func (s *Server) turn(ss *session, prompt string) {
 		}
 		return true
 	}
+	if s.Faults["cli-dies"] {
+		// The CLI the SDK drives dies before it says anything: the backend
+		// reports it for the session, and no message of the turn follows.
+		fmt.Fprintf(s.log, "agent-bridge: %s: Claude Code process exited with code 1\n", ss.id)
+		s.fail("", ss.id, SDKError, "Claude Code process exited with code 1")
+		return
+	}
 	if first && s.Faults["stray-result"] {
 		end("success", "a result left over from nothing")
 	}
+	// The fault sends the first turn's result first: the turn then runs
+	// without one at its end.
+	early := first && s.Faults["result-before-init"]
+	if early {
+		end("success", "wirecheck reference backend: "+prompt)
+	}
 	// A callback.request is no sdk.message: the hook may come before
 	// system/init (variant ask-before-assistant).
-	early := s.Variants["ask-before-assistant"]
-	if first && !early {
+	ask := s.Variants["ask-before-assistant"]
+	if first && !ask {
 		s.emitInit(ss)
 	}
 	if _, st := s.hook(ss, "UserPromptSubmit", map[string]any{"prompt": prompt}, ""); stopped(st) {
 		return
 	}
-	if first && early {
+	if first && ask {
 		s.emitInit(ss)
 	}
 	if ss.partial {
@@ -797,7 +810,9 @@ func (s *Server) turn(ss *session, prompt string) {
 	if _, st := s.hook(ss, "Stop", map[string]any{"stop_hook_active": false}, ""); stopped(st) {
 		return
 	}
-	end("success", answer)
+	if !early {
+		end("success", answer)
+	}
 }
 
 // toolUse plays one Bash tool use: ask permission, run or refuse, report.
@@ -920,6 +935,10 @@ var models = []any{
 
 var modes = map[string]bool{"default": true, "acceptEdits": true, "bypassPermissions": true, "plan": true}
 
+// unsupported are the documented query methods the fault query-unsupported
+// answers as unknown, as a backend that never wired them up does.
+var unsupported = map[string]bool{"accountInfo": true, "setMaxThinkingTokens": true, "rewindFiles": true}
+
 func (s *Server) query(id string, ss *session, p map[string]any) {
 	method, _ := p["method"].(string)
 	args, isList := p["args"].([]any)
@@ -938,23 +957,25 @@ func (s *Server) query(id string, ss *session, p map[string]any) {
 	}
 	var result any
 	var failure string
-	switch method {
-	case "supportedModels":
+	switch {
+	case s.Faults["query-unsupported"] && unsupported[method]:
+		failure = "Unknown or unsupported query method: " + method
+	case method == "supportedModels":
 		result = models
-	case "supportedCommands":
+	case method == "supportedCommands":
 		result = []any{
 			map[string]any{"name": "compact", "description": "Compact the conversation", "argumentHint": ""},
 			map[string]any{"name": "clear", "description": "Clear the conversation", "argumentHint": ""},
 		}
-	case "mcpServerStatus":
+	case method == "mcpServerStatus":
 		list := []any{}
 		for _, n := range ss.mcp {
 			list = append(list, map[string]any{"name": n, "status": "connected"})
 		}
 		result = list
-	case "accountInfo":
+	case method == "accountInfo":
 		result = map[string]any{"email": "wirecheck@example.invalid", "organization": "wirecheck", "subscriptionType": "reference"}
-	case "setModel":
+	case method == "setModel":
 		m, ok := arg(0).(string)
 		if arg(0) != nil && !ok {
 			failure = "setModel takes a model name"
@@ -963,7 +984,7 @@ func (s *Server) query(id string, ss *session, p map[string]any) {
 		s.mu.Lock()
 		ss.model = m
 		s.mu.Unlock()
-	case "setPermissionMode":
+	case method == "setPermissionMode":
 		m, _ := arg(0).(string)
 		if !modes[m] {
 			failure = fmt.Sprintf("unknown permission mode %v", arg(0))
@@ -972,11 +993,11 @@ func (s *Server) query(id string, ss *session, p map[string]any) {
 		s.mu.Lock()
 		ss.mode = m
 		s.mu.Unlock()
-	case "setMaxThinkingTokens":
+	case method == "setMaxThinkingTokens":
 		if _, ok := arg(0).(json.Number); !ok && arg(0) != nil {
 			failure = "setMaxThinkingTokens takes a number or null"
 		}
-	case "rewindFiles":
+	case method == "rewindFiles":
 		u, _ := arg(0).(string)
 		s.mu.Lock()
 		known := ss.userUUIDs[u]

@@ -105,6 +105,47 @@ var _ = Describe("the reference agent-bridge backend", func() {
 		Expect(payload(ms[len(ms)-1])).To(HaveKeyWithValue("subtype", "success"))
 	})
 
+	It("under fault result-before-init sends the first turn's result first and none at its end; the next turn is whole", func() {
+		b := start(time.Second, "result-before-init")
+		b.send(create("c1", "Say hi.", nil))
+		sid := b.recv()["session_id"]
+		first := b.recv()
+		Expect(payload(first)).To(HaveKeyWithValue("type", "result"))
+		ms := b.until("sdk.message", "assistant")
+		Expect(payload(ms[0])).To(HaveKeyWithValue("subtype", "init"))
+		b.send(map[string]any{"type": "session.send", "id": "s1", "session_id": sid, "payload": map[string]any{"message": "Again."}})
+		// The next line is the second turn's: nothing of the first is left.
+		Expect(payload(b.recv())).To(HaveKeyWithValue("type", "assistant"))
+		Expect(payload(b.recv())).To(HaveKeyWithValue("type", "result"))
+	})
+
+	It("under fault sdk-message-no-session sends every sdk.message without session_id", func() {
+		b := start(time.Second, "sdk-message-no-session")
+		b.send(create("c1", "Say hi.", nil))
+		Expect(b.recv()).To(HaveKey("session_id"))
+		for _, m := range b.until("sdk.message", "result") {
+			Expect(m).NotTo(HaveKey("session_id"))
+		}
+	})
+
+	It("under fault cli-dies reports every turn as error SDK_ERROR with the session_id and no id, and nothing else of it", func() {
+		b := start(time.Second, "cli-dies")
+		b.send(create("c1", "Say hi.", nil))
+		sid := b.recv()["session_id"]
+		for _, next := range []map[string]any{nil, {"type": "session.send", "id": "s1", "session_id": sid, "payload": map[string]any{"message": "Again."}}} {
+			if next != nil {
+				b.send(next)
+			}
+			e := b.recv()
+			Expect(e).To(HaveKeyWithValue("type", "error"))
+			Expect(e).To(HaveKeyWithValue("session_id", sid))
+			Expect(e).NotTo(HaveKey("id"))
+			Expect(payload(e)).To(HaveKeyWithValue("code", "SDK_ERROR"))
+		}
+		b.send(map[string]any{"type": "session.kill", "id": "k1", "session_id": sid, "payload": map[string]any{}})
+		Expect(b.recv()).To(HaveKeyWithValue("type", "session.killed"))
+	})
+
 	DescribeTable("asks can_use_tool for a tool prompt and carries the answer through",
 		func(answer map[string]any, isError bool, content string) {
 			b := start(time.Second)
@@ -246,6 +287,24 @@ var _ = Describe("the reference agent-bridge backend", func() {
 		r := b.recv()
 		Expect(payload(r)).To(HaveKeyWithValue("success", false))
 		Expect(payload(r)["error"]).NotTo(BeEmpty())
+	})
+
+	It("under fault query-unsupported answers three documented query methods as unknown, and the others as ever", func() {
+		b := start(time.Second, "query-unsupported")
+		b.send(create("c1", "Say hi.", nil))
+		sid := b.recv()["session_id"]
+		b.until("sdk.message", "result")
+		for _, m := range []string{"supportedModels", "accountInfo", "setMaxThinkingTokens", "rewindFiles"} {
+			b.send(map[string]any{"type": "query.call", "id": "q-" + m, "session_id": sid, "payload": map[string]any{"method": m, "args": []any{}}})
+			r := b.recv()
+			Expect(r).To(HaveKeyWithValue("type", "query.result"))
+			if m == "supportedModels" {
+				Expect(payload(r)).To(HaveKeyWithValue("success", true))
+				continue
+			}
+			Expect(payload(r)).To(HaveKeyWithValue("success", false))
+			Expect(payload(r)["error"]).To(ContainSubstring("Unknown or unsupported query method"))
+		}
 	})
 
 	It("forgets a killed session: every later message for it is SESSION_NOT_FOUND", func() {

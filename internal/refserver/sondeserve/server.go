@@ -320,6 +320,13 @@ func (s *Server) call(id any, params map[string]any) (int, bool) {
 	}
 	input, _ := params["input"].(map[string]any)
 	out, err := tool.invoke(input)
+	if err != nil && s.Variants["failure-in-output"] {
+		// The tool ran and its run failed: the variant reports the
+		// failure as the tool's output, as a command runner reports an
+		// exit status.
+		fmt.Fprintf(s.log, "tool %s failed: %v\n", name, err)
+		out, err = map[string]any{"exitCode": 1, "stderr": err.Error()}, nil
+	}
 	if err != nil {
 		fmt.Fprintf(s.log, "tool %s failed: %v\n", name, err)
 		if s.Faults["crash-on-error"] {

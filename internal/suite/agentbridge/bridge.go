@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,10 @@ type bridge struct {
 	prompt string
 	turn   time.Duration
 	cb     time.Duration
+	// open are the sessions created and not killed, in order: an
+	// sdk.message without session_id is told to one of them by its SDK
+	// session id, or to the only one.
+	open []*session
 }
 
 // start sets the scenario's callback policy and reads the params.
@@ -101,6 +106,7 @@ func userPolicy(e *scenario.Env) (Policy, error) { return ParsePolicy(e.Params[P
 
 // session is one session the scenario created.
 type session struct {
+	b         *bridge
 	id, sdkID string
 	init      string // model named by system/init, if any
 	created   int    // transcript line of session.created
@@ -117,6 +123,13 @@ type turn struct {
 	callbacks []*peer.Inbound
 	errors    []*peer.Inbound
 	result    *peer.Inbound
+	// ended is the error frame of the session that ended the turn without
+	// a result (the SDK failed: its CLI died), nil when none did.
+	ended *peer.Inbound
+	// waited is how long the turn was followed, for the messages about
+	// what it did not show: the bound when it ran out, less when the
+	// backend ended the turn or died first.
+	waited time.Duration
 	// stray holds result messages that arrived before the session's first
 	// system message (BRIDGE-STREAM-2 judges them; the turn goes on).
 	stray []*peer.Inbound
@@ -124,6 +137,14 @@ type turn struct {
 	// (BRIDGE-CB-ASK-1), for the reason a callback rule is skipped.
 	unasked int
 	err     error
+	last    *peer.Inbound // the last frame of the session collected
+	lastAt  time.Time     // when it was collected
+	// silent is set when the session stayed silent for --timeout after a
+	// result taken for a stray: that result ends the turn (settle).
+	silent bool
+	// early is set when the turn was taken to end at a result that came
+	// before system/init, without waiting for more: why (depEarly).
+	early string
 }
 
 // settle ends a turn whose bound passed: when the only result that came
@@ -189,7 +210,9 @@ func (b *bridge) create(prompt string, options map[string]any) (*session, *peer.
 	} else {
 		b.e.Pass("BRIDGE-CREATED-1", in.Seq)
 	}
-	return &session{id: str(in, "/session_id"), sdkID: str(in, "/payload/sdk_session_id"), created: in.Seq, cbIDs: map[string]bool{}}, in, nil
+	ss := &session{b: b, id: str(in, "/session_id"), sdkID: str(in, "/payload/sdk_session_id"), created: in.Seq, cbIDs: map[string]bool{}}
+	b.open = append(b.open, ss)
+	return ss, in, nil
 }
 
 // unlabelled is the kind of a session.created without an id.
@@ -232,7 +255,7 @@ func (b *bridge) awaitCreated(msg map[string]any) (*peer.Inbound, error) {
 // gone, and calling it so would hide which promise it broke.
 func (b *bridge) unanswered(c *peer.Call, bound time.Duration, flag, rule, want string) {
 	b.e.Peer.Forget(c)
-	why := fmt.Sprintf("no answer to %s (id %s) within %s (%s); the backend is still running", c.Method, c.Key, bound, flag)
+	why := fmt.Sprintf("no answer to %s within %s (%s); the backend is still running", c.Describe(), bound, flag)
 	b.e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, why, "a response within "+bound.String()+" ("+flag+")", "nothing")
 	if rule != "" {
 		b.e.Fail(rule, c.Seq, why, want, "nothing")
@@ -240,11 +263,26 @@ func (b *bridge) unanswered(c *peer.Call, bound time.Duration, flag, rule, want 
 }
 
 // await sends a message and waits --timeout for its answer; a nil answer
-// means none came (already reported against rule by unanswered).
+// means none came (already reported against rule by unanswered, or, when
+// the lane learned that the backend leaves this type unanswered, skipped
+// against rule without a wait: a fault costs one timeout per lane).
 func (b *bridge) await(msg map[string]any, rule, want string) (*peer.Inbound, *peer.Call, error) {
 	c, err := b.e.Send(msg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	dep := "an answer to " + c.Method
+	if why := b.e.Cause(dep); why != "" {
+		if in, err := b.e.Peer.Wait(c, 0); err == nil {
+			return in, c, nil
+		}
+		b.e.Peer.Forget(c)
+		msg := scenario.NotWaited("the answer to "+c.Describe(), why)
+		b.e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
+		if rule != "" {
+			b.e.Skip(rule, msg)
+		}
+		return nil, c, nil
 	}
 	in, err := b.e.Peer.Wait(c, b.e.Timeout)
 	switch {
@@ -257,6 +295,9 @@ func (b *bridge) await(msg map[string]any, rule, want string) (*peer.Inbound, *p
 		default:
 		}
 		b.unanswered(c, b.e.Timeout, "--timeout", rule, want)
+		// Learned once the probe after the scenario is answered: a
+		// backend that hung says nothing of what it leaves unanswered.
+		b.e.Suspect(dep, fmt.Sprintf("%s in scenario %s got no answer within %s (--timeout)", c.Describe(), b.e.Peer.Scenario(), b.e.Timeout))
 		return nil, c, nil
 	default:
 		return nil, c, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
@@ -264,14 +305,36 @@ func (b *bridge) await(msg map[string]any, rule, want string) (*peer.Inbound, *p
 }
 
 // mine says whether a queued frame belongs to the session: its session_id,
-// or the id of one of its callbacks (an error about that callback).
+// or the id of one of its callbacks (an error about that callback). An
+// sdk.message without a session_id (BRIDGE-SDK-1 judges it) is the
+// session's when its payload names the session's SDK session, or when no
+// other session is open: left unclaimed, it would leave the turn waiting
+// for a result that came.
 func (s *session) mine(in *peer.Inbound) bool {
-	if sid, _ := in.Field("/session_id"); sid == s.id {
+	sid, _ := in.Field("/session_id")
+	if sid == s.id {
 		return true
 	}
 	id, _ := in.Field("/id")
-	ids, _ := id.(string)
-	return ids != "" && s.cbIDs[ids]
+	if ids, _ := id.(string); ids != "" && s.cbIDs[ids] {
+		return true
+	}
+	if sid != nil && sid != "" || str(in, "/type") != "sdk.message" || s.b == nil {
+		return false
+	}
+	if sdk := str(in, "/payload/session_id"); sdk != "" {
+		for _, o := range s.b.open {
+			if o.sdkID == sdk {
+				return o == s
+			}
+		}
+	}
+	return len(s.b.open) == 1 && s.b.open[0] == s
+}
+
+// closed drops a killed session from the open ones.
+func (b *bridge) closed(s *session) {
+	b.open = slices.DeleteFunc(b.open, func(o *session) bool { return o == s })
 }
 
 // depSend names what a session.send should start: a turn. A backend that
@@ -312,6 +375,46 @@ func (b *bridge) collectUntil(s *session, bound time.Duration, until func(*peer.
 	return t
 }
 
+// endsTurn says whether an error frame of the session ends its turn: one
+// that answers no request of wirecheck's and is about no callback (an
+// SDK_ERROR saying the CLI died). The backend has said the turn failed;
+// no result will follow, and waiting out the turn bound for one would
+// cost minutes on every turn.
+func (s *session) endsTurn(in *peer.Inbound) bool {
+	if str(in, "/type") != "error" {
+		return false
+	}
+	switch str(in, "/payload/code") {
+	case "CALLBACK_TIMEOUT", "CALLBACK_NOT_FOUND":
+		return false
+	}
+	id := str(in, "/id")
+	return id == "" || !s.cbIDs[id]
+}
+
+// gone reports whether the turn ended because the backend exited or closed
+// its stdout.
+func (t *turn) gone() bool { return errors.Is(t.err, scenario.ErrGone) }
+
+// how says how a turn that brought no result ended, and after how long:
+// the backend gone, an error of the session, or the bound run out.
+func (t *turn) how(bound time.Duration, flag string) string {
+	waited := t.waited.Round(time.Millisecond)
+	if t.waited < time.Millisecond {
+		waited = t.waited.Round(time.Microsecond)
+	}
+	switch {
+	case t.gone():
+		return fmt.Sprintf("before the backend was gone, %s later: %v", waited, t.err)
+	case t.ended != nil:
+		return fmt.Sprintf("before the turn ended, %s later, with error %s for the session: %s", waited,
+			str(t.ended, "/payload/code"), str(t.ended, "/payload/message"))
+	case t.waited < bound:
+		return fmt.Sprintf("within %s (the wait, bounded by %s, %s, ended early)", waited, bound, flag)
+	}
+	return fmt.Sprintf("within %s (%s)", bound, flag)
+}
+
 // collectAnswered is collect after a session.send, which a live session
 // does not answer: it also stops when the send is answered (an error), and
 // returns that answer.
@@ -324,29 +427,58 @@ func (b *bridge) collectAnswered(s *session, bound time.Duration, c *peer.Call) 
 		if ans, err := b.e.Peer.Wait(c, time.Millisecond); err == nil {
 			return t, ans
 		}
-		if t.result != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) {
+		if t.result != nil || t.ended != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) {
 			return t, nil
 		}
-		if !time.Now().Before(deadline) {
+		if t.silent || !time.Now().Before(deadline) {
 			t.settle(s)
 			return t, nil
 		}
 	}
 }
 
+// depEarly names what a result before system/init leaves to come: the
+// turn's own result. A backend that sent none after it once (it sends the
+// turn's result first) sends none the next time, so later turns take that
+// first result for their end at once (scenario.Causes).
+const depEarly = "a result after the result sent before system/init"
+
 // collectInto adds the session's frames to t, up to a result sdk.message,
-// the first frame for which until holds, or the bound.
+// an error that ends the turn, the first frame for which until holds, or
+// the bound. After a result that came before any system message (taken
+// for a stray), the backend may have sent the turn's only result: the
+// wait then ends once the session has been silent for --timeout, unless
+// the backend waits on a callback, and the lane learns it.
 func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until func(*peer.Inbound) bool) {
-	deadline := time.Now().Add(bound)
+	start := time.Now()
+	defer func() { t.waited += time.Since(start) }()
+	deadline := start.Add(bound)
+	last := start
+	if !t.lastAt.IsZero() {
+		last = t.lastAt // a turn followed in slices (collectAnswered) is silent since its last frame
+	}
 	for {
-		in, err := b.e.Peer.NextWhere(time.Until(deadline), s.mine)
+		wait, quiet := time.Until(deadline), false
+		if len(t.stray) > 0 && !b.asking(t) {
+			if q := time.Until(last.Add(b.e.Timeout)); q < wait {
+				wait, quiet = q, true
+			}
+		}
+		in, err := b.e.Peer.NextWhere(max(0, wait), s.mine)
 		if err != nil {
 			t.err = err
 			if errors.Is(err, peer.ErrExited) {
 				t.err = fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
 			}
+			if quiet && errors.Is(err, peer.ErrTimeout) {
+				t.silent = true
+				b.e.Learn(depEarly, fmt.Sprintf("in scenario %s, session %q sent its turn's result before its system/init (transcript line %d) and no other result in the %s (--timeout) of silence that followed",
+					b.e.Peer.Scenario(), s.id, t.stray[0].Seq, b.e.Timeout))
+			}
 			return
 		}
+		last = time.Now()
+		t.last, t.lastAt = in, last
 		switch str(in, "/type") {
 		case "sdk.message":
 			t.frames = append(t.frames, in)
@@ -360,6 +492,13 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 					// system/init: a result before it ends no turn of this
 					// session. BRIDGE-STREAM-2 judges it; the turn goes on.
 					t.stray = append(t.stray, in)
+					if why := b.e.Cause(depEarly); why != "" {
+						// Known to come first: it is the turn's result.
+						t.early = why
+						t.result = in
+						s.turns++
+						return
+					}
 					break
 				}
 				t.result = in
@@ -373,11 +512,22 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 			t.callbacks = append(t.callbacks, in)
 		case "error":
 			t.errors = append(t.errors, in)
+			if s.endsTurn(in) {
+				t.ended = in
+				return
+			}
 		}
 		if until != nil && until(in) {
 			return
 		}
 	}
+}
+
+// asking reports whether the backend waits on wirecheck: the last frame
+// of the turn is a callback.request left unanswered (policy never), and
+// its silence is no end of the turn.
+func (b *bridge) asking(t *turn) bool {
+	return b.a.Policy == Never && t.last != nil && str(t.last, "/type") == "callback.request"
 }
 
 // sameSession judges that an SDK message under the session's id comes from
@@ -400,13 +550,21 @@ func (b *bridge) sameSession(s *session, in *peer.Inbound) {
 // BRIDGE-STREAM-2) on a collected turn.
 func (b *bridge) judgeStream(s *session, t *turn, first bool, what string) {
 	if t.result == nil {
-		why := fmt.Sprintf("no result sdk.message for session %q within %s after %s", s.id, b.turn, what)
-		if t.err != nil && !errors.Is(t.err, peer.ErrTimeout) {
-			why += ": " + t.err.Error()
+		if t.gone() {
+			return // the crash is the finding (the scenario ends with it)
 		}
-		why += " (--param turn_timeout)"
-		b.e.Fail("BRIDGE-STREAM-1", -1, why, "sdk.message frames with the session's id, ending with a result message",
-			fmt.Sprintf("%d sdk.message frame(s) of the session", len(t.frames)))
+		seq, actual := -1, fmt.Sprintf("%d sdk.message frame(s) of the session", len(t.frames))
+		if t.ended != nil {
+			seq, actual = t.ended.Seq, string(t.ended.Raw)
+			if tail := b.e.Peer.StderrTail(); len(tail) > 0 {
+				actual += "; last stderr: " + strings.Join(tail[max(0, len(tail)-3):], " | ")
+			}
+		}
+		b.e.Fail("BRIDGE-STREAM-1", seq, fmt.Sprintf("no result sdk.message for session %q after %s %s", s.id, what, t.how(b.turn, "--param turn_timeout")),
+			"sdk.message frames with the session's id, ending with a result message", actual)
+		if first && len(t.frames) == 0 {
+			b.e.Skip("BRIDGE-STREAM-2", "no sdk.message of the session arrived (BRIDGE-STREAM-1), so how its stream starts was not observed")
+		}
 		return
 	}
 	early := false
@@ -475,6 +633,7 @@ func (b *bridge) kill(s *session) error {
 // killed is kill that returns the answer (nil when none came).
 func (b *bridge) killed(s *session) (*peer.Inbound, error) {
 	want := "session.killed with session_id " + show(s.id) + ", or error with the request id"
+	b.closed(s)
 	in, _, err := b.request(s, "session.kill", map[string]any{}, "BRIDGE-KILL-1", want)
 	if err != nil || in == nil {
 		return nil, err
@@ -575,7 +734,11 @@ func (b *bridge) judgeAsked(t *turn) {
 		}
 	}
 	if !observed {
-		b.e.Skip("BRIDGE-CB-ASK-1", "no Bash tool ran in the turn, so whether the backend asks before running one was not observed")
+		why := "no Bash tool ran in the turn"
+		if t.early != "" {
+			why += " as wirecheck followed it (" + t.failure(b.e) + ")"
+		}
+		b.e.Skip("BRIDGE-CB-ASK-1", why+", so whether the backend asks before running one was not observed")
 	}
 }
 
@@ -590,6 +753,13 @@ func (t *turn) failure(e *scenario.Env) string {
 	}
 	for _, in := range t.errors {
 		parts = append(parts, fmt.Sprintf("the backend sent error %s: %s", str(in, "/payload/code"), str(in, "/payload/message")))
+	}
+	if len(t.stray) > 0 && t.result == t.stray[0] {
+		why := "the turn's result came before its system/init (BRIDGE-STREAM-2) and was taken for the turn's end"
+		if t.early != "" {
+			why += ", not waited past: " + t.early
+		}
+		parts = append(parts, why)
 	}
 	if r := t.result; r != nil && (field(r, "/payload/is_error") == true || str(r, "/payload/subtype") != "success") {
 		parts = append(parts, "the turn's result is an error ("+show(field(r, "/payload/subtype"))+")")

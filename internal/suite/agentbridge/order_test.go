@@ -26,6 +26,9 @@ type scripted struct {
 	frames chan transport.Frame
 	exited chan struct{}
 	once   sync.Once
+	// die, once serve sets it, ends the backend after the lines of that
+	// answer: its stdout closes and the process has exited.
+	die bool
 }
 
 func newScripted(serve func(map[string]any) []string) *scripted {
@@ -37,6 +40,9 @@ func (s *scripted) Send(b []byte) error {
 	if json.Unmarshal(b, &m) == nil {
 		for _, line := range s.serve(m) {
 			s.frames <- transport.Frame{Raw: []byte(line), At: time.Now()}
+		}
+		if s.die {
+			return s.Close()
 		}
 	}
 	return nil
@@ -62,9 +68,16 @@ func line(v map[string]any) string {
 // runScenario runs one agent-bridge scenario against a scripted backend
 // and returns what was observed.
 func runScenario(name string, serve func(map[string]any) []string, params ...string) []verdict.Observation {
+	obs, err := runOn(newScripted(serve), nil, name, params...)
+	Expect(err).NotTo(HaveOccurred())
+	return obs
+}
+
+// runOn runs one agent-bridge scenario over t, learning into causes (nil:
+// nothing is learned), and returns what was observed and how it ended.
+func runOn(t *scripted, causes *scenario.Causes, name string, params ...string) ([]verdict.Observation, error) {
 	b, err := protocols.Load("agent-bridge")
 	Expect(err).NotTo(HaveOccurred())
-	t := newScripted(serve)
 	DeferCleanup(t.Close)
 	var mu sync.Mutex
 	var obs []verdict.Observation
@@ -75,7 +88,8 @@ func runScenario(name string, serve func(map[string]any) []string, params ...str
 	}
 	p := peer.New(peer.Options{Protocol: b.Protocol, Schemas: b.Schemas, Transport: t,
 		Recorder: transcript.NewRecorder(), Observe: observe})
-	e := &scenario.Env{Peer: p, Protocol: b.Protocol, Timeout: 300 * time.Millisecond, Observe: observe, Params: map[string]string{}}
+	p.SetScenario(name)
+	e := &scenario.Env{Peer: p, Protocol: b.Protocol, Timeout: 300 * time.Millisecond, Observe: observe, Params: map[string]string{}, Causes: causes}
 	for i := 0; i+1 < len(params); i += 2 {
 		e.Params[params[i]] = params[i+1]
 	}
@@ -86,10 +100,14 @@ func runScenario(name string, serve func(map[string]any) []string, params ...str
 		}
 	}
 	Expect(sc).NotTo(BeNil())
-	Expect(sc.Run(e)).To(Succeed())
+	err = sc.Run(e)
+	if err == nil {
+		// As the runner does once its probe after the scenario is answered.
+		e.Confirm()
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	return append([]verdict.Observation(nil), obs...)
+	return append([]verdict.Observation(nil), obs...), err
 }
 
 func verdicts(obs []verdict.Observation, rule string) []verdict.Verdict {

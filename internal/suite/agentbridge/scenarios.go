@@ -3,6 +3,8 @@ package agentbridge
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -65,25 +67,36 @@ func lifecycle(e *scenario.Env) error {
 	if err != nil || s == nil {
 		return err
 	}
+	if t.gone() {
+		return t.err
+	}
 	b.judgeStream(s, t, true, "session.create")
 	b.judgeAsked(t)
 	b.judgeCallbacks(s, t, p)
 	if t.result == nil {
-		e.Skip("BRIDGE-SEND-1", "the first turn never ended, so session.send was not tried")
+		e.Skip("BRIDGE-SEND-1", "the first turn brought no result (BRIDGE-STREAM-1), so session.send was not tried")
 		return b.kill(s)
 	}
 	b.quiet(s)
-	if _, err := b.send(s, plainPrompt); err != nil {
+	sc, err := b.send(s, plainPrompt)
+	if err != nil {
 		return err
 	}
 	bound, why := b.sendBound()
-	t2 := b.collect(s, bound)
-	b.sent(s, t2, bound)
+	t2, ans := b.collectAnswered(s, bound, sc)
+	if ans == nil {
+		b.sent(s, t2, bound)
+	}
 	switch {
+	case t2.gone():
+		return t2.err
+	case t2.result == nil && ans != nil:
+		e.Fail("BRIDGE-SEND-1", ans.Seq, fmt.Sprintf("session.send to live session %q was answered with an error instead of continuing its stream", s.id),
+			"sdk.message frames of the session ending with a result", string(ans.Raw))
 	case t2.result == nil && why != "":
 		e.Skip("BRIDGE-SEND-1", scenario.NotWaited("the turn session.send should start", why))
 	case t2.result == nil:
-		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result within %s (--param turn_timeout)", s.id, bound),
+		e.Fail("BRIDGE-SEND-1", -1, fmt.Sprintf("session.send to live session %q did not continue its stream up to a result %s", s.id, t2.how(bound, "--param turn_timeout")),
 			"sdk.message frames of the session ending with a result", fmt.Sprintf("%d sdk.message frame(s)", len(t2.frames)))
 	default:
 		e.Pass("BRIDGE-SEND-1", t2.result.Seq)
@@ -149,6 +162,9 @@ func policyRun(p Policy) func(*scenario.Env) error {
 		if err != nil || s == nil {
 			return err
 		}
+		if t.gone() {
+			return t.err
+		}
 		if t.result == nil && len(t.canUseTool()) == 0 {
 			b.judgeStream(s, t, false, "session.create")
 		}
@@ -159,6 +175,11 @@ func policyRun(p Policy) func(*scenario.Env) error {
 		return b.kill(s)
 	}
 }
+
+// depNotFound names the answer to a callback.response for no pending
+// callback (CALLBACK_NOT_FOUND): a backend that left one unanswered leaves
+// the next unanswered too.
+const depNotFound = "an answer to a callback.response for no pending callback"
 
 // callbackUnknown answers callbacks the backend never asked for. The
 // document gives callback.response no response of its own: only the error
@@ -176,6 +197,7 @@ func callbackUnknown(e *scenario.Env) error {
 		return err
 	}
 	b.collect(s, b.turn)
+	unanswered := "" // set once a callback.response of this scenario went unanswered
 	for _, p := range []struct {
 		prefix  string
 		payload map[string]any
@@ -188,14 +210,30 @@ func callbackUnknown(e *scenario.Env) error {
 		if err != nil {
 			return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 		}
-		in, werr := e.Peer.Wait(c, e.Timeout)
+		why := e.Cause(depNotFound)
+		if why == "" {
+			why = unanswered
+		}
+		wait := e.Timeout
+		if why != "" {
+			wait = 0
+		}
+		in, werr := e.Peer.Wait(c, wait)
 		if werr != nil {
 			e.Peer.Forget(c)
 			if errors.Is(werr, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 			}
+			if why != "" {
+				e.Skip("BRIDGE-CB-NOTFOUND-1", scenario.NotWaited("an answer to the callback.response for "+id, why))
+				continue
+			}
 			e.Fail("BRIDGE-CB-NOTFOUND-1", c.Seq, fmt.Sprintf("a callback.response for %s, which no callback.request carried, got no answer within %s (--timeout)", id, e.Timeout),
 				"error CALLBACK_NOT_FOUND with id "+show(id), "nothing")
+			// One wait is enough to know; learned for the lane once the
+			// probe shows the backend alive.
+			unanswered = fmt.Sprintf("the callback.response for %s, which no callback.request carried, got no answer within %s (--timeout) in scenario %s", id, e.Timeout, e.Peer.Scenario())
+			e.Suspect(depNotFound, unanswered)
 			continue
 		}
 		if kindName(in) == "error" && str(in, "/payload/code") == "CALLBACK_NOT_FOUND" && str(in, "/id") == id {
@@ -218,9 +256,16 @@ func partial(e *scenario.Env) error {
 		return err
 	}
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	b.judgeStream(s, t, false, "session.create")
 	if t.result == nil {
-		e.Skip("BRIDGE-PARTIAL-1", "the turn did not end within "+b.turn.String()+" (--param turn_timeout), so whether it streamed partial messages was not settled (BRIDGE-STREAM-1 judges the turn)")
+		e.Skip("BRIDGE-PARTIAL-1", "the turn brought no result "+t.how(b.turn, "--param turn_timeout")+", so whether it streamed partial messages was not settled (BRIDGE-STREAM-1 judges the turn)")
+		return b.kill(s)
+	}
+	if t.early != "" {
+		e.Skip("BRIDGE-PARTIAL-1", "the turn was not followed to its end: "+t.failure(e))
 		return b.kill(s)
 	}
 	found := false
@@ -305,6 +350,9 @@ func options(e *scenario.Env) error {
 	}
 	e.Pass("BRIDGE-OPTIONS-1", in.Seq)
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	hooked := false
 	for _, c := range t.callbacks {
 		if str(c, "/payload/callback_type") == "hook" {
@@ -313,10 +361,15 @@ func options(e *scenario.Env) error {
 		}
 	}
 	if !hooked {
-		if t.result == nil {
-			e.Fail("BRIDGE-HOOK-1", -1, "no hook callback.request arrived and the turn did not end within "+b.turn.String(),
+		switch {
+		case t.ended != nil || t.early != "":
+			// The SDK failed before any hook could run (BRIDGE-STREAM-1's),
+			// or the turn was not followed past its early result.
+			e.Skip("BRIDGE-HOOK-1", "no hook callback.request arrived: "+t.failure(e))
+		case t.result == nil:
+			e.Fail("BRIDGE-HOOK-1", -1, "no hook callback.request arrived and the turn brought no result "+t.how(b.turn, "--param turn_timeout"),
 				"hook callback.requests for the configured events", fmt.Sprintf("%d callback(s), %d sdk.message frame(s)", len(t.callbacks), len(t.frames)))
-		} else {
+		default:
 			e.Fail("BRIDGE-HOOK-1", t.result.Seq, "the turn ended without any hook callback.request, although hooks were configured for every event "+
 				"(UserPromptSubmit and Stop run on every turn)", "hook callback.requests for the configured events", fmt.Sprintf("%d sdk.message frame(s), none preceded by a hook", len(t.frames)))
 		}
@@ -334,6 +387,9 @@ func queries(e *scenario.Env) error {
 		return err
 	}
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	b.judgeStream(s, t, true, "session.create")
 	model := s.init
 	if model == "" {
@@ -361,6 +417,16 @@ func queries(e *scenario.Env) error {
 		}
 		answered := kindName(in) == "query.result" && str(in, "/session_id") == s.id
 		failed := kindName(in) == "error" && str(in, "/payload/code") == "QUERY_METHOD_FAILED"
+		if why := unsupportedWhy(in); why != "" {
+			// The document lists the method: a backend that says it has
+			// none answered in the right form, but not the call.
+			e.Fail("BRIDGE-QUERY-1", in.Seq, fmt.Sprintf("query.call %s, a method the document lists, was answered as unknown or unsupported: %s", m, show(why)),
+				"query.result {success, result} with session_id "+show(s.id)+" from the method itself", string(in.Raw))
+			if m == "rewindFiles" {
+				e.Skip("BRIDGE-QUERY-2", "rewindFiles was answered as an unknown or unsupported method (BRIDGE-QUERY-1), so how a query method that fails is reported was not observed")
+			}
+			continue
+		}
 		if answered || failed {
 			e.Pass("BRIDGE-QUERY-1", in.Seq)
 		} else {
@@ -381,6 +447,29 @@ func queries(e *scenario.Env) error {
 		}
 	}
 	return b.kill(s)
+}
+
+// unsupportedWords mark an error that says a method does not exist, as
+// opposed to one the method raised ("unknown message id" is rewindFiles
+// failing, not missing: the text must speak of the method).
+var unsupportedWords = regexp.MustCompile(`(?i)\b(unknown|unsupported|not supported|not implemented|unimplemented|unrecogni[sz]ed|no such)\b`)
+
+// unsupportedWhy returns the error text of an answer to a query.call that
+// says the backend has no such method ("" when it says otherwise): a
+// failure (query.result success false, or an error) whose text calls the
+// method unknown or unsupported.
+func unsupportedWhy(in *peer.Inbound) string {
+	var text string
+	switch {
+	case kindName(in) == "query.result" && field(in, "/payload/success") == false:
+		text = str(in, "/payload/error")
+	case kindName(in) == "error":
+		text = str(in, "/payload/message")
+	}
+	if unsupportedWords.MatchString(text) && strings.Contains(strings.ToLower(text), "method") {
+		return text
+	}
+	return ""
 }
 
 func interruptKill(e *scenario.Env) error {
@@ -422,7 +511,9 @@ func interruptKill(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if in, err := e.Peer.Wait(c, e.Timeout); err != nil {
+	if in, err := e.Peer.Wait(c, e.Timeout); errors.Is(err, peer.ErrExited) {
+		return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
+	} else if err != nil {
 		e.Fail("BRIDGE-KILL-2", c.Seq, fmt.Sprintf("session.send for killed session %q got no answer within %s (--timeout)", s.id, e.Timeout),
 			"error SESSION_NOT_FOUND with the request id", "nothing")
 	} else {
@@ -486,6 +577,9 @@ func sessions(e *scenario.Env) error {
 	// the other's ids (sameSession judges each while collecting). A turn
 	// that does not end is no such evidence: BRIDGE-STREAM-1 judges it.
 	ta, tc := b.collect(a, b.turn), b.collect(c, b.turn)
+	if ta.gone() || tc.gone() {
+		return errors.Join(ta.err, tc.err)
+	}
 	for _, x := range []struct {
 		s *session
 		t *turn
@@ -511,18 +605,36 @@ func sessions(e *scenario.Env) error {
 			"query.result for the live session", string(in.Raw))
 		return nil
 	}
-	if _, err := b.send(c, plainPrompt); err != nil {
+	sc, err := b.send(c, plainPrompt)
+	if err != nil {
 		return err
 	}
 	bound, why := b.sendBound()
-	t := b.collect(c, bound)
-	b.sent(c, t, bound)
-	if t.result == nil && why != "" {
+	t, ans := b.collectAnswered(c, bound, sc)
+	if ans == nil {
+		b.sent(c, t, bound)
+	}
+	if t.gone() {
+		return t.err
+	}
+	if t.result == nil && ans == nil && why != "" {
 		e.Skip("BRIDGE-SESSIONS-2", scenario.NotWaited("the turn session.send should start in the other session", why))
 		return b.kill(c)
 	}
+	if t.result == nil && tc.result == nil {
+		e.Skip("BRIDGE-SESSIONS-2", fmt.Sprintf("session %q brought no result before session %q was killed either (BRIDGE-STREAM-1), so whether the kill stopped it was not observed", c.id, a.id))
+		return b.kill(c)
+	}
+	if t.result == nil && ans != nil {
+		e.Fail("BRIDGE-SESSIONS-2", ans.Seq, fmt.Sprintf("after session %q was killed, session.send to session %q was answered with an error instead of continuing its stream", a.id, c.id),
+			"the other session keeps working", string(ans.Raw))
+		if str(ans, "/payload/code") == "SESSION_NOT_FOUND" {
+			return nil // the backend forgot the session: nothing left to kill
+		}
+		return b.kill(c)
+	}
 	if t.result == nil {
-		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result within %s (--param turn_timeout)", a.id, c.id, b.turn),
+		e.Fail("BRIDGE-SESSIONS-2", -1, fmt.Sprintf("after session %q was killed, session.send to session %q did not stream to a result %s", a.id, c.id, t.how(bound, "--param turn_timeout")),
 			"the other session keeps working", fmt.Sprintf("%d sdk.message frame(s)", len(t.frames)))
 	} else {
 		e.Pass("BRIDGE-SESSIONS-2", t.result.Seq)
@@ -599,13 +711,20 @@ func interruptCallback(e *scenario.Env) error {
 		return str(in, "/type") == "callback.request" && str(in, "/payload/callback_type") == "can_use_tool"
 	}
 	t := b.collectUntil(s, b.turn, asked)
+	if t.gone() {
+		return t.err
+	}
 	cbs := t.canUseTool()
 	if len(cbs) == 0 {
 		if t.result == nil {
 			b.judgeStream(s, t, false, "session.create")
 		}
+		why := noToolWhy
+		if cause := t.failure(e); cause != "" {
+			why = "no can_use_tool callback.request arrived: " + cause
+		}
 		for _, r := range append([]string{"BRIDGE-INTERRUPT-1"}, interruptRules...) {
-			e.Skip(r, noToolWhy)
+			e.Skip(r, why)
 		}
 		return b.kill(s)
 	}
@@ -628,7 +747,14 @@ func interruptCallback(e *scenario.Env) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
-	late, werr := e.Peer.Wait(c, e.Timeout)
+	// A backend known to leave a callback.response for no pending
+	// callback unanswered says nothing by leaving this one unanswered.
+	notFoundWhy := e.Cause(depNotFound)
+	wait := e.Timeout
+	if notFoundWhy != "" {
+		wait = 0
+	}
+	late, werr := e.Peer.Wait(c, wait)
 	if werr != nil {
 		// A callback.response that is taken has no answer of its own.
 		e.Peer.Forget(c)
@@ -637,6 +763,9 @@ func interruptCallback(e *scenario.Env) error {
 		}
 	}
 	rest := b.collect(s, b.turn)
+	if rest.gone() {
+		return rest.err
+	}
 
 	// A callback the backend's own timeout ended before the interrupt came
 	// was no longer pending: nothing here is then about the interrupt.
@@ -653,6 +782,8 @@ func interruptCallback(e *scenario.Env) error {
 
 	// BRIDGE-INTERRUPT-3: the late answer finds no pending callback.
 	switch {
+	case late == nil && notFoundWhy != "":
+		e.Skip("BRIDGE-INTERRUPT-3", scenario.NotWaited(fmt.Sprintf("an answer to the callback.response for %s sent after session.interrupted", cbID), notFoundWhy))
 	case late == nil:
 		e.Fail("BRIDGE-INTERRUPT-3", c.Seq, fmt.Sprintf("the callback.response for %s sent after session.interrupted got no answer within %s (--timeout): "+
 			"the backend still held the callback as pending and took the answer", cbID, e.Timeout),
@@ -694,7 +825,7 @@ func interruptCallback(e *scenario.Env) error {
 
 	// BRIDGE-INTERRUPT-4: the turn ended, and the session takes another.
 	if rest.result == nil {
-		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending did not end with a result message within %s (--param turn_timeout)", cbID, b.turn),
+		e.Fail("BRIDGE-INTERRUPT-4", ic.Seq, fmt.Sprintf("the turn interrupted while callback %s was pending brought no result message %s", cbID, rest.how(b.turn, "--param turn_timeout")),
 			"a result sdk.message (subtype error_* fits) after session.interrupted", fmt.Sprintf("%d sdk.message frame(s) of the session", len(rest.frames)))
 	}
 	sc, err := b.send(s, plainPrompt)
@@ -705,6 +836,9 @@ func interruptCallback(e *scenario.Env) error {
 	next, ans := b.collectAnswered(s, bound, sc)
 	if ans == nil {
 		b.sent(s, next, bound)
+	}
+	if next.gone() {
+		return next.err
 	}
 	if next.result == nil && ans == nil && why != "" {
 		e.Skip("BRIDGE-INTERRUPT-4", scenario.NotWaited("the turn session.send should start after the interrupt", why))
@@ -724,7 +858,7 @@ func interruptCallback(e *scenario.Env) error {
 		}
 		return b.kill(s)
 	}
-	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result within %s (--param turn_timeout)", s.id, b.turn),
+	e.Fail("BRIDGE-INTERRUPT-4", sc.Seq, fmt.Sprintf("after the interrupt, session.send to session %q did not stream to a result %s", s.id, next.how(bound, "--param turn_timeout")),
 		"the interrupted session still takes session.send and streams to a result", fmt.Sprintf("%d sdk.message frame(s) of the session", len(next.frames)))
 	return b.kill(s)
 }
@@ -745,6 +879,9 @@ func hookBlock(e *scenario.Env) error {
 		return err
 	}
 	t := b.collect(s, b.turn)
+	if t.gone() {
+		return t.err
+	}
 	var blocked []*peer.Inbound
 	for _, c := range t.callbacks {
 		if str(c, "/payload/callback_type") == "hook" && str(c, "/payload/hook_event") == "PreToolUse" {
@@ -758,8 +895,11 @@ func hookBlock(e *scenario.Env) error {
 		return b.kill(s)
 	case len(blocked) == 0:
 		why := "a PreToolUse hook was configured for Bash, but no PreToolUse hook callback.request arrived"
-		if len(t.canUseTool()) > 0 {
+		switch cause := t.failure(e); {
+		case len(t.canUseTool()) > 0:
 			why += " although the turn asked for a tool permission"
+		case cause != "":
+			why += " (" + cause + ")"
 		}
 		e.Skip("BRIDGE-HOOK-BLOCK-1", why+", so a blocked tool was not observed (BRIDGE-HOOK-1 judges whether hooks reach the client)")
 		if t.result == nil {
