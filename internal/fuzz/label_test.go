@@ -48,6 +48,8 @@ var _ = Describe("failure labels", func() {
 	DescribeTable("say what the request was",
 		func(v any, want string) { Expect(fuzz.RequestLabel(v)).To(Equal(want)) },
 		Entry("a method", map[string]any{"id": "f1", "method": "tools/list"}, "request tools/list"),
+		Entry("a method with a quote and a newline", map[string]any{"id": "f1", "method": "'\nx"}, `request "'\nx"`),
+		Entry("a method with a space", map[string]any{"method": "a b"}, `request "a b"`),
 		Entry("no method", map[string]any{"id": "f1"}, "request without a method"),
 		Entry("a number for a method", map[string]any{"method": json.Number("3")}, "request whose method is a number"),
 		Entry("an object for a method", map[string]any{"method": map[string]any{}}, "request whose method is an object"),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -649,9 +650,29 @@ func requestLabel(v any) string {
 		if name == "" {
 			return "request with an empty method"
 		}
+		if !plainMethod(name) {
+			// A generated name may hold quotes, spaces or control bytes
+			// ("request '" cut short at a newline): quoted, it reads
+			// whole on one line.
+			return "request " + strconv.Quote(name)
+		}
 		return "request " + name
 	}
 	return "request whose method is " + jsonType(method)
+}
+
+// plainMethod reports whether a method name reads unambiguously unquoted
+// in a label: letters, digits and the punctuation method names use.
+func plainMethod(name string) bool {
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("/._-$:", r):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // invalidLabel names a schema-invalid request by what makes it invalid.
