@@ -16,6 +16,7 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "run --protocol P [flags] (-- CMD [ARGS…] | --url URL)",
 		Short:   "Run the protocol's suite against a launched server",
+		Long:    help("run", "long"),
 		Example: help("run", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.prepare(commandAfterDash(cmd, args), "")

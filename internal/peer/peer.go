@@ -162,9 +162,13 @@ type Peer struct {
 	// it out before the runner has read it.
 	firstLine *Inbound
 	signal    chan struct{} // closed and replaced whenever the inbox grows
-	frames    int
-	known     int // frames of a kind this protocol defines
-	stderr    []string
+	// overCapSeq and overCapMsg are the transcript line and message of
+	// the last frame over the cap (see OverCapAfter).
+	overCapSeq int
+	overCapMsg string
+	frames     int
+	known      int // frames of a kind this protocol defines
+	stderr     []string
 	// handler, when set, answers server requests instead of
 	// Options.Handler until the next scenario starts.
 	handler Handler

@@ -54,7 +54,9 @@ func (p *Peer) ended(f transport.Frame) {
 	// A dropped stream is the transport's http.stream-has-response to
 	// judge; an authorization refusal is the answer the authorization
 	// pages ask of a server, owed no JSON-RPC response.
-	if !via.Dropped && !via.Authorization && !call.unjudged {
+	if via.OverCap {
+		p.endedOverCap(call, seq, what, via.End)
+	} else if !via.Dropped && !via.Authorization && !call.unjudged {
 		msg := "no JSON-RPC response to " + what + ": " + via.End
 		p.check(verdict.CheckTimely, call.Scenario, verdict.Fail, seq, msg, "a response", via.End)
 		p.check(verdict.CheckOneResponse, call.Scenario, verdict.Fail, seq, msg, "exactly one response per request", "no response")

@@ -239,9 +239,17 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case err == nil:
 		return in, nil
 	case errors.Is(err, peer.ErrTimeout):
-		e.Hung = true
 		e.Peer.Forget(c)
 		msg := fmt.Sprintf("no response to request id %s (%s) within %s", c.Key, c.Method, e.Bound(timeout))
+		if over := e.Peer.OverCapAfter(c.Seq); over != "" {
+			// The answer may be the frame wirecheck could not read: not
+			// judged, and the server is no more hung than it is wrong.
+			msg += "; not judged: " + over
+			e.Peer.Check(verdict.CheckTimely, verdict.Error, c.Seq, msg, "", "")
+			e.Peer.Check(verdict.CheckOneResponse, verdict.Error, c.Seq, msg, "", "")
+			return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
+		}
+		e.Hung = true
 		if c.Method != "" && e.quiet(c.Seq) {
 			// Silent on this request alone, or hung: the probe after the
 			// scenario tells (see Confirm).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -273,6 +274,9 @@ func (s *server) resources() []any {
 	if s.f("resources-list-bad") {
 		delete(rs[0].(obj), "uri")
 	}
+	if s.v("big-resource") {
+		rs = append(rs, obj{"uri": bigURI, "name": "big", "mimeType": "application/octet-stream"})
+	}
 	if s.ext.ownOnly() {
 		return s.extResources()
 	}
@@ -282,6 +286,19 @@ func (s *server) resources() []any {
 	}
 	return rs
 }
+
+// bigURI is the resource of the variant big-resource.
+const bigURI = "wirecheck://docs/big"
+
+// bigBlob is that resource's content: 3.75 MB of bytes, 5,000,000 of
+// base64, more than wirecheck's cap was before it became --max-frame.
+var bigBlob = sync.OnceValue(func() string {
+	b := make([]byte, 3_750_000)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+})
 
 func (s *server) readResource(id any, p obj) {
 	uri, _ := p["uri"].(string)
@@ -309,6 +326,8 @@ func (s *server) readResource(id any, p obj) {
 			return
 		}
 		c = content
+	case uri == bigURI && s.v("big-resource"):
+		c = obj{"uri": uri, "mimeType": "application/octet-stream", "blob": bigBlob()}
 	case uri == "wirecheck://docs/logo":
 		c = obj{"uri": uri, "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n"))}
 		if s.f("blob-not-base64") {

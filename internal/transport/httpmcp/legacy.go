@@ -94,7 +94,11 @@ func (c *client) endpointKnown() {
 
 // legacyEnd ends the session: no more POSTs, and every request still
 // waiting ends now rather than at its timeout.
-func (c *client) legacyEnd(why string) {
+func (c *client) legacyEnd(why string) { c.legacyEndAs(why, false) }
+
+// legacyEndAs is legacyEnd, saying whether an event over wirecheck's cap
+// ended the stream (Via.OverCap).
+func (c *client) legacyEndAs(why string, overCap bool) {
 	c.mu.Lock()
 	if c.endedWhy == "" {
 		c.endedWhy = why
@@ -110,7 +114,7 @@ func (c *client) legacyEnd(why string) {
 		return
 	}
 	for _, k := range keys {
-		c.q.Offer(nil, transport.Frame{HTTP: &transport.Via{Verb: http.MethodGet, For: k, End: why}})
+		c.q.Offer(nil, transport.Frame{HTTP: &transport.Via{Verb: http.MethodGet, For: k, End: why, OverCap: overCap}})
 	}
 }
 
@@ -139,7 +143,8 @@ func (x *exchange) legacyPost(post *url.URL) {
 	}
 	defer resp.Body.Close()
 	c.noteResponse(x.n, http.MethodPost, resp)
-	b, _, _ := x.readBody(resp, c.o.MaxFrame)
+	b, _, _, release, _ := x.readBody(resp, c.o.MaxFrame)
+	defer release()
 	if c.closed.Load() {
 		return
 	}
@@ -229,12 +234,15 @@ func (c *client) legacyStream(ctx context.Context) {
 	}
 	c.pass(verdict.CheckSSEStream, "GET on the SSE endpoint opened an event stream")
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
-	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	r := c.sseReader(resp)
+	defer r.Release()
 	for {
 		ev, err := r.Next()
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer(evidencePrefix([]byte(ev.Data)), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
+				c.overCap([]byte(ev.Data), x.streamVia(resp, http.MethodGet, ""))
+				c.legacyEndAs("the SSE stream stopped at an event over wirecheck's --max-frame "+transport.SizeString(c.o.MaxFrame), true)
+				return
 			}
 			why := "the SSE stream ended"
 			if !errors.Is(err, io.EOF) {
