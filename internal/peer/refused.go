@@ -56,7 +56,7 @@ func (p *Peer) ended(f transport.Frame) {
 	// pages ask of a server, owed no JSON-RPC response.
 	if via.OverCap {
 		p.endedOverCap(call, seq, what, via.End)
-	} else if !via.Dropped && !via.Authorization && !call.unjudged {
+	} else if !via.Dropped && !via.Authorization && !call.unjudged && !(via.TimedOut && call.patient) {
 		msg := "no JSON-RPC response to " + what + ": " + via.End
 		p.check(verdict.CheckTimely, call.Scenario, verdict.Fail, seq, msg, "a response", via.End)
 		p.check(verdict.CheckOneResponse, call.Scenario, verdict.Fail, seq, msg, "exactly one response per request", "no response")

@@ -42,6 +42,9 @@ type Via struct {
 	// over wirecheck's cap (MaxFrame): the server may well have answered,
 	// wirecheck could not read it, so no rule of the server is judged.
 	OverCap bool
+	// TimedOut is set with End when wirecheck's --timeout ended the
+	// exchange (no response headers, no answer in time).
+	TimedOut bool
 }
 
 // Exchanger is a transport that can send one HTTP request outside the

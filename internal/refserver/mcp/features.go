@@ -125,6 +125,9 @@ func (s *server) tools() []tool {
 	if s.modern() {
 		ts = append(ts, headerTools(s.f("x-mcp-header-number"))...)
 	}
+	if s.v("slow-tool") {
+		ts = append(ts, tool{def: obj{"name": longPoll, "description": "Returns the next event of a feed, once one arrives; none ever does.", "inputSchema": obj{"type": "object"}}})
+	}
 	s.mu.Lock()
 	grown := s.grown
 	s.mu.Unlock()
@@ -171,6 +174,10 @@ func (s *server) callTool(id any, p obj) {
 	}
 	if name == "slow" && !s.ext.ownOnly() {
 		s.slow(id, p, args)
+		return
+	}
+	if name == longPoll && s.v("slow-tool") {
+		s.poll(id)
 		return
 	}
 	for _, t := range s.tools() {
@@ -227,6 +234,24 @@ func (s *server) callTool(id any, p obj) {
 		return
 	}
 	s.fail(id, -32602, "Unknown tool: "+name)
+}
+
+// longPoll is the tool of the variant slow-tool.
+const longPoll = "long-poll"
+
+// poll is a long poll on a feed that stays empty: it answers nothing
+// until cancelled, and nothing then.
+func (s *server) poll(id any) {
+	stop := make(chan struct{})
+	key := fmt.Sprint(id)
+	s.mu.Lock()
+	s.running[key] = stop
+	s.mu.Unlock()
+	select {
+	case <-stop:
+		fmt.Fprintln(s.log, "tools/call "+key+" ("+longPoll+") cancelled: no answer")
+	case <-s.stop:
+	}
 }
 
 // slow reports the first of two progress steps, then works for

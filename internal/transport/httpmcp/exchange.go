@@ -209,9 +209,20 @@ func (x *exchange) via(resp *http.Response, verb string) *transport.Via {
 // for each request it carried (a raw probe's with For "").
 func (x *exchange) end(resp *http.Response, why string) { x.endAs(resp, why, false, false) }
 
+// endTimed is end without a response, saying whether wirecheck's
+// --timeout ended it (Via.TimedOut).
+func (x *exchange) endTimed(why string, timed bool) {
+	x.endWith(nil, why, func(v *transport.Via) { v.TimedOut = timed })
+}
+
 // endAs is end, saying whether the stream was dropped (Via.Dropped) or
 // the answer went over the cap (Via.OverCap).
 func (x *exchange) endAs(resp *http.Response, why string, dropped, overCap bool) {
+	x.endWith(resp, why, func(v *transport.Via) { v.Dropped, v.OverCap = dropped, overCap })
+}
+
+// endWith is end, set marking each End frame's Via.
+func (x *exchange) endWith(resp *http.Response, why string, set func(*transport.Via)) {
 	c := x.c
 	if c.closed.Load() || x.abandoned.Load() || !x.wantsAnswer() {
 		return
@@ -229,7 +240,8 @@ func (x *exchange) endAs(resp *http.Response, why string, dropped, overCap bool)
 	}
 	for _, k := range keys {
 		v := x.via(resp, http.MethodPost)
-		v.For, v.End, v.Dropped, v.OverCap = k, why, dropped, overCap
+		v.For, v.End = k, why
+		set(v)
 		v.Authorization = resp != nil && authRefusal(resp)
 		c.q.Offer(nil, transport.Frame{HTTP: v})
 	}
@@ -248,7 +260,7 @@ func (x *exchange) run() {
 	resp, err := c.hc.Do(req)
 	x.gotHeaders()
 	if err != nil {
-		x.end(nil, failure(err, c.o.Timeout))
+		x.endTimed(failure(err, c.o.Timeout), timedOut(err))
 		return
 	}
 	defer resp.Body.Close()
@@ -270,6 +282,12 @@ func (x *exchange) run() {
 }
 
 // failure says why an HTTP request got no response.
+// timedOut reports whether err is wirecheck's --timeout running out
+// (failure says so).
+func timedOut(err error) bool {
+	return strings.Contains(err.Error(), "timeout awaiting response headers") || errors.Is(err, context.DeadlineExceeded)
+}
+
 func failure(err error, timeout time.Duration) string {
 	var ee *endError
 	switch {
