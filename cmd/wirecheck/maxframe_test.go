@@ -17,9 +17,9 @@ var _ = Describe("--max-frame", func() {
 		args := append([]string{"run", "--protocol", "mcp", "--scenario", "resources", "--no-progress",
 			"--report", "json=" + filepath.Join(dir, "r.json")}, extra...)
 		srv := []string{bin(), "serve", "mcp", "--variant", "big-resource"}
-		if transport == "http" {
-			args = append(args, "--transport", "http")
-			srv = append(srv, "--http", "127.0.0.1:{port}")
+		if transport != "stdio" {
+			args = append(args, "--transport", transport)
+			srv = append(srv, "--"+transport, "127.0.0.1:{port}")
 		}
 		code, out, errs := cli("", append(append(args, "--"), srv...)...)
 		var failed, errored []string
@@ -43,6 +43,7 @@ var _ = Describe("--max-frame", func() {
 		},
 		Entry("on stdio", "stdio"),
 		Entry("over Streamable HTTP", "http"),
+		Entry("over the legacy HTTP+SSE transport", "sse"),
 	)
 
 	DescribeTable("reports a frame over it as wirecheck's limit, naming the flag, and fails no rule of the server",
@@ -52,10 +53,16 @@ var _ = Describe("--max-frame", func() {
 			Expect(errored).To(ContainElement(ContainSubstring(says)))
 			Expect(errored).To(ContainElement(HavePrefix("MCP-JSONRPC-5: the answer to request id")))
 			Expect(code).To(Equal(1), "an error is not a pass")
+			if transport != "sse" {
+				Expect(errored).To(HaveLen(2), "the scenario went on past the frame: %v", errored)
+			}
 			Expect(out).To(ContainSubstring("--max-frame 1MiB"), "the reproduce line keeps the flag")
 		},
 		Entry("on stdio", "stdio", "MCP-STDIO-1: the server sent a frame of more than 1MiB, wirecheck's --max-frame; raise it to judge this frame"),
 		Entry("over Streamable HTTP", "http", "a body over wirecheck's --max-frame 1MiB; raise --max-frame to judge it"),
+		// The event ends the session's one stream: what the scenario
+		// sends after it is not judged either.
+		Entry("over the legacy HTTP+SSE transport", "sse", "MCP-SSE-4: the server sent a frame of more than 1MiB, wirecheck's --max-frame; raise it to judge this frame"),
 	)
 
 	It("refuses a size it cannot read", func() {

@@ -3,11 +3,17 @@ package peer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
+
+// ErrOverCap ends a wait whose answer came in a frame over --max-frame
+// (with ErrRefused): the server answered, wirecheck could not read it, so
+// a scenario may go on as if that one request had not been sent.
+var ErrOverCap = errors.New("the answer was over wirecheck's --max-frame")
 
 // OverCap is what wirecheck says of a frame over its --max-frame cap: its
 // own bound, which the user can raise, not a fault of the server's (no
@@ -39,7 +45,7 @@ func (p *Peer) overCap(f transport.Frame, in *Inbound, scen string) {
 	if call != nil {
 		delete(p.pending, call.Key)
 		p.answered[call.Key] = call
-		call.Refused = msg
+		call.Refused, call.overCap = msg, true
 		call.Response = &Inbound{Seq: in.Seq, At: in.At, Call: call, Problem: msg}
 	}
 	p.mu.Unlock()

@@ -114,6 +114,8 @@ type Call struct {
 	// unjudged: a refusal of its exchange is no finding (see
 	// RequestUnjudged).
 	unjudged bool
+	// overCap: its answer came over --max-frame (ErrOverCap).
+	overCap bool
 	// patient: an exchange of it that ran out of wirecheck's --timeout
 	// is no finding (see Patient).
 	patient bool

@@ -48,7 +48,7 @@ func (p *Peer) ended(f transport.Frame) {
 	}
 	delete(p.pending, call.Key)
 	p.answered[call.Key] = call
-	call.Refused = via.End
+	call.Refused, call.overCap = via.End, via.OverCap
 	call.Response = &Inbound{Seq: seq, At: f.At, HTTP: via, Call: call, Problem: "no JSON-RPC answer: " + via.End}
 	p.mu.Unlock()
 	// A dropped stream is the transport's http.stream-has-response to
@@ -80,6 +80,9 @@ func (p *Peer) onStream() bool {
 
 // answer is what a wait on a call that is done returns.
 func answer(c *Call) (*Inbound, error) {
+	if c.Refused != "" && c.overCap {
+		return nil, fmt.Errorf("%w: %w: %s", ErrRefused, ErrOverCap, c.Refused)
+	}
 	if c.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, c.Refused)
 	}

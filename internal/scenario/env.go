@@ -258,6 +258,14 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
 		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
+	case errors.Is(err, peer.ErrOverCap):
+		// Answered, but not readable within --max-frame: nothing of
+		// the server's to report, and the caller may go on without it.
+		why := c.Refused
+		if !strings.Contains(why, "raise") {
+			why += "; raise --max-frame to judge it"
+		}
+		return nil, fmt.Errorf("%w: the answer to request id %s (%s) is not judged: %s", peer.ErrOverCap, c.Key, c.Method, why)
 	case errors.Is(err, peer.ErrRefused):
 		// Over HTTP: the exchange ended without an answer, and the peer
 		// has judged that already.

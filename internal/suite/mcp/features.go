@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
@@ -107,7 +106,7 @@ func tools(e *scenario.Env) error {
 			}
 		}
 		res, err := s.call(e, "tools/call", map[string]any{"name": name, "arguments": args})
-		if errors.Is(err, errSlowTool) {
+		if unjudged(err) {
 			// The other tools are still judged.
 			e.Skip("MCP-TOOLS-5", err.Error())
 			continue
@@ -207,6 +206,10 @@ func resources(e *scenario.Env) error {
 			first = uri
 		}
 		r, err := s.call(e, "resources/read", map[string]any{"uri": uri})
+		if unjudged(err) {
+			e.Skip("MCP-RESOURCES-3", err.Error())
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -436,8 +435,8 @@ func mrtr(e *scenario.Env) error {
 			continue
 		}
 		in, err := s.callWith(e, p.method, p.params, sendOpts{once: true})
-		if errors.Is(err, errSlowTool) {
-			continue // the next tool's call is judged instead
+		if unjudged(err) {
+			continue // the next one is judged instead
 		}
 		if err != nil {
 			return err
@@ -676,7 +675,7 @@ func logLevel(e *scenario.Env) error {
 				continue
 			}
 			_, err := s.callWith(e, "tools/call", map[string]any{"name": name, "arguments": toolArgs(e, tm, i)}, sendOpts{logLevel: level})
-			if err != nil && !errors.Is(err, errSlowTool) {
+			if err != nil && !unjudged(err) {
 				return err
 			}
 		}

@@ -35,6 +35,13 @@ func skipTool(e *scenario.Env, name string) bool {
 // slow, the server is not hung, and the call is not judged.
 var errSlowTool = errors.New("a tool slower than --timeout")
 
+// unjudged reports whether err ends a wait for one request only, whose
+// answer is not judged (a tool slower than --timeout, an answer over
+// --max-frame): the scenario goes on with the next request.
+func unjudged(err error) bool {
+	return errors.Is(err, errSlowTool) || errors.Is(err, peer.ErrOverCap)
+}
+
 // awaitTool waits for the answer to a tools/call. MCP bounds no response
 // time: "Implementations SHOULD establish timeouts for all sent requests
 // … the sender SHOULD issue a cancellation notification for that request

@@ -29,7 +29,7 @@ func (c *client) legacySend(body []byte, out outgoing, raw bool) error {
 	}
 	x := &exchange{c: c, n: c.nextExchange(), body: body, out: out, raw: raw, headers: make(chan struct{})}
 	c.mu.Lock()
-	why, post := c.endedWhy, c.post
+	why, post, overCap := c.endedWhy, c.post, c.endedOverCap
 	if why == "" {
 		for _, k := range out.keys {
 			c.pending[k] = true
@@ -38,7 +38,8 @@ func (c *client) legacySend(body []byte, out outgoing, raw bool) error {
 	c.mu.Unlock()
 	if why != "" {
 		x.cancel = func() {}
-		x.end(nil, why)
+		// Ended by wirecheck's cap, the session judges nothing more.
+		x.endAs(nil, why, false, overCap)
 		if x.wantsAnswer() {
 			return nil
 		}
@@ -101,7 +102,7 @@ func (c *client) legacyEnd(why string) { c.legacyEndAs(why, false) }
 func (c *client) legacyEndAs(why string, overCap bool) {
 	c.mu.Lock()
 	if c.endedWhy == "" {
-		c.endedWhy = why
+		c.endedWhy, c.endedOverCap = why, overCap
 	}
 	keys := make([]string, 0, len(c.pending))
 	for k := range c.pending {
