@@ -47,6 +47,7 @@ type common struct {
 	protocol, url, transport, cwd, level string
 	headers, env, reports                []string
 	timeout, startupTimeout              time.Duration
+	maxFrame                             sizeFlag
 	noColor, verbose, noProgress         bool
 	shard                                shard.Shard
 }
@@ -61,6 +62,8 @@ func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
 	f.StringVar(&c.cwd, "cwd", "", "working directory of the server")
 	f.DurationVar(&c.timeout, "timeout", runner.DefaultTimeout, "how long to wait for each response")
 	f.DurationVar(&c.startupTimeout, "startup-timeout", runner.DefaultStartupTimeout, "how long to wait for the server to become ready")
+	c.maxFrame = sizeFlag(transport.DefaultMaxFrame)
+	f.Var(&c.maxFrame, "max-frame", "largest frame the server may send that wirecheck reads and judges (a stdout line, an HTTP body, an SSE event): bytes, or with a unit (64MiB, 16MB); a bigger frame is reported as this limit, not as the server's fault")
 	f.StringArrayVar(&c.reports, "report", nil, "write a report: FORMAT=PATH, format one of "+strings.Join(report.Formats(), ", ")+" (repeatable; PATH - is stdout; github alone: annotations on stdout, the Markdown summary appended to $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&c.level, "level", level, "lowest rule level whose failure fails the run: must, should or may")
 	f.BoolVar(&c.noColor, "no-color", false, "no colour in the console output, even on a terminal")
@@ -86,7 +89,7 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers, Paths: b.Protocol.Endpoints}
+	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers, Paths: b.Protocol.Endpoints, MaxFrame: int(c.maxFrame)}
 	if _, _, err := c.judging(); err != nil {
 		return nil, err
 	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {
@@ -135,6 +138,21 @@ func (c *common) judging() (verdict.Level, []report.Output, error) {
 func (c *common) rerun(command string, head []string, level string) target.Rerun {
 	return runner.Rerun(target.Rerun{Command: command, Head: head, Protocol: c.protocol, Revision: c.revision,
 		Params: c.params, Timeout: c.timeout, Startup: c.startupTimeout, Level: level})
+}
+
+// sizeFlag is a flag holding a size in bytes (transport.ParseSize).
+type sizeFlag int
+
+func (s *sizeFlag) String() string { return transport.SizeString(int(*s)) }
+func (s *sizeFlag) Type() string   { return "size" }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := transport.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
 }
 
 // interruptible is the context of a run Ctrl-C or SIGTERM ends early,

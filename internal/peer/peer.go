@@ -124,11 +124,26 @@ type Call struct {
 	// unjudged: a refusal of its exchange is no finding (see
 	// RequestUnjudged).
 	unjudged bool
+	// overCap: its answer came over --max-frame (ErrOverCap).
+	overCap bool
+	// patient: an exchange of it that ran out of wirecheck's --timeout
+	// is no finding (see Patient).
+	patient bool
 	// Refused is set when the request's HTTP exchange ended without a
 	// JSON-RPC answer (transport.Via.End): the call is done, its waits
 	// return ErrRefused, and Response is a stand-in with no message that
 	// names the transcript line saying so.
 	Refused string
+}
+
+// Patient marks a call whose answer may take longer than --timeout
+// without breaking a rule (a tool call: MCP bounds no response time), so
+// an HTTP exchange of it that wirecheck's own timeout ends records no
+// finding; its waits still end, and Refused says why.
+func (p *Peer) Patient(c *Call) {
+	p.mu.Lock()
+	c.patient = true
+	p.mu.Unlock()
 }
 
 // Done is closed once the call has its final response.
@@ -202,9 +217,13 @@ type Peer struct {
 	// it out before the runner has read it.
 	firstLine *Inbound
 	signal    chan struct{} // closed and replaced whenever the inbox grows
-	frames    int
-	known     int // frames of a kind this protocol defines
-	stderr    []string
+	// overCapSeq and overCapMsg are the transcript line and message of
+	// the last frame over the cap (see OverCapAfter).
+	overCapSeq int
+	overCapMsg string
+	frames     int
+	known      int // frames of a kind this protocol defines
+	stderr     []string
 	// handler, when set, answers server requests instead of
 	// Options.Handler until the next scenario starts.
 	handler Handler

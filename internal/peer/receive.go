@@ -23,6 +23,10 @@ func (p *Peer) receive(f transport.Frame) {
 	scen := p.scenario
 	p.mu.Unlock()
 
+	if f.Oversize {
+		p.overCap(f, in, scen)
+		return
+	}
 	if prob := framing(f); prob != "" {
 		in.Problem = prob
 		p.check(verdict.CheckJSON, scen, verdict.Fail, seq, prob, "one complete JSON value per line, in UTF-8", excerpt(f.Raw))
@@ -541,8 +545,6 @@ func (p *Peer) addEvent(call *Call, in *Inbound) {
 
 func framing(f transport.Frame) string {
 	switch {
-	case f.Oversize:
-		return fmt.Sprintf("line longer than the %d-byte cap", len(f.Raw))
 	case f.Partial:
 		return "output ended in the middle of a line (no terminating newline)"
 	case len(f.Raw) == 0:

@@ -48,13 +48,15 @@ func (p *Peer) ended(f transport.Frame) {
 	}
 	delete(p.pending, call.Key)
 	p.answered[call.Key] = call
-	call.Refused = via.End
+	call.Refused, call.overCap = via.End, via.OverCap
 	call.Response = &Inbound{Seq: seq, At: f.At, HTTP: via, Call: call, Problem: "no JSON-RPC answer: " + via.End}
 	p.mu.Unlock()
 	// A dropped stream is the transport's http.stream-has-response to
 	// judge; an authorization refusal is the answer the authorization
 	// pages ask of a server, owed no JSON-RPC response.
-	if !via.Dropped && !via.Authorization && !call.unjudged {
+	if via.OverCap {
+		p.endedOverCap(call, seq, what, via.End)
+	} else if !via.Dropped && !via.Authorization && !call.unjudged && !(via.TimedOut && call.patient) {
 		msg := "no JSON-RPC response to " + what + ": " + via.End
 		p.check(verdict.CheckTimely, call.Scenario, verdict.Fail, seq, msg, "a response", via.End)
 		p.check(verdict.CheckOneResponse, call.Scenario, verdict.Fail, seq, msg, "exactly one response per request", "no response")
@@ -78,6 +80,9 @@ func (p *Peer) onStream() bool {
 
 // answer is what a wait on a call that is done returns.
 func answer(c *Call) (*Inbound, error) {
+	if c.Refused != "" && c.overCap {
+		return nil, fmt.Errorf("%w: %w: %s", ErrRefused, ErrOverCap, c.Refused)
+	}
 	if c.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, c.Refused)
 	}

@@ -245,3 +245,32 @@ var _ = Describe("a raw line whose POST is refused over a transport that answers
 		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}))
 	})
 })
+
+var _ = Describe("an HTTP exchange that wirecheck's --timeout ends", func() {
+	timedOut := func(key string) transport.Frame {
+		f := ended(key, "no response headers within 1s (--timeout)")
+		f.HTTP.TimedOut = true
+		return f
+	}
+
+	It("fails the response rule of an ordinary request", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":1,"method":"x"}`))
+		f.pushFrame(timedOut("1"))
+		_, err := pe.Wait(c, time.Minute)
+		Expect(errors.Is(err, peer.ErrRefused)).To(BeTrue())
+		Expect(obs.verdicts("MINI-TIMELY-1")).To(Equal([]string{"fail"}))
+	})
+
+	It("is no finding for a patient request (a tool call: MCP bounds no response time), whose wait still ends", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":2,"method":"x"}`))
+		pe.Patient(c)
+		f.pushFrame(timedOut("2"))
+		_, err := pe.Wait(c, time.Minute)
+		Expect(errors.Is(err, peer.ErrRefused)).To(BeTrue())
+		Expect(c.Response.HTTP.TimedOut).To(BeTrue())
+		Expect(obs.verdicts("MINI-TIMELY-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
+	})
+})

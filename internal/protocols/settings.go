@@ -18,7 +18,8 @@ type Settings struct {
 	// settings other than it, as given.
 	Revision string
 	Rest     []string
-	// Params are all the settings, the revision under RevisionParam.
+	// Params are all the settings, the revision under RevisionParam; a
+	// key given more than once holds its values one per line.
 	Params map[string]string
 	// All, for the revision "all" (AllRevisions), are the protocol's
 	// revisions in its order; Protocol is then resolved for its default,
@@ -49,6 +50,11 @@ func (b *Bundle) Settings(revision string, params []string, only string) (*Setti
 		case only != "":
 			return nil, fmt.Errorf("--param %s: %s takes only --param %s=V or --revision V (the revision to judge by)", k, only, key)
 		default:
+			// A key given again adds a value, one per line, for the
+			// settings that take several (mcp's skip-tool).
+			if prev, ok := s.Params[k]; ok {
+				v = prev + "\n" + v
+			}
 			s.Rest, s.Params[k] = append(s.Rest, kv), v
 		}
 	}

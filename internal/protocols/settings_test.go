@@ -32,6 +32,13 @@ var _ = Describe("a command's settings (--revision, --param)", func() {
 		Expect(s.Rest).To(BeEmpty())
 	})
 
+	It("keeps every value of a key given more than once, one per line, for the settings that take several (skip-tool)", func() {
+		s, err := mcp.Settings("", []string{"skip-tool=a", "x=1", "skip-tool=b"}, "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Params).To(Equal(map[string]string{"skip-tool": "a\nb", "x": "1"}))
+		Expect(s.Rest).To(Equal([]string{"skip-tool=a", "x=1", "skip-tool=b"}), "a rerun line repeats them as given")
+	})
+
 	It("is the default revision when none is asked", func() {
 		s, err := mcp.Settings("", nil, "fuzz")
 		Expect(err).NotTo(HaveOccurred())

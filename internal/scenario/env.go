@@ -257,10 +257,18 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	case err == nil:
 		return in, nil
 	case errors.Is(err, peer.ErrTimeout):
-		e.Hung = true
 		e.Peer.Forget(c)
 		bound := e.Waited(timeout, start, quiet)
 		msg := fmt.Sprintf("no response to %s within %s", c.Describe(), bound)
+		if over := e.Peer.OverCapAfter(c.Seq); over != "" {
+			// The answer may be the frame wirecheck could not read: not
+			// judged, and the server is no more hung than it is wrong.
+			msg += "; not judged: " + over
+			e.Peer.Check(verdict.CheckTimely, verdict.Error, c.Seq, msg, "", "")
+			e.Peer.Check(verdict.CheckOneResponse, verdict.Error, c.Seq, msg, "", "")
+			return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
+		}
+		e.Hung = true
 		switch {
 		case errors.Is(err, peer.ErrUnmatched):
 			msg = fmt.Sprintf("no response to %s, and none owed: every request in flight had a response whose id matches none of them, one each, when the wait ended after %s (bound %s)",
@@ -278,6 +286,14 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
 		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
 		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
+	case errors.Is(err, peer.ErrOverCap):
+		// Answered, but not readable within --max-frame: nothing of
+		// the server's to report, and the caller may go on without it.
+		why := c.Refused
+		if !strings.Contains(why, "raise") {
+			why += "; raise --max-frame to judge it"
+		}
+		return nil, fmt.Errorf("%w: the answer to request id %s (%s) is not judged: %s", peer.ErrOverCap, c.Key, c.Method, why)
 	case errors.Is(err, peer.ErrRefused):
 		// Over HTTP: the exchange ended without an answer, and the peer
 		// has judged that already.

@@ -34,7 +34,7 @@ var detect = httpmcp.Detect
 // comes back with its transport named (Kind), nothing sent.
 func (t Target) Detect(timeout time.Duration, revision string) Target {
 	if t.Transport == "" && t.URL != "" && len(t.Argv) == 0 {
-		o := dialOptions{URL: t.URL, Headers: expandHeaders(t.Headers), Timeout: timeout}
+		o := dialOptions{URL: t.URL, Headers: expandHeaders(t.Headers), Timeout: timeout, MaxFrame: t.MaxFrame}
 		t.Transport, t.Detected = detect(o, cmp.Or(revision, "2025-03-26"))
 	}
 	t.Transport = t.Kind()

@@ -46,12 +46,12 @@ func (e *NotReady) Error() string { return e.Cause }
 // would cost the server a session.
 func (t Target) Launch(b Bounds) (transport.Transport, error) {
 	if t.Serve != nil {
-		return transport.InProcess(t.Serve, transport.Options{})
+		return transport.InProcess(t.Serve, transport.Options{MaxFrame: t.MaxFrame})
 	}
 	if !t.OverHTTP() {
-		return transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env})
+		return transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env, MaxFrame: t.MaxFrame})
 	}
-	o := dialOptions{Kind: t.Kind(), Headers: expandHeaders(t.Headers), Timeout: b.Timeout}
+	o := dialOptions{Kind: t.Kind(), Headers: expandHeaders(t.Headers), Timeout: b.Timeout, MaxFrame: t.MaxFrame}
 	if len(t.Argv) == 0 {
 		o.URL = t.URL
 		return dial(o)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/redact"
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // Rerun is what a wirecheck command line a user is told to run again says
@@ -60,6 +61,9 @@ func (t Target) Line(r Rerun) string {
 	}
 	for _, e := range t.Env {
 		words = append(words, "--env", envWord(e))
+	}
+	if t.MaxFrame != 0 && t.MaxFrame != transport.DefaultMaxFrame {
+		words = append(words, "--max-frame", transport.SizeString(t.MaxFrame))
 	}
 	if r.Timeout != 0 {
 		words = append(words, "--timeout", r.Timeout.String())

@@ -43,6 +43,10 @@ type Target struct {
 	// server's code, package conformance) reached as a launched one on
 	// stdio: each launch runs it afresh behind its own pipes.
 	Serve transport.ServeFunc
+	// MaxFrame caps one frame read from the server (a stdout line, an
+	// HTTP body, an SSE event): --max-frame. 0 is the transport's
+	// default (transport.DefaultMaxFrame).
+	MaxFrame int
 	// Detected says why the transport is what it is when the user named
 	// none for a running server (see Detect): the report carries it.
 	Detected string

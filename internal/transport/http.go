@@ -38,6 +38,13 @@ type Via struct {
 	// (insufficient scope). The authorization pages ask exactly that
 	// answer of a server, so it owes the request no JSON-RPC response.
 	Authorization bool
+	// OverCap is set with End when the answer was a body or an SSE event
+	// over wirecheck's cap (MaxFrame): the server may well have answered,
+	// wirecheck could not read it, so no rule of the server is judged.
+	OverCap bool
+	// TimedOut is set with End when wirecheck's --timeout ended the
+	// exchange (no response headers, no answer in time).
+	TimedOut bool
 }
 
 // Exchanger is a transport that can send one HTTP request outside the

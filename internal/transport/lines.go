@@ -23,7 +23,7 @@ const readBufSize = 256 << 10
 const frameOverhead = 128
 
 // keepAcc is the largest long-line buffer a reader keeps between lines; a
-// bigger one (up to MaxFrame, 4 MiB, per stream and server) goes back to
+// bigger one (up to MaxFrame per stream and server) goes back to
 // the heap once its line is done, rather than be pinned for the
 // transport's life by one long line.
 const keepAcc = 64 << 10
@@ -37,8 +37,20 @@ const keepAcc = 64 << 10
 // buffer and never held, whatever its length. Bytes after the last '\n' are
 // emitted with partial set. An oversize line cut off by EOF is not emitted a
 // second time as partial.
-func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, oversize, partial bool)) error {
+//
+// c, when not nil, is charged for acc past budgetFree (see Budget); a wait
+// for it that is aborted ends the read with errBudgetAborted.
+func splitLines(r io.Reader, maxFrame, bufSize int, c *charge, emit func(line []byte, oversize, partial bool)) error {
 	br := bufio.NewReaderSize(r, bufSize)
+	defer c.done()
+	grow := func(acc, src []byte) ([]byte, error) {
+		acc, ok := appendCapped(acc, src, maxFrame+1, c)
+		if !ok {
+			return acc, errBudgetAborted
+		}
+		return acc, nil
+	}
+	var gerr error
 	// acc holds a line that outgrew br's buffer. It never holds more than
 	// maxFrame+1 bytes: one byte past the cap is enough to know the line is
 	// oversize. It is kept between lines so long lines do not regrow it.
@@ -54,7 +66,9 @@ func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, overs
 			}
 			line := chunk[:len(chunk)-1]
 			if len(acc) > 0 {
-				acc = appendCapped(acc, line, maxFrame+1)
+				if acc, gerr = grow(acc, line); gerr != nil {
+					return gerr
+				}
 				line = acc
 			}
 			if len(line) > maxFrame {
@@ -62,20 +76,22 @@ func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, overs
 			} else {
 				emit(line, false, false)
 			}
-			acc = release(acc)
+			acc = release(acc, c)
 		case errors.Is(err, bufio.ErrBufferFull):
 			if discarding {
 				continue
 			}
-			acc = appendCapped(acc, chunk, maxFrame+1)
+			if acc, gerr = grow(acc, chunk); gerr != nil {
+				return gerr
+			}
 			if len(acc) > maxFrame {
 				emit(acc[:maxFrame], true, false)
-				acc = release(acc)
+				acc = release(acc, c)
 				discarding = true
 			}
 		default:
 			if !discarding {
-				acc = appendCapped(acc, chunk, maxFrame+1)
+				acc, _ = appendCapped(acc, chunk, maxFrame+1, c)
 				if len(acc) > maxFrame {
 					emit(acc[:maxFrame], true, false)
 				} else if len(acc) > 0 {
@@ -91,8 +107,9 @@ func splitLines(r io.Reader, maxFrame, bufSize int, emit func(line []byte, overs
 }
 
 // release empties acc for the next line, dropping it when it is too big to
-// keep (see keepAcc).
-func release(acc []byte) []byte {
+// keep (see keepAcc), and gives back what it was charged.
+func release(acc []byte, c *charge) []byte {
+	c.done()
 	if cap(acc) > keepAcc {
 		return nil
 	}
@@ -102,17 +119,24 @@ func release(acc []byte) []byte {
 // appendCapped appends as much of src as fits under limit total bytes,
 // growing dst at most to limit, where append's own growth could overshoot it
 // by up to a factor of two.
-func appendCapped(dst, src []byte, limit int) []byte {
+//
+// The growth is charged to c (nil: to nothing); when a wait for it is
+// aborted, dst comes back as it was with ok false.
+func appendCapped(dst, src []byte, limit int, c *charge) (_ []byte, ok bool) {
 	n := min(len(src), limit-len(dst))
 	if n <= 0 {
-		return dst
+		return dst, true
 	}
 	if need := len(dst) + n; need > cap(dst) {
-		grown := make([]byte, len(dst), min(max(2*cap(dst), need), limit))
+		size := min(max(2*cap(dst), need), limit)
+		if !c.grow(size) {
+			return dst, false
+		}
+		grown := make([]byte, len(dst), size)
 		copy(grown, dst)
 		dst = grown
 	}
-	return append(dst, src[:n]...)
+	return append(dst, src[:n]...), true
 }
 
 // Pool caps the bytes that the queues of several transports hold together.

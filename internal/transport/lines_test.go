@@ -32,7 +32,7 @@ type got struct {
 
 func collect(r io.Reader, maxFrame, bufSize int) ([]got, error) {
 	var out []got
-	err := splitLines(r, maxFrame, bufSize, func(line []byte, oversize, partial bool) {
+	err := splitLines(r, maxFrame, bufSize, nil, func(line []byte, oversize, partial bool) {
 		out = append(out, got{string(line), oversize, partial})
 	})
 	return out, err
@@ -137,7 +137,7 @@ var _ = Describe("appendCapped", func() {
 	It("grows to the cap and no further", func() {
 		var b []byte
 		for range 100 {
-			b = appendCapped(b, []byte("0123456789"), 95)
+			b, _ = appendCapped(b, []byte("0123456789"), 95, nil)
 		}
 		Expect(b).To(HaveLen(95))
 		Expect(cap(b)).To(Equal(95))
@@ -429,7 +429,7 @@ var _ = Describe("splitLines' long-line buffer", func() {
 		DeferCleanup(func() { close(r.done) })
 		got := make(chan int, 1)
 		go func() {
-			_ = splitLines(r, 4<<20, 4096, func(l []byte, _, _ bool) { got <- len(l) })
+			_ = splitLines(r, 4<<20, 4096, nil, func(l []byte, _, _ bool) { got <- len(l) })
 		}()
 		Expect(<-got).To(Equal(3 << 20))
 		// The reader is back in Read with the line behind it, as after a

@@ -169,7 +169,16 @@ func (t *stdio) read(f *os.File, q *queue, maxLine int) {
 	defer q.finish()
 	// An error (Close closing f under us, or a failed read) ends the stream
 	// just as EOF does; there is no one to report it to but the frames.
-	_ = splitLines(f, maxLine, readBufSize, q.offer)
+	_ = splitLines(f, maxLine, readBufSize, &charge{b: frames, abort: t.stop}, func(line []byte, oversize, partial bool) {
+		if line == nil {
+			line = []byte{} // a line is never an End frame
+		}
+		fr := Frame{Oversize: oversize, Partial: partial}
+		if oversize {
+			line, fr.Limit = line[:min(len(line), OversizeEvidence)], maxLine
+		}
+		q.offerFrame(line, fr)
+	})
 	_ = f.Close()
 }
 

@@ -368,8 +368,9 @@ var _ = Describe("a hostile server", func() {
 
 		Expect(frames).To(HaveLen(2))
 		Expect(frames[0].Oversize).To(BeTrue())
-		Expect(frames[0].Raw).To(HaveLen(mib))
-		Expect(bytes.Count(frames[0].Raw, []byte("a"))).To(Equal(mib))
+		Expect(frames[0].Limit).To(Equal(mib), "the cap it went over, for the message naming --max-frame")
+		Expect(frames[0].Raw).To(HaveLen(OversizeEvidence), "evidence, not the cap's worth of the line")
+		Expect(bytes.Count(frames[0].Raw, []byte("a"))).To(Equal(OversizeEvidence))
 		Expect(string(frames[1].Raw)).To(Equal("after"))
 		Expect(frames[1].Oversize).To(BeFalse())
 		Expect(s.Overflowed()).To(BeFalse())
@@ -478,6 +479,16 @@ var _ = Describe("a hostile server", func() {
 		closeWithin(s, grace+margin)
 		Expect(stop()).To(BeNumerically("<", 200*mib))
 		expectGroupGone(s)
+	})
+
+	It("that answers with a line of 5 MB has it delivered whole under the default cap", func() {
+		// A real server answered a resources/read with 4.4 MB: no
+		// document bounds a message, so the default must not either
+		// for anything a real server sends.
+		s := launch(Options{Command: sh(`head -c 5000000 /dev/zero | tr '\0' b; echo`)})
+		f := recvOne(s.Recv())
+		Expect(f.Oversize).To(BeFalse())
+		Expect(f.Raw).To(HaveLen(5000000))
 	})
 
 	It("that writes a long stderr line gets it cut at the stderr cap, stdout keeping its own", func() {

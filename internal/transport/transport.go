@@ -12,14 +12,17 @@ import (
 // Frame is one message read from the server, or the reason none could be.
 type Frame struct {
 	// Raw holds the frame's bytes without framing (no trailing newline).
-	// For an over-long line it holds the first MaxFrame bytes (on stderr,
-	// MaxStderrLine; over HTTP, the first 64 KiB of the body or event).
+	// For a frame over the cap it holds its first OversizeEvidence bytes
+	// at most: evidence, not the frame.
 	Raw []byte
 	// At is when the frame was complete.
 	At time.Time
 	// Oversize is set when the line exceeded the line cap; Raw is then a
 	// prefix, and the rest of the line was discarded without buffering.
 	Oversize bool
+	// Limit is, with Oversize, the cap the frame went over (MaxFrame):
+	// wirecheck's bound, which the user can raise, not the protocol's.
+	Limit int
 	// Partial is set when the stream ended in the middle of a line (no
 	// terminating newline before EOF).
 	Partial bool
@@ -118,7 +121,8 @@ type Options struct {
 	Command []string // argv; Command[0] is looked up in PATH
 	Dir     string   // working directory; empty means wirecheck's own
 	Env     []string // KEY=VALUE added to wirecheck's environment
-	// MaxFrame caps one stdout line. Default 4 MiB.
+	// MaxFrame caps one stdout line (--max-frame). Default
+	// DefaultMaxFrame.
 	MaxFrame int
 	// MaxStderrLine caps one stderr line. Default 64 KiB: a stderr line is
 	// evidence for a reader, and nothing downstream keeps more of it than
@@ -126,7 +130,8 @@ type Options struct {
 	// would only cost memory.
 	MaxStderrLine int
 	// MaxBuffered caps the bytes of frames read but not yet consumed, per
-	// stream (stdout, stderr). Default 16 MiB: four lines of MaxFrame.
+	// stream (stdout, stderr). Default 16 MiB; one frame is taken
+	// whatever its size, so a frame up to MaxFrame always gets through.
 	MaxBuffered int
 	// Pool caps the frames buffered by all the transports that share it
 	// (the lanes of a run each launch their own servers). Nil means the
@@ -143,7 +148,13 @@ type Options struct {
 
 // Defaults for Options.
 const (
-	DefaultMaxFrame      = 4 << 20
+	// DefaultMaxFrame is the largest frame judged by default. MCP bounds
+	// no message, and real ones are big: a resources/read of a few MB of
+	// base64 blob, a tool's page of results. 64 MiB is over ten times the
+	// largest seen from a real server (4.4 MB), yet only what one frame
+	// may cost while it is read; a flood of smaller frames is bounded by
+	// MaxBuffered and the Pool, not by this.
+	DefaultMaxFrame      = 64 << 20
 	DefaultMaxStderrLine = 64 << 10
 	DefaultMaxBuffered   = 16 << 20
 	// DefaultPool is what the transports of one wirecheck process may
@@ -153,6 +164,12 @@ const (
 	DefaultGrace        = 500 * time.Millisecond
 	DefaultWriteTimeout = 5 * time.Second
 )
+
+// OversizeEvidence is how much of a frame over the cap is kept: what a
+// report can show of it (the transcript keeps 16 KiB of a line), not the
+// MaxFrame bytes read to find it too long, which lanes reading a hostile
+// server's gigabyte at once would otherwise hold by the dozen.
+const OversizeEvidence = 64 << 10
 
 // ErrWriteTimeout wraps a write that made no progress for Options.WriteTimeout:
 // the server is not reading its input. The input stream may then end in the

@@ -6,7 +6,7 @@ package verdict
 // citation) a check stands for in that protocol (spec.Protocol.RulesForCheck).
 const (
 	// CheckJSON: every stdout line is exactly one complete JSON value in
-	// UTF-8 (not empty, not cut off, not over the line cap).
+	// UTF-8 (not empty, not cut off); one over the cap (--max-frame) is not judged.
 	CheckJSON = "ndjson.json"
 	// CheckKnown: every frame is a protocol frame (classifies as a kind).
 	CheckKnown = "frame.known"

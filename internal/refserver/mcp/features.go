@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -124,6 +125,9 @@ func (s *server) tools() []tool {
 	if s.modern() {
 		ts = append(ts, headerTools(s.f("x-mcp-header-number"))...)
 	}
+	if s.v("slow-tool") {
+		ts = append(ts, tool{def: obj{"name": longPoll, "description": "Returns the next event of a feed, once one arrives; none ever does.", "inputSchema": obj{"type": "object"}}})
+	}
 	s.mu.Lock()
 	grown := s.grown
 	s.mu.Unlock()
@@ -170,6 +174,10 @@ func (s *server) callTool(id any, p obj) {
 	}
 	if name == "slow" && !s.ext.ownOnly() {
 		s.slow(id, p, args)
+		return
+	}
+	if name == longPoll && s.v("slow-tool") {
+		s.poll(id)
 		return
 	}
 	for _, t := range s.tools() {
@@ -228,6 +236,24 @@ func (s *server) callTool(id any, p obj) {
 	s.fail(id, -32602, "Unknown tool: "+name)
 }
 
+// longPoll is the tool of the variant slow-tool.
+const longPoll = "long-poll"
+
+// poll is a long poll on a feed that stays empty: it answers nothing
+// until cancelled, and nothing then.
+func (s *server) poll(id any) {
+	stop := make(chan struct{})
+	key := fmt.Sprint(id)
+	s.mu.Lock()
+	s.running[key] = stop
+	s.mu.Unlock()
+	select {
+	case <-stop:
+		fmt.Fprintln(s.log, "tools/call "+key+" ("+longPoll+") cancelled: no answer")
+	case <-s.stop:
+	}
+}
+
 // slow reports the first of two progress steps, then works for
 // durationMs unless the call is cancelled: a cancelled call is dropped
 // without an answer. With the fault answer-cancelled the server notices
@@ -273,6 +299,9 @@ func (s *server) resources() []any {
 	if s.f("resources-list-bad") {
 		delete(rs[0].(obj), "uri")
 	}
+	if s.v("big-resource") {
+		rs = append(rs, obj{"uri": bigURI, "name": "big", "mimeType": "application/octet-stream"})
+	}
 	if s.ext.ownOnly() {
 		return s.extResources()
 	}
@@ -282,6 +311,19 @@ func (s *server) resources() []any {
 	}
 	return rs
 }
+
+// bigURI is the resource of the variant big-resource.
+const bigURI = "wirecheck://docs/big"
+
+// bigBlob is that resource's content: 3.75 MB of bytes, 5,000,000 of
+// base64, more than wirecheck's cap was before it became --max-frame.
+var bigBlob = sync.OnceValue(func() string {
+	b := make([]byte, 3_750_000)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+})
 
 func (s *server) readResource(id any, p obj) {
 	uri, _ := p["uri"].(string)
@@ -309,6 +351,8 @@ func (s *server) readResource(id any, p obj) {
 			return
 		}
 		c = content
+	case uri == bigURI && s.v("big-resource"):
+		c = obj{"uri": uri, "mimeType": "application/octet-stream", "blob": bigBlob()}
 	case uri == "wirecheck://docs/logo":
 		c = obj{"uri": uri, "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n"))}
 		if s.f("blob-not-base64") {

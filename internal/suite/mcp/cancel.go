@@ -77,6 +77,9 @@ func slowTool(e *scenario.Env, items []any) (map[string]any, string) {
 	for _, key := range []string{"name", "description"} {
 		for _, t := range items {
 			tm, _ := t.(map[string]any)
+			if name, _ := tm["name"].(string); skipTool(e, name) {
+				continue
+			}
 			if v, _ := tm[key].(string); v != "" && slowName.MatchString(v) {
 				return tm, ""
 			}

@@ -306,7 +306,7 @@ func headerTools(e *scenario.Env, tools []any) []headerTool {
 		name, _ := member(t, "name").(string)
 		in, _ := member(t, "inputSchema").(map[string]any)
 		ps, err := mcpheader.Params(in)
-		if name == "" || err != nil || len(ps) == 0 {
+		if name == "" || err != nil || len(ps) == 0 || skipTool(e, name) {
 			continue
 		}
 		sch, err := gen.Compile(rawJSON(in))

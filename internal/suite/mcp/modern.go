@@ -404,7 +404,7 @@ func mrtr(e *scenario.Env) error {
 			}
 			switch l.key {
 			case "tools":
-				if name, _ := m["name"].(string); name != "" {
+				if name, _ := m["name"].(string); name != "" && !skipTool(e, name) {
 					probes = append(probes, probe{"tools/call", map[string]any{"name": name, "arguments": toolArgs(e, m, i)}})
 				}
 			case "prompts":
@@ -438,6 +438,9 @@ func mrtr(e *scenario.Env) error {
 			continue
 		}
 		in, err := s.callWith(e, p.method, p.params, sendOpts{once: true})
+		if unjudged(err) {
+			continue // the next one is judged instead
+		}
 		if err != nil {
 			return err
 		}
@@ -697,7 +700,11 @@ func logLevel(e *scenario.Env) error {
 			if i >= 5 || name == "" {
 				break
 			}
-			if _, err := s.callWith(e, "tools/call", map[string]any{"name": name, "arguments": toolArgs(e, tm, i)}, sendOpts{logLevel: level}); err != nil {
+			if skipTool(e, name) {
+				continue
+			}
+			_, err := s.callWith(e, "tools/call", map[string]any{"name": name, "arguments": toolArgs(e, tm, i)}, sendOpts{logLevel: level})
+			if err != nil && !unjudged(err) {
 				return err
 			}
 		}

@@ -510,11 +510,16 @@ func (s *session) callWith(e *scenario.Env, method string, params map[string]any
 // send sends one request and waits for its answer; o.then, when set, sees
 // the answer before the frames that arrived meanwhile are judged.
 func (s *session) send(e *scenario.Env, method string, params map[string]any, o sendOpts) (*peer.Inbound, error) {
-	c, _, caps, err := s.dispatch(e, method, params, o)
+	c, tok, caps, err := s.dispatch(e, method, params, o)
 	if err != nil {
 		return nil, err
 	}
-	in, err := e.Await(c, 0)
+	var in *peer.Inbound
+	if method == "tools/call" {
+		in, err = s.awaitTool(e, c, tok, params)
+	} else {
+		in, err = e.Await(c, 0)
+	}
 	if err == nil && o.then != nil {
 		o.then(in)
 	}

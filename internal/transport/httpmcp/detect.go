@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 // Detect names the transport of a running server reached by URL alone, as
@@ -85,7 +83,9 @@ func (c *client) detectGet() (string, bool) {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, evidence))
 		return "", false
 	}
-	ev, err := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle).Next()
+	r := c.sseReader(resp)
+	defer r.Release()
+	ev, err := r.Next()
 	if err != nil || ev.Type != "endpoint" {
 		return "", false
 	}

@@ -173,6 +173,7 @@ type client struct {
 	endpointSet  chan struct{} // closed once post is known, or never will be
 	endpointOnce sync.Once
 	endedWhy     string // the legacy session ended: why
+	endedOverCap bool   // … at an event over --max-frame
 	legacyCancel context.CancelFunc
 	pending      map[string]bool
 

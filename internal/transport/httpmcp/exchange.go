@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/transport/sse"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -206,10 +207,22 @@ func (x *exchange) via(resp *http.Response, verb string) *transport.Via {
 
 // end tells the peer the exchange is over without the answer it wanted,
 // for each request it carried (a raw probe's with For "").
-func (x *exchange) end(resp *http.Response, why string) { x.endAs(resp, why, false) }
+func (x *exchange) end(resp *http.Response, why string) { x.endAs(resp, why, false, false) }
 
-// endAs is end, saying whether the stream was dropped (Via.Dropped).
-func (x *exchange) endAs(resp *http.Response, why string, dropped bool) {
+// endTimed is end without a response, saying whether wirecheck's
+// --timeout ended it (Via.TimedOut).
+func (x *exchange) endTimed(why string, timed bool) {
+	x.endWith(nil, why, func(v *transport.Via) { v.TimedOut = timed })
+}
+
+// endAs is end, saying whether the stream was dropped (Via.Dropped) or
+// the answer went over the cap (Via.OverCap).
+func (x *exchange) endAs(resp *http.Response, why string, dropped, overCap bool) {
+	x.endWith(resp, why, func(v *transport.Via) { v.Dropped, v.OverCap = dropped, overCap })
+}
+
+// endWith is end, set marking each End frame's Via.
+func (x *exchange) endWith(resp *http.Response, why string, set func(*transport.Via)) {
 	c := x.c
 	if c.closed.Load() || x.abandoned.Load() || !x.wantsAnswer() {
 		return
@@ -227,7 +240,8 @@ func (x *exchange) endAs(resp *http.Response, why string, dropped bool) {
 	}
 	for _, k := range keys {
 		v := x.via(resp, http.MethodPost)
-		v.For, v.End, v.Dropped = k, why, dropped
+		v.For, v.End = k, why
+		set(v)
 		v.Authorization = resp != nil && authRefusal(resp)
 		c.q.Offer(nil, transport.Frame{HTTP: v})
 	}
@@ -246,7 +260,7 @@ func (x *exchange) run() {
 	resp, err := c.hc.Do(req)
 	x.gotHeaders()
 	if err != nil {
-		x.end(nil, failure(err, c.o.Timeout))
+		x.endTimed(failure(err, c.o.Timeout), timedOut(err))
 		return
 	}
 	defer resp.Body.Close()
@@ -268,6 +282,12 @@ func (x *exchange) run() {
 }
 
 // failure says why an HTTP request got no response.
+// timedOut reports whether err is wirecheck's --timeout running out
+// (failure says so).
+func timedOut(err error) bool {
+	return strings.Contains(err.Error(), "timeout awaiting response headers") || errors.Is(err, context.DeadlineExceeded)
+}
+
 func failure(err error, timeout time.Duration) string {
 	var ee *endError
 	var off *transport.OffLoopback
@@ -301,39 +321,59 @@ func (c *client) captureSession(resp *http.Response) {
 }
 
 // readBody reads at most limit bytes of the body within the timeout; over
-// limit it reports over and stops reading.
-func (x *exchange) readBody(resp *http.Response, limit int) (b []byte, over bool, err error) {
+// limit it reports over and stops reading. The body is read within the
+// process's budget of frames being read (transport.ReadFrame): release
+// gives it back, once b is no longer needed.
+//
+// A body cut off or over the cap comes back as its first
+// transport.OversizeEvidence bytes; n is how many were read.
+func (x *exchange) readBody(resp *http.Response, limit int) (b []byte, n int, over bool, release func(), err error) {
 	t := time.AfterFunc(x.c.o.Timeout, func() {
 		x.stop(fmt.Sprintf("the body did not end within %v (--timeout)", x.c.o.Timeout))
 	})
 	defer t.Stop()
-	b, err = io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
-	if len(b) > limit {
-		return b[:limit], true, nil
+	var abort <-chan struct{}
+	if resp.Request != nil {
+		// x.stop cancels it: the timeout above, or Close.
+		abort = resp.Request.Context().Done()
+	}
+	b, n, over, release, err = transport.ReadFrame(resp.Body, limit, abort)
+	if over {
+		return b, n, true, release, nil
 	}
 	if err != nil && x.why.Load() != nil {
 		err = errors.New(*x.why.Load())
 	}
-	return b, false, err
+	return b, n, false, release, err
 }
 
-// oversizeEvidence is how much of a body or event over the cap a frame
-// keeps: what a report can show of it (the transcript keeps 16 KiB of a
-// line), not the MaxFrame bytes read to find it too long, which lanes
-// reading a hostile server's gigabyte at once would hold by the dozen.
-const oversizeEvidence = 64 << 10
+// sseReader reads resp's event stream, its buffers charged to the
+// process's budget of frames being read (transport.Budget); the caller
+// releases it once done.
+func (c *client) sseReader(resp *http.Response) *sse.Reader {
+	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	var abort <-chan struct{}
+	if resp.Request != nil {
+		abort = resp.Request.Context().Done()
+	}
+	r.SetBudget(transport.NewCharge(abort))
+	return r
+}
 
-// evidencePrefix is a copy of b's first oversizeEvidence bytes, so the
-// buffer read is garbage at once.
-func evidencePrefix(b []byte) []byte {
-	return append([]byte(nil), b[:min(len(b), oversizeEvidence)]...)
+// overCap queues the frame of a body or event over the cap: a copy of its
+// first transport.OversizeEvidence bytes, so the buffer read is garbage
+// at once.
+func (c *client) overCap(b []byte, v *transport.Via) {
+	ev := append([]byte{}, b[:min(len(b), transport.OversizeEvidence)]...)
+	c.q.Offer(ev, transport.Frame{HTTP: v, Oversize: true, Limit: c.o.MaxFrame})
 }
 
 // accepted judges the answer to a POST that carried no request: 202 and
 // no body. A 2xx carrying a JSON-RPC error said success while refusing.
 func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 	c := x.c
-	b, _, _ := x.readBody(resp, c.o.MaxFrame)
+	b, _, _, release, _ := x.readBody(resp, c.o.MaxFrame)
+	defer release()
 	ct := resp.Header.Get("Content-Type")
 	what := "a notification"
 	if x.out.method == "" {
@@ -528,12 +568,12 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 	if resp.ContentLength > int64(c.o.MaxFrame) {
 		// Refused before reading: the bytes would only be thrown away.
 		x.judgeType(resp, mt == "application/json", nil)
-		v := x.via(resp, http.MethodPost)
-		c.q.Offer([]byte{}, transport.Frame{HTTP: v, Oversize: true})
-		x.end(resp, fmt.Sprintf("a body of %d bytes, over the %d-byte cap", resp.ContentLength, c.o.MaxFrame))
+		c.overCap(nil, x.via(resp, http.MethodPost))
+		x.endAs(resp, fmt.Sprintf("a body of %d bytes, over wirecheck's --max-frame %s", resp.ContentLength, transport.SizeString(c.o.MaxFrame)), false, true)
 		return
 	}
-	b, over, err := x.readBody(resp, c.o.MaxFrame)
+	b, n, over, release, err := x.readBody(resp, c.o.MaxFrame)
+	defer release()
 	if c.closed.Load() {
 		return
 	}
@@ -549,14 +589,17 @@ func (x *exchange) answer(ctx context.Context, resp *http.Response) {
 	switch {
 	case over:
 		x.judgeType(resp, mt == "application/json", nil)
-		c.q.Offer(evidencePrefix(b), transport.Frame{HTTP: x.via(resp, http.MethodPost), Oversize: true})
-		x.end(resp, fmt.Sprintf("a body over the %d-byte cap", c.o.MaxFrame))
+		c.overCap(b, x.via(resp, http.MethodPost)) // b: evidence already
+		x.endAs(resp, "a body over wirecheck's --max-frame "+transport.SizeString(c.o.MaxFrame), false, true)
 		return
 	case err != nil:
 		if len(b) > 0 {
+			// Cut off, it is no message to judge but evidence of one
+			// (readBody keeps no more): a body cut off at tens of MB, in
+			// every lane at once, must not be held whole.
 			c.q.Offer(b, transport.Frame{HTTP: x.via(resp, http.MethodPost), Partial: true})
 		}
-		x.end(resp, fmt.Sprintf("the body was cut off after %d bytes: %v", len(b), err))
+		x.end(resp, fmt.Sprintf("the body was cut off after %d bytes: %v", n, err))
 		return
 	}
 	frames, shape := splitBody(b)
@@ -619,7 +662,8 @@ func (x *exchange) judgeType(resp *http.Response, ok bool, body []byte) {
 // evidence.
 func (x *exchange) refusal(resp *http.Response) {
 	c := x.c
-	b, _, _ := x.readBody(resp, c.o.MaxFrame)
+	b, _, _, release, _ := x.readBody(resp, c.o.MaxFrame)
+	defer release()
 	if c.closed.Load() {
 		return
 	}

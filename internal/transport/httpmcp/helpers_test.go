@@ -89,7 +89,12 @@ func server(h http.Handler, quit ...chan struct{}) *httptest.Server {
 
 // dial connects to u with a short timeout and hooks; Close at spec end.
 func dial(u, kind string, timeout time.Duration) (transport.Transport, *hooks) {
-	t, err := httpmcp.Dial(httpmcp.Options{URL: u, Kind: kind, Timeout: timeout, Headers: []string{"X-Token: secret"}})
+	return dialCapped(u, kind, timeout, 0)
+}
+
+// dialCapped is dial with MaxFrame (--max-frame) set; 0 is its default.
+func dialCapped(u, kind string, timeout time.Duration, maxFrame int) (transport.Transport, *hooks) {
+	t, err := httpmcp.Dial(httpmcp.Options{URL: u, Kind: kind, Timeout: timeout, Headers: []string{"X-Token: secret"}, MaxFrame: maxFrame})
 	Expect(err).NotTo(HaveOccurred())
 	h := &hooks{}
 	t.(transport.Hooked).SetHooks(h.Hooks())

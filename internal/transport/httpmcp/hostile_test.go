@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // endless is n bytes of x, written as they are asked for.
@@ -75,7 +76,7 @@ var _ = Describe("hostile servers", func() {
 		t, _ := dial(server(h).URL, "http", 5*time.Second)
 		handshake(t)
 		f := ended(t)
-		Expect(f.HTTP.End).To(Or(ContainSubstring("without an event"), ContainSubstring("over the")))
+		Expect(f.HTTP.End).To(Or(ContainSubstring("without an event"), ContainSubstring("--max-frame")))
 	})
 
 	It("reads at most the cap of a body of gigabytes", func() {
@@ -89,8 +90,28 @@ var _ = Describe("hostile servers", func() {
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		f := next(t)
 		Expect(f.Oversize).To(BeTrue())
-		Expect(f.Raw).To(HaveLen(64<<10), "the evidence kept of it, not the MaxFrame bytes read")
-		Expect(next(t).HTTP.End).To(ContainSubstring("over the 4194304-byte cap"))
+		Expect(f.Raw).To(HaveLen(transport.OversizeEvidence), "the evidence kept of it, not the MaxFrame bytes read")
+		Expect(f.Limit).To(Equal(transport.DefaultMaxFrame))
+		end := next(t).HTTP
+		Expect(end.End).To(Equal("a body over wirecheck's --max-frame 64MiB"))
+		Expect(end.OverCap).To(BeTrue(), "wirecheck's limit: the request is not judged")
+	})
+
+	It("ends a request whose SSE event goes over --max-frame as wirecheck's limit, not the stream's fault", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			sseHead(w)
+			flush(w, "%s", "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"pad\":\""+strings.Repeat("x", 200<<10)+"\"}}\n\n")
+		})
+		t, hk := dialCapped(server(h).URL, "http", 5*time.Second, 100<<10)
+		handshake(t)
+		Expect(t.Send([]byte(listReq))).To(Succeed())
+		f := next(t)
+		Expect(f.Oversize).To(BeTrue())
+		Expect(f.Limit).To(Equal(100 << 10))
+		end := next(t).HTTP
+		Expect(end.End).To(Equal("an SSE event over wirecheck's --max-frame 100KiB"))
+		Expect(end.OverCap).To(BeTrue())
+		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).NotTo(ContainElement(verdict.Fail))
 	})
 
 	It("refuses a Content-Length over the cap before reading", func() {

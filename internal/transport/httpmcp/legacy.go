@@ -29,7 +29,7 @@ func (c *client) legacySend(body []byte, out outgoing, raw bool) error {
 	}
 	x := &exchange{c: c, n: c.nextExchange(), body: body, out: out, raw: raw, headers: make(chan struct{})}
 	c.mu.Lock()
-	why, post := c.endedWhy, c.post
+	why, post, overCap := c.endedWhy, c.post, c.endedOverCap
 	if why == "" {
 		for _, k := range out.keys {
 			c.pending[k] = true
@@ -38,7 +38,8 @@ func (c *client) legacySend(body []byte, out outgoing, raw bool) error {
 	c.mu.Unlock()
 	if why != "" {
 		x.cancel = func() {}
-		x.end(nil, why)
+		// Ended by wirecheck's cap, the session judges nothing more.
+		x.endAs(nil, why, false, overCap)
 		if x.wantsAnswer() {
 			return nil
 		}
@@ -94,10 +95,14 @@ func (c *client) endpointKnown() {
 
 // legacyEnd ends the session: no more POSTs, and every request still
 // waiting ends now rather than at its timeout.
-func (c *client) legacyEnd(why string) {
+func (c *client) legacyEnd(why string) { c.legacyEndAs(why, false) }
+
+// legacyEndAs is legacyEnd, saying whether an event over wirecheck's cap
+// ended the stream (Via.OverCap).
+func (c *client) legacyEndAs(why string, overCap bool) {
 	c.mu.Lock()
 	if c.endedWhy == "" {
-		c.endedWhy = why
+		c.endedWhy, c.endedOverCap = why, overCap
 	}
 	keys := make([]string, 0, len(c.pending))
 	for k := range c.pending {
@@ -110,7 +115,7 @@ func (c *client) legacyEnd(why string) {
 		return
 	}
 	for _, k := range keys {
-		c.q.Offer(nil, transport.Frame{HTTP: &transport.Via{Verb: http.MethodGet, For: k, End: why}})
+		c.q.Offer(nil, transport.Frame{HTTP: &transport.Via{Verb: http.MethodGet, For: k, End: why, OverCap: overCap}})
 	}
 }
 
@@ -139,7 +144,8 @@ func (x *exchange) legacyPost(post *url.URL) {
 	}
 	defer resp.Body.Close()
 	c.noteResponse(x.n, http.MethodPost, resp)
-	b, _, _ := x.readBody(resp, c.o.MaxFrame)
+	b, _, _, release, _ := x.readBody(resp, c.o.MaxFrame)
+	defer release()
 	if c.closed.Load() {
 		return
 	}
@@ -236,12 +242,15 @@ func (c *client) legacyStream(ctx context.Context) {
 	}
 	c.pass(verdict.CheckSSEStream, "GET on the SSE endpoint opened an event stream")
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
-	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	r := c.sseReader(resp)
+	defer r.Release()
 	for {
 		ev, err := r.Next()
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer(evidencePrefix([]byte(ev.Data)), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
+				c.overCap([]byte(ev.Data), x.streamVia(resp, http.MethodGet, ""))
+				c.legacyEndAs("the SSE stream stopped at an event over wirecheck's --max-frame "+transport.SizeString(c.o.MaxFrame), true)
+				return
 			}
 			why := "the SSE stream ended"
 			if !errors.Is(err, io.EOF) {

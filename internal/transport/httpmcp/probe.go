@@ -82,13 +82,20 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 	c.noteResponse(n, method+" (probe)", resp)
 	res := &transport.Result{Status: resp.StatusCode, Header: resp.Header}
 	if mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
-		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.o.MaxFrame)))
+		// Within the budget of frames being read: every HTTP scenario
+		// probes, and a server answering each with a gigabyte would
+		// otherwise cost the cap per probe, lanes at once.
+		b, _, over, release, err := transport.ReadFrame(resp.Body, c.o.MaxFrame, ctx.Done())
+		release()
 		res.Body = b
-		res.Frames = messagesIn(b, resp.Header.Get("Content-Type"))
-		res.Closed = err == nil
+		if !over {
+			res.Frames = messagesIn(b, resp.Header.Get("Content-Type"))
+		}
+		res.Closed = err == nil && !over
 		return res, nil
 	}
-	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	r := c.sseReader(resp)
+	defer r.Release()
 	until := x.Until
 	if until == nil {
 		until = answeredAll(x.Body)

@@ -153,7 +153,10 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 		cause, dropped := "the SSE stream closed before the response", true
 		switch {
 		case errors.Is(err, sse.ErrEventTooLarge):
-			cause, dropped = fmt.Sprintf("an SSE event over the %d-byte cap", c.o.MaxFrame), false
+			// The response may be that event: wirecheck's cap, not the
+			// server, ended the stream, and nothing of it is judged.
+			x.endAs(resp, fmt.Sprintf("an SSE event over wirecheck's --max-frame %s", transport.SizeString(c.o.MaxFrame)), false, true)
+			return
 		case errors.Is(err, sse.ErrNoEvent):
 			cause, dropped = fmt.Sprintf("the SSE stream sent %d bytes without an event", maxIdle), false
 		case !errors.Is(err, io.EOF):
@@ -169,7 +172,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 				x.judgeRetry(st)
 			}
 		}
-		x.endAs(resp, cause, dropped)
+		x.endAs(resp, cause, dropped, false)
 	}
 }
 
@@ -194,7 +197,8 @@ func (x *exchange) judgeRetry(st *streamState) {
 // ended it.
 func (x *exchange) readStream(resp *http.Response, verb string, st *streamState) error {
 	c := x.c
-	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	r := c.sseReader(resp)
+	defer r.Release()
 	defer func() {
 		if id := r.LastID(); id != "" {
 			st.lastID, st.ids = id, true
@@ -207,7 +211,7 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 		ev, err := r.Next()
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer(evidencePrefix([]byte(ev.Data)), transport.Frame{HTTP: x.streamVia(resp, verb, ""), Oversize: true})
+				c.overCap([]byte(ev.Data), x.streamVia(resp, verb, ""))
 			}
 			return err
 		}
@@ -330,13 +334,14 @@ func (c *client) getOnce(ctx context.Context) bool {
 	c.pass(verdict.CheckHTTPGetStream, "GET opened an SSE stream")
 	c.judgeXAccel(resp, http.MethodGet)
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
-	r := sse.NewReader(resp.Body, c.o.MaxFrame, maxIdle)
+	r := c.sseReader(resp)
+	defer r.Release()
 	responses := 0
 	for {
 		ev, err := r.Next()
 		if err != nil {
 			if errors.Is(err, sse.ErrEventTooLarge) {
-				c.q.Offer(evidencePrefix([]byte(ev.Data)), transport.Frame{HTTP: x.streamVia(resp, http.MethodGet, ""), Oversize: true})
+				c.overCap([]byte(ev.Data), x.streamVia(resp, http.MethodGet, ""))
 			}
 			// Passed however the stream ended, Close included: whether
 			// the server or wirecheck ends it first is timing, and the

@@ -48,6 +48,52 @@ type Reader struct {
 
 	lastID    string
 	lastRetry int
+
+	budget  Budget
+	charged int // cap(line)+cap(data) last charged to budget
+}
+
+// Budget is charged for what a reader's buffers hold (transport.Charge):
+// Grow is told their new total size and reports false when the reader
+// must give up; Done gives back every byte charged.
+type Budget interface {
+	Grow(size int) bool
+	Done()
+}
+
+// ErrBudget ends a stream whose reader waited for its Budget and was
+// aborted.
+var ErrBudget = errors.New("sse: aborted while waiting for memory other frames being read hold")
+
+// keepBuf is the largest buffer a reader keeps between events.
+const keepBuf = 64 << 10
+
+// SetBudget charges b for the reader's buffers from now on; Release
+// gives it back.
+func (r *Reader) SetBudget(b Budget) { r.budget = b }
+
+// Release drops the reader's buffers and gives back what they were
+// charged. The reader may go on, growing them anew.
+func (r *Reader) Release() {
+	r.line, r.data = nil, nil
+	if r.budget != nil && r.charged > 0 {
+		r.budget.Done()
+	}
+	r.charged = 0
+}
+
+// charge tells the budget what the buffers hold now, when they grew.
+func (r *Reader) charge() error {
+	if r.budget == nil {
+		return nil
+	}
+	if size := cap(r.line) + cap(r.data); size > r.charged {
+		if !r.budget.Grow(size) {
+			return ErrBudget
+		}
+		r.charged = size
+	}
+	return nil
 }
 
 // NewReader reads events of at most maxEvent bytes of data each, and gives
@@ -114,6 +160,9 @@ func (r *Reader) Next() (Event, error) {
 				return Event{Type: r.typ, Data: string(r.data)}, ErrEventTooLarge
 			}
 			r.data = append(r.data, value...)
+			if err := r.charge(); err != nil {
+				return Event{}, err
+			}
 		case "id":
 			if !containsNUL(value) {
 				r.id, r.hasID = string(value), true
@@ -132,6 +181,11 @@ func (r *Reader) dispatch() (Event, bool) {
 	ev := Event{ID: r.id, HasID: r.hasID, Type: r.typ, Data: string(r.data), Retry: r.retry}
 	ok := r.hasData
 	r.data, r.hasData, r.typ, r.id, r.hasID, r.retry = r.data[:0], false, "", "", false, 0
+	if cap(r.data) > keepBuf || cap(r.line) > keepBuf {
+		// One big event must not pin its buffers, nor their charge,
+		// for the stream's life.
+		r.Release()
+	}
 	if ok {
 		r.idle = 0
 	}
@@ -174,7 +228,13 @@ func (r *Reader) readLine() ([]byte, error) {
 			}
 			return r.line, nil
 		}
+		before := cap(r.line)
 		r.line = append(r.line, c)
+		if cap(r.line) != before {
+			if err := r.charge(); err != nil {
+				return nil, err
+			}
+		}
 		if maybeData(r.line) {
 			if len(r.line) > limit {
 				r.data = append(r.data, r.line[dataStart(r.line):]...)
