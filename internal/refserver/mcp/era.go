@@ -22,9 +22,12 @@ import (
 // sentences to bind it.
 
 // modernOnly: the variant modern-only, and the faults that break the
-// sentences of a server of 2026-07-28 only.
+// sentences of a server of 2026-07-28 only (no-version-header-served: a
+// server answering initialize supports older clients, which may serve a
+// request without MCP-Protocol-Version).
 func (f *Front) modernOnly() bool {
-	return f.variants["modern-only"] || f.faults["modern-get-stream"] || f.faults["modern-session-checked"] || f.faults["modern-last-event-id-refused"]
+	return f.variants["modern-only"] || f.faults["modern-get-stream"] || f.faults["modern-session-checked"] || f.faults["modern-last-event-id-refused"] ||
+		f.faults["no-version-header-served"]
 }
 
 // modernVerbRefused answers 405 to a GET or DELETE naming 2026-07-28 (any

@@ -51,8 +51,10 @@ func (f *Front) headerMismatch(r *http.Request, body []byte) string {
 	}
 	get := f.lookup(r)
 	switch v, ok := get("MCP-Protocol-Version"); {
-	case !ok && !f.variants["version-header-optional"] && !f.faults["no-version-header-served"]:
-		// The server lists no revision before 2025-06-18 (server/discover).
+	case !ok && !f.variants["version-header-optional"] && !f.variants["version-header-optional-unlisted"] && !f.faults["no-version-header-served"]:
+		// The server supports no client before 2025-06-18: the
+		// reference server serves them through initialize, but only
+		// these variants claim that leg for a request without the header.
 		return missing("MCP-Protocol-Version")
 	case ok && v != m.Revision && !f.faults["header-meta-mismatch-served"]:
 		return mismatch("MCP-Protocol-Version", v, m.Revision)

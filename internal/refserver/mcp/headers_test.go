@@ -159,6 +159,20 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 		Entry(nil, "capability-error-200", modern(1, "prompts/get", `{"name":"ask"}`), []string{v26}, "400 -32021", "200 -32021"),
 	)
 
+	It("variant version-header-optional-unlisted serves a request without the header and a 2025-03-26 client's initialize, listing 2026-07-28 alone", func() {
+		c := serve(false, nil, []string{"version-header-optional-unlisted"}).client()
+		Expect(look(c.post(modern(1, "tools/list", ""), "MCP-Protocol-Version:"))).To(Equal("200 "))
+		d := c.post(modern(2, "server/discover", ""), v26)
+		Expect(d.last()["result"]).To(HaveKeyWithValue("supportedVersions", Equal([]any{"2026-07-28"})))
+		r := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+		Expect(r.last()["result"]).To(HaveKeyWithValue("protocolVersion", "2025-03-26"))
+	})
+
+	It("fault no-version-header-served is a server of 2026-07-28 only: it refuses a 2025-03-26 client's initialize", func() {
+		r := serve(false, []string{"no-version-header-served"}, nil).client().post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+		Expect(look(r)).To(Equal("400 -32022"))
+	})
+
 	It("variant version-header-optional lists 2025-03-26 among its revisions", func() {
 		r := serve(false, nil, []string{"version-header-optional"}).client().post(modern(1, "server/discover", ""))
 		Expect(r.last()["result"]).To(HaveKeyWithValue("supportedVersions", ContainElements("2025-03-26", "2026-07-28")))

@@ -118,8 +118,34 @@ var _ = Describe("a legacy server that drops server/discover, run under 2026-07-
 			runner.Config{Scenarios: []*scenario.Scenario{twice}, Partial: true, Timeout: time.Second})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(whys).To(HaveLen(2), "%v", rep.Findings)
-		Expect(whys[0]).To(HavePrefix("server/discover was not answered within 1s, nor by the time a ping sent behind it was answered"))
-		Expect(whys[1]).To(HavePrefix("not waited for the answer to server/discover: server/discover was not answered within 1s, nor by the time a ping sent behind it was answered"))
+		Expect(whys[0]).To(HavePrefix("server/discover was not answered in the "))
+		Expect(whys[0]).To(ContainSubstring("waited for it: a ping sent behind it once 1s (--timeout) had passed was answered (transcript line "))
+		Expect(whys[0]).NotTo(ContainSubstring("within 10s"), "the wait ended with the ping's answer, not at its bound")
+		Expect(whys[1]).To(HavePrefix("not waited for the answer to server/discover: server/discover was not answered in the "))
 		Expect(whys[1]).To(HaveSuffix("in scenario twice"))
+	})
+})
+
+var _ = Describe("a server that exits while wirecheck waits for its server/discover, run under 2026-07-28", func() {
+	It("is gone, and the silence recorded names the exit and the time waited, not the bound of the wait", func() {
+		// It reads server/discover without answering, and exits on the
+		// ping wirecheck sends behind it once --timeout has passed: the
+		// wait ends by the exit, long before its bound.
+		var why string
+		var gone error
+		probe := &scenario.Scenario{Name: "probe", Rules: []string{"MCP-DISCOVER-1"}, Run: func(e *scenario.Env) error {
+			_, gone = mcp.Fallback(e)
+			why = mcp.Silence(e)
+			e.Skip("MCP-DISCOVER-1", why)
+			return nil
+		}}
+		t := target.Target{Argv: []string{"sh", "-c", "read discover; read ping; exit 3"}}
+		_, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Command: t},
+			runner.Config{Scenarios: []*scenario.Scenario{probe}, Partial: true, Timeout: 100 * time.Millisecond})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(gone).To(MatchError(scenario.ErrGone), "a server that exited is gone, not a legacy server")
+		Expect(why).To(HavePrefix("server/discover was not answered in the "))
+		Expect(why).To(ContainSubstring("waited for it: the wait ended as the server exited (exit 3)"))
+		Expect(why).NotTo(ContainSubstring("within"), "the wait ended at the exit, not at its bound")
 	})
 })

@@ -106,13 +106,29 @@ func notModernOnly(in *peer.Inbound) string {
 // server/discover lists 2026-07-28 alone ("" when it is not): it answers
 // the initialize of an older client (revision legacyLatest, no session, no
 // version header) with a result on the same endpoint. A refusal, an error
-// or no answer leaves it a server of 2026-07-28 only. The session such an
-// initialize may have opened is deleted, as that client would at its end.
+// or no answer leaves it a server of 2026-07-28 only.
 func servesInitialize(e *scenario.Env, x transport.Exchanger) string {
-	res, seq := exchange(e, x, "initialize at "+legacyLatest+", as an older client opens", transport.Exchange{
-		Method: http.MethodPost, Body: rawJSON(initRequest(legacyLatest)), Drop: []string{"Mcp-Session-Id"}})
-	if !served(res) {
+	negotiated, seq := olderInitialize(e, x, legacyLatest)
+	if negotiated == nil {
 		return ""
+	}
+	return fmt.Sprintf("the server answered an older client's initialize (%s) with a result negotiating %v (transcript line %d): it serves earlier revisions too (dual-era, basic/versioning), whatever its server/discover lists, and these are sentences for \"a server that supports only this revision\"",
+		legacyLatest, negotiated, seq)
+}
+
+// olderInitialize sends the initialize of a client of revision version, as
+// it opens (no session, no version header), and returns the protocolVersion
+// of the result it is answered with (nil for a refusal, an error or no
+// answer) and the probe's transcript line. What a server does with that
+// client, not what its server/discover lists ("Protocol versions the
+// server supports", which binds nothing), tells whether it supports it.
+// The session such an initialize may have opened is deleted, as that
+// client would at its end.
+func olderInitialize(e *scenario.Env, x transport.Exchanger, version string) (any, int) {
+	res, seq := exchange(e, x, "initialize at "+version+", as an older client opens", transport.Exchange{
+		Method: http.MethodPost, Body: rawJSON(initRequest(version)), Drop: []string{"Mcp-Session-Id"}})
+	if !served(res) {
+		return nil, seq
 	}
 	var negotiated any
 	for _, f := range res.Frames {
@@ -123,14 +139,13 @@ func servesInitialize(e *scenario.Env, x transport.Exchanger) string {
 		}
 	}
 	if negotiated == nil {
-		return ""
+		return nil, seq
 	}
 	if sid := header(res, "Mcp-Session-Id"); sid != "" {
 		exchange(e, x, "DELETE the session that initialize opened", transport.Exchange{Method: http.MethodDelete,
 			Set: map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": fmt.Sprint(negotiated)}})
 	}
-	return fmt.Sprintf("the server answered an older client's initialize (%s) with a result negotiating %v (transcript line %d): it serves earlier revisions too (dual-era, basic/versioning), whatever its server/discover lists, and these are sentences for \"a server that supports only this revision\"",
-		legacyLatest, negotiated, seq)
+	return negotiated, seq
 }
 
 // judgeVerbs is MCP-HTTP-LEGACY-1: GET (an older client's stream) and

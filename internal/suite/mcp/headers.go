@@ -176,7 +176,7 @@ func judgeVersionHeaders(e *scenario.Env, x transport.Exchanger, s *session, bod
 	case mismatched(res):
 		e.Pass("MCP-HEADER-4", seq)
 	case served(res):
-		judgeServedWithoutVersion(e, s, seq, res)
+		judgeServedWithoutVersion(e, x, s, seq, res)
 	default:
 		e.Fail("MCP-HEADER-4", seq, "a request without MCP-Protocol-Version was refused, but not with 400 and HeaderMismatch", wantMismatch+", or served by a server of clients before 2025-06-18", answered(res))
 	}
@@ -188,23 +188,46 @@ func judgeVersionHeaders(e *scenario.Env, x transport.Exchanger, s *session, bod
 
 // judgeServedWithoutVersion: a request without the version header may be
 // served only by a server that "supports clients implementing protocol
-// versions earlier than 2025-06-18", which its server/discover tells.
-func judgeServedWithoutVersion(e *scenario.Env, s *session, seq int, res *transport.Result) {
+// versions earlier than 2025-06-18". Its server/discover may say so; if
+// it does not (supportedVersions may list only the revision a modern
+// client should use), what the server does with such a client says: the
+// initialize of a 2025-03-26 client answered with a result negotiating a
+// revision before 2025-06-18 is that support, whatever discover lists.
+func judgeServedWithoutVersion(e *scenario.Env, x transport.Exchanger, s *session, seq int, res *transport.Result) {
 	in, err := s.call(e, "server/discover", map[string]any{})
-	if err != nil || !isResult(in) {
-		e.Skip("MCP-HEADER-4", "the server served a request without MCP-Protocol-Version, and server/discover did not say which revisions it serves")
-		return
-	}
+	listed := err == nil && isResult(in)
 	vs, _ := field(in, "/result/supportedVersions").([]any)
 	for _, v := range vs {
-		if v, ok := v.(string); ok && v < "2025-06-18" {
+		if v, ok := v.(string); listed && ok && v < headerVersion {
 			e.Pass("MCP-HEADER-4", seq)
 			return
 		}
 	}
-	e.Fail("MCP-HEADER-4", seq, "a request without MCP-Protocol-Version was served by a server whose server/discover lists no revision before 2025-06-18 (line "+fmt.Sprint(in.Seq)+")",
+	negotiated, iseq := olderInitialize(e, x, headerless)
+	if v, ok := negotiated.(string); ok && v < headerVersion {
+		e.Pass("MCP-HEADER-4", seq)
+		return
+	}
+	if !listed {
+		e.Skip("MCP-HEADER-4", "the server served a request without MCP-Protocol-Version, server/discover did not say which revisions it serves, and the initialize of a "+headerless+" client did not show it supports such clients")
+		return
+	}
+	initialized := "refused or not answered with a result"
+	if negotiated != nil {
+		initialized = "answered negotiating " + show(negotiated)
+	}
+	e.Fail("MCP-HEADER-4", seq, fmt.Sprintf("a request without MCP-Protocol-Version was served by a server that supports no client before %s: its server/discover lists no revision before it (line %d), and the initialize of a %s client was %s (line %d)",
+		headerVersion, in.Seq, headerless, initialized, iseq),
 		wantMismatch, answered(res)+"; supportedVersions "+show(vs))
 }
+
+// headerVersion is the first revision whose clients send
+// MCP-Protocol-Version; headerless is the one a server supporting earlier
+// clients treats a request without it as.
+const (
+	headerVersion = "2025-06-18"
+	headerless    = "2025-03-26"
+)
 
 // judgeAnyCase: "Clients and servers MUST use case-insensitive comparisons
 // for header names" — header names written in another case are served.

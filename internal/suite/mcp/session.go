@@ -415,23 +415,27 @@ const discoverDep = "answer to server/discover"
 // responded to the initialize request"), and a server reads stdin in
 // order, so a ping answered while server/discover is not (within
 // lateAnswer) shows server/discover was read and dropped: no answer
-// (peer.ErrTimeout). When neither is answered the wait ends at firstWait.
+// (peer.ErrTimeout). When neither is answered the wait ends at firstWait;
+// when the server's output ends first, it is gone (peer.ErrExited). What
+// it records of the silence (silent) states the time actually waited and
+// what ended the wait, never a bound not reached.
 // The ping's answer is judged by the legacy schema (the spec's "ping probe
 // result" kind) and never owed.
 func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
+	start := time.Now()
 	in, err := e.Peer.Wait(c, e.Timeout)
 	if !errors.Is(err, peer.ErrTimeout) {
 		return in, err
 	}
 	if e.Timeout >= firstWait {
-		silent(e, "server/discover was not answered within "+e.Timeout.String(), false)
+		silent(e, "server/discover was not answered within "+e.Bound(e.Timeout), false)
 		return in, err
 	}
-	silent(e, "server/discover was not answered within "+firstWait.String(), false)
 	// Unjudged as server/discover is: over HTTP a legacy server refuses
 	// a ping outside a session (400), as its transport allows.
 	b, err := e.SendUnjudged(request("ping", nil))
 	if err != nil {
+		silent(e, discoverEnded(start, "the wait ended as the ping sent behind it could not be sent: "+err.Error()), false)
 		return nil, err
 	}
 	defer e.Peer.Forget(b)
@@ -439,21 +443,39 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 	defer t.Stop()
 	select {
 	case <-c.Done():
-		// Answered, or its exchange refused (ErrRefused).
+		// Answered, or its exchange refused (ErrRefused), which discover
+		// says.
 		return e.Peer.Wait(c, 0)
 	case <-b.Done():
-		why := fmt.Sprintf("server/discover was not answered within %s, nor by the time a ping sent behind it was answered (transcript line %d)", e.Timeout, b.Response.Seq)
-		silent(e, why, false)
 		in, err := e.Peer.Wait(c, lateAnswer)
 		if errors.Is(err, peer.ErrTimeout) {
+			why := discoverEnded(start, fmt.Sprintf("a ping sent behind it once %s had passed was answered (transcript line %d), and server/discover was not within %s after: the server read it and dropped it", e.Bound(e.Timeout), b.Response.Seq, lateAnswer))
+			silent(e, why, false)
 			e.Learn(discoverDep, why+" in scenario "+e.Peer.Scenario())
 		}
 		return in, err
 	case <-t.C:
+		silent(e, fmt.Sprintf("server/discover was not answered within %s (the bound of a fresh process's first answer, which includes its start), nor was a ping sent behind it", firstWait), false)
 		return e.Peer.Wait(c, 0)
 	case <-e.Peer.Gone():
-		return e.Peer.Wait(c, 0)
+		// An answer routed just before the output ended is taken; else
+		// the server is gone, not a legacy one (Wait(c, 0) could say
+		// either: its timer and the end are both ready).
+		select {
+		case <-c.Done():
+			return e.Peer.Wait(c, 0)
+		default:
+		}
+		silent(e, discoverEnded(start, "the wait ended as "+e.Gone()), false)
+		return nil, peer.ErrExited
 	}
+}
+
+// discoverEnded says that server/discover went unanswered in a wait that
+// ended before its bound (firstWait), how long it lasted and why it ended:
+// never the bound, which was not waited.
+func discoverEnded(start time.Time, cause string) string {
+	return fmt.Sprintf("server/discover was not answered in the %s waited for it: %s", time.Since(start).Round(time.Millisecond), cause)
 }
 
 // silentWhy is why the process's server/discover counts as unanswered,
