@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -37,18 +39,44 @@ var few = []string{"--scenario", "tools-list", "--scenario", "malformed", "--sce
 // script prints its ready line at once or exits, so the startup timeout
 // only bounds a loaded machine's delay in starting sh: generous.
 func hostileRun(script string, extra ...string) (int, string, time.Duration, int64) {
+	return measured(hostileArgs(script, extra...)...)
+}
+
+func hostileArgs(script string, extra ...string) []string {
 	args := append([]string{"run", "--protocol", "sonde-serve", "--timeout", "300ms", "--startup-timeout", "10s"}, extra...)
-	return measured(append(args, "--", "sh", "-c", script)...)
+	return append(args, "--", "sh", "-c", script)
 }
 
 // measured runs wirecheck with args through the measuring helper and
 // returns what hostileRun does.
 func measured(args ...string) (int, string, time.Duration, int64) {
+	m := measure(args...)
+	Expect(m.err).NotTo(HaveOccurred())
+	return m.code, m.out, m.took, m.rss
+}
+
+// measurement is what measure found: the exit code, the output, the wall
+// time and the peak resident memory in KiB, or why there is none.
+type measurement struct {
+	code int
+	out  string
+	took time.Duration
+	rss  int64
+	err  error
+}
+
+// measure is measured without assertions, so it can run in a goroutine
+// of its own.
+func measure(args ...string) measurement {
+	bin, err := testbin.Wirecheck()
+	if err != nil {
+		return measurement{err: err}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// Through the measuring helper: a child started straight from this
 	// process would inherit its peak memory (see measureMain).
-	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{bin()}, args...)...)
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{bin}, args...)...)
 	cmd.Env = append(os.Environ(), measureEnv+"=1")
 	// On a hang, the helper and wirecheck go together.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -56,21 +84,28 @@ func measured(args ...string) (int, string, time.Duration, int64) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
-	err := cmd.Run()
-	took := time.Since(start)
-	Expect(ctx.Err()).NotTo(HaveOccurred(), "wirecheck hung: %v", args)
-	code := 0
+	err = cmd.Run()
+	m := measurement{took: time.Since(start)}
+	if ctx.Err() != nil {
+		m.err = fmt.Errorf("wirecheck hung: %v", args)
+		return m
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		Expect(err).NotTo(HaveOccurred())
+		m.code = ee.ExitCode()
+	} else if err != nil {
+		m.err = err
+		return m
 	}
-	var rss int64
-	if i := strings.LastIndex(out.String(), measureMark); i >= 0 {
-		fmt.Sscan(out.String()[i+len(measureMark):], &rss)
+	i := strings.LastIndex(out.String(), measureMark)
+	if i >= 0 {
+		fmt.Sscan(out.String()[i+len(measureMark):], &m.rss)
 	}
-	Expect(rss).To(BeNumerically(">", 0), "the measuring helper reported no peak memory:\n%s", out.String())
-	return code, out.String()[:strings.LastIndex(out.String(), measureMark)], took, rss
+	if m.rss <= 0 {
+		m.err = fmt.Errorf("the measuring helper reported no peak memory:\n%s", out.String())
+		return m
+	}
+	m.out = out.String()[:i]
+	return m
 }
 
 // leftovers lists processes whose command line carries the marker.
@@ -101,44 +136,91 @@ var _ = Describe("a hostile server never beats the harness", func() {
 		// (a line up to --max-frame is held while it is read).
 		frame int64
 	}
-	DescribeTable("wirecheck ends in time, with findings, bounded memory and no process left behind",
-		func(c tc) {
-			marker := fmt.Sprintf("sleep 7%05d", GinkgoRandomSeed()%100000+int64(CurrentSpecReport().LeafNodeLocation.LineNumber))
-			script := strings.ReplaceAll(c.script, "READY", "echo '"+ready+"'")
-			script = strings.ReplaceAll(script, "SLEEP", marker)
-			script = strings.ReplaceAll(script, "DIR", GinkgoT().TempDir())
-			extra := c.flags
-			if !c.suite {
-				extra = append(extra, few...)
-			}
-			code, out, took, rss := hostileRun(script, extra...)
-			GinkgoWriter.Printf("peak memory %d KiB, %s\n", rss, took)
-			Expect(code).To(Equal(c.code), out)
-			Expect(took).To(BeNumerically("<", c.within), "took %s", took)
-			Expect(rss).To(BeNumerically("<=", maxRSS+c.frame/1024), "peak memory %d MB", rss*1024/1_000_000)
-			Expect(out).To(ContainSubstring(c.evidence))
-			Eventually(func() string { return leftovers(marker) }, 3*time.Second, 100*time.Millisecond).Should(BeEmpty())
-		},
-		Entry("never answers", tc{"READY; SLEEP", 1, 15 * time.Second, "no response to request", false, nil, 0}),
-		Entry("floods stdout without end", tc{"READY; SLEEP & yes '{\"id\":\"flood\",\"ok\":true}'", 1, 40 * time.Second, "SONDE-ONE-RESPONSE-1", true, nil, 0}),
+	type entry struct {
+		name string
+		tc
+	}
+	// A flood (the heavy ones) comes between two servers that only keep
+	// quiet: they run side by side (see ahead).
+	entries := []entry{
+		{"never answers", tc{"READY; SLEEP", 1, 15 * time.Second, "no response to request", false, nil, 0}},
+		{"floods stdout without end", tc{"READY; SLEEP & yes '{\"id\":\"flood\",\"ok\":true}'", 1, 40 * time.Second, "SONDE-ONE-RESPONSE-1", true, nil, 0}},
+		{"writes binary garbage", tc{"READY; head -c 200000 /dev/urandom; SLEEP", 1, 15 * time.Second, "SONDE-FRAMING-1", false, nil, 0}},
 		// Every lane's server writes one, each over a --max-frame of 4 MiB:
 		// the rest of each is skipped, never held.
-		Entry("writes a line of 300 MB", tc{"READY; head -c 300000000 /dev/zero | tr '\\0' a; echo; SLEEP", 1, 40 * time.Second, "--max-frame", true, []string{"--max-frame", "4MiB"}, 0}),
+		{"writes a line of 300 MB", tc{"READY; head -c 300000000 /dev/zero | tr '\\0' a; echo; SLEEP", 1, 40 * time.Second, "--max-frame", true, []string{"--max-frame", "4MiB"}, 0}},
+		{"exits at once", tc{"exit 0", 3, 10 * time.Second, "never printed its ready line", false, nil, 0}},
+		{"floods stdout with random bytes", tc{"READY; SLEEP & cat /dev/urandom", 1, 40 * time.Second, "SONDE-FRAMING-1", true, nil, 0}},
+		{"dies mid-line", tc{"printf '{\"ok\":tr'; kill -9 $$", 3, 10 * time.Second, "output ended in the middle of a line", false, nil, 0}},
+		{"floods stdout with lines over the cap", tc{"head -c 5000000 /dev/zero | tr '\\0' a > DIR/l; echo >> DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "--max-frame", false, []string{"--max-frame", "4MiB"}, 0}},
 		// At the default cap one such line costs the cap while it is
 		// read, one lane at a time, and about as much again: the buffer's
 		// last growth copies half of it, and the collector returns the
 		// pages of a line just dropped to the system lazily.
-		Entry("writes a line of 300 MB, over the default --max-frame", tc{"READY; head -c 300000000 /dev/zero | tr '\\0' a; echo; SLEEP", 1, 40 * time.Second, "wirecheck's --max-frame; raise it", false, []string{"--jobs", "1"}, 2 * transport.DefaultMaxFrame}),
-		Entry("writes binary garbage", tc{"READY; head -c 200000 /dev/urandom; SLEEP", 1, 15 * time.Second, "SONDE-FRAMING-1", false, nil, 0}),
-		Entry("floods stdout with random bytes", tc{"READY; SLEEP & cat /dev/urandom", 1, 40 * time.Second, "SONDE-FRAMING-1", true, nil, 0}),
-		Entry("floods stdout with lines over the cap", tc{"head -c 5000000 /dev/zero | tr '\\0' a > DIR/l; echo >> DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "--max-frame", false, []string{"--max-frame", "4MiB"}, 0}),
-		Entry("floods stdout with lines of 5 MB, under the default cap", tc{"head -c 5000000 /dev/zero | tr '\\0' a > DIR/l; echo >> DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "SONDE-FRAMING-1", false, nil, 0}),
-		Entry("floods stdout with valid lines of 1 MB", tc{"{ printf '{\"id\":\"flood\",\"ok\":true,\"pad\":\"'; head -c 1000000 /dev/zero | tr '\\0' a; printf '\"}\\n'; } > DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "SONDE-ONE-RESPONSE-1", false, nil, 0}),
-		Entry("exits at once", tc{"exit 0", 3, 10 * time.Second, "never printed its ready line", false, nil, 0}),
-		Entry("dies mid-line", tc{"printf '{\"ok\":tr'; kill -9 $$", 3, 10 * time.Second, "output ended in the middle of a line", false, nil, 0}),
-		Entry("ignores SIGTERM and leaves a child holding stdout", tc{"trap '' TERM; READY; SLEEP & SLEEP", 1, 20 * time.Second, "no response to request", false, nil, 0}),
-		Entry("floods stderr", tc{"READY; SLEEP & yes 'stderr noise' >&2", 1, 40 * time.Second, "no response to request", true, nil, 0}),
+		{"writes a line of 300 MB, over the default --max-frame", tc{"READY; head -c 300000000 /dev/zero | tr '\\0' a; echo; SLEEP", 1, 40 * time.Second, "wirecheck's --max-frame; raise it", false, []string{"--jobs", "1"}, 2 * transport.DefaultMaxFrame}},
+		{"floods stdout with lines of 5 MB, under the default cap", tc{"head -c 5000000 /dev/zero | tr '\\0' a > DIR/l; echo >> DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "SONDE-FRAMING-1", false, nil, 0}},
+		{"ignores SIGTERM and leaves a child holding stdout", tc{"trap '' TERM; READY; SLEEP & SLEEP", 1, 20 * time.Second, "no response to request", false, nil, 0}},
+		{"floods stdout with valid lines of 1 MB", tc{"{ printf '{\"id\":\"flood\",\"ok\":true,\"pad\":\"'; head -c 1000000 /dev/zero | tr '\\0' a; printf '\"}\\n'; } > DIR/l; READY; SLEEP & while :; do cat DIR/l; done", 1, 15 * time.Second, "SONDE-ONE-RESPONSE-1", false, nil, 0}},
+		{"floods stderr", tc{"READY; SLEEP & yes 'stderr noise' >&2", 1, 40 * time.Second, "no response to request", true, nil, 0}},
+	}
+	// Each case's marker is unique to it and to this process: other runs
+	// of this suite on the machine must not be taken for this one's.
+	marker := func(i int) string { return fmt.Sprintf("sleep 7%06d%02d", os.Getpid()%1000000, i) }
+	// ahead runs the cases two at a time: each spec starts the next
+	// case's run before it waits for its own. A case spends most of its
+	// time waiting out answers its server never gives (a whole suite's
+	// worth for the floods), so one at a time left the cores idle for
+	// two minutes. Under a focus or a skip a case runs only when its own
+	// spec does, lest a run outlive the specs that would read it.
+	var (
+		aheadMu sync.Mutex
+		runs    = map[int]chan measurement{}
 	)
+	start := func(i int) chan measurement {
+		aheadMu.Lock()
+		defer aheadMu.Unlock()
+		if ch, ok := runs[i]; ok || i >= len(entries) {
+			return ch
+		}
+		c := entries[i].tc
+		dir, err := os.MkdirTemp("", "wirecheck-hostile-")
+		ch := make(chan measurement, 1)
+		runs[i] = ch
+		if err != nil {
+			ch <- measurement{err: err}
+			return ch
+		}
+		script := strings.ReplaceAll(c.script, "READY", "echo '"+ready+"'")
+		script = strings.ReplaceAll(script, "SLEEP", marker(i))
+		script = strings.ReplaceAll(script, "DIR", dir)
+		extra := append([]string(nil), c.flags...)
+		if !c.suite {
+			extra = append(extra, few...)
+		}
+		go func() {
+			defer os.RemoveAll(dir)
+			ch <- measure(hostileArgs(script, extra...)...)
+		}()
+		return ch
+	}
+	Describe("wirecheck ends in time, with findings, bounded memory and no process left behind", func() {
+		for i, e := range entries {
+			It(e.name, func() {
+				if suite, _ := GinkgoConfiguration(); len(suite.FocusStrings)+len(suite.SkipStrings) == 0 && suite.LabelFilter == "" {
+					start(i + 1)
+				}
+				m := <-start(i)
+				Expect(m.err).NotTo(HaveOccurred())
+				c, code, out, took, rss := e.tc, m.code, m.out, m.took, m.rss
+				GinkgoWriter.Printf("peak memory %d KiB, %s\n", rss, took)
+				Expect(code).To(Equal(c.code), out)
+				Expect(took).To(BeNumerically("<", c.within), "took %s", took)
+				Expect(rss).To(BeNumerically("<=", maxRSS+c.frame/1024), "peak memory %d MB", rss*1024/1_000_000)
+				Expect(out).To(ContainSubstring(c.evidence))
+				Eventually(func() string { return leftovers(marker(i)) }, 3*time.Second, 100*time.Millisecond).Should(BeEmpty())
+			})
+		}
+	})
 
 	It("escapes a server's markup in the HTML report", func() {
 		dir := GinkgoT().TempDir()

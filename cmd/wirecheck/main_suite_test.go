@@ -16,8 +16,6 @@ func TestWirecheck(t *testing.T) {
 	RunSpecs(t, "wirecheck CLI Suite")
 }
 
-var _ = AfterSuite(testbin.Cleanup)
-
 // cli runs the CLI in-process and returns its exit code and output.
 func cli(stdin string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer

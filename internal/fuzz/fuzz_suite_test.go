@@ -5,13 +5,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
 func TestFuzz(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Fuzz Suite")
 }
-
-var _ = AfterSuite(testbin.Cleanup)

@@ -5,8 +5,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
 func TestProtocols(t *testing.T) {
@@ -14,7 +12,4 @@ func TestProtocols(t *testing.T) {
 	RunSpecs(t, suiteDescription)
 }
 
-var _ = AfterSuite(func() {
-	writeVerdicts()
-	testbin.Cleanup()
-})
+var _ = AfterSuite(writeVerdicts)

@@ -7,8 +7,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -25,5 +23,3 @@ func TestRunner(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "runner suite")
 }
-
-var _ = AfterSuite(testbin.Cleanup)

@@ -5,13 +5,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
 func TestTestrun(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "testrun Suite")
 }
-
-var _ = AfterSuite(testbin.Cleanup)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -19,8 +18,6 @@ func TestToolHostSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "tool-host scenarios Suite")
 }
-
-var _ = AfterSuite(testbin.Cleanup)
 
 var _ = Describe("the tool-host suite against a host without the optional methods", func() {
 	It("reports every optional-method rule as skipped, not failed, and fails nothing", func() {
