@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -500,6 +501,12 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 		body := first
 		if f.faults["body-two-objects"] && msg.method == "tools/list" {
 			body = append(bytes.TrimSpace(first), []byte("\n"+`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a second object"}}`)...)
+		}
+		if f.faults["unknown-method-400-plain"] && bytes.Contains(first, []byte(`"code":-32601`)) {
+			// What a server whose HTTP layer knows no such method writes:
+			// no JSON-RPC message at all.
+			http.Error(w, "JSON RPC not handled: "+strconv.Quote(msg.method)+" unsupported", http.StatusBadRequest)
+			return
 		}
 		status := http.StatusOK
 		if s.ver() == Modern {
