@@ -57,7 +57,7 @@ func (f *Front) requiresAuth() bool {
 // server that checks none and is handed some fails MCP-AUTH-1).
 func RequiresToken(faults, variants []string) bool {
 	for _, n := range variants {
-		if n == "auth" || n == "auth-wellknown-only" || n == "auth-metadata-elsewhere" || n == "bearer-key" {
+		if n == "auth" || n == "auth-wellknown-only" || n == "auth-metadata-elsewhere" || n == "bearer-key" || n == "bearer-key-prm" {
 			return true
 		}
 	}
@@ -112,7 +112,7 @@ func (f *Front) challenge(w http.ResponseWriter, r *http.Request, status int, co
 // challengeHeader is the WWW-Authenticate of a refusal: with bearer-key,
 // an API key's bare "Bearer", which says nothing of OAuth.
 func (f *Front) challengeHeader(r *http.Request, code string) string {
-	if f.variants["bearer-key"] {
+	if f.variants["bearer-key"] || f.variants["bearer-key-prm"] {
 		return "Bearer"
 	}
 	params := []string{}
@@ -182,6 +182,12 @@ func (f *Front) wellKnown(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	o := origin(r)
+	if f.variants["bearer-key-prm"] && !strings.HasPrefix(p, prmPath) {
+		// Protected resource metadata only: no authorization server
+		// metadata, no fallback endpoints.
+		http.NotFound(w, r)
+		return true
+	}
 	switch {
 	case f.faults["auth-no-discovery"] && strings.HasPrefix(p, prmPath):
 	case p == prmPath+f.path() || (p == prmPath && !f.variants["auth-wellknown-only"]):

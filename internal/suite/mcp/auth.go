@@ -305,6 +305,14 @@ func (a *auth) discover(ch string) *discovery {
 		}
 	}
 	d.asURLs = []string{origin(ep) + "/.well-known/oauth-authorization-server", origin(ep) + "/.well-known/openid-configuration"}
+	if d.named == "" && (a.rules["MCP-AUTH-13"] || a.rules["MCP-AUTH-14"]) {
+		// 2025-03-26 knows no protected resource metadata (RFC 9728 came
+		// with 2025-06-18): its client looks for authorization server
+		// metadata at the server's origin. A document at the well-known
+		// URI alone shows it nothing; a challenge that names one still
+		// says the server means OAuth.
+		d.sign = ""
+	}
 	if d.sign != "" && !a.rules["MCP-AUTH-13"] && !a.rules["MCP-AUTH-14"] {
 		return d
 	}
