@@ -182,9 +182,14 @@ func (f *Front) wellKnown(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	o := origin(r)
+	if f.variants["bearer-key-prm"] && p == "/.well-known/openid-configuration" {
+		f.writeJSON(w, http.StatusOK, []byte(show(obj{"issuer": "https://auth.wirecheck.invalid", "authorization_endpoint": "https://auth.wirecheck.invalid/authorize",
+			"token_endpoint": "https://auth.wirecheck.invalid/token", "response_types_supported": []any{"code"}})))
+		return true
+	}
 	if f.variants["bearer-key-prm"] && !strings.HasPrefix(p, prmPath) {
-		// Protected resource metadata only: no authorization server
-		// metadata, no fallback endpoints.
+		// Later revisions' documents only: no RFC 8414 authorization
+		// server metadata, no fallback endpoints.
 		http.NotFound(w, r)
 		return true
 	}

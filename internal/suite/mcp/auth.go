@@ -109,10 +109,14 @@ func httpAuth(e *scenario.Env) error {
 		// Authorization is OPTIONAL, and MCP's is OAuth: a server that
 		// authenticates otherwise (an API key sent as a Bearer token)
 		// answers to the 401 rules above, not to OAuth's discovery.
+		why := "the server shows no sign of OAuth: no resource_metadata in a challenge, and no protected resource metadata (" +
+			strings.Join(d.wellKnown, ", ") + ") nor authorization server metadata (" + strings.Join(d.asURLs, ", ") + ") is served"
+		if a.rules["MCP-AUTH-13"] || a.rules["MCP-AUTH-14"] {
+			why = "the server shows no sign of OAuth a 2025-03-26 client looks for: no resource_metadata in a challenge, and no authorization server metadata at " +
+				d.asURLs[0] + " (protected resource metadata and OpenID Connect discovery, whether served or not, are later revisions' documents)"
+		}
 		for _, r := range oauthRules {
-			a.skipOne(r, "the server shows no sign of OAuth: no resource_metadata in a challenge, and no protected resource metadata ("+
-				strings.Join(d.wellKnown, ", ")+") nor authorization server metadata ("+strings.Join(d.asURLs, ", ")+
-				") is served; authorization is OPTIONAL and may be other than MCP's OAuth (an API key as a Bearer token), whose discovery rules bind a server that advertises it")
+			a.skipOne(r, why+"; authorization is OPTIONAL and may be other than MCP's OAuth (an API key as a Bearer token), whose discovery rules bind a server that advertises it")
 		}
 		return nil
 	}
@@ -321,6 +325,8 @@ func (a *auth) discover(ch string) *discovery {
 	case d.sign != "":
 	case doc(d.as):
 		d.sign = "authorization server metadata at " + d.asURLs[0]
+	case a.rules["MCP-AUTH-13"] || a.rules["MCP-AUTH-14"]:
+		// A 2025-03-26 client looks for RFC 8414's document alone.
 	default:
 		// OpenID Connect Discovery is the other form of authorization
 		// server metadata a client of 2025-11-25 looks for.
