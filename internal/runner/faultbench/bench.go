@@ -144,8 +144,11 @@ type wait struct {
 // (--timeout), lengthened …)", "no answer within 1m0s": the first
 // duration after "within" is the time waited (scenario.Env.Waited). The
 // clause says what did not come ("no", "not", "nothing", "never"): "61
-// requests of one token within 8ms" times something that came.
-var waitedRE = regexp.MustCompile(`\b(?:no|not|nothing|never)\b[^;]{0,200}? within ((?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+)\b`)
+// requests of one token within 8ms" times something that came. A wait
+// for an exit says "still running 10s after stdin closed".
+var waitedRE = regexp.MustCompile(`\b(?:no|not|nothing|never)\b[^;]{0,200}? within (` + duration + `)\b|\bstill running (` + duration + `) after\b`)
+
+const duration = `(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|µs|ms|s|m|h))+`
 
 // waitOf reads the bound an observation says was waited out, if any. A
 // message about a wait ended at once for a cause learned earlier
@@ -158,7 +161,7 @@ func waitOf(o verdict.Observation, at time.Time) (wait, bool) {
 	if m == nil {
 		return wait{}, false
 	}
-	d, err := time.ParseDuration(m[1])
+	d, err := time.ParseDuration(m[1] + m[2])
 	if err != nil || d <= 0 {
 		return wait{}, false
 	}

@@ -91,6 +91,9 @@ var _ = Describe("the bounds a run waited out", func() {
 		w, ok = waitOf(obs("turn", "session.send for killed session \"s1\" got no answer within 1m0s"), at(time.Minute))
 		Expect(ok).To(BeTrue())
 		Expect(w.Took).To(Equal(time.Minute))
+		w, ok = waitOf(obs("eof", "the server was still running 10s after stdin closed"), at(time.Minute))
+		Expect(ok).To(BeTrue())
+		Expect(w.Took).To(Equal(10 * time.Second))
 	})
 
 	It("does not count a wait ended at once for a cause learned earlier, nor a message that names no wait", func() {
