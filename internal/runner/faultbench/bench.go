@@ -168,6 +168,25 @@ func waitOf(o verdict.Observation, at time.Time) (wait, bool) {
 	return wait{Scenario: o.Scenario, End: at, Took: d}, true
 }
 
+// inRun keeps the waits that fit in a run begun at start: a message that
+// quotes a bound it did not wait out (a server refused at once, its
+// message naming the bound it would have had) is no wait; one begun
+// before the run is cut to it.
+func inRun(ws []wait, start time.Time) []wait {
+	var out []wait
+	for _, w := range ws {
+		if from := w.End.Add(-w.Took); from.Before(start) {
+			lasted := w.End.Sub(start)
+			if lasted < w.Took/2 {
+				continue
+			}
+			w.Took = lasted
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
 // sameWait is how close two observations of one scenario naming a wait
 // end for them to be one wait: a timeout is reported against several
 // checks at once (timeliness, one response), a few statements apart.

@@ -105,6 +105,15 @@ var _ = Describe("the bounds a run waited out", func() {
 		Expect(ok).To(BeFalse())
 	})
 
+	It("does not count a bound a message quotes but the run did not wait out, and cuts a wait to the run", func() {
+		start := at(0)
+		quoted := wait{Scenario: "(run)", End: at(42 * time.Millisecond), Took: 5 * time.Second}
+		lengthened := wait{Scenario: "init", End: at(4 * time.Second), Took: 5 * time.Second}
+		whole := wait{Scenario: "tools", End: at(9 * time.Second), Took: 5 * time.Second}
+		Expect(inRun([]wait{quoted, lengthened, whole}, start)).To(Equal([]wait{
+			{Scenario: "init", End: at(4 * time.Second), Took: 4 * time.Second}, whole}))
+	})
+
 	It("counts one wait reported against several checks once", func() {
 		msg := "no response to ping within 5s (--timeout)"
 		var r recorder

@@ -28,6 +28,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func main() {
@@ -163,10 +164,18 @@ func measure(bin string, b *protocols.Bundle, fault string, l launch, timeout, s
 	})
 	took := time.Since(start)
 	ws := rec.waits
-	if errors.Is(err, session.ErrNotStarted) {
-		// A server that never started cost the run its start-up bound.
-		ws = append(ws, wait{Scenario: "(start)", End: start.Add(took), Took: min(startup, took)})
-	} else if err != nil {
+	if rep != nil {
+		// A server that never started says so in a note ("no ready line
+		// within 10s (--startup-timeout)"): the start-up bound, if the
+		// run waited it out.
+		for _, n := range rep.Notes {
+			if w, ok := waitOf(verdict.Observation{Scenario: "(run)", Message: n}, start.Add(took)); ok {
+				ws = append(ws, w)
+			}
+		}
+	}
+	ws = inRun(ws, start)
+	if err != nil && !errors.Is(err, session.ErrNotStarted) {
 		fmt.Fprintf(os.Stderr, "faultbench: %s --fault %s over %s: %v\n", b.Protocol.ID, fault, l.key(), err)
 	}
 	return took, ws, rep
