@@ -102,6 +102,12 @@ type Exchange struct {
 	// Until stops reading an SSE answer when it returns true (default:
 	// after the first JSON-RPC response).
 	Until func(sse.Event) bool
+	// HeadersOnly ends an SSE answer once its headers are in, its stream
+	// closed unread: for a probe whose verdict is the status and
+	// Content-Type alone, a stream that stays open without an event would
+	// otherwise hold it to the timeout. Another body is read as usual (it
+	// ends, and is the evidence quoted).
+	HeadersOnly bool
 }
 
 // Result is what a probe got back, capped like every exchange.

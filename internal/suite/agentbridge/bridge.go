@@ -142,6 +142,9 @@ type turn struct {
 	// silent is set when the session stayed silent for --timeout after a
 	// result taken for a stray: that result ends the turn (settle).
 	silent bool
+	// silence is how long that silence lasted: the time actually waited
+	// past the last frame, for the finding that states the wait.
+	silence time.Duration
 	// early is set when the turn was taken to end at a result that came
 	// before system/init, without waiting for more: why (depEarly).
 	early string
@@ -471,7 +474,7 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 				t.err = fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
 			}
 			if quiet && errors.Is(err, peer.ErrTimeout) {
-				t.silent = true
+				t.silent, t.silence = true, time.Since(last).Round(time.Millisecond)
 				b.e.Learn(depEarly, fmt.Sprintf("in scenario %s, session %q sent its turn's result before its system/init (transcript line %d) and no other result in the %s (--timeout) of silence that followed",
 					b.e.Peer.Scenario(), s.id, t.stray[0].Seq, b.e.Timeout))
 			}
@@ -583,8 +586,14 @@ func (b *bridge) judgeStream(s *session, t *turn, first bool, what string) {
 		return
 	}
 	if f := t.frames[0]; str(f, "/payload/type") != "system" || str(f, "/payload/subtype") != "init" {
-		b.e.Fail("BRIDGE-STREAM-2", f.Seq, "the session's first sdk.message is not system/init",
-			"system/init first", string(f.Raw))
+		msg := "the session's first sdk.message is not system/init"
+		if t.silent {
+			// The wait this finding cost is stated, as every wait is: the
+			// early result was taken for the turn's end only after it.
+			msg += fmt.Sprintf("; its result (transcript line %d) was taken for the turn's end as nothing more of the session came within %s of silence (%s) after its last frame",
+				t.stray[0].Seq, t.silence, b.e.Bound(b.e.Timeout))
+		}
+		b.e.Fail("BRIDGE-STREAM-2", f.Seq, msg, "system/init first", string(f.Raw))
 		return
 	}
 	b.e.Pass("BRIDGE-STREAM-2", t.frames[0].Seq)

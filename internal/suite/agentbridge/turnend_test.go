@@ -110,7 +110,10 @@ var _ = Describe("the end of a turn", func() {
 		causes := &scenario.Causes{}
 		obs, err := runOn(newScripted(early), causes, "lifecycle", "turn_timeout", "3s")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(observed(obs, "BRIDGE-STREAM-2", verdict.Fail)).NotTo(BeEmpty())
+		fails := observed(obs, "BRIDGE-STREAM-2", verdict.Fail)
+		Expect(fails).To(HaveLen(1))
+		// The silence waited out is stated: the time waited, then the bound.
+		Expect(fails[0].Message).To(MatchRegexp(`taken for the turn's end as nothing more of the session came within [0-9.]+m?s of silence \(300ms \(--timeout\)\)`))
 		Expect(observed(obs, "BRIDGE-STREAM-1", verdict.Pass)).NotTo(BeEmpty())
 		obs, err = runOn(newScripted(early), causes, "partial-messages", "turn_timeout", "3s")
 		Expect(err).NotTo(HaveOccurred())

@@ -9,7 +9,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 // What 2026-07-28 asks of a server that supports only that revision when
@@ -153,7 +152,7 @@ func olderInitialize(e *scenario.Env, x transport.Exchanger, version string) (an
 func judgeVerbs(e *scenario.Env, x transport.Exchanger) {
 	ok, seq := true, -1
 	for _, ex := range []transport.Exchange{
-		{Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream"}, Until: func(sse.Event) bool { return true }},
+		{Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream"}, HeadersOnly: true},
 		{Method: http.MethodDelete},
 	} {
 		res, n := exchange(e, x, ex.Method+" the endpoint, as an older client does", ex)

@@ -231,6 +231,29 @@ var _ = Describe("probes", func() {
 		Expect(res.Events).To(HaveLen(1))
 	})
 
+	It("returns an SSE answer's headers alone when asked for headers only, closing a stream that sends no event", func(ctx SpecContext) {
+		gone := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sseHead(w)
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // never an event: only the client's close ends it
+			close(gone)
+		})
+		// A timeout no spec waits out: without HeadersOnly the exchange
+		// reads the stream until the SpecTimeout cancels it.
+		t, _ := dial(server(h).URL, "http", time.Hour)
+		x := t.(transport.Exchanger)
+		res, err := x.Exchange(ctx, transport.Exchange{Method: "GET", Set: map[string]string{"Accept": "text/event-stream"}, HeadersOnly: true})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Status).To(Equal(http.StatusOK))
+		Expect(res.Header.Get("Content-Type")).To(Equal("text/event-stream"))
+		Expect(res.Events).To(BeEmpty())
+		Expect(res.Closed).To(BeFalse(), "closed by the client, not ended by the server")
+		Expect(ctx.Err()).NotTo(HaveOccurred(), "returned before the spec's guard ran out")
+		Eventually(ctx, gone).Should(BeClosed(), "the stream is closed, not left open")
+	}, SpecTimeout(time.Minute))
+
 	It("reads an SSE answer to a batch until every request of it has its response", func() {
 		q := make(chan struct{})
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -94,6 +94,9 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 		res.Closed = err == nil && !over
 		return res, nil
 	}
+	if x.HeadersOnly {
+		return res, nil // the deferred Close ends the stream unread
+	}
 	r := c.sseReader(resp)
 	defer r.Release()
 	until := x.Until
