@@ -59,6 +59,11 @@ var sentOnPurpose = []purpose{
 			_, caps := meta["io.modelcontextprotocol/clientCapabilities"]
 			return m.method() == "tools/list" && meta != nil && !caps
 		}},
+	{scenario: "http-era", revision: "2026-07-28", what: "an older client's initialize (protocolVersion 2025-11-25, no _meta)",
+		why: "MCP-HTTP-LEGACY-1..3 bind only a server that supports 2026-07-28 alone: the probe is what a 2025-11-25 client sends, valid for the revision it names, and a result shows the server dual-era (basic/versioning)",
+		match: func(m outMsg) bool {
+			return m.method() == "initialize" && m.field("params", "protocolVersion") == "2025-11-25"
+		}},
 }
 
 // purpose is one entry of sentOnPurpose: a message of a scenario (in a
