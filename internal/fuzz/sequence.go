@@ -300,7 +300,7 @@ func (c *Campaign) start() (*proc, error) {
 	pr := &proc{c: c, last: map[string]any{}, shape: "startup"}
 	s, err := session.Launch(session.Options{
 		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
-		Observe: pr.observe, Handler: c.cfg.Handler, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
+		Observe: pr.observe, Handler: c.cfg.Handler, Judge: c.cfg.Judge, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
 		// An interrupt, or the end of the budget, ends a spare's start too.
 		Abort: c.ctx.Done(),
 	})

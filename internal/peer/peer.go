@@ -49,6 +49,9 @@ type Options struct {
 	Recorder  *transcript.Recorder
 	Observe   verdict.Observer
 	Handler   Handler
+	// Judge makes the protocol's frame judge for this process (nil: the
+	// schemas and built-in checks only).
+	Judge NewJudge
 	// InboxCap bounds the frames kept for Next; older ones are dropped so
 	// a flooding server cannot exhaust memory. Default 4096.
 	InboxCap int
@@ -246,6 +249,7 @@ type Peer struct {
 	errDone   chan struct{}
 
 	state state // see State
+	judge Judge // see Options.Judge
 }
 
 // New starts the peer's readers on the transport.
@@ -274,6 +278,9 @@ func New(o Options) *Peer {
 		errDone:   make(chan struct{}),
 	}
 	p.proto.Store(o.Protocol)
+	if o.Judge != nil {
+		p.judge = o.Judge()
+	}
 	if s, ok := o.Transport.(transport.Sinker); ok {
 		s.SetSink(p.sink)
 	}
@@ -404,6 +411,7 @@ func isString(v any) bool {
 
 // send records and writes a tracked request (queues it, while held).
 func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
+	p.sent(msg, c)
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
 	if c != nil {
 		c.Seq, c.SentAt = seq, time.Now()
@@ -553,6 +561,7 @@ func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, err
 		p.note(fmt.Sprintf("split at byte %d not applied: this transport carries whole messages, one per request body", at))
 		return p.send(c, msg)
 	}
+	p.sent(msg, c)
 	line := append(append([]byte{}, msg...), '\n')
 	at = max(1, min(at, len(line)-1))
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
@@ -589,6 +598,7 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 		}
 		p.mu.Unlock()
 	}
+	p.sent(b, nil)
 	seq := p.o.Recorder.Add(transcript.Sent, b)
 	if !answerable {
 		p.mu.Lock()

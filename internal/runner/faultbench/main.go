@@ -139,7 +139,7 @@ func measure(bin, id, fault, version string, timeout, startup time.Duration) tim
 	}
 	start := time.Now()
 	_, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler, Judge: b.Judge,
 		Target:  target.Target{Argv: argv},
 		Timeout: timeout, StartupTimeout: startup, Params: params,
 	})
