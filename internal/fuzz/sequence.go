@@ -719,7 +719,7 @@ func firstWords(s string) string {
 
 // withParams sets the fuzz model's params (what the revision asks of every
 // request, e.g. MCP 2026-07-28's _meta) in a request's params object, added
-// when absent. A request whose params is not an object is left as it is:
+// when absent, merged into an object it has. A request whose params is not an object is left as it is:
 // that is the invalid input it was drawn to be.
 func (c *Campaign) withParams(v any) {
 	f := c.cfg.Protocol.Fuzz
@@ -737,7 +737,17 @@ func (c *Campaign) withParams(v any) {
 		m["params"] = params
 	}
 	for k, x := range f.Params {
-		params[k] = jsonval.Clone(x)
+		// An object the request has already (a tool call's _meta with
+		// its progress token) takes the model's members beside its own.
+		have, isMap := params[k].(map[string]any)
+		add, adds := x.(map[string]any)
+		if !isMap || !adds {
+			params[k] = jsonval.Clone(x)
+			continue
+		}
+		for kk, xx := range add {
+			have[kk] = jsonval.Clone(xx)
+		}
 	}
 }
 

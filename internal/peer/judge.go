@@ -1,6 +1,9 @@
 package peer
 
-import "github.com/wirecheck/wirecheck/internal/verdict"
+import (
+	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
 
 // Judge is a protocol module's frame judge for one server process: the
 // rules a frame's schema cannot decide because they depend on what came
@@ -19,8 +22,9 @@ type Judge interface {
 	Received(in *Inbound, method string, v Verdicts)
 }
 
-// NewJudge makes the judge of one server process.
-type NewJudge func() Judge
+// NewJudge makes the judge of one server process, for the protocol (and
+// revision) the peer judges it by when it starts.
+type NewJudge func(*spec.Protocol) Judge
 
 // Verdicts records a judge's observations in the scenario a frame
 // belongs to (scenario.Env is one too).

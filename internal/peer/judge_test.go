@@ -52,7 +52,7 @@ var _ = Describe("the frame judge", func() {
 		made := 0
 		var j *recorder
 		pe := peer.New(peer.Options{Protocol: p, Schemas: reg, Transport: f, Recorder: transcript.NewRecorder(), Observe: obs.add,
-			Scenario: "one", Judge: func() peer.Judge { made++; j = &recorder{}; return j },
+			Scenario: "one", Judge: func(*spec.Protocol) peer.Judge { made++; j = &recorder{}; return j },
 			Handler: func(*peer.Inbound) []byte { return []byte(`{"id":"s1","result":{}}`) }})
 		DeferCleanup(pe.Close)
 		Expect(made).To(Equal(1))

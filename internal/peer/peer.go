@@ -279,7 +279,7 @@ func New(o Options) *Peer {
 	}
 	p.proto.Store(o.Protocol)
 	if o.Judge != nil {
-		p.judge = o.Judge()
+		p.judge = o.Judge(o.Protocol)
 	}
 	if s, ok := o.Transport.(transport.Sinker); ok {
 		s.SetSink(p.sink)

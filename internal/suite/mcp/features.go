@@ -33,7 +33,7 @@ func tools(e *scenario.Env) error {
 		switch {
 		case !s.modern:
 			e.Skip("MCP-STDIO-5", "the ban on server requests belongs to revision 2026-07-28")
-		case s.requests == 0:
+		case now.requests == 0:
 			e.Pass("MCP-STDIO-5", -1)
 		}
 		switch {

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
-	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
@@ -26,6 +27,15 @@ type judge struct {
 	shook  bool
 	modern bool
 	caps   map[string]any
+	// known lists the revisions wirecheck judges; requested is the
+	// revision the last initialize sent asked for, declared the client
+	// capabilities it declared, version the revision negotiated (the one
+	// asked for when the server named none wirecheck knows).
+	known              []string
+	requested, version string
+	declared           map[string]any
+	// requests counts the requests the server sent after a handshake.
+	requests int
 	// progress maps a progress token wirecheck sent (canonical JSON) to
 	// its request; tokens maps a request's id key to its token.
 	progress map[string]*tracked
@@ -39,8 +49,12 @@ type judge struct {
 }
 
 // NewJudge makes the frame judge of one MCP server process.
-func NewJudge() peer.Judge {
-	return &judge{progress: map[string]*tracked{}, tokens: map[string]string{}, streamed: map[string]bool{}}
+func NewJudge(p *spec.Protocol) peer.Judge {
+	j := &judge{progress: map[string]*tracked{}, tokens: map[string]string{}, streamed: map[string]bool{}}
+	if p != nil && p.Versions != nil {
+		j.known = p.Versions.IDs()
+	}
+	return j
 }
 
 // judgeOf is the judge of the current process (a bare one when the peer
@@ -49,18 +63,18 @@ func judgeOf(e *scenario.Env) *judge {
 	if j, ok := e.Peer.Judge().(*judge); ok {
 		return j
 	}
-	return e.Peer.State(judgeKey{}, func() any { return NewJudge() }).(*judge)
+	return e.Peer.State(judgeKey{}, func() any { return NewJudge(e.Protocol) }).(*judge)
 }
 
 type judgeKey struct{}
 
 // counts is what the judge has judged so far in this process.
-type counts struct{ logs, progresses, ordered, listChanged int }
+type counts struct{ logs, progresses, ordered, listChanged, requests int }
 
 func (j *judge) counts() counts {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return counts{j.logs, j.progresses, j.ordered, j.listChanged}
+	return counts{j.logs, j.progresses, j.ordered, j.listChanged, j.requests}
 }
 
 // cancel stops judging the progress of the request that carried tok:
@@ -73,12 +87,13 @@ func (j *judge) cancel(tok string) {
 	}
 }
 
-// Sent learns the progress tokens of the requests wirecheck sends and the
-// requests it cancels.
+// Sent learns the progress tokens of the requests wirecheck sends, the
+// requests it cancels, and what its initialize asks for and declares.
 func (j *judge) Sent(raw []byte, c *peer.Call) {
 	hasTok := c != nil && bytes.Contains(raw, []byte("progressToken"))
 	cancels := bytes.Contains(raw, []byte("notifications/cancelled"))
-	if !hasTok && !cancels {
+	inits := c != nil && c.Method == "initialize"
+	if !hasTok && !cancels && !inits {
 		return
 	}
 	v, err := schema.Decode(raw)
@@ -91,6 +106,10 @@ func (j *judge) Sent(raw []byte, c *peer.Call) {
 		k := peer.Key(tok)
 		j.progress[k] = &tracked{call: c}
 		j.tokens[c.Key] = k
+	}
+	if inits {
+		j.requested, _ = field(&peer.Inbound{Value: v}, "/params/protocolVersion").(string)
+		j.declared, _ = field(&peer.Inbound{Value: v}, "/params/capabilities").(map[string]any)
 	}
 	if m, _ := peer.Pointer(v, "/method"); m == "notifications/cancelled" {
 		id, _ := peer.Pointer(v, "/params/requestId")
@@ -114,14 +133,51 @@ func (j *judge) Received(in *peer.Inbound, method string, v peer.Verdicts) {
 			return
 		}
 		caps, _ := peer.Pointer(r, "/capabilities")
+		answered, _ := field(in, "/result/protocolVersion").(string)
 		j.mu.Lock()
 		j.shook, j.modern = true, method == "server/discover"
 		j.caps, _ = caps.(map[string]any)
+		j.version = j.requested
+		if slices.Contains(j.known, answered) {
+			j.version = answered
+		}
 		j.mu.Unlock()
+	case spec.RoleRequest:
+		m, _ := field(in, "/method").(string)
+		j.request(in, m, v)
 	case spec.RoleNotification:
 		m, _ := field(in, "/method").(string)
 		j.notification(in, m, v)
 	}
+}
+
+// request judges a request the server sent: none in 2026-07-28
+// (MCP-STDIO-5), else only for a capability wirecheck declared in its
+// initialize and the negotiated revision has (MCP-CLIENT-1).
+func (j *judge) request(in *peer.Inbound, method string, v peer.Verdicts) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.shook {
+		return
+	}
+	if j.modern {
+		j.requests++
+		v.Fail("MCP-STDIO-5", in.Seq, "the server wrote a request ("+method+") to stdout in revision "+modernVersion,
+			"no JSON-RPC request from the server (2026-07-28 uses multi round-trip results)", string(in.Raw))
+		return
+	}
+	capability := map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation"}[method]
+	if capability == "" {
+		return
+	}
+	_, declared := j.declared[capability]
+	_, inRevision := clientCaps(j.version)[capability]
+	if !declared || !inRevision {
+		v.Fail("MCP-CLIENT-1", in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (it asked for revision "+j.requested+", the server negotiated "+j.version+")",
+			"only requests for capabilities wirecheck declared", string(in.Raw))
+		return
+	}
+	v.Pass("MCP-CLIENT-1", in.Seq)
 }
 
 func (j *judge) notification(in *peer.Inbound, method string, v peer.Verdicts) {

@@ -29,7 +29,7 @@ var _ = Describe("the order of a request's progress (MCP-PROGRESS-2)", func() {
 		if response != nil {
 			call.Response = &peer.Inbound{Seq: 5, HTTP: response}
 		}
-		j := NewJudge().(*judge)
+		j := NewJudge(nil).(*judge)
 		j.shook = true
 		j.progress[peer.Key("t")] = &tracked{call: call}
 		for i, v := range vals {

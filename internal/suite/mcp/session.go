@@ -41,8 +41,6 @@ type session struct {
 	early []*peer.Inbound
 	// modern is a 2026-07-28 session: no handshake, _meta on every request.
 	modern bool
-	// requests counts the requests the server sent.
-	requests int
 	// fallback, when set, says why a 2026-07-28 run fell back to the
 	// initialize handshake in this process (the server is legacy).
 	fallback string
@@ -641,33 +639,9 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 	if s.modern && in.Kind.Role == spec.RoleNotification && s.judgeModern(e, in, method) {
 		return
 	}
-	if in.Kind.Role == spec.RoleRequest && s.modern {
-		s.requests++
-		e.Fail("MCP-STDIO-5", in.Seq, "the server wrote a request ("+method+") to stdout in revision "+s.requested,
-			"no JSON-RPC request from the server (2026-07-28 uses multi round-trip results)", string(in.Raw))
-		return
-	}
-	if in.Kind.Role == spec.RoleRequest {
-		// wirecheck declares roots and sampling always, elicitation from
-		// 2025-06-18 on (clientCaps); a request for anything it did not
-		// declare in its initialize (for the revision it asked for), or
-		// that the negotiated revision does not have, uses a capability
-		// that was not negotiated.
-		capability := map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation"}[method]
-		if capability != "" {
-			_, declared := clientCaps(s.requested)[capability]
-			_, inRevision := clientCaps(s.version)[capability]
-			if !declared || !inRevision {
-				e.Fail("MCP-CLIENT-1", in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (it asked for revision "+s.requested+", the server negotiated "+s.version+")",
-					"only requests for capabilities wirecheck declared", string(in.Raw))
-			} else {
-				e.Pass("MCP-CLIENT-1", in.Seq)
-			}
-		}
-		return
-	}
-	// Log, progress and list_changed notifications are the process's
-	// judge's (judge.go), which sees every frame on every path.
+	// Requests of the server are the process's judge's (judge.go).
+	// Log, progress and list_changed notifications are the judge's too,
+	// which sees every frame on every path.
 	switch method {
 	case "notifications/resources/updated":
 		s.updates++
