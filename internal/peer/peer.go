@@ -3,8 +3,11 @@
 // validates every inbound frame against its kind's schema, answers requests
 // the server sends, and reports what it observes as observations of rules.
 //
-// The peer is the only place frames are checked, so scripted scenarios and
-// fuzz-generated ones are judged by exactly the same code.
+// Every frame passes through the peer both ways, and the peer shows each
+// to the protocol's frame judge (Judge, per process) after its schema
+// checks, so the rules a judge decides are judged by the same code
+// whether run, replay or fuzz sent the request. A protocol's Go
+// scenarios still judge what only their own exchanges show.
 package peer
 
 import (
