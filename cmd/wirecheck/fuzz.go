@@ -70,7 +70,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	replay := func(file string) string { return s.t.Line(f.rerun("replay", []string{file}, "")) }
 	level, _, _ := f.judging()
 	c, err := fuzz.New(fuzz.Config{
-		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Target: s.t, FreshEvery: f.freshEvery,
+		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Judge: s.b.Judge, Target: s.t, FreshEvery: f.freshEvery,
 		Runs: f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
 		Level: level, Rules: f.rules, Replay: replay, Shard: f.shard, MaxFailures: f.maxFails,

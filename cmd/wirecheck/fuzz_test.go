@@ -71,6 +71,28 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 		Expect(all).To(MatchRegexp(`# Reproducer not shrunk \(shrinking stopped: budget spent\): the \d+ steps as found\.`))
 	})
 
+	// Rules judged by MCP's frame judge, which run alone judged once.
+	DescribeTable("fails the MCP rules a fault breaks in the notifications a tool call brings",
+		func(fault, rule string, flags ...string) {
+			args := append([]string{"fuzz", "--protocol", "mcp", "--runs", "300", "--shrink-time", "1ns", "--save", GinkgoT().TempDir()}, flags...)
+			code, out, errs := cli("", append(args, "--", bin(), "serve", "mcp", "--fault", fault)...)
+			Expect(code).To(Equal(1), out+errs)
+			Expect(out).To(ContainSubstring(rule))
+		},
+		Entry(nil, "progress-wrong-token", "MCP-PROGRESS-1"),
+		Entry(nil, "log-undeclared", "MCP-LOGGING-1"),
+		Entry(nil, "list-changed-undeclared", "MCP-LISTCHANGED-1"),
+		// 2026-07-28's _meta joins the tool call's progress token.
+		Entry(nil, "progress-wrong-token", "MCP-PROGRESS-1", "--revision", "2026-07-28"),
+	)
+
+	It("exits 0 with no finding against the MCP reference server", func() {
+		code, out, errs := cli("", "fuzz", "--protocol", "mcp", "--runs", "300", "--save", GinkgoT().TempDir(),
+			"--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(0), out+errs)
+		Expect(out).To(ContainSubstring("0 distinct failures"))
+	})
+
 	It("exits 0 with no finding against a healthy server", func() {
 		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "30", "--save", GinkgoT().TempDir(),
 			"--", bin(), "serve", "sonde-serve")

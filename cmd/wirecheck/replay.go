@@ -55,7 +55,7 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 		return usageErr("%v", err)
 	}
 	rep, runErr := runner.Run(ctx, runner.Config{
-		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Target: s.t,
+		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Judge: s.b.Judge, Target: s.t,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
 		// The settings a file carries it applies itself.
 		Rerun: new(f.rerun("replay", nil, f.level)),

@@ -85,7 +85,7 @@ func Prepare(r Request) (*Plan, error) {
 	}
 	b := r.Bundle
 	return &Plan{req: r, known: known, cfg: runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler, Target: r.Target,
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: scs, Handler: b.Handler, Judge: b.Judge, Target: r.Target,
 		Timeout: r.Timeout, StartupTimeout: r.StartupTimeout, Jobs: r.Jobs,
 		Rules: r.Rules, Seed: r.Seed, Params: r.Params, Partial: len(r.Scenarios) > 0,
 		Rerun: r.Rerun, Shard: r.Shard,

@@ -65,6 +65,9 @@ type Config struct {
 	// from it, and reports and reproducers name it.
 	Target  target.Target
 	Handler peer.Handler
+	// Judge makes the protocol's frame judge of each process, the one
+	// run and replay use.
+	Judge peer.NewJudge
 	// Runs is how many sequences to generate (shrinking not counted:
 	// each failure adds up to ShrinkTime); 0 for none but Duration's
 	// bound. Duration bounds the whole campaign, with Runs or alone:
@@ -678,7 +681,9 @@ func (c *Campaign) toolsFrom(in *peer.Inbound) []tool {
 }
 
 // fill copies a request template of the spec, replacing "$name" and
-// "$args" by a tool call's name and arguments, and "$last:/pointer" by the
+// "$args" by a tool call's name and arguments, "$token" by a string no
+// other request of the run carries (MCP's progress token: the frame judge
+// holds the server to the tokens it was sent), and "$last:/pointer" by the
 // value at that pointer in the latest response that had one (the state a
 // tool host hands back), or an empty object before there is one.
 func fill(v any, name string, args any, last map[string]any) any {
@@ -689,6 +694,8 @@ func fill(v any, name string, args any, last map[string]any) any {
 			return name
 		case x == "$args":
 			return args
+		case x == "$token":
+			return scenario.NextID("wc-fuzz-progress")
 		case strings.HasPrefix(x, "$last:"):
 			if got, ok := last[strings.TrimPrefix(x, "$last:")]; ok {
 				return jsonval.Clone(got)

@@ -138,7 +138,7 @@ func mcpCampaign(runs int, tee string, trace func([]scenario.Step), faults ...st
 	script := `tee -a "$1" | "$2" serve mcp "${@:3}"`
 	argv := append([]string{"bash", "-c", script, "wirecheck-tee", tee, bin}, faultArgs(faults)...)
 	c, err := fuzz.New(fuzz.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
+		Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler, Judge: b.Judge,
 		Target: target.Target{Argv: argv},
 		Runs:   runs, Seed: 9, Timeout: time.Second, StartupTimeout: 5 * time.Second,
 		ShrinkTime: 4 * time.Second, Trace: trace,
@@ -199,4 +199,22 @@ var _ = Describe("wirecheck fuzz against the MCP reference server", func() {
 		Expect(shapes).To(ContainElement(Or(Equal("MCP-JSONRPC-5 after setup"), Equal("MCP-JSONRPC-5 after discover tools"),
 			Equal("MCP-TOOLS-2 after discover tools"))))
 	})
+
+	// The frame judge sees every frame of a campaign, as it does a run's:
+	// the rules that depend on what the process declared and was sent
+	// are judged whichever command sent the request.
+	DescribeTable("judges the notifications a tool call brings by the frame judge, as run does",
+		func(fault, rule string) {
+			tee := filepath.Join(GinkgoT().TempDir(), "stdin.jsonl")
+			var rules []string
+			for _, b := range mcpCampaign(40, tee, nil, fault) {
+				rules = append(rules, b.Rule)
+			}
+			Expect(rules).To(ContainElement(rule))
+		},
+		Entry("progress under a token never sent", "progress-wrong-token", "MCP-PROGRESS-1"),
+		Entry("progress that goes down", "progress-decreasing", "MCP-PROGRESS-2"),
+		Entry("logs without the logging capability", "log-undeclared", "MCP-LOGGING-1"),
+		Entry("list_changed without listChanged", "list-changed-undeclared", "MCP-LISTCHANGED-1"),
+	)
 })

@@ -300,7 +300,7 @@ func (c *Campaign) start() (*proc, error) {
 	pr := &proc{c: c, last: map[string]any{}, shape: "startup"}
 	s, err := session.Launch(session.Options{
 		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
-		Observe: pr.observe, Handler: c.cfg.Handler, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
+		Observe: pr.observe, Handler: c.cfg.Handler, Judge: c.cfg.Judge, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
 		// An interrupt, or the end of the budget, ends a spare's start too.
 		Abort: c.ctx.Done(),
 	})
@@ -719,7 +719,7 @@ func firstWords(s string) string {
 
 // withParams sets the fuzz model's params (what the revision asks of every
 // request, e.g. MCP 2026-07-28's _meta) in a request's params object, added
-// when absent. A request whose params is not an object is left as it is:
+// when absent, merged into an object it has. A request whose params is not an object is left as it is:
 // that is the invalid input it was drawn to be.
 func (c *Campaign) withParams(v any) {
 	f := c.cfg.Protocol.Fuzz
@@ -737,7 +737,17 @@ func (c *Campaign) withParams(v any) {
 		m["params"] = params
 	}
 	for k, x := range f.Params {
-		params[k] = jsonval.Clone(x)
+		// An object the request has already (a tool call's _meta with
+		// its progress token) takes the model's members beside its own.
+		have, isMap := params[k].(map[string]any)
+		add, adds := x.(map[string]any)
+		if !isMap || !adds {
+			params[k] = jsonval.Clone(x)
+			continue
+		}
+		for kk, xx := range add {
+			have[kk] = jsonval.Clone(xx)
+		}
 	}
 }
 

@@ -3,8 +3,11 @@
 // validates every inbound frame against its kind's schema, answers requests
 // the server sends, and reports what it observes as observations of rules.
 //
-// The peer is the only place frames are checked, so scripted scenarios and
-// fuzz-generated ones are judged by exactly the same code.
+// Every frame passes through the peer both ways, and the peer shows each
+// to the protocol's frame judge (Judge, per process) after its schema
+// checks, so the rules a judge decides are judged by the same code
+// whether run, replay or fuzz sent the request. A protocol's Go
+// scenarios still judge what only their own exchanges show.
 package peer
 
 import (
@@ -49,6 +52,9 @@ type Options struct {
 	Recorder  *transcript.Recorder
 	Observe   verdict.Observer
 	Handler   Handler
+	// Judge makes the protocol's frame judge for this process (nil: the
+	// schemas and built-in checks only).
+	Judge NewJudge
 	// InboxCap bounds the frames kept for Next; older ones are dropped so
 	// a flooding server cannot exhaust memory. Default 4096.
 	InboxCap int
@@ -246,6 +252,7 @@ type Peer struct {
 	errDone   chan struct{}
 
 	state state // see State
+	judge Judge // see Options.Judge
 }
 
 // New starts the peer's readers on the transport.
@@ -274,6 +281,9 @@ func New(o Options) *Peer {
 		errDone:   make(chan struct{}),
 	}
 	p.proto.Store(o.Protocol)
+	if o.Judge != nil {
+		p.judge = o.Judge(o.Protocol)
+	}
 	if s, ok := o.Transport.(transport.Sinker); ok {
 		s.SetSink(p.sink)
 	}
@@ -404,6 +414,7 @@ func isString(v any) bool {
 
 // send records and writes a tracked request (queues it, while held).
 func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
+	p.sent(msg, c)
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
 	if c != nil {
 		c.Seq, c.SentAt = seq, time.Now()
@@ -553,6 +564,7 @@ func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, err
 		p.note(fmt.Sprintf("split at byte %d not applied: this transport carries whole messages, one per request body", at))
 		return p.send(c, msg)
 	}
+	p.sent(msg, c)
 	line := append(append([]byte{}, msg...), '\n')
 	at = max(1, min(at, len(line)-1))
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
@@ -589,6 +601,7 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 		}
 		p.mu.Unlock()
 	}
+	p.sent(b, nil)
 	seq := p.o.Recorder.Add(transcript.Sent, b)
 	if !answerable {
 		p.mu.Lock()

@@ -95,6 +95,9 @@ func (p *Peer) receive(f transport.Frame) {
 		scen = call.Scenario
 	}
 	p.validate(in, scen, method)
+	if p.judge != nil {
+		p.judge.Received(in, method, verdicts{p: p, scen: scen})
+	}
 
 	switch in.Kind.Role {
 	case spec.RoleResponse:
@@ -119,6 +122,7 @@ func (p *Peer) receive(f transport.Frame) {
 		p.deliver(in)
 		if h := p.currentHandler(); h != nil {
 			if resp := h(in); resp != nil {
+				p.sent(resp, nil)
 				p.o.Recorder.Add(transcript.Sent, resp)
 				if err := p.o.Transport.Send(resp); err != nil {
 					p.note("write failed: " + err.Error())

@@ -34,23 +34,31 @@ type Module interface {
 	Serve(o ServeOptions) int
 }
 
+// Judged is a Module that brings a frame judge (peer.Judge): the peer
+// shows it every frame of a process, whichever command sent the request.
+type Judged interface {
+	Judge() peer.NewJudge
+}
+
 // module is a Module made of the package-level functions of a suite and
 // a reference server; the four built-in protocols are such.
 type module struct {
 	id        string
 	scenarios func() []*scenario.Scenario
 	handler   peer.Handler
+	judge     peer.NewJudge
 	serve     func(ServeOptions) int
 }
 
 func (m module) ID() string                      { return m.id }
 func (m module) Scenarios() []*scenario.Scenario { return m.scenarios() }
 func (m module) Handler() peer.Handler           { return m.handler }
+func (m module) Judge() peer.NewJudge            { return m.judge }
 func (m module) Serve(o ServeOptions) int        { return m.serve(o) }
 
 var modules = []Module{
 	module{id: "sonde-serve", scenarios: sondesuite.Scenarios, serve: sondeserver.Serve},
-	module{id: "mcp", scenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, serve: mcpserver.Serve},
+	module{id: "mcp", scenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, judge: mcpsuite.NewJudge, serve: mcpserver.Serve},
 	module{id: "agent-bridge", scenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: agentbridgeserver.Serve},
 	module{id: "tool-host", scenarios: toolhostsuite.Scenarios, serve: toolhostserver.Serve},
 	module{id: "sophon", scenarios: sophonsuite.Scenarios, serve: sophonserver.Serve},

@@ -33,6 +33,9 @@ type Bundle struct {
 	Serve func(ServeOptions) int
 	// Handler answers requests the server sends (nil when it sends none).
 	Handler peer.Handler
+	// Judge makes the protocol's frame judge of one server process (nil
+	// when it has none); a profile has its base's.
+	Judge peer.NewJudge
 
 	// base is the bundle of the protocol a profile extends (nil for a
 	// protocol of its own).
@@ -145,10 +148,17 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 	}
 	var scs []*scenario.Scenario
 	handler := m.Handler()
+	var judge peer.NewJudge
+	if j, ok := m.(Judged); ok {
+		judge = j.Judge()
+	}
 	if baseBundle != nil {
 		scs = append(scs, baseBundle.Scenarios...)
 		if handler == nil {
 			handler = baseBundle.Handler
+		}
+		if judge == nil {
+			judge = baseBundle.Judge
 		}
 	}
 	if _, err := fs.Stat(fixtureFS, id); err == nil {
@@ -159,7 +169,7 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 		scs = append(scs, own...)
 	}
 	scs = append(scs, m.Scenarios()...)
-	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: m.Serve, Handler: handler, base: baseBundle}
+	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: m.Serve, Handler: handler, Judge: judge, base: baseBundle}
 	if !strict {
 		return b, nil
 	}

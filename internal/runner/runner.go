@@ -74,8 +74,10 @@ type Config struct {
 	// Handler answers requests the server sends. Lanes share it, so it
 	// must be safe for concurrent use.
 	Handler peer.Handler
-	Seed    uint64
-	Params  map[string]string
+	// Judge makes the protocol's frame judge of each process.
+	Judge  peer.NewJudge
+	Seed   uint64
+	Params map[string]string
 	// Rerun is the command line that runs one scenario again, but for its
 	// head: the scenario's own, its file for replay, --scenario NAME for
 	// run. Nil: findings carry no reproduce line.
@@ -318,7 +320,7 @@ func (l *lane) start(ctx context.Context) error {
 	from := l.rec.Len()
 	s, err := session.Launch(session.Options{
 		Target: r.cfg.Target, Protocol: r.cfg.Protocol, Schemas: r.cfg.Schemas,
-		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler,
+		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler, Judge: r.cfg.Judge,
 		Timeout: r.cfg.Timeout, StartupTimeout: r.cfg.StartupTimeout,
 		// Another process that never became ready ends this one's wait.
 		Abort:    r.startFailed,

@@ -70,6 +70,8 @@ type Options struct {
 	Observe verdict.Observer
 	// Handler answers requests the server sends.
 	Handler peer.Handler
+	// Judge makes the protocol's frame judge of each process (nil: none).
+	Judge peer.NewJudge
 	// Timeout bounds each response (the liveness probe's too);
 	// StartupTimeout the ready line. 0: the defaults.
 	Timeout        time.Duration
@@ -123,7 +125,7 @@ func Launch(o Options) (*Session, error) {
 	}
 	p := peer.New(peer.Options{
 		Protocol: o.Protocol, Schemas: o.Schemas, Transport: t,
-		Recorder: o.Recorder, Observe: o.Observe, Handler: o.Handler,
+		Recorder: o.Recorder, Observe: o.Observe, Handler: o.Handler, Judge: o.Judge,
 		// A wait before the server's first line also covers its start-up.
 		StartupGrace: o.StartupTimeout,
 		Scenario:     o.Scenario,

@@ -360,7 +360,8 @@ func SetupNotification(step map[string]any) (map[string]any, bool) {
 
 // FuzzTools discovers tools with List and calls one with Call, a request
 // template in which the strings "$name" and "$args" are replaced by the
-// tool's name and the generated arguments. Next, when set, pages through
+// tool's name and the generated arguments, and "$token" by a string no
+// other request of the run carries (a progress token). Next, when set, pages through
 // a list the server splits.
 type FuzzTools struct {
 	List   map[string]any `yaml:"list"`

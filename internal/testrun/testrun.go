@@ -81,6 +81,9 @@ func Run(s Server, cfg runner.Config) (*report.Report, error) {
 	if cfg.Handler == nil {
 		cfg.Handler = b.Handler
 	}
+	if cfg.Judge == nil {
+		cfg.Judge = b.Judge
+	}
 	if cfg.Scenarios == nil {
 		cfg.Scenarios = b.Scenarios
 	}

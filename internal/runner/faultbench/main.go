@@ -160,7 +160,7 @@ func measure(bin string, b *protocols.Bundle, fault string, l launch, timeout, s
 	rec := &recorder{}
 	start := time.Now()
 	rep, err := runner.Run(context.Background(), runner.Config{
-		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler,
+		Protocol: b.Protocol, Schemas: b.Schemas, Scenarios: b.Scenarios, Handler: b.Handler, Judge: b.Judge,
 		Target:  serverTarget(bin, b.Protocol, fault, l),
 		Timeout: timeout, StartupTimeout: startup, Params: params, Progress: rec,
 	})

@@ -243,11 +243,7 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": "wirecheck cancels a call in progress"}); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if tr := s.progress[tok]; tr != nil {
-		tr.cancelled = true
-	}
-	s.mu.Unlock()
+	judgeOf(e).cancel(tok)
 	if !progressed {
 		e.Peer.Forget(c)
 		e.Skip("MCP-CANCEL-2", fmt.Sprintf("tool %q reported no progress within %s, so wirecheck cannot show it was in progress (it was cancelled anyway)", name, time.Since(start).Round(time.Millisecond)))

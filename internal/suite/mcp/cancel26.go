@@ -148,11 +148,7 @@ func cancelByClose(e *scenario.Env, s *session, closer transport.RequestCloser, 
 		e.Skip(cancelRule, fmt.Sprintf("tool %q answered before it reported progress on its stream: there was no stream open mid-progress to close (arguments %s)", name, show(args)))
 		return nil
 	}
-	s.mu.Lock()
-	if tr := s.progress[tok]; tr != nil {
-		tr.cancelled = true
-	}
-	s.mu.Unlock()
+	judgeOf(e).cancel(tok)
 	e.Peer.Forget(c)
 	closed := closer.CloseRequest(c.Key)
 	at := e.Peer.Recorder().Add(transcript.Note, []byte(fmt.Sprintf("wirecheck closes the SSE stream of request %s (tools/call %q): in 2026-07-28 that cancels it", c.Key, name)))

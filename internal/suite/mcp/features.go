@@ -20,26 +20,27 @@ func tools(e *scenario.Env) error {
 		return err
 	}
 	rules := []string{"MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-PAGINATION-1"}
-	progresses, ordered, changes := s.progresses, s.ordered, s.listChanged
+	before := judgeOf(e).counts()
 	defer func() {
+		now := judgeOf(e).counts()
 		s.skipUnstreamed(e)
 		switch {
 		case s.modern:
 			e.Skip("MCP-LISTCHANGED-1", "revision "+s.requested+" sends list_changed on subscriptions/listen streams (not covered yet)")
-		case s.listChanged == changes:
+		case now.listChanged == before.listChanged:
 			e.Skip("MCP-LISTCHANGED-1", "no list_changed notification arrived during this scenario (every listed tool was called)")
 		}
 		switch {
 		case !s.modern:
 			e.Skip("MCP-STDIO-5", "the ban on server requests belongs to revision 2026-07-28")
-		case s.requests == 0:
+		case now.requests == 0:
 			e.Pass("MCP-STDIO-5", -1)
 		}
 		switch {
-		case s.progresses == progresses:
+		case now.progresses == before.progresses:
 			e.Skip("MCP-PROGRESS-1", "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
 			e.Skip("MCP-PROGRESS-2", "no progress notification arrived during this scenario (every tools/call carried a progressToken)")
-		case s.ordered == ordered:
+		case now.ordered == before.ordered:
 			// Those that came named no request in flight (MCP-PROGRESS-1
 			// judged them): no value of a request to see rise, nor a
 			// response to see them stop at.

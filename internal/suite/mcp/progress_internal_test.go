@@ -15,7 +15,7 @@ import (
 )
 
 var _ = Describe("the order of a request's progress (MCP-PROGRESS-2)", func() {
-	// progress judges, in a session that sent request "7" with progress
+	// progress judges, in a process that was sent request "7" with progress
 	// token "t" and read its response on via (line 5), progress
 	// notifications read later on the given streams.
 	progress := func(response *transport.Via, vals []string, vias ...*transport.Via) []verdict.Observation {
@@ -29,12 +29,14 @@ var _ = Describe("the order of a request's progress (MCP-PROGRESS-2)", func() {
 		if response != nil {
 			call.Response = &peer.Inbound{Seq: 5, HTTP: response}
 		}
-		s := &session{progress: map[string]*tracked{"t": {call: call}}}
+		j := NewJudge(nil).(*judge)
+		j.shook = true
+		j.progress[peer.Key("t")] = &tracked{call: call}
 		for i, v := range vals {
 			raw := []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":` + v + `}}`)
 			val, err := schema.Decode(raw)
 			Expect(err).NotTo(HaveOccurred())
-			s.judgeFrame(e, &peer.Inbound{Seq: 6 + i, Raw: raw, Value: val, HTTP: vias[i], Kind: &spec.Kind{Role: spec.RoleNotification}})
+			j.Received(&peer.Inbound{Seq: 6 + i, Raw: raw, Value: val, HTTP: vias[i], Kind: &spec.Kind{Role: spec.RoleNotification}}, "", e)
 		}
 		return got
 	}

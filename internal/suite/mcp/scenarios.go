@@ -709,10 +709,10 @@ func logging(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	logs := s.logs
+	logs := judgeOf(e).counts().logs
 	defer func() {
 		s.settle(e, 50*time.Millisecond)
-		if s.logs == logs {
+		if judgeOf(e).counts().logs == logs {
 			e.Skip("MCP-LOGGING-1", "no log notification arrived during this scenario")
 		}
 	}()

@@ -35,20 +35,12 @@ type session struct {
 	// initSeq is the transcript line of the initialize result.
 	initSeq int
 
-	mu       sync.Mutex
-	progress map[string]*tracked // progress token → the request it rides on
-	// logs and progresses count the notifications judged, so a scenario
-	// knows whether it saw any; ordered counts the progress notifications
-	// MCP-PROGRESS-2 judged (of a request wirecheck sent, not cancelled),
-	// which may be none of them.
-	logs, progresses, ordered int
+	mu sync.Mutex
 	// early holds the frames that arrived before notifications/initialized
 	// (see handshakePause).
 	early []*peer.Inbound
 	// modern is a 2026-07-28 session: no handshake, _meta on every request.
 	modern bool
-	// requests counts the requests the server sent.
-	requests int
 	// fallback, when set, says why a 2026-07-28 run fell back to the
 	// initialize handshake in this process (the server is legacy).
 	fallback string
@@ -64,12 +56,12 @@ type session struct {
 	// capErrors counts the -32021 answers judged (MCP-META-4, era.go).
 	capErrors int
 
-	// streamed holds the rules judgeHTTPStream observed.
+	// streamed holds the stream rules judgeUnrelated observed (the
+	// judge keeps those progress notifications decided).
 	streamed map[string]bool
 
-	// listChanged and updates count the list_changed and
-	// resources/updated notifications judged.
-	listChanged, updates int
+	// updates counts the resources/updated notifications judged.
+	updates int
 	// resSubs are the resources wirecheck subscribed to, by URI.
 	resSubs map[string]*resSub
 }
@@ -209,7 +201,7 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 	if _, ok := in.Field("/result"); !ok {
 		return in, nil, nil
 	}
-	s := &session{requested: version, progress: map[string]*tracked{}, initSeq: in.Seq}
+	s := &session{requested: version, initSeq: in.Seq}
 	s.answered, _ = field(in, "/result/protocolVersion").(string)
 	s.version = s.answered
 	if !known(e, s.answered) {
@@ -390,7 +382,7 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	if _, ok := in.Field("/result"); !ok {
 		return in, nil, nil
 	}
-	s := &session{requested: version, progress: map[string]*tracked{}, modern: true}
+	s := &session{requested: version, modern: true}
 	s.version = version
 	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
 	if store {
@@ -616,9 +608,6 @@ func (s *session) dispatch(e *scenario.Env, method string, params map[string]any
 		return nil, "", nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	s.mu.Lock()
-	if tok != "" {
-		s.progress[tok] = &tracked{call: c}
-	}
 	if o.logLevel != "" {
 		s.leveled = append(s.leveled, c)
 	}
@@ -650,83 +639,10 @@ func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
 	if s.modern && in.Kind.Role == spec.RoleNotification && s.judgeModern(e, in, method) {
 		return
 	}
-	if in.Kind.Role == spec.RoleRequest && s.modern {
-		s.requests++
-		e.Fail("MCP-STDIO-5", in.Seq, "the server wrote a request ("+method+") to stdout in revision "+s.requested,
-			"no JSON-RPC request from the server (2026-07-28 uses multi round-trip results)", string(in.Raw))
-		return
-	}
-	if in.Kind.Role == spec.RoleRequest {
-		// wirecheck declares roots and sampling always, elicitation from
-		// 2025-06-18 on (clientCaps); a request for anything it did not
-		// declare in its initialize (for the revision it asked for), or
-		// that the negotiated revision does not have, uses a capability
-		// that was not negotiated.
-		capability := map[string]string{"sampling/createMessage": "sampling", "roots/list": "roots", "elicitation/create": "elicitation"}[method]
-		if capability != "" {
-			_, declared := clientCaps(s.requested)[capability]
-			_, inRevision := clientCaps(s.version)[capability]
-			if !declared || !inRevision {
-				e.Fail("MCP-CLIENT-1", in.Seq, "the server sent "+method+" although wirecheck did not declare the "+capability+" capability (it asked for revision "+s.requested+", the server negotiated "+s.version+")",
-					"only requests for capabilities wirecheck declared", string(in.Raw))
-			} else {
-				e.Pass("MCP-CLIENT-1", in.Seq)
-			}
-		}
-		return
-	}
+	// Requests of the server are the process's judge's (judge.go).
+	// Log, progress and list_changed notifications are the judge's too,
+	// which sees every frame on every path.
 	switch method {
-	case "notifications/message":
-		s.logs++
-		if s.has("logging") {
-			e.Pass("MCP-LOGGING-1", in.Seq)
-		} else {
-			e.Fail("MCP-LOGGING-1", in.Seq, "the server sent a log notification but did not declare the logging capability",
-				"capabilities.logging in the initialize result", "capabilities "+show(s.caps))
-		}
-	case "notifications/progress":
-		s.progresses++
-		tok := peer.Key(field(in, "/params/progressToken"))
-		var key string
-		_ = json.Unmarshal([]byte(tok), &key)
-		s.mu.Lock()
-		t := s.progress[key]
-		s.mu.Unlock()
-		if t != nil && t.cancelled {
-			return
-		}
-		if t == nil {
-			e.Fail("MCP-PROGRESS-1", in.Seq, "progress notification for token "+tok+", which wirecheck never sent",
-				"a progressToken of a request in flight", show(field(in, "/params")))
-			return
-		}
-		e.Pass("MCP-PROGRESS-1", in.Seq)
-		s.judgeHTTPStream(e, in, t)
-		s.ordered++
-		val, _ := number(field(in, "/params/progress"))
-		stream := orderedStream(in)
-		if r := t.call.Response; r != nil && r.Seq < in.Seq {
-			if orderedStream(r) != stream {
-				e.Skip("MCP-PROGRESS-2", fmt.Sprintf("a progress notification was read after its request's response (transcript line %d), but on another stream: over Streamable HTTP it may have been written before it", r.Seq))
-				return
-			}
-			e.Fail("MCP-PROGRESS-2", in.Seq, "progress notification after the response to its request (transcript line "+fmt.Sprint(r.Seq)+")",
-				"no progress after completion", show(field(in, "/params")))
-			return
-		}
-		if t.last == nil {
-			t.last = map[string]float64{}
-		}
-		if last, seen := t.last[stream]; seen && val <= last {
-			e.Fail("MCP-PROGRESS-2", in.Seq, fmt.Sprintf("progress went from %v to %v", last, val),
-				"a progress value greater than the one before", show(field(in, "/params")))
-		} else {
-			e.Pass("MCP-PROGRESS-2", in.Seq)
-		}
-		t.last[stream] = val
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
-		s.listChanged++
-		s.judgeListChanged(e, in, method)
 	case "notifications/resources/updated":
 		s.updates++
 		s.judgeUpdated(e, in)
@@ -748,49 +664,6 @@ func orderedStream(in *peer.Inbound) string {
 
 // streamRules are the rules judgeHTTPStream decides.
 var streamRules = []string{"MCP-HTTP-STREAM-4", "MCP-HTTP-STREAM-5", "MCP-HTTP-GET-2"}
-
-// judgeHTTPStream judges the HTTP stream a progress notification came on: a
-// POST's stream carries the progress of the request it carried
-// (MCP-HTTP-STREAM-4, SHOULD; 2026-07-28 MCP-HTTP-STREAM-5, MUST), the GET
-// stream none of a request in flight (MCP-HTTP-GET-2). A progress token is
-// the only evidence of what a message relates to.
-func (s *session) judgeHTTPStream(e *scenario.Env, in *peer.Inbound, t *tracked) {
-	v := in.HTTP
-	if v == nil {
-		return
-	}
-	s.mu.Lock()
-	if s.streamed == nil {
-		s.streamed = map[string]bool{}
-	}
-	rule := "MCP-HTTP-STREAM-4"
-	if s.modern {
-		rule = "MCP-HTTP-STREAM-5"
-	}
-	// A GET that resumes a POST's stream (Last-Event-ID) carries that
-	// request's key: it is the POST's stream, not the standalone one.
-	standalone := v.Verb == http.MethodGet && v.For == ""
-	if standalone {
-		rule = "MCP-HTTP-GET-2"
-	}
-	s.streamed[rule] = true
-	s.mu.Unlock()
-	if standalone {
-		if r := t.call.Response; r == nil || r.Seq > in.Seq {
-			e.Fail("MCP-HTTP-GET-2", in.Seq, "the GET stream carried the progress of a request in flight ("+t.call.Method+")",
-				"on the GET stream, messages unrelated to any running request", string(in.Raw))
-			return
-		}
-		e.Pass("MCP-HTTP-GET-2", in.Seq)
-		return
-	}
-	if v.For == "" || v.For == t.call.Key {
-		e.Pass(rule, in.Seq)
-		return
-	}
-	e.Fail(rule, in.Seq, "the stream of request "+v.For+" carried the progress of another request ("+t.call.Method+", "+t.call.Key+")",
-		"messages related to the request the POST carried", string(in.Raw))
-}
 
 // judgeUnrelated (2026-07-28): a change notification on the response
 // stream of a request other than subscriptions/listen relates to no
@@ -825,7 +698,7 @@ func (s *session) skipUnstreamed(e *scenario.Env) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range streamRules {
-		if !s.streamed[r] {
+		if !s.streamed[r] && !judgeOf(e).streamedRule(r) {
 			e.Skip(r, "no progress notification came over a stream this rule judges (a POST's stream in its revision, or the GET stream)")
 		}
 	}
@@ -954,22 +827,6 @@ func callFirst(e *scenario.Env, req map[string]any) (*peer.Inbound, error) {
 		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	return e.Await(c, max(e.Timeout, firstWait))
-}
-
-// judgeListChanged: a list_changed notification of a capability the
-// server declared with listChanged (2024-11-05 to 2025-11-25; 2026-07-28
-// sends them on subscriptions/listen streams, not covered yet).
-func (s *session) judgeListChanged(e *scenario.Env, in *peer.Inbound, method string) {
-	if s.modern {
-		return
-	}
-	capability := strings.Split(method, "/")[1]
-	if s.capFlag(capability, "listChanged") {
-		e.Pass("MCP-LISTCHANGED-1", in.Seq)
-		return
-	}
-	e.Fail("MCP-LISTCHANGED-1", in.Seq, "the server sent "+method+" but did not declare "+capability+".listChanged",
-		"capabilities."+capability+".listChanged: true in the initialize result", "capabilities "+show(s.caps))
 }
 
 // judgeUpdated: a resources/updated notification comes from a server that

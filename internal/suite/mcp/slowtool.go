@@ -84,15 +84,12 @@ func (s *session) awaitTool(e *scenario.Env, c *peer.Call, tok string, params ma
 // 2026-07-28 over Streamable HTTP, by notifications/cancelled otherwise.
 // Its progress is no longer judged.
 func (s *session) cancelCall(e *scenario.Env, c *peer.Call, tok, reason string) error {
+	// Before the stream closes: the judge reads its frames as they come.
+	judgeOf(e).cancel(tok)
 	if rc, ok := e.Peer.Transport().(transport.RequestCloser); ok && s.modern {
 		rc.CloseRequest(c.Key)
 	} else if err := notify(e, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if tr := s.progress[tok]; tr != nil {
-		tr.cancelled = true
-	}
-	s.mu.Unlock()
 	return nil
 }
