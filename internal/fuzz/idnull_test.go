@@ -37,3 +37,17 @@ var _ = Describe("wirecheck fuzz against the MCP reference server answering inva
 		}
 	})
 })
+
+// Issue 26: run failed a sonde-serve server silent on lines that are not
+// JSON (SONDE-MALFORMED-1) and a fuzz campaign passed it: fuzz sent such
+// lines but judged only that the server went on.
+var _ = Describe("wirecheck fuzz against a sonde-serve server silent on lines that are not JSON", func() {
+	It("fails the rule run fails it by, SONDE-MALFORMED-1, after a truncated request", func() {
+		_, bugs := campaign(1, 60, nil, "malformed-silent")
+		var found []string
+		for _, b := range bugs {
+			found = append(found, b.Rule+" after "+b.Shape)
+		}
+		Expect(found).To(ContainElement("SONDE-MALFORMED-1 after malformed bytes: truncated JSON"))
+	})
+})
