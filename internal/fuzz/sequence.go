@@ -456,6 +456,10 @@ func (s *sequence) draw() *action {
 		b, _ := json.Marshal(base)
 		raw := mal.make(s.t, b)
 		return &action{"malformed bytes: " + mal.label, func() error {
+			if answer := pr.malformedStep(mal.name); answer != nil {
+				pr.drain()
+				return pr.do(rawStep(raw), *answer, pr.probeStep())
+			}
 			return pr.do(rawStep(raw), pr.probeStep())
 		}}
 	case "split":
@@ -623,6 +627,30 @@ func (pr *proc) probeStep() scenario.Step {
 		step.Rule = rules[0].ID
 	}
 	return step
+}
+
+// malformedStep expects the answer the protocol's fuzz model says a line
+// that is not JSON is owed, after the malformation named so, and is nil
+// when there is none to judge. Only a truncated request is surely no
+// JSON: the other malformations may be JSON a reader takes (a BOM, a
+// huge number), or an empty line, which is ignored.
+func (pr *proc) malformedStep(malformation string) *scenario.Step {
+	f := pr.c.cfg.Protocol.Fuzz
+	if f == nil || f.Malformed == nil || malformation != "truncated" {
+		return nil
+	}
+	return &scenario.Step{ExpectFrame: true, Rule: f.Malformed.Rule, Depends: "an answer to a line that is not JSON",
+		Assert: scenario.Assert{Match: f.Malformed.Match, Type: f.Malformed.Type}}
+}
+
+// drain drops the frames no step took (answers to earlier raw lines):
+// the frame an expect step reads next is then one sent after them.
+func (pr *proc) drain() {
+	for {
+		if _, err := pr.p.Next(0); err != nil {
+			return
+		}
+	}
 }
 
 // exitStep expects a clean exit within --timeout of stdin closing.

@@ -176,3 +176,57 @@ var _ = Describe("requests held for one write (a pipeline)", func() {
 		Expect(err).NotTo(HaveOccurred())
 	})
 })
+
+// A server may answer a request it cannot take as one (JSON-RPC 2.0 §5:
+// "If there was an error in detecting the id in the Request object (e.g.
+// Parse error/Invalid Request), it MUST be Null") with id null, whatever
+// else is in flight (issue 26: fuzz failed what run passes).
+var _ = Describe("a null id while an invalid request is in flight with others", func() {
+	It("answers the invalid request, not the valid one in flight with it", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		v, err := pe.Request([]byte(`{"id":"e1","method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		bad, err := pe.Request([]byte(`{"id":"u1","method":"nope"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.push(`{"id":null,"v":1}`)
+		in, err := pe.Wait(bad, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(in.Invalid).To(BeTrue())
+		f.push(`{"id":"e1","v":1}`)
+		_, err = pe.Wait(v, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass", "pass"}))
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+	})
+
+	It("answers each of two invalid requests in flight once", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		a, _ := pe.Request([]byte(`{"id":"u1","method":"nope"}`))
+		b, _ := pe.Request([]byte(`{"id":"u2","method":""}`))
+		Expect(b.Invalid).To(BeTrue(), "an empty method may be read as none")
+		f.push(`{"id":null,"v":1}`)
+		f.push(`{"id":null,"v":1}`)
+		_, err := pe.Wait(a, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = pe.Wait(b, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-ECHO-ID-1")).To(Equal([]string{"pass", "pass"}))
+	})
+
+	It("answers it once a raw line left unanswered is past: a later request was answered", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		Expect(pe.SendRaw([]byte(`{"method":"echo"} {"method":"echo"}`+"\n"), true)).To(Succeed())
+		probe, err := pe.Request([]byte(`{"id":"p1","method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.push(`{"id":"p1","v":1}`)
+		_, err = pe.Wait(probe, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		bad, err := pe.Request([]byte(`{"id":"u1","method":"nope"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.push(`{"id":null,"v":1}`)
+		_, err = pe.Wait(bad, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+	})
+})

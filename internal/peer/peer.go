@@ -208,6 +208,13 @@ type Peer struct {
 	// line's answer, which it must not have (see lookup).
 	noteOpen bool
 	noteSeq  int
+	// anonSeq is the transcript line of the last raw line owed an
+	// answer; stale counts those of the anon lines sent before a request
+	// the server has since answered (a server that reads in order would
+	// have answered them first): their answer may still come late, but a
+	// null id is no longer more likely theirs than an invalid request's.
+	anonSeq int
+	stale   int
 	// held queues the lines of requests sent between Hold and Flush;
 	// heldCalls are their calls, untracked if the write fails.
 	held      []byte
@@ -504,13 +511,20 @@ func (p *Peer) trackValue(msg []byte, v any) (*Call, error) {
 	method, _ := Pointer(v, p.protocol().Correlation.Method)
 	ms, _ := method.(string)
 	c := &Call{ID: idv, Key: Key(idv), Method: ms, done: make(chan struct{}), Scenario: p.scenario,
-		Invalid: !p.validRequest(v, msg), strays: p.strays}
+		Invalid: p.noMethod(ms) || !p.validRequest(v, msg), strays: p.strays}
 	if p.pending[c.Key] != nil {
 		return nil, fmt.Errorf("id %s is already in flight", c.Key)
 	}
 	p.pending[c.Key] = c
 	delete(p.answered, c.Key)
 	return c, nil
+}
+
+// noMethod reports whether a request names no method a server could run:
+// none, or an empty name, which a server may read as no method at all
+// and so answer as an Invalid Request, id null (JSON-RPC 2.0 §5).
+func (p *Peer) noMethod(method string) bool {
+	return method == "" && p.protocol().Correlation.Method != ""
 }
 
 // validRequest reports whether a request passes the schema of some kind the
@@ -603,11 +617,13 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 	}
 	p.sent(b, nil)
 	seq := p.o.Recorder.Add(transcript.Sent, b)
-	if !answerable {
-		p.mu.Lock()
+	p.mu.Lock()
+	if answerable {
+		p.anonSeq = seq
+	} else {
 		p.noteOpen, p.noteSeq = true, seq
-		p.mu.Unlock()
 	}
+	p.mu.Unlock()
 	if err := p.o.Transport.WriteRaw(b); err != nil {
 		p.note("write failed: " + err.Error())
 		return err
@@ -632,6 +648,7 @@ func (p *Peer) takeAnon() {
 		p.anon--
 	}
 	p.anonIDs = min(p.anonIDs, p.anon)
+	p.stale = min(p.stale, p.anon)
 }
 
 // mayCarryID reports whether a raw line could give the server an id to

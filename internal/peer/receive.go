@@ -190,6 +190,10 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		// A server that reads in order has answered past the notification.
 		p.noteOpen = false
 	}
+	if call.Seq > p.anonSeq {
+		// ... and past every raw line owed an answer.
+		p.stale = p.anon
+	}
 	p.mu.Unlock()
 	switch {
 	case mismatch == "value" && call.Invalid && idv == nil:
@@ -260,6 +264,14 @@ func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 		// have been readable, takes it then.
 		return p.onlyInvalid()
 	}
+	if hasID && idv == nil {
+		// A null id says the server could not read the id: the answer of
+		// the one invalid request in flight, whatever else is in flight
+		// (a valid request's answer must carry its id).
+		if c, m := p.onlyInvalid(); c != nil {
+			return c, m
+		}
+	}
 	// Raw input may be answered with whatever id the server read from it,
 	// so the only-request-in-flight guess is off while raw lines are owed,
 	// but for an id none of them could carry (a notification sent as a
@@ -273,17 +285,25 @@ func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
 	return nil, ""
 }
 
-// onlyInvalid is the only request in flight when it is invalid and no raw
-// line is owed an answer. The caller holds p.mu.
+// onlyInvalid is the invalid request in flight sent first, when no raw
+// line is owed an answer but stale ones (see Peer.stale). Answers that
+// could not read an id are alike: which of several invalid requests each
+// is taken for changes nothing judged, and a server reading in order
+// answers the first first. The caller holds p.mu.
 func (p *Peer) onlyInvalid() (*Call, string) {
-	if len(p.pending) == 1 && p.anon == 0 && p.refusedRaw == 0 {
-		for _, c := range p.pending {
-			if c.Invalid {
-				return c, "value"
-			}
+	if p.anon > p.stale || p.refusedRaw > 0 {
+		return nil, ""
+	}
+	var first *Call
+	for _, c := range p.pending {
+		if c.Invalid && (first == nil || c.Seq < first.Seq) {
+			first = c
 		}
 	}
-	return nil, ""
+	if first == nil {
+		return nil, ""
+	}
+	return first, "value"
 }
 
 // takeRaw reports whether a frame that answers no tracked request is the

@@ -340,6 +340,19 @@ type Fuzz struct {
 	// tools and params is a template, "{version}" and the revision's vars
 	// expanded (see ForVersion).
 	PerVersion map[string]*FuzzVersion `yaml:"per_version"`
+	// Malformed, when set, judges the answer to a line that is not JSON
+	// (a truncated request) by the rule run judges it by, as a scenario's
+	// expect_frame step: a server silent on such lines fails it.
+	Malformed *FuzzMalformed `yaml:"malformed"`
+}
+
+// FuzzMalformed is the answer a line that is not JSON is owed: the rule,
+// the values the answer must carry (JSON pointer to value) and the JSON
+// types of others (pointer to type), as in a scenario step.
+type FuzzMalformed struct {
+	Rule  string            `yaml:"rule"`
+	Match map[string]any    `yaml:"match"`
+	Type  map[string]string `yaml:"type"`
 }
 
 // FuzzVersion is what one revision changes in the fuzz model.

@@ -247,7 +247,7 @@ func (s *server) handleLine(line []byte, wg *sync.WaitGroup) bool {
 	}
 	m, isObj := v.(obj)
 	if !isObj || m["jsonrpc"] != "2.0" {
-		s.fail(readableID(m), -32600, "Invalid Request")
+		s.fail(s.invalidID(m), -32600, "Invalid Request")
 		return false
 	}
 	s.handle(m, wg)
@@ -263,7 +263,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 			return
 		}
 		if !s.f("invalid-request-silent") {
-			s.fail(readableID(m), -32600, "Invalid Request: no method")
+			s.fail(s.invalidID(m), -32600, "Invalid Request: no method")
 		}
 		return
 	}

@@ -57,3 +57,14 @@ func (s *server) trace(method string, id any) {
 		fmt.Fprintf(s.log, "DEBUG handling %s (id %v)\n", method, id)
 	}
 }
+
+// invalidID is the id an Invalid Request error carries: the request's
+// where it can be read, null always with the variant invalid-request-null-id
+// (JSON-RPC 2.0 §5: "If there was an error in detecting the id in the
+// Request object (e.g. Parse error/Invalid Request), it MUST be Null").
+func (s *server) invalidID(m obj) any {
+	if s.v("invalid-request-null-id") {
+		return nil
+	}
+	return readableID(m)
+}
