@@ -544,11 +544,20 @@ func (c *Campaign) counts(rule string) bool {
 	if r == nil || r.Level.Rank() < c.cfg.Level.Rank() {
 		return false
 	}
+	// Applicability is the spec's, as in run's tally: a rule of another
+	// transport or revision (MCP-HTTP-GET-2 over the legacy SSE stream) is
+	// no finding of this campaign.
+	if !c.cfg.Protocol.Applies(r) {
+		return false
+	}
 	return spec.Selects(c.cfg.Rules, rule)
 }
 
 func (c *Campaign) tally(o verdict.Observation) {
 	if o.Verdict != verdict.Pass {
+		return
+	}
+	if r := c.cfg.Protocol.Rule(o.Rule); r != nil && !c.cfg.Protocol.Applies(r) {
 		return
 	}
 	c.mu.Lock()
