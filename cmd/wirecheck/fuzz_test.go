@@ -74,7 +74,9 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 	// Rules judged by MCP's frame judge, which run alone judged once.
 	DescribeTable("fails the MCP rules a fault breaks in the notifications a tool call brings",
 		func(fault, rule string, flags ...string) {
-			args := append([]string{"fuzz", "--protocol", "mcp", "--runs", "300", "--shrink-time", "1ns", "--save", GinkgoT().TempDir()}, flags...)
+			// The command; --max-failures 1 ends it at the first
+			// failure found (the rest of the 300 runs would only cost time).
+			args := append([]string{"fuzz", "--protocol", "mcp", "--runs", "300", "--max-failures", "1", "--shrink-time", "1ns", "--save", GinkgoT().TempDir()}, flags...)
 			code, out, errs := cli("", append(args, "--", bin(), "serve", "mcp", "--fault", fault)...)
 			Expect(code).To(Equal(1), out+errs)
 			Expect(out).To(ContainSubstring(rule))
@@ -87,7 +89,7 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 	)
 
 	It("exits 0 with no finding against the MCP reference server", func() {
-		code, out, errs := cli("", "fuzz", "--protocol", "mcp", "--runs", "300", "--save", GinkgoT().TempDir(),
+		code, out, errs := cli("", "fuzz", "--protocol", "mcp", "--runs", "120", "--save", GinkgoT().TempDir(),
 			"--", bin(), "serve", "mcp")
 		Expect(code).To(Equal(0), out+errs)
 		Expect(out).To(ContainSubstring("0 distinct failures"))
