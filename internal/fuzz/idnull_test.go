@@ -43,7 +43,22 @@ var _ = Describe("wirecheck fuzz against the MCP reference server answering inva
 // lines but judged only that the server went on.
 var _ = Describe("wirecheck fuzz against a sonde-serve server silent on lines that are not JSON", func() {
 	It("fails the rule run fails it by, SONDE-MALFORMED-1, after a truncated request", func() {
-		_, bugs := campaign(1, 60, nil, "malformed-silent")
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.Load("sonde-serve")
+		Expect(err).NotTo(HaveOccurred())
+		// Ended at the first failure, unshrunk: what is asked is which
+		// rule fuzz names, and each wait for an answer that never comes
+		// costs a --timeout.
+		c, err := fuzz.New(fuzz.Config{
+			Protocol: b.Protocol, Schemas: b.Schemas,
+			Target: target.Target{Argv: []string{bin, "serve", "sonde-serve", "--fault", "malformed-silent"}},
+			Runs:   60, Seed: 1, Timeout: time.Second, StartupTimeout: 5 * time.Second,
+			ShrinkTime: time.Nanosecond, MaxFailures: 1,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
 		var found []string
 		for _, b := range bugs {
 			found = append(found, b.Rule+" after "+b.Shape)
