@@ -14,24 +14,42 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
+// refCampaign fuzzes protocol's reference server (`wirecheck serve
+// protocol serve…`) as the fuzz command would, with the bundle's handler
+// and frame judge, under cfg's seed, runs and budgets.
+func refCampaign(protocol string, cfg fuzz.Config, serve ...string) []*fuzz.Bug {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	b, err := protocols.Load(protocol)
+	Expect(err).NotTo(HaveOccurred())
+	cfg.Protocol, cfg.Schemas, cfg.Handler, cfg.Judge = b.Protocol, b.Schemas, b.Handler, b.Judge
+	cfg.Target = target.Target{Argv: append([]string{bin, "serve", protocol}, serve...)}
+	cfg.Timeout, cfg.StartupTimeout = time.Second, 5*time.Second
+	c, err := fuzz.New(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	bugs, err := c.Run(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	return bugs
+}
+
+// firstFailure is a campaign ended at its first failure, unshrunk: for
+// the tests that ask only which rule fuzz names (each wait for an answer
+// that never comes costs a --timeout).
+func firstFailure(protocol string, runs int, seed uint64, serve ...string) []string {
+	var rules []string
+	for _, b := range refCampaign(protocol, fuzz.Config{Runs: runs, Seed: seed, ShrinkTime: time.Nanosecond, MaxFailures: 1}, serve...) {
+		rules = append(rules, b.Rule+" after "+b.Shape)
+	}
+	return rules
+}
+
 // Issue 26: run passed a server answering an Invalid Request -32600 with
 // id null (JSON-RPC 2.0 §5) and fuzz failed it with "no response", the
 // same answer judged two ways.
 var _ = Describe("wirecheck fuzz against the MCP reference server answering invalid requests with id null", func() {
 	It("finds nothing at MUST: the null-id error answers the invalid request in flight", func() {
-		bin, err := testbin.Wirecheck()
-		Expect(err).NotTo(HaveOccurred())
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		c, err := fuzz.New(fuzz.Config{
-			Protocol: b.Protocol, Schemas: b.Schemas, Handler: b.Handler,
-			Target: target.Target{Argv: []string{bin, "serve", "mcp", "--variant", "invalid-request-null-id"}},
-			Runs:   200, Seed: 1, Timeout: time.Second, StartupTimeout: 5 * time.Second,
-			ShrinkTime: 2 * time.Second, Level: verdict.Must,
-		})
-		Expect(err).NotTo(HaveOccurred())
-		bugs, err := c.Run(context.Background())
-		Expect(err).NotTo(HaveOccurred())
+		bugs := refCampaign("mcp", fuzz.Config{Runs: 200, Seed: 1, ShrinkTime: 2 * time.Second, Level: verdict.Must},
+			"--variant", "invalid-request-null-id")
 		for _, b := range bugs {
 			Fail("unexpected finding: " + b.Rule + " after " + b.Shape + ": " + b.First.Message)
 		}
@@ -43,26 +61,7 @@ var _ = Describe("wirecheck fuzz against the MCP reference server answering inva
 // lines but judged only that the server went on.
 var _ = Describe("wirecheck fuzz against a sonde-serve server silent on lines that are not JSON", func() {
 	It("fails the rule run fails it by, SONDE-MALFORMED-1, after a truncated request", func() {
-		bin, err := testbin.Wirecheck()
-		Expect(err).NotTo(HaveOccurred())
-		b, err := protocols.Load("sonde-serve")
-		Expect(err).NotTo(HaveOccurred())
-		// Ended at the first failure, unshrunk: what is asked is which
-		// rule fuzz names, and each wait for an answer that never comes
-		// costs a --timeout.
-		c, err := fuzz.New(fuzz.Config{
-			Protocol: b.Protocol, Schemas: b.Schemas,
-			Target: target.Target{Argv: []string{bin, "serve", "sonde-serve", "--fault", "malformed-silent"}},
-			Runs:   60, Seed: 1, Timeout: time.Second, StartupTimeout: 5 * time.Second,
-			ShrinkTime: time.Nanosecond, MaxFailures: 1,
-		})
-		Expect(err).NotTo(HaveOccurred())
-		bugs, err := c.Run(context.Background())
-		Expect(err).NotTo(HaveOccurred())
-		var found []string
-		for _, b := range bugs {
-			found = append(found, b.Rule+" after "+b.Shape)
-		}
-		Expect(found).To(ContainElement("SONDE-MALFORMED-1 after malformed bytes: truncated JSON"))
+		Expect(firstFailure("sonde-serve", 60, 1, "--fault", "malformed-silent")).
+			To(ContainElement("SONDE-MALFORMED-1 after malformed bytes: truncated JSON"))
 	})
 })

@@ -111,7 +111,7 @@ func httpAuth(e *scenario.Env) error {
 		// answers to the 401 rules above, not to OAuth's discovery.
 		why := "the server shows no sign of OAuth: no resource_metadata in a challenge, and no protected resource metadata (" +
 			strings.Join(d.wellKnown, ", ") + ") nor authorization server metadata (" + strings.Join(d.asURLs, ", ") + ") is served"
-		if a.rules["MCP-AUTH-13"] || a.rules["MCP-AUTH-14"] {
+		if a.rfc8414Only() {
 			why = "the server shows no sign of OAuth a 2025-03-26 client looks for: no resource_metadata in a challenge, and no authorization server metadata at " +
 				d.asURLs[0] + " (protected resource metadata and OpenID Connect discovery, whether served or not, are later revisions' documents)"
 		}
@@ -129,6 +129,13 @@ func httpAuth(e *scenario.Env) error {
 // oauthRules are the rules of MCP's OAuth discovery, judged only of a
 // server that shows it implements OAuth (discover).
 var oauthRules = []string{"MCP-AUTH-5", "MCP-AUTH-6", "MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10", "MCP-AUTH-11", "MCP-AUTH-12", "MCP-AUTH-13", "MCP-AUTH-14"}
+
+// rfc8414Only reports whether the run judges 2025-03-26's authorization:
+// its client finds OAuth by RFC 8414 metadata at the server's origin (or
+// the fallback URLs) alone, and only that revision has MCP-AUTH-13/14.
+func (a *auth) rfc8414Only() bool {
+	return a.rules["MCP-AUTH-13"] || a.rules["MCP-AUTH-14"]
+}
 
 // auth judges one run's authorization rules: those of its revision.
 type auth struct {
@@ -309,7 +316,7 @@ func (a *auth) discover(ch string) *discovery {
 		}
 	}
 	d.asURLs = []string{origin(ep) + "/.well-known/oauth-authorization-server", origin(ep) + "/.well-known/openid-configuration"}
-	if d.named == "" && (a.rules["MCP-AUTH-13"] || a.rules["MCP-AUTH-14"]) {
+	if d.named == "" && a.rfc8414Only() {
 		// 2025-03-26 knows no protected resource metadata (RFC 9728 came
 		// with 2025-06-18): its client looks for authorization server
 		// metadata at the server's origin. A document at the well-known
@@ -317,7 +324,7 @@ func (a *auth) discover(ch string) *discovery {
 		// says the server means OAuth.
 		d.sign = ""
 	}
-	if d.sign != "" && !a.rules["MCP-AUTH-13"] && !a.rules["MCP-AUTH-14"] {
+	if d.sign != "" && !a.rfc8414Only() {
 		return d
 	}
 	d.as, d.asSeq = exchange(a.e, a.x, "GET the authorization server metadata", transport.Exchange{Method: http.MethodGet, URL: d.asURLs[0]})
@@ -325,7 +332,7 @@ func (a *auth) discover(ch string) *discovery {
 	case d.sign != "":
 	case doc(d.as):
 		d.sign = "authorization server metadata at " + d.asURLs[0]
-	case a.rules["MCP-AUTH-13"] || a.rules["MCP-AUTH-14"]:
+	case a.rfc8414Only():
 		// A 2025-03-26 client looks for RFC 8414's document alone.
 	default:
 		// OpenID Connect Discovery is the other form of authorization
@@ -447,7 +454,7 @@ func sameResource(r string, ep *url.URL) bool {
 // authorization base URL (the endpoint's path discarded) is an RFC 8414
 // document (AUTH-13); without it, the fallback endpoints answer (AUTH-14).
 func (a *auth) serverMetadata(d *discovery) {
-	if !a.rules["MCP-AUTH-13"] && !a.rules["MCP-AUTH-14"] {
+	if !a.rfc8414Only() {
 		return
 	}
 	base := origin(a.x.Endpoint())
