@@ -8,33 +8,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
-// batchPost (2025-03-26 over Streamable HTTP): the batch is one POST,
-// answered by a JSON array body or by an SSE stream carrying the
-// responses (in one event or several).
-func batchPost(e *scenario.Env, line, a, b string) {
-	res, seq := post(e, "POST a batch of two pings and a notification", []byte(line))
-	ids := map[string]bool{}
-	for _, m := range messages(res, seq) {
-		items, isArr := m.Value.([]any)
-		if !isArr {
-			items = []any{m.Value}
-		}
-		for _, it := range items {
-			if o, isObj := it.(map[string]any); isObj {
-				if _, ok := o["result"]; ok {
-					ids[fmt.Sprint(o["id"])] = true
-				}
-			}
-		}
-	}
-	if ids[a] && ids[b] {
-		e.Pass("MCP-JSONRPC-10", seq)
-		return
-	}
-	e.Fail("MCP-JSONRPC-10", seq, "the batch was not answered with the results of its two pings",
-		"a JSON array of two results, ids "+a+" and "+b+" (or an SSE stream carrying them)", answered(res))
-}
-
 func jsonrpcErrors(e *scenario.Env) error {
 	s, err := ensure(e)
 	if err != nil {
@@ -189,4 +162,31 @@ func batch(e *scenario.Env) error {
 	}
 	e.Pass("MCP-JSONRPC-10", in.Seq)
 	return nil
+}
+
+// batchPost (2025-03-26 over Streamable HTTP): the batch is one POST,
+// answered by a JSON array body or by an SSE stream carrying the
+// responses (in one event or several).
+func batchPost(e *scenario.Env, line, a, b string) {
+	res, seq := post(e, "POST a batch of two pings and a notification", []byte(line))
+	ids := map[string]bool{}
+	for _, m := range messages(res, seq) {
+		items, isArr := m.Value.([]any)
+		if !isArr {
+			items = []any{m.Value}
+		}
+		for _, it := range items {
+			if o, isObj := it.(map[string]any); isObj {
+				if _, ok := o["result"]; ok {
+					ids[fmt.Sprint(o["id"])] = true
+				}
+			}
+		}
+	}
+	if ids[a] && ids[b] {
+		e.Pass("MCP-JSONRPC-10", seq)
+		return
+	}
+	e.Fail("MCP-JSONRPC-10", seq, "the batch was not answered with the results of its two pings",
+		"a JSON array of two results, ids "+a+" and "+b+" (or an SSE stream carrying them)", answered(res))
 }

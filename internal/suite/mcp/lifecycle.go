@@ -11,30 +11,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
-// earlyPost: a request before initialize is answered, and over HTTP a 4xx
-// refusal (e.g. 400 "no session id") is an answer: "a result or an error"
-// (MCP-LIFECYCLE-5).
-func earlyPost(e *scenario.Env) error {
-	start := time.Now()
-	res, seq := post(e, "POST tools/list before initialize", rawJSON(request("tools/list", map[string]any{})), "Mcp-Session-Id")
-	const want = "a result or an error (over HTTP a 4xx refusal is one)"
-	switch {
-	case res == nil && time.Since(start) < probeWait(e):
-		// The exchange failed before its bound (the connection refused or
-		// cut): say how long it took, not the bound it did not last.
-		e.Fail("MCP-LIFECYCLE-5", seq, fmt.Sprintf("a request sent before initialize got no answer: its exchange ended without one after %s (transcript line %d says how)", time.Since(start).Round(time.Millisecond), seq), want, "nothing")
-	case res == nil:
-		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize got no answer within "+probeWait(e).String(), want, "nothing")
-	case refused(res):
-		e.Pass("MCP-LIFECYCLE-5", seq)
-	case len(messages(res, seq)) > 0:
-		e.Pass("MCP-LIFECYCLE-5", seq)
-	default:
-		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize was answered neither by JSON-RPC nor by a 4xx refusal", want, answered(res))
-	}
-	return nil
-}
-
 // discoverFirst is the initialize scenario of 2026-07-28: server/discover,
 // which must list the revision asked for.
 func discoverFirst(e *scenario.Env) error {
@@ -313,4 +289,28 @@ func versionNegotiation(e *scenario.Env) error {
 		e.Pass("MCP-LIFECYCLE-3", in.Seq)
 	}
 	return closeAndEnd(e)
+}
+
+// earlyPost: a request before initialize is answered, and over HTTP a 4xx
+// refusal (e.g. 400 "no session id") is an answer: "a result or an error"
+// (MCP-LIFECYCLE-5).
+func earlyPost(e *scenario.Env) error {
+	start := time.Now()
+	res, seq := post(e, "POST tools/list before initialize", rawJSON(request("tools/list", map[string]any{})), "Mcp-Session-Id")
+	const want = "a result or an error (over HTTP a 4xx refusal is one)"
+	switch {
+	case res == nil && time.Since(start) < probeWait(e):
+		// The exchange failed before its bound (the connection refused or
+		// cut): say how long it took, not the bound it did not last.
+		e.Fail("MCP-LIFECYCLE-5", seq, fmt.Sprintf("a request sent before initialize got no answer: its exchange ended without one after %s (transcript line %d says how)", time.Since(start).Round(time.Millisecond), seq), want, "nothing")
+	case res == nil:
+		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize got no answer within "+probeWait(e).String(), want, "nothing")
+	case refused(res):
+		e.Pass("MCP-LIFECYCLE-5", seq)
+	case len(messages(res, seq)) > 0:
+		e.Pass("MCP-LIFECYCLE-5", seq)
+	default:
+		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize was answered neither by JSON-RPC nor by a 4xx refusal", want, answered(res))
+	}
+	return nil
 }

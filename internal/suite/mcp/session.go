@@ -1,7 +1,3 @@
-// Package mcp holds the MCP scenarios. They are written in Go because every
-// one of them depends on the session: the initialize handshake, the
-// capabilities the server declared, the tools, resources and prompts it
-// lists, and the notifications it sends while it works.
 package mcp
 
 import (
@@ -45,7 +41,7 @@ type session struct {
 	// initialize handshake in this process (the server is legacy).
 	fallback string
 
-	// 2026-07-28 (modern.go): input required results seen, the listen
+	// 2026-07-28: input required results seen (mrtr.go), the listen
 	// subscriptions open, the requests that set a log level, and the
 	// failures of MCP-LOGGING-3 and MCP-SUBS-3, judged frame by frame.
 	inputRequired int
@@ -496,7 +492,7 @@ func (s *session) capFlag(c, flag string) bool {
 // call sends a request with a progress token and waits for its answer;
 // the notifications that arrived meanwhile are judged by drain. In
 // 2026-07-28 an InputRequiredResult is judged, answered and the request
-// retried (see mrtr in modern.go); call returns the last answer.
+// retried (see mrtr in mrtr.go); call returns the last answer.
 func (s *session) call(e *scenario.Env, method string, params map[string]any) (*peer.Inbound, error) {
 	return s.callWith(e, method, params, sendOpts{})
 }
