@@ -495,3 +495,6 @@ func bodyOf(res *transport.Result) []byte {
 	}
 	return res.Body
 }
+
+var authRules = []string{"MCP-AUTH-1", "MCP-AUTH-2", "MCP-AUTH-3", "MCP-AUTH-4", "MCP-AUTH-5", "MCP-AUTH-6", "MCP-AUTH-7",
+	"MCP-AUTH-8", "MCP-AUTH-9", "MCP-AUTH-10", "MCP-AUTH-11", "MCP-AUTH-12", "MCP-AUTH-13", "MCP-AUTH-14"}

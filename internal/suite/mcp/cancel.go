@@ -279,3 +279,42 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 	}
 	return nil
 }
+
+func cancel(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	// A request answered already, whose cancellation must be ignored:
+	// ping, or server/discover in 2026-07-28, which has no ping.
+	req := request("ping", nil)
+	if s.modern {
+		req = request("server/discover", map[string]any{"_meta": meta(s.requested)})
+	}
+	_, c, err := e.Call(req)
+	if err != nil {
+		return err
+	}
+	for _, id := range []any{"wc-never-sent", c.ID} {
+		params := map[string]any{"requestId": id, "reason": "wirecheck checks that this is ignored"}
+		if in := unanswered(e, s, "notifications/cancelled", params); in != nil {
+			e.Fail("MCP-CANCEL-1", in.Seq, "a cancellation was answered", "no answer to a cancellation", string(in.Raw))
+			return nil
+		}
+	}
+	in, err := e.Probe()
+	if err != nil {
+		e.Fail("MCP-CANCEL-1", -1, "the server stopped answering after a cancellation: "+err.Error(), "an answer to ping", "nothing")
+		return err
+	}
+	e.Pass("MCP-CANCEL-1", in.Seq)
+	return nil
+}
+
+func cancelInProgress(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	return cancelInFlight(e, s)
+}

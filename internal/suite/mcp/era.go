@@ -212,38 +212,3 @@ func header(res *transport.Result, name string) string {
 	}
 	return res.Header.Get(name)
 }
-
-// judgeStatus400 decides rule (MCP-META-3, MCP-META-4) on an error answer
-// whose HTTP status the text fixes at 400; on stdio there is no status.
-func judgeStatus400(e *scenario.Env, rule string, in *peer.Inbound, what string) {
-	if in.HTTP == nil {
-		e.Skip(rule, "no HTTP status: this run does not speak Streamable HTTP")
-		return
-	}
-	if in.HTTP.Status == http.StatusBadRequest {
-		e.Pass(rule, in.Seq)
-		return
-	}
-	e.Fail(rule, in.Seq, fmt.Sprintf("%s came with HTTP status %d", what, in.HTTP.Status), "400 Bad Request",
-		fmt.Sprintf("HTTP %d %s: %s", in.HTTP.Status, in.HTTP.ContentType, show(string(in.Raw))))
-}
-
-// judgeCapabilityError is MCP-META-4 on every answer of a 2026-07-28
-// session: "the server **MUST** return a `MissingRequiredClientCapabilityError`
-// (`-32021`) … On HTTP, the response status **MUST** be `400 Bad Request`."
-func (s *session) judgeCapabilityError(e *scenario.Env, in *peer.Inbound) {
-	if c, ok := errorCode(in); !ok || c != -32021 || in.HTTP == nil {
-		return
-	}
-	s.mu.Lock()
-	s.capErrors++
-	s.mu.Unlock()
-	judgeStatus400(e, "MCP-META-4", in, "a MissingRequiredClientCapabilityError (-32021)")
-}
-
-// capabilityErrors counts the -32021 answers judged so far.
-func (s *session) capabilityErrors() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.capErrors
-}

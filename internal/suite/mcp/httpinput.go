@@ -3,7 +3,6 @@ package mcp
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -119,55 +118,4 @@ func judgeBodyAnswer(e *scenario.Env, rule, line string, code int64, idOK func(a
 func passBareRefusal(e *scenario.Env, rule string, seq int, how string) {
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Pass, Seq: seq,
 		Message: "refused with " + how + " and no JSON-RPC error: of input a server cannot accept, \"The HTTP response body **MAY** comprise a JSON-RPC _error response_\" (2025-03-26 basic/transports § Sending Messages to the Server), read for any body the server cannot parse"})
-}
-
-// earlyPost: a request before initialize is answered, and over HTTP a 4xx
-// refusal (e.g. 400 "no session id") is an answer: "a result or an error"
-// (MCP-LIFECYCLE-5).
-func earlyPost(e *scenario.Env) error {
-	start := time.Now()
-	res, seq := post(e, "POST tools/list before initialize", rawJSON(request("tools/list", map[string]any{})), "Mcp-Session-Id")
-	const want = "a result or an error (over HTTP a 4xx refusal is one)"
-	switch {
-	case res == nil && time.Since(start) < probeWait(e):
-		// The exchange failed before its bound (the connection refused or
-		// cut): say how long it took, not the bound it did not last.
-		e.Fail("MCP-LIFECYCLE-5", seq, fmt.Sprintf("a request sent before initialize got no answer: its exchange ended without one after %s (transcript line %d says how)", time.Since(start).Round(time.Millisecond), seq), want, "nothing")
-	case res == nil:
-		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize got no answer within "+probeWait(e).String(), want, "nothing")
-	case refused(res):
-		e.Pass("MCP-LIFECYCLE-5", seq)
-	case len(messages(res, seq)) > 0:
-		e.Pass("MCP-LIFECYCLE-5", seq)
-	default:
-		e.Fail("MCP-LIFECYCLE-5", seq, "a request sent before initialize was answered neither by JSON-RPC nor by a 4xx refusal", want, answered(res))
-	}
-	return nil
-}
-
-// batchPost (2025-03-26 over Streamable HTTP): the batch is one POST,
-// answered by a JSON array body or by an SSE stream carrying the
-// responses (in one event or several).
-func batchPost(e *scenario.Env, line, a, b string) {
-	res, seq := post(e, "POST a batch of two pings and a notification", []byte(line))
-	ids := map[string]bool{}
-	for _, m := range messages(res, seq) {
-		items, isArr := m.Value.([]any)
-		if !isArr {
-			items = []any{m.Value}
-		}
-		for _, it := range items {
-			if o, isObj := it.(map[string]any); isObj {
-				if _, ok := o["result"]; ok {
-					ids[fmt.Sprint(o["id"])] = true
-				}
-			}
-		}
-	}
-	if ids[a] && ids[b] {
-		e.Pass("MCP-JSONRPC-10", seq)
-		return
-	}
-	e.Fail("MCP-JSONRPC-10", seq, "the batch was not answered with the results of its two pings",
-		"a JSON array of two results, ids "+a+" and "+b+" (or an SSE stream carrying them)", answered(res))
 }

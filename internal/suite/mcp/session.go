@@ -1,7 +1,3 @@
-// Package mcp holds the MCP scenarios. They are written in Go because every
-// one of them depends on the session: the initialize handshake, the
-// capabilities the server declared, the tools, resources and prompts it
-// lists, and the notifications it sends while it works.
 package mcp
 
 import (
@@ -45,7 +41,7 @@ type session struct {
 	// initialize handshake in this process (the server is legacy).
 	fallback string
 
-	// 2026-07-28 (modern.go): input required results seen, the listen
+	// 2026-07-28: input required results seen (mrtr.go), the listen
 	// subscriptions open, the requests that set a log level, and the
 	// failures of MCP-LOGGING-3 and MCP-SUBS-3, judged frame by frame.
 	inputRequired int
@@ -496,7 +492,7 @@ func (s *session) capFlag(c, flag string) bool {
 // call sends a request with a progress token and waits for its answer;
 // the notifications that arrived meanwhile are judged by drain. In
 // 2026-07-28 an InputRequiredResult is judged, answered and the request
-// retried (see mrtr in modern.go); call returns the last answer.
+// retried (see mrtr in mrtr.go); call returns the last answer.
 func (s *session) call(e *scenario.Env, method string, params map[string]any) (*peer.Inbound, error) {
 	return s.callWith(e, method, params, sendOpts{})
 }
@@ -544,26 +540,6 @@ func (s *session) send(e *scenario.Env, method string, params map[string]any, o 
 		s.judgeCapabilityError(e, in)
 	}
 	return in, err
-}
-
-// judgeServerInfo decides MCP-META-2 on the answer to a 2026-07-28 request
-// wirecheck sent with its full _meta (not the liveness ping, nor a request
-// naming an unknown revision): a result names the server.
-func (s *session) judgeServerInfo(e *scenario.Env, in *peer.Inbound) {
-	if !isResult(in) {
-		return
-	}
-	info, _ := field(in, "/result/_meta/io.modelcontextprotocol~1serverInfo").(map[string]any)
-	// Implementation requires both as strings; the schema does not forbid
-	// an empty version (the Go SDK sends one).
-	name, _ := info["name"].(string)
-	_, hasVersion := info["version"].(string)
-	if name != "" && hasVersion {
-		e.Pass("MCP-META-2", in.Seq)
-		return
-	}
-	e.Fail("MCP-META-2", in.Seq, "a result without io.modelcontextprotocol/serverInfo (name and version) in its _meta",
-		`"_meta": {"io.modelcontextprotocol/serverInfo": {"name": …, "version": …}}`, string(in.Raw))
 }
 
 // dispatch sends a request (with _meta in 2026-07-28, and a progress token
@@ -660,48 +636,6 @@ func orderedStream(in *peer.Inbound) string {
 		return ""
 	}
 	return "request " + v.For
-}
-
-// streamRules are the rules judgeHTTPStream decides.
-var streamRules = []string{"MCP-HTTP-STREAM-4", "MCP-HTTP-STREAM-5", "MCP-HTTP-GET-2"}
-
-// judgeUnrelated (2026-07-28): a change notification on the response
-// stream of a request other than subscriptions/listen relates to no
-// request (MCP-HTTP-STREAM-5): those go on listen streams.
-func (s *session) judgeUnrelated(e *scenario.Env, in *peer.Inbound, method string) {
-	v := in.HTTP
-	switch method {
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated":
-	default:
-		return
-	}
-	if v == nil || v.Verb != http.MethodPost || v.For == "" {
-		return
-	}
-	for _, c := range e.Peer.InFlight() {
-		if c.Key == v.For && c.Method == "subscriptions/listen" {
-			return
-		}
-	}
-	s.mu.Lock()
-	if s.streamed == nil {
-		s.streamed = map[string]bool{}
-	}
-	s.streamed["MCP-HTTP-STREAM-5"] = true
-	s.mu.Unlock()
-	e.Fail("MCP-HTTP-STREAM-5", in.Seq, method+" on the response stream of request "+v.For+", which is no subscriptions/listen",
-		"notifications relating to the request the stream answers (change notifications on listen streams)", string(in.Raw))
-}
-
-// skipUnstreamed skips the stream rules no progress notification decided.
-func (s *session) skipUnstreamed(e *scenario.Env) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range streamRules {
-		if !s.streamed[r] && !judgeOf(e).streamedRule(r) {
-			e.Skip(r, "no progress notification came over a stream this rule judges (a POST's stream in its revision, or the GET stream)")
-		}
-	}
 }
 
 // settle waits briefly for frames that follow a response (progress or logs
@@ -827,62 +761,4 @@ func callFirst(e *scenario.Env, req map[string]any) (*peer.Inbound, error) {
 		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	return e.Await(c, max(e.Timeout, firstWait))
-}
-
-// judgeUpdated: a resources/updated notification comes from a server that
-// declared resources.subscribe, for a resource wirecheck subscribed to (or
-// a sub-resource of it), between the subscribe request and the answer to
-// the unsubscribe.
-func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
-	if s.modern {
-		return
-	}
-	if !s.capFlag("resources", "subscribe") {
-		e.Fail("MCP-RESOURCES-7", in.Seq, "the server sent notifications/resources/updated but did not declare resources.subscribe",
-			"capabilities.resources.subscribe: true in the initialize result", "capabilities "+show(s.caps))
-		e.Skip("MCP-RESOURCES-8", "the server sent an update without declaring resources.subscribe (MCP-RESOURCES-7)")
-		return
-	}
-	e.Pass("MCP-RESOURCES-7", in.Seq)
-	uri, _ := field(in, "/params/uri").(string)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ended, endedOn := 0, ""
-	for sub, at := range s.resSubs {
-		if uri != sub && !strings.HasPrefix(uri, sub) {
-			continue
-		}
-		if at.from < in.Seq && (at.until == 0 || in.Seq < at.until) {
-			e.Pass("MCP-RESOURCES-8", in.Seq)
-			return
-		}
-		if at.until != 0 && in.Seq > at.until {
-			ended, endedOn = at.until, at.untilStream
-		}
-	}
-	if ended > 0 && orderedStream(in) != endedOn {
-		// Read from another stream than the unsubscribe's answer, an
-		// update may have been written before that answer.
-		e.Skip("MCP-RESOURCES-8", fmt.Sprintf("an update of %s was read after the unsubscribe's answer (transcript line %d), but over Streamable HTTP it may have been written before it, on another stream", uri, ended))
-		return
-	}
-	if ended > 0 {
-		e.Fail("MCP-RESOURCES-8", in.Seq, fmt.Sprintf("an update of %s after the unsubscribe was answered (transcript line %d)", uri, ended),
-			"no update of a resource after its unsubscribe", show(field(in, "/params")))
-		return
-	}
-	e.Fail("MCP-RESOURCES-8", in.Seq, "an update of "+uri+", which wirecheck never subscribed to",
-		"updates only of subscribed resources ("+strings.Join(s.subscribed(), ", ")+")", show(field(in, "/params")))
-}
-
-// subscribed lists the URIs wirecheck subscribed to; s.mu is held.
-func (s *session) subscribed() []string {
-	var out []string
-	for u := range s.resSubs {
-		out = append(out, u)
-	}
-	if out == nil {
-		return []string{"none"}
-	}
-	return out
 }

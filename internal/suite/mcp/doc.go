@@ -1,0 +1,40 @@
+// Package mcp holds the MCP scenarios. They are written in Go because every
+// one of them depends on the session: the initialize handshake, the
+// capabilities the server declared, the tools, resources and prompts it
+// lists, and the notifications it sends while it works.
+//
+// A rule's check is in the file of its family (families_test.go holds the
+// same table and fails on a check written elsewhere):
+//
+//	lifecycle.go      MCP-LIFECYCLE, MCP-DISCOVER, MCP-PING, MCP-VERSION (initialize, server/discover, revision negotiation)
+//	jsonrpc.go        MCP-JSONRPC (errors, bad input, batches); MCP-STDIO-3, the server surviving bad input
+//	stdio.go          MCP-STDIO (exit when stdin closes)
+//	tools.go          MCP-TOOLS, MCP-PAGINATION
+//	resources.go      MCP-RESOURCES (subscribe and updates included)
+//	prompts.go        MCP-PROMPTS, MCP-COMPLETION
+//	logging.go        MCP-LOGGING
+//	cancel.go         MCP-CANCEL
+//	meta.go           MCP-META (_meta of 2026-07-28)
+//	mrtr.go           MCP-MRTR (multi round-trip results)
+//	subscriptions.go  MCP-SUBS (subscriptions/listen)
+//	judge.go          the frame judge: MCP-PROGRESS, MCP-LISTCHANGED, MCP-CLIENT, MCP-STDIO-5
+//	http.go           the HTTP scenarios' list and probes; MCP-HTTP-ACCEPT, MCP-HTTP-ENDPOINT, MCP-HTTP-VERSION
+//	httpsession.go    MCP-SESSION
+//	httpstream.go     MCP-HTTP-STREAM, MCP-HTTP-GET
+//	httpinput.go      MCP-HTTP-BADBODY
+//	httpcancel.go     MCP-HTTP-CANCEL
+//	resume.go         MCP-HTTP-RESUME, MCP-HTTP-DISCONNECT
+//	era.go            MCP-HTTP-LEGACY (a 2026-07-28-only server facing older clients)
+//	headers.go        MCP-HEADER
+//	auth.go           MCP-AUTH
+//	origin.go         MCP-ORIGIN, MCP-BIND
+//	sse.go            MCP-SSE (the legacy HTTP+SSE transport)
+//
+// The rest is shared: scenarios.go registers the scenarios in the order
+// they run; session.go is the per-process state and the calls through it;
+// calls.go raw exchanges and list paging; modern.go and unspoken.go the
+// revision a process speaks and the fallback when the server does not
+// speak the one asked for; slowtool.go the slow tool the cancel and resume
+// scenarios call; profile.go and profile_more.go the API profiles of MCP
+// use.
+package mcp

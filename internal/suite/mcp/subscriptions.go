@@ -1,0 +1,327 @@
+package mcp
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// subscription is one subscriptions/listen request wirecheck opened.
+type subscription struct {
+	filter map[string]any
+	acked  bool
+	ackSeq int
+	// early is set when a notification of the subscription came before
+	// its acknowledgement; stream counts the notifications after it.
+	early  bool
+	stream int
+	// closed: wirecheck cancelled it; settled: the server has answered a
+	// request sent after the cancellation (transcript line settledAt), so
+	// any message of the subscription after that line is late.
+	closed, settled bool
+	settledAt       int
+	late            int
+}
+
+// isLate reports whether a message of the subscription came after the
+// answer to a request sent after its cancellation.
+func (sub *subscription) isLate(in *peer.Inbound) bool {
+	return sub.closed && sub.settled && in.Seq > sub.settledAt
+}
+
+// allows reports whether the subscription asked for a notification.
+func (sub *subscription) allows(method string, in *peer.Inbound) bool {
+	switch method {
+	case "notifications/tools/list_changed":
+		return sub.filter["toolsListChanged"] == true
+	case "notifications/prompts/list_changed":
+		return sub.filter["promptsListChanged"] == true
+	case "notifications/resources/list_changed":
+		return sub.filter["resourcesListChanged"] == true
+	case "notifications/resources/updated":
+		uris, _ := sub.filter["resourceSubscriptions"].([]any)
+		return slices.Contains(uris, field(in, "/params/uri"))
+	}
+	return false
+}
+
+// judgeStream judges a change notification of a 2026-07-28 session.
+func (s *session) judgeStream(e *scenario.Env, in *peer.Inbound, method string) {
+	sid, has := in.Field("/params/_meta/" + escape(metaSubscription))
+	open := 0
+	for _, sub := range s.subs {
+		if !sub.closed {
+			open++
+		}
+	}
+	if open == 0 && (!has || s.subs[peer.Key(sid)] == nil) {
+		s.subFails++
+		e.Fail("MCP-SUBS-3", in.Seq, "the server sent "+method+" while wirecheck had no subscriptions/listen open",
+			"change notifications only on a subscription that asked for them", string(in.Raw))
+		return
+	}
+	if v := in.HTTP; !has && v != nil && s.subs[v.For] == nil {
+		// Over HTTP the stream is known, and this one is no listen
+		// stream: the sentence speaks of "notifications delivered via a
+		// subscriptions/listen stream" (MCP-HTTP-STREAM-5 judges it).
+		return
+	}
+	if !has {
+		e.Fail("MCP-SUBS-2", in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
+			"_meta."+metaSubscription+": the id of the subscriptions/listen request", string(in.Raw))
+		return
+	}
+	sub := s.subs[peer.Key(sid)]
+	if sub == nil {
+		e.Fail("MCP-SUBS-2", in.Seq, method+" names the subscription "+peer.Key(sid)+", which wirecheck never opened",
+			"the id of an open subscriptions/listen request, with its JSON type", string(in.Raw))
+		return
+	}
+	if sub.closed {
+		if sub.isLate(in) {
+			sub.late++
+			e.Fail("MCP-SUBS-4", in.Seq, method+" for a subscription wirecheck had cancelled (after the server answered a later request)",
+				"no message for a cancelled subscriptions/listen", string(in.Raw))
+		}
+		return
+	}
+	e.Pass("MCP-SUBS-2", in.Seq)
+	if !sub.acked {
+		sub.early = true
+		e.Fail("MCP-SUBS-1", in.Seq, method+" on the subscription before notifications/subscriptions/acknowledged",
+			"the acknowledgement as the first message carrying the subscription's id", string(in.Raw))
+	}
+	sub.stream++
+	if sub.allows(method, in) {
+		e.Pass("MCP-SUBS-3", in.Seq)
+	} else {
+		s.subFails++
+		e.Fail("MCP-SUBS-3", in.Seq, method+" on a subscription that did not ask for it",
+			"only the notifications of the filter "+show(sub.filter), string(in.Raw))
+	}
+}
+
+// attributable reports whether a log notification came while a request
+// that set a log level was in flight (after it was sent, before its
+// response).
+func (s *session) attributable(in *peer.Inbound) bool {
+	for _, c := range s.leveled {
+		if c.Seq > in.Seq {
+			continue
+		}
+		select {
+		case <-c.Done():
+			if c.Response.Seq > in.Seq {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// escape makes a JSON pointer token of a key.
+func escape(k string) string {
+	out := make([]byte, 0, len(k)+2)
+	for i := 0; i < len(k); i++ {
+		switch k[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, k[i])
+		}
+	}
+	return string(out)
+}
+
+// subscriptions opens subscriptions/listen for one kind of notification
+// the server's capabilities offer, checks its acknowledgement and the
+// notifications on it, then cancels it with notifications/cancelled.
+func subscriptions(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	rules := []string{"MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4"}
+	if !s.modern {
+		skipAll(e, s.notModern(e), rules...)
+		return nil
+	}
+	filter, err := listenFilter(e, s)
+	if err != nil {
+		return err
+	}
+	fails := s.subFails
+	req, sub, c, err := s.listen(e, filter)
+	if err != nil {
+		return err
+	}
+	key := c.Key
+	answered := func() bool { return isDone(c) }
+	watch := func(d time.Duration, until func() bool) { s.watch(e, d, until) }
+	start := time.Now()
+	watch(e.Timeout, func() bool { return sub.acked || answered() })
+	if answered() && c.Refused != "" && !sub.acked {
+		e.Fail("MCP-SUBS-1", c.Response.Seq, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+": its exchange ended without one ("+c.Refused+")",
+			"an acknowledgement carrying "+metaSubscription+" "+key+", the stream open", c.Refused)
+		skipAll(e, "subscriptions/listen failed", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4")
+		return nil
+	}
+	if answered() && !isResult(c.Response) {
+		e.Fail("MCP-SUBS-1", c.Response.Seq, "subscriptions/listen was answered with an error", "notifications/subscriptions/acknowledged, the stream open", string(c.Response.Raw))
+		skipAll(e, "subscriptions/listen failed", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4")
+		return nil
+	}
+	switch {
+	case !sub.acked:
+		e.Fail("MCP-SUBS-1", -1, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+" "+unacked(e, c, start),
+			"an acknowledgement carrying "+metaSubscription+" "+key, "nothing")
+	case !sub.early:
+		e.Pass("MCP-SUBS-1", sub.ackSeq)
+	}
+	// What the stream brings in reply to the listen request: it comes
+	// before the answer to a later request (stdin is read in order), or
+	// just after it.
+	if _, err := s.call(e, "server/discover", nil); err != nil {
+		return err
+	}
+	watch(lateAnswer, func() bool { return false })
+	if sub.stream == 0 {
+		e.Skip("MCP-SUBS-2", "no notification came on the subscription besides its acknowledgement")
+	}
+	if s.subFails == fails {
+		e.Pass("MCP-SUBS-3", -1)
+	}
+	if answered() {
+		e.Skip("MCP-SUBS-4", "the server ended the subscription itself (it answered subscriptions/listen)")
+		return nil
+	}
+	sub.closed = true
+	e.Peer.Forget(c)
+	if closer, ok := e.Peer.Transport().(transport.RequestCloser); ok && closer.CloseRequest(key) {
+		// Over Streamable HTTP closing the stream is the cancellation;
+		// MCP-SUBS-4 holds on stdio only (see its note in the spec).
+		return nil
+	}
+	// Cancel, then a request: once it is answered the server has read the
+	// cancellation, and nothing more may come for the subscription.
+	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": req["id"], "reason": "wirecheck closes the subscription"}); err != nil {
+		return err
+	}
+	// The answer is seen before the frames that came with it are judged:
+	// a notification written just after it is late, one before is not.
+	settle := sendOpts{then: func(in *peer.Inbound) { sub.settled, sub.settledAt = true, in.Seq }}
+	if _, err := s.callWith(e, "server/discover", nil, settle); err != nil {
+		return err
+	}
+	watch(lateAnswer, func() bool { return false })
+	switch {
+	case answered():
+		e.Fail("MCP-SUBS-4", c.Response.Seq, "the server answered subscriptions/listen after wirecheck cancelled it",
+			"no message for a cancelled subscriptions/listen (stdio)", string(c.Response.Raw))
+	case sub.late == 0:
+		e.Pass("MCP-SUBS-4", -1)
+	}
+	return nil
+}
+
+// listenFilter is the filter of a subscriptions/listen: one kind of
+// notification the server's capabilities offer, so any other is one not
+// asked for (empty when it offers none).
+func listenFilter(e *scenario.Env, s *session) (map[string]any, error) {
+	filter := map[string]any{}
+	if s.capFlag("resources", "subscribe") {
+		in, err := s.call(e, "resources/list", map[string]any{})
+		if err != nil {
+			return nil, err
+		}
+		if rs, _ := field(in, "/result/resources").([]any); len(rs) > 0 {
+			if m, _ := rs[0].(map[string]any); m != nil && m["uri"] != nil {
+				filter["resourceSubscriptions"] = []any{m["uri"]}
+			}
+		}
+	}
+	for _, c := range [][2]string{{"tools", "toolsListChanged"}, {"prompts", "promptsListChanged"}, {"resources", "resourcesListChanged"}} {
+		if len(filter) == 0 && s.capFlag(c[0], "listChanged") {
+			filter[c[1]] = true
+		}
+	}
+	return filter, nil
+}
+
+// listen sends subscriptions/listen with filter, the subscription known
+// to the session so what comes on it is judged, and returns the request,
+// the subscription and the call without waiting.
+func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any, *subscription, *peer.Call, error) {
+	req := request("subscriptions/listen", map[string]any{"_meta": meta(s.requested), "notifications": filter})
+	sub := &subscription{filter: filter}
+	if s.subs == nil {
+		s.subs = map[string]*subscription{}
+	}
+	s.subs[peer.Key(req["id"])] = sub
+	// A listen request is answered only when the server ends the
+	// subscription ("A subscription ends when: …", basic/patterns/
+	// subscriptions): over HTTP an exchange that never opens its stream
+	// (no response headers within --timeout) or ends without a JSON-RPC
+	// message owes no response, and MCP-SUBS-1 judges the missing
+	// acknowledgement. An answer, when one comes, is judged.
+	c, err := e.SendUnjudged(req)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	return req, sub, c, nil
+}
+
+// watch judges the frames that come until until holds or d passes.
+func (s *session) watch(e *scenario.Env, d time.Duration, until func() bool) {
+	deadline := time.Now().Add(d)
+	for !until() {
+		f, err := e.Peer.Next(time.Until(deadline))
+		if err != nil {
+			return
+		}
+		s.judgeFrame(e, f)
+	}
+}
+
+// unacked says how the wait for a subscription's acknowledgement, begun
+// at start, ended without one, with the time it actually took: the
+// request answered, which ends the subscription, or the server gone, end
+// it before --timeout.
+func unacked(e *scenario.Env, c *peer.Call, start time.Time) string {
+	took := time.Since(start).Round(time.Millisecond)
+	switch {
+	case isDone(c) && c.Response != nil:
+		return fmt.Sprintf("before subscriptions/listen was answered (transcript line %d), %s after the wait began: the answer ends the subscription", c.Response.Seq, took)
+	case scenarioEnded(e):
+		return fmt.Sprintf("in the %s before the server's output ended (%s)", took, e.Gone())
+	}
+	return "within " + e.Timeout.String() + " (--timeout)"
+}
+
+// scenarioEnded reports whether the server's output has ended.
+func scenarioEnded(e *scenario.Env) bool {
+	select {
+	case <-e.Peer.Gone():
+		return true
+	default:
+		return false
+	}
+}
+
+// isDone reports whether a call was answered (or given up).
+func isDone(c *peer.Call) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
+}
