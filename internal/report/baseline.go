@@ -92,6 +92,7 @@ func (b *Baseline) Apply(rep *Report) {
 	if b == nil {
 		return
 	}
+	rep.Baseline = b.file
 	judged := map[[2]string]bool{}
 	for i, f := range rep.Findings {
 		if f.Verdict == verdict.Pass {
