@@ -74,9 +74,10 @@ type junitText struct {
 
 // junitSkipped holds the reason as text: the widely copied Jenkins schema
 // types <skipped> as a plain string, and Jenkins and GitLab both show the
-// text when there is no message attribute.
+// text when there is no message attribute. CDATA, as for failures: a
+// known failure's evidence follows its reason, line by line.
 type junitSkipped struct {
-	Message string `xml:",chardata"`
+	Message string `xml:",cdata"`
 }
 
 // WriteJUnit writes one <testsuite> named after the protocol with one
