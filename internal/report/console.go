@@ -272,9 +272,16 @@ func writeSkipped(w io.Writer, p painter, skipped []ruleRow) {
 		}
 		count[why]++
 	}
-	for _, l := range append(slices.Clone(verdict.Levels), "") {
+	order := slices.Clone(verdict.Levels)
+	for _, r := range skipped {
+		// A level this version does not know (a merged report's), or none.
+		if !slices.Contains(order, r.Rule.Level) {
+			order = append(order, r.Rule.Level)
+		}
+	}
+	for _, l := range order {
 		if n := byLevel[l]; n > 0 {
-			levels = append(levels, fmt.Sprintf("%d %s", n, orDefault(string(l), "no level")))
+			levels = append(levels, fmt.Sprintf("%d %s", n, line(orDefault(string(l), "no level"), 16)))
 		}
 	}
 	// The reason covering the most rules first; ties keep the table's order.
