@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // What a new user and a vendor see in the first hour (issue 27).
@@ -18,8 +19,9 @@ var _ = Describe("the first hour", func() {
 		base := filepath.Join(dir, "known.txt")
 		Expect(os.WriteFile(base, []byte("SONDE-ID-1  # the wrong-id fault\n"), 0o644)).To(Succeed())
 		xmlPath, htmlPath, mdPath := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.html"), filepath.Join(dir, "r.md")
+		jsonPath := filepath.Join(dir, "r.json")
 		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--scenario", "tools-list", "--timeout", "1s", "--no-color",
-			"--baseline", base, "--report", "junit="+xmlPath, "--report", "html="+htmlPath, "--report", "markdown="+mdPath,
+			"--baseline", base, "--report", "json="+jsonPath, "--report", "junit="+xmlPath, "--report", "html="+htmlPath, "--report", "markdown="+mdPath,
 			"--", bin(), "serve", "sonde-serve", "--fault", "wrong-id")
 		Expect(code).To(Equal(0), out+errs)
 		Expect(out).To(MatchRegexp(`(?m)^known +SONDE-ID-1 +MUST `))
@@ -40,6 +42,17 @@ var _ = Describe("the first hour", func() {
 		md, _ := os.ReadFile(mdPath)
 		Expect(string(md)).To(ContainSubstring("| known | SONDE-ID-1 | MUST |"))
 		Expect(string(md)).NotTo(ContainSubstring("**FAIL**"))
+
+		By("a JSON report naming the baseline that still validates against the report schema")
+		sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "schemas", "report.schema.json"))
+		Expect(err).NotTo(HaveOccurred())
+		f, err := os.Open(jsonPath)
+		Expect(err).NotTo(HaveOccurred())
+		defer f.Close()
+		doc, err := jsonschema.UnmarshalJSON(f)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sch.Validate(doc)).To(Succeed())
+		Expect(doc).To(HaveKeyWithValue("baseline", base))
 	})
 
 	Describe("a typo", func() {
