@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wirecheck/wirecheck/internal/certify"
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/progress"
 )
@@ -55,6 +56,8 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 		return err
 	} else if f.freshEvery < 1 {
 		return usageErr("--fresh-every must be at least 1")
+	} else if err := certify.CheckRules(s.b.Protocol, f.rules); err != nil {
+		return usageErr("%v", err)
 	}
 	fl := cmd.Flags()
 	switch {

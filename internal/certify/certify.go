@@ -63,7 +63,13 @@ func Prepare(r Request) (*Plan, error) {
 	if err := spec.CheckGlobs(r.Rules, r.Scenarios); err != nil {
 		return nil, err
 	}
+	if err := CheckRules(r.Bundle.Protocol, r.Rules); err != nil {
+		return nil, err
+	}
 	known, err := report.LoadBaseline(r.Baseline)
+	if err == nil && known != nil {
+		err = checkBaseline(r.Bundle.Protocol, known)
+	}
 	switch {
 	case err != nil:
 		return nil, err

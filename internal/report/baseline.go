@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -23,6 +24,44 @@ type Baseline struct {
 	file    string
 	entries map[[2]string]bool
 	used    map[[2]string]bool
+	// at is where each entry was read: "FILE:LINE" for a text baseline,
+	// the file for a JSON report.
+	at map[[2]string]string
+}
+
+// BaselineEntry is one entry of a baseline and where it was read.
+type BaselineEntry struct {
+	Rule, Scenario, At string
+}
+
+// Entries are the baseline's entries, in the order of where they were
+// read, so a check of them (certify's, against the rule catalogue) can
+// name the file and line of one at fault.
+func (b *Baseline) Entries() []BaselineEntry {
+	if b == nil {
+		return nil
+	}
+	out := make([]BaselineEntry, 0, len(b.entries))
+	for k := range b.entries {
+		out = append(out, BaselineEntry{Rule: k[0], Scenario: k[1], At: b.at[k]})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].At != out[j].At {
+			return atLess(out[i].At, out[j].At)
+		}
+		return out[i].Rule+" "+out[i].Scenario < out[j].Rule+" "+out[j].Scenario
+	})
+	return out
+}
+
+// atLess orders "FILE:LINE" by line number rather than as text.
+func atLess(a, b string) bool {
+	na, _ := strconv.Atoi(a[strings.LastIndexByte(a, ':')+1:])
+	nb, _ := strconv.Atoi(b[strings.LastIndexByte(b, ':')+1:])
+	if na != nb {
+		return na < nb
+	}
+	return a < b
 }
 
 // LoadBaseline reads a JSON report (its failing findings become the
@@ -36,7 +75,7 @@ func LoadBaseline(file string) (*Baseline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--baseline: %v", err)
 	}
-	b := &Baseline{file: file, entries: map[[2]string]bool{}, used: map[[2]string]bool{}}
+	b := &Baseline{file: file, entries: map[[2]string]bool{}, used: map[[2]string]bool{}, at: map[[2]string]string{}}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		rep, err := ReadJSON(bytes.NewReader(data))
 		if err != nil {
@@ -45,6 +84,7 @@ func LoadBaseline(file string) (*Baseline, error) {
 		for _, f := range rep.Findings {
 			if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
 				b.entries[[2]string{f.Rule, f.Scenario}] = true
+				b.at[[2]string{f.Rule, f.Scenario}] = file
 			}
 		}
 		return b, nil
@@ -67,6 +107,9 @@ func LoadBaseline(file string) (*Baseline, error) {
 			k[1] = fields[1]
 		}
 		b.entries[k] = true
+		if _, ok := b.at[k]; !ok {
+			b.at[k] = fmt.Sprintf("%s:%d", file, n)
+		}
 	}
 	return b, nil
 }
@@ -92,6 +135,7 @@ func (b *Baseline) Apply(rep *Report) {
 	if b == nil {
 		return
 	}
+	rep.Baseline = b.file
 	judged := map[[2]string]bool{}
 	for i, f := range rep.Findings {
 		if f.Verdict == verdict.Pass {

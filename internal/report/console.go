@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -66,6 +68,15 @@ func (p painter) paint(sgr, s string) string {
 	return sgr + s + sgrReset
 }
 
+// row paints a row's label: a known failure in the colour of a skip,
+// since it does not fail the run either.
+func (p painter) row(r ruleRow, s string) string {
+	if r.Known() {
+		return p.paint(sgrYell, s)
+	}
+	return p.verdict(r.Verdict, s)
+}
+
 func (p painter) verdict(v verdict.Verdict, s string) string {
 	switch v {
 	case verdict.Pass:
@@ -113,7 +124,7 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 				hidden[f.Message] = append(hidden[f.Message], row.Rule.ID+" ("+f.Where()+")")
 				continue
 			}
-			writeFailure(bw, p, row.Rule, f, tailN, entryCap)
+			writeFailure(bw, p, r, row.Rule, f, tailN, entryCap)
 		}
 	}
 	for _, c := range causes {
@@ -136,7 +147,7 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 	if word == "FAIL" {
 		v = verdict.Fail
 	}
-	fmt.Fprintf(bw, "%s %s%s\n", p.verdict(v, word), level, why(rs, r.Level))
+	fmt.Fprintf(bw, "%s %s%s\n", p.verdict(v, word), level, why(r, rs))
 	return bw.Flush()
 }
 
@@ -148,11 +159,25 @@ func writeTable(w io.Writer, p painter, rep *Report, rs []ruleRow, verbose bool)
 		verdict, id, level, scen, title string
 		revs                            []Cell
 	}
+	// Without -v, the rules no scenario judged are counted below the
+	// table rather than listed: against a server with few features they
+	// are most of the catalogue (hundreds of lines in a run of MCP over
+	// stdio) and would bury the rules that were judged.
+	var shown []ruleRow
+	var skipped []ruleRow
+	for _, r := range rs {
+		if !verbose && r.Verdict == verdict.Skip {
+			skipped = append(skipped, r)
+			continue
+		}
+		shown = append(shown, r)
+	}
+	rs = shown
 	table := make([]cells, 0, len(rs))
 	for _, r := range rs {
 		table = append(table, cells{
 			v:       r.Verdict,
-			verdict: verdictLabel(r.Verdict),
+			verdict: r.label(),
 			id:      line(r.Rule.ID, 60),
 			level:   line(string(r.Rule.Level), 16),
 			scen:    r.Scenarios(),
@@ -193,7 +218,7 @@ func writeTable(w io.Writer, p painter, rep *Report, rs []ruleRow, verbose bool)
 			mid = strings.Join(parts, "  ")
 		}
 		row := fmt.Sprintf("%s  %s  %s  %s  %s",
-			p.verdict(c.v, pad(c.verdict, wv)), pad(c.id, wi), pad(c.level, wl), mid, c.title)
+			p.row(rs[i], pad(c.verdict, wv)), pad(c.id, wi), pad(c.level, wl), mid, c.title)
 		fmt.Fprintln(w, strings.TrimRight(row, " "))
 		if !verbose {
 			continue
@@ -213,12 +238,79 @@ func writeTable(w io.Writer, p painter, rep *Report, rs []ruleRow, verbose bool)
 	if len(rep.Revisions) > 1 {
 		fmt.Fprintln(w, p.paint(sgrDim, "  "+legend("   ")))
 	}
+	writeSkipped(w, p, skipped)
 }
 
-func writeFailure(w io.Writer, p painter, ru verdict.Rule, f Finding, tailN, entryCap int) {
+// maxSkipReasons bounds the reasons listed under the count of skipped
+// rules; -v lists every rule with its own.
+const maxSkipReasons = 8
+
+// writeSkipped is what the console says, without -v, of the rules no
+// scenario judged: one line counting them by level, then the reasons the
+// MUST rules among them were skipped, one line per distinct reason with
+// how many rules it covers. A MUST rule not judged is a gap in what the
+// run certifies, and its reason ("HTTP only; this run is over stdio")
+// usually says which run would close it; the reasons repeat across rules,
+// so a line per reason says as much as a line per rule, in a few lines
+// rather than dozens. SHOULD and MAY skips are only counted.
+func writeSkipped(w io.Writer, p painter, skipped []ruleRow) {
+	if len(skipped) == 0 {
+		return
+	}
+	byLevel := map[verdict.Level]int{}
+	var levels []string
+	var reasons []string
+	count := map[string]int{}
+	for _, r := range skipped {
+		byLevel[r.Rule.Level]++
+		if r.Rule.Level != verdict.Must {
+			continue
+		}
+		why := r.skipReason()
+		if count[why] == 0 {
+			reasons = append(reasons, why)
+		}
+		count[why]++
+	}
+	order := slices.Clone(verdict.Levels)
+	for _, r := range skipped {
+		// A level this version does not know (a merged report's), or none.
+		if !slices.Contains(order, r.Rule.Level) {
+			order = append(order, r.Rule.Level)
+		}
+	}
+	for _, l := range order {
+		if n := byLevel[l]; n > 0 {
+			levels = append(levels, fmt.Sprintf("%d %s", n, line(orDefault(string(l), "no level"), 16)))
+		}
+	}
+	// The reason covering the most rules first; ties keep the table's order.
+	sort.SliceStable(reasons, func(i, j int) bool { return count[reasons[i]] > count[reasons[j]] })
+	head := fmt.Sprintf("skipped: %d %s (%s) not judged by this run; -v lists each with its reason", len(skipped),
+		plural(len(skipped), "rule", "rules"), strings.Join(levels, ", "))
+	if len(reasons) > 0 {
+		head += ". The MUST ones:"
+	}
+	fmt.Fprintln(w, p.verdict(verdict.Skip, head))
+	for i, why := range reasons {
+		if i == maxSkipReasons {
+			fmt.Fprintf(w, "  … and %d more %s (-v)\n", len(reasons)-i, plural(len(reasons)-i, "reason", "reasons"))
+			break
+		}
+		fmt.Fprintf(w, "  %3d  %s\n", count[why], why)
+	}
+}
+
+func writeFailure(w io.Writer, p painter, rep *Report, ru verdict.Rule, f Finding, tailN, entryCap int) {
+	head := p.verdict(f.Verdict, "──── "+verdictLabel(f.Verdict))
+	if f.Known {
+		head = p.paint(sgrYell, "──── "+labelKnown+" "+verdictLabel(f.Verdict))
+	}
 	fmt.Fprintf(w, "\n%s %s %s — %s\n",
-		p.verdict(f.Verdict, "──── "+verdictLabel(f.Verdict)),
-		p.paint(sgrBold, line(ru.ID, capLine)), line(string(ru.Level), 16), line(ru.Title, capLine))
+		head, p.paint(sgrBold, line(ru.ID, capLine)), line(string(ru.Level), 16), line(ru.Title, capLine))
+	if f.Known {
+		fmt.Fprintf(w, "  baseline: %s\n", knownWhy(rep))
+	}
 	if ru.Source != "" {
 		fmt.Fprintf(w, "  source:   %s\n", line(ru.Source, capLine))
 	}
@@ -245,29 +337,45 @@ func writeFailure(w io.Writer, p painter, ru verdict.Rule, f Finding, tailN, ent
 }
 
 // why explains the verdict line, so that a PASS next to failing SHOULD
-// rules, or a FAIL caused only by errors, does not look like a bug.
-func why(rs []ruleRow, level verdict.Level) string {
-	var above, below int
+// rules or known failures, or a FAIL caused only by errors, does not look
+// like a bug.
+func why(rep *Report, rs []ruleRow) string {
+	level := rep.Level
+	var above, below, known int
 	for _, r := range rs {
 		if r.Verdict != verdict.Fail && r.Verdict != verdict.Error {
 			continue
 		}
 		// A rule's findings may carry a level when the catalogue does not.
-		failed := false
+		failed, excused := false, false
 		for _, f := range r.Failing() {
 			if f.Level.Rank() >= level.Rank() {
-				failed = true
+				if f.Known {
+					excused = true
+				} else {
+					failed = true
+				}
 			}
 		}
-		if failed {
+		switch {
+		case failed:
 			above++
-		} else {
+		case excused:
+			known++
+		default:
 			below++
 		}
 	}
 	var parts []string
 	if above > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s failed or errored at or above it", above, plural(above, "rule", "rules")))
+	}
+	if known > 0 {
+		in := "the baseline"
+		if rep.Baseline != "" {
+			in += " " + line(rep.Baseline, capLine)
+		}
+		parts = append(parts, fmt.Sprintf("%d %s failed as %s knows, which does not fail the run", known, plural(known, "rule", "rules"), in))
 	}
 	if below > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s failed below it", below, plural(below, "rule", "rules")))

@@ -25,9 +25,12 @@ import (
 type htmlPage struct {
 	Title, Tool, Protocol, Target, Started, Duration, Level string
 	Verdict                                                 string // PASS, FAIL or INTERRUPTED
-	Findings, Rules                                         Summary
-	Notes                                                   []string
-	Rows                                                    []htmlRow
+	// Why explains the verdict: rules failed below the level, failures
+	// the baseline knows.
+	Why             string
+	Findings, Rules Summary
+	Notes           []string
+	Rows            []htmlRow
 	// Revisions head the verdict columns of a report of several.
 	Revisions []string
 	Failures  []htmlRule
@@ -35,7 +38,13 @@ type htmlPage struct {
 
 type htmlRow struct {
 	Anchor, ID, Level, LevelClass, Verdict, VerdictLabel, Title, Source, Scenarios string
-	Failing                                                                        bool
+	// Badge is the verdict's badge class, or known for a failure the
+	// baseline knows; Verdict stays the filter's class.
+	Badge   string
+	Failing bool
+	// Skipped are the reasons a skipped rule gives, one line each,
+	// collapsed under the title.
+	Skipped []string
 	// Cells are the rule's verdicts by revision, in a report of several.
 	Cells []htmlCell
 }
@@ -46,14 +55,19 @@ type htmlCell struct{ Class, Label, Why string }
 type htmlRule struct {
 	Anchor, ID, Level, LevelClass, Title, Source string
 	Findings                                     []htmlFinding
+	// Known is the phrase saying that a known failure does not fail the
+	// run and which baseline knows it; "" for a rule that fails the run.
+	Known string
 }
 
 type htmlFinding struct {
 	Verdict, VerdictLabel, Scenario, Message, Expected, Actual, Reproduce string
-	Count                                                                 int
-	TranscriptCaption                                                     string
-	Transcript                                                            []htmlEntry
-	Diagram                                                               *htmlDiagram
+	// Badge is the finding's badge class: its verdict, or known.
+	Badge             string
+	Count             int
+	TranscriptCaption string
+	Transcript        []htmlEntry
+	Diagram           *htmlDiagram
 }
 
 type htmlEntry struct {
@@ -79,7 +93,7 @@ func htmlCells(cells []Cell) []htmlCell {
 
 func WriteHTML(w io.Writer, r *Report) error {
 	rs := rows(r)
-	verdict, level := outcome(r)
+	word, level := outcome(r)
 	page := htmlPage{
 		Title:    line(fmt.Sprintf("%s conformance report: %s", orDefault(r.Tool, "wirecheck"), r.Protocol), capLine),
 		Tool:     line(strings.TrimSpace(orDefault(r.Tool, "wirecheck")+" "+r.Version), capLine),
@@ -88,7 +102,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 		Started:  started(r.Started),
 		Duration: duration(r.DurationMS),
 		Level:    level,
-		Verdict:  verdict,
+		Verdict:  word,
+		Why:      strings.TrimSuffix(strings.TrimPrefix(why(r, rs), " ("), ")"),
 		Findings: findingTally(r),
 		Rules:    ruleTally(rs),
 	}
@@ -103,13 +118,23 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for i, row := range rs {
 		anchor := fmt.Sprintf("rule-%d", i+1)
 		failing := row.Failing()
+		var skipped []string
+		if row.Verdict == verdict.Skip {
+			skipped = row.skipReasons()
+		}
+		badge := string(row.Verdict)
+		if row.Known() {
+			badge = labelKnown
+		}
 		page.Rows = append(page.Rows, htmlRow{
 			Anchor:       anchor,
 			ID:           line(row.Rule.ID, capLine),
 			Level:        line(string(row.Rule.Level), 16),
 			LevelClass:   levelClass(row.Rule.Level),
 			Verdict:      string(row.Verdict),
-			VerdictLabel: verdictLabel(row.Verdict),
+			Badge:        badge,
+			Skipped:      skipped,
+			VerdictLabel: row.label(),
 			Title:        line(row.Rule.Title, capLine),
 			Source:       line(row.Rule.Source, capLine),
 			Scenarios:    row.Scenarios(),
@@ -127,9 +152,13 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Title:      line(row.Rule.Title, capLine),
 			Source:     line(row.Rule.Source, capLine),
 		}
+		if row.Known() {
+			hr.Known = knownWhy(r)
+		}
 		for _, f := range failing {
 			hf := htmlFinding{
 				Verdict:      string(f.Verdict),
+				Badge:        string(f.Verdict),
 				VerdictLabel: verdictLabel(f.Verdict),
 				Scenario:     line(f.Where(), capLine),
 				Message:      block(f.Message, capMessage),
@@ -138,6 +167,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 				Reproduce:    line(f.Reproduce, capMessage),
 				Count:        f.Count,
 				Diagram:      diagram(f),
+			}
+			if f.Known {
+				hf.Badge, hf.VerdictLabel = labelKnown, labelKnown+" "+verdictLabel(f.Verdict)
 			}
 			if len(f.Transcript) > 0 {
 				shown, _ := tail(f.Transcript, tailDoc)
@@ -200,6 +232,10 @@ dl.meta dd{margin:0;word-break:break-all}
 .fail{background:#fde2e1;color:#8e1b14}
 .skip{background:#fff4cc;color:#6b5400}
 .error{background:#f1e0fa;color:#5e1b7e}
+.known{background:#eaeef2;color:#57606a}
+details.why{margin:.2em 0 0;color:#57606a}
+details.why summary{cursor:pointer;font-size:.9em}
+details.why div{font-size:.9em;padding-left:1em}
 .PASS{background:#1f883d;color:#fff}
 .FAIL{background:#cf222e;color:#fff}
 .INTERRUPTED{background:#9a6700;color:#fff}
@@ -239,7 +275,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <body>
 <header>
 <h1>{{.Protocol}} conformance report</h1>
-<p><span class="badge overall {{.Verdict}}">{{.Verdict}}</span> {{.Level}}</p>
+<p><span class="badge overall {{.Verdict}}">{{.Verdict}}</span> {{.Level}}{{if .Why}} ({{.Why}}){{end}}</p>
 <dl class="meta">
 <dt>Protocol</dt><dd>{{.Protocol}}</dd>
 <dt>Target</dt><dd><code>{{.Target}}</code></dd>
@@ -272,7 +308,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <thead><tr><th>Verdict</th><th>Rule</th><th>Level</th>{{range .Revisions}}<th class="rev">{{.}}</th>{{end}}<th>Title</th><th>Citation</th>{{if not .Revisions}}<th>Scenarios</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td>{{.Title}}</td><td>{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
+<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Badge}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td>{{.Title}}{{with .Skipped}}<details class="why"><summary>why skipped</summary>{{range .}}<div>{{.}}</div>{{end}}</details>{{end}}</td><td>{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
@@ -285,9 +321,12 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 {{- if .Source}}
 <p>Citation: {{.Source}}</p>
 {{- end}}
+{{- if .Known}}
+<p><span class="badge known">known</span> {{.Known}}</p>
+{{- end}}
 {{- range .Findings}}
 <div class="finding v-{{.Verdict}}">
-<p><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span> scenario <code>{{.Scenario}}</code>{{if gt .Count 1}} (observed {{.Count}} times){{end}}</p>
+<p><span class="badge {{.Badge}}">{{.VerdictLabel}}</span> scenario <code>{{.Scenario}}</code>{{if gt .Count 1}} (observed {{.Count}} times){{end}}</p>
 {{- if .Message}}
 <pre>{{.Message}}</pre>
 {{- end}}

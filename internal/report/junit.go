@@ -74,9 +74,10 @@ type junitText struct {
 
 // junitSkipped holds the reason as text: the widely copied Jenkins schema
 // types <skipped> as a plain string, and Jenkins and GitLab both show the
-// text when there is no message attribute.
+// text when there is no message attribute. CDATA, as for failures: a
+// known failure's evidence follows its reason, line by line.
 type junitSkipped struct {
-	Message string `xml:",chardata"`
+	Message string `xml:",cdata"`
 }
 
 // WriteJUnit writes one <testsuite> named after the protocol with one
@@ -135,12 +136,29 @@ func WriteJUnit(w io.Writer, r *Report) error {
 				Body:    junitBody(ru, f),
 			}
 		}
-		switch f.Verdict {
-		case verdict.Pass:
-		case verdict.Fail:
+		switch {
+		case f.Verdict == verdict.Pass:
+		case f.Known && (f.Verdict == verdict.Fail || f.Verdict == verdict.Error):
+			// A failure the baseline knows does not fail the run, so it
+			// must not turn a CI's test view red beside an exit code of 0.
+			// Jenkins and GitLab both count a <skipped> case as neither
+			// passed nor failed, and both render its text: Jenkins as the
+			// case's skip message (the text when there is no message
+			// attribute, which its schema does not allow here), GitLab as
+			// the case's details, the only text of a skipped case it
+			// shows (it reads <system-out> for attachments only). So the
+			// reason comes first and the evidence follows in the same
+			// text, where both display it.
+			in := "in the baseline"
+			if r.Baseline != "" {
+				in = "baseline " + r.Baseline
+			}
+			c.Skipped = &junitSkipped{Message: line("known failure ("+in+"): "+f.Message, capMessage) + "\n\n" + junitBody(ru, f)}
+			suite.Skipped++
+		case f.Verdict == verdict.Fail:
 			c.Failure = problem()
 			suite.Failures++
-		case verdict.Skip:
+		case f.Verdict == verdict.Skip:
 			c.Skipped = &junitSkipped{Message: line(f.Message, capMessage)}
 			suite.Skipped++
 		default:

@@ -21,10 +21,10 @@ import (
 func WriteMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	rs := rows(r)
-	verdict, level := outcome(r)
+	word, level := outcome(r)
 
 	fmt.Fprintf(bw, "# %s conformance report\n\n", md(r.Protocol))
-	fmt.Fprintf(bw, "**%s** %s\n\n", verdict, md(level))
+	fmt.Fprintf(bw, "**%s** %s%s\n\n", word, md(level), md(why(r, rs)))
 	fmt.Fprintf(bw, "- Target: %s\n", md(line(r.Target, capMessage)))
 	fmt.Fprintf(bw, "- Started: %s\n", md(started(r.Started)))
 	fmt.Fprintf(bw, "- Duration: %s\n", duration(r.DurationMS))
@@ -51,10 +51,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "| verdict | rule | level | scenarios | title | citation |\n|---|---|---|---|---|---|\n")
 		for _, row := range rs {
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n",
-				mdVerdict(row.Verdict), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)),
+				mdRow(row), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)),
 				row.Scenarios(), md(line(row.Rule.Title, capLine)), md(line(row.Rule.Source, capLine)))
 		}
 	}
+	writeMarkdownSkipped(bw, rs)
 
 	first := true
 	for _, row := range rs {
@@ -66,15 +67,22 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "\n## Failures\n")
 			first = false
 		}
-		fmt.Fprintf(bw, "\n### %s %s (%s): %s\n", verdictLabel(row.Verdict),
+		fmt.Fprintf(bw, "\n### %s %s (%s): %s\n", row.label(),
 			md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)), md(line(row.Rule.Title, capLine)))
 		if row.Rule.Source != "" {
 			fmt.Fprintf(bw, "\nCitation: %s\n", md(line(row.Rule.Source, capLine)))
 		}
+		if row.Known() {
+			fmt.Fprintf(bw, "\n%s\n", md(knownWhy(r)))
+		}
 		// Each block starts with its own blank line so that optional blocks
 		// can be left out without doubling or losing the spacing.
 		for _, f := range failing {
-			fmt.Fprintf(bw, "\n#### %s scenario %s%s\n", verdictLabel(f.Verdict), md(line(f.Where(), capLine)), seen(f))
+			label := verdictLabel(f.Verdict)
+			if f.Known {
+				label = labelKnown + " " + label
+			}
+			fmt.Fprintf(bw, "\n#### %s scenario %s%s\n", label, md(line(f.Where(), capLine)), seen(f))
 			if f.Message != "" {
 				fmt.Fprintf(bw, "\n%s\n", md(line(f.Message, capMessage)))
 			}
@@ -121,6 +129,35 @@ func md(s string) string {
 	return mdEscaper.Replace(clean(s, false))
 }
 
+// mdRow is a row's verdict cell: a failure the baseline knows is not
+// shouted.
+func mdRow(r ruleRow) string {
+	if r.Known() {
+		return labelKnown
+	}
+	return mdVerdict(r.Verdict)
+}
+
+// writeMarkdownSkipped lists the rules no scenario judged, one line each
+// with its reasons, collapsed (GitHub renders <details> in Markdown): the
+// table says they were skipped, this says why.
+func writeMarkdownSkipped(w io.Writer, rs []ruleRow) {
+	var skipped []ruleRow
+	for _, r := range rs {
+		if r.Verdict == verdict.Skip {
+			skipped = append(skipped, r)
+		}
+	}
+	if len(skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n<details><summary>%d %s skipped: why</summary>\n\n", len(skipped), plural(len(skipped), "rule", "rules"))
+	for _, r := range skipped {
+		fmt.Fprintf(w, "- %s (%s): %s\n", md(line(r.Rule.ID, capLine)), md(line(string(r.Rule.Level), 16)), md(strings.Join(r.skipReasons(), "; ")))
+	}
+	fmt.Fprintf(w, "\n</details>\n")
+}
+
 func mdVerdict(v verdict.Verdict) string {
 	if v == verdict.Fail || v == verdict.Error {
 		return "**" + verdictLabel(v) + "**"
@@ -153,7 +190,7 @@ func writeMarkdownMatrix(w io.Writer, r *Report, rs []ruleRow) {
 	}
 	fmt.Fprintf(w, " title | citation |\n|---|---|---|%s---|---|\n", strings.Repeat(":---:|", len(r.Revisions)))
 	for _, row := range rs {
-		fmt.Fprintf(w, "| %s | %s | %s |", mdVerdict(row.Verdict), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)))
+		fmt.Fprintf(w, "| %s | %s | %s |", mdRow(row), md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)))
 		for _, c := range r.Matrix(row.RuleGroup) {
 			if c.None != "" {
 				fmt.Fprintf(w, " %s |", c.Label())

@@ -94,7 +94,7 @@ var _ = Describe("WriteMarkdown", func() {
 
 	It("summarises and states the verdict at the level", func() {
 		doc := markdown(tallied())
-		Expect(doc).To(HavePrefix("# sonde-serve conformance report\n\n**FAIL** at level MUST\n"))
+		Expect(doc).To(HavePrefix("# sonde-serve conformance report\n\n**FAIL** at level MUST (2 rules failed or errored at or above it; 1 rule failed below it)\n"))
 		Expect(doc).To(ContainSubstring("| rules | 2 | 2 | 1 | 1 |"))
 		Expect(doc).To(ContainSubstring("| findings | 6 | 2 | 2 | 1 |"))
 		Expect(doc).To(ContainSubstring("| **FAIL** | SONDE-ID-1 | MUST | 1 fail of 4 |"))

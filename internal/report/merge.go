@@ -80,6 +80,9 @@ func Merge(reports ...*Report) (*Report, error) {
 			// One unfinished part leaves the whole unfinished.
 			out.Interrupted, out.Signal = true, r.Signal
 		}
+		if out.Baseline == "" {
+			out.Baseline = r.Baseline
+		}
 	}
 	if len(targets) > 1 {
 		out.Target = strings.Join(targets, " | ")

@@ -37,7 +37,18 @@ type NotReady struct {
 	// lists each of their rules as not run).
 	NotRun int
 	Code   int
+	// Hint is what to try, when the evidence points at a usual cause.
+	Hint string
 }
+
+// bufferedHint is the usual cause of a ready line that never came from a
+// server still running that wrote nothing on stdout: it did write the
+// line, into its stdout buffer. C stdio and Python buffer stdout by the
+// block when it is a pipe rather than a terminal, so a server that works
+// by hand is silent under wirecheck until the buffer fills.
+const bufferedHint = "nothing reached stdout: if the server prints its ready line, it may still sit in its stdout buffer, " +
+	"since stdout is block-buffered when it is a pipe and not a terminal (C stdio, Python): flush after each line " +
+	"(Python: print(..., flush=True)), or start it with PYTHONUNBUFFERED=1 (--env PYTHONUNBUFFERED=1) or under stdbuf -oL"
 
 // stderrTail is how many of the server's last stderr lines the block shows.
 const stderrTail = 10
@@ -74,6 +85,12 @@ func (n *NotReady) Explain(rep *Report, readyKind, readyRule string) *NotReady {
 		switch {
 		case f.Verdict == verdict.Fail && readyRule != "" && f.Rule == readyRule && f.Scenario == "startup":
 			n.Cause = f.Message
+			// The wait timed out (the process neither exited nor closed
+			// stdout: the session says "no ready line within") and no
+			// line at all came on stdout.
+			if strings.Contains(f.Message, "no ready line within") && !received(f.Transcript) {
+				n.Hint = bufferedHint
+			}
 		case f.Verdict == verdict.Fail:
 			n.Failed = append(n.Failed, f.Rule+": "+f.Message)
 		case f.Verdict == verdict.Error && strings.HasPrefix(f.Message, "not run") && !seen[f.Scenario]:
@@ -82,6 +99,15 @@ func (n *NotReady) Explain(rep *Report, readyKind, readyRule string) *NotReady {
 		}
 	}
 	return n
+}
+
+func received(es []transcript.Entry) bool {
+	for _, e := range es {
+		if e.Dir == transcript.Received {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteNotReady renders the block.
@@ -119,6 +145,9 @@ func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 			label = "            "
 		}
 		fmt.Fprintf(bw, "%s%s\n", label, indentRest(block(f, capMessage), "            "))
+	}
+	if n.Hint != "" {
+		fmt.Fprintf(bw, "  hint:     %s\n", indentRest(block(n.Hint, capMessage), "            "))
 	}
 	if n.NotRun > 0 {
 		fmt.Fprintf(bw, "  not run:  %d %s (each listed as not run in the JSON report)\n", n.NotRun, plural(n.NotRun, "scenario", "scenarios"))

@@ -72,6 +72,10 @@ type Report struct {
 	// signal (SIGINT, SIGTERM).
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Signal      string `json:"signal,omitempty"`
+	// Baseline is the file of known failures (--baseline) the findings
+	// marked known come from, so that every writer can say which file
+	// excuses them.
+	Baseline string `json:"baseline,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
 	// and no longer failing (Baseline.Apply); Exit fails the run on them.

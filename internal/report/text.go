@@ -360,3 +360,76 @@ func verdictLabel(v verdict.Verdict) string {
 	}
 	return line(string(v), 16)
 }
+
+// Known reports whether every failing finding of the row is in the
+// baseline: the rule failed, as before, and the failure does not fail the
+// run. Every writer shows such a row as known rather than as a failure,
+// so that a report whose exit code is 0 does not read red.
+func (r ruleRow) Known() bool {
+	failing := r.Failing()
+	for _, f := range failing {
+		if !f.Known {
+			return false
+		}
+	}
+	return len(failing) > 0
+}
+
+// label is the row's verdict as the tables print it: "known" for a
+// failure the baseline knows.
+func (r ruleRow) label() string {
+	if r.Known() {
+		return labelKnown
+	}
+	return verdictLabel(r.Verdict)
+}
+
+// labelKnown stands in for FAIL or ERROR where the baseline knows the
+// failure; lower case, like the verdicts that need no attention now.
+const labelKnown = "known"
+
+// knownWhy is the phrase every writer puts beside a known failure: which
+// baseline knows it, and that it does not fail the run.
+func knownWhy(r *Report) string {
+	if r.Baseline == "" {
+		return "known failure (in the baseline): does not fail the run"
+	}
+	return "known failure (baseline " + line(r.Baseline, capLine) + "): does not fail the run"
+}
+
+// skipReasons are the distinct reasons the row's skipped findings give,
+// each with the scenarios that gave it, one line each.
+func (r ruleRow) skipReasons() []string {
+	var order []string
+	where := map[string][]string{}
+	for _, f := range r.Findings {
+		if f.Verdict != verdict.Skip {
+			continue
+		}
+		msg := line(orDefault(f.Message, "no reason given"), capLine)
+		if _, ok := where[msg]; !ok {
+			order = append(order, msg)
+		}
+		where[msg] = append(where[msg], f.Where())
+	}
+	out := make([]string, 0, len(order))
+	for _, m := range order {
+		sc := where[m]
+		if len(sc) > 3 {
+			sc = append(sc[:3:3], fmt.Sprintf("%d more", len(where[m])-3))
+		}
+		out = append(out, m+" ("+line(strings.Join(sc, ", "), capLine)+")")
+	}
+	return out
+}
+
+// skipReason is the one reason a wholly skipped rule is counted under in
+// the console's summary of skips: its first skipped finding's message.
+func (r ruleRow) skipReason() string {
+	for _, f := range r.Findings {
+		if f.Verdict == verdict.Skip {
+			return line(orDefault(f.Message, "no reason given"), capLine)
+		}
+	}
+	return "no reason given"
+}

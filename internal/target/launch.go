@@ -3,9 +3,12 @@ package target
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +52,8 @@ func (t Target) Launch(b Bounds) (transport.Transport, error) {
 		return transport.InProcess(t.Serve, transport.Options{MaxFrame: t.MaxFrame})
 	}
 	if !t.OverHTTP() {
-		return transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env, MaxFrame: t.MaxFrame})
+		tr, err := transport.Launch(transport.Options{Command: t.Argv, Dir: t.Cwd, Env: t.Env, MaxFrame: t.MaxFrame})
+		return tr, t.whereLooked(t.Argv, err)
 	}
 	o := dialOptions{Kind: t.Kind(), Headers: expandHeaders(t.Headers), Timeout: b.Timeout, MaxFrame: t.MaxFrame}
 	if len(t.Argv) == 0 {
@@ -67,7 +71,7 @@ func (t Target) Launch(b Bounds) (transport.Transport, error) {
 	}
 	proc, err := transport.Launch(transport.Options{Command: argv, Dir: t.Cwd, Env: env})
 	if err != nil {
-		return nil, err
+		return nil, t.whereLooked(argv, err)
 	}
 	if err := awaitReady(proc, hostPort(u), tlsName(u), b); err != nil {
 		var nr *NotReady
@@ -208,3 +212,29 @@ func stderrTail(proc transport.Transport) []string {
 // tailLines is how much of the stderr of a server that never answered
 // the error keeps, as a report shows of one that never started.
 const tailLines = 10
+
+// whereLooked says where a command given as a relative path was looked
+// for when it was not found under --cwd: the path is taken inside --cwd,
+// not in the directory wirecheck was started from, and the bare "no such
+// file or directory" hides that.
+func (t Target) whereLooked(argv []string, err error) error {
+	if err == nil || t.Cwd == "" || len(argv) == 0 {
+		return err
+	}
+	name := argv[0]
+	if filepath.IsAbs(name) || !strings.ContainsRune(name, filepath.Separator) || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	dir, aerr := filepath.Abs(t.Cwd)
+	if aerr != nil {
+		dir = t.Cwd
+	}
+	also := ""
+	if here, herr := filepath.Abs(name); herr == nil {
+		if _, serr := os.Stat(here); serr == nil {
+			also = "; to run the one beside wirecheck, give " + here
+		}
+	}
+	return fmt.Errorf("%w: looked for %s, since a relative command is taken inside --cwd %s; give its path from there, or an absolute one%s",
+		err, filepath.Join(dir, name), t.Cwd, also)
+}
