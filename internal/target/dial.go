@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/httpmcp"
 )
 
 // dialOptions are what Launch hands the HTTP transport.

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 	"github.com/wirecheck/wirecheck/schemas"
 )
 

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/sockets"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 // The HTTP scenarios probe what only HTTP has (session ids, methods,

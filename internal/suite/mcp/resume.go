@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 var resumeRules = []string{"MCP-HTTP-DISCONNECT-1", "MCP-HTTP-RESUME-1"}

@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 const file = "internal/suite/sophon"

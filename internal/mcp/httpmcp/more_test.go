@@ -10,9 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/httpmcp"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 

@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 // Exchange sends one probe: the session's headers, x.Set and x.Drop

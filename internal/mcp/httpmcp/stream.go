@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 

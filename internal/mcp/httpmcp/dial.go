@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
