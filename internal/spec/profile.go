@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"slices"
 	"strings"
 )
@@ -29,7 +30,7 @@ func (p *Protocol) checkProfile(bad func(line int, format string, args ...any)) 
 		}
 	}
 	for tr, path := range p.Endpoints {
-		if tr == "stdio" || !slices.Contains(p.Transports, tr) {
+		if !transport.OverURL(tr) || !slices.Contains(p.Transports, tr) {
 			bad(1, "endpoints: %q is not an HTTP transport of protocol %s (transports: %s)", tr, p.ID, strings.Join(p.Transports, ", "))
 		}
 		if !strings.HasPrefix(path, "/") {
@@ -43,10 +44,8 @@ func (p *Protocol) Endpoint(tr string) string {
 	if e := p.Endpoints[tr]; e != "" {
 		return e
 	}
-	if tr == "sse" {
-		return "/sse"
-	}
-	return "/mcp"
+	k, _ := transport.Lookup(tr)
+	return k.Path
 }
 
 // Inherited reports whether r is a rule a profile takes from its base:

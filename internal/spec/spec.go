@@ -5,13 +5,13 @@
 package spec
 
 import (
-	"cmp"
 	"fmt"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -27,7 +27,7 @@ type Protocol struct {
 	// revision its document describes (sophon speaks 2024-11-05).
 	Revision string `yaml:"revision"`
 	// Endpoints are the URL paths a launched server serves each HTTP
-	// transport on ("/mcp" for http and "/sse" for sse when unset).
+	// transport on (the transport's own, transport.Kind.Path, when unset).
 	Endpoints map[string]string `yaml:"endpoints"`
 	// Startup names the kind the first frame must be, if the protocol has a
 	// ready line (sonde-serve does; MCP does not).
@@ -234,11 +234,8 @@ func (r *Rule) AppliesOn(transport string) bool {
 	return len(r.Transports) == 0 || transport == "" || slices.Contains(r.Transports, transport)
 }
 
-// transportNames are the transports as a reader of a report knows them.
-var transportNames = map[string]string{"stdio": "stdio", "http": "HTTP", "sse": "legacy HTTP+SSE"}
-
 // OnlyOn says where the rule holds, for a report of a run on a transport
-// where it does not: "stdio only", "HTTP only", "legacy HTTP+SSE only".
+// where it does not: "stdio only", "HTTP only" (each transport's Title).
 // It is "" for a rule of every transport.
 func (r *Rule) OnlyOn() string {
 	if len(r.Transports) == 0 {
@@ -251,9 +248,9 @@ func (r *Rule) OnlyOn() string {
 	return strings.Join(names, " and ") + " only"
 }
 
-// TransportName is a transport as a reader of a report knows it ("HTTP"
-// for http).
-func TransportName(tr string) string { return cmp.Or(transportNames[tr], tr) }
+// TransportName is a transport as a reader of a report knows it (its
+// registered Title: "HTTP" for http).
+func TransportName(tr string) string { return transport.Title(tr) }
 
 // AppliesTo reports whether the rule holds in a revision.
 func (r *Rule) AppliesTo(version string) bool {

@@ -67,7 +67,7 @@ const (
 )
 
 // Dial does no network I/O; the first Send does. The result also
-// implements transport.Exchanger, transport.Hooked and
+// implements Exchanger, transport.Hooked and
 // transport.RequestCloser.
 func Dial(o Options) (transport.Transport, error) {
 	if o.Kind == "" {

@@ -201,7 +201,7 @@ var _ = Describe("hostile servers", func() {
 		handshake(t)
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		Expect(next(t).HTTP.For).To(Equal("2"))
-		Expect(t.(transport.Exchanger).Endpoint().Path).To(Equal("/mcp/"))
+		Expect(t.(httpmcp.Exchanger).Endpoint().Path).To(Equal("/mcp/"))
 		Expect(posts.Load()).To(BeEquivalentTo(3))
 	})
 

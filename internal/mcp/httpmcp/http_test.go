@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -27,7 +26,7 @@ var _ = Describe("Streamable HTTP", func() {
 		Expect(f.HTTP.Status).To(Equal(200))
 		Expect(f.HTTP.For).To(Equal("1"))
 		Expect(f.HTTP.Verb).To(Equal("POST"))
-		Expect(t.(transport.Exchanger).Session()).To(Equal("session-1"))
+		Expect(t.(httpmcp.Exchanger).Session()).To(Equal("session-1"))
 
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		f = next(t)

@@ -11,7 +11,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -94,7 +93,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Eventually(func() []verdict.Verdict { return h.verdicts(httpmcp.CheckSSEPostAccepted) }).WithTimeout(time.Minute).
 			Should(ConsistOf(verdict.Pass, verdict.Pass))
 		Expect(h.verdicts(httpmcp.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
-		Expect(t.(transport.Exchanger).Kind()).To(Equal("sse"))
+		Expect(t.(httpmcp.Exchanger).Kind()).To(Equal("sse"))
 	})
 
 	It("takes an absolute same-origin endpoint and an event typed message", func() {

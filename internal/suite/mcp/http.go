@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/sockets"
@@ -70,8 +71,8 @@ var authRules = []string{"MCP-AUTH-1", "MCP-AUTH-2", "MCP-AUTH-3", "MCP-AUTH-4",
 // HTTP transports ("" for both). The process gets its session first
 // either way: over HTTP a server may refuse any request outside one, the
 // liveness ping after the scenario included.
-func exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchanger, error) {
-	x, ok := e.Peer.Transport().(transport.Exchanger)
+func exchanger(e *scenario.Env, kind string, rules ...string) (httpmcp.Exchanger, error) {
+	x, ok := e.Peer.Transport().(httpmcp.Exchanger)
 	if !ok {
 		skipAll(e, "HTTP only: this run speaks stdio", rules...)
 		return nil, nil
@@ -108,19 +109,19 @@ func probeWait(e *scenario.Env) time.Duration { return max(e.Timeout, time.Secon
 // exchange sends one probe and notes what it was and what came back in the
 // transcript, returning the note's line as the evidence of a verdict. A
 // probe that got no answer at all returns a nil Result.
-func exchange(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
+func exchange(e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange) (*httpmcp.Result, int) {
 	return exchangeWithin(e, x, what, ex, probeWait(e))
 }
 
 // exchangeWithin is exchange bounded by d.
-func exchangeWithin(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange, d time.Duration) (*transport.Result, int) {
+func exchangeWithin(e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange, d time.Duration) (*httpmcp.Result, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	return exchangeCtx(ctx, e, x, what, ex)
 }
 
 // exchangeCtx is exchange bounded by ctx.
-func exchangeCtx(ctx context.Context, e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
+func exchangeCtx(ctx context.Context, e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange) (*httpmcp.Result, int) {
 	res, seq, _ := exchangeErr(ctx, e, x, what, ex)
 	return res, seq
 }
@@ -128,7 +129,7 @@ func exchangeCtx(ctx context.Context, e *scenario.Env, x transport.Exchanger, wh
 // exchangeErr is exchangeCtx with the transport's error: a
 // *transport.OffLoopback says the probe was not sent at all, which no
 // check may hold against the server.
-func exchangeErr(ctx context.Context, e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int, error) {
+func exchangeErr(ctx context.Context, e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange) (*httpmcp.Result, int, error) {
 	res, err := x.Exchange(ctx, ex)
 	text := "probe: " + what + " → " + answered(res)
 	if err != nil {
@@ -142,7 +143,7 @@ func exchangeErr(ctx context.Context, e *scenario.Env, x transport.Exchanger, wh
 }
 
 // answered says in a few words what a probe got.
-func answered(res *transport.Result) string {
+func answered(res *httpmcp.Result) string {
 	if res == nil || res.Status == 0 {
 		return "no answer"
 	}
@@ -156,9 +157,9 @@ func answered(res *transport.Result) string {
 	return s
 }
 
-func served(res *transport.Result) bool { return res != nil && res.Status >= 200 && res.Status < 300 }
+func served(res *httpmcp.Result) bool { return res != nil && res.Status >= 200 && res.Status < 300 }
 
-func refused(res *transport.Result) bool { return res != nil && res.Status >= 400 && res.Status < 500 }
+func refused(res *httpmcp.Result) bool { return res != nil && res.Status >= 400 && res.Status < 500 }
 
 // twinBody is the request the probes vary: tools/list, a request of every
 // revision (a server without tools answers it -32601, which is served).
@@ -172,8 +173,8 @@ func twinBody(s *session) []byte {
 
 // twin sends the positive twin and says why the negative probes cannot be
 // judged when it was not served ("" when it was).
-func twin(e *scenario.Env, x transport.Exchanger, body []byte) (*transport.Result, string) {
-	res, seq := exchange(e, x, "the twin request, as the session sends it", transport.Exchange{Method: http.MethodPost, Body: body})
+func twin(e *scenario.Env, x httpmcp.Exchanger, body []byte) (*httpmcp.Result, string) {
+	res, seq := exchange(e, x, "the twin request, as the session sends it", httpmcp.Exchange{Method: http.MethodPost, Body: body})
 	if !served(res) {
 		return res, fmt.Sprintf("the twin request (transcript line %d) was not served (%s): nothing to compare a probe with", seq, answered(res))
 	}
@@ -221,9 +222,9 @@ func httpTransport(e *scenario.Env) error {
 // JSON-RPC error refused it while saying it was accepted. A 2xx without
 // an error accepted it: ACCEPT-1 judges the status of what is accepted,
 // and the transport does so on the session's own notifications.
-func judgeStrayResponse(e *scenario.Env, x transport.Exchanger) {
+func judgeStrayResponse(e *scenario.Env, x httpmcp.Exchanger) {
 	probe := rawJSON(map[string]any{"jsonrpc": "2.0", "id": scenario.NextID("wirecheck-never-used"), "result": map[string]any{}})
-	res, seq := exchange(e, x, "a JSON-RPC response to an id the server never used", transport.Exchange{Method: http.MethodPost, Body: probe})
+	res, seq := exchange(e, x, "a JSON-RPC response to an id the server never used", httpmcp.Exchange{Method: http.MethodPost, Body: probe})
 	switch {
 	case res == nil:
 		e.Skip("MCP-HTTP-ACCEPT-2", "the response to an id never used got no HTTP answer (transcript line "+fmt.Sprint(seq)+"): no status to judge")
@@ -238,7 +239,7 @@ func judgeStrayResponse(e *scenario.Env, x transport.Exchanger) {
 }
 
 // carriesError says whether a probe's answer holds a JSON-RPC error.
-func carriesError(res *transport.Result) bool {
+func carriesError(res *httpmcp.Result) bool {
 	for _, in := range messages(res, 0) {
 		if field(in, "/error") != nil {
 			return true
@@ -253,10 +254,10 @@ func isEventStream(ct string) bool {
 
 // judgeVersionHeader: an unsupported MCP-Protocol-Version is refused 400
 // (VERSION-1); a request without one is served (VERSION-2).
-func judgeVersionHeader(e *scenario.Env, x transport.Exchanger, body []byte) {
+func judgeVersionHeader(e *scenario.Env, x httpmcp.Exchanger, body []byte) {
 	ok := true
 	for _, v := range []string{"1999-01-01", "not-a-version"} {
-		res, seq := exchange(e, x, "the twin with MCP-Protocol-Version: "+v, transport.Exchange{
+		res, seq := exchange(e, x, "the twin with MCP-Protocol-Version: "+v, httpmcp.Exchange{
 			Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Protocol-Version": v}})
 		if res == nil || res.Status != http.StatusBadRequest {
 			ok = false
@@ -268,7 +269,7 @@ func judgeVersionHeader(e *scenario.Env, x transport.Exchanger, body []byte) {
 			e.Pass("MCP-HTTP-VERSION-1", seq)
 		}
 	}
-	res, seq := exchange(e, x, "the twin without MCP-Protocol-Version", transport.Exchange{
+	res, seq := exchange(e, x, "the twin without MCP-Protocol-Version", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Drop: []string{"Mcp-Protocol-Version"}})
 	if served(res) {
 		e.Pass("MCP-HTTP-VERSION-2", seq)
@@ -284,7 +285,7 @@ func neverIssued() string { return scenario.NextID("wirecheck-never-issued-7f3a9
 // judgeSessions: without a session id a request is refused 400
 // (SESSION-3), with an id never issued 404 (SESSION-5); DELETE is honoured
 // or refused 405 (SESSION-6), and after it the id is 404 (SESSION-4).
-func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
+func judgeSessions(e *scenario.Env, x httpmcp.Exchanger, body []byte) {
 	id := x.Session()
 	if id == "" {
 		skipAll(e, "the server issued no Mcp-Session-Id: sessions are optional (\"A server … MAY assign a session ID\")",
@@ -292,7 +293,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 		return
 	}
 	other := judgeUnique(e, x, id)
-	res, seq := exchange(e, x, "the twin without Mcp-Session-Id", transport.Exchange{
+	res, seq := exchange(e, x, "the twin without Mcp-Session-Id", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Drop: []string{"Mcp-Session-Id"}})
 	switch {
 	case res != nil && res.Status == http.StatusBadRequest:
@@ -305,7 +306,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 	default:
 		e.Fail("MCP-SESSION-3", seq, "a request without Mcp-Session-Id was not answered 400", "400 Bad Request", answered(res))
 	}
-	res, seq = exchange(e, x, "the twin with an Mcp-Session-Id never issued", transport.Exchange{
+	res, seq = exchange(e, x, "the twin with an Mcp-Session-Id never issued", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Session-Id": neverIssued()}})
 	if res != nil && res.Status == http.StatusNotFound {
 		e.Pass("MCP-SESSION-5", seq)
@@ -319,7 +320,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 		skipAll(e, "no second session to delete (MCP-SESSION-2)", "MCP-SESSION-4", "MCP-SESSION-6")
 		return
 	}
-	res, seq = exchange(e, x, "DELETE the second session", transport.Exchange{Method: http.MethodDelete,
+	res, seq = exchange(e, x, "DELETE the second session", httpmcp.Exchange{Method: http.MethodDelete,
 		Set: map[string]string{"Mcp-Session-Id": other}})
 	switch {
 	case res != nil && res.Status == http.StatusMethodNotAllowed:
@@ -333,7 +334,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 		e.Skip("MCP-SESSION-4", "DELETE was not honoured (MCP-SESSION-6): the session may live on")
 		return
 	}
-	res, seq = exchange(e, x, "the twin with the deleted session's id", transport.Exchange{
+	res, seq = exchange(e, x, "the twin with the deleted session's id", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Session-Id": other}})
 	if res != nil && res.Status == http.StatusNotFound {
 		e.Pass("MCP-SESSION-4", seq)
@@ -344,9 +345,9 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 
 // judgeUnique: a second session gets another id, and not the next
 // integer (MCP-SESSION-2; entropy itself cannot be proven).
-func judgeUnique(e *scenario.Env, x transport.Exchanger, id string) string {
+func judgeUnique(e *scenario.Env, x httpmcp.Exchanger, id string) string {
 	init := rawJSON(initRequest(e.Protocol.Version))
-	res, seq := exchange(e, x, "POST initialize without Mcp-Session-Id: a second session", transport.Exchange{
+	res, seq := exchange(e, x, "POST initialize without Mcp-Session-Id: a second session", httpmcp.Exchange{
 		Method: http.MethodPost, Body: init, Drop: []string{"Mcp-Session-Id"}})
 	other := ""
 	if res != nil {
@@ -387,9 +388,9 @@ func httpOrigin(e *scenario.Env) error {
 	}
 	// Over sse the twin is the stream's GET (the connection the Security
 	// Warning speaks of); over http a request of the session.
-	ex := transport.Exchange{Method: http.MethodPost, Body: twinBody(current(e))}
+	ex := httpmcp.Exchange{Method: http.MethodPost, Body: twinBody(current(e))}
 	if x.Kind() == "sse" {
-		ex = transport.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
+		ex = httpmcp.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
 	}
 	res, seq := exchange(e, x, "the twin, without Origin", ex)
 	if !served(res) {
@@ -406,7 +407,7 @@ func httpOrigin(e *scenario.Env) error {
 	return nil
 }
 
-func judgeOrigin(e *scenario.Env, in map[string]bool, res *transport.Result, seq int) {
+func judgeOrigin(e *scenario.Env, in map[string]bool, res *httpmcp.Result, seq int) {
 	switch {
 	case served(res):
 		e.Fail("MCP-ORIGIN-1", seq, "a request with a foreign Origin was served, like its twin without one", "a refusal (4xx)", answered(res))
@@ -434,7 +435,7 @@ func judgeOrigin(e *scenario.Env, in map[string]bool, res *transport.Result, seq
 // address of the machine would send packets beyond loopback, which the
 // user never named. Against a server reached by --url alone the port is
 // maybe not this machine's at all.
-func judgeBind(e *scenario.Env, x transport.Exchanger) {
+func judgeBind(e *scenario.Env, x httpmcp.Exchanger) {
 	if !x.Launched() {
 		e.Skip("MCP-BIND-1", "the server was not launched by wirecheck (--url): \"when running locally\" cannot be told")
 		return
@@ -498,7 +499,7 @@ func sseLegacy(e *scenario.Env) error {
 		return nil
 	}
 	var first *sse.Event
-	res, seq := exchange(e, x, "GET the SSE stream", transport.Exchange{Method: http.MethodGet,
+	res, seq := exchange(e, x, "GET the SSE stream", httpmcp.Exchange{Method: http.MethodGet,
 		Set: map[string]string{"Accept": "text/event-stream"},
 		Until: func(ev sse.Event) bool {
 			first = &ev
