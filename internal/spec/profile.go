@@ -8,7 +8,7 @@ import (
 
 // A profile is a protocol that extends another (`base:`): a concrete
 // server's document promises more than the protocol it speaks (sonde-hub
-// and sophon are MCP servers). The profile takes its base's kinds, rules,
+// and sophon are servers of a protocol they extend). The profile takes its base's kinds, rules,
 // revisions, correlation, probe, fuzz model and transports, and adds its
 // own rules; its faults and variants are its own, since they name what
 // its reference server does. It never copies a base rule.

@@ -30,7 +30,7 @@ type Protocol struct {
 	// transport on (the transport's own, transport.Kind.Path, when unset).
 	Endpoints map[string]string `yaml:"endpoints"`
 	// Startup names the kind the first frame must be, if the protocol has a
-	// ready line (sonde-serve does; MCP does not).
+	// ready line (sonde-serve does; most protocols do not).
 	Startup *Startup `yaml:"startup"`
 	// Probe is a known-good request (without its id) used to ask whether the
 	// server is still alive and answering after bad input.
@@ -56,7 +56,7 @@ type Protocol struct {
 	// that leaves out an optional method is not blamed for it.
 	Unimplemented [][]Cond `yaml:"unimplemented"`
 	// Versions lists the protocol's revisions when its messages differ by
-	// revision (MCP): schema references in kinds and frame rules may use
+	// revision: schema references in kinds and frame rules may use
 	// {version} and the revision's vars, and a run picks one revision
 	// (see ForVersion). Nil for a protocol with one revision.
 	Versions *Versions `yaml:"versions"`
@@ -203,8 +203,8 @@ type Rule struct {
 	Section string `yaml:"section"`
 	Quote   string `yaml:"quote"`
 	// Sections names the rule's section in the pages of revisions where
-	// it differs from Section (MCP 2024-11-05 has basic/messages where
-	// later revisions have basic/index), for Citation.
+	// it differs from Section (a page a later revision moved), for
+	// Citation.
 	Sections map[string]string `yaml:"sections"`
 	// Doc overrides the protocol's source document (generic rules cite
 	// JSON-RPC or NDJSON conventions).
@@ -328,8 +328,8 @@ type Fuzz struct {
 	// Params are set in the params object of every request the fuzzer
 	// sends (setup and tool requests, generated valid and invalid ones
 	// whose params is an object or absent), replacing a generated value
-	// of the same name: what a revision asks of every request, such as
-	// MCP 2026-07-28's _meta. Notifications are left as they are.
+	// of the same name: what a revision asks of every request, such as a
+	// _meta object. Notifications are left as they are.
 	Params map[string]any `yaml:"params"`
 	// PerVersion replaces, in one revision of a versioned protocol, the
 	// setup and the params (each when given): a revision whose session

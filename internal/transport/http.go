@@ -70,6 +70,15 @@ type Apart interface {
 	AnswersApart() bool
 }
 
+// Starter is a transport whose session begins before the first message:
+// a stream that must first name where messages go. Started blocks until
+// it has and says why it cannot; Awaits is what it waited for, as the
+// report of a server that never began says it ("its stream to name …").
+type Starter interface {
+	Started() error
+	Awaits() string
+}
+
 // Hooks let a transport judge what it sees below the peer (a status code,
 // a content type) and note it in the transcript. The session wires them
 // to the peer once both exist.

@@ -29,6 +29,11 @@ func detectKind(o transport.DialOptions, revision string) (string, string) {
 	return Detect(options(o), cmp.Or(revision, detectRevision))
 }
 
+// Awaits is what Started waits for (transport.Starter).
+func (c *client) Awaits() string {
+	return "its SSE stream to name the endpoint to POST to (an endpoint event)"
+}
+
 // AnswersApart reports whether the server's messages come on a stream
 // apart from the POSTs (transport.Apart): the legacy HTTP+SSE transport,
 // where "Server messages are sent as SSE `message` events" (2024-11-05
