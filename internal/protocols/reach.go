@@ -2,6 +2,8 @@ package protocols
 
 import (
 	"fmt"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"slices"
 	"strings"
 )
@@ -18,14 +20,10 @@ type Reach struct {
 // fault; the shape of the URL and the headers is target.Target.Check's.
 func (r Reach) Check(b *Bundle) error {
 	id, offers := b.Protocol.ID, Transports(b)
-	tr := r.Transport
-	if tr == "" {
-		tr = "stdio"
-		if r.URL != "" {
-			tr = "http"
-		}
-	}
-	overHTTP := slices.Contains(offers, "http") || slices.Contains(offers, "sse")
+	// The target's defaults: stdio, or over a URL alone the transport
+	// registered for one.
+	tr := target.Target{Transport: r.Transport, URL: r.URL}.Kind()
+	overHTTP := slices.ContainsFunc(offers, transport.OverURL)
 	switch {
 	case r.URL != "" && !overHTTP:
 		return fmt.Errorf("--url: protocol %s is reached over %s only; launch the server with '-- CMD [ARGS…]'", id, strings.Join(offers, ", "))
