@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"maps"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -184,6 +185,17 @@ variants:
 		Expect(p.FaultTransports(p.Fault("stdio-fault"))).To(Equal([]string{"stdio"}))
 		Expect(p.VariantTransports(p.Variant("web-choice"))).To(Equal([]string{"sse"}))
 		Expect(p.VariantTransports(&spec.Variant{Name: "plain"})).To(Equal([]string{"stdio", "http", "sse"}))
+	})
+
+	It("refuse a check no module registered, with the file and line", func() {
+		// The catalogue as it would be without the HTTP transports' module.
+		engine := maps.Clone(verdict.Checks)
+		delete(engine, httpmcp.CheckHTTPAccepted)
+		src := strings.Replace(mixed, "checks: [ndjson.json], transports: [http]}", "checks: [http.accepted], transports: [http]}", 1)
+		_, err := spec.Parse("specs/mixed.yaml", []byte(src), nil, engine, nil)
+		Expect(err).To(MatchError(ContainSubstring(`specs/mixed.yaml:10: rule MIX-HTTP-1: unknown check "http.accepted"`)))
+		_, err = parse(src)
+		Expect(err).NotTo(HaveOccurred(), "registered by the module that decides it")
 	})
 
 	DescribeTable("that a spec does not know are refused with the file and line",
