@@ -29,7 +29,7 @@ func (r Reach) Check(b *Bundle) error {
 		return fmt.Errorf("--url: protocol %s is reached over %s only; launch the server with '-- CMD [ARGS…]'", id, strings.Join(offers, ", "))
 	case !slices.Contains(offers, tr):
 		return fmt.Errorf("--transport %q: protocol %s supports %s", tr, id, strings.Join(offers, ", "))
-	case len(r.Headers) > 0 && tr == "stdio":
+	case len(r.Headers) > 0 && !transport.OverURL(tr):
 		return fmt.Errorf("--header applies to HTTP transports only; this run uses stdio")
 	}
 	return nil

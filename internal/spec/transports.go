@@ -60,8 +60,8 @@ func (p *Protocol) revisionHas(r *Rule, version string) bool {
 		return true
 	}
 	// A profile's own rules come from its document, which may well serve
-	// an old revision over a newer transport (Sophon: 2024-11-05 over
-	// Streamable HTTP); only its base's rules are the revision's.
+	// an old revision over a newer transport than that revision defines;
+	// only its base's rules are the revision's.
 	return p.Base != "" && !p.Inherited(r)
 }
 
