@@ -72,7 +72,7 @@ func (t Target) Kind() string {
 
 // OverHTTP reports whether the target speaks one of the HTTP transports
 // (one reached by URL).
-func (t Target) OverHTTP() bool { return t.Kind() != transport.Stdio }
+func (t Target) OverHTTP() bool { return transport.OverURL(t.Kind()) }
 
 // FixedPort reports whether a launched HTTP server listens on a port the
 // user chose (a --url without {port}): two of its processes at once would
