@@ -85,7 +85,7 @@ bench: build
 	# campaign's first start and one hiccup of the machine weigh in the ratio.
 	$(GO) test -run '^$$' -bench 'Fuzz/reference' -benchtime 2000x ./internal/fuzz
 	$(GO) test -run '^$$' -bench 'Fuzz/server-everything|FreshEvery|Malformations' -benchtime 500x ./internal/fuzz
-	$(GO) run ./internal/runner/faultbench -bin $(BIN)
+	$(GO) run ./internal/bench/faultbench -bin $(BIN)
 	$(GO) run ./internal/interop/officialbench -bin $(BIN)
 
 clean:

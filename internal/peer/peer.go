@@ -143,7 +143,8 @@ type Call struct {
 }
 
 // Patient marks a call whose answer may take longer than --timeout
-// without breaking a rule (a tool call: MCP bounds no response time), so
+// without breaking a rule (a tool call, where the protocol bounds no
+// response time), so
 // an HTTP exchange of it that wirecheck's own timeout ends records no
 // finding; its waits still end, and Refused says why.
 func (p *Peer) Patient(c *Call) {
@@ -179,7 +180,7 @@ func DescribeRequest(key, method string) string {
 // Peer is one conversation with one server instance.
 type Peer struct {
 	o Options
-	// proto judges the frames; SetProtocol swaps it (an MCP client that
+	// proto judges the frames; SetProtocol swaps it (a client that
 	// falls back to an older revision of the protocol mid-process).
 	proto   atomic.Pointer[spec.Protocol]
 	started time.Time
@@ -307,8 +308,8 @@ func (p *Peer) Protocol() *spec.Protocol { return p.protocol() }
 
 // SetProtocol makes the peer classify and validate the frames it receives
 // from now on by proto: a client that negotiated another revision of a
-// versioned protocol in this process (MCP's fallback from server/discover
-// to initialize) judges the server by that revision.
+// versioned protocol in this process (it fell back from one revision's
+// handshake to another's) judges the server by that revision.
 func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 
 // SetScenario tags what is observed from now on, forgets raw lines the
@@ -400,9 +401,9 @@ func (p *Peer) Request(msg []byte) (*Call, error) {
 
 // RequestUnjudged is Request for a request of wirecheck's own whose
 // exchange the server may refuse without breaking a rule: the liveness
-// probe, sent after a scenario that may have left no session (MCP over
-// HTTP refuses a request outside one with 400, as its transport says a
-// server should). Its answer, when it comes, is judged as any other.
+// probe, sent after a scenario that may have left no session (a protocol
+// over HTTP may refuse a request outside one with 400, as its transport
+// says a server should). Its answer, when it comes, is judged as any other.
 func (p *Peer) RequestUnjudged(msg []byte) (*Call, error) {
 	c, err := p.track(msg)
 	if err != nil {

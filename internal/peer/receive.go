@@ -221,7 +221,7 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 // another JSON type, or, when exactly one request is in flight and the id
 // matches nothing ever sent, that one request (the id was not echoed).
 // Over HTTP (via set) the exchange tells instead of that guess: a JSON
-// body answers the request its POST carried; an SSE event with an id
+// body answers the request its POST carried; a stream event with an id
 // nobody sent answers nothing, for a stream may carry other messages
 // before the response.
 func (p *Peer) lookup(idv any, hasID bool, via *transport.Via) (*Call, string) {
@@ -481,7 +481,7 @@ func (p *Peer) check(name, scen string, v verdict.Verdict, seq int, msg, expecte
 
 // HoldChecks keeps the observations of built-in checks (a transport's
 // among them) from now on, until ReleaseChecks: for an exchange whose rules only its
-// answer tells (an MCP server asked in a revision it then says it does not
+// answer tells (a server asked in a revision it then says it does not
 // speak owes none of that revision's rules).
 func (p *Peer) HoldChecks() {
 	p.mu.Lock()

@@ -67,15 +67,14 @@ func (p *Peer) ended(f transport.Frame) {
 }
 
 // onStream reports whether the server answers on a stream apart from the
-// POST: the legacy HTTP+SSE transport, where "Server messages are sent as
-// SSE `message` events" (2024-11-05 basic/transports, HTTP with SSE) and
-// nothing ties them to the POST's status. A server may refuse a raw line's
-// POST 4xx, send its JSON-RPC error on the stream, or both, in either
+// request (transport.Apart), where nothing ties its answers to the
+// request's status. A server may refuse a raw line's request with an
+// error status, send its JSON-RPC error on the stream, or both, in either
 // order; so the refusal is the line's answer but leaves room for one error
 // after it, or the verdict would hang on which of the two came first.
 func (p *Peer) onStream() bool {
-	x, ok := p.o.Transport.(transport.Exchanger)
-	return ok && x.Kind() == "sse"
+	x, ok := p.o.Transport.(transport.Apart)
+	return ok && x.AnswersApart()
 }
 
 // answer is what a wait on a call that is done returns.

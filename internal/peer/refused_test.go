@@ -1,9 +1,7 @@
 package peer_test
 
 import (
-	"context"
 	"errors"
-	"net/url"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -145,14 +143,9 @@ type sseFake struct {
 	kind string
 }
 
-func (sseFake) Exchange(context.Context, transport.Exchange) (*transport.Result, error) {
-	return nil, errors.New("no probes")
-}
-func (sseFake) Session() string    { return "" }
-func (sseFake) Endpoint() *url.URL { return nil }
-func (f sseFake) Kind() string     { return f.kind }
-func (sseFake) Credentialed() bool { return false }
-func (sseFake) Launched() bool     { return false }
+// AnswersApart is the legacy transport's: its messages come on the
+// stream, apart from the POSTs.
+func (f sseFake) AnswersApart() bool { return f.kind == "sse" }
 
 var _ = Describe("a raw line whose POST is refused over a transport that answers on a stream", func() {
 	// newSSEPeer is newPeer over a fake transport of kind (sse, http).

@@ -10,7 +10,7 @@ type state struct {
 
 // State returns the value kept on this peer under key, made by init the
 // first time key is asked for. A peer talks to one server process, so what
-// a suite learns about that process (the MCP session its handshake set up,
+// a suite learns about that process (the session its handshake set up,
 // a silence it observed) lives here: it is gone with the peer when the
 // process is replaced, where a package-level map keyed by the peer would
 // keep it, and every peer ever used, for the life of wirecheck.

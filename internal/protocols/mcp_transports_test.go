@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -42,12 +43,12 @@ var _ = Describe("the mcp checks per transport", func() {
 		Entry("proc.exit-on-eof over http: nothing", "http", "", verdict.CheckExitOnEOF, []string(nil)),
 		// A foreign endpoint URI is still "an endpoint event containing a
 		// URI": it fails the SHOULD, never the MUST.
-		Entry("sse.endpoint over sse", "sse", "", verdict.CheckSSEEndpoint, []string{"MCP-SSE-2"}),
-		Entry("sse.endpoint-origin over sse", "sse", "", verdict.CheckSSEEndpointOrigin, []string{"MCP-SSE-3"}),
-		Entry("http.stream-has-response in 2025-06-18", "http", "2025-06-18", verdict.CheckHTTPStreamHasResponse, []string{"MCP-HTTP-STREAM-1", "MCP-HTTP-STREAM-2"}),
-		Entry("http.stream-has-response in 2025-11-25", "http", "2025-11-25", verdict.CheckHTTPStreamHasResponse, []string{"MCP-HTTP-STREAM-1"}),
-		Entry("http.no-request in 2026-07-28", "http", "2026-07-28", verdict.CheckHTTPNoRequest, []string{"MCP-HTTP-NOREQ-1"}),
-		Entry("http.accepted over sse: nothing", "sse", "", verdict.CheckHTTPAccepted, []string(nil)),
+		Entry("sse.endpoint over sse", "sse", "", httpmcp.CheckSSEEndpoint, []string{"MCP-SSE-2"}),
+		Entry("sse.endpoint-origin over sse", "sse", "", httpmcp.CheckSSEEndpointOrigin, []string{"MCP-SSE-3"}),
+		Entry("http.stream-has-response in 2025-06-18", "http", "2025-06-18", httpmcp.CheckHTTPStreamHasResponse, []string{"MCP-HTTP-STREAM-1", "MCP-HTTP-STREAM-2"}),
+		Entry("http.stream-has-response in 2025-11-25", "http", "2025-11-25", httpmcp.CheckHTTPStreamHasResponse, []string{"MCP-HTTP-STREAM-1"}),
+		Entry("http.no-request in 2026-07-28", "http", "2026-07-28", httpmcp.CheckHTTPNoRequest, []string{"MCP-HTTP-NOREQ-1"}),
+		Entry("http.accepted over sse: nothing", "sse", "", httpmcp.CheckHTTPAccepted, []string(nil)),
 	)
 
 	It("claims every check of the HTTP transports", func() {

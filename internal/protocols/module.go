@@ -1,6 +1,10 @@
 package protocols
 
 import (
+	// The HTTP transports (http, sse) and their checks register with the
+	// engine in this package's init: every spec that names them, MCP's or
+	// a profile's, loads through here.
+	_ "github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	agentbridgeserver "github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
 	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"

@@ -2,6 +2,8 @@ package protocols
 
 import (
 	"fmt"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"slices"
 	"strings"
 )
@@ -18,20 +20,16 @@ type Reach struct {
 // fault; the shape of the URL and the headers is target.Target.Check's.
 func (r Reach) Check(b *Bundle) error {
 	id, offers := b.Protocol.ID, Transports(b)
-	tr := r.Transport
-	if tr == "" {
-		tr = "stdio"
-		if r.URL != "" {
-			tr = "http"
-		}
-	}
-	overHTTP := slices.Contains(offers, "http") || slices.Contains(offers, "sse")
+	// The target's defaults: stdio, or over a URL alone the transport
+	// registered for one.
+	tr := target.Target{Transport: r.Transport, URL: r.URL}.Kind()
+	overHTTP := slices.ContainsFunc(offers, transport.OverURL)
 	switch {
 	case r.URL != "" && !overHTTP:
 		return fmt.Errorf("--url: protocol %s is reached over %s only; launch the server with '-- CMD [ARGS…]'", id, strings.Join(offers, ", "))
 	case !slices.Contains(offers, tr):
 		return fmt.Errorf("--transport %q: protocol %s supports %s", tr, id, strings.Join(offers, ", "))
-	case len(r.Headers) > 0 && tr == "stdio":
+	case len(r.Headers) > 0 && !transport.OverURL(tr):
 		return fmt.Errorf("--header applies to HTTP transports only; this run uses stdio")
 	}
 	return nil

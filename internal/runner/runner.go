@@ -138,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	var verr error
 	if v := cfg.Protocol.Versions; v != nil {
-		// A versioned protocol (MCP): --param <v.Param>=ID picks the
+		// A versioned protocol: --param <v.Param>=ID picks the
 		// revision whose kinds and schemas judge the run.
 		p, err := cfg.Protocol.ForVersion(cfg.Params[v.Param])
 		if err != nil {

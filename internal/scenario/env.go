@@ -466,8 +466,8 @@ func (e *Env) Unimplemented(in *peer.Inbound) bool {
 // Probe sends the protocol's known-good request and reports whether the
 // server answered it.
 func (e *Env) Probe() (*peer.Inbound, error) {
-	// The process may speak another revision than the run asked for (an
-	// MCP server that fell back to initialize): ask in the peer's.
+	// The process may speak another revision than the run asked for (a
+	// server that fell back to an older handshake): ask in the peer's.
 	if e.probeProtocol().Probe == nil {
 		return nil, errors.New("the protocol defines no probe request")
 	}
@@ -480,8 +480,8 @@ func (e *Env) Probe() (*peer.Inbound, error) {
 }
 
 // probeProtocol is the protocol whose probe fits the process: it may speak
-// another revision than the run asked for (an MCP server that fell back to
-// initialize), so ask in the peer's.
+// another revision than the run asked for (a server that fell back to an
+// older handshake), so ask in the peer's.
 func (e *Env) probeProtocol() *spec.Protocol {
 	if e.Peer != nil && e.Peer.Protocol() != nil {
 		return e.Peer.Protocol()

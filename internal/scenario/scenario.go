@@ -35,7 +35,7 @@ type Scenario struct {
 	// Protocol, Params, Seed, Failing and Command are kept by regressions
 	// the fuzzer saved, so `wirecheck replay FILE` needs nothing else.
 	// Params are the --param settings the scenario runs under; for a
-	// versioned protocol, the revision it was found in (mcp-version), by
+	// versioned protocol, the revision it was found in (the revision param), by
 	// which replay judges it.
 	Protocol string            `yaml:"protocol,omitempty"`
 	Params   map[string]string `yaml:"params,omitempty"`

@@ -20,6 +20,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -132,22 +133,17 @@ func Launch(o Options) (*Session, error) {
 	})
 	hook(t, p, o.Recorder)
 	s := &Session{o: o, p: p, from: from}
-	if st, ok := t.(starter); ok {
+	if st, ok := t.(transport.Starter); ok {
 		if err := st.Started(); err != nil {
 			s.Close()
 			// The server answered (or a process runs): it is there but
 			// never began a session.
 			return nil, &NotStarted{Cause: err.Error(), Launched: true, Stderr: s.stderr(),
-				Awaited: "its SSE stream to name the endpoint to POST to (an endpoint event)", Within: o.Timeout, Flag: "--timeout"}
+				Awaited: st.Awaits(), Within: o.Timeout, Flag: "--timeout"}
 		}
 	}
 	return s, nil
 }
-
-// starter is a transport whose session begins before the first message:
-// the legacy HTTP+SSE stream, which must name its POST endpoint first.
-// Started blocks until it has, and says why it cannot.
-type starter interface{ Started() error }
 
 // Open launches a process and waits until it is ready (AwaitReady).
 func Open(o Options) (*Session, error) {

@@ -1,13 +1,14 @@
 package spec
 
 import (
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"slices"
 	"strings"
 )
 
 // A profile is a protocol that extends another (`base:`): a concrete
 // server's document promises more than the protocol it speaks (sonde-hub
-// and sophon are MCP servers). The profile takes its base's kinds, rules,
+// and sophon are servers of a protocol they extend). The profile takes its base's kinds, rules,
 // revisions, correlation, probe, fuzz model and transports, and adds its
 // own rules; its faults and variants are its own, since they name what
 // its reference server does. It never copies a base rule.
@@ -29,7 +30,7 @@ func (p *Protocol) checkProfile(bad func(line int, format string, args ...any)) 
 		}
 	}
 	for tr, path := range p.Endpoints {
-		if tr == "stdio" || !slices.Contains(p.Transports, tr) {
+		if !transport.OverURL(tr) || !slices.Contains(p.Transports, tr) {
 			bad(1, "endpoints: %q is not an HTTP transport of protocol %s (transports: %s)", tr, p.ID, strings.Join(p.Transports, ", "))
 		}
 		if !strings.HasPrefix(path, "/") {
@@ -43,10 +44,8 @@ func (p *Protocol) Endpoint(tr string) string {
 	if e := p.Endpoints[tr]; e != "" {
 		return e
 	}
-	if tr == "sse" {
-		return "/sse"
-	}
-	return "/mcp"
+	k, _ := transport.Lookup(tr)
+	return k.Path
 }
 
 // Inherited reports whether r is a rule a profile takes from its base:

@@ -5,13 +5,13 @@
 package spec
 
 import (
-	"cmp"
 	"fmt"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -27,10 +27,10 @@ type Protocol struct {
 	// revision its document describes (sophon speaks 2024-11-05).
 	Revision string `yaml:"revision"`
 	// Endpoints are the URL paths a launched server serves each HTTP
-	// transport on ("/mcp" for http and "/sse" for sse when unset).
+	// transport on (the transport's own, transport.Kind.Path, when unset).
 	Endpoints map[string]string `yaml:"endpoints"`
 	// Startup names the kind the first frame must be, if the protocol has a
-	// ready line (sonde-serve does; MCP does not).
+	// ready line (sonde-serve does; most protocols do not).
 	Startup *Startup `yaml:"startup"`
 	// Probe is a known-good request (without its id) used to ask whether the
 	// server is still alive and answering after bad input.
@@ -56,7 +56,7 @@ type Protocol struct {
 	// that leaves out an optional method is not blamed for it.
 	Unimplemented [][]Cond `yaml:"unimplemented"`
 	// Versions lists the protocol's revisions when its messages differ by
-	// revision (MCP): schema references in kinds and frame rules may use
+	// revision: schema references in kinds and frame rules may use
 	// {version} and the revision's vars, and a run picks one revision
 	// (see ForVersion). Nil for a protocol with one revision.
 	Versions *Versions `yaml:"versions"`
@@ -203,8 +203,8 @@ type Rule struct {
 	Section string `yaml:"section"`
 	Quote   string `yaml:"quote"`
 	// Sections names the rule's section in the pages of revisions where
-	// it differs from Section (MCP 2024-11-05 has basic/messages where
-	// later revisions have basic/index), for Citation.
+	// it differs from Section (a page a later revision moved), for
+	// Citation.
 	Sections map[string]string `yaml:"sections"`
 	// Doc overrides the protocol's source document (generic rules cite
 	// JSON-RPC or NDJSON conventions).
@@ -234,11 +234,8 @@ func (r *Rule) AppliesOn(transport string) bool {
 	return len(r.Transports) == 0 || transport == "" || slices.Contains(r.Transports, transport)
 }
 
-// transportNames are the transports as a reader of a report knows them.
-var transportNames = map[string]string{"stdio": "stdio", "http": "HTTP", "sse": "legacy HTTP+SSE"}
-
 // OnlyOn says where the rule holds, for a report of a run on a transport
-// where it does not: "stdio only", "HTTP only", "legacy HTTP+SSE only".
+// where it does not: "stdio only", "HTTP only" (each transport's Title).
 // It is "" for a rule of every transport.
 func (r *Rule) OnlyOn() string {
 	if len(r.Transports) == 0 {
@@ -251,9 +248,9 @@ func (r *Rule) OnlyOn() string {
 	return strings.Join(names, " and ") + " only"
 }
 
-// TransportName is a transport as a reader of a report knows it ("HTTP"
-// for http).
-func TransportName(tr string) string { return cmp.Or(transportNames[tr], tr) }
+// TransportName is a transport as a reader of a report knows it (its
+// registered Title: "HTTP" for http).
+func TransportName(tr string) string { return transport.Title(tr) }
 
 // AppliesTo reports whether the rule holds in a revision.
 func (r *Rule) AppliesTo(version string) bool {
@@ -331,8 +328,8 @@ type Fuzz struct {
 	// Params are set in the params object of every request the fuzzer
 	// sends (setup and tool requests, generated valid and invalid ones
 	// whose params is an object or absent), replacing a generated value
-	// of the same name: what a revision asks of every request, such as
-	// MCP 2026-07-28's _meta. Notifications are left as they are.
+	// of the same name: what a revision asks of every request, such as a
+	// _meta object. Notifications are left as they are.
 	Params map[string]any `yaml:"params"`
 	// PerVersion replaces, in one revision of a versioned protocol, the
 	// setup and the params (each when given): a revision whose session

@@ -2,12 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"slices"
 	"strings"
 )
-
-// knownTransports are the transports wirecheck can reach a server over.
-var knownTransports = []string{"stdio", "http", "sse"}
 
 // defaultTransports is what a spec that names none is reached over.
 var defaultTransports = []string{"stdio"}
@@ -43,8 +41,9 @@ func (p *Protocol) Applies(r *Rule) bool {
 // InRevision reports whether a rule is part of a revision as this run
 // reaches the server: the rule names the revision (or none), and a rule of
 // the run's transport holds only in a revision that defines that
-// transport. This is the one place that decides it: a rule of Streamable
-// HTTP is no rule of MCP 2024-11-05, whatever a server answers over it.
+// transport. This is the one place that decides it: a rule of a
+// transport a revision does not define is no rule of that revision,
+// whatever a server answers over it.
 // A rule of another transport than the run's is left to AppliesOn (the
 // report says "HTTP only" in every revision alike).
 func (p *Protocol) InRevision(r *Rule, version string) bool {
@@ -61,8 +60,8 @@ func (p *Protocol) revisionHas(r *Rule, version string) bool {
 		return true
 	}
 	// A profile's own rules come from its document, which may well serve
-	// an old revision over a newer transport (Sophon: 2024-11-05 over
-	// Streamable HTTP); only its base's rules are the revision's.
+	// an old revision over a newer transport than that revision defines;
+	// only its base's rules are the revision's.
 	return p.Base != "" && !p.Inherited(r)
 }
 
@@ -99,8 +98,8 @@ func (p *Protocol) index() {
 // hold (and, for that list, names wirecheck does not know).
 func (p *Protocol) checkTransports(bad func(line int, format string, args ...any)) {
 	for _, t := range p.Transports {
-		if !slices.Contains(knownTransports, t) {
-			bad(1, "unknown transport %q (want %s)", t, strings.Join(knownTransports, ", "))
+		if _, ok := transport.Lookup(t); !ok {
+			bad(1, "unknown transport %q (want %s)", t, strings.Join(transport.Names(), ", "))
 		}
 	}
 	inList := func(what string, line int, t string) {

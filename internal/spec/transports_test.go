@@ -1,11 +1,13 @@
 package spec_test
 
 import (
+	"maps"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -111,13 +113,13 @@ rules:
   - {id: REV-ALL-1, level: SHOULD, title: b, section: S, checks: [http.stream-has-response], transports: [http]}
 `)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(p.RulesForCheck(verdict.CheckHTTPStreamHasResponse)).To(BeEmpty(), "stdio")
+		Expect(p.RulesForCheck(httpmcp.CheckHTTPStreamHasResponse)).To(BeEmpty(), "stdio")
 		h, err := p.ForTransport("http")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ids(h.RulesForCheck(verdict.CheckHTTPStreamHasResponse))).To(ConsistOf("REV-OLD-1", "REV-ALL-1"))
+		Expect(ids(h.RulesForCheck(httpmcp.CheckHTTPStreamHasResponse))).To(ConsistOf("REV-OLD-1", "REV-ALL-1"))
 		h2, err := h.ForVersion("2")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(ids(h2.RulesForCheck(verdict.CheckHTTPStreamHasResponse))).To(ConsistOf("REV-ALL-1"))
+		Expect(ids(h2.RulesForCheck(httpmcp.CheckHTTPStreamHasResponse))).To(ConsistOf("REV-ALL-1"))
 	})
 
 	It("leave a revision the rules of a transport it does not define, on that transport only", func() {
@@ -142,7 +144,7 @@ rules:
 			Expect(old.Applies(old.Rule(id))).To(BeFalse(), id)
 			Expect(old.NotInRevision(old.Rule(id))).To(Equal("not a rule of revision 1, which has no HTTP transport"))
 		}
-		Expect(old.RulesForCheck(verdict.CheckHTTPStreamHasResponse)).To(BeEmpty())
+		Expect(old.RulesForCheck(httpmcp.CheckHTTPStreamHasResponse)).To(BeEmpty())
 		Expect(ids(old.RulesForCheck(verdict.CheckKnown))).To(BeEmpty())
 		// A rule of every transport is the revision's; one of another
 		// transport is left to AppliesOn ("legacy HTTP+SSE only"), alike
@@ -183,6 +185,17 @@ variants:
 		Expect(p.FaultTransports(p.Fault("stdio-fault"))).To(Equal([]string{"stdio"}))
 		Expect(p.VariantTransports(p.Variant("web-choice"))).To(Equal([]string{"sse"}))
 		Expect(p.VariantTransports(&spec.Variant{Name: "plain"})).To(Equal([]string{"stdio", "http", "sse"}))
+	})
+
+	It("refuse a check no module registered, with the file and line", func() {
+		// The catalogue as it would be without the HTTP transports' module.
+		engine := maps.Clone(verdict.Checks)
+		delete(engine, httpmcp.CheckHTTPAccepted)
+		src := strings.Replace(mixed, "checks: [ndjson.json], transports: [http]}", "checks: [http.accepted], transports: [http]}", 1)
+		_, err := spec.Parse("specs/mixed.yaml", []byte(src), nil, engine, nil)
+		Expect(err).To(MatchError(ContainSubstring(`specs/mixed.yaml:10: rule MIX-HTTP-1: unknown check "http.accepted"`)))
+		_, err = parse(src)
+		Expect(err).NotTo(HaveOccurred(), "registered by the module that decides it")
 	})
 
 	DescribeTable("that a spec does not know are refused with the file and line",

@@ -10,14 +10,14 @@ import (
 
 // Versions describes the revisions of a protocol whose message shapes
 // differ by revision. A run picks one with the --param named Param (the
-// CLI offers --revision for it, with --mcp-version as its alias), Default otherwise.
+// CLI offers --revision for it, and --param PARAM=ID), Default otherwise.
 //
 // Schema references in kinds and frame rules are templates: "{version}"
 // stands for the revision's id and "{NAME}" for the revision's var NAME,
 // so one kind serves every revision:
 //
 //	versions:
-//	  param: mcp-version
+//	  param: proto-version
 //	  default: "2025-06-18"
 //	  list:
 //	    - {id: "2024-11-05", vars: {defs: "2024-11-05/schema.json#/definitions"}}
@@ -34,13 +34,13 @@ type Versions struct {
 type Version struct {
 	ID   string            `yaml:"id"`
 	Vars map[string]string `yaml:"vars"`
-	// Probe replaces the protocol's probe in this revision (MCP 2026-07-28
-	// has no ping: it asks server/discover, with its _meta).
+	// Probe replaces the protocol's probe in this revision (a revision
+	// that dropped the usual ping asks something else).
 	Probe map[string]any `yaml:"probe"`
 	// Transports are the protocol's transports this revision defines
 	// (empty: every one). A rule of some transports is no rule of a
 	// revision that lacks the one a run speaks (see Protocol.InRevision):
-	// MCP 2024-11-05 has no Streamable HTTP.
+	// an early revision may predate a transport.
 	Transports []string `yaml:"transports"`
 	// Doc names the revision's document as rules name theirs (a rule's
 	// doc), so a rule quoted from a later revision cites this one's page

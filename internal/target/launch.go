@@ -45,8 +45,8 @@ func (e *NotReady) Error() string { return e.Cause }
 // Launch starts a fresh server process and returns its transport: stdio
 // as the process's pipes; a URL alone is dialled; a command over HTTP is
 // launched on a free port (see Port) and dialled once the server answers
-// there (awaitReady). No MCP request is made before the first Send: each
-// would cost the server a session.
+// there (awaitReady). No protocol request is made before the first Send:
+// each may cost the server a session.
 func (t Target) Launch(b Bounds) (transport.Transport, error) {
 	if t.Serve != nil {
 		return transport.InProcess(t.Serve, transport.Options{MaxFrame: t.MaxFrame})
@@ -108,10 +108,8 @@ func (t Target) withPort(port int) (argv, env []string, u string) {
 	if u == "" {
 		path := t.Paths[t.Kind()]
 		if path == "" {
-			path = "/mcp"
-			if t.Kind() == "sse" {
-				path = "/sse"
-			}
+			k, _ := transport.Lookup(t.Kind())
+			path = k.Path
 		}
 		u = "http://127.0.0.1:" + Port + path
 	}

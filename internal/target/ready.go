@@ -40,7 +40,7 @@ const (
 
 // knock opens one connection to addr and asks what costs the server
 // nothing: over plain HTTP "OPTIONS *", a request of the server as a whole
-// (RFC 9110 §9.3.7) that reaches no MCP endpoint, so it opens no session;
+// (RFC 9110 §9.3.7) that reaches no protocol endpoint, so it opens no session;
 // over TLS (tlsName set) the handshake alone. Any byte back is an answer.
 // The try ends early when stop closes.
 func knock(addr, tlsName string, bound time.Duration, stop ...<-chan struct{}) int {
@@ -107,7 +107,7 @@ func tlsName(u *url.URL) string {
 // accepted and then closed or reset with nothing sent back is no server
 // yet, however often it happens; one that holds a try's bound (--timeout)
 // without a word is taken as the server, which the run then judges, as a
-// server that does not answer OPTIONS * may still speak MCP.
+// server that does not answer OPTIONS * may still speak its protocol.
 func awaitReady(proc transport.Transport, addr, tlsName string, b Bounds) error {
 	deadline := time.Now().Add(b.Startup)
 	tick := time.NewTicker(pollEvery)

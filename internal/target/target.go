@@ -24,11 +24,12 @@ type Target struct {
 	// Cwd is the server's working directory; empty means wirecheck's own.
 	Cwd string
 	// Transport is "" or "stdio" (NDJSON on the process's stdin and
-	// stdout), "http" (Streamable HTTP) or "sse" (the legacy HTTP+SSE
-	// transport). "" with a URL is "http".
+	// stdout), or a transport reached by URL that a module registered
+	// (transport.Register). "" with a URL is the one a URL alone is
+	// reached over (transport.ByURL).
 	Transport string
-	// URL is the endpoint over HTTP (for sse: the stream's URL). With Argv
-	// it is a template: "{port}" stands for the port wirecheck picks.
+	// URL is the endpoint over HTTP. With Argv it is a template: "{port}"
+	// stands for the port wirecheck picks.
 	URL string
 	// Headers are "Name: value" lines sent with every HTTP request to the
 	// endpoint's origin (--header), as the user wrote them: "${VAR}" in a
@@ -36,15 +37,15 @@ type Target struct {
 	// a rerun line can carry the reference and not the secret.
 	Headers []string
 	// Paths are the endpoint paths of a launched server by transport
-	// (the protocol's spec `endpoints:`); unset, "/mcp" for http and
-	// "/sse" for sse.
+	// (the protocol's spec `endpoints:`); unset, the transport's own
+	// (transport.Kind.Path).
 	Paths map[string]string
 	// Serve, set, is a server in wirecheck's own process (a Go test of a
 	// server's code, package conformance) reached as a launched one on
 	// stdio: each launch runs it afresh behind its own pipes.
 	Serve transport.ServeFunc
 	// MaxFrame caps one frame read from the server (a stdout line, an
-	// HTTP body, an SSE event): --max-frame. 0 is the transport's
+	// HTTP body, a stream event): --max-frame. 0 is the transport's
 	// default (transport.DefaultMaxFrame).
 	MaxFrame int
 	// Detected says why the transport is what it is when the user named
@@ -56,20 +57,22 @@ type Target struct {
 // server write where the port wirecheck picks goes.
 const Port = "{port}"
 
-// Kind is the transport the target is reached over: "stdio", "http" or
-// "sse".
+// Kind is the transport the target is reached over, a registered
+// transport's name: "stdio" by default, the transport a URL alone is
+// reached over with a URL.
 func (t Target) Kind() string {
-	switch {
-	case t.Transport != "":
+	if t.Transport != "" {
 		return t.Transport
-	case t.URL != "":
-		return "http"
 	}
-	return "stdio"
+	if k, ok := transport.ByURL(); ok && t.URL != "" {
+		return k.Name
+	}
+	return transport.Stdio
 }
 
-// OverHTTP reports whether the target speaks one of the HTTP transports.
-func (t Target) OverHTTP() bool { return t.Kind() != "stdio" }
+// OverHTTP reports whether the target speaks one of the HTTP transports
+// (one reached by URL).
+func (t Target) OverHTTP() bool { return transport.OverURL(t.Kind()) }
 
 // FixedPort reports whether a launched HTTP server listens on a port the
 // user chose (a --url without {port}): two of its processes at once would
@@ -90,20 +93,18 @@ func (t Target) Check() error {
 	if st, err := os.Stat(t.Cwd); t.Cwd != "" && (err != nil || !st.IsDir()) {
 		return fmt.Errorf("--cwd %q: not a directory", t.Cwd)
 	}
-	switch t.Transport {
-	case "", "stdio", "http", "sse":
-	default:
-		return fmt.Errorf("--transport %q: want stdio, http or sse", t.Transport)
+	if _, ok := transport.Lookup(t.Transport); !ok && t.Transport != "" {
+		return fmt.Errorf("--transport %q: want %s", t.Transport, transport.Alternatives(transport.Names()))
 	}
 	if t.URL != "" {
 		if err := checkURL(t.URL, len(t.Argv) > 0); err != nil {
 			return err
 		}
-		if t.Transport == "stdio" {
-			return fmt.Errorf("--url with --transport stdio: a URL is reached over http or sse")
+		if !transport.OverURL(t.Kind()) {
+			return fmt.Errorf("--url with --transport %s: a URL is reached over %s", t.Kind(), transport.Alternatives(transport.URLNames()))
 		}
 		if len(t.Argv) > 0 && t.Transport == "" {
-			return fmt.Errorf("--url with a server command: say how the server is reached, --transport http or --transport sse")
+			return fmt.Errorf("--url with a server command: say how the server is reached, %s", transport.Alternatives(flagWords(transport.URLNames())))
 		}
 	}
 	if len(t.Headers) > 0 && !t.OverHTTP() {
@@ -118,6 +119,15 @@ func (t Target) Check() error {
 		return fmt.Errorf("--transport %s: wirecheck picks the server's port; put %s in the server's arguments, an --env value or --url", t.Kind(), Port)
 	}
 	return nil
+}
+
+// flagWords are names as --transport flags: "--transport NAME".
+func flagWords(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "--transport " + n
+	}
+	return out
 }
 
 // hasPort reports whether {port} appears in an argument or an --env value.
@@ -142,7 +152,7 @@ func checkURL(raw string, template bool) error {
 	if template {
 		s = strings.ReplaceAll(s, Port, "1")
 	} else if strings.Contains(s, Port) {
-		return fmt.Errorf("--url %q: %s stands for the port of a server wirecheck launches; give the command after '--' with --transport http or sse", raw, Port)
+		return fmt.Errorf("--url %q: %s stands for the port of a server wirecheck launches; give the command after '--' with --transport %s", raw, Port, transport.Alternatives(transport.URLNames()))
 	}
 	u, err := url.Parse(s)
 	switch {

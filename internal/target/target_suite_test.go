@@ -10,6 +10,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	// The HTTP transports (http, sse) this package's tests reach are
+	// registered by the module that brings them.
+	_ "github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 )
 
 // TestMain lets the test binary stand in for a server wirecheck launches

@@ -74,7 +74,7 @@ var _ = Describe("a target over HTTP", func() {
 })
 
 var _ = Describe("a target's transport when the user named none", func() {
-	It("asks the server at a URL alone (headers expanded, the revision asked, the first Streamable HTTP one by default), and names what it found", func() {
+	It("asks the server at a URL alone (headers expanded, the revision asked, none when the run names none), and names what it found", func() {
 		GinkgoT().Setenv("WC_DETECT_TOKEN", "t0k")
 		var asked []string
 		defer target.SetDetect(func(o target.DialOptions, rev string) (string, string) {
@@ -85,7 +85,7 @@ var _ = Describe("a target's transport when the user named none", func() {
 		Expect(t.Transport).To(Equal("sse"))
 		Expect(t.Detected).To(Equal("because"))
 		Expect(t.Line(target.Rerun{Command: "run"})).To(ContainSubstring("--transport sse --url http://h/sse"))
-		Expect(asked).To(Equal([]string{"http://h/sse Authorization: Bearer t0k 2025-03-26"}))
+		Expect(asked).To(Equal([]string{"http://h/sse Authorization: Bearer t0k "}))
 		target.Target{URL: "http://h/mcp", Headers: []string{"A: b"}}.Detect(0, "2025-06-18")
 		Expect(asked[1]).To(HaveSuffix(" 2025-06-18"))
 	})

@@ -75,7 +75,7 @@ func (b *Budget) Used() int64 {
 }
 
 // NewCharge is a charge to the process's budget for a reader's buffers
-// (an SSE stream's), whose waits abort ends.
+// (an HTTP event stream's), whose waits abort ends.
 func NewCharge(abort <-chan struct{}) *Charge { return &Charge{b: frames, abort: abort} }
 
 // Charge is what one reader's growing buffers hold of a budget.

@@ -1,11 +1,6 @@
 package transport
 
 import (
-	"context"
-	"net/http"
-	"net/url"
-
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -17,7 +12,8 @@ type Via struct {
 	Verb        string
 	Status      int
 	ContentType string
-	// Stream is set when the frame came as an SSE event; EventID is its id.
+	// Stream is set when the frame came as an event of a stream (a
+	// response body that stays open); EventID is its id.
 	Stream  bool
 	EventID string
 	// For is the key (peer's id key) of the JSON-RPC request the POST
@@ -28,17 +24,17 @@ type Via struct {
 	// response", "redirect loop"), so a pending call ends at once instead
 	// of waiting out its timeout.
 	End string
-	// Dropped is set with End when the request's SSE stream closed or
-	// broke before its response: "Disconnection MAY occur at any time", so
-	// the transport's http.stream-has-response judges it, not the
-	// response rules above it.
+	// Dropped is set with End when the request's stream closed or broke
+	// before its response, which the protocol may allow ("Disconnection
+	// MAY occur at any time"): the transport's own check judges it, not
+	// the response rules above it.
 	Dropped bool
 	// Authorization is set with End when authorization refused the
 	// request: HTTP 401, or 403 with a WWW-Authenticate challenge
 	// (insufficient scope). The authorization pages ask exactly that
 	// answer of a server, so it owes the request no JSON-RPC response.
 	Authorization bool
-	// OverCap is set with End when the answer was a body or an SSE event
+	// OverCap is set with End when the answer was a body or a stream event
 	// over wirecheck's cap (MaxFrame): the server may well have answered,
 	// wirecheck could not read it, so no rule of the server is judged.
 	OverCap bool
@@ -47,80 +43,40 @@ type Via struct {
 	TimedOut bool
 }
 
-// Exchanger is a transport that can send one HTTP request outside the
-// session's flow: the HTTP scenarios' probes (a request without the
-// session id, with a foreign Origin, without credentials). Stdio does not
-// implement it; scenarios type-assert and skip without it.
-type Exchanger interface {
-	Exchange(ctx context.Context, x Exchange) (*Result, error)
-	// Session is the current Mcp-Session-Id, "" when none.
-	Session() string
-	// Endpoint is the MCP endpoint (for sse: the stream's URL).
-	Endpoint() *url.URL
-	// Kind is "http" (Streamable HTTP) or "sse" (legacy HTTP+SSE).
-	Kind() string
-	// Credentialed reports whether the run sends credentials (an
-	// Authorization header, --header): only then does a server that
-	// serves a request without them show it authenticates no connection.
-	Credentialed() bool
-	// Launched reports whether wirecheck launched the server (a command),
-	// not only reached it (--url alone): how a launched server listens
-	// (MCP-BIND-1) can be judged, a running one's cannot.
-	Launched() bool
-}
-
 // Launcher is a transport to a server wirecheck launched as a process
 // (the leader of its own process group): PID is its process id, 0 when
 // it was reached by URL alone or runs in wirecheck's own process. Where a
-// launched server listens is read from the machine by it (MCP-BIND-1).
+// launched server listens is read from the machine by it (a rule that it
+// binds loopback only).
 type Launcher interface {
 	PID() int
 }
 
 // RequestCloser is a transport that can close the exchange of one request
-// in flight, by the peer's key of its id: over Streamable HTTP in
-// 2026-07-28 closing a request's stream is its cancellation. It reports
+// in flight, by the peer's key of its id: where closing a request's
+// stream is its cancellation (a protocol's revision may say so). It reports
 // whether the request's exchange was still running; once closed, nothing
 // more of it reaches Recv.
 type RequestCloser interface {
 	CloseRequest(key string) bool
 }
 
-// Exchange is one probe request.
-type Exchange struct {
-	// Method is the HTTP method; Body the POST body as sent.
-	Method string
-	Body   []byte
-	// Set overrides or adds headers under these exact names (case kept).
-	Set map[string]string
-	// Drop leaves these headers out ("Mcp-Session-Id", "Authorization").
-	Drop []string
-	// URL is "" for the endpoint, else an absolute or endpoint-relative
-	// URL (a metadata document). Credentials go to the endpoint's origin
-	// only.
-	URL string
-	// Until stops reading an SSE answer when it returns true (default:
-	// after the first JSON-RPC response).
-	Until func(sse.Event) bool
-	// HeadersOnly ends an SSE answer once its headers are in, its stream
-	// closed unread: for a probe whose verdict is the status and
-	// Content-Type alone, a stream that stays open without an event would
-	// otherwise hold it to the timeout. Another body is read as usual (it
-	// ends, and is the evidence quoted).
-	HeadersOnly bool
+// Apart is a transport over which the server sends its answers apart from
+// the requests that asked: on a stream of their own, tied to no request's
+// status. A request the server refuses by status may then still get its
+// error answer on the stream, before or after the refusal, so the peer
+// takes the refusal as the answer and leaves room for one error after it.
+type Apart interface {
+	AnswersApart() bool
 }
 
-// Result is what a probe got back, capped like every exchange.
-type Result struct {
-	Status int
-	Header http.Header
-	Body   []byte
-	// Events are the SSE events read (when the answer was a stream);
-	// Frames the JSON-RPC messages found in the body or the events.
-	Events []sse.Event
-	Frames [][]byte
-	// Closed is set when the server ended the stream itself.
-	Closed bool
+// Starter is a transport whose session begins before the first message:
+// a stream that must first name where messages go. Started blocks until
+// it has and says why it cannot; Awaits is what it waited for, as the
+// report of a server that never began says it ("its stream to name …").
+type Starter interface {
+	Started() error
+	Awaits() string
 }
 
 // Hooks let a transport judge what it sees below the peer (a status code,

@@ -1,6 +1,7 @@
 // Package transport carries messages between wirecheck and a server under
-// test. Framing belongs here: NDJSON lines on stdio now; HTTP bodies and SSE
-// events later, behind the same interface, without touching the peer.
+// test. Framing belongs here: NDJSON lines on stdio; the transports a
+// protocol module registers (Register, Kind) frame their own, behind the
+// same interface, without touching the peer.
 package transport
 
 import (
@@ -148,8 +149,8 @@ type Options struct {
 
 // Defaults for Options.
 const (
-	// DefaultMaxFrame is the largest frame judged by default. MCP bounds
-	// no message, and real ones are big: a resources/read of a few MB of
+	// DefaultMaxFrame is the largest frame judged by default. Protocols
+	// bound no message, and real ones are big: a resources/read of a few MB of
 	// base64 blob, a tool's page of results. 64 MiB is over ten times the
 	// largest seen from a real server (4.4 MB), yet only what one frame
 	// may cost while it is read; a flood of smaller frames is bounded by

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 )
 
 // What a server of 2026-07-28 only does with the traffic of an older

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 )
 
 // What 2026-07-28 asks of a Streamable HTTP server beyond the core: the

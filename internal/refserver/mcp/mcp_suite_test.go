@@ -15,9 +15,9 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcp"
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 )
 
 func TestMCPServer(t *testing.T) {

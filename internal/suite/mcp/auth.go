@@ -11,10 +11,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 	"github.com/wirecheck/wirecheck/schemas"
 )
 
@@ -49,11 +50,11 @@ func httpAuth(e *scenario.Env) error {
 	}
 	// Over the legacy transport the probe is the stream's GET: a POST's
 	// answer would come on the session's stream, as a stray.
-	base := transport.Exchange{Method: http.MethodPost, Body: body}
+	base := httpmcp.Exchange{Method: http.MethodPost, Body: body}
 	if x.Kind() == "sse" {
-		base = transport.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
+		base = httpmcp.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
 	}
-	try := func(what string, set map[string]string, drop ...string) (*transport.Result, int) {
+	try := func(what string, set map[string]string, drop ...string) (*httpmcp.Result, int) {
 		ex := base
 		ex.Set, ex.Drop = set, append(drop, "Mcp-Session-Id")
 		return exchange(e, x, what, ex)
@@ -140,7 +141,7 @@ func (a *auth) rfc8414Only() bool {
 // auth judges one run's authorization rules: those of its revision.
 type auth struct {
 	e     *scenario.Env
-	x     transport.Exchanger
+	x     httpmcp.Exchanger
 	rules map[string]bool
 }
 
@@ -171,7 +172,7 @@ func (a *auth) skip(why string) {
 
 // challenge judges the 401's WWW-Authenticate is there (AUTH-7, 25a)
 // and returns it ("" when none, or no 401).
-func (a *auth) challenge(without *transport.Result, seq int) string {
+func (a *auth) challenge(without *httpmcp.Result, seq int) string {
 	if without.Status != http.StatusUnauthorized {
 		a.skipOne("MCP-AUTH-7", "no 401 to read a challenge from (MCP-AUTH-2)")
 		return ""
@@ -188,7 +189,7 @@ func (a *auth) challenge(without *transport.Result, seq int) string {
 // oauthChallenge judges, of a server that advertises OAuth (sign), the
 // 401's challenge: naming the metadata (AUTH-5, 25b), with a scope
 // (AUTH-11), never offline_access (AUTH-12).
-func (a *auth) oauthChallenge(without *transport.Result, ch string, seq int, sign string) {
+func (a *auth) oauthChallenge(without *httpmcp.Result, ch string, seq int, sign string) {
 	if without.Status != http.StatusUnauthorized {
 		for _, r := range []string{"MCP-AUTH-5", "MCP-AUTH-11", "MCP-AUTH-12"} {
 			a.skipOne(r, "no 401 to read a challenge from (MCP-AUTH-2)")
@@ -253,7 +254,7 @@ type discovery struct {
 	// the first well-known URI that answered 200, or the last answer when
 	// neither did), from where ("" when neither did), and prmSeq its
 	// probe's transcript line.
-	prm    *transport.Result
+	prm    *httpmcp.Result
 	from   string
 	prmSeq int
 	// offBox is set when the named metadata is beyond loopback and the
@@ -266,7 +267,7 @@ type discovery struct {
 	// as is the authorization server metadata at the server's origin,
 	// asSeq its probe's line; asURLs where it was looked for. nil: not
 	// fetched, or no answer.
-	as     *transport.Result
+	as     *httpmcp.Result
 	asSeq  int
 	asURLs []string
 }
@@ -284,7 +285,7 @@ func (a *auth) discover(ch string) *discovery {
 		origin(ep) + "/.well-known/oauth-protected-resource" + strings.TrimSuffix(ep.EscapedPath(), "/"),
 		origin(ep) + "/.well-known/oauth-protected-resource",
 	}}
-	doc := func(res *transport.Result) bool {
+	doc := func(res *httpmcp.Result) bool {
 		_, ok := jsonObject(bodyOf(res))
 		return ok && res.Status == http.StatusOK
 	}
@@ -293,7 +294,7 @@ func (a *auth) discover(ch string) *discovery {
 		d.from = d.named
 		ctx, cancel := context.WithTimeout(context.Background(), probeWait(a.e))
 		var err error
-		d.prm, d.prmSeq, err = exchangeErr(ctx, a.e, a.x, "GET the protected resource metadata the challenge names", transport.Exchange{Method: http.MethodGet, URL: d.named})
+		d.prm, d.prmSeq, err = exchangeErr(ctx, a.e, a.x, "GET the protected resource metadata the challenge names", httpmcp.Exchange{Method: http.MethodGet, URL: d.named})
 		cancel()
 		errors.As(err, &d.offBox)
 		if u, perr := url.Parse(d.named); perr == nil && d.offBox == nil && d.prm == nil && !sameOrigin(ep.ResolveReference(u), ep) {
@@ -304,7 +305,7 @@ func (a *auth) discover(ch string) *discovery {
 		}
 	} else {
 		for _, u := range d.wellKnown {
-			res, seq := exchange(a.e, a.x, "GET the protected resource metadata at "+u, transport.Exchange{Method: http.MethodGet, URL: u})
+			res, seq := exchange(a.e, a.x, "GET the protected resource metadata at "+u, httpmcp.Exchange{Method: http.MethodGet, URL: u})
 			d.prm, d.prmSeq = res, seq
 			if res != nil && res.Status == http.StatusOK {
 				d.from = u
@@ -327,7 +328,7 @@ func (a *auth) discover(ch string) *discovery {
 	if d.sign != "" && !a.rfc8414Only() {
 		return d
 	}
-	d.as, d.asSeq = exchange(a.e, a.x, "GET the authorization server metadata", transport.Exchange{Method: http.MethodGet, URL: d.asURLs[0]})
+	d.as, d.asSeq = exchange(a.e, a.x, "GET the authorization server metadata", httpmcp.Exchange{Method: http.MethodGet, URL: d.asURLs[0]})
 	switch {
 	case d.sign != "":
 	case doc(d.as):
@@ -337,7 +338,7 @@ func (a *auth) discover(ch string) *discovery {
 	default:
 		// OpenID Connect Discovery is the other form of authorization
 		// server metadata a client of 2025-11-25 looks for.
-		res, _ := exchange(a.e, a.x, "GET the OpenID Connect discovery document", transport.Exchange{Method: http.MethodGet, URL: d.asURLs[1]})
+		res, _ := exchange(a.e, a.x, "GET the OpenID Connect discovery document", httpmcp.Exchange{Method: http.MethodGet, URL: d.asURLs[1]})
 		if doc(res) {
 			d.sign = "authorization server metadata at " + d.asURLs[1]
 		}
@@ -478,7 +479,7 @@ func (a *auth) serverMetadata(d *discovery) {
 	}
 	a.fail("MCP-AUTH-13", seq, "no authorization server metadata at the authorization base URL, yet the server advertises OAuth ("+d.sign+")", "200 with an RFC 8414 document", answered(res))
 	for _, p := range []string{"/authorize", "/token", "/register"} {
-		res, s := exchange(a.e, a.x, "GET the fallback endpoint "+p, transport.Exchange{Method: http.MethodGet, URL: base + p})
+		res, s := exchange(a.e, a.x, "GET the fallback endpoint "+p, httpmcp.Exchange{Method: http.MethodGet, URL: base + p})
 		if res != nil && res.Status != http.StatusNotFound {
 			a.pass("MCP-AUTH-14", s)
 			return
@@ -489,7 +490,7 @@ func (a *auth) serverMetadata(d *discovery) {
 		"metadata, or the fallback endpoints", "404 for each")
 }
 
-func bodyOf(res *transport.Result) []byte {
+func bodyOf(res *httpmcp.Result) []byte {
 	if res == nil {
 		return nil
 	}

@@ -26,7 +26,7 @@ var _ = Describe("a server that requires a token, run without one", func() {
 			// The reference server with the variant auth (or bearer-key): correct, and it
 			// answers every request without credentials 401 (basic/
 			// authorization), so a run without --header learns nothing but
-			// its authorization rules. Found by internal/runner/alonecheck:
+			// its authorization rules. Found by internal/bench/alonecheck:
 			// each such 401 failed MCP-JSONRPC-5, and over the legacy
 			// transport MCP-SSE-1.
 			t, stop := testrun.Front(refserver.Options{Variants: []string{variant}}, nil)

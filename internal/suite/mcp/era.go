@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // What 2026-07-28 asks of a server that supports only that revision when
@@ -106,7 +106,7 @@ func notModernOnly(in *peer.Inbound) string {
 // the initialize of an older client (revision legacyLatest, no session, no
 // version header) with a result on the same endpoint. A refusal, an error
 // or no answer leaves it a server of 2026-07-28 only.
-func servesInitialize(e *scenario.Env, x transport.Exchanger) string {
+func servesInitialize(e *scenario.Env, x httpmcp.Exchanger) string {
 	negotiated, seq := olderInitialize(e, x, legacyLatest)
 	if negotiated == nil {
 		return ""
@@ -123,8 +123,8 @@ func servesInitialize(e *scenario.Env, x transport.Exchanger) string {
 // server supports", which binds nothing), tells whether it supports it.
 // The session such an initialize may have opened is deleted, as that
 // client would at its end.
-func olderInitialize(e *scenario.Env, x transport.Exchanger, version string) (any, int) {
-	res, seq := exchange(e, x, "initialize at "+version+", as an older client opens", transport.Exchange{
+func olderInitialize(e *scenario.Env, x httpmcp.Exchanger, version string) (any, int) {
+	res, seq := exchange(e, x, "initialize at "+version+", as an older client opens", httpmcp.Exchange{
 		Method: http.MethodPost, Body: rawJSON(initRequest(version)), Drop: []string{"Mcp-Session-Id"}})
 	if !served(res) {
 		return nil, seq
@@ -141,7 +141,7 @@ func olderInitialize(e *scenario.Env, x transport.Exchanger, version string) (an
 		return nil, seq
 	}
 	if sid := header(res, "Mcp-Session-Id"); sid != "" {
-		exchange(e, x, "DELETE the session that initialize opened", transport.Exchange{Method: http.MethodDelete,
+		exchange(e, x, "DELETE the session that initialize opened", httpmcp.Exchange{Method: http.MethodDelete,
 			Set: map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": fmt.Sprint(negotiated)}})
 	}
 	return negotiated, seq
@@ -149,9 +149,9 @@ func olderInitialize(e *scenario.Env, x transport.Exchanger, version string) (an
 
 // judgeVerbs is MCP-HTTP-LEGACY-1: GET (an older client's stream) and
 // DELETE (its session's end) on the endpoint are answered 405.
-func judgeVerbs(e *scenario.Env, x transport.Exchanger) {
+func judgeVerbs(e *scenario.Env, x httpmcp.Exchanger) {
 	ok, seq := true, -1
-	for _, ex := range []transport.Exchange{
+	for _, ex := range []httpmcp.Exchange{
 		{Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream"}, HeadersOnly: true},
 		{Method: http.MethodDelete},
 	} {
@@ -172,14 +172,14 @@ func judgeVerbs(e *scenario.Env, x transport.Exchanger) {
 // judgeSessionIgnored is MCP-HTTP-LEGACY-2: the twin carrying an
 // Mcp-Session-Id no server issued is served like the twin, and no answer
 // carries a session id.
-func judgeSessionIgnored(e *scenario.Env, x transport.Exchanger, body []byte, tw *transport.Result) {
+func judgeSessionIgnored(e *scenario.Env, x httpmcp.Exchanger, body []byte, tw *httpmcp.Result) {
 	const rule = "MCP-HTTP-LEGACY-2"
 	if sid := tw.Header.Get("Mcp-Session-Id"); sid != "" {
 		e.Fail(rule, -1, "the server issued an Mcp-Session-Id with a 2026-07-28 answer", "no Mcp-Session-Id header", "Mcp-Session-Id: "+sid)
 		return
 	}
 	sent := neverIssued()
-	res, seq := exchange(e, x, "the twin with an Mcp-Session-Id: "+sent, transport.Exchange{
+	res, seq := exchange(e, x, "the twin with an Mcp-Session-Id: "+sent, httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Session-Id": sent}})
 	switch sid := header(res, "Mcp-Session-Id"); {
 	case !served(res):
@@ -194,9 +194,9 @@ func judgeSessionIgnored(e *scenario.Env, x transport.Exchanger, body []byte, tw
 
 // judgeLastEventIDIgnored is MCP-HTTP-LEGACY-3: the twin carrying a
 // Last-Event-ID is served like the twin (a result where it got a result).
-func judgeLastEventIDIgnored(e *scenario.Env, x transport.Exchanger, body []byte, tw *transport.Result) {
+func judgeLastEventIDIgnored(e *scenario.Env, x httpmcp.Exchanger, body []byte, tw *httpmcp.Result) {
 	const rule = "MCP-HTTP-LEGACY-3"
-	res, seq := exchange(e, x, "the twin with Last-Event-ID: 1", transport.Exchange{
+	res, seq := exchange(e, x, "the twin with Last-Event-ID: 1", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Set: map[string]string{"Last-Event-ID": "1"}})
 	if served(res) && carriesError(res) == carriesError(tw) {
 		e.Pass(rule, seq)
@@ -206,7 +206,7 @@ func judgeLastEventIDIgnored(e *scenario.Env, x transport.Exchanger, body []byte
 		"the header ignored: served as the twin", answered(res))
 }
 
-func header(res *transport.Result, name string) string {
+func header(res *httpmcp.Result, name string) string {
 	if res == nil {
 		return ""
 	}

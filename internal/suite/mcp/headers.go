@@ -9,10 +9,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 )
 
 // The http-headers scenario judges 2026-07-28's request metadata headers
@@ -79,8 +79,8 @@ func httpHeaders(e *scenario.Env) error {
 }
 
 // withHeaders is a probe POST of body with headers set ("" drops one).
-func withHeaders(body []byte, set map[string]string) transport.Exchange {
-	ex := transport.Exchange{Method: http.MethodPost, Body: body, Set: map[string]string{}}
+func withHeaders(body []byte, set map[string]string) httpmcp.Exchange {
+	ex := httpmcp.Exchange{Method: http.MethodPost, Body: body, Set: map[string]string{}}
 	for k, v := range set {
 		if v == "" {
 			ex.Drop = append(ex.Drop, k)
@@ -92,7 +92,7 @@ func withHeaders(body []byte, set map[string]string) transport.Exchange {
 }
 
 // errorCodeIn is the code of the JSON-RPC error a probe's answer carries.
-func errorCodeIn(res *transport.Result) (int64, bool) {
+func errorCodeIn(res *httpmcp.Result) (int64, bool) {
 	if res == nil {
 		return 0, false
 	}
@@ -112,7 +112,7 @@ func errorCodeIn(res *transport.Result) (int64, bool) {
 
 // mismatched reports whether a probe was refused as the text says: 400
 // with HeaderMismatch.
-func mismatched(res *transport.Result) bool {
+func mismatched(res *httpmcp.Result) bool {
 	c, ok := errorCodeIn(res)
 	return res != nil && res.Status == http.StatusBadRequest && ok && c == headerMismatch
 }
@@ -121,7 +121,7 @@ const wantMismatch = "400 Bad Request with JSON-RPC error -32020 (HeaderMismatch
 
 // refuseEach sends probes, each the served twin with one header changed;
 // rule passes when every one is refused 400 with HeaderMismatch.
-func refuseEach(e *scenario.Env, x transport.Exchanger, rule string, probes []headerProbe) {
+func refuseEach(e *scenario.Env, x httpmcp.Exchanger, rule string, probes []headerProbe) {
 	ok, last := true, -1
 	for _, p := range probes {
 		res, seq := exchange(e, x, p.what, p.ex)
@@ -143,14 +143,14 @@ func refuseEach(e *scenario.Env, x transport.Exchanger, rule string, probes []he
 
 type headerProbe struct {
 	what string
-	ex   transport.Exchange
+	ex   httpmcp.Exchange
 }
 
 // judgeVersionHeaders: MCP-Protocol-Version against _meta (HEADER-1), a
 // revision no server implements (HEADER-2), a method none implements
 // (HEADER-3), the header left out (HEADER-4), and its name in lower case
 // (HEADER-12, with Mcp-Method in upper case).
-func judgeVersionHeaders(e *scenario.Env, x transport.Exchanger, s *session, body []byte) {
+func judgeVersionHeaders(e *scenario.Env, x httpmcp.Exchanger, s *session, body []byte) {
 	refuseEach(e, x, "MCP-HEADER-1", []headerProbe{{"the twin with MCP-Protocol-Version: 2025-11-25 (the body's _meta names " + s.requested + ")",
 		withHeaders(body, map[string]string{"MCP-Protocol-Version": "2025-11-25"})}})
 
@@ -193,7 +193,7 @@ func judgeVersionHeaders(e *scenario.Env, x transport.Exchanger, s *session, bod
 // client should use), what the server does with such a client says: the
 // initialize of a 2025-03-26 client answered with a result negotiating a
 // revision before 2025-06-18 is that support, whatever discover lists.
-func judgeServedWithoutVersion(e *scenario.Env, x transport.Exchanger, s *session, seq int, res *transport.Result) {
+func judgeServedWithoutVersion(e *scenario.Env, x httpmcp.Exchanger, s *session, seq int, res *httpmcp.Result) {
 	in, err := s.call(e, "server/discover", map[string]any{})
 	listed := err == nil && isResult(in)
 	vs, _ := field(in, "/result/supportedVersions").([]any)
@@ -231,7 +231,7 @@ const (
 
 // judgeAnyCase: "Clients and servers MUST use case-insensitive comparisons
 // for header names" — header names written in another case are served.
-func judgeAnyCase(e *scenario.Env, seq int, res *transport.Result) {
+func judgeAnyCase(e *scenario.Env, seq int, res *httpmcp.Result) {
 	if served(res) {
 		e.Pass("MCP-HEADER-12", seq)
 		return
@@ -241,7 +241,7 @@ func judgeAnyCase(e *scenario.Env, seq int, res *transport.Result) {
 
 // judgeMethodHeader: Mcp-Method missing, naming another method, or the
 // method in another case (values are case-sensitive).
-func judgeMethodHeader(e *scenario.Env, x transport.Exchanger, body []byte) {
+func judgeMethodHeader(e *scenario.Env, x httpmcp.Exchanger, body []byte) {
 	refuseEach(e, x, "MCP-HEADER-5", []headerProbe{
 		{"the twin without Mcp-Method", withHeaders(body, map[string]string{"Mcp-Method": ""})},
 		{"the twin with Mcp-Method: prompts/list (its body: tools/list)", withHeaders(body, map[string]string{"Mcp-Method": "prompts/list"})},
@@ -253,7 +253,7 @@ func judgeMethodHeader(e *scenario.Env, x transport.Exchanger, body []byte) {
 // request that requires it: a resources/read of a listed resource, a
 // prompts/get of a prompt without required arguments, or a tools/call of
 // a tool.
-func judgeNameHeader(e *scenario.Env, x transport.Exchanger, s *session) {
+func judgeNameHeader(e *scenario.Env, x httpmcp.Exchanger, s *session) {
 	body, what, name := nameRequest(e, s)
 	if body == nil {
 		skipAll(e, "the server lists no resource, prompt without required arguments, or tool: no request carries Mcp-Name", "MCP-HEADER-6")
@@ -413,7 +413,7 @@ func (t headerTool) typeOf(tools []any, p mcpheader.Param) string {
 // judgeParamHeaders judges the Mcp-Param headers on calls of the listed
 // tools that annotate arguments (HEADER-7..11). A rule no listed tool
 // lets wirecheck probe is skipped, with why.
-func judgeParamHeaders(e *scenario.Env, x transport.Exchanger, s *session, tools []any) {
+func judgeParamHeaders(e *scenario.Env, x httpmcp.Exchanger, s *session, tools []any) {
 	rules := []string{"MCP-HEADER-7", "MCP-HEADER-8", "MCP-HEADER-9", "MCP-HEADER-10", "MCP-HEADER-11"}
 	hts := headerTools(e, tools)
 	if len(hts) == 0 {
@@ -438,7 +438,7 @@ const encodable = "wirecheck-é"
 // judgeEncoded: a call whose name or an annotated string argument needs
 // the Base64 sentinel is served (HEADER-7); the same value sent raw is
 // refused (HEADER-8).
-func judgeEncoded(e *scenario.Env, x transport.Exchanger, s *session, t headerTool, done map[string]bool) {
+func judgeEncoded(e *scenario.Env, x httpmcp.Exchanger, s *session, t headerTool, done map[string]bool) {
 	if done["MCP-HEADER-7"] && done["MCP-HEADER-8"] {
 		return
 	}
@@ -486,7 +486,7 @@ func judgeEncoded(e *scenario.Env, x transport.Exchanger, s *session, t headerTo
 // it is given (HEADER-9); the argument left out, and so its header
 // (HEADER-10); an integer argument written 42.0 with the header 42
 // (HEADER-11).
-func judgeParams(e *scenario.Env, x transport.Exchanger, s *session, t headerTool, tools []any, done map[string]bool) {
+func judgeParams(e *scenario.Env, x httpmcp.Exchanger, s *session, t headerTool, tools []any, done map[string]bool) {
 	body := t.body(s, t.args)
 	what := "tools/call of " + show(t.name)
 	if _, why := twin(e, x, body); why != "" {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transcript"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // The HTTP scenarios probe what only HTTP has (session ids, methods,
@@ -62,8 +62,8 @@ var transportRules = []string{"MCP-HTTP-ENDPOINT-1", "MCP-HTTP-ACCEPT-2", "MCP-S
 // HTTP transports ("" for both). The process gets its session first
 // either way: over HTTP a server may refuse any request outside one, the
 // liveness ping after the scenario included.
-func exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchanger, error) {
-	x, ok := e.Peer.Transport().(transport.Exchanger)
+func exchanger(e *scenario.Env, kind string, rules ...string) (httpmcp.Exchanger, error) {
+	x, ok := e.Peer.Transport().(httpmcp.Exchanger)
 	if !ok {
 		skipAll(e, "HTTP only: this run speaks stdio", rules...)
 		return nil, nil
@@ -100,19 +100,19 @@ func probeWait(e *scenario.Env) time.Duration { return max(e.Timeout, time.Secon
 // exchange sends one probe and notes what it was and what came back in the
 // transcript, returning the note's line as the evidence of a verdict. A
 // probe that got no answer at all returns a nil Result.
-func exchange(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
+func exchange(e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange) (*httpmcp.Result, int) {
 	return exchangeWithin(e, x, what, ex, probeWait(e))
 }
 
 // exchangeWithin is exchange bounded by d.
-func exchangeWithin(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange, d time.Duration) (*transport.Result, int) {
+func exchangeWithin(e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange, d time.Duration) (*httpmcp.Result, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	return exchangeCtx(ctx, e, x, what, ex)
 }
 
 // exchangeCtx is exchange bounded by ctx.
-func exchangeCtx(ctx context.Context, e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
+func exchangeCtx(ctx context.Context, e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange) (*httpmcp.Result, int) {
 	res, seq, _ := exchangeErr(ctx, e, x, what, ex)
 	return res, seq
 }
@@ -120,7 +120,7 @@ func exchangeCtx(ctx context.Context, e *scenario.Env, x transport.Exchanger, wh
 // exchangeErr is exchangeCtx with the transport's error: a
 // *transport.OffLoopback says the probe was not sent at all, which no
 // check may hold against the server.
-func exchangeErr(ctx context.Context, e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int, error) {
+func exchangeErr(ctx context.Context, e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange) (*httpmcp.Result, int, error) {
 	res, err := x.Exchange(ctx, ex)
 	text := "probe: " + what + " → " + answered(res)
 	if err != nil {
@@ -134,7 +134,7 @@ func exchangeErr(ctx context.Context, e *scenario.Env, x transport.Exchanger, wh
 }
 
 // answered says in a few words what a probe got.
-func answered(res *transport.Result) string {
+func answered(res *httpmcp.Result) string {
 	if res == nil || res.Status == 0 {
 		return "no answer"
 	}
@@ -148,9 +148,9 @@ func answered(res *transport.Result) string {
 	return s
 }
 
-func served(res *transport.Result) bool { return res != nil && res.Status >= 200 && res.Status < 300 }
+func served(res *httpmcp.Result) bool { return res != nil && res.Status >= 200 && res.Status < 300 }
 
-func refused(res *transport.Result) bool { return res != nil && res.Status >= 400 && res.Status < 500 }
+func refused(res *httpmcp.Result) bool { return res != nil && res.Status >= 400 && res.Status < 500 }
 
 // twinBody is the request the probes vary: tools/list, a request of every
 // revision (a server without tools answers it -32601, which is served).
@@ -164,8 +164,8 @@ func twinBody(s *session) []byte {
 
 // twin sends the positive twin and says why the negative probes cannot be
 // judged when it was not served ("" when it was).
-func twin(e *scenario.Env, x transport.Exchanger, body []byte) (*transport.Result, string) {
-	res, seq := exchange(e, x, "the twin request, as the session sends it", transport.Exchange{Method: http.MethodPost, Body: body})
+func twin(e *scenario.Env, x httpmcp.Exchanger, body []byte) (*httpmcp.Result, string) {
+	res, seq := exchange(e, x, "the twin request, as the session sends it", httpmcp.Exchange{Method: http.MethodPost, Body: body})
 	if !served(res) {
 		return res, fmt.Sprintf("the twin request (transcript line %d) was not served (%s): nothing to compare a probe with", seq, answered(res))
 	}
@@ -213,9 +213,9 @@ func httpTransport(e *scenario.Env) error {
 // JSON-RPC error refused it while saying it was accepted. A 2xx without
 // an error accepted it: ACCEPT-1 judges the status of what is accepted,
 // and the transport does so on the session's own notifications.
-func judgeStrayResponse(e *scenario.Env, x transport.Exchanger) {
+func judgeStrayResponse(e *scenario.Env, x httpmcp.Exchanger) {
 	probe := rawJSON(map[string]any{"jsonrpc": "2.0", "id": scenario.NextID("wirecheck-never-used"), "result": map[string]any{}})
-	res, seq := exchange(e, x, "a JSON-RPC response to an id the server never used", transport.Exchange{Method: http.MethodPost, Body: probe})
+	res, seq := exchange(e, x, "a JSON-RPC response to an id the server never used", httpmcp.Exchange{Method: http.MethodPost, Body: probe})
 	switch {
 	case res == nil:
 		e.Skip("MCP-HTTP-ACCEPT-2", "the response to an id never used got no HTTP answer (transcript line "+fmt.Sprint(seq)+"): no status to judge")
@@ -230,7 +230,7 @@ func judgeStrayResponse(e *scenario.Env, x transport.Exchanger) {
 }
 
 // carriesError says whether a probe's answer holds a JSON-RPC error.
-func carriesError(res *transport.Result) bool {
+func carriesError(res *httpmcp.Result) bool {
 	for _, in := range messages(res, 0) {
 		if field(in, "/error") != nil {
 			return true
@@ -245,10 +245,10 @@ func isEventStream(ct string) bool {
 
 // judgeVersionHeader: an unsupported MCP-Protocol-Version is refused 400
 // (VERSION-1); a request without one is served (VERSION-2).
-func judgeVersionHeader(e *scenario.Env, x transport.Exchanger, body []byte) {
+func judgeVersionHeader(e *scenario.Env, x httpmcp.Exchanger, body []byte) {
 	ok := true
 	for _, v := range []string{"1999-01-01", "not-a-version"} {
-		res, seq := exchange(e, x, "the twin with MCP-Protocol-Version: "+v, transport.Exchange{
+		res, seq := exchange(e, x, "the twin with MCP-Protocol-Version: "+v, httpmcp.Exchange{
 			Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Protocol-Version": v}})
 		if res == nil || res.Status != http.StatusBadRequest {
 			ok = false
@@ -260,7 +260,7 @@ func judgeVersionHeader(e *scenario.Env, x transport.Exchanger, body []byte) {
 			e.Pass("MCP-HTTP-VERSION-1", seq)
 		}
 	}
-	res, seq := exchange(e, x, "the twin without MCP-Protocol-Version", transport.Exchange{
+	res, seq := exchange(e, x, "the twin without MCP-Protocol-Version", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Drop: []string{"Mcp-Protocol-Version"}})
 	if served(res) {
 		e.Pass("MCP-HTTP-VERSION-2", seq)

@@ -7,8 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -47,56 +47,56 @@ var _ = Describe("what the HTTP scenarios read of an answer", func() {
 	})
 
 	It("finds the JSON-RPC messages of a JSON body or of the events, and nothing in a text body", func() {
-		Expect(messages(&transport.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)}, 3)).To(HaveLen(1))
-		ms := messages(&transport.Result{Status: 200, Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(`[{"jsonrpc":"2.0","id":2,"result":{}}]`)}}, 4)
+		Expect(messages(&httpmcp.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)}, 3)).To(HaveLen(1))
+		ms := messages(&httpmcp.Result{Status: 200, Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(`[{"jsonrpc":"2.0","id":2,"result":{}}]`)}}, 4)
 		Expect(ms).To(HaveLen(2))
 		Expect(ms[1].Seq).To(Equal(4))
-		Expect(messages(&transport.Result{Status: 400, Body: []byte("Bad Request")}, 1)).To(BeEmpty())
+		Expect(messages(&httpmcp.Result{Status: 400, Body: []byte("Bad Request")}, 1)).To(BeEmpty())
 		Expect(messages(nil, 1)).To(BeEmpty())
 	})
 
 	It("finds a JSON-RPC error in a probe's answer, and none in an empty, text or result body (MCP-HTTP-ACCEPT-2)", func() {
-		Expect(carriesError(&transport.Result{Status: 200, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)})).To(BeTrue())
-		Expect(carriesError(&transport.Result{Status: 200, Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","error":{"code":"bad","message":"x"}}`)}})).To(BeTrue())
-		Expect(carriesError(&transport.Result{Status: 200, Body: []byte(`{}`)})).To(BeFalse())
-		Expect(carriesError(&transport.Result{Status: 202})).To(BeFalse())
-		Expect(carriesError(&transport.Result{Status: 200, Body: []byte("ok")})).To(BeFalse())
-		Expect(carriesError(&transport.Result{Status: 200, Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})).To(BeFalse())
+		Expect(carriesError(&httpmcp.Result{Status: 200, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)})).To(BeTrue())
+		Expect(carriesError(&httpmcp.Result{Status: 200, Frames: [][]byte{[]byte(`{"jsonrpc":"2.0","error":{"code":"bad","message":"x"}}`)}})).To(BeTrue())
+		Expect(carriesError(&httpmcp.Result{Status: 200, Body: []byte(`{}`)})).To(BeFalse())
+		Expect(carriesError(&httpmcp.Result{Status: 202})).To(BeFalse())
+		Expect(carriesError(&httpmcp.Result{Status: 200, Body: []byte("ok")})).To(BeFalse())
+		Expect(carriesError(&httpmcp.Result{Status: 200, Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})).To(BeFalse())
 	})
 
 	It("counts 2xx as served and 4xx as refused, a probe without an answer as neither", func() {
-		Expect(served(&transport.Result{Status: http.StatusAccepted})).To(BeTrue())
-		Expect(refused(&transport.Result{Status: http.StatusForbidden})).To(BeTrue())
-		Expect(refused(&transport.Result{Status: http.StatusInternalServerError})).To(BeFalse())
+		Expect(served(&httpmcp.Result{Status: http.StatusAccepted})).To(BeTrue())
+		Expect(refused(&httpmcp.Result{Status: http.StatusForbidden})).To(BeTrue())
+		Expect(refused(&httpmcp.Result{Status: http.StatusInternalServerError})).To(BeFalse())
 		Expect(served(nil) || refused(nil)).To(BeFalse())
 	})
 })
 
 var _ = Describe("the answer to a POST body a server cannot parse (MCP-JSONRPC-7/8 over HTTP)", func() {
-	judge := func(res *transport.Result) []verdict.Observation {
+	judge := func(res *httpmcp.Result) []verdict.Observation {
 		var got []verdict.Observation
 		e := &scenario.Env{Observe: func(o verdict.Observation) { got = append(got, o) }}
 		judgeBodyAnswer(e, "MCP-JSONRPC-7", "{", -32700, func(v any) bool { return v == nil }, res, 5)
 		return got
 	}
 	It("passes a 4xx without a JSON-RPC body, saying on which reading", func() {
-		got := judge(&transport.Result{Status: 400, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("Bad Request")})
+		got := judge(&httpmcp.Result{Status: 400, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("Bad Request")})
 		Expect(got).To(HaveLen(1))
 		Expect(got[0].Verdict).To(Equal(verdict.Pass))
 		Expect(got[0].Message).To(ContainSubstring("MAY** comprise a JSON-RPC _error response_"))
 	})
 	It("passes the right JSON-RPC error in a 4xx", func() {
-		got := judge(&transport.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)})
+		got := judge(&httpmcp.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)})
 		Expect(got).To(ConsistOf(HaveField("Verdict", verdict.Pass)))
 	})
 	DescribeTable("fails",
-		func(res *transport.Result) {
+		func(res *httpmcp.Result) {
 			Expect(judge(res)).To(ConsistOf(HaveField("Verdict", verdict.Fail)))
 		},
-		Entry("a 2xx without a JSON-RPC body", &transport.Result{Status: 202}),
-		Entry("a 2xx with a text body", &transport.Result{Status: 200, Body: []byte("ok")}),
-		Entry("a JSON-RPC error with another code, in a 4xx", &transport.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)}),
-		Entry("a 5xx without a JSON-RPC body", &transport.Result{Status: 500, Body: []byte("oops")}),
-		Entry("no answer", (*transport.Result)(nil)),
+		Entry("a 2xx without a JSON-RPC body", &httpmcp.Result{Status: 202}),
+		Entry("a 2xx with a text body", &httpmcp.Result{Status: 200, Body: []byte("ok")}),
+		Entry("a JSON-RPC error with another code, in a 4xx", &httpmcp.Result{Status: 400, Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}`)}),
+		Entry("a 5xx without a JSON-RPC body", &httpmcp.Result{Status: 500, Body: []byte("oops")}),
+		Entry("no answer", (*httpmcp.Result)(nil)),
 	)
 })

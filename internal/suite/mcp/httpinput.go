@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -17,7 +17,7 @@ import (
 
 // httpKind is "" on stdio, else the HTTP transport's kind ("http", "sse").
 func httpKind(e *scenario.Env) string {
-	if x, ok := e.Peer.Transport().(transport.Exchanger); ok {
+	if x, ok := e.Peer.Transport().(httpmcp.Exchanger); ok {
 		return x.Kind()
 	}
 	return ""
@@ -32,14 +32,14 @@ func kindName(k string) string {
 
 // post sends body as its own POST of the session and returns what came
 // back, noted in the transcript.
-func post(e *scenario.Env, what string, body []byte, drop ...string) (*transport.Result, int) {
-	x := e.Peer.Transport().(transport.Exchanger)
-	return exchange(e, x, what, transport.Exchange{Method: http.MethodPost, Body: body, Drop: drop})
+func post(e *scenario.Env, what string, body []byte, drop ...string) (*httpmcp.Result, int) {
+	x := e.Peer.Transport().(httpmcp.Exchanger)
+	return exchange(e, x, what, httpmcp.Exchange{Method: http.MethodPost, Body: body, Drop: drop})
 }
 
 // messages are the JSON-RPC messages a POST's answer carried (its JSON
 // body or its events), as frames of the transcript line seq.
-func messages(res *transport.Result, seq int) []*peer.Inbound {
+func messages(res *httpmcp.Result, seq int) []*peer.Inbound {
 	if res == nil {
 		return nil
 	}
@@ -87,7 +87,7 @@ func badBody(e *scenario.Env, rule, line string, code int64, idOK func(any) bool
 
 // judgeBodyAnswer judges rule on what the POST of a bad body got back
 // (transcript line seq): its JSON-RPC error, or a 4xx without one.
-func judgeBodyAnswer(e *scenario.Env, rule, line string, code int64, idOK func(any) bool, res *transport.Result, seq int) {
+func judgeBodyAnswer(e *scenario.Env, rule, line string, code int64, idOK func(any) bool, res *httpmcp.Result, seq int) {
 	var in *peer.Inbound
 	for _, m := range messages(res, seq) {
 		if _, ok := m.Field("/error"); ok {

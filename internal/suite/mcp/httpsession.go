@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // neverIssued is a well-formed session id no server issued.
@@ -15,7 +15,7 @@ func neverIssued() string { return scenario.NextID("wirecheck-never-issued-7f3a9
 // judgeSessions: without a session id a request is refused 400
 // (SESSION-3), with an id never issued 404 (SESSION-5); DELETE is honoured
 // or refused 405 (SESSION-6), and after it the id is 404 (SESSION-4).
-func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
+func judgeSessions(e *scenario.Env, x httpmcp.Exchanger, body []byte) {
 	id := x.Session()
 	if id == "" {
 		skipAll(e, "the server issued no Mcp-Session-Id: sessions are optional (\"A server … MAY assign a session ID\")",
@@ -23,7 +23,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 		return
 	}
 	other := judgeUnique(e, x, id)
-	res, seq := exchange(e, x, "the twin without Mcp-Session-Id", transport.Exchange{
+	res, seq := exchange(e, x, "the twin without Mcp-Session-Id", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Drop: []string{"Mcp-Session-Id"}})
 	switch {
 	case res != nil && res.Status == http.StatusBadRequest:
@@ -36,7 +36,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 	default:
 		e.Fail("MCP-SESSION-3", seq, "a request without Mcp-Session-Id was not answered 400", "400 Bad Request", answered(res))
 	}
-	res, seq = exchange(e, x, "the twin with an Mcp-Session-Id never issued", transport.Exchange{
+	res, seq = exchange(e, x, "the twin with an Mcp-Session-Id never issued", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Session-Id": neverIssued()}})
 	if res != nil && res.Status == http.StatusNotFound {
 		e.Pass("MCP-SESSION-5", seq)
@@ -50,7 +50,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 		skipAll(e, "no second session to delete (MCP-SESSION-2)", "MCP-SESSION-4", "MCP-SESSION-6")
 		return
 	}
-	res, seq = exchange(e, x, "DELETE the second session", transport.Exchange{Method: http.MethodDelete,
+	res, seq = exchange(e, x, "DELETE the second session", httpmcp.Exchange{Method: http.MethodDelete,
 		Set: map[string]string{"Mcp-Session-Id": other}})
 	switch {
 	case res != nil && res.Status == http.StatusMethodNotAllowed:
@@ -64,7 +64,7 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 		e.Skip("MCP-SESSION-4", "DELETE was not honoured (MCP-SESSION-6): the session may live on")
 		return
 	}
-	res, seq = exchange(e, x, "the twin with the deleted session's id", transport.Exchange{
+	res, seq = exchange(e, x, "the twin with the deleted session's id", httpmcp.Exchange{
 		Method: http.MethodPost, Body: body, Set: map[string]string{"Mcp-Session-Id": other}})
 	if res != nil && res.Status == http.StatusNotFound {
 		e.Pass("MCP-SESSION-4", seq)
@@ -75,9 +75,9 @@ func judgeSessions(e *scenario.Env, x transport.Exchanger, body []byte) {
 
 // judgeUnique: a second session gets another id, and not the next
 // integer (MCP-SESSION-2; entropy itself cannot be proven).
-func judgeUnique(e *scenario.Env, x transport.Exchanger, id string) string {
+func judgeUnique(e *scenario.Env, x httpmcp.Exchanger, id string) string {
 	init := rawJSON(initRequest(e.Protocol.Version))
-	res, seq := exchange(e, x, "POST initialize without Mcp-Session-Id: a second session", transport.Exchange{
+	res, seq := exchange(e, x, "POST initialize without Mcp-Session-Id: a second session", httpmcp.Exchange{
 		Method: http.MethodPost, Body: init, Drop: []string{"Mcp-Session-Id"}})
 	other := ""
 	if res != nil {

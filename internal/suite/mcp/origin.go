@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/sockets"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 // foreignOrigin is an Origin no server serves: DNS rebinding looks so.
@@ -33,9 +34,9 @@ func httpOrigin(e *scenario.Env) error {
 	}
 	// Over sse the twin is the stream's GET (the connection the Security
 	// Warning speaks of); over http a request of the session.
-	ex := transport.Exchange{Method: http.MethodPost, Body: twinBody(current(e))}
+	ex := httpmcp.Exchange{Method: http.MethodPost, Body: twinBody(current(e))}
 	if x.Kind() == "sse" {
-		ex = transport.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
+		ex = httpmcp.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
 	}
 	res, seq := exchange(e, x, "the twin, without Origin", ex)
 	if !served(res) {
@@ -52,7 +53,7 @@ func httpOrigin(e *scenario.Env) error {
 	return nil
 }
 
-func judgeOrigin(e *scenario.Env, in map[string]bool, res *transport.Result, seq int) {
+func judgeOrigin(e *scenario.Env, in map[string]bool, res *httpmcp.Result, seq int) {
 	switch {
 	case served(res):
 		e.Fail("MCP-ORIGIN-1", seq, "a request with a foreign Origin was served, like its twin without one", "a refusal (4xx)", answered(res))
@@ -80,7 +81,7 @@ func judgeOrigin(e *scenario.Env, in map[string]bool, res *transport.Result, seq
 // address of the machine would send packets beyond loopback, which the
 // user never named. Against a server reached by --url alone the port is
 // maybe not this machine's at all.
-func judgeBind(e *scenario.Env, x transport.Exchanger) {
+func judgeBind(e *scenario.Env, x httpmcp.Exchanger) {
 	if !x.Launched() {
 		e.Skip("MCP-BIND-1", "the server was not launched by wirecheck (--url): \"when running locally\" cannot be told")
 		return

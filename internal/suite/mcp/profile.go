@@ -1,9 +1,9 @@
 package mcp
 
 import (
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // What the scenarios of an MCP profile (internal/suite/sondehub, sophon)
@@ -47,18 +47,18 @@ func InitRequest(v string) map[string]any { return initRequest(v) }
 // Probe sends one HTTP probe and notes what it was and what came back in
 // the transcript, returning the note's line as evidence (nil Result: no
 // answer at all).
-func Probe(e *scenario.Env, x transport.Exchanger, what string, ex transport.Exchange) (*transport.Result, int) {
+func Probe(e *scenario.Env, x httpmcp.Exchanger, what string, ex httpmcp.Exchange) (*httpmcp.Result, int) {
 	return exchange(e, x, what, ex)
 }
 
 // Answered says in a few words what a probe got.
-func Answered(res *transport.Result) string { return answered(res) }
+func Answered(res *httpmcp.Result) string { return answered(res) }
 
 // Served reports whether a probe was answered 2xx.
-func Served(res *transport.Result) bool { return served(res) }
+func Served(res *httpmcp.Result) bool { return served(res) }
 
 // Messages are the JSON-RPC messages a probe's answer carried.
-func Messages(res *transport.Result, seq int) []*peer.Inbound { return messages(res, seq) }
+func Messages(res *httpmcp.Result, seq int) []*peer.Inbound { return messages(res, seq) }
 
 // Show renders a value for a message, shortened.
 func Show(v any) string { return show(v) }

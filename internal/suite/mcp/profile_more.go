@@ -1,9 +1,9 @@
 package mcp
 
 import (
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // More of this suite for profiles' scenarios (sophon): what the
@@ -41,7 +41,7 @@ func (s *Session) AnswerBad(line string) *peer.Inbound {
 
 // Exchanger is the transport's probe interface (nil on stdio, with rules
 // skipped); kind "http" or "sse" limits it to one HTTP transport.
-func Exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchanger, error) {
+func Exchanger(e *scenario.Env, kind string, rules ...string) (httpmcp.Exchanger, error) {
 	return exchanger(e, kind, rules...)
 }
 

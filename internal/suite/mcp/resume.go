@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 var resumeRules = []string{"MCP-HTTP-DISCONNECT-1", "MCP-HTTP-RESUME-1"}
@@ -88,7 +88,7 @@ func httpResume(e *scenario.Env) error {
 	id := fmt.Sprint(req["id"])
 	last := ""
 	start := time.Now()
-	res, seq := exchange(e, x, "POST tools/call of the slow tool "+show(tool["name"])+", dropped after its first event id", transport.Exchange{
+	res, seq := exchange(e, x, "POST tools/call of the slow tool "+show(tool["name"])+", dropped after its first event id", httpmcp.Exchange{
 		Method: http.MethodPost, Body: rawJSON(req),
 		// A message's id, not a priming event's (2025-11-25): a server
 		// that primes every stream yet keeps no history would send what
@@ -137,7 +137,7 @@ func httpResume(e *scenario.Env) error {
 		if try > 0 {
 			time.Sleep(resumePause)
 		}
-		res, seq = exchangeCtx(ctx, e, x, "GET the endpoint with Last-Event-ID: "+last, transport.Exchange{
+		res, seq = exchangeCtx(ctx, e, x, "GET the endpoint with Last-Event-ID: "+last, httpmcp.Exchange{
 			Method: http.MethodGet, Set: map[string]string{"Accept": "text/event-stream", "Last-Event-ID": last},
 			// Read to the dropped call's own answer: a response of another
 			// stream replayed first (RESUME-1's evidence) does not end it.
@@ -282,7 +282,7 @@ func (w *resumeWait) stop() { w.timer.Stop() }
 // pingAt POSTs a ping of the session at the tool's expected end, unless
 // ctx ends first; its answer is a sign of work. The channel closes when
 // it is done.
-func (w *resumeWait) pingAt(ctx context.Context, e *scenario.Env, x transport.Exchanger, at time.Time) <-chan struct{} {
+func (w *resumeWait) pingAt(ctx context.Context, e *scenario.Env, x httpmcp.Exchanger, at time.Time) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -298,7 +298,7 @@ func (w *resumeWait) pingAt(ctx context.Context, e *scenario.Env, x transport.Ex
 		w.mu.Unlock()
 		pctx, cancel := context.WithTimeout(ctx, probeWait(e))
 		defer cancel()
-		res, _ := exchangeCtx(pctx, e, x, "POST ping at the slow tool's expected end, while its stream is resumed", transport.Exchange{
+		res, _ := exchangeCtx(pctx, e, x, "POST ping at the slow tool's expected end, while its stream is resumed", httpmcp.Exchange{
 			Method: http.MethodPost, Body: rawJSON(request("ping", nil))})
 		if served(res) {
 			w.sign()

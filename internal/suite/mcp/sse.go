@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 func sseLegacy(e *scenario.Env) error {
@@ -19,7 +19,7 @@ func sseLegacy(e *scenario.Env) error {
 		return nil
 	}
 	var first *sse.Event
-	res, seq := exchange(e, x, "GET the SSE stream", transport.Exchange{Method: http.MethodGet,
+	res, seq := exchange(e, x, "GET the SSE stream", httpmcp.Exchange{Method: http.MethodGet,
 		Set: map[string]string{"Accept": "text/event-stream"},
 		Until: func(ev sse.Event) bool {
 			first = &ev

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // flow follows the page's connection flow in a session of its own, as its
@@ -40,7 +40,7 @@ func flow(e *scenario.Env) error {
 	}
 	e.Pass("SONDE-HUB-FLOW-1", seq)
 	session := map[string]string{"Mcp-Session-Id": sid}
-	defer mcpsuite.Probe(e, x, "DELETE the flow's session", transport.Exchange{Method: http.MethodDelete, Set: session})
+	defer mcpsuite.Probe(e, x, "DELETE the flow's session", httpmcp.Exchange{Method: http.MethodDelete, Set: session})
 	post(e, x, "notifications/initialized in the flow's session", map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
 	list, lseq := post(e, x, "tools/list with the session id (step 4)", mcpsuite.Request("tools/list", nil), session)
 	listed := listedNames(list, lseq)
@@ -73,7 +73,7 @@ func flow(e *scenario.Env) error {
 
 // judgeRefused decides a rule that a request without the token is not
 // served: any answer but a result passes (MCP-AUTH-2 judges its status).
-func judgeRefused(e *scenario.Env, rule string, res *transport.Result, seq int, msg string) {
+func judgeRefused(e *scenario.Env, rule string, res *httpmcp.Result, seq int, msg string) {
 	if hasResult(res, seq) {
 		e.Fail(rule, seq, msg, "a refusal (MCP asks 401)", mcpsuite.Answered(res))
 		return
@@ -83,7 +83,7 @@ func judgeRefused(e *scenario.Env, rule string, res *transport.Result, seq int, 
 
 // listedNames are the tool names of a tools/list answer (its first page);
 // nil when it carried no tools list.
-func listedNames(res *transport.Result, seq int) []string {
+func listedNames(res *httpmcp.Result, seq int) []string {
 	if !hasResult(res, seq) {
 		return nil
 	}

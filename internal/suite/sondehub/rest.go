@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // invalidToken is a bearer token no hub issued.
@@ -38,7 +38,7 @@ func rest(e *scenario.Env) error {
 
 type restJudge struct {
 	e *scenario.Env
-	x transport.Exchanger
+	x httpmcp.Exchanger
 	// servedAny: an endpoint was served with the token; refused: a
 	// request without a valid one was refused (REST-5 judged).
 	servedAny, refused bool
@@ -46,8 +46,8 @@ type restJudge struct {
 
 // endpoint judges one REST endpoint.
 func (r *restJudge) endpoint(rule, u, path string) {
-	get := func(what string, set map[string]string, drop ...string) (*transport.Result, int) {
-		return mcpsuite.Probe(r.e, r.x, what, transport.Exchange{Method: http.MethodGet, URL: u, Set: set, Drop: append(drop, "Mcp-Session-Id")})
+	get := func(what string, set map[string]string, drop ...string) (*httpmcp.Result, int) {
+		return mcpsuite.Probe(r.e, r.x, what, httpmcp.Exchange{Method: http.MethodGet, URL: u, Set: set, Drop: append(drop, "Mcp-Session-Id")})
 	}
 	with, seq := get("GET "+path+" with the run's credentials", nil)
 	switch {
@@ -69,7 +69,7 @@ func (r *restJudge) endpoint(rule, u, path string) {
 	without, wseq := get("GET "+path+" without Authorization", nil, "Authorization")
 	bad, bseq := get("GET "+path+" with Authorization: "+invalidToken, map[string]string{"Authorization": invalidToken})
 	for _, p := range []struct {
-		res  *transport.Result
+		res  *httpmcp.Result
 		seq  int
 		what string
 	}{{without, wseq, "without Authorization"}, {bad, bseq, "with a token the hub did not issue"}} {

@@ -10,10 +10,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 const file = "internal/suite/sondehub"
@@ -63,8 +63,8 @@ func skipAll(e *scenario.Env, why string, rules ...string) {
 // exchanger is the run's Streamable HTTP transport, with the run's MCP
 // session open (a server may refuse the liveness ping outside one); nil
 // (every rule skipped) on another transport.
-func exchanger(e *scenario.Env, rules ...string) (transport.Exchanger, error) {
-	x, ok := e.Peer.Transport().(transport.Exchanger)
+func exchanger(e *scenario.Env, rules ...string) (httpmcp.Exchanger, error) {
+	x, ok := e.Peer.Transport().(httpmcp.Exchanger)
 	if !ok || x.Kind() != "http" {
 		skipAll(e, "the sonde hub speaks Streamable HTTP; this run does not", rules...)
 		return nil, nil
@@ -79,12 +79,12 @@ func rawJSON(v any) []byte {
 }
 
 // post is one POST probe of the endpoint.
-func post(e *scenario.Env, x transport.Exchanger, what string, body any, set map[string]string, drop ...string) (*transport.Result, int) {
-	return mcpsuite.Probe(e, x, what, transport.Exchange{Method: http.MethodPost, Body: rawJSON(body), Set: set, Drop: drop})
+func post(e *scenario.Env, x httpmcp.Exchanger, what string, body any, set map[string]string, drop ...string) (*httpmcp.Result, int) {
+	return mcpsuite.Probe(e, x, what, httpmcp.Exchange{Method: http.MethodPost, Body: rawJSON(body), Set: set, Drop: drop})
 }
 
 // answer is the JSON-RPC response a probe's answer carried, nil when none.
-func answer(res *transport.Result, seq int) *peer.Inbound {
+func answer(res *httpmcp.Result, seq int) *peer.Inbound {
 	for _, in := range mcpsuite.Messages(res, seq) {
 		if _, isReq := in.Field("/method"); !isReq {
 			if _, has := in.Field("/id"); has {
@@ -96,7 +96,7 @@ func answer(res *transport.Result, seq int) *peer.Inbound {
 }
 
 // hasResult reports whether a probe was served with a JSON-RPC result.
-func hasResult(res *transport.Result, seq int) bool {
+func hasResult(res *httpmcp.Result, seq int) bool {
 	if !mcpsuite.Served(res) {
 		return false
 	}

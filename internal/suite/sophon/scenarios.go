@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
-	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 const file = "internal/suite/sophon"
@@ -114,9 +114,9 @@ func auth(e *scenario.Env) error {
 	if x == nil {
 		return nil
 	}
-	base := transport.Exchange{Method: http.MethodPost, Body: jsonBytes(mcpsuite.InitRequest(e.Protocol.Version))}
+	base := httpmcp.Exchange{Method: http.MethodPost, Body: jsonBytes(mcpsuite.InitRequest(e.Protocol.Version))}
 	if x.Kind() == "sse" {
-		base = transport.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
+		base = httpmcp.Exchange{Method: http.MethodGet, Until: func(sse.Event) bool { return true }}
 	}
 	for _, try := range []struct {
 		what string
@@ -148,7 +148,7 @@ func auth(e *scenario.Env) error {
 }
 
 // refusalCode is the code of the JSON-RPC error a refusal carried.
-func refusalCode(res *transport.Result, seq int) (int64, bool) {
+func refusalCode(res *httpmcp.Result, seq int) (int64, bool) {
 	for _, in := range mcpsuite.Messages(res, seq) {
 		if c, ok := mcpsuite.ErrorCode(in); ok {
 			return c, true
@@ -617,7 +617,7 @@ func rateLimit(e *scenario.Env) error {
 	}
 	start := time.Now()
 	for i := 1; i <= limit+1; i++ {
-		res, seq := mcpsuite.Probe(e, x, fmt.Sprintf("ping %d of a burst", i), transport.Exchange{Method: http.MethodPost, Body: jsonBytes(mcpsuite.Request("ping", nil))})
+		res, seq := mcpsuite.Probe(e, x, fmt.Sprintf("ping %d of a burst", i), httpmcp.Exchange{Method: http.MethodPost, Body: jsonBytes(mcpsuite.Request("ping", nil))})
 		c, refusedCode := refusalCode(res, seq)
 		if !refusedCode || c != -32004 {
 			continue

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // eventData is the data of every event of a body already read.
@@ -37,11 +36,11 @@ func (c *client) streamLimit() time.Duration { return 4 * c.o.Timeout }
 // judgeXAccel is http.xaccel on every SSE response.
 func (c *client) judgeXAccel(resp *http.Response, verb string) {
 	if v := resp.Header.Get("X-Accel-Buffering"); strings.EqualFold(strings.TrimSpace(v), "no") {
-		c.pass(verdict.CheckHTTPXAccel, verb+" SSE response has X-Accel-Buffering: no")
+		c.pass(CheckHTTPXAccel, verb+" SSE response has X-Accel-Buffering: no")
 		return
 	}
 	// A counted check: the report says how many streams of how many.
-	c.fail(verdict.CheckHTTPXAccel, "had no X-Accel-Buffering: no header",
+	c.fail(CheckHTTPXAccel, "had no X-Accel-Buffering: no header",
 		"X-Accel-Buffering: no", fmt.Sprintf("the %s SSE response: X-Accel-Buffering: %q", verb, resp.Header.Get("X-Accel-Buffering")))
 }
 
@@ -52,7 +51,7 @@ func (c *client) eventID(id string, n int) {
 	// The same id again on the same exchange is a resumed stream's
 	// replay, not a clash between streams.
 	if seen && first != n {
-		c.fail(verdict.CheckHTTPEventIDUnique, fmt.Sprintf("event id %q came on exchange %d and again on exchange %d", id, first, n),
+		c.fail(CheckHTTPEventIDUnique, fmt.Sprintf("event id %q came on exchange %d and again on exchange %d", id, first, n),
 			"event ids unique across the session's streams", fmt.Sprintf("id %q on exchanges %d and %d", id, first, n))
 	}
 }
@@ -140,10 +139,10 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 	why := x.why.Load()
 	switch {
 	case st.got && why != nil && *why == "closed by wirecheck":
-		c.fail(verdict.CheckHTTPStreamCloses, fmt.Sprintf("the %s stream was still open %v after the response; wirecheck closed it", x.out.method, closeWait),
+		c.fail(CheckHTTPStreamCloses, fmt.Sprintf("the %s stream was still open %v after the response; wirecheck closed it", x.out.method, closeWait),
 			"the server closes the SSE stream after the response", fmt.Sprintf("stream open %v after the response", closeWait))
 	case st.got && errors.Is(err, io.EOF):
-		c.pass(verdict.CheckHTTPStreamCloses, "the server closed the SSE stream after the response")
+		c.pass(CheckHTTPStreamCloses, "the server closed the SSE stream after the response")
 	case st.got:
 		// Ended some other way after the response (cap, reset): nothing
 		// more to judge or to wait for.
@@ -166,7 +165,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 			cause += "; resuming it with Last-Event-ID " + st.lastID + " got " + resumeFailed
 		}
 		if x.out.kind == kindRequest {
-			c.fail(verdict.CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, strings.Join(x.out.keys, ", "), st.events),
+			c.fail(CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, strings.Join(x.out.keys, ", "), st.events),
 				"the request's response on its SSE stream", cause)
 			if !judgedRetry && st.ids && st.revision >= "2025-11-25" {
 				x.judgeRetry(st)
@@ -186,10 +185,10 @@ func resumable(err error) bool {
 func (x *exchange) judgeRetry(st *streamState) {
 	c := x.c
 	if st.retry > 0 {
-		c.pass(verdict.CheckHTTPRetry, fmt.Sprintf("retry: %d sent before the connection closed", st.retry))
+		c.pass(CheckHTTPRetry, fmt.Sprintf("retry: %d sent before the connection closed", st.retry))
 		return
 	}
-	c.fail(verdict.CheckHTTPRetry, "the connection closed before the response, after an event id, with no retry field",
+	c.fail(CheckHTTPRetry, "the connection closed before the response, after an event id, with no retry field",
 		"an SSE event with a retry field before closing", "no retry field on the stream")
 }
 
@@ -239,7 +238,7 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 				continue // a batch: more responses to come
 			}
 			st.got = true
-			c.pass(verdict.CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
+			c.pass(CheckHTTPStreamHasResponse, "the request's SSE stream carried its response")
 			st.limit.Stop()
 			st.closer = time.AfterFunc(closeWait, func() { x.stop("closed by wirecheck") })
 		}
@@ -258,7 +257,7 @@ func (x *exchange) streamVia(resp *http.Response, verb, id string) *transport.Vi
 func (x *exchange) judgePriming(ev sse.Event, r *sse.Reader) {
 	c := x.c
 	if ev.HasID && strings.TrimSpace(ev.Data) == "" || !ev.HasID && r.LastID() != "" {
-		c.pass(verdict.CheckHTTPPriming, "the SSE stream opened with a priming event")
+		c.pass(CheckHTTPPriming, "the SSE stream opened with a priming event")
 		return
 	}
 	got := fmt.Sprintf("first event: id %q, data %s", ev.ID, quote([]byte(ev.Data)))
@@ -266,7 +265,7 @@ func (x *exchange) judgePriming(ev sse.Event, r *sse.Reader) {
 		got = "first event without an id, data " + quote([]byte(ev.Data))
 	}
 	// A counted check: the report says how many streams of how many.
-	c.fail(verdict.CheckHTTPPriming, "did not open with an event id and empty data (priming)", "an event with an id and empty data first",
+	c.fail(CheckHTTPPriming, "did not open with an event id and empty data (priming)", "an event with an id and empty data first",
 		"the "+x.out.method+" SSE stream: "+got)
 }
 
@@ -322,16 +321,16 @@ func (c *client) getOnce(ctx context.Context) bool {
 	defer resp.Body.Close()
 	c.noteResponse(n, http.MethodGet, resp)
 	if resp.StatusCode == http.StatusMethodNotAllowed {
-		c.pass(verdict.CheckHTTPGetStream, "GET answered 405: the server offers no stream")
+		c.pass(CheckHTTPGetStream, "GET answered 405: the server offers no stream")
 		return false
 	}
 	if resp.StatusCode/100 != 2 || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, evidence+1))
-		c.fail(verdict.CheckHTTPGetStream, fmt.Sprintf("GET on the endpoint was answered HTTP %d %s, neither an SSE stream nor 405", resp.StatusCode, resp.Header.Get("Content-Type")),
+		c.fail(CheckHTTPGetStream, fmt.Sprintf("GET on the endpoint was answered HTTP %d %s, neither an SSE stream nor 405", resp.StatusCode, resp.Header.Get("Content-Type")),
 			"Content-Type: text/event-stream, or 405 Method Not Allowed", answered(resp, b))
 		return false
 	}
-	c.pass(verdict.CheckHTTPGetStream, "GET opened an SSE stream")
+	c.pass(CheckHTTPGetStream, "GET opened an SSE stream")
 	c.judgeXAccel(resp, http.MethodGet)
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
 	r := c.sseReader(resp)
@@ -347,7 +346,7 @@ func (c *client) getOnce(ctx context.Context) bool {
 			// the server or wirecheck ends it first is timing, and the
 			// verdict must not be.
 			if responses == 0 {
-				c.pass(verdict.CheckHTTPGetNoResponse, "no JSON-RPC response on the GET stream")
+				c.pass(CheckHTTPGetNoResponse, "no JSON-RPC response on the GET stream")
 			}
 			if c.closed.Load() {
 				return false
@@ -365,7 +364,7 @@ func (c *client) getOnce(ctx context.Context) bool {
 		for _, m := range msgs {
 			if m.response {
 				responses++
-				c.fail(verdict.CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
+				c.fail(CheckHTTPGetNoResponse, fmt.Sprintf("a JSON-RPC response (id %s) came on the GET stream", m.key),
 					"no JSON-RPC response on the GET stream (unless resuming)", "event data "+quote([]byte(ev.Data)))
 			}
 			owed = owed && m.response && c.isPosted(m.key)

@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 var _ = Describe("CloseRequest", func() {
@@ -53,7 +53,7 @@ var _ = Describe("CloseRequest", func() {
 		f := next(t)
 		Expect(f.Raw).NotTo(BeNil(), "an End frame: %+v", f.HTTP)
 		Expect(string(f.Raw)).To(ContainSubstring(`"next-1"`))
-		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).To(BeEmpty(), "a stream the client closed is not judged")
+		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(BeEmpty(), "a stream the client closed is not judged")
 	})
 
 	It("reports false for a request never sent or already answered", func() {

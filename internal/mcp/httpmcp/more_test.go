@@ -10,9 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/httpmcp"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -89,7 +89,7 @@ var _ = Describe("answers", func() {
 		t, hk := dial(server(h).URL, "http", 2*time.Second)
 		handshake(t)
 		Expect(ended(t).HTTP.End).To(ContainSubstring("held no response (HTTP 202"))
-		Expect(hk.failure(verdict.CheckHTTPContentType)).To(ContainSubstring("HTTP 202, no Content-Type, no body"))
+		Expect(hk.failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring("HTTP 202, no Content-Type, no body"))
 	})
 
 	It("delivers a JSON array answering a batch whole, as stdio does, and knows it answered", func() {
@@ -103,7 +103,7 @@ var _ = Describe("answers", func() {
 		f := next(t)
 		Expect(string(f.Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":5`))
 		Expect(string(f.Raw)).To(ContainSubstring(`"id":6`))
-		Expect(hk.verdicts(verdict.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
+		Expect(hk.verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
 		Consistently(t.Recv(), 200*time.Millisecond).ShouldNot(Receive()) // no End frame
 	})
 
@@ -118,8 +118,8 @@ var _ = Describe("answers", func() {
 		Expect(t.Send([]byte(`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`))).To(Succeed())
 		Expect(string(next(t).Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":5`))
 		Expect(string(next(t).Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":6`))
-		Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
-		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+		Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("ends only the requests of a batch its stream left unanswered", func() {
@@ -185,8 +185,8 @@ var _ = Describe("probes", func() {
 		m := &mcpServer{}
 		t, _ := dial(server(m).URL, "http", 2*time.Second)
 		handshake(t)
-		x := t.(transport.Exchanger)
-		res, err := x.Exchange(context.Background(), transport.Exchange{
+		x := t.(httpmcp.Exchanger)
+		res, err := x.Exchange(context.Background(), httpmcp.Exchange{
 			Method: "POST", Body: []byte(listReq),
 			Set:  map[string]string{"mcp-method": "tools/list", "Origin": "http://evil.invalid"},
 			Drop: []string{"mcp-session-id"},
@@ -219,14 +219,14 @@ var _ = Describe("probes", func() {
 			}
 		})
 		t, _ := dial(server(h, q).URL, "http", 5*time.Second)
-		x := t.(transport.Exchanger)
-		res, err := x.Exchange(context.Background(), transport.Exchange{Method: "POST", Body: []byte(initReq)})
+		x := t.(httpmcp.Exchanger)
+		res, err := x.Exchange(context.Background(), httpmcp.Exchange{Method: "POST", Body: []byte(initReq)})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Events).To(HaveLen(2))
 		Expect(res.Frames).To(HaveLen(1))
 		Expect(res.Closed).To(BeFalse())
 
-		res, err = x.Exchange(context.Background(), transport.Exchange{Method: "GET", Until: func(ev sse.Event) bool { return ev.ID == "a" }})
+		res, err = x.Exchange(context.Background(), httpmcp.Exchange{Method: "GET", Until: func(ev sse.Event) bool { return ev.ID == "a" }})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Events).To(HaveLen(1))
 	})
@@ -243,8 +243,8 @@ var _ = Describe("probes", func() {
 		// A timeout no spec waits out: without HeadersOnly the exchange
 		// reads the stream until the SpecTimeout cancels it.
 		t, _ := dial(server(h).URL, "http", time.Hour)
-		x := t.(transport.Exchanger)
-		res, err := x.Exchange(ctx, transport.Exchange{Method: "GET", Set: map[string]string{"Accept": "text/event-stream"}, HeadersOnly: true})
+		x := t.(httpmcp.Exchanger)
+		res, err := x.Exchange(ctx, httpmcp.Exchange{Method: "GET", Set: map[string]string{"Accept": "text/event-stream"}, HeadersOnly: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Status).To(Equal(http.StatusOK))
 		Expect(res.Header.Get("Content-Type")).To(Equal("text/event-stream"))
@@ -267,9 +267,9 @@ var _ = Describe("probes", func() {
 			}
 		})
 		t, _ := dial(server(h, q).URL, "http", 5*time.Second)
-		x := t.(transport.Exchanger)
+		x := t.(httpmcp.Exchanger)
 		batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`
-		res, err := x.Exchange(context.Background(), transport.Exchange{Method: "POST", Body: []byte(batch)})
+		res, err := x.Exchange(context.Background(), httpmcp.Exchange{Method: "POST", Body: []byte(batch)})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Frames).To(HaveLen(3))
 		Expect(res.Closed).To(BeFalse(), "read up to the last response, not to the end of the stream")
@@ -283,7 +283,7 @@ var _ = Describe("probes", func() {
 			fmt.Fprint(w, "{}")
 		}))
 		t, _ := dial(server(&mcpServer{}).URL, "http", 2*time.Second)
-		res, err := t.(transport.Exchanger).Exchange(context.Background(), transport.Exchange{URL: other.URL + "/.well-known/oauth-protected-resource"})
+		res, err := t.(httpmcp.Exchanger).Exchange(context.Background(), httpmcp.Exchange{URL: other.URL + "/.well-known/oauth-protected-resource"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(res.Body)).To(Equal("{}"))
 		Expect(token.Load()).To(Equal(""))
@@ -298,7 +298,7 @@ var _ = Describe("probes", func() {
 			}
 		})
 		t, _ := dial(server(h, q).URL, "http", 300*time.Millisecond)
-		_, err := t.(transport.Exchanger).Exchange(context.Background(), transport.Exchange{Method: "POST", Body: []byte(initReq)})
+		_, err := t.(httpmcp.Exchanger).Exchange(context.Background(), httpmcp.Exchange{Method: "POST", Body: []byte(initReq)})
 		Expect(err).To(MatchError(ContainSubstring("within 300ms (--timeout)")))
 	})
 })

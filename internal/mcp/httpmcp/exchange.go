@@ -15,9 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 func (c *client) Send(msg []byte) error { return c.send(msg, false) }
@@ -310,10 +309,10 @@ func (c *client) captureSession(resp *http.Response) {
 		return
 	}
 	if bad := strings.IndexFunc(sid[0], func(r rune) bool { return r < 0x21 || r > 0x7E }); bad >= 0 || sid[0] == "" {
-		c.fail(verdict.CheckHTTPSessionID, fmt.Sprintf("Mcp-Session-Id %q holds a character outside visible ASCII (0x21–0x7E)", sid[0]),
+		c.fail(CheckHTTPSessionID, fmt.Sprintf("Mcp-Session-Id %q holds a character outside visible ASCII (0x21–0x7E)", sid[0]),
 			"visible ASCII characters (0x21 to 0x7E)", fmt.Sprintf("%q", sid[0]))
 	} else {
-		c.pass(verdict.CheckHTTPSessionID, "Mcp-Session-Id is visible ASCII")
+		c.pass(CheckHTTPSessionID, "Mcp-Session-Id is visible ASCII")
 	}
 	c.mu.Lock()
 	c.session = sid[0]
@@ -385,12 +384,12 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 	}
 	switch {
 	case resp.StatusCode/100 != 2:
-		c.pass(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s refused with HTTP %d", what, resp.StatusCode))
+		c.pass(CheckHTTPRefusedStatus, fmt.Sprintf("%s refused with HTTP %d", what, resp.StatusCode))
 	case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(b)) == 0:
-		c.pass(verdict.CheckHTTPAccepted, what+" accepted with 202 and no body")
-		c.pass(verdict.CheckHTTPRefusedStatus, what+" accepted with 202")
+		c.pass(CheckHTTPAccepted, what+" accepted with 202 and no body")
+		c.pass(CheckHTTPRefusedStatus, what+" accepted with 202")
 	default:
-		c.fail(verdict.CheckHTTPAccepted, fmt.Sprintf("%s was answered HTTP %d with %d bytes of body, not 202 Accepted with no body", what, resp.StatusCode, len(b)),
+		c.fail(CheckHTTPAccepted, fmt.Sprintf("%s was answered HTTP %d with %d bytes of body, not 202 Accepted with no body", what, resp.StatusCode, len(b)),
 			"202 Accepted with no body", answered(resp, b))
 		refused := false
 		for _, f := range frames {
@@ -399,10 +398,10 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 			}
 		}
 		if refused {
-			c.fail(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s was refused with a JSON-RPC error under HTTP %d, a success status", what, resp.StatusCode),
+			c.fail(CheckHTTPRefusedStatus, fmt.Sprintf("%s was refused with a JSON-RPC error under HTTP %d, a success status", what, resp.StatusCode),
 				"an HTTP error status (4xx) for input not accepted", answered(resp, b))
 		} else {
-			c.pass(verdict.CheckHTTPRefusedStatus, fmt.Sprintf("%s answered HTTP %d without a JSON-RPC error", what, resp.StatusCode))
+			c.pass(CheckHTTPRefusedStatus, fmt.Sprintf("%s answered HTTP %d without a JSON-RPC error", what, resp.StatusCode))
 		}
 	}
 	// JSON-RPC messages in a success body are delivered all the same: a
@@ -544,10 +543,10 @@ func (c *client) firstSeen(m map[string]int, key string, n int) (int, bool) {
 func (c *client) serverRequest(key string, n int) {
 	first, seen := c.firstSeen(c.serverRq, key, n)
 	if seen && first != n {
-		c.fail(verdict.CheckHTTPOneStream, fmt.Sprintf("server request id %s came on exchange %d's stream and again on exchange %d's", key, first, n),
+		c.fail(CheckHTTPOneStream, fmt.Sprintf("server request id %s came on exchange %d's stream and again on exchange %d's", key, first, n),
 			"each message on one stream only", fmt.Sprintf("id %s on exchanges %d and %d", key, first, n))
 	} else if !seen {
-		c.pass(verdict.CheckHTTPOneStream, "server request id "+key+" on one stream")
+		c.pass(CheckHTTPOneStream, "server request id "+key+" on one stream")
 	}
 }
 
@@ -650,10 +649,10 @@ func (x *exchange) judgeType(resp *http.Response, ok bool, body []byte) {
 	c := x.c
 	ct := resp.Header.Get("Content-Type")
 	if ok {
-		c.pass(verdict.CheckHTTPContentType, fmt.Sprintf("request answered with Content-Type %s", ct))
+		c.pass(CheckHTTPContentType, fmt.Sprintf("request answered with Content-Type %s", ct))
 		return
 	}
-	c.fail(verdict.CheckHTTPContentType, fmt.Sprintf("a %s request was answered HTTP %d with Content-Type %q, not application/json holding one JSON object or text/event-stream", x.out.method, resp.StatusCode, ct),
+	c.fail(CheckHTTPContentType, fmt.Sprintf("a %s request was answered HTTP %d with Content-Type %q, not application/json holding one JSON object or text/event-stream", x.out.method, resp.StatusCode, ct),
 		"Content-Type application/json (one JSON object) or text/event-stream", answered(resp, body))
 }
 

@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/transport"
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 )
 
 // modernTools answers 2026-07-28 requests: tools/list lists géo (three
@@ -128,8 +128,8 @@ var _ = Describe("2026-07-28 request metadata headers", func() {
 	It("sends the headers with a probe, where the probe's own headers override them", func() {
 		m := &modernTools{}
 		t, _ := dial(server(m).URL, "http", 5*time.Second)
-		x := t.(transport.Exchanger)
-		res, err := x.Exchange(context.Background(), transport.Exchange{Method: http.MethodPost, Body: modernReq(1, "prompts/get", `"name":"greet"`),
+		x := t.(httpmcp.Exchanger)
+		res, err := x.Exchange(context.Background(), httpmcp.Exchange{Method: http.MethodPost, Body: modernReq(1, "prompts/get", `"name":"greet"`),
 			Set: map[string]string{"mcp-name": "other"}, Drop: []string{"Mcp-Method"}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Status).To(Equal(200))

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 )
 
 func schema(s string) any {

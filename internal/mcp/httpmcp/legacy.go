@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // The legacy HTTP+SSE transport (2024-11-05): one GET stream carries the
@@ -154,11 +153,11 @@ func (x *exchange) legacyPost(post *url.URL) {
 		// A body that is no JSON-RPC message (the bad-input scenarios' on
 		// purpose) may be refused: BADBODY-1 judges its answer, not this.
 	case resp.StatusCode/100 == 2:
-		c.pass(verdict.CheckSSEPostAccepted, fmt.Sprintf("POST to the endpoint answered HTTP %d", resp.StatusCode))
+		c.pass(CheckSSEPostAccepted, fmt.Sprintf("POST to the endpoint answered HTTP %d", resp.StatusCode))
 	case authRefusal(resp):
 		// Authorization's answer, not the transport's: see legacyStream.
 	default:
-		c.fail(verdict.CheckSSEPostAccepted, fmt.Sprintf("a valid message POSTed to the endpoint was answered HTTP %d", resp.StatusCode),
+		c.fail(CheckSSEPostAccepted, fmt.Sprintf("a valid message POSTed to the endpoint was answered HTTP %d", resp.StatusCode),
 			"a 2xx status", answered(resp, b))
 	}
 	// A body that is no JSON-RPC message may be refused with a 4xx: the
@@ -172,7 +171,7 @@ func (x *exchange) legacyPost(post *url.URL) {
 			continue
 		}
 		if !refusal {
-			c.fail(verdict.CheckSSEMessageEvent, "a JSON-RPC message came in the POST's HTTP response body, not as an SSE message event",
+			c.fail(CheckSSEMessageEvent, "a JSON-RPC message came in the POST's HTTP response body, not as an SSE message event",
 				"server messages as SSE message events on the stream", answered(resp, b))
 		}
 		for _, m := range x.deliver(f, resp, http.MethodPost, false, "") {
@@ -215,7 +214,7 @@ func (c *client) legacyStream(ctx context.Context) {
 		known := c.post != nil
 		c.mu.Unlock()
 		if !known {
-			c.fail(verdict.CheckSSEEndpoint, fmt.Sprintf("no endpoint event within %v (--timeout) of the stream opening", c.o.Timeout),
+			c.fail(CheckSSEEndpoint, fmt.Sprintf("no endpoint event within %v (--timeout) of the stream opening", c.o.Timeout),
 				"an endpoint event first", "none")
 			c.legacyEnd(fmt.Sprintf("the SSE stream sent no endpoint event within %v", c.o.Timeout))
 			cancel()
@@ -234,13 +233,13 @@ func (c *client) legacyStream(ctx context.Context) {
 		// Refused by authorization, the stream was not the server's to
 		// open: the run lacks credentials, the server breaks nothing.
 		if !authRefusal(resp) {
-			c.fail(verdict.CheckSSEStream, "GET on the SSE endpoint did not open an event stream",
+			c.fail(CheckSSEStream, "GET on the SSE endpoint did not open an event stream",
 				"HTTP 2xx, Content-Type: text/event-stream", answered(resp, b))
 		}
 		c.legacyEnd("the SSE stream's GET was answered " + answered(resp, b) + c.authHint(resp))
 		return
 	}
-	c.pass(verdict.CheckSSEStream, "GET on the SSE endpoint opened an event stream")
+	c.pass(CheckSSEStream, "GET on the SSE endpoint opened an event stream")
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
 	r := c.sseReader(resp)
 	defer r.Release()
@@ -272,10 +271,10 @@ func (c *client) legacyStream(ctx context.Context) {
 		ok := len(msgs) > 0
 		switch {
 		case ok && ev.Type != "" && ev.Type != "message":
-			c.fail(verdict.CheckSSEMessageEvent, fmt.Sprintf("a JSON-RPC message came in an SSE event of type %q, not message", ev.Type),
+			c.fail(CheckSSEMessageEvent, fmt.Sprintf("a JSON-RPC message came in an SSE event of type %q, not message", ev.Type),
 				"server messages as SSE message events", fmt.Sprintf("event: %s, data %s", ev.Type, quote([]byte(ev.Data))))
 		case ok:
-			c.pass(verdict.CheckSSEMessageEvent, "a server message came as an SSE message event")
+			c.pass(CheckSSEMessageEvent, "a server message came as an SSE message event")
 		case ev.Type != "" && ev.Type != "message":
 			c.note(fmt.Sprintf("SSE event of type %q ignored: %s", ev.Type, quote([]byte(ev.Data))))
 			continue
@@ -300,7 +299,7 @@ func (c *client) legacyEndpoint(data string, stream *url.URL) bool {
 	}
 	ref, err := url.Parse(strings.TrimSpace(data))
 	if err != nil || strings.TrimSpace(data) == "" {
-		c.fail(verdict.CheckSSEEndpoint, "the endpoint event's data is not a URI", "a URI reference", quote([]byte(data)))
+		c.fail(CheckSSEEndpoint, "the endpoint event's data is not a URI", "a URI reference", quote([]byte(data)))
 		c.legacyEnd("the endpoint event's data is not a URI: " + quote([]byte(data)))
 		return false
 	}
@@ -311,13 +310,13 @@ func (c *client) legacyEndpoint(data string, stream *url.URL) bool {
 		// Not followed, --url or not: every message of the session would
 		// go to a host the user never named (beyond a launched server's
 		// loopback, packets nobody asked for).
-		c.pass(verdict.CheckSSEEndpoint, "endpoint event names "+post.Redacted())
-		c.fail(verdict.CheckSSEEndpointOrigin, fmt.Sprintf("the endpoint event points to another origin (%s); wirecheck does not POST there", post.Redacted()),
+		c.pass(CheckSSEEndpoint, "endpoint event names "+post.Redacted())
+		c.fail(CheckSSEEndpointOrigin, fmt.Sprintf("the endpoint event points to another origin (%s); wirecheck does not POST there", post.Redacted()),
 			"a URI on the stream's origin "+origin(stream), post.Redacted())
 		c.legacyEnd("the endpoint event points to another origin (" + post.Redacted() + "), not followed")
 		return false
 	}
-	c.pass(verdict.CheckSSEEndpoint, "endpoint event names "+post.Redacted())
+	c.pass(CheckSSEEndpoint, "endpoint event names "+post.Redacted())
 	c.mu.Lock()
 	c.post = post
 	c.mu.Unlock()

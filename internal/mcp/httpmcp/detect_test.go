@@ -10,9 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	mcpref "github.com/wirecheck/wirecheck/internal/refserver/mcp"
-	"github.com/wirecheck/wirecheck/internal/transport/httpmcp"
 )
 
 var _ = Describe("Detect, for a URL given without --transport", func() {

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -111,7 +112,7 @@ var _ = Describe("hostile servers", func() {
 		end := next(t).HTTP
 		Expect(end.End).To(Equal("an SSE event over wirecheck's --max-frame 100KiB"))
 		Expect(end.OverCap).To(BeTrue())
-		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).NotTo(ContainElement(verdict.Fail))
+		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).NotTo(ContainElement(verdict.Fail))
 	})
 
 	It("refuses a Content-Length over the cap before reading", func() {
@@ -200,7 +201,7 @@ var _ = Describe("hostile servers", func() {
 		handshake(t)
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		Expect(next(t).HTTP.For).To(Equal("2"))
-		Expect(t.(transport.Exchanger).Endpoint().Path).To(Equal("/mcp/"))
+		Expect(t.(httpmcp.Exchanger).Endpoint().Path).To(Equal("/mcp/"))
 		Expect(posts.Load()).To(BeEquivalentTo(3))
 	})
 

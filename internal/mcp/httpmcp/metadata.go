@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 )
 
 // metadata sets what a 2026-07-28 client MUST send with a request beside

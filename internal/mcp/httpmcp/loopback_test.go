@@ -12,8 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/httpmcp"
 )
 
 // dials stands in for the transport's dialer: it records every address a
@@ -61,16 +61,16 @@ var _ = Describe("a request beyond loopback", func() {
 	})
 	// launched dials u as the transport of a server wirecheck launched
 	// (a process standing for it).
-	launched := func(u string) transport.Exchanger {
+	launched := func(u string) httpmcp.Exchanger {
 		p, err := transport.Launch(transport.Options{Command: []string{"sh", "-c", "exec sleep 30"}})
 		Expect(err).NotTo(HaveOccurred())
 		t, err := httpmcp.Dial(httpmcp.Options{URL: u, Process: p, Timeout: 2 * time.Second})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(t.Close)
-		return t.(transport.Exchanger)
+		return t.(httpmcp.Exchanger)
 	}
-	get := func(x transport.Exchanger, u string) (*transport.Result, error) {
-		return x.Exchange(context.Background(), transport.Exchange{Method: http.MethodGet, URL: u})
+	get := func(x httpmcp.Exchanger, u string) (*httpmcp.Result, error) {
+		return x.Exchange(context.Background(), httpmcp.Exchange{Method: http.MethodGet, URL: u})
 	}
 
 	It("is not sent for a launched server: no address but loopback is even looked up, and the error names the URL", func() {
@@ -108,7 +108,7 @@ var _ = Describe("a request beyond loopback", func() {
 
 	It("is followed for a server the user named with --url: a real deployment's documents live elsewhere", func() {
 		t, _ := dial(srv+"/mcp", "http", 2*time.Second)
-		_, err := get(t.(transport.Exchanger), elsewhere)
+		_, err := get(t.(httpmcp.Exchanger), elsewhere)
 		Expect(err).To(HaveOccurred(), "the test's dialer refused it")
 		Expect(err).NotTo(BeAssignableToTypeOf(&transport.OffLoopback{}))
 		Expect(d.seen()).To(Equal([]string{"auth.example.invalid:443"}))

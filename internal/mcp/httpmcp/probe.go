@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
 
 // Exchange sends one probe: the session's headers, x.Set and x.Drop
@@ -18,7 +18,7 @@ import (
 // cancelled by Close. Its frames never enter Recv. A URL beyond loopback
 // named by a launched server is not sent: the error is then a
 // *transport.OffLoopback (guard).
-func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport.Result, error) {
+func (c *client) Exchange(ctx context.Context, x Exchange) (*Result, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -80,7 +80,7 @@ func (c *client) Exchange(ctx context.Context, x transport.Exchange) (*transport
 	}
 	defer resp.Body.Close()
 	c.noteResponse(n, method+" (probe)", resp)
-	res := &transport.Result{Status: resp.StatusCode, Header: resp.Header}
+	res := &Result{Status: resp.StatusCode, Header: resp.Header}
 	if mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		// Within the budget of frames being read: every HTTP scenario
 		// probes, and a server answering each with a gigabyte would

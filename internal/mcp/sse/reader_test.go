@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 )
 
 // all reads every event of s, and the error that ended the stream.

@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -67,7 +67,7 @@ const (
 )
 
 // Dial does no network I/O; the first Send does. The result also
-// implements transport.Exchanger, transport.Hooked and
+// implements Exchanger, transport.Hooked and
 // transport.RequestCloser.
 func Dial(o Options) (transport.Transport, error) {
 	if o.Kind == "" {

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -58,15 +59,15 @@ var _ = Describe("checks", func() {
 			t, hk := dial(server(h).URL, "http", 2*time.Second)
 			handshake(t)
 			Expect(t.Send([]byte(note))).To(Succeed())
-			Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPRefusedStatus) }).Should(HaveLen(2))
+			Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPRefusedStatus) }).Should(HaveLen(2))
 			if accepted == "" {
-				Expect(hk.verdicts(verdict.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
+				Expect(hk.verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
 			} else {
-				Expect(hk.verdicts(verdict.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass, accepted))
+				Expect(hk.verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass, accepted))
 			}
-			Expect(hk.verdicts(verdict.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, refused))
+			Expect(hk.verdicts(httpmcp.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, refused))
 			if evidence != "" {
-				Expect(hk.failure(verdict.CheckHTTPAccepted) + hk.failure(verdict.CheckHTTPRefusedStatus)).To(ContainSubstring(evidence))
+				Expect(hk.failure(httpmcp.CheckHTTPAccepted) + hk.failure(httpmcp.CheckHTTPRefusedStatus)).To(ContainSubstring(evidence))
 			}
 		},
 		Entry("202, no body", 202, "", verdict.Pass, verdict.Pass, ""),
@@ -87,8 +88,8 @@ var _ = Describe("checks", func() {
 		f := next(t)
 		Expect(f.HTTP.For).To(Equal("2"))
 		Expect(f.Raw).NotTo(BeNil())
-		Expect(hk.verdicts(verdict.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Fail))
-		Expect(hk.failure(verdict.CheckHTTPContentType)).To(ContainSubstring(`HTTP 200, text/plain, body "{\"jsonrpc\"`))
+		Expect(hk.verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Fail))
+		Expect(hk.failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring(`HTTP 200, text/plain, body "{\"jsonrpc\"`))
 	})
 
 	It("fails http.content-type on two JSON objects in one body", func() {
@@ -100,7 +101,7 @@ var _ = Describe("checks", func() {
 		handshake(t)
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		next(t)
-		Expect(hk.failure(verdict.CheckHTTPContentType)).To(ContainSubstring("one JSON object"))
+		Expect(hk.failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring("one JSON object"))
 	})
 
 	It("fails http.stream-has-response on a stream closed before the response, ending the call", func() {
@@ -117,7 +118,7 @@ var _ = Describe("checks", func() {
 		Expect(f.HTTP.For).To(Equal("2"))
 		Expect(f.HTTP.End).To(Equal("the SSE stream closed before the response"))
 		Expect(f.HTTP.Dropped).To(BeTrue())
-		Expect(hk.failure(verdict.CheckHTTPStreamHasResponse)).To(ContainSubstring("request 2, 1 events"))
+		Expect(hk.failure(httpmcp.CheckHTTPStreamHasResponse)).To(ContainSubstring("request 2, 1 events"))
 	})
 
 	It("fails http.stream-closes on a stream left open after the response, and closes it", func() {
@@ -133,7 +134,7 @@ var _ = Describe("checks", func() {
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		next(t)
 		Eventually(closed).WithTimeout(10 * time.Second).Should(BeClosed())
-		Eventually(func() string { return hk.failure(verdict.CheckHTTPStreamCloses) }).Should(ContainSubstring("still open 1s after the response"))
+		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPStreamCloses) }).Should(ContainSubstring("still open 1s after the response"))
 	})
 
 	It("fails http.xaccel on an SSE answer without X-Accel-Buffering: no", func() {
@@ -145,7 +146,7 @@ var _ = Describe("checks", func() {
 		handshake(t)
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		next(t)
-		Expect(hk.failure(verdict.CheckHTTPXAccel)).To(ContainSubstring(`X-Accel-Buffering: ""`))
+		Expect(hk.failure(httpmcp.CheckHTTPXAccel)).To(ContainSubstring(`X-Accel-Buffering: ""`))
 	})
 
 	It("fails the checks judged once per stream (http.xaccel, http.priming) with one message whatever the stream, naming it in the actual value", func() {
@@ -162,7 +163,7 @@ var _ = Describe("checks", func() {
 		next(t)
 		Expect(t.Send([]byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`))).To(Succeed())
 		next(t)
-		for _, check := range []string{verdict.CheckHTTPXAccel, verdict.CheckHTTPPriming} {
+		for _, check := range []string{httpmcp.CheckHTTPXAccel, httpmcp.CheckHTTPPriming} {
 			Expect(verdict.Counted).To(HaveKey(check))
 			msgs := map[string]bool{}
 			var acts []string
@@ -177,8 +178,8 @@ var _ = Describe("checks", func() {
 			Expect(msgs).To(HaveLen(1), check)
 			Expect(acts).To(HaveLen(2), check+": tools/list and ping")
 		}
-		Expect(hk.failure(verdict.CheckHTTPPriming)).To(ContainSubstring("actual: the tools/list SSE stream: first event"))
-		Expect(hk.failure(verdict.CheckHTTPXAccel)).To(ContainSubstring(`actual: the POST SSE response: X-Accel-Buffering: ""`))
+		Expect(hk.failure(httpmcp.CheckHTTPPriming)).To(ContainSubstring("actual: the tools/list SSE stream: first event"))
+		Expect(hk.failure(httpmcp.CheckHTTPXAccel)).To(ContainSubstring(`actual: the POST SSE response: X-Accel-Buffering: ""`))
 	})
 
 	DescribeTable("http.priming, only in 2025-11-25",
@@ -191,7 +192,7 @@ var _ = Describe("checks", func() {
 			handshake(t)
 			Expect(t.Send([]byte(listReq))).To(Succeed())
 			next(t)
-			Expect(hk.verdicts(verdict.CheckHTTPPriming)).To(Equal(want))
+			Expect(hk.verdicts(httpmcp.CheckHTTPPriming)).To(Equal(want))
 		},
 		Entry("id and empty data", "2025-11-25", "id: 0\ndata:\n\n", []verdict.Verdict{verdict.Pass}),
 		Entry("comments then an id-only block", "2025-11-25", ": hi\nid: 0\n\n", []verdict.Verdict{verdict.Pass}),
@@ -209,7 +210,7 @@ var _ = Describe("checks", func() {
 			handshake(t)
 			Expect(t.Send([]byte(listReq))).To(Succeed())
 			Expect(next(t).HTTP.End).NotTo(BeEmpty())
-			Expect(hk.verdicts(verdict.CheckHTTPRetry)).To(ConsistOf(want))
+			Expect(hk.verdicts(httpmcp.CheckHTTPRetry)).To(ConsistOf(want))
 		},
 		Entry("retry sent", "retry: 50\n", verdict.Pass),
 		Entry("no retry", "", verdict.Fail),
@@ -222,7 +223,7 @@ var _ = Describe("checks", func() {
 		}}
 		t, hk := dial(server(m).URL, "http", 2*time.Second)
 		handshake(t)
-		Eventually(func() string { return hk.failure(verdict.CheckHTTPGetStream) }).Should(ContainSubstring(`HTTP 200, application/json, body "{}"`))
+		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPGetStream) }).Should(ContainSubstring(`HTTP 200, application/json, body "{}"`))
 	})
 
 	It("fails http.get-no-response on a response on the GET stream, and http.one-stream on a request on two streams", func() {
@@ -249,8 +250,8 @@ var _ = Describe("checks", func() {
 		t, hk := dial(server(h).URL, "http", 2*time.Second)
 		handshake(t)
 		Expect(t.Send([]byte(listReq))).To(Succeed())
-		Eventually(func() string { return hk.failure(verdict.CheckHTTPGetNoResponse) }).Should(ContainSubstring("id 7"))
-		Eventually(func() string { return hk.failure(verdict.CheckHTTPOneStream) }).Should(ContainSubstring(`id "s1"`))
+		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPGetNoResponse) }).Should(ContainSubstring("id 7"))
+		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPOneStream) }).Should(ContainSubstring(`id "s1"`))
 	})
 
 	It("delivers a response copied onto the GET stream once: the POST owed it, the copy is http.get-no-response's evidence only", func() {
@@ -298,7 +299,7 @@ var _ = Describe("checks", func() {
 			}
 		}
 		Expect(ids).To(ConsistOf("2", "77"))
-		Expect(hk.failure(verdict.CheckHTTPGetNoResponse)).To(ContainSubstring("id 2"))
+		Expect(hk.failure(httpmcp.CheckHTTPGetNoResponse)).To(ContainSubstring("id 2"))
 	})
 
 	It("delivers each value of a body of several JSON values after the body as it came", func() {
@@ -327,7 +328,7 @@ var _ = Describe("checks", func() {
 		next(t)
 		Expect(t.Send([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))).To(Succeed())
 		next(t)
-		Expect(hk.failure(verdict.CheckHTTPEventIDUnique)).To(ContainSubstring(`event id "same"`))
+		Expect(hk.failure(httpmcp.CheckHTTPEventIDUnique)).To(ContainSubstring(`event id "same"`))
 	})
 
 	It("fails http.session-id on a session id with a space", func() {
@@ -340,7 +341,7 @@ var _ = Describe("checks", func() {
 		t, hk := dial(server(h).URL, "http", 2*time.Second)
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		next(t)
-		Expect(hk.failure(verdict.CheckHTTPSessionID)).To(ContainSubstring(`"sess 1"`))
+		Expect(hk.failure(httpmcp.CheckHTTPSessionID)).To(ContainSubstring(`"sess 1"`))
 	})
 })
 
@@ -369,9 +370,9 @@ var _ = Describe("resumption", func() {
 		Expect(f.HTTP.For).To(Equal("2"))
 		Expect(f.HTTP.EventID).To(Equal("e2"))
 		Expect(lastID.Load()).To(Equal("e1"))
-		Expect(hk.verdicts(verdict.CheckHTTPRetry)).To(ConsistOf(verdict.Pass))
-		Expect(hk.verdicts(verdict.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
-		Eventually(func() []verdict.Verdict { return hk.verdicts(verdict.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(hk.verdicts(httpmcp.CheckHTTPRetry)).To(ConsistOf(verdict.Pass))
+		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+		Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
 	})
 
 	It("does not resume in 2026-07-28, whose streams are not resumable", func() {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/wirecheck/wirecheck/internal/transport/sse"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 )
 
 // FuzzReader: whatever the stream, the reader neither panics nor returns
