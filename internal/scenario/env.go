@@ -206,22 +206,34 @@ func (e *Env) Absent(rule string, seq int, msg, expected, actual string) {
 	e.Fail(rule, seq, msg, expected, actual)
 }
 
-// Dead says how the server ended and how long before now ("the server
-// exited (exit 1) 4ms before"), "" while its output is open.
+// Dead says how the server ended and, when its output ended with it, how
+// long before now ("the server exited (exit 1) 4ms before the wait
+// ended"); "" while it runs. A process that exited while a child holds
+// its stdout open is dead too: a wait on that stdout runs its bound out.
 func (e *Env) Dead() string {
 	if e.Peer == nil {
 		return ""
 	}
 	at := e.Peer.GoneAt()
-	if at.IsZero() {
+	exited := false
+	select {
+	case <-e.Peer.Transport().Exited():
+		exited = true
+	default:
+	}
+	if at.IsZero() && !exited {
 		return ""
 	}
-	ago := time.Since(at).Round(time.Millisecond)
-	if ago < time.Millisecond {
-		ago = time.Since(at).Round(time.Microsecond)
+	when := "before the wait ended"
+	if !at.IsZero() {
+		ago := time.Since(at).Round(time.Millisecond)
+		if ago < time.Millisecond {
+			ago = time.Since(at).Round(time.Microsecond)
+		}
+		when = ago.String() + " " + when
 	}
 	status, tail := e.gone()
-	return fmt.Sprintf("%s %s before the wait ended%s", status, ago, tail)
+	return status + " " + when + tail
 }
 
 // Errorf records that the harness could not decide rule.
