@@ -260,6 +260,13 @@ func (pr *proc) observe(o verdict.Observation) {
 		// A step's own observation: grouped under the action it ends.
 		o.Scenario = pr.shape
 	}
+	if o.Verdict == verdict.Fail && pr.c.sentUnknown(pr.p.Recorder(), o.Seq) {
+		// The failure is on a request of a generated method the protocol
+		// does not define (left unanswered, say): that is its cause,
+		// whichever action sent it (one request, a pipeline, a split
+		// line), so it is one distinct failure, not one per action.
+		o.Scenario = unknownMethod
+	}
 	pr.c.tally(o)
 	if o.Verdict != verdict.Fail || !pr.c.counts(o.Rule) {
 		return
@@ -706,6 +713,23 @@ func (c *Campaign) label(v any) string {
 		}
 	}
 	return requestLabel(v)
+}
+
+// sentUnknown reports whether transcript line seq is a request wirecheck
+// sent whose method the protocol does not define.
+func (c *Campaign) sentUnknown(rec *transcript.Recorder, seq int) bool {
+	if rec == nil || seq < 0 || len(c.methods) == 0 {
+		return false
+	}
+	es := rec.Slice(seq, seq+1)
+	if len(es) != 1 || es[0].Seq != seq || es[0].Dir != transcript.Sent {
+		return false
+	}
+	var v any
+	if json.Unmarshal([]byte(es[0].Text), &v) != nil {
+		return false
+	}
+	return c.label(v) == unknownMethod
 }
 
 // knownMethods are the methods a protocol defines, as its spec names
