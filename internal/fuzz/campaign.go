@@ -242,7 +242,7 @@ type Campaign struct {
 	// methods are the methods the protocol defines (knownMethods): a
 	// generated request of another is labelled as such (label).
 	methods map[string]bool
-	seed        uint64
+	seed    uint64
 	// lastPtrs are the response fields templates carry forward.
 	lastPtrs []string
 }
