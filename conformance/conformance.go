@@ -252,7 +252,7 @@ func judgeRule(t testing.TB, g report.RuleGroup, level verdict.Level, alone bool
 // Actual, the exchange, and the one command that reproduces it.
 func evidence(head string, f report.Finding, test string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n  %s in scenario %s: %s", head, f.Verdict, f.Where(), f.Message)
+	fmt.Fprintf(&b, "%s\n  %s in scenario %s: %s", head, f.Verdict, f.Where(), f.Said())
 	if f.Known {
 		b.WriteString(" (known: in the baseline)")
 	}
@@ -282,6 +282,9 @@ type Finding struct {
 	// this process: its test reruns it).
 	Reproduce string
 	Known     bool
+	// Cause is the rule whose failure in the same scenario this failure
+	// follows from (a spec's consequence-of); "" for an independent one.
+	Cause string
 }
 
 func findings(rep *report.Report) []Finding {
@@ -289,7 +292,7 @@ func findings(rep *report.Report) []Finding {
 	for _, f := range rep.Findings {
 		out = append(out, Finding{Rule: f.Rule, Level: string(f.Level), Verdict: string(f.Verdict), Scenario: f.Scenario,
 			Message: f.Message, Expected: f.Expected, Actual: f.Actual, Reproduce: f.Reproduce, Known: f.Known,
-			Revision: f.Revision})
+			Revision: f.Revision, Cause: f.Cause})
 	}
 	return out
 }

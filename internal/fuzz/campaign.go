@@ -239,7 +239,10 @@ type Campaign struct {
 	startErr    error
 	passes      map[string]int
 	schemas     map[string]*jsonschema.Schema
-	seed        uint64
+	// methods are the methods the protocol defines (knownMethods): a
+	// generated request of another is labelled as such (label).
+	methods map[string]bool
+	seed    uint64
 	// lastPtrs are the response fields templates carry forward.
 	lastPtrs []string
 }
@@ -291,6 +294,7 @@ func New(cfg Config) (*Campaign, error) {
 	if f := cfg.Protocol.Fuzz; f != nil {
 		c.lastPtrs = lastPointers(f)
 	}
+	c.methods = knownMethods(cfg.Protocol)
 	if f := cfg.Protocol.Fuzz; f != nil && f.Request != "" {
 		c.request = cfg.Schemas.Get(f.Request)
 		if c.request == nil {

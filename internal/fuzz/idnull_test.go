@@ -1,6 +1,7 @@
 package fuzz_test
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -24,7 +25,7 @@ func refCampaign(protocol string, cfg fuzz.Config, serve ...string) []*fuzz.Bug 
 	Expect(err).NotTo(HaveOccurred())
 	cfg.Protocol, cfg.Schemas, cfg.Handler, cfg.Judge = b.Protocol, b.Schemas, b.Handler, b.Judge
 	cfg.Target = target.Target{Argv: append([]string{bin, "serve", protocol}, serve...)}
-	cfg.Timeout, cfg.StartupTimeout = time.Second, 5*time.Second
+	cfg.Timeout, cfg.StartupTimeout = cmp.Or(cfg.Timeout, time.Second), 5*time.Second
 	c, err := fuzz.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	bugs, err := c.Run(context.Background())

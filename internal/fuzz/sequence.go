@@ -260,6 +260,13 @@ func (pr *proc) observe(o verdict.Observation) {
 		// A step's own observation: grouped under the action it ends.
 		o.Scenario = pr.shape
 	}
+	if o.Verdict == verdict.Fail && pr.c.sentUnknown(pr.p.Recorder(), o.Seq) {
+		// The failure is on a request of a generated method the protocol
+		// does not define (left unanswered, say): that is its cause,
+		// whichever action sent it (one request, a pipeline, a split
+		// line), so it is one distinct failure, not one per action.
+		o.Scenario = unknownMethod
+	}
 	pr.c.tally(o)
 	if o.Verdict != verdict.Fail || !pr.c.counts(o.Rule) {
 		return
@@ -421,7 +428,7 @@ func (s *sequence) draw() *action {
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.c.validRequest.Draw(s.t, "request")
-		return &action{requestLabel(v), func() error {
+		return &action{s.c.label(v), func() error {
 			_, err := pr.call(v)
 			return err
 		}}
@@ -464,7 +471,7 @@ func (s *sequence) draw() *action {
 		}}
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
-		shape := requestLabel(v) + " split over two writes"
+		shape := s.c.label(v) + " split over two writes"
 		// Where, as a share of the line: its length is known only once
 		// it runs, with its id and params.
 		permille := rapid.IntRange(1, 1000).Draw(s.t, "split at (‰)")
@@ -687,6 +694,73 @@ func requestLabel(v any) string {
 		return "request " + name
 	}
 	return "request whose method is " + jsonType(method)
+}
+
+// unknownMethod is the label of a generated request whose method the
+// protocol does not define.
+const unknownMethod = "request of a method the protocol does not define"
+
+// label names a generated request as a failure's shape, which groups the
+// campaign's distinct failures (a bug is a rule and a shape): a method
+// the protocol does not define is named so, not by its generated name, so
+// a server that leaves every unknown method unanswered is one distinct
+// failure with its hits counted, not one per random name (issue 26). The
+// reproducer and its transcript still show the name.
+func (c *Campaign) label(v any) string {
+	if m, ok := v.(map[string]any); ok && len(c.methods) > 0 {
+		if name, ok := m["method"].(string); ok && name != "" && !c.methods[name] {
+			return unknownMethod
+		}
+	}
+	return requestLabel(v)
+}
+
+// sentUnknown reports whether transcript line seq is a request wirecheck
+// sent whose method the protocol does not define.
+func (c *Campaign) sentUnknown(rec *transcript.Recorder, seq int) bool {
+	if rec == nil || seq < 0 || len(c.methods) == 0 {
+		return false
+	}
+	es := rec.Slice(seq, seq+1)
+	if len(es) != 1 || es[0].Seq != seq || es[0].Dir != transcript.Sent {
+		return false
+	}
+	var v any
+	if json.Unmarshal([]byte(es[0].Text), &v) != nil {
+		return false
+	}
+	return c.label(v) == unknownMethod
+}
+
+// knownMethods are the methods a protocol defines, as its spec names
+// them: the methods its kinds answer, and those of its fuzz model's setup
+// and tool requests. Empty when the spec names none, and then no method
+// is called unknown.
+func knownMethods(p *spec.Protocol) map[string]bool {
+	out := map[string]bool{}
+	add := func(m map[string]any) {
+		if name, ok := m["method"].(string); ok && name != "" {
+			out[name] = true
+		}
+	}
+	for _, k := range p.Kinds {
+		if k.Method != "" {
+			out[k.Method] = true
+		}
+	}
+	if f := p.Fuzz; f != nil {
+		for _, m := range f.Setup {
+			add(m)
+			if n, ok := m["notify"].(map[string]any); ok {
+				add(n)
+			}
+		}
+		if f.Tools != nil {
+			add(f.Tools.List)
+			add(f.Tools.Call)
+		}
+	}
+	return out
 }
 
 // plainMethod reports whether a method name reads unambiguously unquoted

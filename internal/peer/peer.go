@@ -252,6 +252,8 @@ type Peer struct {
 	heldChecks []verdict.Observation
 
 	gone chan struct{}
+	// goneAt is when the output ended (read once gone is closed).
+	goneAt time.Time
 	// heard is closed when the first line arrives on stdout.
 	heard     chan struct{}
 	heardOnce sync.Once
@@ -372,6 +374,16 @@ func (p *Peer) Scenario() string {
 
 // Gone is closed when the server's output has ended.
 func (p *Peer) Gone() <-chan struct{} { return p.gone }
+
+// GoneAt is when the server's output ended, zero while it has not.
+func (p *Peer) GoneAt() time.Time {
+	select {
+	case <-p.gone:
+		return p.goneAt
+	default:
+		return time.Time{}
+	}
+}
 
 // Heard is closed when the server has written its first line on stdout:
 // it has started and read its input (the runner lets the next process
@@ -977,6 +989,7 @@ func (p *Peer) readLoop() {
 	if p.o.Transport.Overflowed() {
 		p.note("the server wrote faster than wirecheck could judge its output: frames past the buffer cap were dropped unjudged")
 	}
+	p.goneAt = time.Now()
 	close(p.gone)
 	p.mu.Lock()
 	sig := p.signal

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,7 +55,7 @@ func verdictRows(out outcome) []string {
 				continue
 			}
 			if g.Verdict != verdict.Pass {
-				rows = append(rows, g.Rule.ID+" "+string(g.Verdict))
+				rows = append(rows, verdictRow(g))
 			}
 		}
 	}
@@ -63,6 +64,34 @@ func verdictRows(out outcome) []string {
 		rows = []string{allPass}
 	}
 	return rows
+}
+
+// verdictRow is a rule's row: its ID and verdict, and, when every failure
+// of it is the consequence of another rule's (spec consequence-of), the
+// rule that caused it: "SONDE-GEN-SURVIVE fail caused by
+// SONDE-GEN-NON-OBJECT".
+func verdictRow(g report.RuleGroup) string {
+	row := g.Rule.ID + " " + string(g.Verdict)
+	if g.Verdict != verdict.Fail {
+		return row
+	}
+	var causes []string
+	for _, f := range g.Findings {
+		if f.Verdict != verdict.Fail {
+			continue
+		}
+		if f.Cause == "" {
+			return row
+		}
+		if !slices.Contains(causes, f.Cause) {
+			causes = append(causes, f.Cause)
+		}
+	}
+	if len(causes) == 0 {
+		return row
+	}
+	slices.Sort(causes)
+	return row + " caused by " + strings.Join(causes, ", ")
 }
 
 // offTransport reports whether a rule of a protocol does not hold on the
@@ -155,7 +184,7 @@ func changed(rep *report.Report, want, got []string) string {
 	}
 	if rep != nil {
 		for _, g := range rep.ByRule() {
-			if in(got, g.Rule.ID+" "+string(g.Verdict)) != in(want, g.Rule.ID+" "+string(g.Verdict)) {
+			if in(got, verdictRow(g)) != in(want, verdictRow(g)) {
 				b.WriteString(findings(rep, g.Rule.ID, verdict.Fail, verdict.Error, verdict.Skip))
 			}
 		}

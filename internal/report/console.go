@@ -228,8 +228,8 @@ func writeTable(w io.Writer, p painter, rep *Report, rs []ruleRow, verbose bool)
 			if f.Count > 1 {
 				extra = fmt.Sprintf(" ×%d", f.Count)
 			}
-			if f.Message != "" {
-				extra += "  " + line(f.Message, capLine)
+			if f.Said() != "" {
+				extra += "  " + line(f.Said(), capLine)
 			}
 			fmt.Fprintf(w, "%s  %s %s%s\n", strings.Repeat(" ", wv),
 				p.verdict(f.Verdict, pad(verdictLabel(f.Verdict), 5)), line(f.Where(), capLine), extra)
@@ -315,8 +315,8 @@ func writeFailure(w io.Writer, p painter, rep *Report, ru verdict.Rule, f Findin
 		fmt.Fprintf(w, "  source:   %s\n", line(ru.Source, capLine))
 	}
 	fmt.Fprintf(w, "  scenario: %s%s\n", line(f.Where(), capLine), seen(f))
-	if f.Message != "" {
-		fmt.Fprintf(w, "  message:  %s\n", indentRest(block(f.Message, capMessage), "            "))
+	if f.Said() != "" {
+		fmt.Fprintf(w, "  message:  %s\n", indentRest(block(f.Said(), capMessage), "            "))
 	}
 	if f.Expected != "" {
 		fmt.Fprintf(w, "  Expected:\n%s\n", indent(block(f.Expected, capEvidence), "    "))

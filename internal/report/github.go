@@ -68,7 +68,7 @@ func annotationText(ru verdict.Rule, f Finding, more int) string {
 	if ru.Source != "" {
 		fmt.Fprintf(&b, "Citation: %s\n", line(ru.Source, capLine))
 	}
-	fmt.Fprintf(&b, "Scenario %s: %s\n", line(f.Where(), capLine), block(f.Message, capMessage))
+	fmt.Fprintf(&b, "Scenario %s: %s\n", line(f.Where(), capLine), block(f.Said(), capMessage))
 	if f.Expected != "" {
 		fmt.Fprintf(&b, "Expected: %s\n", block(f.Expected, capMessage))
 	}

@@ -161,7 +161,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 				Badge:        string(f.Verdict),
 				VerdictLabel: verdictLabel(f.Verdict),
 				Scenario:     line(f.Where(), capLine),
-				Message:      block(f.Message, capMessage),
+				Message:      block(f.Said(), capMessage),
 				Expected:     block(f.Expected, capEvidence),
 				Actual:       block(f.Actual, capEvidence),
 				Reproduce:    line(f.Reproduce, capMessage),
@@ -287,9 +287,9 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 
 <h2>Summary</h2>
 <p class="counts"><span class="label">Rules:</span>
-<span class="badge pass">{{.Rules.Pass}} pass</span><span class="badge fail">{{.Rules.Fail}} fail</span><span class="badge skip">{{.Rules.Skip}} skip</span><span class="badge error">{{.Rules.Error}} error</span></p>
+<span class="badge pass">{{.Rules.Pass}} pass</span><span class="badge fail">{{.Rules.FailText}}</span><span class="badge skip">{{.Rules.Skip}} skip</span><span class="badge error">{{.Rules.Error}} error</span></p>
 <p class="counts"><span class="label">Findings:</span>
-<span class="badge pass">{{.Findings.Pass}} pass</span><span class="badge fail">{{.Findings.Fail}} fail</span><span class="badge skip">{{.Findings.Skip}} skip</span><span class="badge error">{{.Findings.Error}} error</span></p>
+<span class="badge pass">{{.Findings.Pass}} pass</span><span class="badge fail">{{.Findings.FailText}}</span><span class="badge skip">{{.Findings.Skip}} skip</span><span class="badge error">{{.Findings.Error}} error</span></p>
 {{- if .Notes}}
 <h3>Notes</h3>
 <ul>

@@ -131,7 +131,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		}
 		problem := func() *junitProblem {
 			return &junitProblem{
-				Message: line(f.Message, capMessage),
+				Message: line(f.Said(), capMessage),
 				Type:    line(strings.TrimSpace(f.Rule+" "+string(f.Level)), capLine),
 				Body:    junitBody(ru, f),
 			}
@@ -218,8 +218,8 @@ func junitBody(ru verdict.Rule, f Finding) string {
 		fmt.Fprintf(&b, "Source: %s\n", line(ru.Source, capLine))
 	}
 	fmt.Fprintf(&b, "Scenario: %s\n", line(f.Where(), capLine))
-	if f.Message != "" {
-		fmt.Fprintf(&b, "Message: %s\n", block(f.Message, capMessage))
+	if f.Said() != "" {
+		fmt.Fprintf(&b, "Message: %s\n", block(f.Said(), capMessage))
 	}
 	if f.Expected != "" {
 		fmt.Fprintf(&b, "Expected:\n%s\n", indent(block(f.Expected, capEvidence), "  "))

@@ -33,8 +33,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	rt, ft := ruleTally(rs), findingTally(r)
 	fmt.Fprintf(bw, "## Summary\n\n")
 	fmt.Fprintf(bw, "| | pass | fail | skip | error |\n|---|---:|---:|---:|---:|\n")
-	fmt.Fprintf(bw, "| rules | %d | %d | %d | %d |\n", rt.Pass, rt.Fail, rt.Skip, rt.Error)
-	fmt.Fprintf(bw, "| findings | %d | %d | %d | %d |\n\n", ft.Pass, ft.Fail, ft.Skip, ft.Error)
+	fmt.Fprintf(bw, "| rules | %d | %s | %d | %d |\n", rt.Pass, failCell(rt), rt.Skip, rt.Error)
+	fmt.Fprintf(bw, "| findings | %d | %s | %d | %d |\n\n", ft.Pass, failCell(ft), ft.Skip, ft.Error)
 
 	if len(r.Notes) > 0 {
 		fmt.Fprintf(bw, "### Notes\n\n")
@@ -83,8 +83,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 				label = labelKnown + " " + label
 			}
 			fmt.Fprintf(bw, "\n#### %s scenario %s%s\n", label, md(line(f.Where(), capLine)), seen(f))
-			if f.Message != "" {
-				fmt.Fprintf(bw, "\n%s\n", md(line(f.Message, capMessage)))
+			if f.Said() != "" {
+				fmt.Fprintf(bw, "\n%s\n", md(line(f.Said(), capMessage)))
 			}
 			if f.Expected != "" {
 				fmt.Fprintf(bw, "\nExpected:\n\n%s", fenced(block(f.Expected, capEvidence)))
@@ -201,4 +201,13 @@ func writeMarkdownMatrix(w io.Writer, r *Report, rs []ruleRow) {
 		fmt.Fprintf(w, " %s | %s |\n", md(line(row.Rule.Title, capLine)), md(line(row.Rule.Source, capLine)))
 	}
 	fmt.Fprintf(w, "\n%s\n", legend("; "))
+}
+
+// failCell is the fail column of the summary: independent failures, and
+// those caused by another rule's apart.
+func failCell(s Summary) string {
+	if s.Caused == 0 {
+		return fmt.Sprint(s.Fail)
+	}
+	return fmt.Sprintf("%d (+%d caused by another rule)", s.Fail-s.Caused, s.Caused)
 }

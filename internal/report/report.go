@@ -34,6 +34,25 @@ type Finding struct {
 	// Revision is the protocol revision the finding was judged by, in a
 	// report of several (run --revision all); empty otherwise.
 	Revision string `json:"revision,omitempty"`
+	// Cause names the rule whose failure in the same scenario this
+	// failure is a consequence of (the spec's consequence-of: a crash
+	// after bad input fails the rule about that input, and the survival
+	// rule names it). The finding is still a failure of its own rule at
+	// its own level, so it gates the exit code as before; it is not a
+	// second independent failure (Summary.Caused, "caused by RULE").
+	Cause string `json:"cause,omitempty"`
+}
+
+// Said is the finding's message as the text writers show it: with the
+// rule it is a consequence of.
+func (f Finding) Said() string {
+	if f.Cause == "" {
+		return f.Message
+	}
+	if f.Message == "" {
+		return "caused by " + f.Cause
+	}
+	return f.Message + " (caused by " + f.Cause + ")"
 }
 
 // Summary counts findings by verdict.
@@ -42,6 +61,9 @@ type Summary struct {
 	Fail  int `json:"fail"`
 	Skip  int `json:"skip"`
 	Error int `json:"error"`
+	// Caused counts the failures among Fail that name a Cause: Fail less
+	// Caused is the number of independent failures.
+	Caused int `json:"caused,omitempty"`
 }
 
 // Report is the whole result of one run.
@@ -99,6 +121,9 @@ func (r *Report) Tally() {
 			r.Summary.Pass++
 		case verdict.Fail:
 			r.Summary.Fail++
+			if f.Cause != "" {
+				r.Summary.Caused++
+			}
 		case verdict.Skip:
 			r.Summary.Skip++
 		case verdict.Error:

@@ -288,6 +288,9 @@ func ruleTally(rs []ruleRow) Summary {
 			s.Pass++
 		case verdict.Fail:
 			s.Fail++
+			if caused(r.Failing()) {
+				s.Caused++
+			}
 		case verdict.Skip:
 			s.Skip++
 		case verdict.Error:
@@ -295,6 +298,21 @@ func ruleTally(rs []ruleRow) Summary {
 		}
 	}
 	return s
+}
+
+// caused reports whether every failure among fs names a cause: a rule
+// that failed only as the consequence of another.
+func caused(fs []Finding) bool {
+	n := 0
+	for _, f := range fs {
+		if f.Verdict == verdict.Fail {
+			if f.Cause == "" {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // findingTally counts findings directly rather than trusting r.Summary,
@@ -305,8 +323,19 @@ func findingTally(r *Report) Summary {
 	return c.Summary
 }
 
+// String counts independent failures as fail and the consequences of
+// another rule's failure apart, so one cause reads as one failure.
 func (s Summary) String() string {
-	return fmt.Sprintf("%d pass, %d fail, %d skip, %d error", s.Pass, s.Fail, s.Skip, s.Error)
+	return fmt.Sprintf("%d pass, %s, %d skip, %d error", s.Pass, s.FailText(), s.Skip, s.Error)
+}
+
+// FailText is "N fail", and "(+M caused by another rule)" when some of
+// the failures are consequences of another.
+func (s Summary) FailText() string {
+	if s.Caused == 0 {
+		return fmt.Sprintf("%d fail", s.Fail)
+	}
+	return fmt.Sprintf("%d fail (+%d caused by another rule)", s.Fail-s.Caused, s.Caused)
 }
 
 // outcome is the run's overall verdict and the phrase naming the level it

@@ -182,6 +182,60 @@ func (e *Env) Skip(rule, why string) {
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Skip, Seq: -1, Message: why})
 }
 
+// Absent records that a wait for a frame the server owes no request of
+// the scenario's (a callback, an event, a notification, a turn's end)
+// ended without it. If the server is gone by then it could not have sent
+// it: the rule was not observed, and the death is the finding the runner
+// makes of the scenario (the rule that the server keeps running), so the
+// observation is a skip naming the death (an error where no rule judges
+// survival), never a failure. A live server's silence fails rule.
+//
+// A wait for the answer owed to the input under test is no Absent: a
+// server that dies on that input fails the rule about it (and the
+// survival rule names it as the cause, spec consequence-of).
+func (e *Env) Absent(rule string, seq int, msg, expected, actual string) {
+	if why := e.Dead(); why != "" {
+		v := verdict.Error
+		if e.Protocol != nil && len(e.Protocol.RulesForCheck(verdict.CheckSurvives)) > 0 {
+			v = verdict.Skip
+		}
+		e.Observe(verdict.Observation{Rule: rule, Verdict: v, Seq: seq,
+			Message: "not observed: " + why + " (the wait: " + msg + ")"})
+		return
+	}
+	e.Fail(rule, seq, msg, expected, actual)
+}
+
+// Dead says how the server ended and, when its output ended with it, how
+// long before now ("the server exited (exit 1) 4ms before the wait
+// ended"); "" while it runs. A process that exited while a child holds
+// its stdout open is dead too: a wait on that stdout runs its bound out.
+func (e *Env) Dead() string {
+	if e.Peer == nil {
+		return ""
+	}
+	at := e.Peer.GoneAt()
+	exited := false
+	select {
+	case <-e.Peer.Transport().Exited():
+		exited = true
+	default:
+	}
+	if at.IsZero() && !exited {
+		return ""
+	}
+	when := "before the wait ended"
+	if !at.IsZero() {
+		ago := time.Since(at).Round(time.Millisecond)
+		if ago < time.Millisecond {
+			ago = time.Since(at).Round(time.Microsecond)
+		}
+		when = ago.String() + " " + when
+	}
+	status, tail := e.gone()
+	return status + " " + when + tail
+}
+
 // Errorf records that the harness could not decide rule.
 func (e *Env) Errorf(rule string, format string, args ...any) {
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Error, Seq: -1, Message: fmt.Sprintf(format, args...)})
@@ -420,6 +474,13 @@ func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
 // Gone describes how the server ended: exited (with its status), or its
 // stdout closed while the process runs on; with the tail of its stderr.
 func (e *Env) Gone() string {
+	status, tail := e.gone()
+	return status + tail
+}
+
+// gone is Gone in two parts: how the server ended, and "; last stderr:
+// …" (or "").
+func (e *Env) gone() (status, tail string) {
 	t := e.Peer.Transport()
 	msg := "the server closed its stdout (the process is still running)"
 	select {
@@ -433,13 +494,13 @@ func (e *Env) Gone() string {
 		}
 	case <-time.After(200 * time.Millisecond):
 	}
-	if tail := e.Peer.StderrTail(); len(tail) > 0 {
-		if len(tail) > 5 {
-			tail = tail[len(tail)-5:]
+	if lines := e.Peer.StderrTail(); len(lines) > 0 {
+		if len(lines) > 5 {
+			lines = lines[len(lines)-5:]
 		}
-		msg += "; last stderr: " + strings.Join(tail, " | ")
+		tail = "; last stderr: " + strings.Join(lines, " | ")
 	}
-	return msg
+	return msg, tail
 }
 
 // writeFailed is the error of a write the server did not take: its stdin

@@ -57,6 +57,50 @@ var _ = Describe("how a server ended", func() {
 	})
 })
 
+// silentAlive is a server that runs on and writes nothing.
+type silentAlive struct{ frames, stderr chan transport.Frame }
+
+func (s *silentAlive) Send([]byte) error                { return nil }
+func (s *silentAlive) WriteRaw([]byte) error            { return nil }
+func (s *silentAlive) Recv() <-chan transport.Frame     { return s.frames }
+func (s *silentAlive) Stderr() <-chan transport.Frame   { return s.stderr }
+func (s *silentAlive) CloseInput() error                { return nil }
+func (s *silentAlive) Exited() <-chan struct{}          { return nil }
+func (s *silentAlive) ExitStatus() transport.ExitStatus { return transport.ExitStatus{} }
+func (s *silentAlive) Overflowed() bool                 { return false }
+func (s *silentAlive) Close() error                     { return nil }
+
+var _ = Describe("a wait for a frame no request is owed that ended without it (Env.Absent)", func() {
+	const survives = "  - {id: DEMO-SURVIVE-1, level: SHOULD, title: s, section: S, checks: [proc.survives]}\n"
+	absent := func(tr transport.Transport, extra string) []verdict.Observation {
+		p := peer.New(peer.Options{Protocol: protocol(extra), Transport: tr, Recorder: transcript.NewRecorder()})
+		var got []verdict.Observation
+		e := &scenario.Env{Peer: p, Protocol: p.Protocol(), Observe: func(o verdict.Observation) { got = append(got, o) }}
+		if _, ok := tr.(*dying); ok {
+			Eventually(p.Gone()).Should(BeClosed())
+		}
+		e.Absent("DEMO-A-1", -1, "no callback arrived within 1m0s", "a callback", "nothing")
+		return got
+	}
+
+	It("fails the rule while the server runs on", func() {
+		got := absent(&silentAlive{frames: make(chan transport.Frame), stderr: make(chan transport.Frame)}, "")
+		Expect(got).To(ConsistOf(And(HaveField("Verdict", verdict.Fail), HaveField("Message", "no callback arrived within 1m0s"))))
+	})
+
+	It("is no failure once the server is dead: a skip naming the death, which the survival rule reports", func() {
+		got := absent(newDying(), survives)
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].Verdict).To(Equal(verdict.Skip))
+		Expect(got[0].Message).To(MatchRegexp(`^not observed: the server exited \(exit 2\) [0-9.]+[µm]?s before the wait ended; last stderr: panic: the manifest is corrupt \(the wait: no callback arrived within 1m0s\)$`))
+	})
+
+	It("is an error where no rule of the protocol judges survival, so the run still cannot pass on it", func() {
+		got := absent(newDying(), "")
+		Expect(got).To(ConsistOf(HaveField("Verdict", verdict.Error)))
+	})
+})
+
 // refusing is a transport over HTTP whose every request's exchange ends
 // without an answer.
 type refusing struct {

@@ -249,6 +249,19 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		}
 	}
 
+	for _, r := range p.Rules {
+		for _, c := range r.ConsequenceOf {
+			switch {
+			case p.rules[c] == nil:
+				bad(r.Line, "rule %s: consequence-of %s is not in the catalogue", r.ID, c)
+			case c == r.ID:
+				bad(r.Line, "rule %s: consequence-of names the rule itself", r.ID)
+			case slices.Contains(p.rules[c].ConsequenceOf, r.ID):
+				bad(r.Line, "rule %s: consequence-of %s, which is itself a consequence of %s: one of the two is the cause", r.ID, c, r.ID)
+			}
+		}
+	}
+
 	p.kinds = map[string]*Kind{}
 	for _, k := range p.Kinds {
 		if k.Name == "" {

@@ -225,6 +225,13 @@ type Rule struct {
 	// nothing and the tally reports it skipped with OnlyOn's reason, so
 	// no scenario needs to know.
 	Transports []string `yaml:"transports"`
+	// ConsequenceOf names the rules whose failure this rule's failure
+	// follows from when both fail in one scenario: the document's rule
+	// about an input is the cause, a general rule that fails only because
+	// of it (the server did not survive, the request got no answer) its
+	// consequence. The tally then names the cause on this rule's failure
+	// (report.Finding.Cause) rather than counting two independent ones.
+	ConsequenceOf []string `yaml:"consequence-of"`
 
 	Line int `yaml:"-"`
 }

@@ -244,6 +244,10 @@ func (t *Tally) Report(o Options) *report.Report {
 		// A finding per distinct failure message, each with its count;
 		// of a rule judged once per stream, out of how many.
 		unit := counted(p, k.rule)
+		cause := ""
+		if v == verdict.Fail {
+			cause = t.causeOf(k)
+		}
 		for _, d := range a.distinct {
 			if d.Verdict != v {
 				continue
@@ -256,6 +260,7 @@ func (t *Tally) Report(o Options) *report.Report {
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
 				Message: msg, Expected: d.Expected, Actual: d.Actual,
 				Count: d.count, Transcript: excerpt(d.src, k.scenario, d.Seq),
+				Cause: cause,
 			}
 			if o.Reproduce != nil {
 				f.Reproduce = o.Reproduce(k.scenario, k.rule)
@@ -285,6 +290,23 @@ func (t *Tally) Report(o Options) *report.Report {
 	rep.Rules = kept
 	rep.Tally()
 	return rep
+}
+
+// causeOf is the rule whose failure in the same scenario (or fuzz
+// sequence) k's failure is a consequence of (spec.Rule.ConsequenceOf),
+// "" when none of them failed there: then k's failure stands alone. The
+// caller holds t.mu.
+func (t *Tally) causeOf(k key) string {
+	r := t.proto.Rule(k.rule)
+	if r == nil {
+		return ""
+	}
+	for _, c := range r.ConsequenceOf {
+		if a := t.aggs[key{k.scenario, c}]; a != nil && verdictOf(a.counts) == verdict.Fail {
+			return c
+		}
+	}
+	return ""
 }
 
 // counted is the unit a rule's failures are counted in (a rule decided by

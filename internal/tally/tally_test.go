@@ -68,6 +68,38 @@ var _ = Describe("a tally", func() {
 		Expect(rep.Summary.Fail).To(BeNumerically(">=", 1))
 	})
 
+	Describe("a failure the spec says is the consequence of another (consequence-of)", func() {
+		const cause, consequence = "SONDE-GEN-NON-OBJECT", "SONDE-GEN-SURVIVE"
+
+		It("names the cause when both fail in the same scenario, and counts it apart from the independent failures", func() {
+			t := tally.New(sonde(), nil)
+			t.Observe(fail("non-object", cause, "no answer to null"), nil)
+			t.Observe(fail("non-object", consequence, "the server exited (code 1)"), nil)
+			rep := t.Report(tally.Options{Started: time.Now()})
+			Expect(findings(rep, cause)).To(ConsistOf(HaveField("Cause", "")))
+			fs := findings(rep, consequence)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Verdict).To(Equal(verdict.Fail), "still a failure of its own rule")
+			Expect(fs[0].Cause).To(Equal(cause))
+			Expect(fs[0].Said()).To(Equal("the server exited (code 1) (caused by " + cause + ")"))
+			Expect(rep.Summary.Fail).To(Equal(2))
+			Expect(rep.Summary.Caused).To(Equal(1))
+			Expect(rep.Summary.String()).To(ContainSubstring("1 fail (+1 caused by another rule)"))
+			// Both rules are SHOULD; the consequence gates at its own level.
+			Expect(rep.Failed(verdict.Should)).To(BeTrue())
+		})
+
+		It("stands alone when the cause passed, or failed in another scenario", func() {
+			t := tally.New(sonde(), nil)
+			t.Observe(pass("a", cause), nil)
+			t.Observe(fail("a", consequence, "the server exited"), nil)
+			t.Observe(fail("b", cause, "no answer to null"), nil)
+			rep := t.Report(tally.Options{Started: time.Now()})
+			Expect(findings(rep, consequence)).To(ConsistOf(HaveField("Cause", "")))
+			Expect(rep.Summary.Caused).To(BeZero())
+		})
+	})
+
 	It("counts the failures of a rule judged once per stream out of the streams of the scenario, in one finding", func() {
 		b, err := protocols.Load("mcp")
 		Expect(err).NotTo(HaveOccurred())

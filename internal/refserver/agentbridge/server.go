@@ -298,6 +298,10 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		if typ == "session.create" && s.Faults["missing-payload-create-failed"] {
 			code = SessionCreateFailed
 		}
+		if s.Faults["invalid-no-id"] {
+			// The error is sent, but without the id it answers.
+			id = ""
+		}
 		s.fail(id, sid, code, "the message has no payload object")
 		return 0, false
 	}

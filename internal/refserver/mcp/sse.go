@@ -378,6 +378,10 @@ func (f *Front) legacyPost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if f.faults["sse-batch-refused"] && bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+		http.Error(w, "Bad Request: batches are not supported", http.StatusBadRequest)
+		return
+	}
 	var ex *exchange
 	if msg.kind == "request" && f.faults["response-in-post-body"] {
 		ex = s.open(msg.key, msg.method, msg.token)

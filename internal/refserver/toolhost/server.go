@@ -244,6 +244,10 @@ func (s *Server) lenient() bool { return s.Variants["lenient-params"] }
 
 func (s *Server) dispatch(req request) (int, bool) {
 	known := contains(Required, req.method) || contains(Optional, req.method)
+	if !known && s.Faults["unknown-method-silent"] {
+		fmt.Fprintf(s.log, "fault unknown-method-silent: not answering %q\n", req.method)
+		return 0, false
+	}
 	if !known && s.Faults["unknown-method-as-init"] {
 		req.method, known = "init", true
 	}

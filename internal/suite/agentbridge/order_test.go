@@ -26,9 +26,15 @@ type scripted struct {
 	frames chan transport.Frame
 	exited chan struct{}
 	once   sync.Once
+	// exitOnce guards exited when the process ends alone (exitOnly).
+	exitOnce sync.Once
 	// die, once serve sets it, ends the backend after the lines of that
 	// answer: its stdout closes and the process has exited.
 	die bool
+	// exit, once serve sets it, ends the backend's process after the
+	// lines of that answer while its stdout stays open (a child of it
+	// holds the pipe).
+	exit bool
 }
 
 func newScripted(serve func(map[string]any) []string) *scripted {
@@ -44,9 +50,13 @@ func (s *scripted) Send(b []byte) error {
 		if s.die {
 			return s.Close()
 		}
+		if s.exit {
+			s.exitOnce.Do(func() { close(s.exited) })
+		}
 	}
 	return nil
 }
+
 func (s *scripted) WriteRaw(b []byte) error          { return s.Send(b) }
 func (s *scripted) Recv() <-chan transport.Frame     { return s.frames }
 func (s *scripted) Stderr() <-chan transport.Frame   { return nil }
@@ -55,7 +65,7 @@ func (s *scripted) Exited() <-chan struct{}          { return s.exited }
 func (s *scripted) ExitStatus() transport.ExitStatus { return transport.ExitStatus{} }
 func (s *scripted) Overflowed() bool                 { return false }
 func (s *scripted) Close() error {
-	s.once.Do(func() { close(s.frames); close(s.exited) })
+	s.once.Do(func() { close(s.frames); s.exitOnce.Do(func() { close(s.exited) }) })
 	return nil
 }
 
