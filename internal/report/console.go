@@ -161,7 +161,7 @@ func writeTable(w io.Writer, p painter, rep *Report, rs []ruleRow, verbose bool)
 	}
 	// Without -v, the rules no scenario judged are counted below the
 	// table rather than listed: against a server with few features they
-	// are most of the catalogue (hundreds of lines in a run of MCP over
+	// are most of the catalogue (hundreds of lines in a run of a large protocol over
 	// stdio) and would bury the rules that were judged.
 	var shown []ruleRow
 	var skipped []ruleRow
