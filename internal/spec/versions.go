@@ -46,6 +46,10 @@ type Version struct {
 	// doc), so a rule quoted from a later revision cites this one's page
 	// in its runs (Protocol.Citation).
 	Doc string `yaml:"doc"`
+	// Features are what the revision has (revisions.go): the whole set,
+	// or +added/-removed against the previous revision's.
+	Features FeatureList `yaml:"features"`
+	features map[Feature]bool
 }
 
 // Has reports whether the revision defines a transport.
