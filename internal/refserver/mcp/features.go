@@ -364,7 +364,7 @@ func (s *server) readResource(id any, p obj) {
 		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Item " + strings.TrimPrefix(uri, "wirecheck://items/")}
 	default:
 		code := -32002
-		if s.modern() {
+		if s.revHas(spec.FeatureResourceNotFoundInvalidParams) {
 			code = -32602 // 2026-07-28 changed the code
 		}
 		if s.f("unknown-resource-internal") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func jsonrpcErrors(e *scenario.Env) error {
@@ -127,7 +128,7 @@ func batch(e *scenario.Env) error {
 		e.Skip("MCP-JSONRPC-10", "batches belong to revision 2025-03-26 only; this run uses "+e.Protocol.Version)
 		return nil
 	}
-	if s.version != "2025-03-26" {
+	if !e.Protocol.Has(s.version, spec.FeatureBatches) {
 		// The session speaks what the server negotiated: a server that
 		// answered another revision owes no batch support.
 		e.Skip("MCP-JSONRPC-10", "batches belong to revision 2025-03-26 only; the server negotiated "+s.version)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func resources(e *scenario.Env) error {
@@ -83,7 +84,7 @@ func resources(e *scenario.Env) error {
 	}
 	// 2026-07-28 moved "Resource not found" from -32002 to -32602.
 	want := int64(-32002)
-	if s.modern {
+	if e.Protocol.Has(s.version, spec.FeatureResourceNotFoundInvalidParams) {
 		want = -32602
 	}
 	if c, ok := errorCode(unk); ok && c == want {
