@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -80,16 +79,15 @@ func exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchang
 	return x, err
 }
 
-// outOfRevision skips the rules that do not hold in the run's revision and
-// returns those that do.
+// outOfRevision returns the rules that hold in the run (its revision and
+// transport, as the spec says): the scenario judges only those, and the
+// runner skips the others with the spec's reason.
 func outOfRevision(e *scenario.Env, rules []string) map[string]bool {
 	in := map[string]bool{}
 	for _, id := range rules {
-		if r := e.Protocol.Rule(id); r != nil && !e.Protocol.InRevision(r, e.Protocol.Version) {
-			e.Skip(id, cmp.Or(e.Protocol.NotInRevision(r), "not a rule of revision "+e.Protocol.Version))
-			continue
+		if r := e.Protocol.Rule(id); r == nil || e.Protocol.Applies(r) {
+			in[id] = true
 		}
-		in[id] = true
 	}
 	return in
 }

@@ -99,8 +99,6 @@ func initialize(e *scenario.Env) error {
 	if modern(e) {
 		return discoverFirst(e)
 	}
-	e.Skip("MCP-DISCOVER-1", "server/discover belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
-	e.Skip("MCP-META-2", "serverInfo in every result's _meta belongs to revision 2026-07-28; this run uses "+e.Protocol.Version)
 	v := e.Protocol.Version
 	// Wait a little before notifications/initialized: a request the
 	// server sends meanwhile (other than ping) is sent too early.
@@ -156,7 +154,6 @@ func initialize(e *scenario.Env) error {
 
 func beforeInitialize(e *scenario.Env) error {
 	if modern(e) {
-		e.Skip("MCP-LIFECYCLE-5", "revision "+e.Protocol.Version+" has no initialize")
 		// The process is opened anyway, as every other scenario opens
 		// it: the liveness probe after the scenario then asks in the
 		// revision the server speaks (a server that declines this one
