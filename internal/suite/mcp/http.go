@@ -64,19 +64,33 @@ var transportRules = []string{"MCP-HTTP-ENDPOINT-1", "MCP-HTTP-ACCEPT-2", "MCP-S
 func exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchanger, error) {
 	x, ok := e.Peer.Transport().(transport.Exchanger)
 	if !ok {
-		skipAll(e, "HTTP only: this run speaks stdio", rules...)
+		skipAll(e, "HTTP only: this run speaks stdio", applying(e, rules)...)
 		return nil, nil
 	}
 	_, err := ensure(e)
 	switch {
 	case kind == "http" && x.Kind() != "http":
-		skipAll(e, "Streamable HTTP only: this run speaks the legacy HTTP+SSE transport", rules...)
+		skipAll(e, "Streamable HTTP only: this run speaks the legacy HTTP+SSE transport", applying(e, rules)...)
 		return nil, err
 	case kind == "sse" && x.Kind() != "sse":
-		skipAll(e, "legacy HTTP+SSE only: this run speaks Streamable HTTP", rules...)
+		skipAll(e, "legacy HTTP+SSE only: this run speaks Streamable HTTP", applying(e, rules)...)
 		return nil, err
 	}
 	return x, err
+}
+
+// applying are the rules the spec gives to the run (its revision and
+// transport): a scenario skips only those by its own reasons, the runner
+// the others by the spec's.
+func applying(e *scenario.Env, rules []string) []string {
+	in := outOfRevision(e, rules)
+	var out []string
+	for _, id := range rules {
+		if in[id] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // outOfRevision returns the rules that hold in the run (its revision and
