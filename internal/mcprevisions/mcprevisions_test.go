@@ -3,13 +3,21 @@ package mcprevisions_test
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
+func TestMCPRevisions(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "mcprevisions")
+}
+
 // The table as specs/mcp.yaml declares it, asked the questions the
 // reference server and the transport ask.
-func TestTable(t *testing.T) {
+var _ = It("answers from specs/mcp.yaml what each MCP revision has", func() {
 	cases := []struct {
 		rev  string
 		f    spec.Feature
@@ -35,11 +43,8 @@ func TestTable(t *testing.T) {
 		{"", spec.FeatureHandshake, false},
 	}
 	for _, c := range cases {
-		if got := mcprevisions.Has(c.rev, c.f); got != c.want {
-			t.Errorf("Has(%q, %s) = %v, want %v", c.rev, c.f, got, c.want)
-		}
+		Expect(mcprevisions.Has(c.rev, c.f)).To(Equal(c.want), "%s has %s", c.rev, c.f)
 	}
-	if got := mcprevisions.With(spec.FeatureHandshake); len(got) != 4 {
-		t.Errorf("With(handshake) = %v", got)
-	}
-}
+	Expect(mcprevisions.With(spec.FeatureHandshake)).To(Equal([]string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}))
+	Expect(mcprevisions.IDs()).To(HaveLen(5))
+})
