@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcprevisions"
-	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
 func TestMCPRevisions(t *testing.T) {
@@ -20,31 +20,31 @@ func TestMCPRevisions(t *testing.T) {
 var _ = It("answers from specs/mcp.yaml what each MCP revision has", func() {
 	cases := []struct {
 		rev  string
-		f    spec.Feature
+		f    revtable.Feature
 		want bool
 	}{
-		{"2024-11-05", spec.FeatureHandshake, true},
-		{"2024-11-05", spec.FeatureStreamableHTTP, false},
-		{"2025-03-26", spec.FeatureBatches, true},
-		{"2025-06-18", spec.FeatureBatches, false},
-		{"2025-06-18", spec.FeatureStructuredContent, true},
-		{"2025-03-26", spec.FeatureStructuredContent, false},
-		{"2025-11-25", spec.FeaturePrimingEvents, true},
-		{"2026-07-28", spec.FeaturePrimingEvents, false},
-		{"2026-07-28", spec.FeatureHandshake, false},
-		{"2026-07-28", spec.FeatureDiscover, true},
-		{"2026-07-28", spec.FeatureStructuredContent, true},
-		{"2026-07-28", spec.FeatureResumableStreams, false},
-		{"2025-11-25", spec.FeatureResumableStreams, true},
+		{"2024-11-05", revtable.Handshake, true},
+		{"2024-11-05", revtable.StreamableHTTP, false},
+		{"2025-03-26", revtable.Batches, true},
+		{"2025-06-18", revtable.Batches, false},
+		{"2025-06-18", revtable.StructuredContent, true},
+		{"2025-03-26", revtable.StructuredContent, false},
+		{"2025-11-25", revtable.PrimingEvents, true},
+		{"2026-07-28", revtable.PrimingEvents, false},
+		{"2026-07-28", revtable.Handshake, false},
+		{"2026-07-28", revtable.Discover, true},
+		{"2026-07-28", revtable.StructuredContent, true},
+		{"2026-07-28", revtable.ResumableStreams, false},
+		{"2025-11-25", revtable.ResumableStreams, true},
 		// Unknown revisions: as the newest known one before them.
-		{"2099-01-01", spec.FeatureDiscover, true},
-		{"2026", spec.FeatureDiscover, false},
-		{"2024-01-01", spec.FeatureHandshake, false},
-		{"", spec.FeatureHandshake, false},
+		{"2099-01-01", revtable.Discover, true},
+		{"2026", revtable.Discover, false},
+		{"2024-01-01", revtable.Handshake, false},
+		{"", revtable.Handshake, false},
 	}
 	for _, c := range cases {
 		Expect(mcprevisions.Has(c.rev, c.f)).To(Equal(c.want), "%s has %s", c.rev, c.f)
 	}
-	Expect(mcprevisions.With(spec.FeatureHandshake)).To(Equal([]string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}))
+	Expect(mcprevisions.With(revtable.Handshake)).To(Equal([]string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}))
 	Expect(mcprevisions.IDs()).To(HaveLen(5))
 })

@@ -17,14 +17,14 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// The revision table (revisions.go, specs/*.yaml features:) is the one
+// The revision table (internal/revtable, specs/*.yaml features:) is the one
 // place that tells revisions apart: code asks it whether a revision has a
 // feature. A comparison of revision ids anywhere else is a second table,
 // one that drifts from the spec; this test finds them.
 
 // revisionTable is the table's own file, the one place allowed to order
 // revision ids.
-const revisionTable = "internal/spec/revisions.go"
+const revisionTable = "internal/revtable/revtable.go"
 
 // dateLike is a revision id or a prefix of one: YYYY, YYYY-MM, YYYY-MM-DD.
 var dateLike = regexp.MustCompile(`^(19|20)\d\d(-\d\d(-\d\d)?)?$`)
@@ -274,6 +274,6 @@ func f(v string) bool { return v == modern }`),
 		})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(len(files)).To(BeNumerically(">", 100), "the walk found the module's files")
-		Expect(revisionComparisons(fset, files)).To(BeEmpty(), "ask the revision table (spec.Protocol.Has, mcprevisions.Has) instead")
+		Expect(revisionComparisons(fset, files)).To(BeEmpty(), "ask the revision table (spec.Protocol.Has, mcprevisions.Has, revtable.Table.Has) instead")
 	})
 })

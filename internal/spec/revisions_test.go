@@ -6,7 +6,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+	"github.com/wirecheck/wirecheck/schemas"
 	"github.com/wirecheck/wirecheck/specs"
 )
 
@@ -34,24 +37,24 @@ var _ = Describe("the revision table", func() {
 	It("inherits a revision's features from the previous one, with additions and removals", func() {
 		p, err := parse(revisedSpec("[handshake, batches]", "[+structured-content, -batches]", "[-handshake, +discover]"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(p.Has("2000-01-01", spec.FeatureBatches)).To(BeTrue())
-		Expect(p.Has("2001-01-01", spec.FeatureBatches)).To(BeFalse())
-		Expect(p.Has("2001-01-01", spec.FeatureHandshake)).To(BeTrue())
-		Expect(p.Has("2002-01-01", spec.FeatureStructuredContent)).To(BeTrue())
-		Expect(p.Has("2002-01-01", spec.FeatureHandshake)).To(BeFalse())
-		Expect(p.Versions.With(spec.FeatureHandshake)).To(Equal([]string{"2000-01-01", "2001-01-01"}))
+		Expect(p.Has("2000-01-01", revtable.Batches)).To(BeTrue())
+		Expect(p.Has("2001-01-01", revtable.Batches)).To(BeFalse())
+		Expect(p.Has("2001-01-01", revtable.Handshake)).To(BeTrue())
+		Expect(p.Has("2002-01-01", revtable.StructuredContent)).To(BeTrue())
+		Expect(p.Has("2002-01-01", revtable.Handshake)).To(BeFalse())
+		Expect(p.Versions.With(revtable.Handshake)).To(Equal([]string{"2000-01-01", "2001-01-01"}))
 		// A revision the spec does not list: as the newest one before it.
-		Expect(p.Has("2001-06-01", spec.FeatureStructuredContent)).To(BeTrue())
-		Expect(p.Has("2001-06-01", spec.FeatureDiscover)).To(BeFalse())
-		Expect(p.Has("1999-01-01", spec.FeatureHandshake)).To(BeFalse())
+		Expect(p.Has("2001-06-01", revtable.StructuredContent)).To(BeTrue())
+		Expect(p.Has("2001-06-01", revtable.Discover)).To(BeFalse())
+		Expect(p.Has("1999-01-01", revtable.Handshake)).To(BeFalse())
 	})
 
 	It("keeps every feature of the previous revision when one lists none, and restates a whole set", func() {
 		p, err := parse(revisedSpec("[handshake, batches]", "", "[discover]"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(p.Has("2001-01-01", spec.FeatureBatches)).To(BeTrue())
-		Expect(p.Has("2002-01-01", spec.FeatureBatches)).To(BeFalse())
-		Expect(p.Has("2002-01-01", spec.FeatureDiscover)).To(BeTrue())
+		Expect(p.Has("2001-01-01", revtable.Batches)).To(BeTrue())
+		Expect(p.Has("2002-01-01", revtable.Batches)).To(BeFalse())
+		Expect(p.Has("2002-01-01", revtable.Discover)).To(BeTrue())
 	})
 
 	DescribeTable("refuses, at load, with the file and the line",
@@ -73,16 +76,27 @@ var _ = Describe("the revision table", func() {
 		Expect(err).To(MatchError(ContainSubstring("version 2000-01-01: transports: [stdio http] and feature streamable-http disagree")))
 	})
 
-	It("reads MCP's table from the embedded spec alone, as the whole spec declares it", func() {
-		v, err := spec.LoadVersions(specs.FS, "mcp.yaml")
+	It("reads MCP's table from the embedded spec as the whole spec declares it", func() {
+		whole, err := protocolOf("mcp.yaml")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(v.With(spec.FeatureBatches)).To(Equal([]string{"2025-03-26"}))
-		Expect(v.With(spec.FeatureDiscover)).To(Equal([]string{"2026-07-28"}))
-		Expect(v.With(spec.FeaturePrimingEvents)).To(Equal([]string{"2025-11-25"}))
-		Expect(v.With(spec.FeatureStreamableHTTP)).To(Equal([]string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}))
-		// Every known feature is some revision's: no name is dead.
+		data, err := specs.FS.ReadFile("mcp.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		alone, probs, err := revtable.Read(data)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(probs).To(BeEmpty())
+		Expect(alone.IDs()).To(Equal(whole.Versions.IDs()))
 		for _, f := range spec.Features {
-			Expect(v.With(f)).NotTo(BeEmpty(), string(f))
+			Expect(alone.With(f)).To(Equal(whole.Versions.With(f)), string(f))
+			// Every known feature is some revision's: no name is dead.
+			Expect(alone.With(f)).NotTo(BeEmpty(), string(f))
 		}
+		Expect(alone.With(revtable.Batches)).To(Equal([]string{"2025-03-26"}))
+		Expect(alone.With(revtable.Discover)).To(Equal([]string{"2026-07-28"}))
+		Expect(alone.With(revtable.PrimingEvents)).To(Equal([]string{"2025-11-25"}))
 	})
 })
+
+// protocolOf loads a spec of specs/ whole, as the registry does.
+func protocolOf(file string) (*spec.Protocol, error) {
+	return spec.Load(specs.FS, file, schemas.FS, verdict.Checks, nil)
+}

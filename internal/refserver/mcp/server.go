@@ -22,32 +22,32 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/refserver"
-	"github.com/wirecheck/wirecheck/internal/spec"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
 // Versions are the revisions the server speaks with the initialize
 // handshake, oldest first: the spec's (mcprevisions).
-var Versions = mcprevisions.With(spec.FeatureHandshake)
+var Versions = mcprevisions.With(revtable.Handshake)
 
 // latest is the newest revision with the handshake.
 var latest = Versions[len(Versions)-1]
 
 // discoverRev is the revision without a handshake the server speaks, the
 // newest: every request names it in _meta (2026-07-28).
-var discoverRev = func() string { vs := mcprevisions.With(spec.FeatureDiscover); return vs[len(vs)-1] }()
+var discoverRev = func() string { vs := mcprevisions.With(revtable.Discover); return vs[len(vs)-1] }()
 
 // discovers reports whether v is a revision without a handshake that the
 // server knows (one it does not know is no revision it speaks).
 func discovers(v string) bool {
-	return slices.Contains(mcprevisions.With(spec.FeatureDiscover), v)
+	return slices.Contains(mcprevisions.With(revtable.Discover), v)
 }
 
 // headerless is the revision a request without MCP-Protocol-Version is
 // taken as: the newest with Streamable HTTP but not the header.
 func headerless() string {
 	out := ""
-	for _, v := range mcprevisions.With(spec.FeatureStreamableHTTP) {
-		if !mcprevisions.Has(v, spec.FeatureVersionHeader) {
+	for _, v := range mcprevisions.With(revtable.StreamableHTTP) {
+		if !mcprevisions.Has(v, revtable.VersionHeader) {
 			out = v
 		}
 	}
@@ -179,7 +179,7 @@ func (s *server) cacheable(r obj) obj {
 }
 
 // revHas reports whether the session's revision has feature f.
-func (s *server) revHas(f spec.Feature) bool { return mcprevisions.Has(s.ver(), f) }
+func (s *server) revHas(f revtable.Feature) bool { return mcprevisions.Has(s.ver(), f) }
 
 func (s *server) write(v any) {
 	b, err := json.Marshal(v)
@@ -259,7 +259,7 @@ func (s *server) handleLine(line []byte, wg *sync.WaitGroup) bool {
 	if arr, isArr := v.([]any); isArr {
 		// Batches: answered element by element in one array (2025-03-26),
 		// an invalid request otherwise.
-		if !s.revHas(spec.FeatureBatches) || len(arr) == 0 || s.f("batch-refused") {
+		if !s.revHas(revtable.Batches) || len(arr) == 0 || s.f("batch-refused") {
 			s.fail(nil, -32600, "Invalid Request: batches are not supported in this revision")
 			return false
 		}
@@ -555,7 +555,7 @@ func (s *server) initialize(id any, p obj) {
 			delete(caps, c)
 		}
 	}
-	if mcprevisions.Has(v, spec.FeatureCompletions) && !s.f("completion-undeclared") && s.ext.has("completions") {
+	if mcprevisions.Has(v, revtable.Completions) && !s.f("completion-undeclared") && s.ext.has("completions") {
 		caps["completions"] = obj{}
 	}
 	if s.f("list-changed-undeclared") {
@@ -730,7 +730,7 @@ func (s *server) progressStep(p obj, i, steps int) {
 	if s.v("progress-no-total") {
 		// The total is optional; a message exists from 2025-03-26 on.
 		delete(n, "total")
-		if s.revHas(spec.FeatureProgressMessage) {
+		if s.revHas(revtable.ProgressMessage) {
 			n["message"] = fmt.Sprintf("step %d", i)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/transport/mcpheader"
 )
@@ -199,13 +199,13 @@ func judgeServedWithoutVersion(e *scenario.Env, x transport.Exchanger, s *sessio
 	listed := err == nil && isResult(in)
 	vs, _ := field(in, "/result/supportedVersions").([]any)
 	for _, v := range vs {
-		if v, ok := v.(string); listed && ok && !e.Protocol.Has(v, spec.FeatureVersionHeader) {
+		if v, ok := v.(string); listed && ok && !e.Protocol.Has(v, revtable.VersionHeader) {
 			e.Pass("MCP-HEADER-4", seq)
 			return
 		}
 	}
 	negotiated, iseq := olderInitialize(e, x, headerless(e))
-	if v, ok := negotiated.(string); ok && !e.Protocol.Has(v, spec.FeatureVersionHeader) {
+	if v, ok := negotiated.(string); ok && !e.Protocol.Has(v, revtable.VersionHeader) {
 		e.Pass("MCP-HEADER-4", seq)
 		return
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func jsonrpcErrors(e *scenario.Env) error {
@@ -127,7 +127,7 @@ func batch(e *scenario.Env) error {
 		// reason (versions:).
 		return nil
 	}
-	if !e.Protocol.Has(s.version, spec.FeatureBatches) {
+	if !e.Protocol.Has(s.version, revtable.Batches) {
 		// The session speaks what the server negotiated: a server that
 		// answered another revision owes no batch support.
 		e.Skip("MCP-JSONRPC-10", "batches belong to revision 2025-03-26 only; the server negotiated "+s.version)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
@@ -55,7 +56,7 @@ func NewJudge(p *spec.Protocol) peer.Judge {
 	j := &judge{progress: map[string]*tracked{}, tokens: map[string]string{}, streamed: map[string]bool{}}
 	if p != nil && p.Versions != nil {
 		j.known = p.Versions.IDs()
-		j.discover = newestWith(p, spec.FeatureDiscover)
+		j.discover = newestWith(p, revtable.Discover)
 	}
 	return j
 }

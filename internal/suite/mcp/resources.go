@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 func resources(e *scenario.Env) error {
@@ -84,7 +84,7 @@ func resources(e *scenario.Env) error {
 	}
 	// 2026-07-28 moved "Resource not found" from -32002 to -32602.
 	want := int64(-32002)
-	if e.Protocol.Has(s.version, spec.FeatureResourceNotFoundInvalidParams) {
+	if e.Protocol.Has(s.version, revtable.ResourceNotFoundInvalidParams) {
 		want = -32602
 	}
 	if c, ok := errorCode(unk); ok && c == want {

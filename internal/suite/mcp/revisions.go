@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
@@ -11,11 +12,11 @@ import (
 // modern reports whether the run's revision has no initialize handshake:
 // server/discover, and every request carries its revision, capabilities
 // and client in _meta (2026-07-28).
-func modern(e *scenario.Env) bool { return e.Protocol.Has(e.Protocol.Version, spec.FeatureDiscover) }
+func modern(e *scenario.Env) bool { return e.Protocol.Has(e.Protocol.Version, revtable.Discover) }
 
 // newestWith is the newest revision with feature f, in the spec's order
 // ("" with none).
-func newestWith(p *spec.Protocol, f spec.Feature) string {
+func newestWith(p *spec.Protocol, f revtable.Feature) string {
 	if p == nil || p.Versions == nil {
 		return ""
 	}
@@ -27,17 +28,17 @@ func newestWith(p *spec.Protocol, f spec.Feature) string {
 }
 
 // modernVersion is the newest revision without the handshake.
-func modernVersion(e *scenario.Env) string { return newestWith(e.Protocol, spec.FeatureDiscover) }
+func modernVersion(e *scenario.Env) string { return newestWith(e.Protocol, revtable.Discover) }
 
 // legacyLatest is the newest revision with the initialize handshake: what
 // a 2026-07-28 run falls back to when the server does not implement
 // server/discover.
-func legacyLatest(e *scenario.Env) string { return newestWith(e.Protocol, spec.FeatureHandshake) }
+func legacyLatest(e *scenario.Env) string { return newestWith(e.Protocol, revtable.Handshake) }
 
 // headerVersion is the first revision whose clients send
 // MCP-Protocol-Version.
 func headerVersion(e *scenario.Env) string {
-	if vs := e.Protocol.Versions.With(spec.FeatureVersionHeader); len(vs) > 0 {
+	if vs := e.Protocol.Versions.With(revtable.VersionHeader); len(vs) > 0 {
 		return vs[0]
 	}
 	return ""
@@ -48,8 +49,8 @@ func headerVersion(e *scenario.Env) string {
 // HTTP and no header.
 func headerless(e *scenario.Env) string {
 	out := ""
-	for _, v := range e.Protocol.Versions.With(spec.FeatureStreamableHTTP) {
-		if !e.Protocol.Has(v, spec.FeatureVersionHeader) {
+	for _, v := range e.Protocol.Versions.With(revtable.StreamableHTTP) {
+		if !e.Protocol.Has(v, revtable.VersionHeader) {
 			out = v
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/gen"
 	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
@@ -167,7 +168,7 @@ func notify(e *scenario.Env, method string, params any) error {
 // the embedded one's table.
 func clientCaps(version string) map[string]any {
 	c := map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
-	if mcprevisions.Has(version, spec.FeatureElicitation) {
+	if mcprevisions.Has(version, revtable.Elicitation) {
 		c["elicitation"] = map[string]any{}
 	}
 	return c

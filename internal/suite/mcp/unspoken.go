@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -114,7 +114,7 @@ func declines(e *scenario.Env, s *session, in *peer.Inbound) (*unspoken, *peer.I
 func (u *unspoken) resolve(e *scenario.Env) (*session, error) {
 	pick := ""
 	// The newest: the spec lists its revisions oldest first.
-	for _, v := range e.Protocol.Versions.With(spec.FeatureHandshake) {
+	for _, v := range e.Protocol.Versions.With(revtable.Handshake) {
 		if slices.Contains(u.supported, v) {
 			pick = v
 		}
