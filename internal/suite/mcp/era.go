@@ -45,7 +45,7 @@ func httpEra(e *scenario.Env) error {
 	if x == nil || err != nil {
 		return err
 	}
-	if len(outOfRevision(e, eraRules)) == 0 {
+	if len(holding(e, eraRules)) == 0 {
 		return nil
 	}
 	s, err := ensure(e)

@@ -40,7 +40,7 @@ func headersScenario() *scenario.Scenario {
 const headerMismatch = -32020
 
 func httpHeaders(e *scenario.Env) error {
-	rules := outOfRevision(e, headerRules)
+	rules := holding(e, headerRules)
 	if len(rules) == 0 {
 		return nil
 	}

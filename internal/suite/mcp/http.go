@@ -83,7 +83,7 @@ func exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchang
 // transport): a scenario skips only those by its own reasons, the runner
 // the others by the spec's.
 func applying(e *scenario.Env, rules []string) []string {
-	in := outOfRevision(e, rules)
+	in := holding(e, rules)
 	var out []string
 	for _, id := range rules {
 		if in[id] {
@@ -93,10 +93,10 @@ func applying(e *scenario.Env, rules []string) []string {
 	return out
 }
 
-// outOfRevision returns the rules that hold in the run (its revision and
+// holding returns the rules that hold in the run (its revision and
 // transport, as the spec says): the scenario judges only those, and the
 // runner skips the others with the spec's reason.
-func outOfRevision(e *scenario.Env, rules []string) map[string]bool {
+func holding(e *scenario.Env, rules []string) map[string]bool {
 	in := map[string]bool{}
 	for _, id := range rules {
 		if r := e.Protocol.Rule(id); r == nil || e.Protocol.Applies(r) {
@@ -189,7 +189,7 @@ func httpTransport(e *scenario.Env) error {
 	if x == nil || err != nil {
 		return err
 	}
-	rules := outOfRevision(e, transportRules)
+	rules := holding(e, transportRules)
 	if len(rules) == 0 {
 		return nil
 	}

@@ -26,7 +26,7 @@ func httpOrigin(e *scenario.Env) error {
 	if x == nil {
 		return nil
 	}
-	in := outOfRevision(e, rules)
+	in := holding(e, rules)
 	// Over sse the twin is the stream's GET (the connection the Security
 	// Warning speaks of); over http a request of the session.
 	ex := transport.Exchange{Method: http.MethodPost, Body: twinBody(current(e))}
