@@ -754,9 +754,16 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 		why = "not observed: the scenario stopped early: " + err.Error()
 	}
 	for _, id := range s.Rules {
-		if r.selected(id) && !r.tally.Seen(s.Name, id) {
-			l.observe(verdict.Observation{Rule: id, Verdict: unobserved, Scenario: s.Name, Seq: -1, Message: why})
+		if !r.selected(id) || r.tally.Seen(s.Name, id) {
+			continue
 		}
+		// The spec decides applicability (versions:, transports:), once,
+		// here: a scenario need not skip a rule that is no rule of the run.
+		if whyNot := r.cfg.Protocol.WhyNotApplied(r.cfg.Protocol.Rule(id)); whyNot != "" {
+			l.observe(verdict.Observation{Rule: id, Verdict: verdict.Skip, Scenario: s.Name, Seq: -1, Message: whyNot})
+			continue
+		}
+		l.observe(verdict.Observation{Rule: id, Verdict: unobserved, Scenario: s.Name, Seq: -1, Message: why})
 	}
 }
 

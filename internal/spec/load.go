@@ -392,6 +392,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		}
 	}
 	if v := p.Versions; v != nil {
+		errs = append(errs, v.resolve(name)...)
 		seenV := map[string]bool{}
 		if v.Param == "" {
 			bad(1, "versions: param is required (the --param key that picks a version)")

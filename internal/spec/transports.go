@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"slices"
@@ -73,6 +74,23 @@ func (p *Protocol) NotInRevision(r *Rule) string {
 		return ""
 	}
 	return fmt.Sprintf("not a rule of revision %s, which has no %s transport", p.Version, TransportName(p.Transport))
+}
+
+// WhyNotApplied says why a rule is no rule of this run, "" when it is
+// (Applies): its transports: leave out the run's transport, its versions:
+// the run's revision, or the revision lacks the transport it holds on.
+// The runner skips a scenario's declared rule with it, so scenarios do
+// not restate the spec's applicability.
+func (p *Protocol) WhyNotApplied(r *Rule) string {
+	switch {
+	case r == nil || p.Applies(r):
+		return ""
+	case !r.AppliesOn(p.Transport):
+		return r.OnlyOn() + "; this run is over " + TransportName(p.Transport)
+	case !r.AppliesTo(p.Version):
+		return fmt.Sprintf("not a rule of revision %s (the spec gives it to %s)", p.Version, strings.Join(r.Versions, ", "))
+	}
+	return cmp.Or(p.NotInRevision(r), "not a rule of revision "+p.Version)
 }
 
 // index maps rule IDs to rules, and each check to the rules it stands for

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/jsonval"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
 // Versions describes the revisions of a protocol whose message shapes
@@ -28,6 +29,8 @@ type Versions struct {
 	Param   string     `yaml:"param"`
 	Default string     `yaml:"default"`
 	List    []*Version `yaml:"list"`
+	// table is the revision table the list's features: make.
+	table *revtable.Table
 }
 
 // Version is one revision and the values of its template vars.
@@ -46,6 +49,9 @@ type Version struct {
 	// doc), so a rule quoted from a later revision cites this one's page
 	// in its runs (Protocol.Citation).
 	Doc string `yaml:"doc"`
+	// Features are what the revision has (internal/revtable): the whole set,
+	// or +added/-removed against the previous revision's.
+	Features revtable.FeatureList `yaml:"features"`
 }
 
 // Has reports whether the revision defines a transport.

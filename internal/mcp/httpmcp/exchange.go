@@ -496,14 +496,14 @@ func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream 
 			c.mu.Lock()
 			if m.key == c.initKey && m.version != "" {
 				c.revision = m.version
-				if m.version >= "2025-06-18" {
+				if sendsVersionHeader(m.version) {
 					c.version = m.version
 				}
 			}
 			if m.key == x.out.key && !m.isError && x.out.method == "tools/list" {
 				c.learnParams(raw)
 			}
-			if m.key == x.out.key && !m.isError && x.out.revision >= "2026" {
+			if m.key == x.out.key && !m.isError && namesRevisionInMeta(x.out.revision) {
 				// A 2026-07-28 server served the revision the request
 				// named: "Every POST request" carries it from now on, a
 				// request without _meta too (streamable-http.mdx,

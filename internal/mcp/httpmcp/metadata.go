@@ -29,7 +29,7 @@ func (c *client) metadata(h http.Header, body []byte) {
 		return
 	}
 	c.mu.Lock()
-	modern := c.revision >= "2026"
+	modern := namesRevisionInMeta(c.revision)
 	c.mu.Unlock()
 	if out.revision != "" {
 		// Only 2026-07-28 and later name the revision in _meta: whatever

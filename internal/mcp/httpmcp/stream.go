@@ -91,9 +91,9 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 	judgedRetry := false
 	resumeFailed := "" // why the last resumption got no stream
 	// 2026-07-28 streams are not resumable: its servers ignore Last-Event-ID.
-	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && st.revision >= "2025-03-26" && st.revision < "2026" &&
+	for resumes := 0; !st.got && resumable(err) && st.lastID != "" && resumesStreams(st.revision) &&
 		resumes < maxResumes && x.why.Load() == nil && !c.closed.Load(); resumes++ {
-		if !judgedRetry && st.revision >= "2025-11-25" && x.out.kind == kindRequest {
+		if !judgedRetry && retriesBeforeClose(st.revision) && x.out.kind == kindRequest {
 			judgedRetry = true
 			x.judgeRetry(st)
 		}
@@ -167,7 +167,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response, verb string)
 		if x.out.kind == kindRequest {
 			c.fail(CheckHTTPStreamHasResponse, fmt.Sprintf("%s (request %s, %d events)", cause, strings.Join(x.out.keys, ", "), st.events),
 				"the request's response on its SSE stream", cause)
-			if !judgedRetry && st.ids && st.revision >= "2025-11-25" {
+			if !judgedRetry && st.ids && retriesBeforeClose(st.revision) {
 				x.judgeRetry(st)
 			}
 		}
@@ -215,7 +215,7 @@ func (x *exchange) readStream(resp *http.Response, verb string, st *streamState)
 			return err
 		}
 		st.events++
-		if st.first && st.revision == "2025-11-25" && x.out.kind == kindRequest {
+		if st.first && primes(st.revision) && x.out.kind == kindRequest {
 			x.judgePriming(ev, r)
 		}
 		st.first = false

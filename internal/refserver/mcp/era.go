@@ -39,7 +39,7 @@ func (f *Front) modernVerbRefused(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method == http.MethodPost || f.faults["modern-get-stream"] {
 		return false
 	}
-	named := r.Header.Get("MCP-Protocol-Version") == Modern
+	named := discovers(r.Header.Get("MCP-Protocol-Version"))
 	if named && f.variants["dual-era-legacy-verbs"] {
 		if r.Header.Get("Mcp-Session-Id") != "" {
 			return false
@@ -80,7 +80,7 @@ func initializeRefusal(key string, body []byte) []byte {
 	}
 	_ = json.Unmarshal(body, &req)
 	b, _ := json.Marshal(obj{"jsonrpc": "2.0", "id": json.RawMessage(key), "error": obj{"code": -32022, "message": "Unsupported protocol version: this server speaks 2026-07-28 only, without initialize",
-		"data": obj{"supported": []any{Modern}, "requested": req.Params.ProtocolVersion}}})
+		"data": obj{"supported": []any{discoverRev}, "requested": req.Params.ProtocolVersion}}})
 	return b
 }
 
@@ -110,7 +110,7 @@ func (f *Front) versionRefusedPlain(w http.ResponseWriter, msg message, body []b
 	if !f.faults["version-refused-plain"] || !msg.modern || msg.kind != "request" {
 		return false
 	}
-	if m, ok := mcpheader.Read(body); !ok || m.Revision == Modern {
+	if m, ok := mcpheader.Read(body); !ok || discovers(m.Revision) {
 		return false
 	}
 	http.Error(w, "Unsupported protocol version", http.StatusBadRequest)

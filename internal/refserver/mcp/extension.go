@@ -27,9 +27,9 @@ type Extension struct {
 	// 1.0.0).
 	Name, Version string
 	// Revisions are the revisions the server speaks (nil: every one,
-	// Versions and Modern). An initialize asking for another is answered
+	// Versions and discoverRev). An initialize asking for another is answered
 	// with the newest of them; MCP-Protocol-Version headers naming
-	// another are refused; without Modern, _meta names no revision to it.
+	// another are refused; without discoverRev, _meta names no revision to it.
 	Revisions []string
 	// OwnOnly hides the reference server's own tools, resources and
 	// prompts: it lists the extension's only, and declares no resources,

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
 // tool is one tool of the reference server.
@@ -20,7 +22,7 @@ type tool struct {
 func text(t string) obj { return obj{"type": "text", "text": t} }
 
 func (s *server) tools() []tool {
-	structured := s.atLeast("2025-06-18")
+	structured := s.revHas(revtable.StructuredContent)
 	echo := obj{"name": "echo", "description": "Echoes its text.",
 		"inputSchema": obj{"type": "object", "properties": obj{"text": obj{"type": "string"}}, "required": []any{"text"}}}
 	add := obj{"name": "add", "description": "Adds two numbers.",
@@ -107,7 +109,7 @@ func (s *server) tools() []tool {
 					got = append(got, "roots")
 				}
 			}
-			if (s.atLeast("2025-06-18") && (s.clientHas("elicitation") || s.f("elicit-after-upgrade"))) || s.f("elicit-undeclared") {
+			if (s.revHas(revtable.Elicitation) && (s.clientHas("elicitation") || s.f("elicit-after-upgrade"))) || s.f("elicit-undeclared") {
 				ep := obj{"message": "Your name?", "requestedSchema": obj{"type": "object", "properties": obj{"name": obj{"type": "string"}}}}
 				if m := s.ask("elicitation/create", ep); m != nil {
 					got = append(got, "elicitation")
@@ -362,7 +364,7 @@ func (s *server) readResource(id any, p obj) {
 		c = obj{"uri": uri, "mimeType": "text/plain", "text": "Item " + strings.TrimPrefix(uri, "wirecheck://items/")}
 	default:
 		code := -32002
-		if s.modern() {
+		if s.revHas(revtable.ResourceNotFoundInvalidParams) {
 			code = -32602 // 2026-07-28 changed the code
 		}
 		if s.f("unknown-resource-internal") {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 )
 
@@ -29,7 +30,7 @@ type Front struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	// shared are the sessionless cores: Modern for 2026-07-28 requests;
+	// shared are the sessionless cores: discoverRev for 2026-07-28 requests;
 	// by revision under the variant no-sessions. retired are the ones a
 	// newer initialize replaced, ended with the front.
 	shared  map[string]*session
@@ -170,8 +171,8 @@ func (f *Front) versionOK(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
 	// older-revisions and newer-revision-only do not speak 2026-07-28:
 	// a request of the initialize era naming it in the header is refused.
-	declined := v == Modern && (f.variants["older-revisions"] || f.variants["newer-revision-only"])
-	if v == "" || f.faults["version-header-ignored"] || ((slices.Contains(Versions, v) || v == Modern) && f.ext.speaks(v) && !declined) {
+	declined := discovers(v) && (f.variants["older-revisions"] || f.variants["newer-revision-only"])
+	if v == "" || f.faults["version-header-ignored"] || (slices.Contains(mcprevisions.IDs(), v) && f.ext.speaks(v) && !declined) {
 		return true
 	}
 	http.Error(w, "Bad Request: unsupported MCP-Protocol-Version "+v, http.StatusBadRequest)
@@ -249,7 +250,7 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 		return
 	}
 	msg := readMessage(body)
-	if !f.ext.speaks(Modern) {
+	if !f.ext.speaks(discoverRev) {
 		msg.modern = false // _meta names no revision to it
 	}
 	if initOnly && msg.method != "initialize" {
@@ -326,12 +327,12 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		return f.live(w, id)
 	}
 	switch {
-	case msg.modern || (r.Header.Get("MCP-Protocol-Version") == Modern && f.ext.speaks(Modern)):
-		return f.sharedCore(Modern)
+	case msg.modern || (discovers(r.Header.Get("MCP-Protocol-Version")) && f.ext.speaks(discoverRev)):
+		return f.sharedCore(discoverRev)
 	case f.variants["no-sessions"]:
 		v := r.Header.Get("MCP-Protocol-Version")
 		if v == "" {
-			v = "2025-03-26"
+			v = headerless()
 		}
 		return f.sharedCore(v)
 	}
@@ -509,7 +510,7 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 			return
 		}
 		status := http.StatusOK
-		if s.ver() == Modern {
+		if discovers(s.ver()) {
 			status = f.modernStatus(first)
 		}
 		f.writeJSON(w, status, body)
@@ -546,11 +547,11 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 func (s *session) gone(ex *exchange) {
 	s.mu.Lock()
 	ex.live = false
-	keep := s.f.ids() && s.version != Modern
+	keep := s.f.ids() && !discovers(s.version)
 	if !keep {
 		s.closeEx(ex)
 	}
-	modern := s.version == Modern && !ex.finished && !s.f.faults["cancel-ignored"]
+	modern := discovers(s.version) && !ex.finished && !s.f.faults["cancel-ignored"]
 	s.mu.Unlock()
 	if modern {
 		line, _ := json.Marshal(obj{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": obj{"requestId": json.RawMessage(ex.key), "reason": "the client closed the stream"}})

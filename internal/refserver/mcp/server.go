@@ -20,18 +20,39 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/refserver"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
 // Versions are the revisions the server speaks with the initialize
-// handshake, oldest first.
-var Versions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+// handshake, oldest first: the spec's (mcprevisions).
+var Versions = mcprevisions.With(revtable.Handshake)
 
-const latest = "2025-11-25"
+// latest is the newest revision with the handshake.
+var latest = Versions[len(Versions)-1]
 
-// Modern is the revision without a handshake: every request names it in
-// _meta (2026-07-28).
-const Modern = "2026-07-28"
+// discoverRev is the revision without a handshake the server speaks, the
+// newest: every request names it in _meta (2026-07-28).
+var discoverRev = func() string { vs := mcprevisions.With(revtable.Discover); return vs[len(vs)-1] }()
+
+// discovers reports whether v is a revision without a handshake that the
+// server knows (one it does not know is no revision it speaks).
+func discovers(v string) bool {
+	return slices.Contains(mcprevisions.With(revtable.Discover), v)
+}
+
+// headerless is the revision a request without MCP-Protocol-Version is
+// taken as: the newest with Streamable HTTP but not the header.
+func headerless() string {
+	out := ""
+	for _, v := range mcprevisions.With(revtable.StreamableHTTP) {
+		if !mcprevisions.Has(v, revtable.VersionHeader) {
+			out = v
+		}
+	}
+	return out
+}
 
 const (
 	metaVersion      = "io.modelcontextprotocol/protocolVersion"
@@ -146,7 +167,7 @@ func (s *server) ver() string {
 }
 
 // modern reports whether the session speaks 2026-07-28 (no handshake).
-func (s *server) modern() bool { return s.ver() == Modern }
+func (s *server) modern() bool { return discovers(s.ver()) }
 
 // cacheable adds the fields 2026-07-28 requires on list and read results.
 func (s *server) cacheable(r obj) obj {
@@ -157,8 +178,8 @@ func (s *server) cacheable(r obj) obj {
 	return r
 }
 
-// atLeast reports whether the negotiated revision is v or newer.
-func (s *server) atLeast(v string) bool { return s.ver() >= v }
+// revHas reports whether the session's revision has feature f.
+func (s *server) revHas(f revtable.Feature) bool { return mcprevisions.Has(s.ver(), f) }
 
 func (s *server) write(v any) {
 	b, err := json.Marshal(v)
@@ -238,7 +259,7 @@ func (s *server) handleLine(line []byte, wg *sync.WaitGroup) bool {
 	if arr, isArr := v.([]any); isArr {
 		// Batches: answered element by element in one array (2025-03-26),
 		// an invalid request otherwise.
-		if s.ver() != "2025-03-26" || len(arr) == 0 || s.f("batch-refused") {
+		if !s.revHas(revtable.Batches) || len(arr) == 0 || s.f("batch-refused") {
 			s.fail(nil, -32600, "Invalid Request: batches are not supported in this revision")
 			return false
 		}
@@ -306,9 +327,9 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 	}
 	// no-discover, discover-silent and one-revision play a legacy server:
 	// _meta means nothing to it.
-	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && !s.v("one-revision") && s.ext.speaks(Modern) {
+	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && !s.v("one-revision") && s.ext.speaks(discoverRev) {
 		v, _ := meta[metaVersion].(string)
-		if v != Modern || ((s.v("older-revisions") || s.v("newer-revision-only")) && method != "server/discover") {
+		if !discovers(v) || ((s.v("older-revisions") || s.v("newer-revision-only")) && method != "server/discover") {
 			code := -32022
 			if s.f("version-error-code") {
 				code = -32602
@@ -318,7 +339,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 			return
 		}
 		s.mu.Lock()
-		s.version = Modern
+		s.version = v
 		s.mu.Unlock()
 		// clientCapabilities is required on every request, as the revision.
 		if _, isObj := meta[metaCaps].(obj); !isObj && !s.f("meta-lenient") {
@@ -397,7 +418,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 			}
 		}
 	}
-	if s.bareRefused(method) || s.ext.hidden(method) || (method == "server/discover" && !s.ext.speaks(Modern)) {
+	if s.bareRefused(method) || s.ext.hidden(method) || (method == "server/discover" && !s.ext.speaks(discoverRev)) {
 		s.fail(id, -32601, "Method not found: "+method)
 		return
 	}
@@ -483,7 +504,7 @@ func (s *server) initialize(id any, p obj) {
 	if s.v("modern-only") {
 		// A server of 2026-07-28 only (era.go, initializeRefusal).
 		s.write(obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32022, "message": "Unsupported protocol version: this server speaks 2026-07-28 only, without initialize",
-			"data": obj{"supported": []any{Modern}, "requested": p["protocolVersion"]}}})
+			"data": obj{"supported": []any{discoverRev}, "requested": p["protocolVersion"]}}})
 		return
 	}
 	req, _ := p["protocolVersion"].(string)
@@ -501,8 +522,8 @@ func (s *server) initialize(id any, p obj) {
 	case s.f("version-echo-any"):
 		v = req
 	case s.f("version-flip"):
-		v = "2024-11-05"
-		if req == "2024-11-05" {
+		v = Versions[0]
+		if req == Versions[0] {
 			v = "2025-06-18"
 		}
 	}
@@ -534,7 +555,7 @@ func (s *server) initialize(id any, p obj) {
 			delete(caps, c)
 		}
 	}
-	if v >= "2025-03-26" && !s.f("completion-undeclared") && s.ext.has("completions") {
+	if mcprevisions.Has(v, revtable.Completions) && !s.f("completion-undeclared") && s.ext.has("completions") {
 		caps["completions"] = obj{}
 	}
 	if s.f("list-changed-undeclared") {
@@ -593,7 +614,7 @@ func (s *server) supported() []any {
 		}
 		return out
 	}
-	return []any{Modern}
+	return []any{discoverRev}
 }
 
 func (s *server) discover(id any, p obj) {
@@ -601,7 +622,7 @@ func (s *server) discover(id any, p obj) {
 	if s.v("version-header-optional") {
 		// A dual-era server: it serves requests without the version
 		// header as 2025-03-26, so it lists that revision too.
-		supported = []any{"2025-03-26", Modern}
+		supported = []any{headerless(), discoverRev}
 	}
 	if s.f("discover-no-version") {
 		supported = []any{"2099-01-01"}
@@ -709,7 +730,7 @@ func (s *server) progressStep(p obj, i, steps int) {
 	if s.v("progress-no-total") {
 		// The total is optional; a message exists from 2025-03-26 on.
 		delete(n, "total")
-		if s.atLeast("2025-03-26") {
+		if s.revHas(revtable.ProgressMessage) {
 			n["message"] = fmt.Sprintf("step %d", i)
 		}
 	}

@@ -27,7 +27,7 @@ type session struct {
 
 	mu sync.Mutex
 	// version is the revision negotiated (the initialize answer), or
-	// Modern for the shared core of 2026-07-28 requests.
+	// discoverRev for the shared core of 2026-07-28 requests.
 	version string
 	// byKey are the open request exchanges by the JSON text of their id;
 	// byToken the same by progress token; calls the open tools/call
@@ -98,7 +98,7 @@ func (f *Front) newSession(version string) *session {
 	s.get = s.stream(&exchange{get: true})
 	s.srv = newServer(f.o, s, s.quit)
 	s.srv.ext = f.ext
-	if version != "" && version != Modern {
+	if version != "" && !discovers(version) {
 		s.srv.version = version
 	}
 	f.mu.Lock()

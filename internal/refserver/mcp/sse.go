@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wirecheck/wirecheck/internal/mcprevisions"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
 // sseOut writes the events of one SSE response.
@@ -115,7 +118,7 @@ func (f *Front) prime(out sseOut, s *session, ex *exchange) bool {
 		out.event("", "message", 0, []byte("ok"))
 	}
 	v := s.ver()
-	if v < "2025-11-25" || v == Modern || f.faults["sse-no-priming"] {
+	if !mcprevisions.Has(v, revtable.PrimingEvents) || f.faults["sse-no-priming"] {
 		return true
 	}
 	retry := 1000

@@ -42,7 +42,7 @@ func httpAuth(e *scenario.Env) error {
 	if x == nil {
 		return nil
 	}
-	rules := outOfRevision(e, authRules)
+	rules := holding(e, authRules)
 	// The first request of a session: it needs no session id.
 	body := rawJSON(initRequest(e.Protocol.Version))
 	if modern(e) {

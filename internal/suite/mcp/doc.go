@@ -34,7 +34,8 @@
 // they run; session.go is the per-process state and the calls through it;
 // calls.go raw exchanges and list paging; modern.go and unspoken.go the
 // revision a process speaks and the fallback when the server does not
-// speak the one asked for; slowtool.go the slow tool the cancel and resume
+// speak the one asked for; revisions.go what the suite asks the spec's
+// revision table (modern, the newest revision with a feature); slowtool.go the slow tool the cancel and resume
 // scenarios call; profile.go and profile_more.go the API profiles of MCP
 // use.
 package mcp

@@ -45,7 +45,7 @@ func httpEra(e *scenario.Env) error {
 	if x == nil || err != nil {
 		return err
 	}
-	if len(outOfRevision(e, eraRules)) == 0 {
+	if len(holding(e, eraRules)) == 0 {
 		return nil
 	}
 	s, err := ensure(e)
@@ -60,7 +60,7 @@ func httpEra(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if why := notModernOnly(in); why != "" {
+	if why := notModernOnly(in, modernVersion(e)); why != "" {
 		skipAll(e, why, eraRules...)
 		return nil
 	}
@@ -82,15 +82,15 @@ func httpEra(e *scenario.Env) error {
 
 // notModernOnly says why the sentences do not apply to the server that
 // answered server/discover with in ("" when they do): it lists a revision
-// besides 2026-07-28, or none can be read.
-func notModernOnly(in *peer.Inbound) string {
+// besides rev (2026-07-28), or none can be read.
+func notModernOnly(in *peer.Inbound, rev string) string {
 	vs, _ := field(in, "/result/supportedVersions").([]any)
 	if len(vs) == 0 {
-		return "server/discover named no supportedVersions: whether the server supports only revision " + modernVersion + " cannot be told"
+		return "server/discover named no supportedVersions: whether the server supports only revision " + rev + " cannot be told"
 	}
 	var others []string
 	for _, v := range vs {
-		if s := fmt.Sprint(v); s != modernVersion {
+		if s := fmt.Sprint(v); s != rev {
 			others = append(others, s)
 		}
 	}
@@ -98,7 +98,7 @@ func notModernOnly(in *peer.Inbound) string {
 		return ""
 	}
 	slices.Sort(others)
-	return fmt.Sprintf("the server lists %s besides %s in server/discover: these are sentences for \"a server that supports only this revision\", and a server speaking an earlier one serves its clients as that revision says", strings.Join(others, ", "), modernVersion)
+	return fmt.Sprintf("the server lists %s besides %s in server/discover: these are sentences for \"a server that supports only this revision\", and a server speaking an earlier one serves its clients as that revision says", strings.Join(others, ", "), rev)
 }
 
 // servesInitialize says why the server is dual-era though its
@@ -107,12 +107,12 @@ func notModernOnly(in *peer.Inbound) string {
 // version header) with a result on the same endpoint. A refusal, an error
 // or no answer leaves it a server of 2026-07-28 only.
 func servesInitialize(e *scenario.Env, x httpmcp.Exchanger) string {
-	negotiated, seq := olderInitialize(e, x, legacyLatest)
+	negotiated, seq := olderInitialize(e, x, legacyLatest(e))
 	if negotiated == nil {
 		return ""
 	}
 	return fmt.Sprintf("the server answered an older client's initialize (%s) with a result negotiating %v (transcript line %d): it serves earlier revisions too (dual-era, basic/versioning), whatever its server/discover lists, and these are sentences for \"a server that supports only this revision\"",
-		legacyLatest, negotiated, seq)
+		legacyLatest(e), negotiated, seq)
 }
 
 // olderInitialize sends the initialize of a client of revision version, as
@@ -161,7 +161,7 @@ func judgeVerbs(e *scenario.Env, x httpmcp.Exchanger) {
 			continue
 		}
 		ok = false
-		e.Fail("MCP-HTTP-LEGACY-1", n, ex.Method+" on the MCP endpoint of a server that supports only revision "+modernVersion+" was not answered 405",
+		e.Fail("MCP-HTTP-LEGACY-1", n, ex.Method+" on the MCP endpoint of a server that supports only revision "+modernVersion(e)+" was not answered 405",
 			"405 Method Not Allowed", answered(res))
 	}
 	if ok {

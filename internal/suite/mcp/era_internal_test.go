@@ -7,7 +7,7 @@ import (
 
 var _ = Describe("which server the Earlier Streamable HTTP Revisions sentences judge (2026-07-28)", func() {
 	discovered := func(versions string) string {
-		return notModernOnly(frame(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":` + versions + `,"capabilities":{}}}`))
+		return notModernOnly(frame(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":`+versions+`,"capabilities":{}}}`), "2026-07-28")
 	}
 
 	It("judges a server that lists 2026-07-28 alone", func() {

@@ -12,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -39,7 +40,7 @@ func headersScenario() *scenario.Scenario {
 const headerMismatch = -32020
 
 func httpHeaders(e *scenario.Env) error {
-	rules := outOfRevision(e, headerRules)
+	rules := holding(e, headerRules)
 	if len(rules) == 0 {
 		return nil
 	}
@@ -198,18 +199,18 @@ func judgeServedWithoutVersion(e *scenario.Env, x httpmcp.Exchanger, s *session,
 	listed := err == nil && isResult(in)
 	vs, _ := field(in, "/result/supportedVersions").([]any)
 	for _, v := range vs {
-		if v, ok := v.(string); listed && ok && v < headerVersion {
+		if v, ok := v.(string); listed && ok && !e.Protocol.Has(v, revtable.VersionHeader) {
 			e.Pass("MCP-HEADER-4", seq)
 			return
 		}
 	}
-	negotiated, iseq := olderInitialize(e, x, headerless)
-	if v, ok := negotiated.(string); ok && v < headerVersion {
+	negotiated, iseq := olderInitialize(e, x, headerless(e))
+	if v, ok := negotiated.(string); ok && !e.Protocol.Has(v, revtable.VersionHeader) {
 		e.Pass("MCP-HEADER-4", seq)
 		return
 	}
 	if !listed {
-		e.Skip("MCP-HEADER-4", "the server served a request without MCP-Protocol-Version, server/discover did not say which revisions it serves, and the initialize of a "+headerless+" client did not show it supports such clients")
+		e.Skip("MCP-HEADER-4", "the server served a request without MCP-Protocol-Version, server/discover did not say which revisions it serves, and the initialize of a "+headerless(e)+" client did not show it supports such clients")
 		return
 	}
 	initialized := "refused or not answered with a result"
@@ -217,17 +218,9 @@ func judgeServedWithoutVersion(e *scenario.Env, x httpmcp.Exchanger, s *session,
 		initialized = "answered negotiating " + show(negotiated)
 	}
 	e.Fail("MCP-HEADER-4", seq, fmt.Sprintf("a request without MCP-Protocol-Version was served by a server that supports no client before %s: its server/discover lists no revision before it (line %d), and the initialize of a %s client was %s (line %d)",
-		headerVersion, in.Seq, headerless, initialized, iseq),
+		headerVersion(e), in.Seq, headerless(e), initialized, iseq),
 		wantMismatch, answered(res)+"; supportedVersions "+show(vs))
 }
-
-// headerVersion is the first revision whose clients send
-// MCP-Protocol-Version; headerless is the one a server supporting earlier
-// clients treats a request without it as.
-const (
-	headerVersion = "2025-06-18"
-	headerless    = "2025-03-26"
-)
 
 // judgeAnyCase: "Clients and servers MUST use case-insensitive comparisons
 // for header names" — header names written in another case are served.

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -65,31 +64,44 @@ var transportRules = []string{"MCP-HTTP-ENDPOINT-1", "MCP-HTTP-ACCEPT-2", "MCP-S
 func exchanger(e *scenario.Env, kind string, rules ...string) (httpmcp.Exchanger, error) {
 	x, ok := e.Peer.Transport().(httpmcp.Exchanger)
 	if !ok {
-		skipAll(e, "HTTP only: this run speaks stdio", rules...)
+		skipAll(e, "HTTP only: this run speaks stdio", applying(e, rules)...)
 		return nil, nil
 	}
 	_, err := ensure(e)
 	switch {
 	case kind == "http" && x.Kind() != "http":
-		skipAll(e, "Streamable HTTP only: this run speaks the legacy HTTP+SSE transport", rules...)
+		skipAll(e, "Streamable HTTP only: this run speaks the legacy HTTP+SSE transport", applying(e, rules)...)
 		return nil, err
 	case kind == "sse" && x.Kind() != "sse":
-		skipAll(e, "legacy HTTP+SSE only: this run speaks Streamable HTTP", rules...)
+		skipAll(e, "legacy HTTP+SSE only: this run speaks Streamable HTTP", applying(e, rules)...)
 		return nil, err
 	}
 	return x, err
 }
 
-// outOfRevision skips the rules that do not hold in the run's revision and
-// returns those that do.
-func outOfRevision(e *scenario.Env, rules []string) map[string]bool {
+// applying are the rules the spec gives to the run (its revision and
+// transport): a scenario skips only those by its own reasons, the runner
+// the others by the spec's.
+func applying(e *scenario.Env, rules []string) []string {
+	in := holding(e, rules)
+	var out []string
+	for _, id := range rules {
+		if in[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// holding returns the rules that hold in the run (its revision and
+// transport, as the spec says): the scenario judges only those, and the
+// runner skips the others with the spec's reason.
+func holding(e *scenario.Env, rules []string) map[string]bool {
 	in := map[string]bool{}
 	for _, id := range rules {
-		if r := e.Protocol.Rule(id); r != nil && !e.Protocol.InRevision(r, e.Protocol.Version) {
-			e.Skip(id, cmp.Or(e.Protocol.NotInRevision(r), "not a rule of revision "+e.Protocol.Version))
-			continue
+		if r := e.Protocol.Rule(id); r == nil || e.Protocol.Applies(r) {
+			in[id] = true
 		}
-		in[id] = true
 	}
 	return in
 }
@@ -177,7 +189,7 @@ func httpTransport(e *scenario.Env) error {
 	if x == nil || err != nil {
 		return err
 	}
-	rules := outOfRevision(e, transportRules)
+	rules := holding(e, transportRules)
 	if len(rules) == 0 {
 		return nil
 	}

@@ -41,7 +41,7 @@ func httpCancel(e *scenario.Env) error {
 	if x == nil || err != nil {
 		return err
 	}
-	if len(outOfRevision(e, []string{cancelRule})) == 0 {
+	if len(holding(e, []string{cancelRule})) == 0 {
 		return nil
 	}
 	closer, ok := e.Peer.Transport().(transport.RequestCloser)

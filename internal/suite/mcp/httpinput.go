@@ -23,13 +23,6 @@ func httpKind(e *scenario.Env) string {
 	return ""
 }
 
-func kindName(k string) string {
-	if k == "sse" {
-		return "the legacy HTTP+SSE transport"
-	}
-	return "Streamable HTTP"
-}
-
 // post sends body as its own POST of the session and returns what came
 // back, noted in the transcript.
 func post(e *scenario.Env, what string, body []byte, drop ...string) (*httpmcp.Result, int) {

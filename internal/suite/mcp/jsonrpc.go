@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -57,19 +58,17 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 		return err
 	}
 	// Over HTTP MCP-HTTP-BADBODY-1 judges the refusal and that the server
-	// goes on, as MCP-STDIO-3 does on stdio.
+	// goes on, as MCP-STDIO-3 does on stdio (the spec's transports: skip
+	// the other one).
 	survives := "MCP-STDIO-3"
-	switch k := httpKind(e); k {
+	switch httpKind(e) {
 	case "":
-		e.Skip("MCP-HTTP-BADBODY-1", "HTTP only: this run speaks stdio")
 	case "http":
 		// The POST's own answer is the answer: a probe reads it.
-		e.Skip(survives, "stdio only: this run speaks "+kindName(k))
 		return badBody(e, rule, line, code, idOK)
 	default:
 		// The legacy transport answers on the stream, as stdio does: the
 		// line goes as the session's own POST, owed an answer there.
-		e.Skip(survives, "stdio only: this run speaks "+kindName(k))
 		survives = "MCP-HTTP-BADBODY-1"
 	}
 	in, refusal := answerTo(e, s, []byte(line+"\n"))
@@ -123,11 +122,12 @@ func batch(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if r := e.Protocol.Rule("MCP-JSONRPC-10"); r != nil && !r.AppliesTo(e.Protocol.Version) {
-		e.Skip("MCP-JSONRPC-10", "batches belong to revision 2025-03-26 only; this run uses "+e.Protocol.Version)
+	if r := e.Protocol.Rule("MCP-JSONRPC-10"); r != nil && !e.Protocol.Applies(r) {
+		// No batch to send: the runner skips the rule with the spec's
+		// reason (versions:).
 		return nil
 	}
-	if s.version != "2025-03-26" {
+	if !e.Protocol.Has(s.version, revtable.Batches) {
 		// The session speaks what the server negotiated: a server that
 		// answered another revision owes no batch support.
 		e.Skip("MCP-JSONRPC-10", "batches belong to revision 2025-03-26 only; the server negotiated "+s.version)

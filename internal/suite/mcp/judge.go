@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
 	"github.com/wirecheck/wirecheck/internal/spec"
@@ -33,7 +34,9 @@ type judge struct {
 	// asked for when the server named none wirecheck knows).
 	known              []string
 	requested, version string
-	declared           map[string]any
+	// discover is the revision without a handshake, for messages.
+	discover string
+	declared map[string]any
 	// requests counts the requests the server sent after a handshake.
 	requests int
 	// progress maps a progress token wirecheck sent (canonical JSON) to
@@ -53,6 +56,7 @@ func NewJudge(p *spec.Protocol) peer.Judge {
 	j := &judge{progress: map[string]*tracked{}, tokens: map[string]string{}, streamed: map[string]bool{}}
 	if p != nil && p.Versions != nil {
 		j.known = p.Versions.IDs()
+		j.discover = newestWith(p, revtable.Discover)
 	}
 	return j
 }
@@ -162,7 +166,7 @@ func (j *judge) request(in *peer.Inbound, method string, v peer.Verdicts) {
 	}
 	if j.modern {
 		j.requests++
-		v.Fail("MCP-STDIO-5", in.Seq, "the server wrote a request ("+method+") to stdout in revision "+modernVersion,
+		v.Fail("MCP-STDIO-5", in.Seq, "the server wrote a request ("+method+") to stdout in revision "+j.discover,
 			"no JSON-RPC request from the server (2026-07-28 uses multi round-trip results)", string(in.Raw))
 		return
 	}

@@ -7,11 +7,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
-// legacyLatest is the newest revision with the initialize handshake: what
-// a 2026-07-28 run falls back to when the server does not implement
-// server/discover.
-const legacyLatest = "2025-11-25"
-
 // maxRetries bounds the retries of one request answered input_required.
 const maxRetries = 3
 
@@ -39,7 +34,9 @@ func legacyEra(in *peer.Inbound) (string, bool) {
 // in this process, as a dual-era client does with a legacy server, and
 // makes the peer judge the rest of the process by the revision the server
 // negotiated.
-func fallback(e *scenario.Env, why string) (*session, error) { return fallbackTo(e, why, legacyLatest) }
+func fallback(e *scenario.Env, why string) (*session, error) {
+	return fallbackTo(e, why, legacyLatest(e))
+}
 
 // fallbackTo is fallback asking initialize for the revision v.
 func fallbackTo(e *scenario.Env, why, v string) (*session, error) {
@@ -74,7 +71,7 @@ func (s *session) notModern(e *scenario.Env) string {
 	if s.fallback != "" {
 		return s.fallbackHint(e.Protocol.Version)
 	}
-	return "this belongs to revision " + modernVersion + "; this run uses " + e.Protocol.Version
+	return "this belongs to revision " + modernVersion(e) + "; this run uses " + e.Protocol.Version
 }
 
 // judgeModern judges a notification of a 2026-07-28 session: change

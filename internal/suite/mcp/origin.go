@@ -27,11 +27,7 @@ func httpOrigin(e *scenario.Env) error {
 	if x == nil {
 		return nil
 	}
-	in := outOfRevision(e, rules)
-	if x.Kind() == "sse" && in["MCP-ORIGIN-2"] {
-		delete(in, "MCP-ORIGIN-2")
-		e.Skip("MCP-ORIGIN-2", "Streamable HTTP only: this run speaks the legacy HTTP+SSE transport")
-	}
+	in := holding(e, rules)
 	// Over sse the twin is the stream's GET (the connection the Security
 	// Warning speaks of); over http a request of the session.
 	ex := httpmcp.Exchange{Method: http.MethodPost, Body: twinBody(current(e))}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -96,7 +97,7 @@ func completion(e *scenario.Env, s *session, prompt, arg string) {
 		return
 	}
 	declared := s.has("completions")
-	if !declared && s.version >= "2025-03-26" {
+	if !declared && e.Protocol.Has(s.version, revtable.Completions) {
 		// Undeclared: ask anyway; a result proves the server supports it.
 		r, err := s.call(e, "completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": arg, "value": ""}})
 		if err != nil {
@@ -114,7 +115,7 @@ func completion(e *scenario.Env, s *session, prompt, arg string) {
 	if err != nil {
 		return
 	}
-	if s.version < "2025-03-26" {
+	if !e.Protocol.Has(s.version, revtable.Completions) {
 		e.Skip("MCP-COMPLETION-1", "revision "+s.version+" has no completions capability")
 		if e.Unimplemented(r) {
 			e.Skip("MCP-COMPLETION-2", "the server does not implement completion/complete")
@@ -141,7 +142,7 @@ func (s *session) argValue(e *scenario.Env, prompt string, decl map[string]any, 
 		return argFallback(decl)
 	}
 	p := map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": prompt}, "argument": map[string]any{"name": arg, "value": ""}}
-	if len(known) > 0 && s.version >= "2025-06-18" {
+	if len(known) > 0 && e.Protocol.Has(s.version, revtable.CompletionContext) {
 		p["context"] = map[string]any{"arguments": known}
 	}
 	r, err := s.call(e, "completion/complete", p)

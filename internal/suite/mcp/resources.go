@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -83,7 +84,7 @@ func resources(e *scenario.Env) error {
 	}
 	// 2026-07-28 moved "Resource not found" from -32002 to -32602.
 	want := int64(-32002)
-	if s.modern {
+	if e.Protocol.Has(s.version, revtable.ResourceNotFoundInvalidParams) {
 		want = -32602
 	}
 	if c, ok := errorCode(unk); ok && c == want {

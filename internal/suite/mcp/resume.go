@@ -46,7 +46,7 @@ func httpResume(e *scenario.Env) error {
 	if x == nil || err != nil {
 		return err
 	}
-	rules := outOfRevision(e, resumeRules)
+	rules := holding(e, resumeRules)
 	if len(rules) == 0 {
 		return nil
 	}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
@@ -162,10 +164,11 @@ func notify(e *scenario.Env, method string, params any) error {
 }
 
 // clientCaps are the capabilities wirecheck declares; Handler answers
-// what they promise.
+// what they promise. Callers without the run's spec (InitRequest) ask
+// the embedded one's table.
 func clientCaps(version string) map[string]any {
 	c := map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
-	if version >= "2025-06-18" {
+	if mcprevisions.Has(version, revtable.Elicitation) {
 		c["elicitation"] = map[string]any{}
 	}
 	return c
@@ -311,13 +314,6 @@ func ensure(e *scenario.Env) (*session, error) {
 	}
 	return s, nil
 }
-
-// modernVersion is the revision without an initialize handshake: every
-// request carries its revision, capabilities and client in _meta.
-const modernVersion = "2026-07-28"
-
-// modern reports whether the run's revision is 2026-07-28 or later.
-func modern(e *scenario.Env) bool { return e.Protocol.Version >= modernVersion }
 
 // meta is the _meta every 2026-07-28 request carries, declaring the
 // capabilities Handler answers for (modernCaps).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -80,7 +81,7 @@ func tools(e *scenario.Env) error {
 	} else {
 		e.Fail("MCP-PAGINATION-1", bad.Seq, "tools/list with a cursor the server never issued was not answered with error -32602", "error code -32602", string(bad.Raw))
 	}
-	structured := s.version >= "2025-06-18"
+	structured := e.Protocol.Has(s.version, revtable.StructuredContent)
 	sawOutput := false
 	for i, t := range items {
 		if i >= maxItems {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -112,8 +113,9 @@ func declines(e *scenario.Env, s *session, in *peer.Inbound) (*unspoken, *peer.I
 // judge and every scenario on it skips its rules (errUnspoken).
 func (u *unspoken) resolve(e *scenario.Env) (*session, error) {
 	pick := ""
-	for _, v := range u.supported {
-		if v < modernVersion && slices.Contains(e.Protocol.Versions.IDs(), v) && v > pick {
+	// The newest: the spec lists its revisions oldest first.
+	for _, v := range e.Protocol.Versions.With(revtable.Handshake) {
+		if slices.Contains(u.supported, v) {
 			pick = v
 		}
 	}
