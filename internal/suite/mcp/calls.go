@@ -16,7 +16,7 @@ import (
 func nextResponse(e *scenario.Env, s *session, timeout time.Duration) *peer.Inbound {
 	deadline := time.Now().Add(timeout)
 	for {
-		in, err := e.Peer.Next(time.Until(deadline))
+		in, err := e.NextFrame(time.Until(deadline), nil)
 		if err != nil {
 			return nil
 		}
@@ -65,8 +65,8 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 	// A frame read before the line was sent answers something else: a
 	// stray answer left in the inbox (a mangled id the peer could not
 	// place, on a transport that does not guess) is no answer to it.
-	sent := e.Peer.Recorder().Len()
-	if err := e.Peer.SendRaw(line, true); err != nil {
+	sent := e.Lines()
+	if err := e.SendRaw(line, true); err != nil {
 		return nil, nil
 	}
 	// Not s.call: its drain would swallow the answer looked for here.
@@ -81,11 +81,11 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 	}
 	deadline := time.Now().Add(lateAnswer)
 	for {
-		in, err := e.Peer.Next(time.Until(deadline))
+		in, err := e.NextFrame(time.Until(deadline), nil)
 		switch {
 		case err != nil:
 			if refusal == nil {
-				e.Peer.ForgetRaw()
+				e.ForgetRaw()
 			}
 			return nil, refusal
 		case in.Kind != nil && in.Kind.Role == spec.RoleResponse && in.Seq >= 0 && in.Seq < sent:

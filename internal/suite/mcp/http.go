@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -63,7 +62,7 @@ var transportRules = []string{"MCP-HTTP-ENDPOINT-1", "MCP-HTTP-ACCEPT-2", "MCP-S
 // either way: over HTTP a server may refuse any request outside one, the
 // liveness ping after the scenario included.
 func exchanger(e *scenario.Env, kind string, rules ...string) (transport.Exchanger, error) {
-	x, ok := e.Peer.Transport().(transport.Exchanger)
+	x, ok := e.Exchanger()
 	if !ok {
 		skipAll(e, "HTTP only: this run speaks stdio", rules...)
 		return nil, nil
@@ -126,7 +125,7 @@ func exchangeErr(ctx context.Context, e *scenario.Env, x transport.Exchanger, wh
 	if err != nil {
 		text += " (" + err.Error() + ")"
 	}
-	seq := e.Peer.Recorder().Add(transcript.Note, []byte(text))
+	seq := e.Annotate(text)
 	if res != nil && res.Status == 0 {
 		return nil, seq, err
 	}

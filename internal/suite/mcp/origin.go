@@ -10,7 +10,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/sockets"
-	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/transport/sse"
 )
@@ -117,7 +116,7 @@ func judgeBind(e *scenario.Env, x transport.Exchanger) {
 			bad = append(bad, l.String()+map[bool]string{true: " (every interface)", false: ""}[l.Wildcard()])
 		}
 	}
-	seq := e.Peer.Recorder().Add(transcript.Note, []byte(fmt.Sprintf("the launched server (process %d and its children) listens on port %d at: %s", pid, port, orNone(on))))
+	seq := e.Annotate(fmt.Sprintf("the launched server (process %d and its children) listens on port %d at: %s", pid, port, orNone(on)))
 	switch {
 	case len(on) == 0:
 		e.Skip("MCP-BIND-1", fmt.Sprintf("no process of the launched server (process %d and its children) listens on the endpoint's port %d: another serves it (a container's proxy?), whose binding cannot be read", pid, port))

@@ -64,7 +64,7 @@ func skipAll(e *scenario.Env, why string, rules ...string) {
 // session open (a server may refuse the liveness ping outside one); nil
 // (every rule skipped) on another transport.
 func exchanger(e *scenario.Env, rules ...string) (transport.Exchanger, error) {
-	x, ok := e.Peer.Transport().(transport.Exchanger)
+	x, ok := e.Exchanger()
 	if !ok || x.Kind() != "http" {
 		skipAll(e, "the sonde hub speaks Streamable HTTP; this run does not", rules...)
 		return nil, nil
