@@ -206,11 +206,7 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
 	if pause > 0 {
 		time.Sleep(pause)
-		for {
-			f, err := e.NextFrame(0, nil)
-			if err != nil {
-				break
-			}
+		for f := range e.Drain(0, nil) {
 			s.early = append(s.early, f)
 		}
 	}
@@ -246,10 +242,7 @@ func settle(e *scenario.Env) {
 	stray := func(in *peer.Inbound) bool {
 		return in.Call == nil && !in.Invalid && in.Kind != nil && in.Kind.Role == spec.RoleResponse
 	}
-	for {
-		if _, err := e.NextFrame(0, stray); err != nil {
-			return
-		}
+	for range e.Drain(0, stray) {
 	}
 }
 
@@ -595,11 +588,7 @@ func (s *session) dispatch(e *scenario.Env, method string, params map[string]any
 // notifications against the tokens wirecheck sent, log notifications
 // against the logging capability.
 func (s *session) drain(e *scenario.Env) {
-	for {
-		in, err := e.NextFrame(0, nil)
-		if err != nil {
-			return
-		}
+	for in := range e.Drain(0, nil) {
 		s.judgeFrame(e, in)
 	}
 }

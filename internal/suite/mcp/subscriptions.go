@@ -280,13 +280,14 @@ func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any
 
 // watch judges the frames that come until until holds or d passes.
 func (s *session) watch(e *scenario.Env, d time.Duration, until func() bool) {
-	deadline := time.Now().Add(d)
-	for !until() {
-		f, err := e.NextFrame(time.Until(deadline), nil)
-		if err != nil {
+	if until() {
+		return
+	}
+	for f := range e.Drain(d, nil) {
+		s.judgeFrame(e, f)
+		if until() {
 			return
 		}
-		s.judgeFrame(e, f)
 	}
 }
 
