@@ -5,7 +5,7 @@
 //
 // sdk.message frames carry only the session's id, not the id of the request
 // that caused them: the peer delivers them as notifications, and a scenario
-// collects one session's frames with Peer.NextWhere until the turn's result
+// collects one session's frames with Env.NextFrame until the turn's result
 // message (a bounded wait), leaving other sessions' frames queued.
 package agentbridge
 
