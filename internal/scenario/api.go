@@ -38,12 +38,6 @@ func (e *Env) Response(c *peer.Call, d time.Duration) (*peer.Inbound, error) {
 	return e.p.Wait(c, d)
 }
 
-// ResponseUp is Response for an answer that is the server's own step: d
-// counts from the server's first line (peer.Peer.WaitUp).
-func (e *Env) ResponseUp(c *peer.Call, d time.Duration) (*peer.Inbound, error) {
-	return e.p.WaitUp(c, d)
-}
-
 // Forget gives up a call left unanswered, so a late answer is judged late
 // and not a stray.
 func (e *Env) Forget(c *peer.Call) { e.p.Forget(c) }

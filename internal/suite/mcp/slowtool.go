@@ -52,9 +52,11 @@ func unjudged(err error) bool {
 // The caller goes on with the other tools.
 func (s *session) awaitTool(e *scenario.Env, c *peer.Call, tok string, params map[string]any) (*peer.Inbound, error) {
 	// Over Streamable HTTP the exchange itself may run out of --timeout
-	// first (no response headers): that, too, is no finding.
+	// first (no response headers): that, too, is no finding. The session
+	// was opened by an answer, so the server is up: the wait gets no
+	// start-up grace (peer.Peer.WaitUp's equals Wait's once it has written).
 	e.Patient(c)
-	in, err := e.ResponseUp(c, e.Timeout)
+	in, err := e.Response(c, e.Timeout)
 	timedOut := errors.Is(err, peer.ErrRefused) && c.Response != nil && c.Response.HTTP != nil && c.Response.HTTP.TimedOut
 	if !errors.Is(err, peer.ErrTimeout) && !timedOut {
 		if err == nil {
