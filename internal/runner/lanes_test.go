@@ -143,7 +143,7 @@ var _ = Describe("lanes", func() {
 			run := s.Run
 			s.Run = func(e *scenario.Env) error {
 				mu.Lock()
-				peers[name] = e.Peer
+				peers[name] = e.Peer()
 				mu.Unlock()
 				return run(e)
 			}
@@ -243,7 +243,7 @@ var _ = Describe("lanes against a running server (--url alone)", func() {
 			run := s.Run
 			s.Run = func(e *scenario.Env) error {
 				mu.Lock()
-				lanes[name] = e.Peer.Recorder()
+				lanes[name] = e.Peer().Recorder()
 				mu.Unlock()
 				return run(e)
 			}

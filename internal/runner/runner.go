@@ -688,12 +688,12 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 			return err
 		}
 		l.setScenario(s.Name)
-		env.Peer = l.s.Peer()
+		env.SetPeer(l.s.Peer())
 		return nil
 	}
 	from, dropped := l.rec.Len(), l.rec.Dropped()
 	err := s.Execute(env)
-	p := env.Peer
+	p := env.Peer()
 	if r.stopped() {
 		// Whatever the scenario saw after the interrupt ended its server
 		// is not the server's doing: the rules it had not yet decided get

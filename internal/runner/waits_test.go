@@ -39,7 +39,7 @@ var _ = Describe("the waits a silent server costs", func() {
 			if err != nil {
 				return err
 			}
-			e.Peer.Forget(c)
+			e.Forget(c)
 			// The bound only keeps a broken runner from hanging the test:
 			// the other lane's launch, not a time, ends this wait.
 			select {
@@ -70,7 +70,7 @@ var _ = Describe("the waits a silent server costs", func() {
 		}}
 		after := &scenario.Scenario{Name: "after", Rules: []string{"SONDE-ID-3"}, Run: func(e *scenario.Env) error {
 			var sent []string
-			for _, en := range e.Peer.Recorder().Slice(0, -1) {
+			for _, en := range e.Peer().Recorder().Slice(0, -1) {
 				if en.Scenario == "quiet" && en.Dir == transcript.Sent {
 					sent = append(sent, en.Text)
 				}

@@ -41,7 +41,8 @@ func BenchmarkSendRaw(b *testing.B) {
 	}
 	p := peer.New(peer.Options{Protocol: proto, Transport: t, Recorder: transcript.NewRecorder()})
 	defer p.Close()
-	e := &scenario.Env{Peer: p}
+	e := &scenario.Env{}
+	e.SetPeer(p)
 	text := `{"method":"` + strings.Repeat("x", 1<<20) + "\"}\n"
 	step := scenario.Step{SendRaw: &text, Answered: new(bool)}
 	var stepT, copyT time.Duration

@@ -25,15 +25,20 @@ var ErrGone = errors.New("the server is gone")
 // in time: a hang, not a death, and the message says which.
 var ErrNoAnswer = errors.New("the server did not answer")
 
-// Env is what a scenario drives: the peer of the current server process and
-// the means to report on rules.
+// Env is what a scenario drives: the current server process, reached only
+// through Env's methods (a scenario never holds the peer or the transport,
+// so how a wait ends, and what it reports, is decided here once), and the
+// means to report on rules. Its exported fields other than Protocol,
+// Timeout, Seed, Params, Restart, Hung and Closed are the runner's wiring
+// (see api_test.go, which holds the suites to this).
 type Env struct {
-	Peer     *peer.Peer
+	// p is the peer of the current server process (SetPeer).
+	p        *peer.Peer
 	Protocol *spec.Protocol
 	Timeout  time.Duration
 	// Observe records an observation of a rule in the current scenario.
 	Observe func(verdict.Observation)
-	// Restart replaces the server process; it updates Peer.
+	// Restart replaces the server process; it sets the new peer (SetPeer).
 	Restart func() error
 	// Seed drives anything a scenario generates, so a run is reproducible.
 	Seed uint64
@@ -116,7 +121,7 @@ func isString(v any) bool {
 // quiet reports whether the server wrote nothing on stdout since
 // transcript line seq: an answer with a mangled id would have been a line.
 func (e *Env) quiet(seq int) bool {
-	rec := e.Peer.Recorder()
+	rec := e.p.Recorder()
 	if rec == nil {
 		return false
 	}
@@ -211,13 +216,13 @@ func (e *Env) Absent(rule string, seq int, msg, expected, actual string) {
 // ended"); "" while it runs. A process that exited while a child holds
 // its stdout open is dead too: a wait on that stdout runs its bound out.
 func (e *Env) Dead() string {
-	if e.Peer == nil {
+	if e.p == nil {
 		return ""
 	}
-	at := e.Peer.GoneAt()
+	at := e.p.GoneAt()
 	exited := false
 	select {
-	case <-e.Peer.Transport().Exited():
+	case <-e.p.Transport().Exited():
 		exited = true
 	default:
 	}
@@ -256,7 +261,7 @@ func (e *Env) Send(v any) (*peer.Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode request: %w", err)
 	}
-	return e.Peer.RequestValue(v, b)
+	return e.p.RequestValue(v, b)
 }
 
 // SendProbe sends the protocol's probe request (ProbeRequest) as the
@@ -272,7 +277,7 @@ func (e *Env) SendUnjudged(v any) (*peer.Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode request: %w", err)
 	}
-	return e.Peer.RequestUnjudged(b)
+	return e.p.RequestUnjudged(b)
 }
 
 // Await waits for a call's response within timeout (0 means --timeout).
@@ -285,12 +290,12 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	dep := answerDep(c)
 	if why := e.Cause(dep); why != "" && c.Method != "" {
 		// Already answered, it is taken; otherwise not waited for.
-		if in, err := e.Peer.Wait(c, 0); err == nil {
+		if in, err := e.p.Wait(c, 0); err == nil {
 			return in, nil
 		}
-		e.Peer.Forget(c)
+		e.p.Forget(c)
 		msg := NotWaited("the response to "+c.Describe(), why)
-		e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
+		e.p.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
 		return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
 	}
 	var in *peer.Inbound
@@ -303,23 +308,23 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	spent := !c.SentAt.IsZero() && inFlight >= timeout && e.heard() && e.quiet(c.Seq)
 	start, quiet := time.Now(), e.Unheard()
 	if spent {
-		in, err = e.Peer.Wait(c, 0)
+		in, err = e.p.Wait(c, 0)
 	} else {
-		in, err = e.Peer.WaitUp(c, timeout)
+		in, err = e.p.WaitUp(c, timeout)
 	}
 	switch {
 	case err == nil:
 		return in, nil
 	case errors.Is(err, peer.ErrTimeout):
-		e.Peer.Forget(c)
+		e.p.Forget(c)
 		bound := e.Waited(timeout, start, quiet)
 		msg := fmt.Sprintf("no response to %s within %s", c.Describe(), bound)
-		if over := e.Peer.OverCapAfter(c.Seq); over != "" {
+		if over := e.p.OverCapAfter(c.Seq); over != "" {
 			// The answer may be the frame wirecheck could not read: not
 			// judged, and the server is no more hung than it is wrong.
 			msg += "; not judged: " + over
-			e.Peer.Check(verdict.CheckTimely, verdict.Error, c.Seq, msg, "", "")
-			e.Peer.Check(verdict.CheckOneResponse, verdict.Error, c.Seq, msg, "", "")
+			e.p.Check(verdict.CheckTimely, verdict.Error, c.Seq, msg, "", "")
+			e.p.Check(verdict.CheckOneResponse, verdict.Error, c.Seq, msg, "", "")
 			return nil, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
 		}
 		e.Hung = true
@@ -335,10 +340,10 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 			// scenario tells (see Confirm). A request whose bound other
 			// steps' waits spent went unanswered with them: a hang, which
 			// a probe would only wait out again.
-			e.suspect(dep, fmt.Sprintf("%s in scenario %s got no response within %s", c.Describe(), e.Peer.Scenario(), bound))
+			e.suspect(dep, fmt.Sprintf("%s in scenario %s got no response within %s", c.Describe(), e.p.Scenario(), bound))
 		}
-		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
-		e.Peer.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
+		e.p.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
+		e.p.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
 		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
 	case errors.Is(err, peer.ErrOverCap):
 		// Answered, but not readable within --max-frame: nothing of
@@ -361,7 +366,7 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 // it, a wait's bound counts from that line (peer.Peer.WaitUp).
 func (e *Env) heard() bool {
 	select {
-	case <-e.Peer.Heard():
+	case <-e.p.Heard():
 		return true
 	default:
 		return false
@@ -395,11 +400,11 @@ func (e *Env) Waited(d time.Duration, start time.Time, quiet bool) string {
 // stdout) and the peer gives such a server a start-up grace: a WaitUp or
 // NextUp begun now is lengthened by it.
 func (e *Env) Unheard() bool {
-	if e.Peer.StartupGrace() <= 0 {
+	if e.p.StartupGrace() <= 0 {
 		return false
 	}
 	select {
-	case <-e.Peer.Heard():
+	case <-e.p.Heard():
 		return false
 	default:
 		return true
@@ -424,13 +429,13 @@ func (e *Env) Meanwhile(seq int) string {
 // line); from < 0 counts nothing.
 func (e *Env) MeanwhileFrom(from int) string {
 	select {
-	case <-e.Peer.Transport().Exited():
-		return "; the server has exited (" + e.Peer.Transport().ExitStatus().String() + ")"
-	case <-e.Peer.Gone():
+	case <-e.p.Transport().Exited():
+		return "; the server has exited (" + e.p.Transport().ExitStatus().String() + ")"
+	case <-e.p.Gone():
 		return "; the server closed its stdout"
 	default:
 	}
-	rec := e.Peer.Recorder()
+	rec := e.p.Recorder()
 	out, errs := 0, 0
 	var last string
 	if rec == nil || from < 0 {
@@ -481,7 +486,7 @@ func (e *Env) Gone() string {
 // gone is Gone in two parts: how the server ended, and "; last stderr:
 // …" (or "").
 func (e *Env) gone() (status, tail string) {
-	t := e.Peer.Transport()
+	t := e.p.Transport()
 	msg := "the server closed its stdout (the process is still running)"
 	select {
 	case <-t.Exited():
@@ -489,12 +494,12 @@ func (e *Env) gone() (status, tail string) {
 		// Its last words may still be in the stderr pipe; a child that
 		// outlives it may hold the pipe open, so the wait is bounded.
 		select {
-		case <-e.Peer.StderrEnded():
+		case <-e.p.StderrEnded():
 		case <-time.After(200 * time.Millisecond):
 		}
 	case <-time.After(200 * time.Millisecond):
 	}
-	if lines := e.Peer.StderrTail(); len(lines) > 0 {
+	if lines := e.p.StderrTail(); len(lines) > 0 {
 		if len(lines) > 5 {
 			lines = lines[len(lines)-5:]
 		}
@@ -544,8 +549,8 @@ func (e *Env) Probe() (*peer.Inbound, error) {
 // another revision than the run asked for (a server that fell back to an
 // older handshake), so ask in the peer's.
 func (e *Env) probeProtocol() *spec.Protocol {
-	if e.Peer != nil && e.Peer.Protocol() != nil {
-		return e.Peer.Protocol()
+	if e.p != nil && e.p.Protocol() != nil {
+		return e.p.Protocol()
 	}
 	return e.Protocol
 }
@@ -576,9 +581,9 @@ func (e *Env) ProbeRequest() map[string]any {
 // not judged here: the step that follows judges what it waits for.
 func (e *Env) Ready() {
 	select {
-	case <-e.Peer.Heard():
+	case <-e.p.Heard():
 		return
-	case <-e.Peer.Gone():
+	case <-e.p.Gone():
 		return
 	default:
 	}
@@ -590,8 +595,8 @@ func (e *Env) Ready() {
 	if err != nil || c == nil {
 		return
 	}
-	if _, err := e.Peer.WaitUp(c, e.Timeout); err != nil {
-		e.Peer.Forget(c)
+	if _, err := e.p.WaitUp(c, e.Timeout); err != nil {
+		e.p.Forget(c)
 	}
 }
 

@@ -52,7 +52,8 @@ func (d *dying) Close() error                     { return nil }
 var _ = Describe("how a server ended", func() {
 	It("includes the stderr line it wrote just before it exited", func() {
 		p := peer.New(peer.Options{Protocol: protocol(""), Transport: newDying(), Recorder: transcript.NewRecorder()})
-		e := &scenario.Env{Peer: p}
+		e := &scenario.Env{}
+		e.SetPeer(p)
 		Expect(e.Gone()).To(Equal("the server exited (exit 2); last stderr: panic: the manifest is corrupt"))
 	})
 })
@@ -75,7 +76,8 @@ var _ = Describe("a wait for a frame no request is owed that ended without it (E
 	absent := func(tr transport.Transport, extra string) []verdict.Observation {
 		p := peer.New(peer.Options{Protocol: protocol(extra), Transport: tr, Recorder: transcript.NewRecorder()})
 		var got []verdict.Observation
-		e := &scenario.Env{Peer: p, Protocol: p.Protocol(), Observe: func(o verdict.Observation) { got = append(got, o) }}
+		e := &scenario.Env{Protocol: p.Protocol(), Observe: func(o verdict.Observation) { got = append(got, o) }}
+		e.SetPeer(p)
 		if _, ok := tr.(*dying); ok {
 			Eventually(p.Gone()).Should(BeClosed())
 		}
@@ -126,7 +128,8 @@ var _ = Describe("a request whose HTTP exchange ended without an answer", func()
 		tr := &refusing{frames: make(chan transport.Frame, 1), exited: make(chan struct{})}
 		p := peer.New(peer.Options{Protocol: protocol(""), Transport: tr, Recorder: transcript.NewRecorder()})
 		DeferCleanup(p.Close)
-		e := &scenario.Env{Peer: p, Timeout: time.Minute}
+		e := &scenario.Env{Timeout: time.Minute}
+		e.SetPeer(p)
 		c, err := e.Send(map[string]any{"id": 1, "method": "x"})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = e.Await(c, 0)
@@ -156,7 +159,8 @@ var _ = Describe("a request without a method left unanswered", func() {
 	It("is named by its id and said to have no method, not followed by empty brackets", func() {
 		p := peer.New(peer.Options{Protocol: protocol(""), Transport: &silent{frames: make(chan transport.Frame), exited: make(chan struct{})}, Recorder: transcript.NewRecorder()})
 		DeferCleanup(p.Close)
-		e := &scenario.Env{Peer: p, Timeout: 10 * time.Millisecond}
+		e := &scenario.Env{Timeout: 10 * time.Millisecond}
+		e.SetPeer(p)
 		c, err := e.Send(map[string]any{"id": "f44", "params": map[string]any{}})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = e.Await(c, 0)
@@ -178,7 +182,8 @@ var _ = Describe("a wait lengthened while the server had written nothing yet", f
 		p := peer.New(peer.Options{Protocol: protocol(""), Transport: &silent{frames: make(chan transport.Frame), exited: make(chan struct{})},
 			Recorder: transcript.NewRecorder(), StartupGrace: 50 * time.Millisecond})
 		DeferCleanup(p.Close)
-		e = &scenario.Env{Peer: p, Timeout: 10 * time.Millisecond, Observe: func(o verdict.Observation) { obs = append(obs, o) }}
+		e = &scenario.Env{Timeout: 10 * time.Millisecond, Observe: func(o verdict.Observation) { obs = append(obs, o) }}
+		e.SetPeer(p)
 	})
 
 	It("is named with how long it lasted, not only its bound, for a response", func() {

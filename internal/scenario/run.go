@@ -30,14 +30,14 @@ func (s *Scenario) Execute(e *Env) error {
 			j++
 		}
 		if j-i > 1 {
-			e.Peer.Hold()
+			e.p.Hold()
 			for k := i; k < j; k++ {
 				if err := e.Do(&s.Steps[k]); err != nil {
-					_ = e.Peer.Flush()
+					_ = e.p.Flush()
 					return fmt.Errorf("step %d (line %d): %w", k+1, s.Steps[k].Line, err)
 				}
 			}
-			if err := e.Peer.Flush(); err != nil {
+			if err := e.p.Flush(); err != nil {
 				return fmt.Errorf("step %d (line %d): %w", j, s.Steps[j-1].Line, e.writeFailed(err))
 			}
 			i = j - 1
@@ -89,7 +89,7 @@ func (st *Step) run(e *Env) error {
 		if st.Split > 0 {
 			var b []byte
 			if b, err = json.Marshal(msg); err == nil {
-				c, err = e.Peer.RequestSplit(b, st.Split, SplitPause)
+				c, err = e.p.RequestSplit(b, st.Split, SplitPause)
 			}
 		} else {
 			c, err = e.Send(msg)
@@ -101,11 +101,11 @@ func (st *Step) run(e *Env) error {
 			e.named[st.As] = c
 		}
 	case st.SendLine != nil:
-		if err := e.Peer.SendRaw([]byte(*st.SendLine+"\n"), st.answerable()); err != nil {
+		if err := e.p.SendRaw([]byte(*st.SendLine+"\n"), st.answerable()); err != nil {
 			return e.writeFailed(err)
 		}
 	case st.SendRaw != nil:
-		if err := e.Peer.SendRaw(readOnly(*st.SendRaw), st.answerable()); err != nil {
+		if err := e.p.SendRaw(readOnly(*st.SendRaw), st.answerable()); err != nil {
 			return e.writeFailed(err)
 		}
 	case st.SendBase64 != nil:
@@ -113,7 +113,7 @@ func (st *Step) run(e *Env) error {
 		if err != nil {
 			return fmt.Errorf("send_base64: %v", err)
 		}
-		if err := e.Peer.SendRaw(b, st.answerable()); err != nil {
+		if err := e.p.SendRaw(b, st.answerable()); err != nil {
 			return e.writeFailed(err)
 		}
 	case st.Expect != "":
@@ -156,7 +156,7 @@ func (st *Step) run(e *Env) error {
 			e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: -1, Message: msg})
 			return nil
 		}
-		seq := e.Peer.Recorder().Len() - 1
+		seq := e.p.Recorder().Len() - 1
 		start, quiet := time.Now(), e.Unheard()
 		in, err := e.nextProtocolFrame(st.timeout(e))
 		if err != nil {
@@ -169,18 +169,18 @@ func (st *Step) run(e *Env) error {
 			if errors.Is(err, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", ErrGone, what)
 			}
-			e.Learn(dep, fmt.Sprintf("the server sent no %s within %s in scenario %s (line %d)", st.describe(), bound, e.Peer.Scenario(), st.Line))
+			e.Learn(dep, fmt.Sprintf("the server sent no %s within %s in scenario %s (line %d)", st.describe(), bound, e.p.Scenario(), st.Line))
 			return nil
 		}
 		st.judge(e, in)
 	case st.ExpectSilence > 0:
-		before := e.Peer.ProtocolFrames()
+		before := e.p.ProtocolFrames()
 		seqBefore := -1
 		select {
 		case <-time.After(st.ExpectSilence.D()):
-		case <-e.Peer.Gone():
+		case <-e.p.Gone():
 		}
-		if n := e.Peer.ProtocolFrames() - before; n > 0 {
+		if n := e.p.ProtocolFrames() - before; n > 0 {
 			st.fail(e, seqBefore, fmt.Sprintf("%d frame(s) arrived", n), "no output for "+st.ExpectSilence.D().String(), "see the transcript")
 		} else {
 			st.pass(e, -1)
@@ -197,7 +197,7 @@ func (st *Step) run(e *Env) error {
 		// exit deadline that follows.
 		e.Ready()
 		e.Closed = true
-		if err := e.Peer.Transport().CloseInput(); err != nil {
+		if err := e.p.Transport().CloseInput(); err != nil {
 			return fmt.Errorf("%w: closing stdin: %v", ErrGone, err)
 		}
 	case st.ExpectExit != nil:
@@ -205,7 +205,7 @@ func (st *Step) run(e *Env) error {
 		if within == 0 {
 			within = e.Timeout
 		}
-		t := e.Peer.Transport()
+		t := e.p.Transport()
 		select {
 		case <-t.Exited():
 			es := t.ExitStatus()
@@ -307,7 +307,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func (e *Env) nextProtocolFrame(timeout time.Duration) (*peer.Inbound, error) {
 	start := time.Now()
 	for {
-		in, err := e.Peer.NextUp(start, timeout)
+		in, err := e.p.NextUp(start, timeout)
 		if err != nil || in.Kind != nil {
 			return in, err
 		}

@@ -73,7 +73,7 @@ func Probe(env *scenario.Env, stopped error) Health {
 }
 
 func probe(env *scenario.Env, stopped error) Health {
-	p := env.Peer
+	p := env.Peer()
 	if env.Closed {
 		return Health{State: Closed}
 	}

@@ -246,7 +246,9 @@ func (s *Session) stderr() []string {
 // timeout and its observer. The caller adds what its scenarios need (a
 // seed, params, the causes its lane learned, Restart).
 func (s *Session) Env() *scenario.Env {
-	return &scenario.Env{Peer: s.p, Protocol: s.o.Protocol, Timeout: s.o.Timeout, Observe: s.o.Observe}
+	e := &scenario.Env{Protocol: s.o.Protocol, Timeout: s.o.Timeout, Observe: s.o.Observe}
+	e.SetPeer(s.p)
+	return e
 }
 
 // Up waits until a process with no ready line has shown it is up: it has

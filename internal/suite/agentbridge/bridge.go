@@ -5,7 +5,7 @@
 //
 // sdk.message frames carry only the session's id, not the id of the request
 // that caused them: the peer delivers them as notifications, and a scenario
-// collects one session's frames with Peer.NextWhere until the turn's result
+// collects one session's frames with Env.NextFrame until the turn's result
 // message (a bounded wait), leaving other sessions' frames queued.
 package agentbridge
 
@@ -97,7 +97,7 @@ func start(e *scenario.Env, p Policy) (*bridge, error) {
 			*d = t
 		}
 	}
-	e.Peer.SetHandler(b.a.Handle)
+	e.SetHandler(b.a.Handle)
 	return b, nil
 }
 
@@ -234,15 +234,15 @@ func (b *bridge) awaitCreated(msg map[string]any) (*peer.Inbound, error) {
 	}
 	deadline := time.Now().Add(b.turn)
 	for {
-		in, err := b.e.Peer.Wait(c, max(0, min(50*time.Millisecond, time.Until(deadline))))
+		in, err := b.e.Response(c, max(0, min(50*time.Millisecond, time.Until(deadline))))
 		if err == nil {
 			return in, nil
 		}
 		if errors.Is(err, peer.ErrExited) {
 			return nil, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
 		}
-		if u, _ := b.e.Peer.NextWhere(0, func(in *peer.Inbound) bool { return kindName(in) == unlabelled }); u != nil {
-			b.e.Peer.Forget(c)
+		if u, _ := b.e.NextFrame(0, func(in *peer.Inbound) bool { return kindName(in) == unlabelled }); u != nil {
+			b.e.Forget(c)
 			return u, nil
 		}
 		if !time.Now().Before(deadline) {
@@ -257,9 +257,9 @@ func (b *bridge) awaitCreated(msg map[string]any) (*peer.Inbound, error) {
 // BRIDGE-RESPONSE-1's timeliness. The scenario goes on: the backend is not
 // gone, and calling it so would hide which promise it broke.
 func (b *bridge) unanswered(c *peer.Call, bound time.Duration, flag, rule, want string) {
-	b.e.Peer.Forget(c)
+	b.e.Forget(c)
 	why := fmt.Sprintf("no answer to %s within %s (%s); the backend is still running", c.Describe(), bound, flag)
-	b.e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, why, "a response within "+bound.String()+" ("+flag+")", "nothing")
+	b.e.Check(verdict.CheckTimely, verdict.Fail, c.Seq, why, "a response within "+bound.String()+" ("+flag+")", "nothing")
 	if rule != "" {
 		b.e.Fail(rule, c.Seq, why, want, "nothing")
 	}
@@ -276,31 +276,31 @@ func (b *bridge) await(msg map[string]any, rule, want string) (*peer.Inbound, *p
 	}
 	dep := "an answer to " + c.Method
 	if why := b.e.Cause(dep); why != "" {
-		if in, err := b.e.Peer.Wait(c, 0); err == nil {
+		if in, err := b.e.Response(c, 0); err == nil {
 			return in, c, nil
 		}
-		b.e.Peer.Forget(c)
+		b.e.Forget(c)
 		msg := scenario.NotWaited("the answer to "+c.Describe(), why)
-		b.e.Peer.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
+		b.e.Check(verdict.CheckTimely, verdict.Skip, c.Seq, msg, "", "")
 		if rule != "" {
 			b.e.Skip(rule, msg)
 		}
 		return nil, c, nil
 	}
-	in, err := b.e.Peer.Wait(c, b.e.Timeout)
+	in, err := b.e.Response(c, b.e.Timeout)
 	switch {
 	case err == nil:
 		return in, c, nil
 	case errors.Is(err, peer.ErrTimeout):
 		select {
-		case <-b.e.Peer.Transport().Exited():
+		case <-b.e.Exited():
 			return nil, c, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
 		default:
 		}
 		b.unanswered(c, b.e.Timeout, "--timeout", rule, want)
 		// Learned once the probe after the scenario is answered: a
 		// backend that hung says nothing of what it leaves unanswered.
-		b.e.Suspect(dep, fmt.Sprintf("%s in scenario %s got no answer within %s (--timeout)", c.Describe(), b.e.Peer.Scenario(), b.e.Timeout))
+		b.e.Suspect(dep, fmt.Sprintf("%s in scenario %s got no answer within %s (--timeout)", c.Describe(), b.e.Scenario(), b.e.Timeout))
 		return nil, c, nil
 	default:
 		return nil, c, fmt.Errorf("%w: %s", scenario.ErrGone, b.e.Gone())
@@ -359,7 +359,7 @@ func (b *bridge) sendBound() (bound time.Duration, why string) {
 // the lane that the backend ignores session.send.
 func (b *bridge) sent(s *session, t *turn, bound time.Duration) {
 	if bound > 0 && t.result == nil && len(t.frames) == 0 && len(t.callbacks) == 0 && len(t.errors) == 0 {
-		b.e.Learn(depSend, fmt.Sprintf("session.send to live session %q in scenario %s started no turn within %s", s.id, b.e.Peer.Scenario(), bound))
+		b.e.Learn(depSend, fmt.Sprintf("session.send to live session %q in scenario %s started no turn within %s", s.id, b.e.Scenario(), bound))
 	}
 }
 
@@ -427,7 +427,7 @@ func (b *bridge) collectAnswered(s *session, bound time.Duration, c *peer.Call) 
 	for {
 		t.err = nil
 		b.collectInto(t, s, min(100*time.Millisecond, time.Until(deadline)), nil)
-		if ans, err := b.e.Peer.Wait(c, time.Millisecond); err == nil {
+		if ans, err := b.e.Response(c, time.Millisecond); err == nil {
 			return t, ans
 		}
 		if t.result != nil || t.ended != nil || (t.err != nil && !errors.Is(t.err, peer.ErrTimeout)) {
@@ -467,7 +467,7 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 				wait, quiet = q, true
 			}
 		}
-		in, err := b.e.Peer.NextWhere(max(0, wait), s.mine)
+		in, err := b.e.NextFrame(max(0, wait), s.mine)
 		if err != nil {
 			t.err = err
 			if errors.Is(err, peer.ErrExited) {
@@ -476,7 +476,7 @@ func (b *bridge) collectInto(t *turn, s *session, bound time.Duration, until fun
 			if quiet && errors.Is(err, peer.ErrTimeout) {
 				t.silent, t.silence = true, time.Since(last).Round(time.Millisecond)
 				b.e.Learn(depEarly, fmt.Sprintf("in scenario %s, session %q sent its turn's result before its system/init (transcript line %d) and no other result in the %s (--timeout) of silence that followed",
-					b.e.Peer.Scenario(), s.id, t.stray[0].Seq, b.e.Timeout))
+					b.e.Scenario(), s.id, t.stray[0].Seq, b.e.Timeout))
 			}
 			return
 		}
@@ -559,7 +559,7 @@ func (b *bridge) judgeStream(s *session, t *turn, first bool, what string) {
 		seq, actual := -1, fmt.Sprintf("%d sdk.message frame(s) of the session", len(t.frames))
 		if t.ended != nil {
 			seq, actual = t.ended.Seq, string(t.ended.Raw)
-			if tail := b.e.Peer.StderrTail(); len(tail) > 0 {
+			if tail := b.e.StderrTail(); len(tail) > 0 {
 				actual += "; last stderr: " + strings.Join(tail[max(0, len(tail)-3):], " | ")
 			}
 		}
@@ -607,7 +607,7 @@ func (b *bridge) judgeStream(s *session, t *turn, first bool, what string) {
 // quiet judges that nothing of the session's stream arrived since its
 // result, before the next request (BRIDGE-STREAM-2).
 func (b *bridge) quiet(s *session) {
-	in, err := b.e.Peer.NextWhere(0, func(in *peer.Inbound) bool {
+	in, err := b.e.NextFrame(0, func(in *peer.Inbound) bool {
 		t, _ := in.Field("/type")
 		return t == "sdk.message" && s.mine(in)
 	})
@@ -625,7 +625,7 @@ func (b *bridge) send(s *session, message string) (*peer.Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
-	b.e.Peer.Forget(c)
+	b.e.Forget(c)
 	return c, nil
 }
 
@@ -778,10 +778,8 @@ func (t *turn) failure(e *scenario.Env) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	if e.Peer != nil {
-		if tail := e.Peer.StderrTail(); len(tail) > 0 {
-			parts = append(parts, "last stderr: "+strings.Join(tail[max(0, len(tail)-3):], " | "))
-		}
+	if tail := e.StderrTail(); len(tail) > 0 {
+		parts = append(parts, "last stderr: "+strings.Join(tail[max(0, len(tail)-3):], " | "))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -99,7 +99,8 @@ func runOn(t *scripted, causes *scenario.Causes, name string, params ...string) 
 	p := peer.New(peer.Options{Protocol: b.Protocol, Schemas: b.Schemas, Transport: t,
 		Recorder: transcript.NewRecorder(), Observe: observe})
 	p.SetScenario(name)
-	e := &scenario.Env{Peer: p, Protocol: b.Protocol, Timeout: 300 * time.Millisecond, Observe: observe, Params: map[string]string{}, Causes: causes}
+	e := &scenario.Env{Protocol: b.Protocol, Timeout: 300 * time.Millisecond, Observe: observe, Params: map[string]string{}, Causes: causes}
+	e.SetPeer(p)
 	for i := 0; i+1 < len(params); i += 2 {
 		e.Params[params[i]] = params[i+1]
 	}

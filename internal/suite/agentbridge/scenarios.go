@@ -218,9 +218,9 @@ func callbackUnknown(e *scenario.Env) error {
 		if why != "" {
 			wait = 0
 		}
-		in, werr := e.Peer.Wait(c, wait)
+		in, werr := e.Response(c, wait)
 		if werr != nil {
-			e.Peer.Forget(c)
+			e.Forget(c)
 			if errors.Is(werr, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 			}
@@ -232,7 +232,7 @@ func callbackUnknown(e *scenario.Env) error {
 				"error CALLBACK_NOT_FOUND with id "+show(id), "nothing")
 			// One wait is enough to know; learned for the lane once the
 			// probe shows the backend alive.
-			unanswered = fmt.Sprintf("the callback.response for %s, which no callback.request carried, got no answer within %s (--timeout) in scenario %s", id, e.Timeout, e.Peer.Scenario())
+			unanswered = fmt.Sprintf("the callback.response for %s, which no callback.request carried, got no answer within %s (--timeout) in scenario %s", id, e.Timeout, e.Scenario())
 			e.Suspect(depNotFound, unanswered)
 			continue
 		}
@@ -513,7 +513,7 @@ func interruptKill(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if in, err := e.Peer.Wait(c, e.Timeout); errors.Is(err, peer.ErrExited) {
+	if in, err := e.Response(c, e.Timeout); errors.Is(err, peer.ErrExited) {
 		return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 	} else if err != nil {
 		e.Fail("BRIDGE-KILL-2", c.Seq, fmt.Sprintf("session.send for killed session %q got no answer within %s (--timeout)", s.id, e.Timeout),
@@ -539,7 +539,7 @@ func interruptKill(e *scenario.Env) error {
 	// have arrived before session.killed: only the order of arrival
 	// (transcript lines) is evidence.
 	for {
-		in, err := e.Peer.NextWhere(20*time.Millisecond, func(in *peer.Inbound) bool {
+		in, err := e.NextFrame(20*time.Millisecond, func(in *peer.Inbound) bool {
 			t, _ := in.Field("/type")
 			sid, _ := in.Field("/session_id")
 			return t == "sdk.message" && sid == s.id
@@ -756,10 +756,10 @@ func interruptCallback(e *scenario.Env) error {
 	if notFoundWhy != "" {
 		wait = 0
 	}
-	late, werr := e.Peer.Wait(c, wait)
+	late, werr := e.Response(c, wait)
 	if werr != nil {
 		// A callback.response that is taken has no answer of its own.
-		e.Peer.Forget(c)
+		e.Forget(c)
 		if errors.Is(werr, peer.ErrExited) {
 			return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 		}

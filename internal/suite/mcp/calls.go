@@ -14,17 +14,13 @@ import (
 // nextResponse waits for the next response frame not correlated with a
 // request (an answer to raw input), judging other frames on the way.
 func nextResponse(e *scenario.Env, s *session, timeout time.Duration) *peer.Inbound {
-	deadline := time.Now().Add(timeout)
-	for {
-		in, err := e.Peer.Next(time.Until(deadline))
-		if err != nil {
-			return nil
-		}
+	for in := range e.Drain(timeout, nil) {
 		if in.Kind != nil && in.Kind.Role == spec.RoleResponse {
 			return in
 		}
 		s.judgeFrame(e, in)
 	}
+	return nil
 }
 
 // lateAnswer bounds the wait, after the barrier request was answered, for
@@ -65,8 +61,8 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 	// A frame read before the line was sent answers something else: a
 	// stray answer left in the inbox (a mangled id the peer could not
 	// place, on a transport that does not guess) is no answer to it.
-	sent := e.Peer.Recorder().Len()
-	if err := e.Peer.SendRaw(line, true); err != nil {
+	sent := e.Lines()
+	if err := e.SendRaw(line, true); err != nil {
 		return nil, nil
 	}
 	// Not s.call: its drain would swallow the answer looked for here.
@@ -79,15 +75,8 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 		// Unanswered, the barrier has still given the server its timeout.
 		_, _ = e.Await(c, 0)
 	}
-	deadline := time.Now().Add(lateAnswer)
-	for {
-		in, err := e.Peer.Next(time.Until(deadline))
+	for in := range e.Drain(lateAnswer, nil) {
 		switch {
-		case err != nil:
-			if refusal == nil {
-				e.Peer.ForgetRaw()
-			}
-			return nil, refusal
 		case in.Kind != nil && in.Kind.Role == spec.RoleResponse && in.Seq >= 0 && in.Seq < sent:
 			s.judgeFrame(e, in)
 		case in.Kind != nil && in.Kind.Role == spec.RoleResponse:
@@ -100,6 +89,10 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 			s.judgeFrame(e, in)
 		}
 	}
+	if refusal == nil {
+		e.ForgetRaw()
+	}
+	return nil, refusal
 }
 
 // listAll follows nextCursor through every page of a list method and

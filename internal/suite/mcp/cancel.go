@@ -228,7 +228,7 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 		if time.Now().After(deadline) {
 			break
 		}
-		f, err := e.Peer.Next(min(20*time.Millisecond, time.Until(deadline)))
+		f, err := e.NextFrame(min(20*time.Millisecond, time.Until(deadline)), nil)
 		if errors.Is(err, peer.ErrExited) {
 			return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 		}
@@ -245,7 +245,7 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 	}
 	judgeOf(e).cancel(tok)
 	if !progressed {
-		e.Peer.Forget(c)
+		e.Forget(c)
 		e.Skip("MCP-CANCEL-2", fmt.Sprintf("tool %q reported no progress within %s, so wirecheck cannot show it was in progress (it was cancelled anyway)", name, time.Since(start).Round(time.Millisecond)))
 		return nil
 	}
@@ -256,11 +256,11 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 	}
 	// Until the expected end the answer is awaited as such (it ends the
 	// wait at once); then lateEnd's ping says how much longer.
-	late, err := e.Peer.Wait(c, max(time.Until(start.Add(expect)), 0))
+	late, err := e.Response(c, max(time.Until(start.Add(expect)), 0))
 	if late == nil && errors.Is(err, peer.ErrTimeout) {
-		late, err = e.Peer.Wait(c, max(time.Until(lateEnd(e, start, expect)), minLateWait))
+		late, err = e.Response(c, max(time.Until(lateEnd(e, start, expect)), minLateWait))
 	}
-	e.Peer.Forget(c)
+	e.Forget(c)
 	s.drain(e)
 	switch {
 	case err != nil && !errors.Is(err, peer.ErrTimeout):

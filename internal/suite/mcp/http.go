@@ -10,7 +10,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transcript"
 )
 
 // The HTTP scenarios probe what only HTTP has (session ids, methods,
@@ -62,7 +61,7 @@ var transportRules = []string{"MCP-HTTP-ENDPOINT-1", "MCP-HTTP-ACCEPT-2", "MCP-S
 // either way: over HTTP a server may refuse any request outside one, the
 // liveness ping after the scenario included.
 func exchanger(e *scenario.Env, kind string, rules ...string) (httpmcp.Exchanger, error) {
-	x, ok := e.Peer.Transport().(httpmcp.Exchanger)
+	x, ok := exchangerOf(e)
 	if !ok {
 		skipAll(e, "HTTP only: this run speaks stdio", applying(e, rules)...)
 		return nil, nil
@@ -138,7 +137,7 @@ func exchangeErr(ctx context.Context, e *scenario.Env, x httpmcp.Exchanger, what
 	if err != nil {
 		text += " (" + err.Error() + ")"
 	}
-	seq := e.Peer.Recorder().Add(transcript.Note, []byte(text))
+	seq := e.Annotate(text)
 	if res != nil && res.Status == 0 {
 		return nil, seq, err
 	}
@@ -291,4 +290,12 @@ func jsonObject(b []byte) (map[string]any, bool) {
 		return nil, false
 	}
 	return m, true
+}
+
+// exchangerOf is the run's HTTP transport, when it speaks HTTP: the
+// exchanges the probes make beside the session's messages.
+func exchangerOf(e *scenario.Env) (httpmcp.Exchanger, bool) {
+	var x httpmcp.Exchanger
+	ok := e.Ability(&x)
+	return x, ok
 }

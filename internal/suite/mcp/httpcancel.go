@@ -8,7 +8,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -44,7 +43,7 @@ func httpCancel(e *scenario.Env) error {
 	if len(holding(e, []string{cancelRule})) == 0 {
 		return nil
 	}
-	closer, ok := e.Peer.Transport().(transport.RequestCloser)
+	closer, ok := e.RequestCloser()
 	if !ok {
 		e.Skip(cancelRule, "this transport cannot close one request's stream")
 		return nil
@@ -89,7 +88,7 @@ func httpCancel(e *scenario.Env) error {
 	defer func() {
 		// The subscription ends the same way: its stream closed.
 		sub.closed = true
-		e.Peer.Forget(listen)
+		e.Forget(listen)
 		closer.CloseRequest(listen.Key)
 	}()
 	s.watch(e, e.Timeout, func() bool { return sub.acked || isDone(listen) })
@@ -124,7 +123,7 @@ func cancelByClose(e *scenario.Env, s *session, closer transport.RequestCloser, 
 	progressed := false
 	deadline := start.Add(max(e.Timeout, expect))
 	for !progressed && !isDone(c) && time.Now().Before(deadline) {
-		in, err := e.Peer.Next(min(20*time.Millisecond, time.Until(deadline)))
+		in, err := e.NextFrame(min(20*time.Millisecond, time.Until(deadline)), nil)
 		if errors.Is(err, peer.ErrExited) {
 			return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 		}
@@ -149,9 +148,9 @@ func cancelByClose(e *scenario.Env, s *session, closer transport.RequestCloser, 
 		return nil
 	}
 	judgeOf(e).cancel(tok)
-	e.Peer.Forget(c)
+	e.Forget(c)
 	closed := closer.CloseRequest(c.Key)
-	at := e.Peer.Recorder().Add(transcript.Note, []byte(fmt.Sprintf("wirecheck closes the SSE stream of request %s (tools/call %q): in 2026-07-28 that cancels it", c.Key, name)))
+	at := e.Annotate(fmt.Sprintf("wirecheck closes the SSE stream of request %s (tools/call %q): in 2026-07-28 that cancels it", c.Key, name))
 	switch {
 	case !progressed:
 		e.Skip(cancelRule, fmt.Sprintf("tool %q reported no progress on its stream within %s, so wirecheck cannot show it was in progress (its stream was closed anyway)", name, time.Since(start).Round(time.Millisecond)))
@@ -169,7 +168,7 @@ func cancelByClose(e *scenario.Env, s *session, closer transport.RequestCloser, 
 	// they are due, and what is judged is which stream they come on.
 	watchUntil := time.Now().Add(max(time.Until(start.Add(expect+lateGrace)), minLateWait))
 	for time.Now().Before(watchUntil) {
-		in, err := e.Peer.Next(time.Until(watchUntil))
+		in, err := e.NextFrame(time.Until(watchUntil), nil)
 		if errors.Is(err, peer.ErrExited) {
 			return fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // The existing scenarios over HTTP: where a raw line's answer on stdio is
@@ -17,7 +16,7 @@ import (
 
 // httpKind is "" on stdio, else the HTTP transport's kind ("http", "sse").
 func httpKind(e *scenario.Env) string {
-	if x, ok := e.Peer.Transport().(httpmcp.Exchanger); ok {
+	if x, ok := exchangerOf(e); ok {
 		return x.Kind()
 	}
 	return ""
@@ -26,7 +25,7 @@ func httpKind(e *scenario.Env) string {
 // post sends body as its own POST of the session and returns what came
 // back, noted in the transcript.
 func post(e *scenario.Env, what string, body []byte, drop ...string) (*httpmcp.Result, int) {
-	x := e.Peer.Transport().(httpmcp.Exchanger)
+	x, _ := exchangerOf(e)
 	return exchange(e, x, what, httpmcp.Exchange{Method: http.MethodPost, Body: body, Drop: drop})
 }
 
@@ -109,6 +108,6 @@ func judgeBodyAnswer(e *scenario.Env, rule, line string, code int64, idOK func(a
 // body it cannot parse (docs/silence.md); a 2xx, or a JSON-RPC error with
 // another code, still fails.
 func passBareRefusal(e *scenario.Env, rule string, seq int, how string) {
-	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Pass, Seq: seq,
-		Message: "refused with " + how + " and no JSON-RPC error: of input a server cannot accept, \"The HTTP response body **MAY** comprise a JSON-RPC _error response_\" (2025-03-26 basic/transports § Sending Messages to the Server), read for any body the server cannot parse"})
+	e.PassNote(rule, seq,
+		"refused with "+how+" and no JSON-RPC error: of input a server cannot accept, \"The HTTP response body **MAY** comprise a JSON-RPC _error response_\" (2025-03-26 basic/transports § Sending Messages to the Server), read for any body the server cannot parse")
 }

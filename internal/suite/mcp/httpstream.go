@@ -23,7 +23,7 @@ func (s *session) judgeUnrelated(e *scenario.Env, in *peer.Inbound, method strin
 	if v == nil || v.Verb != http.MethodPost || v.For == "" {
 		return
 	}
-	for _, c := range e.Peer.InFlight() {
+	for _, c := range e.InFlight() {
 		if c.Key == v.For && c.Method == "subscriptions/listen" {
 			return
 		}

@@ -139,7 +139,7 @@ func batch(e *scenario.Env) error {
 		batchPost(e, line, a, b)
 		return nil
 	}
-	if err := e.Peer.SendRaw([]byte(line+"\n"), true); err != nil {
+	if err := e.SendRaw([]byte(line+"\n"), true); err != nil {
 		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	in := nextResponse(e, s, e.Timeout)

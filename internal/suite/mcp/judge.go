@@ -64,10 +64,10 @@ func NewJudge(p *spec.Protocol) peer.Judge {
 // judgeOf is the judge of the current process (a bare one when the peer
 // has none, as in a test that wires no judge).
 func judgeOf(e *scenario.Env) *judge {
-	if j, ok := e.Peer.Judge().(*judge); ok {
+	if j, ok := e.Judge().(*judge); ok {
 		return j
 	}
-	return e.Peer.State(judgeKey{}, func() any { return NewJudge(e.Protocol) }).(*judge)
+	return e.State(judgeKey{}, func() any { return NewJudge(e.Protocol) }).(*judge)
 }
 
 type judgeKey struct{}

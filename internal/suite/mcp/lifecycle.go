@@ -174,10 +174,10 @@ func beforeInitialize(e *scenario.Env) error {
 		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	wait := max(e.Timeout, firstWait)
-	in, err := e.Peer.Wait(c, wait)
+	in, err := e.Response(c, wait)
 	switch {
 	case errors.Is(err, peer.ErrTimeout):
-		e.Peer.Forget(c)
+		e.Forget(c)
 		e.Fail("MCP-LIFECYCLE-5", c.Seq, "a request sent before initialize was not answered within "+wait.String()+
 			" (the first request of a fresh process: the wait includes its start; --timeout sets it when longer)", "a result or an error", "nothing")
 	case err != nil:

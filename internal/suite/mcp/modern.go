@@ -41,7 +41,7 @@ func fallback(e *scenario.Env, why string) (*session, error) {
 // fallbackTo is fallback asking initialize for the revision v.
 func fallbackTo(e *scenario.Env, why, v string) (*session, error) {
 	if p, err := e.Protocol.ForVersion(v); err == nil {
-		e.Peer.SetProtocol(p)
+		e.SetProtocol(p)
 	}
 	in, s, err := handshake(e, v, false)
 	if err != nil {
@@ -52,7 +52,7 @@ func fallbackTo(e *scenario.Env, why, v string) (*session, error) {
 	}
 	if s.version != v {
 		if p, err := e.Protocol.ForVersion(s.version); err == nil {
-			e.Peer.SetProtocol(p)
+			e.SetProtocol(p)
 		}
 	}
 	s.fallback = why

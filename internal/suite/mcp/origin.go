@@ -12,7 +12,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/sockets"
-	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -114,7 +113,7 @@ func judgeBind(e *scenario.Env, x httpmcp.Exchanger) {
 			bad = append(bad, l.String()+map[bool]string{true: " (every interface)", false: ""}[l.Wildcard()])
 		}
 	}
-	seq := e.Peer.Recorder().Add(transcript.Note, []byte(fmt.Sprintf("the launched server (process %d and its children) listens on port %d at: %s", pid, port, orNone(on))))
+	seq := e.Annotate(fmt.Sprintf("the launched server (process %d and its children) listens on port %d at: %s", pid, port, orNone(on)))
 	switch {
 	case len(on) == 0:
 		e.Skip("MCP-BIND-1", fmt.Sprintf("no process of the launched server (process %d and its children) listens on the endpoint's port %d: another serves it (a container's proxy?), whose binding cannot be read", pid, port))

@@ -16,17 +16,20 @@ import (
 //
 //go:noinline
 func used() (weak.Pointer[peer.Peer], weak.Pointer[session]) {
-	e := &scenario.Env{Peer: &peer.Peer{}}
+	e := &scenario.Env{}
+	e.SetPeer(&peer.Peer{})
 	s := &session{}
 	keep(e, s)
 	silent(e, "server/discover was not answered", false)
-	return weak.Make(e.Peer), weak.Make(s)
+	return weak.Make(e.Peer()), weak.Make(s)
 }
 
 var _ = Describe("what the suite knows about a server process", func() {
 	It("belongs to that process: a new process starts with no session", func() {
-		a := &scenario.Env{Peer: &peer.Peer{}}
-		b := &scenario.Env{Peer: &peer.Peer{}}
+		a := &scenario.Env{}
+		a.SetPeer(&peer.Peer{})
+		b := &scenario.Env{}
+		b.SetPeer(&peer.Peer{})
 		s := &session{}
 		keep(a, s)
 		silent(a, "server/discover was not answered within 1s", false)

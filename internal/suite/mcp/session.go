@@ -105,7 +105,7 @@ type processKey struct{}
 
 // proc returns what the suite knows about the current server process.
 func proc(e *scenario.Env) *process {
-	return e.Peer.State(processKey{}, func() any { return &process{} }).(*process)
+	return e.State(processKey{}, func() any { return &process{} }).(*process)
 }
 
 // keep makes s the session of the current server process, and tells a
@@ -157,7 +157,7 @@ func notify(e *scenario.Env, method string, params any) error {
 		m["params"] = params
 	}
 	b, _ := json.Marshal(m)
-	if err := e.Peer.SendRaw(append(b, '\n'), false); err != nil {
+	if err := e.SendRaw(append(b, '\n'), false); err != nil {
 		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	return nil
@@ -209,11 +209,7 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
 	if pause > 0 {
 		time.Sleep(pause)
-		for {
-			f, err := e.Peer.Next(0)
-			if err != nil {
-				break
-			}
+		for f := range e.Drain(0, nil) {
 			s.early = append(s.early, f)
 		}
 	}
@@ -242,17 +238,14 @@ func settle(e *scenario.Env) {
 	if err != nil || c == nil {
 		return
 	}
-	if _, err := e.Peer.Wait(c, min(e.Timeout, time.Second)); err != nil {
-		e.Peer.Forget(c)
+	if _, err := e.Response(c, min(e.Timeout, time.Second)); err != nil {
+		e.Forget(c)
 		return
 	}
 	stray := func(in *peer.Inbound) bool {
 		return in.Call == nil && !in.Invalid && in.Kind != nil && in.Kind.Role == spec.RoleResponse
 	}
-	for {
-		if _, err := e.Peer.NextWhere(0, stray); err != nil {
-			return
-		}
+	for range e.Drain(0, stray) {
 	}
 }
 
@@ -365,7 +358,7 @@ func discover(e *scenario.Env, version string, store bool) (*peer.Inbound, *sess
 	if errors.Is(err, peer.ErrTimeout) || errors.Is(err, peer.ErrRefused) {
 		// The stdio probe's third outcome: no answer means a legacy
 		// server. A late answer is matched to the call, not a stray.
-		e.Peer.Forget(c)
+		e.Forget(c)
 		return nil, nil, nil
 	}
 	if err != nil {
@@ -407,7 +400,7 @@ const discoverDep = "answer to server/discover"
 // result" kind) and never owed.
 func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 	start := time.Now()
-	in, err := e.Peer.Wait(c, e.Timeout)
+	in, err := e.Response(c, e.Timeout)
 	if !errors.Is(err, peer.ErrTimeout) {
 		return in, err
 	}
@@ -422,32 +415,32 @@ func waitDiscover(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 		silent(e, discoverEnded(start, "the wait ended as the ping sent behind it could not be sent: "+err.Error()), false)
 		return nil, err
 	}
-	defer e.Peer.Forget(b)
+	defer e.Forget(b)
 	t := time.NewTimer(firstWait - e.Timeout)
 	defer t.Stop()
 	select {
 	case <-c.Done():
 		// Answered, or its exchange refused (ErrRefused), which discover
 		// says.
-		return e.Peer.Wait(c, 0)
+		return e.Response(c, 0)
 	case <-b.Done():
-		in, err := e.Peer.Wait(c, lateAnswer)
+		in, err := e.Response(c, lateAnswer)
 		if errors.Is(err, peer.ErrTimeout) {
 			why := discoverEnded(start, fmt.Sprintf("a ping sent behind it once %s had passed was answered (transcript line %d), and server/discover was not within %s after: the server read it and dropped it", e.Bound(e.Timeout), b.Response.Seq, lateAnswer))
 			silent(e, why, false)
-			e.Learn(discoverDep, why+" in scenario "+e.Peer.Scenario())
+			e.Learn(discoverDep, why+" in scenario "+e.Scenario())
 		}
 		return in, err
 	case <-t.C:
 		silent(e, fmt.Sprintf("server/discover was not answered within %s (the bound of a fresh process's first answer, which includes its start), nor was a ping sent behind it", firstWait), false)
-		return e.Peer.Wait(c, 0)
-	case <-e.Peer.Gone():
+		return e.Response(c, 0)
+	case <-e.OutputEnded():
 		// An answer routed just before the output ended is taken; else
 		// the server is gone, not a legacy one (Wait(c, 0) could say
 		// either: its timer and the end are both ready).
 		select {
 		case <-c.Done():
-			return e.Peer.Wait(c, 0)
+			return e.Response(c, 0)
 		default:
 		}
 		silent(e, discoverEnded(start, "the wait ended as "+e.Gone()), false)
@@ -591,11 +584,7 @@ func (s *session) dispatch(e *scenario.Env, method string, params map[string]any
 // notifications against the tokens wirecheck sent, log notifications
 // against the logging capability.
 func (s *session) drain(e *scenario.Env) {
-	for {
-		in, err := e.Peer.Next(0)
-		if err != nil {
-			return
-		}
+	for in := range e.Drain(0, nil) {
 		s.judgeFrame(e, in)
 	}
 }

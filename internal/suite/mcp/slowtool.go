@@ -7,8 +7,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transcript"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // SkipToolParam names the --param that leaves a listed tool uncalled by
@@ -54,9 +52,11 @@ func unjudged(err error) bool {
 // The caller goes on with the other tools.
 func (s *session) awaitTool(e *scenario.Env, c *peer.Call, tok string, params map[string]any) (*peer.Inbound, error) {
 	// Over Streamable HTTP the exchange itself may run out of --timeout
-	// first (no response headers): that, too, is no finding.
-	e.Peer.Patient(c)
-	in, err := e.Peer.WaitUp(c, e.Timeout)
+	// first (no response headers): that, too, is no finding. The session
+	// was opened by an answer, so the server is up: the wait gets no
+	// start-up grace (peer.Peer.WaitUp's equals Wait's once it has written).
+	e.Patient(c)
+	in, err := e.Response(c, e.Timeout)
 	timedOut := errors.Is(err, peer.ErrRefused) && c.Response != nil && c.Response.HTTP != nil && c.Response.HTTP.TimedOut
 	if !errors.Is(err, peer.ErrTimeout) && !timedOut {
 		if err == nil {
@@ -65,7 +65,7 @@ func (s *session) awaitTool(e *scenario.Env, c *peer.Call, tok string, params ma
 		// Refused, gone: as Await says it (the call is done, so at once).
 		return e.Await(c, 0)
 	}
-	e.Peer.Forget(c)
+	e.Forget(c)
 	name, _ := params["name"].(string)
 	if err := s.cancelCall(e, c, tok, fmt.Sprintf("no answer within %s (wirecheck's --timeout)", e.Timeout)); err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func (s *session) awaitTool(e *scenario.Env, c *peer.Call, tok string, params ma
 	}
 	msg := fmt.Sprintf("tool %s not judged: no answer within %s; wirecheck cancelled the call, and the server answered the probe after it; raise --timeout, or leave the tool out with --param %s=%s",
 		show(name), e.Bound(e.Timeout), SkipToolParam, name)
-	e.Peer.Recorder().Add(transcript.Note, []byte(msg))
+	e.Annotate(msg)
 	e.Notef("%s", msg)
 	return nil, fmt.Errorf("%w: %s", errSlowTool, msg)
 }
@@ -86,7 +86,7 @@ func (s *session) awaitTool(e *scenario.Env, c *peer.Call, tok string, params ma
 func (s *session) cancelCall(e *scenario.Env, c *peer.Call, tok, reason string) error {
 	// Before the stream closes: the judge reads its frames as they come.
 	judgeOf(e).cancel(tok)
-	if rc, ok := e.Peer.Transport().(transport.RequestCloser); ok && s.modern {
+	if rc, ok := e.RequestCloser(); ok && s.modern {
 		rc.CloseRequest(c.Key)
 	} else if err := notify(e, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}); err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 // initialized with the run's revision.
 func closeAndEnd(e *scenario.Env) error {
 	e.Closed = true
-	_ = e.Peer.Transport().CloseInput()
+	_ = e.CloseInput()
 	return nil
 }
 
@@ -37,8 +37,7 @@ func shutdown(e *scenario.Env) error {
 		return err
 	}
 	e.Closed = true
-	t := e.Peer.Transport()
-	if err := t.CloseInput(); err != nil {
+	if err := e.CloseInput(); err != nil {
 		return fmt.Errorf("%w: closing stdin: %v", scenario.ErrGone, err)
 	}
 	within, bound := exitWait, "wirecheck's default: the page says only \"within a reasonable time\"; --param "+ExitWaitParam+"=DURATION sets it"
@@ -50,7 +49,7 @@ func shutdown(e *scenario.Env) error {
 		within, bound = d, "--param "+ExitWaitParam
 	}
 	select {
-	case <-t.Exited():
+	case <-e.Exited():
 		e.Pass("MCP-STDIO-4", -1)
 	case <-time.After(within):
 		e.Hung = true

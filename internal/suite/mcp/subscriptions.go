@@ -7,7 +7,6 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // subscription is one subscriptions/listen request wirecheck opened.
@@ -204,8 +203,8 @@ func subscriptions(e *scenario.Env) error {
 		return nil
 	}
 	sub.closed = true
-	e.Peer.Forget(c)
-	if closer, ok := e.Peer.Transport().(transport.RequestCloser); ok && closer.CloseRequest(key) {
+	e.Forget(c)
+	if closer, ok := e.RequestCloser(); ok && closer.CloseRequest(key) {
 		// Over Streamable HTTP closing the stream is the cancellation;
 		// MCP-SUBS-4 holds on stdio only (see its note in the spec).
 		return nil
@@ -281,13 +280,14 @@ func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any
 
 // watch judges the frames that come until until holds or d passes.
 func (s *session) watch(e *scenario.Env, d time.Duration, until func() bool) {
-	deadline := time.Now().Add(d)
-	for !until() {
-		f, err := e.Peer.Next(time.Until(deadline))
-		if err != nil {
+	if until() {
+		return
+	}
+	for f := range e.Drain(d, nil) {
+		s.judgeFrame(e, f)
+		if until() {
 			return
 		}
-		s.judgeFrame(e, f)
 	}
 }
 
@@ -309,7 +309,7 @@ func unacked(e *scenario.Env, c *peer.Call, start time.Time) string {
 // scenarioEnded reports whether the server's output has ended.
 func scenarioEnded(e *scenario.Env) bool {
 	select {
-	case <-e.Peer.Gone():
+	case <-e.OutputEnded():
 		return true
 	default:
 		return false

@@ -165,13 +165,13 @@ func judgeVersionError(e *scenario.Env, in *peer.Inbound) {
 // that does not owes none of the rules of that revision alone, and those
 // are dropped; the others are judged as ever.
 func openModern(e *scenario.Env, v string) (in *peer.Inbound, s *session, u *unspoken, ans *peer.Inbound, err error) {
-	e.Peer.HoldChecks()
+	e.HoldChecks()
 	defer func() {
 		var keep func(verdict.Observation) bool
 		if u != nil {
 			keep = u.owed(e)
 		}
-		e.Peer.ReleaseChecks(keep)
+		e.ReleaseChecks(keep)
 	}()
 	in, s, err = discover(e, v, false)
 	if err != nil {

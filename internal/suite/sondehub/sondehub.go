@@ -64,7 +64,7 @@ func skipAll(e *scenario.Env, why string, rules ...string) {
 // session open (a server may refuse the liveness ping outside one); nil
 // (every rule skipped) on another transport.
 func exchanger(e *scenario.Env, rules ...string) (httpmcp.Exchanger, error) {
-	x, ok := e.Peer.Transport().(httpmcp.Exchanger)
+	x, ok := exchangerOf(e)
 	if !ok || x.Kind() != "http" {
 		skipAll(e, "the sonde hub speaks Streamable HTTP; this run does not", rules...)
 		return nil, nil
@@ -115,4 +115,11 @@ func mediaType(h http.Header) string {
 		return strings.ToLower(strings.TrimSpace(h.Get("Content-Type")))
 	}
 	return mt
+}
+
+// exchangerOf is the run's HTTP transport, when it speaks HTTP.
+func exchangerOf(e *scenario.Env) (httpmcp.Exchanger, bool) {
+	var x httpmcp.Exchanger
+	ok := e.Ability(&x)
+	return x, ok
 }

@@ -33,7 +33,7 @@ func silenceScenarios() []*scenario.Scenario {
 // the next protocol frame (junk on stdout is judged by the framing rules
 // and is no answer).
 func answerTo(e *scenario.Env, line string) (*peer.Inbound, error) {
-	if err := e.Peer.SendRaw([]byte(line+"\n"), true); err != nil {
+	if err := e.SendRaw([]byte(line+"\n"), true); err != nil {
 		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
 	return nextAnswer(e)
@@ -49,7 +49,7 @@ func nextAnswer(e *scenario.Env) (*peer.Inbound, error) {
 		if left <= 0 {
 			return nil, fmt.Errorf("%w: only frames that are no protocol frame within %s", peer.ErrTimeout, e.Timeout)
 		}
-		in, err := e.Peer.Next(left)
+		in, err := e.NextFrame(left, nil)
 		if err != nil {
 			if errors.Is(err, peer.ErrExited) {
 				return nil, fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
@@ -91,7 +91,7 @@ func noID(e *scenario.Env) error {
 			}
 			// One missing answer decides the rule; waiting out the
 			// others would cost a timeout each.
-			e.Peer.ForgetRaw()
+			e.ForgetRaw()
 			return nil
 		}
 		got, has := in.Field("/id")
@@ -141,7 +141,7 @@ func nonObject(e *scenario.Env) error {
 			if errors.Is(err, scenario.ErrGone) {
 				return err
 			}
-			e.Peer.ForgetRaw()
+			e.ForgetRaw()
 			break
 		}
 		okv, _ := in.Field("/ok")

@@ -202,7 +202,7 @@ func runtimeError(e *scenario.Env, c *peer.Call, resp *peer.Inbound, name, msg s
 // wait that timed out, without a timing of its own: the peer knows which.
 func exited(e *scenario.Env) bool {
 	select {
-	case <-e.Peer.Gone():
+	case <-e.OutputEnded():
 		return true
 	default:
 		return false

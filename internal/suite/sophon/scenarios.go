@@ -468,7 +468,7 @@ func subscribe(e *scenario.Env, s *mcpsuite.Session, items []any) error {
 			if updates == 0 {
 				wait = max(0, time.Until(until))
 			}
-			n, err := e.Peer.Next(wait)
+			n, err := e.NextFrame(wait, nil)
 			if err != nil {
 				break
 			}

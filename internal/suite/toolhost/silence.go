@@ -24,12 +24,12 @@ var errUnanswered = errors.New("no answer")
 // Env.Await it charges no rule when none comes: the caller's rule is the
 // one that speaks of such requests.
 func answerOf(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
-	in, err := e.Peer.Wait(c, e.Timeout)
+	in, err := e.Response(c, e.Timeout)
 	switch {
 	case err == nil:
 		return in, nil
 	case errors.Is(err, peer.ErrTimeout):
-		e.Peer.Forget(c)
+		e.Forget(c)
 		return nil, errUnanswered
 	default:
 		return nil, fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
@@ -40,17 +40,17 @@ func answerOf(e *scenario.Env, c *peer.Call) (*peer.Inbound, error) {
 // JSON, not an object, no id, an id of another type) and waits for the
 // answer the peer could not match to a request.
 func answerToLine(e *scenario.Env, line string) (*peer.Inbound, error) {
-	if err := e.Peer.SendRaw([]byte(line+"\n"), true); err != nil {
+	if err := e.SendRaw([]byte(line+"\n"), true); err != nil {
 		return nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
-	in, err := e.Peer.NextWhere(e.Timeout, func(in *peer.Inbound) bool {
+	in, err := e.NextFrame(e.Timeout, func(in *peer.Inbound) bool {
 		return in.Kind != nil && in.Kind.Role == spec.RoleResponse && in.Call == nil
 	})
 	switch {
 	case err == nil:
 		return in, nil
 	case errors.Is(err, peer.ErrTimeout):
-		e.Peer.ForgetRaw()
+		e.ForgetRaw()
 		return nil, errUnanswered
 	default:
 		return nil, fmt.Errorf("%w: %s", scenario.ErrGone, e.Gone())
