@@ -184,14 +184,15 @@ func (c *Campaign) run(t *rapid.T) {
 func (pr *proc) settle(stopped error) bool {
 	h := session.Probe(pr.env, stopped)
 	after := "after " + pr.currentShape() + ", "
-	switch h.State {
-	case session.Dead:
-		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+"the server died: "+h.Why,
+	switch v, judged := h.Survival(); {
+	case !judged:
+	case h.State == session.Dead:
+		pr.p.Check(verdict.CheckSurvives, v, -1, after+"the server died: "+h.Why,
 			"the server keeps running", pr.p.Transport().ExitStatus().String())
-	case session.Hung:
-		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+h.Why, "the server keeps answering", "no answer")
-	case session.Alive, session.Refused:
-		pr.p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
+	case h.State == session.Hung:
+		pr.p.Check(verdict.CheckSurvives, v, -1, after+h.Why, "the server keeps answering", "no answer")
+	default:
+		pr.p.Check(verdict.CheckSurvives, v, -1, "", "", "")
 	}
 	if h.State == session.Alive || h.State == session.Hung || h.State == session.Refused {
 		pr.sent++
