@@ -84,7 +84,10 @@ type proc struct {
 type sequence struct {
 	c  *Campaign
 	t  *rapid.T
-	pr *proc
+	ln *lane
+	// index is its place in the batch.
+	index int
+	pr    *proc
 	// from is the first unit of this sequence in pr.units: 0 when it
 	// started the process (its setup is part of it).
 	from   int
@@ -114,8 +117,8 @@ const (
 // errStop ends a sequence early (the server is gone, or a failure was seen).
 var errStop = errors.New("sequence stopped")
 
-// run is the rapid property.
-func (c *Campaign) run(t *rapid.T) {
+// run is the rapid property: sequence index of the batch, on lane ln.
+func (c *Campaign) run(t *rapid.T, ln *lane, index int) {
 	// A server that cannot be started fails every sequence the same way:
 	// one start failure ends the campaign, not one per sequence. An
 	// interrupt or a spent budget ends the batch at once: a refused
@@ -127,11 +130,11 @@ func (c *Campaign) run(t *rapid.T) {
 		runtime.Goexit()
 	}
 	c.countSequence()
-	pr, err := c.acquire()
+	pr, err := c.acquire(ln)
 	if pr == nil {
 		return
 	}
-	s := &sequence{c: c, t: t, pr: pr}
+	s := &sequence{c: c, t: t, ln: ln, index: index, pr: pr}
 	if pr.sequences > 0 {
 		s.from = len(pr.units)
 	}
@@ -204,29 +207,24 @@ func (pr *proc) settle(stopped error) bool {
 	return keep
 }
 
-// judge fails the rapid test when the sequence saw a failure, which makes
-// rapid shrink it. A failure on a process that served sequences before is
-// confirmed on a fresh one first: alone, it is shrunk as any other; only
-// after the history of its process, that history is the reproducer,
-// shrunk here (rapid cannot: it shrinks one sequence). An interrupted
-// campaign fails nothing.
+// judge deals with a failure the sequence saw. On a lane that generates,
+// it is a candidate for the batch to decide (see batch): a failure on a
+// process that served sequences before is confirmed on a fresh one
+// first; alone, it is shrunk as any other; only after the history of its
+// process, that history is the reproducer, shrunk by confirm (rapid
+// cannot: it shrinks one sequence). On the shrinking lane it fails the
+// rapid test, which makes rapid shrink it. An interrupted campaign fails
+// nothing.
 func (s *sequence) judge() {
 	f := s.pr.failed()
 	if f == nil || s.c.ctx.Err() != nil || s.c.known(f) {
 		return
 	}
-	run := s.pr.record()
-	if s.from > 0 {
-		var history bool
-		if run, history = s.c.confirm(s.pr, s.from, f); run == nil {
-			s.c.unconfirmed.Add(1)
-			return
-		}
-		if history {
-			return
-		}
+	if !s.ln.shrink {
+		s.ln.cand = &candidate{index: s.index, obs: *f, run: s.pr.record(), units: s.pr.units, setup: s.pr.setup, from: s.from}
+		return
 	}
-	s.c.recordFailure(run)
+	s.c.recordFailure(s.pr.record())
 	// rapid takes two runs of one input for the same failure only when
 	// this text is the same (else it stops shrinking at once, or never
 	// starts), so it names the bug and nothing timing or history
@@ -244,9 +242,11 @@ func (s *sequence) finish() {
 	pr.sent = 0
 	pr.sequences++
 	if s.c.cfg.Trace != nil {
+		s.c.trace.Lock()
 		s.c.cfg.Trace(flatten(pr.units[s.from:]))
+		s.c.trace.Unlock()
 	}
-	s.c.release(pr, s.keep)
+	s.c.release(s.ln, pr, s.keep)
 }
 
 func (pr *proc) observe(o verdict.Observation) {
