@@ -709,11 +709,13 @@ func (c *Campaign) toolsFrom(in *peer.Inbound) []tool {
 
 // fill copies a request template of the spec, replacing "$name" and
 // "$args" by a tool call's name and arguments, "$token" by a string no
-// other request of the run carries (MCP's progress token: the frame judge
-// holds the server to the tokens it was sent), and "$last:/pointer" by the
-// value at that pointer in the latest response that had one (the state a
-// tool host hands back), or an empty object before there is one.
-func fill(v any, name string, args any, last map[string]any) any {
+// other request of the process carries (MCP's progress token: the frame
+// judge, one per process, holds the server to the tokens it was sent;
+// numbered per process, so a sequence sends the same bytes whichever lane
+// and process it runs on), and "$last:/pointer" by the value at that
+// pointer in the latest response of the process that had one (the state
+// a tool host hands back), or an empty object before there is one.
+func fill(v any, name string, args any, pr *proc) any {
 	switch x := v.(type) {
 	case string:
 		switch {
@@ -722,9 +724,10 @@ func fill(v any, name string, args any, last map[string]any) any {
 		case x == "$args":
 			return args
 		case x == "$token":
-			return scenario.NextID("wc-fuzz-progress")
+			pr.tokens++
+			return fmt.Sprintf("wc-fuzz-progress-%d", pr.tokens)
 		case strings.HasPrefix(x, "$last:"):
-			if got, ok := last[strings.TrimPrefix(x, "$last:")]; ok {
+			if got, ok := pr.last[strings.TrimPrefix(x, "$last:")]; ok {
 				return jsonval.Clone(got)
 			}
 			return map[string]any{}
@@ -733,13 +736,13 @@ func fill(v any, name string, args any, last map[string]any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, v := range x {
-			out[k] = fill(v, name, args, last)
+			out[k] = fill(v, name, args, pr)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, v := range x {
-			out[i] = fill(v, name, args, last)
+			out[i] = fill(v, name, args, pr)
 		}
 		return out
 	}

@@ -57,9 +57,11 @@ type proc struct {
 	rec *transcript.Recorder
 	// ids numbers the requests of the process (f1, f2, …): one id is never
 	// used twice on one process, as MCP asks of a session.
-	ids   int
-	tools []tool
-	last  map[string]any // values carried from response to request
+	ids int
+	// tokens numbers the progress tokens it was sent ($token).
+	tokens int
+	tools  []tool
+	last   map[string]any // values carried from response to request
 	// units is everything run on the process, its setup first (setup
 	// units of them); sequences counts the sequences it has served.
 	units     []unit
@@ -328,12 +330,12 @@ func (pr *proc) setupSteps() error {
 	for _, step := range f.Setup {
 		pr.setShape("setup")
 		if n, ok := spec.SetupNotification(step); ok {
-			if err := pr.notify(fill(n, "", nil, pr.last)); err != nil {
+			if err := pr.notify(fill(n, "", nil, pr)); err != nil {
 				return err
 			}
 			continue
 		}
-		if _, err := pr.call(fill(step, "", nil, pr.last)); err != nil {
+		if _, err := pr.call(fill(step, "", nil, pr)); err != nil {
 			return err
 		}
 	}
@@ -341,7 +343,7 @@ func (pr *proc) setupSteps() error {
 		pr.setShape("discover tools")
 		var cursor any
 		for page := 0; page < maxPages; page++ {
-			req := fill(f.Tools.List, "", nil, pr.last)
+			req := fill(f.Tools.List, "", nil, pr)
 			if page > 0 {
 				setPointer(req, f.Tools.Next.To, cursor)
 			}
@@ -430,14 +432,14 @@ func (s *sequence) draw() *action {
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
 		return &action{s.callLabel(tl.name), func() error {
-			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr.last))
+			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr))
 			return err
 		}}
 	case "call-invalid":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
 		return &action{s.callLabel(tl.name) + " with invalid arguments", func() error {
-			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr.last)
+			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr)
 			name := pr.request(v)
 			return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
 		}}
