@@ -70,6 +70,11 @@ func (c *Campaign) batch(n int) int {
 		slices.SortFunc(cands, func(a, b *candidate) int { return a.index - b.index })
 		for _, cd := range cands {
 			if c.decide(cd) {
+				// The sequences after it that were under way when it
+				// failed ran (Stats.Sequences counts them) but do not
+				// count against Runs: with one lane they would not
+				// have run.
+				c.generated.Add(-int64(next - cd.index - 1))
 				return cd.index + 1
 			}
 		}
