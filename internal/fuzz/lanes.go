@@ -38,7 +38,9 @@ func (c *Campaign) batch(n int) int {
 			mu    sync.Mutex
 			stop  bool
 			cands []*candidate
-			wg    sync.WaitGroup
+			// ran are the sequences that ran (were not refused).
+			ran []int
+			wg  sync.WaitGroup
 		)
 		for _, ln := range c.lanes {
 			wg.Add(1)
@@ -58,11 +60,15 @@ func (c *Campaign) batch(n int) int {
 					i := next
 					next++
 					mu.Unlock()
-					if cd := c.sequence(ln, i); cd != nil {
-						mu.Lock()
-						cands, stop = append(cands, cd), true
-						mu.Unlock()
+					cd := c.sequence(ln, i)
+					mu.Lock()
+					if ln.ran {
+						ran = append(ran, i)
 					}
+					if cd != nil {
+						cands, stop = append(cands, cd), true
+					}
+					mu.Unlock()
 				}
 			}()
 		}
@@ -74,7 +80,11 @@ func (c *Campaign) batch(n int) int {
 				// failed ran (Stats.Sequences counts them) but do not
 				// count against Runs: with one lane they would not
 				// have run.
-				c.generated.Add(-int64(next - cd.index - 1))
+				for _, i := range ran {
+					if i > cd.index {
+						c.generated.Add(-1)
+					}
+				}
 				return cd.index + 1
 			}
 		}
@@ -93,7 +103,7 @@ func (c *Campaign) halted() bool {
 // sequence runs sequence i of the batch on a lane and returns its
 // failure, if it found one that is not a known bug.
 func (c *Campaign) sequence(ln *lane, i int) *candidate {
-	ln.cand = nil
+	ln.cand, ln.ran = nil, false
 	check(seedOf(c.seed, i), func(t *rapid.T) { c.run(t, ln, i) })
 	return ln.cand
 }

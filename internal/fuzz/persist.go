@@ -28,6 +28,8 @@ type lane struct {
 	// cand is the failure its last sequence found, to be decided in
 	// index order once every lower sequence has ended (see batch).
 	cand *candidate
+	// ran is set once its last sequence was let run (counted).
+	ran bool
 }
 
 // candidate is a failure a sequence found while generating: not yet

@@ -132,6 +132,7 @@ func (c *Campaign) run(t *rapid.T, ln *lane, index int) {
 		runtime.Goexit()
 	}
 	c.countSequence()
+	ln.ran = true
 	pr, err := c.acquire(ln)
 	if pr == nil {
 		return
