@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"testing"
 
 	"pgregory.net/rapid"
 )
@@ -153,7 +154,13 @@ func check(seed uint64, prop func(*rapid.T)) {
 	rapidFlags.Lock()
 	var once sync.Once
 	unlock := func() { once.Do(rapidFlags.Unlock) }
-	setFlag("rapid.checks", "1")
+	checks := "1"
+	if testing.Short() {
+		// rapid runs a fifth of its checks under go test -short: 1/5
+		// would be none.
+		checks = "5"
+	}
+	setFlag("rapid.checks", checks)
 	setFlag("rapid.seed", strconv.FormatUint(seed, 10))
 	done := make(chan struct{})
 	go func() {
