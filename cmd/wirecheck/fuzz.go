@@ -8,6 +8,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/certify"
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/progress"
+	"github.com/wirecheck/wirecheck/internal/runner"
 )
 
 type fuzzFlags struct {
@@ -15,6 +16,7 @@ type fuzzFlags struct {
 	duration, shrinkTime time.Duration
 	runs, maxActions     int
 	freshEvery, maxFails int
+	jobs                 int
 	seed                 uint64
 	save                 string
 	rules                []string
@@ -44,6 +46,7 @@ func newFuzzCmd() *cobra.Command {
 	fl.DurationVar(&f.shrinkTime, "shrink-time", fuzz.DefaultShrinkTime, "most time spent shrinking one failure (within --duration); when it is spent the smallest failing sequence so far is saved, its header saying it is not minimal")
 	fl.Var(&f.shard, "shard", "fuzz only shard i of n of the campaign (by seed batch; --runs is shared out), for several machines")
 	fl.IntVar(&f.freshEvery, "fresh-every", fuzz.DefaultFreshEvery, "most sequences one server process serves before a fresh one replaces it (1: a process per sequence)")
+	fl.IntVar(&f.jobs, "jobs", runner.DefaultJobs, "sequences that may run at once, each on a server process of its own (as run's --jobs); the same seed finds the same first failure whatever this is; 1 runs one sequence at a time")
 	fl.IntVar(&f.maxFails, "max-failures", 0, "end the campaign once this many distinct failures are found, each shrunk and saved (0: no limit)")
 	return cmd
 }
@@ -58,6 +61,8 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 		return usageErr("--fresh-every must be at least 1")
 	} else if err := certify.CheckRules(s.b.Protocol, f.rules); err != nil {
 		return usageErr("%v", err)
+	} else if f.jobs < 1 {
+		return usageErr("--jobs %d: want 1 or more", f.jobs)
 	}
 	fl := cmd.Flags()
 	switch {
@@ -73,7 +78,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	replay := func(file string) string { return s.t.Line(f.rerun("replay", []string{file}, "")) }
 	level, _, _ := f.judging()
 	c, err := fuzz.New(fuzz.Config{
-		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Judge: s.b.Judge, Target: s.t, FreshEvery: f.freshEvery,
+		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Judge: s.b.Judge, Target: s.t, FreshEvery: f.freshEvery, Jobs: f.jobs,
 		Runs: f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
 		Level: level, Rules: f.rules, Replay: replay, Shard: f.shard, MaxFailures: f.maxFails,

@@ -33,6 +33,31 @@ var _ = Describe("wirecheck fuzz and replay", func() {
 		Expect(code).To(Equal(0), out)
 	})
 
+	// Issue 26: sequences run on --jobs lanes side by side, and a seed
+	// still saves the same reproducer of the same first failure.
+	It("saves the same reproducer for a seed with --jobs 1 and --jobs 2", func() {
+		saved := func(jobs string) []string {
+			dir := GinkgoT().TempDir()
+			code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "50", "--seed", "42", "--jobs", jobs,
+				"--max-failures", "1", "--timeout", "500ms", "--shrink-time", "1m", "--save", dir,
+				"--", bin(), "serve", "sonde-serve", "--fault", "exit-non-object")
+			Expect(code).To(Equal(1), out+errs)
+			files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			var names []string
+			for _, f := range files {
+				names = append(names, filepath.Base(f))
+			}
+			return names
+		}
+		one := saved("1")
+		Expect(one).To(HaveLen(1))
+		Expect(saved("2")).To(Equal(one))
+
+		code, _, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--jobs", "0", "--", bin(), "serve", "sonde-serve")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("--jobs 0: want 1 or more"))
+	})
+
 	It("caps --runs with --duration and says in the summary that the cap, not --runs, ended it", func() {
 		code, out, errs := cli("", "fuzz", "--protocol", "sonde-serve", "--runs", "1000000", "--duration", "2s",
 			"--save", GinkgoT().TempDir(), "--", bin(), "serve", "sonde-serve")

@@ -27,22 +27,28 @@ import (
 // the machine issue 11 was filed on; the issue asks for 20 times it.
 const before = 73.0
 
+// lanes is how many sequences BenchmarkFuzz runs side by side (--jobs):
+// one per core of the two-core machine the aim was set on.
+const lanes = 2
+
 // BenchmarkFuzz measures a fuzz campaign, and in the same run a bare
 // client that writes the same lines to one process of the same server,
 // one at a time: each request after the answer to the one before (a line
 // that is no request with an id is not waited on). The bare client does
 // no generation, no checks and starts one process; the ratio fuzz/bare is
 // what generation, checking, liveness probes and process starts cost.
-// Metrics: fuzz-msg/s, bare-msg/s, x-bare (the ratio, at least 0.5 is
-// the aim), x-before (the ratio to the 73 messages/s of a process per
-// sequence, at least 20 is the aim).
+// The campaign runs on lanes sessions side by side (--jobs), as a user on
+// a machine of two cores or more would; the bare client is one process in
+// lock step. Metrics: fuzz-msg/s, bare-msg/s, x-bare (the ratio, at
+// least 1.0 is the aim: issue 26), x-before (the ratio to the 73
+// messages/s of a process per sequence, at least 20 is the aim).
 func BenchmarkFuzz(b *testing.B) {
 	b.Run("reference", func(b *testing.B) {
 		bin, err := testbin.Wirecheck()
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchCampaign(b, "sonde-serve", []string{bin, "serve", "sonde-serve"}, 0, fuzz.DefaultTimeout)
+		benchCampaign(b, "sonde-serve", []string{bin, "serve", "sonde-serve"}, 0, fuzz.DefaultTimeout, lanes)
 	})
 	b.Run("server-everything", func(b *testing.B) {
 		node, err := exec.LookPath("node")
@@ -55,7 +61,7 @@ func BenchmarkFuzz(b *testing.B) {
 		}
 		// It leaves some requests unanswered (a recorded interop
 		// finding): both sides wait half a second for those.
-		benchCampaign(b, "mcp", []string{node, entry, "stdio"}, 0, 500*time.Millisecond)
+		benchCampaign(b, "mcp", []string{node, entry, "stdio"}, 0, 500*time.Millisecond, lanes)
 	})
 }
 
@@ -69,7 +75,7 @@ func BenchmarkFreshEvery(b *testing.B) {
 	}
 	for _, n := range []int{1, 10, 50, 200, 1000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			benchCampaign(b, "sonde-serve", []string{bin, "serve", "sonde-serve"}, n, fuzz.DefaultTimeout)
+			benchCampaign(b, "sonde-serve", []string{bin, "serve", "sonde-serve"}, n, fuzz.DefaultTimeout, 1)
 		})
 	}
 }
@@ -78,7 +84,7 @@ func BenchmarkFreshEvery(b *testing.B) {
 // wait. No failure counts (Rules selects none): the figure is the rate of
 // generating, sending and checking, not of shrinking what a server gets
 // wrong.
-func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int, wait time.Duration) {
+func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int, wait time.Duration, jobs int) {
 	bu, err := protocols.Load(protocol)
 	if err != nil {
 		b.Fatal(err)
@@ -87,7 +93,7 @@ func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int,
 	var procs [][]transcript.Entry
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: bu.Protocol, Schemas: bu.Schemas, Handler: bu.Handler, Target: target.Target{Argv: argv},
-		Runs: b.N, Seed: 1, FreshEvery: freshEvery, Timeout: wait, Rules: []string{"-"},
+		Runs: b.N, Seed: 1, FreshEvery: freshEvery, Jobs: jobs, Timeout: wait, Rules: []string{"-"},
 		Recorded: func(es []transcript.Entry) { mu.Lock(); procs = append(procs, es); mu.Unlock() },
 	})
 	if err != nil {
@@ -132,7 +138,7 @@ func benchCampaign(b *testing.B, protocol string, argv []string, freshEvery int,
 	b.ReportMetric(float64(st.Starts), "starts")
 	b.Logf("%s: fuzz %.0f msg/s (%d messages, %d sequences, %d processes, %d failure(s)), bare client %.0f msg/s (%d messages, %d unanswered)",
 		protocol, fuzzRate, sent, st.Sequences, st.Starts, len(bugs), bareRate, bareN, stalls)
-	b.Logf("%s: fuzz/bare %.2f (the aim: at least 0.5)", protocol, fuzzRate/bareRate)
+	b.Logf("%s: fuzz/bare %.2f on %d lane(s) (the aim: at least 1.0)", protocol, fuzzRate/bareRate, jobs)
 	if protocol == "sonde-serve" {
 		b.Logf("%s: fuzz/before %.1f: %.0f msg/s against the %.0f msg/s of a process per sequence (the aim: at least 20)", protocol, fuzzRate/before, fuzzRate, before)
 	}

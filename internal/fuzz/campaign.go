@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/shard"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/target"
@@ -89,6 +89,17 @@ type Config struct {
 	// FreshEvery is how many sequences one server process serves at most
 	// (DefaultFreshEvery when 0; 1 starts a process per sequence).
 	FreshEvery int
+	// Jobs is how many sequences run side by side, each on a session of
+	// its own (a lane, as run's --jobs); 0 means 1. Sequence i of a batch
+	// is drawn from the batch's seed and i alone, and the failure reported
+	// is the lowest-numbered one, so what a seed finds does not depend on
+	// Jobs or on how the lanes interleave (but for a failure that shows
+	// only after the history of its process, which the lanes share out).
+	Jobs int
+	// Pool, when set, bounds the campaign's lanes and starts together
+	// with whatever else shares it; else the campaign has one of Jobs
+	// lanes.
+	Pool *session.Pool
 	// Now, when set, is the clock the budgets are measured by (tests);
 	// the wall clock otherwise, which also ends a sequence still running
 	// when Duration is spent.
@@ -195,25 +206,30 @@ type Campaign struct {
 	sequences atomic.Int64
 	generated atomic.Int64
 	messages  atomic.Int64
-	live      atomic.Pointer[peer.Peer]
 	starts    atomic.Int64
 	// stopped is set once MaxFailures distinct failures were found;
 	// capped once Duration ended a campaign before its Runs.
 	stopped atomic.Bool
 	capped  atomic.Bool
-	// spawned counts the processes launched, spares never used included.
-	spawned atomic.Int64
 	// cleanExits counts the sequences that closed stdin and saw the
 	// server exit as the rules ask; odds is the batch's closeOdds.
 	cleanExits atomic.Int64
 	odds       int
 	// unconfirmed counts failures a fresh process did not show again.
 	unconfirmed atomic.Int64
-	// kept is the process the next sequence runs on, while it is healthy;
-	// spares the fresh ones starting meanwhile, oldest first (both
-	// guarded by mu).
-	kept   *proc
-	spares []*spare
+	// pool bounds the lanes and the starts; spares are the fresh
+	// processes starting meanwhile; lanes run the sequences, shrinker
+	// reruns a failure's while it is shrunk.
+	pool     *session.Pool
+	spares   *session.Spares[*proc]
+	lanes    []*lane
+	shrinker *lane
+	// inUse are the processes taken from the spares and not yet closed;
+	// ended is set once the ctx is done (both guarded by mu).
+	inUse map[*proc]struct{}
+	ended bool
+	// trace keeps Config.Trace to one lane at a time.
+	trace sync.Mutex
 	// closing counts the processes being closed in the background
 	// (retire).
 	closing sync.WaitGroup
@@ -290,7 +306,17 @@ func New(cfg Config) (*Campaign, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
 	}
-	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, schemas: map[string]*jsonschema.Schema{}}
+	if cfg.Jobs <= 0 {
+		cfg.Jobs = 1
+	}
+	if cfg.Pool == nil {
+		cfg.Pool = session.NewPool(cfg.Jobs, 0)
+	}
+	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, schemas: map[string]*jsonschema.Schema{},
+		pool: cfg.Pool, inUse: map[*proc]struct{}{}, shrinker: &lane{shrink: true}}
+	for range cfg.Jobs {
+		c.lanes = append(c.lanes, &lane{})
+	}
 	if f := cfg.Protocol.Fuzz; f != nil {
 		c.lastPtrs = lastPointers(f)
 	}
@@ -389,19 +415,22 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 			defer cancel()
 		}
 	}
+	c.spares = session.NewSpares(c.ctx, c.pool, c.start)
 	done := make(chan struct{})
 	defer close(done)
-	// The kept process is retired last, so nothing else Run does on its
-	// way out overlaps the wait for it.
+	// The kept processes are retired last, so nothing else Run does on
+	// its way out overlaps the wait for them.
 	defer c.closing.Wait()
-	defer c.release(nil, false)
-	defer c.closeSpares()
+	defer c.retireLanes()
+	defer c.spares.Close(func(pr *proc, _ error) {
+		if pr != nil {
+			pr.s.Close()
+		}
+	})
 	go func() {
 		select {
 		case <-c.ctx.Done():
-			if p := c.live.Load(); p != nil {
-				p.Transport().Close()
-			}
+			c.endAll()
 		case <-done:
 		}
 	}()
@@ -417,10 +446,6 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 	}
 	for remaining > 0 && c.ctx.Err() == nil && (c.end.IsZero() || c.now().Before(c.end)) && !c.enough() {
 		n := min(batch, remaining)
-		setFlag("rapid.checks", strconv.Itoa(n))
-		setFlag("rapid.seed", strconv.FormatUint(c.seed, 10))
-		before := c.generated.Load()
-		tb := &quietTB{}
 		c.mu.Lock()
 		c.last, c.cut, c.fruitless, c.foundSteps = nil, false, 0, 0
 		// Fixed for the batch: rapid's reruns of a sequence must read its
@@ -430,14 +455,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 			c.odds = rareCloseOdds
 		}
 		c.mu.Unlock()
-		// In a goroutine of its own: the property ends it with Goexit
-		// when the batch must stop (run).
-		batchDone := make(chan struct{})
-		go func() {
-			defer close(batchDone)
-			rapid.Check(tb, c.run)
-		}()
-		<-batchDone
+		ran := c.batch(n)
 		if err := c.startFailure(); err != nil {
 			return c.sorted(), err
 		}
@@ -468,7 +486,7 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 		// Only new sequences count against --runs, never shrinking's
 		// reruns (how many of those fit in --shrink-time depends on the
 		// machine, and so would the campaign).
-		remaining -= max(1, int(c.generated.Load()-before))
+		remaining -= max(1, ran)
 		c.seed = batchSeed()
 	}
 	if remaining > 0 && c.cfg.Runs > 0 && ctx.Err() == nil && !c.stopped.Load() && !c.now().Before(c.end) {
@@ -695,11 +713,13 @@ func (c *Campaign) toolsFrom(in *peer.Inbound) []tool {
 
 // fill copies a request template of the spec, replacing "$name" and
 // "$args" by a tool call's name and arguments, "$token" by a string no
-// other request of the run carries (MCP's progress token: the frame judge
-// holds the server to the tokens it was sent), and "$last:/pointer" by the
-// value at that pointer in the latest response that had one (the state a
-// tool host hands back), or an empty object before there is one.
-func fill(v any, name string, args any, last map[string]any) any {
+// other request of the process carries (MCP's progress token: the frame
+// judge, one per process, holds the server to the tokens it was sent;
+// numbered per process, so a sequence sends the same bytes whichever lane
+// and process it runs on), and "$last:/pointer" by the value at that
+// pointer in the latest response of the process that had one (the state
+// a tool host hands back), or an empty object before there is one.
+func fill(v any, name string, args any, pr *proc) any {
 	switch x := v.(type) {
 	case string:
 		switch {
@@ -708,9 +728,10 @@ func fill(v any, name string, args any, last map[string]any) any {
 		case x == "$args":
 			return args
 		case x == "$token":
-			return scenario.NextID("wc-fuzz-progress")
+			pr.tokens++
+			return fmt.Sprintf("wc-fuzz-progress-%d", pr.tokens)
 		case strings.HasPrefix(x, "$last:"):
-			if got, ok := last[strings.TrimPrefix(x, "$last:")]; ok {
+			if got, ok := pr.last[strings.TrimPrefix(x, "$last:")]; ok {
 				return jsonval.Clone(got)
 			}
 			return map[string]any{}
@@ -719,13 +740,13 @@ func fill(v any, name string, args any, last map[string]any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, v := range x {
-			out[k] = fill(v, name, args, last)
+			out[k] = fill(v, name, args, pr)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, v := range x {
-			out[i] = fill(v, name, args, last)
+			out[i] = fill(v, name, args, pr)
 		}
 		return out
 	}

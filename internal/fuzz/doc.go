@@ -13,6 +13,10 @@
 // alone, it is shrunk as usual; only after that history, the reproducer
 // carries the history, shrunk to the actions the failure needs (Bug.History).
 //
+// Sequences run on up to Config.Jobs lanes side by side (lanes.go), each
+// lane on a process of its own from the session pool run shares; a seed
+// still finds, shrinks and saves the same first failure whatever Jobs is.
+//
 // A sequence is a list of actions drawn from the protocol's spec:
 //
 //   - a valid request generated from the protocol's request schema;

@@ -20,4 +20,4 @@ var Seeds = seeds
 
 // Spawned is how many processes a campaign launched, the spares it never
 // used included (Stats.Starts counts those it used).
-func Spawned(c *Campaign) int64 { return c.spawned.Load() }
+func Spawned(c *Campaign) int64 { return c.spares.Spawned() }

@@ -18,34 +18,48 @@ import (
 // a process that served sequences before is confirmed on fresh ones
 // (confirm) before it is reported.
 
-// acquire returns the process the next sequence runs on: the kept one
-// while it is healthy and has served fewer than FreshEvery sequences, a
-// fresh one otherwise, and always a fresh one while a failure is shrunk
-// (rapid's reruns must not depend on what ran before them). It returns
-// nil when no process could be started, and errStop with a process whose
-// setup did not go through.
-func (c *Campaign) acquire() (*proc, error) {
-	c.mu.Lock()
-	shrinking := c.last != nil
-	pr := c.kept
-	c.kept = nil
-	c.mu.Unlock()
+// lane is one of the campaign's sessions side by side (up to Jobs): it
+// runs the sequences it is handed, one at a time, on the process it keeps
+// while that is healthy. The shrinking lane takes a fresh process for
+// every sequence (rapid's reruns must not depend on what ran before them).
+type lane struct {
+	kept   *proc
+	shrink bool
+	// cand is the failure its last sequence found, to be decided in
+	// index order once every lower sequence has ended (see batch).
+	cand *candidate
+	// ran is set once its last sequence was let run (counted).
+	ran bool
+}
+
+// candidate is a failure a sequence found while generating: not yet
+// confirmed nor shrunk, for a lower sequence still running may fail too,
+// and the campaign reports the lowest whatever the lanes' interleaving.
+type candidate struct {
+	index int
+	obs   verdict.Observation
+	run   *failure
+	// units ran on the process, the sequence's from from on, its setup
+	// the first setup.
+	units       []unit
+	setup, from int
+}
+
+// acquire returns the process the lane's next sequence runs on: the kept
+// one while it is healthy and has served fewer than FreshEvery sequences,
+// a fresh one otherwise, and always a fresh one on the shrinking lane.
+// It returns nil when no process could be started, and errStop with a
+// process whose setup did not go through.
+func (c *Campaign) acquire(ln *lane) (*proc, error) {
+	pr := ln.kept
+	ln.kept = nil
 	if pr != nil {
-		if !shrinking && pr.sequences < c.cfg.FreshEvery && !pr.s.Ended() {
+		if !ln.shrink && pr.sequences < c.cfg.FreshEvery && !pr.s.Ended() {
 			return pr, nil
 		}
 		c.retire(pr)
 	}
 	return c.fresh()
-}
-
-// spare is a process started ahead of need: the next fresh process is
-// launched, made ready and set up while the current one serves sequences,
-// so replacing a process costs the campaign no wait for its start.
-type spare struct {
-	pr   *proc
-	err  error
-	done chan struct{}
 }
 
 // spares is how many processes start ahead of need. One is not enough
@@ -79,30 +93,41 @@ var shrinkSpares = min(max(spares, runtime.NumCPU()), maxShrinkSpares)
 // fresh returns a fresh process (the oldest spare, waited for if it is
 // still starting) and starts spares up to their number again.
 func (c *Campaign) fresh() (*proc, error) {
-	c.mu.Lock()
-	var sp *spare
-	if len(c.spares) > 0 {
-		sp = c.spares[0]
-		c.spares = c.spares[1:]
-	}
-	c.mu.Unlock()
-	if sp == nil {
-		sp = c.spawn()
-	}
-	<-sp.done
-	if sp.pr == nil {
-		return nil, sp.err
+	pr, err := c.spares.Take()
+	if pr == nil {
+		return nil, err
 	}
 	c.starts.Add(1)
-	c.live.Store(sp.pr.p)
+	c.track(pr)
 	c.topUp()
-	return sp.pr, sp.err
+	return pr, err
+}
+
+// track notes a process in use, which an interrupt or the end of the
+// budget closes (ended: closed at once, it came too late).
+func (c *Campaign) track(pr *proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		pr.p.Transport().Close()
+	}
+	c.inUse[pr] = struct{}{}
+}
+
+// endAll closes every process in use, once the campaign's ctx is done:
+// that ends any wait in the sequences under way.
+func (c *Campaign) endAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended = true
+	for pr := range c.inUse {
+		pr.p.Transport().Close()
+	}
 }
 
 // topUp starts spares until there are as many as the batch wants.
 func (c *Campaign) topUp() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	want := spares
 	switch {
 	case c.last != nil:
@@ -110,51 +135,18 @@ func (c *Campaign) topUp() {
 	case c.odds == rareCloseOdds:
 		want = rareSpares
 	}
-	for len(c.spares) < want && c.ctx.Err() == nil {
-		c.spares = append(c.spares, c.spawn())
-	}
-}
-
-func (c *Campaign) spawn() *spare {
-	c.spawned.Add(1)
-	sp := &spare{done: make(chan struct{})}
-	go func() {
-		defer close(sp.done)
-		sp.pr, sp.err = c.start()
-	}()
-	return sp
-}
-
-// closeSpares ends the spare processes at the end of the campaign.
-func (c *Campaign) closeSpares() {
-	c.mu.Lock()
-	sps := c.spares
-	c.spares = nil
 	c.mu.Unlock()
-	for _, sp := range sps {
-		<-sp.done
-		if sp.pr != nil {
-			sp.pr.s.Close()
-		}
-	}
+	c.spares.TopUp(want)
 }
 
-// release keeps a healthy process for the next sequence and closes any
-// other (release(nil, false) closes the kept one).
-func (c *Campaign) release(pr *proc, healthy bool) {
-	c.mu.Lock()
-	old := c.kept
-	c.kept = nil
-	if healthy && pr != nil && c.ctx.Err() == nil {
-		c.kept, pr = pr, nil
+// release keeps a healthy process for the lane's next sequence and
+// closes any other.
+func (c *Campaign) release(ln *lane, pr *proc, healthy bool) {
+	if healthy && !ln.shrink && c.ctx.Err() == nil {
+		ln.kept = pr
+		return
 	}
-	c.mu.Unlock()
-	if old != nil {
-		c.retire(old)
-	}
-	if pr != nil {
-		c.retire(pr)
-	}
+	c.retire(pr)
 }
 
 // retire closes a process no sequence will use again without making the
@@ -171,8 +163,21 @@ func (c *Campaign) retire(pr *proc) {
 	}()
 }
 
+// retireLanes retires the processes the lanes keep.
+func (c *Campaign) retireLanes() {
+	for _, ln := range c.lanes {
+		if ln.kept != nil {
+			c.retire(ln.kept)
+			ln.kept = nil
+		}
+	}
+}
+
 func (c *Campaign) close(pr *proc) {
 	pr.s.Close()
+	c.mu.Lock()
+	delete(c.inUse, pr)
+	c.mu.Unlock()
 	c.messages.Add(int64(pr.sent))
 	pr.sent = 0
 	if c.cfg.Recorded != nil {
@@ -185,11 +190,12 @@ func (c *Campaign) close(pr *proc) {
 // It returns the run that showed the failure again (nil when none did:
 // not reported) and whether that needed the history; such a bug is
 // recorded here, its history shrunk to the actions it needs.
-func (c *Campaign) confirm(pr *proc, from int, f *verdict.Observation) (*failure, bool) {
-	if run := c.rerun(pr.units[from:], f.Rule); run != nil {
+func (c *Campaign) confirm(cd *candidate) (*failure, bool) {
+	f := &cd.obs
+	if run := c.rerun(cd.units[cd.from:], f.Rule); run != nil {
 		return run, false
 	}
-	run := c.rerun(pr.units[pr.setup:], f.Rule)
+	run := c.rerun(cd.units[cd.setup:], f.Rule)
 	if run == nil {
 		return nil, false
 	}
@@ -199,7 +205,7 @@ func (c *Campaign) confirm(pr *proc, from int, f *verdict.Observation) (*failure
 		until, byDuration = c.end, true
 	}
 	cut := false
-	shrinkUnits(pr.units[pr.setup:], func(us []unit) bool {
+	shrinkUnits(cd.units[cd.setup:], func(us []unit) bool {
 		if r := c.rerun(us, f.Rule); r != nil {
 			run = r
 			return true

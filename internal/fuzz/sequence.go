@@ -57,9 +57,11 @@ type proc struct {
 	rec *transcript.Recorder
 	// ids numbers the requests of the process (f1, f2, …): one id is never
 	// used twice on one process, as MCP asks of a session.
-	ids   int
-	tools []tool
-	last  map[string]any // values carried from response to request
+	ids int
+	// tokens numbers the progress tokens it was sent ($token).
+	tokens int
+	tools  []tool
+	last   map[string]any // values carried from response to request
 	// units is everything run on the process, its setup first (setup
 	// units of them); sequences counts the sequences it has served.
 	units     []unit
@@ -84,7 +86,10 @@ type proc struct {
 type sequence struct {
 	c  *Campaign
 	t  *rapid.T
-	pr *proc
+	ln *lane
+	// index is its place in the batch.
+	index int
+	pr    *proc
 	// from is the first unit of this sequence in pr.units: 0 when it
 	// started the process (its setup is part of it).
 	from   int
@@ -114,8 +119,8 @@ const (
 // errStop ends a sequence early (the server is gone, or a failure was seen).
 var errStop = errors.New("sequence stopped")
 
-// run is the rapid property.
-func (c *Campaign) run(t *rapid.T) {
+// run is the rapid property: sequence index of the batch, on lane ln.
+func (c *Campaign) run(t *rapid.T, ln *lane, index int) {
 	// A server that cannot be started fails every sequence the same way:
 	// one start failure ends the campaign, not one per sequence. An
 	// interrupt or a spent budget ends the batch at once: a refused
@@ -127,11 +132,12 @@ func (c *Campaign) run(t *rapid.T) {
 		runtime.Goexit()
 	}
 	c.countSequence()
-	pr, err := c.acquire()
+	ln.ran = true
+	pr, err := c.acquire(ln)
 	if pr == nil {
 		return
 	}
-	s := &sequence{c: c, t: t, pr: pr}
+	s := &sequence{c: c, t: t, ln: ln, index: index, pr: pr}
 	if pr.sequences > 0 {
 		s.from = len(pr.units)
 	}
@@ -184,14 +190,15 @@ func (c *Campaign) run(t *rapid.T) {
 func (pr *proc) settle(stopped error) bool {
 	h := session.Probe(pr.env, stopped)
 	after := "after " + pr.currentShape() + ", "
-	switch h.State {
-	case session.Dead:
-		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+"the server died: "+h.Why,
+	switch v, judged := h.Survival(); {
+	case !judged:
+	case h.State == session.Dead:
+		pr.p.Check(verdict.CheckSurvives, v, -1, after+"the server died: "+h.Why,
 			"the server keeps running", pr.p.Transport().ExitStatus().String())
-	case session.Hung:
-		pr.p.Check(verdict.CheckSurvives, verdict.Fail, -1, after+h.Why, "the server keeps answering", "no answer")
-	case session.Alive, session.Refused:
-		pr.p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
+	case h.State == session.Hung:
+		pr.p.Check(verdict.CheckSurvives, v, -1, after+h.Why, "the server keeps answering", "no answer")
+	default:
+		pr.p.Check(verdict.CheckSurvives, v, -1, "", "", "")
 	}
 	if h.State == session.Alive || h.State == session.Hung || h.State == session.Refused {
 		pr.sent++
@@ -203,29 +210,24 @@ func (pr *proc) settle(stopped error) bool {
 	return keep
 }
 
-// judge fails the rapid test when the sequence saw a failure, which makes
-// rapid shrink it. A failure on a process that served sequences before is
-// confirmed on a fresh one first: alone, it is shrunk as any other; only
-// after the history of its process, that history is the reproducer,
-// shrunk here (rapid cannot: it shrinks one sequence). An interrupted
-// campaign fails nothing.
+// judge deals with a failure the sequence saw. On a lane that generates,
+// it is a candidate for the batch to decide (see batch): a failure on a
+// process that served sequences before is confirmed on a fresh one
+// first; alone, it is shrunk as any other; only after the history of its
+// process, that history is the reproducer, shrunk by confirm (rapid
+// cannot: it shrinks one sequence). On the shrinking lane it fails the
+// rapid test, which makes rapid shrink it. An interrupted campaign fails
+// nothing.
 func (s *sequence) judge() {
 	f := s.pr.failed()
 	if f == nil || s.c.ctx.Err() != nil || s.c.known(f) {
 		return
 	}
-	run := s.pr.record()
-	if s.from > 0 {
-		var history bool
-		if run, history = s.c.confirm(s.pr, s.from, f); run == nil {
-			s.c.unconfirmed.Add(1)
-			return
-		}
-		if history {
-			return
-		}
+	if !s.ln.shrink {
+		s.ln.cand = &candidate{index: s.index, obs: *f, run: s.pr.record(), units: s.pr.units, setup: s.pr.setup, from: s.from}
+		return
 	}
-	s.c.recordFailure(run)
+	s.c.recordFailure(s.pr.record())
 	// rapid takes two runs of one input for the same failure only when
 	// this text is the same (else it stops shrinking at once, or never
 	// starts), so it names the bug and nothing timing or history
@@ -243,9 +245,11 @@ func (s *sequence) finish() {
 	pr.sent = 0
 	pr.sequences++
 	if s.c.cfg.Trace != nil {
+		s.c.trace.Lock()
 		s.c.cfg.Trace(flatten(pr.units[s.from:]))
+		s.c.trace.Unlock()
 	}
-	s.c.release(pr, s.keep)
+	s.c.release(s.ln, pr, s.keep)
 }
 
 func (pr *proc) observe(o verdict.Observation) {
@@ -334,12 +338,12 @@ func (pr *proc) setupSteps() error {
 	for _, step := range f.Setup {
 		pr.setShape("setup")
 		if n, ok := spec.SetupNotification(step); ok {
-			if err := pr.notify(fill(n, "", nil, pr.last)); err != nil {
+			if err := pr.notify(fill(n, "", nil, pr)); err != nil {
 				return err
 			}
 			continue
 		}
-		if _, err := pr.call(fill(step, "", nil, pr.last)); err != nil {
+		if _, err := pr.call(fill(step, "", nil, pr)); err != nil {
 			return err
 		}
 	}
@@ -347,7 +351,7 @@ func (pr *proc) setupSteps() error {
 		pr.setShape("discover tools")
 		var cursor any
 		for page := 0; page < maxPages; page++ {
-			req := fill(f.Tools.List, "", nil, pr.last)
+			req := fill(f.Tools.List, "", nil, pr)
 			if page > 0 {
 				setPointer(req, f.Tools.Next.To, cursor)
 			}
@@ -436,14 +440,14 @@ func (s *sequence) draw() *action {
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
 		return &action{s.callLabel(tl.name), func() error {
-			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr.last))
+			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr))
 			return err
 		}}
 	case "call-invalid":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
 		return &action{s.callLabel(tl.name) + " with invalid arguments", func() error {
-			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr.last)
+			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr)
 			name := pr.request(v)
 			return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
 		}}

@@ -157,15 +157,15 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		}
 	}
 	if cfg.Pool == nil {
-		cfg.Pool = &Pool{slots: make(chan struct{}, cfg.Jobs), starting: make(chan struct{}, cfg.Starts)}
+		cfg.Pool = session.NewPool(cfg.Jobs, cfg.Starts)
 	}
-	r := &run{cfg: cfg, tally: tally.New(cfg.Protocol, cfg.Rules), started: time.Now(), order: map[string]int{}, starting: cfg.Pool.starting, startFailed: make(chan struct{})}
-	if jobs := cap(cfg.Pool.slots); cfg.Target.FixedPort() && jobs > 1 {
+	r := &run{cfg: cfg, tally: tally.New(cfg.Protocol, cfg.Rules), started: time.Now(), order: map[string]int{}, startFailed: make(chan struct{})}
+	if jobs := cfg.Pool.Jobs(); cfg.Target.FixedPort() && jobs > 1 {
 		// Each lane launches its own process; on one port the second
 		// would find it taken (or, worse, talk to the first's server).
 		// Runs that share a pool share this one's port too: the pool
 		// must hold one lane (certify makes it so).
-		r.cfg.Jobs, r.cfg.Pool = 1, &Pool{slots: make(chan struct{}, 1), starting: cfg.Pool.starting}
+		r.cfg.Jobs, r.cfg.Pool = 1, cfg.Pool.WithJobs(1)
 		r.tally.Note("--url names a fixed port for the launched server, so its processes run one at a time (--jobs 1); put {port} in --url to run %d at once", jobs)
 	}
 	if d := cfg.Target.Detected; d != "" {
@@ -178,17 +178,13 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	return r.report(), err
 }
 
-// Pool is the lanes and starts that several runs at once share.
-type Pool struct{ slots, starting chan struct{} }
+// Pool is the lanes and starts that several runs at once share: the
+// session pool fuzz runs its lanes in too.
+type Pool = session.Pool
 
 // NewPool bounds the runs that share it to jobs lanes and starts server
 // processes starting at once (0: one per CPU).
-func NewPool(jobs, starts int) *Pool {
-	if starts <= 0 {
-		starts = runtime.NumCPU()
-	}
-	return &Pool{slots: make(chan struct{}, max(1, jobs)), starting: make(chan struct{}, starts)}
-}
+func NewPool(jobs, starts int) *Pool { return session.NewPool(jobs, starts) }
 
 type span struct{ from, to int }
 
@@ -206,8 +202,6 @@ type run struct {
 	// reads the same however the lanes interleaved.
 	order map[string]int
 
-	// starting holds a token per server process starting (Config.Starts).
-	starting chan struct{}
 	// startFailed is closed when a server process of the run could not be
 	// started or never became ready (startErr says why): the processes
 	// still starting are not waited out one startup timeout each.
@@ -289,18 +283,14 @@ func (l *lane) observe(o verdict.Observation) {
 // protocol has one. Observations go to the scenario "startup".
 func (l *lane) start(ctx context.Context) error {
 	r := l.r
-	select {
-	case r.starting <- struct{}{}:
-	case <-ctx.Done():
-		l.begin()
-		return ctx.Err()
-	case <-r.startFailed:
-		l.begin()
+	release, ok := r.cfg.Pool.Start(ctx, r.startFailed)
+	l.begin()
+	if !ok {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return r.startErr
 	}
-	l.begin()
-	var once sync.Once
-	release := func() { once.Do(func() { <-r.starting }) }
 	select {
 	case <-r.startFailed:
 		// The token came free because another start failed.
@@ -588,21 +578,19 @@ func (r *run) all(ctx context.Context) error {
 	// the one before it has its first start token.
 	order := slices.Clone(r.lanes)
 	slices.SortStableFunc(order, func(a, b *lane) int { return cmp.Compare(b.idle(), a.idle()) })
-	slots := r.cfg.Pool.slots
 	var wg sync.WaitGroup
 	for _, l := range order {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer l.begin()
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
+			free, ok := r.cfg.Pool.Lane(ctx)
+			if !ok {
 				l.r.notRun(l.scenarios, interrupted)
 				l.notRun = len(l.scenarios)
 				return
 			}
-			defer func() { <-slots }()
+			defer free()
 			l.run(ctx)
 		}()
 		<-l.begun
@@ -723,20 +711,19 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 		// tell, so then it is probed): it cannot have broken it, and
 		// the probe would only ask what the last one asked, at the cost of
 		// --timeout against a server that does not answer the probe.
-		h = session.Health{Keep: true}
+		h = session.Untouched()
 	} else {
 		h = session.Probe(env, err)
 	}
-	switch h.State {
-	case session.Dead:
-		p.Check(verdict.CheckSurvives, verdict.Fail, -1, "the server died during this scenario: "+h.Why,
+	switch v, judged := h.Survival(); {
+	case !judged:
+	case h.State == session.Dead:
+		p.Check(verdict.CheckSurvives, v, -1, "the server died during this scenario: "+h.Why,
 			"the server keeps running", p.Transport().ExitStatus().String())
-	case session.Hung:
-		p.Check(verdict.CheckSurvives, verdict.Fail, -1, h.Why, "the server keeps answering", "no answer")
+	case h.State == session.Hung:
+		p.Check(verdict.CheckSurvives, v, -1, h.Why, "the server keeps answering", "no answer")
 	default:
-		if err == nil && !env.Closed && !env.Hung {
-			p.Check(verdict.CheckSurvives, verdict.Pass, -1, "", "", "")
-		}
+		p.Check(verdict.CheckSurvives, v, -1, "", "", "")
 	}
 	if !h.Keep {
 		l.broken = true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // State is what the liveness probe found of a process after a scenario or
@@ -51,6 +52,48 @@ type Health struct {
 	// on from) left it answering the probe, where a new process would
 	// cost a start and show nothing more.
 	Keep bool
+	// answered says the scenario ran to its end and every request it made
+	// was answered (nothing hung, stdin still open): with no probe
+	// answer to go by, that is the evidence the server still serves.
+	answered bool
+}
+
+// Untouched is the health of a process a scenario sent nothing: it cannot
+// have broken it, it is kept, and it still serves as it did.
+func Untouched() Health { return Health{Keep: true, answered: true} }
+
+// Survival is the one health verdict run and fuzz give the rule that the
+// server keeps running (verdict.CheckSurvives) after a scenario or a
+// sequence; judged is false when nothing tells either way.
+//
+// A process that answered the probe is healthy whatever the answer: a
+// result, an error, or a refusal that ends the exchange (an HTTP 400 to a
+// request outside a session): it runs and it answers, whether or not the
+// scenario stopped on a finding of its own or the next one can be given
+// its session (that is Keep, a question of reuse, not of health). Where
+// there was no probe answer to go by (the protocol has none, or this
+// server never answers it), a process that is still running and answered
+// every request the scenario made is healthy too. No answer within the
+// timeout to a probe the server answered before is a hang and an exit is
+// a death: both fail. A closed stdin (the exit rule judges what follows)
+// and a scenario that stopped unanswered with no probe to tell are no
+// evidence either way.
+//
+// The runner once passed only a scenario that ran to its end (an answered
+// probe after a stopped scenario was no pass) and the fuzzer only an
+// answered probe (a clean sequence against a server with no probe was
+// none): each left out evidence the other took, and the same exchange was
+// judged differently by run and fuzz.
+func (h Health) Survival() (v verdict.Verdict, judged bool) {
+	switch h.State {
+	case Dead, Hung:
+		return verdict.Fail, true
+	case Alive, Refused:
+		return verdict.Pass, true
+	case Unknown:
+		return verdict.Pass, h.answered
+	}
+	return "", false
 }
 
 // probeCause is the cause learned for a server that does not answer the
@@ -68,6 +111,7 @@ const probeCause = "answer to the probe between scenarios"
 // answer is awaited for env.Timeout.
 func Probe(env *scenario.Env, stopped error) Health {
 	h := probe(env, stopped)
+	h.answered = stopped == nil && !env.Hung && !env.Closed && h.State == Unknown
 	h.Keep = !env.Hung && !env.Closed && (h.State == Alive || h.State == Unknown && stopped == nil)
 	return h
 }

@@ -198,6 +198,7 @@ var _ = Describe("the liveness probe", func() {
 		h := session.Probe(s.Env(), nil)
 		Expect(h.State).To(Equal(session.Alive))
 		Expect(h.Keep).To(BeTrue())
+		Expect(survival(h)).To(Equal(verdict.Pass))
 	})
 
 	It("keeps a server that answers it after a scenario stopped on a finding", func() {
@@ -205,6 +206,10 @@ var _ = Describe("the liveness probe", func() {
 		h := session.Probe(s.Env(), errors.New("an error answer the scenario could not go on from"))
 		Expect(h.State).To(Equal(session.Alive))
 		Expect(h.Keep).To(BeTrue())
+		// Issue 26: the runner passed no survival here and the fuzzer
+		// did; a server that answers the probe survived, whatever the
+		// scenario stopped on.
+		Expect(survival(h)).To(Equal(verdict.Pass))
 	})
 
 	It("finds a server that exited dead, says how, and does not keep it", func() {
@@ -215,6 +220,7 @@ var _ = Describe("the liveness probe", func() {
 		Expect(h.State).To(Equal(session.Dead))
 		Expect(h.Why).To(ContainSubstring("the server exited"))
 		Expect(h.Keep).To(BeFalse())
+		Expect(survival(h)).To(Equal(verdict.Fail))
 	})
 
 	It("does not probe a server whose stdin the scenario closed", func() {
@@ -226,6 +232,7 @@ var _ = Describe("the liveness probe", func() {
 		Expect(h.State).To(Equal(session.Closed))
 		Expect(h.Keep).To(BeFalse())
 		Expect(s.Peer().Recorder().Len()).To(Equal(sent), "nothing was sent")
+		Expect(survival(h)).To(BeEmpty(), "the exit rule judges what follows")
 	})
 
 	It("finds a server that stopped answering the probe it answered before hung", func() {
@@ -240,5 +247,35 @@ var _ = Describe("the liveness probe", func() {
 		Expect(h.State).To(Equal(session.Hung))
 		Expect(h.Why).To(ContainSubstring("which it answered before"))
 		Expect(h.Keep).To(BeFalse())
+		Expect(survival(h)).To(Equal(verdict.Fail))
+	})
+
+	// Issue 26: the fuzzer passed no survival where the protocol has no
+	// probe and the runner did; a running server that answered every
+	// request of the scenario survived it.
+	It("finds a server of a protocol with no probe healthy when the scenario ran to its end, and says nothing when it stopped", func() {
+		o := options("sonde-serve", &observations{}, sondeServe()...)
+		p := *o.Protocol
+		p.Probe = nil
+		o.Protocol = &p
+		s, err := session.Open(o)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(s.Close)
+		env := s.Env()
+		h := session.Probe(env, nil)
+		Expect(h.State).To(Equal(session.Unknown))
+		Expect(survival(h)).To(Equal(verdict.Pass))
+		h = session.Probe(env, errors.New("a request went unanswered"))
+		Expect(survival(h)).To(BeEmpty())
+		Expect(survival(session.Untouched())).To(Equal(verdict.Pass))
 	})
 })
+
+// survival is the health verdict on the survival rule, "" when none.
+func survival(h session.Health) verdict.Verdict {
+	v, judged := h.Survival()
+	if !judged {
+		return ""
+	}
+	return v
+}
