@@ -317,7 +317,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 {{- end}}
 <text class="label" x="{{.LabelX}}" y="{{.TextY}}" text-anchor="{{.Anchor}}">{{.Label}}</text>
 {{- if .Failing}}
-<text class="cross" x="{{.CrossX}}" y="{{.Y}}" dy="4">✗ failing</text>
+<text class="cross{{if .Unanswered}} unanswered{{end}}" x="{{.CrossX}}" y="{{.Y}}" dy="{{.CrossDY}}" text-anchor="{{.CrossAnchor}}">{{.Cross}}</text>
 {{- end}}
 </g>
 {{- end}}

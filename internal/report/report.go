@@ -34,6 +34,12 @@ type Finding struct {
 	// Revision is the protocol revision the finding was judged by, in a
 	// report of several (run --revision all); empty otherwise.
 	Revision string `json:"revision,omitempty"`
+	// Frames are the transcript lines (Entry.Seq) the finding is about:
+	// the frames its observations judged, which a report marks.
+	Frames []int `json:"frames,omitempty"`
+	// Unanswered is set when the finding is that the request on Frames got
+	// no answer: how long it was waited for ("10s").
+	Unanswered string `json:"unanswered,omitempty"`
 }
 
 // Summary counts findings by verdict.
