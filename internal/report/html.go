@@ -190,6 +190,10 @@ h3{font-size:1.05em;margin:1.4em 0 .3em}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.3em .6em;border-bottom:1px solid #eee}
 th.rev,td.cell{white-space:nowrap}
+.rule-id{white-space:nowrap}
+td.cite,td.title{overflow-wrap:anywhere}
+body.matrix{max-width:1340px}
+body.matrix th,body.matrix td{padding:.3em .4em}
 th{background:#f6f8fa}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.5em 0}
 dl.meta dt{color:#666}
@@ -236,7 +240,7 @@ svg.seq .failing polygon,svg.seq .failing rect{fill:#cf222e}
 svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 </style>
 </head>
-<body>
+<body{{if .Revisions}} class="matrix"{{end}}>
 <header>
 <h1>{{.Protocol}} conformance report</h1>
 <p><span class="badge overall {{.Verdict}}">{{.Verdict}}</span> {{.Level}}</p>
@@ -272,7 +276,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <thead><tr><th>Verdict</th><th>Rule</th><th>Level</th>{{range .Revisions}}<th class="rev">{{.}}</th>{{end}}<th>Title</th><th>Citation</th>{{if not .Revisions}}<th>Scenarios</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td>{{.Title}}</td><td>{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
+<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a class="rule-id" href="#{{.Anchor}}">{{.ID}}</a>{{else}}<span class="rule-id">{{.ID}}</span>{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td class="title">{{.Title}}</td><td class="cite">{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
@@ -281,7 +285,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <h2>Evidence</h2>
 {{- range .Failures}}
 <section id="{{.Anchor}}" class="l-{{.LevelClass}}">
-<h3>{{.ID}} <span class="badge">{{.Level}}</span> {{.Title}}</h3>
+<h3><span class="rule-id">{{.ID}}</span> <span class="badge">{{.Level}}</span> {{.Title}}</h3>
 {{- if .Source}}
 <p>Citation: {{.Source}}</p>
 {{- end}}
