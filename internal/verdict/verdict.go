@@ -77,4 +77,7 @@ type Rule struct {
 	// Quote is the sentence of the document the rule tests, so every
 	// report shows what a finding is judged against.
 	Quote string `json:"quote,omitempty"`
+	// Document is the human title of the document Source cites ("the
+	// sonde-serve protocol document"); Source keeps the file's name.
+	Document string `json:"document,omitempty"`
 }
