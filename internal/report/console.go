@@ -220,7 +220,10 @@ func writeFailure(w io.Writer, p painter, ru verdict.Rule, f Finding, tailN, ent
 		p.verdict(f.Verdict, "──── "+verdictLabel(f.Verdict)),
 		p.paint(sgrBold, line(ru.ID, capLine)), line(string(ru.Level), 16), line(ru.Title, capLine))
 	if ru.Source != "" {
-		fmt.Fprintf(w, "  source:   %s\n", line(ru.Source, capLine))
+		fmt.Fprintf(w, "  source:   %s\n", citation(ru))
+	}
+	if q := quote(ru); q != "" {
+		fmt.Fprintf(w, "  quote:    %s\n", q)
 	}
 	fmt.Fprintf(w, "  scenario: %s%s\n", line(f.Where(), capLine), seen(f))
 	if f.Message != "" {

@@ -44,7 +44,7 @@ type htmlRow struct {
 type htmlCell struct{ Class, Label, Why string }
 
 type htmlRule struct {
-	Anchor, ID, Level, LevelClass, Title, Source string
+	Anchor, ID, Level, LevelClass, Title, Source, Quote string
 	Findings                                     []htmlFinding
 }
 
@@ -125,7 +125,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Level:      line(string(row.Rule.Level), 16),
 			LevelClass: levelClass(row.Rule.Level),
 			Title:      line(row.Rule.Title, capLine),
-			Source:     line(row.Rule.Source, capLine),
+			Source:     citation(row.Rule),
+			Quote:      quote(row.Rule),
 		}
 		for _, f := range failing {
 			hf := htmlFinding{
@@ -191,6 +192,7 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.3em .6em;border-bottom:1px solid #eee}
 th.rev,td.cell{white-space:nowrap}
 .rule-id{white-space:nowrap}
+blockquote.quote{margin:.3em 0 .8em;padding:.3em .8em;border-left:3px solid #8c959f;color:#444;font-style:italic}
 td.cite,td.title{overflow-wrap:anywhere}
 body.matrix{max-width:1340px}
 body.matrix th,body.matrix td{padding:.3em .4em}
@@ -288,6 +290,9 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <h3><span class="rule-id">{{.ID}}</span> <span class="badge">{{.Level}}</span> {{.Title}}</h3>
 {{- if .Source}}
 <p>Citation: {{.Source}}</p>
+{{- end}}
+{{- if .Quote}}
+<blockquote class="quote">{{.Quote}}</blockquote>
 {{- end}}
 {{- range .Findings}}
 <div class="finding v-{{.Verdict}}">

@@ -69,7 +69,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\n### %s %s (%s): %s\n", verdictLabel(row.Verdict),
 			md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)), md(line(row.Rule.Title, capLine)))
 		if row.Rule.Source != "" {
-			fmt.Fprintf(bw, "\nCitation: %s\n", md(line(row.Rule.Source, capLine)))
+			fmt.Fprintf(bw, "\nCitation: %s\n", md(citation(row.Rule)))
+		}
+		if q := quote(row.Rule); q != "" {
+			fmt.Fprintf(bw, "\n> %s\n", md(q))
 		}
 		// Each block starts with its own blank line so that optional blocks
 		// can be left out without doubling or losing the spacing.
