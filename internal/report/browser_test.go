@@ -356,7 +356,7 @@ func matrixReport() *report.Report {
 			r.Findings = append(r.Findings, report.Finding{Rule: id, Level: verdict.Must, Verdict: v, Scenario: "initialize-with-an-unsupported-version", Revision: rev,
 				Message: "the server answered", Actual: `{"jsonrpc":"2.0","id":1,"result":{}}`,
 				Transcript: []transcript.Entry{{Seq: 1, Dir: transcript.Sent, Text: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, {Seq: 2, Dir: transcript.Received, Text: `{"jsonrpc":"2.0","id":1,"result":{}}`}},
-				Frames: []int{2}})
+				Frames:     []int{2}})
 		}
 	}
 	r.Tally()

@@ -45,7 +45,7 @@ type htmlCell struct{ Class, Label, Why string }
 
 type htmlRule struct {
 	Anchor, ID, Level, LevelClass, Title, Source, Quote string
-	Findings                                     []htmlFinding
+	Findings                                            []htmlFinding
 }
 
 type htmlFinding struct {
