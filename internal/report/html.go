@@ -30,8 +30,14 @@ type htmlPage struct {
 	Rows                                                    []htmlRow
 	// Revisions head the verdict columns of a report of several.
 	Revisions []string
+	// What the report certifies (certificate.go): the server as it named
+	// itself, the revision or revisions, the documents and their hashes.
+	Server, Revision string
+	Documents        []htmlDocument
 	Failures  []htmlRule
 }
+
+type htmlDocument struct{ Title, Name, Ref, SHA256 string }
 
 type htmlRow struct {
 	Anchor, ID, Level, LevelClass, Verdict, VerdictLabel, Title, Source, Scenarios string
@@ -94,6 +100,19 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	for _, n := range r.Notes {
 		page.Notes = append(page.Notes, block(n, capMessage))
+	}
+	page.Server = line(r.Server.String(), capLine)
+	page.Revision = line(r.Revision, 32)
+	if len(r.Revisions) > 0 {
+		var ids []string
+		for _, rev := range r.Revisions {
+			ids = append(ids, rev.ID)
+		}
+		page.Revision = line(strings.Join(ids, ", "), capLine)
+	}
+	for _, d := range r.Documents {
+		page.Documents = append(page.Documents, htmlDocument{Title: line(d.Title, capLine), Name: line(d.Name, capLine),
+			Ref: line(orDefault(d.File, d.URL), capLine), SHA256: line(d.SHA256, 64)})
 	}
 	if len(r.Revisions) > 1 {
 		for _, rev := range r.Revisions {
@@ -200,6 +219,7 @@ th{background:#f6f8fa}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.5em 0}
 dl.meta dt{color:#666}
 dl.meta dd{margin:0;word-break:break-all}
+ul.documents{margin:0;padding-left:1.2em;word-break:normal;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:.1em .5em;border-radius:3px;font-weight:600;font-size:.9em}
 .overall{font-size:1.3em;padding:.2em .8em}
 .pass{background:#dcf5e3;color:#135e2b}
@@ -247,11 +267,25 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <h1>{{.Protocol}} conformance report</h1>
 <p><span class="badge overall {{.Verdict}}">{{.Verdict}}</span> {{.Level}}</p>
 <dl class="meta">
+{{- if .Server}}
+<dt>Server</dt><dd class="server">{{.Server}}</dd>
+{{- end}}
 <dt>Protocol</dt><dd>{{.Protocol}}</dd>
+{{- if .Revision}}
+<dt>Revision</dt><dd class="revision">{{.Revision}}</dd>
+{{- end}}
 <dt>Target</dt><dd><code>{{.Target}}</code></dd>
 <dt>Started</dt><dd>{{.Started}}</dd>
 <dt>Duration</dt><dd>{{.Duration}}</dd>
+<dt>Gated</dt><dd>{{.Level}}</dd>
 <dt>Tool</dt><dd>{{.Tool}}</dd>
+{{- if .Documents}}
+<dt>Documents</dt><dd><ul class="documents">
+{{- range .Documents}}
+<li><span class="doc-title">{{.Title}}</span> <span class="doc-name">({{.Name}}{{if and .Ref (ne .Ref .Name)}}, {{.Ref}}{{end}})</span>{{if .SHA256}}<br><code class="sha256">sha256 {{.SHA256}}</code>{{end}}</li>
+{{- end}}
+</ul></dd>
+{{- end}}
 </dl>
 </header>
 

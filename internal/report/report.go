@@ -78,6 +78,13 @@ type Report struct {
 	// signal (SIGINT, SIGTERM).
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Signal      string `json:"signal,omitempty"`
+	// Server, Revision and Documents say what the report certifies (see
+	// certificate.go): the server as it names itself, the protocol
+	// revision a run of one judged it by, and the documents the rules
+	// cite, each pinned by its hash.
+	Server    *Server    `json:"server,omitempty"`
+	Revision  string     `json:"revision,omitempty"`
+	Documents []Document `json:"documents,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
 	// and no longer failing (Baseline.Apply); Exit fails the run on them.

@@ -44,6 +44,9 @@ type Env struct {
 	// Agreed, when set, is told the revision the server agreed to in the
 	// handshake that opened a process's session (see Agree).
 	Agreed func(revision string)
+	// Identified, when set, is told the server's own name and version as
+	// it states them (see Identify).
+	Identified func(name, version string)
 
 	// Causes is what the lane learned from earlier waits (see Causes);
 	// the runner shares one per lane. Nil: nothing is learned, every wait
@@ -640,6 +643,15 @@ func Show(v any, limit int) string {
 		return string(b[:limit]) + "…"
 	}
 	return string(b)
+}
+
+// Identify records the server's own name and version as the protocol
+// has it say them (MCP's serverInfo, a ready line's fields), for the
+// report's certificate: what was certified, beside how it was reached.
+func (e *Env) Identify(name, version string) {
+	if e.Identified != nil && (name != "" || version != "") {
+		e.Identified(name, version)
+	}
 }
 
 // Agree records the revision the server agreed to when the suite opened

@@ -97,6 +97,16 @@ type Startup struct {
 	Kind string `yaml:"kind"`
 	// Rule is what fails when the first frame is not Kind.
 	Rule string `yaml:"rule"`
+	// Identify says where the ready line names the server (JSON pointers
+	// to its name and its version; either may be unset), for the report's
+	// certificate.
+	Identify *Identify `yaml:"identify"`
+}
+
+// Identify locates a server's name and version in a frame.
+type Identify struct {
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
 }
 
 // Correlation locates the id and method of a frame, as JSON pointers.
@@ -463,7 +473,9 @@ func (p *Protocol) DocTitle(r *Rule) string {
 func (p *Protocol) Cited() []*Document {
 	used := map[string]bool{}
 	for _, r := range p.Rules {
-		used[p.DocOf(r)] = true
+		if r.AppliesTo(p.Version) {
+			used[p.DocOf(r)] = true
+		}
 	}
 	var out []*Document
 	for _, d := range p.Documents {
