@@ -34,7 +34,7 @@ type htmlPage struct {
 	// itself, the revision or revisions, the documents and their hashes.
 	Server, Revision string
 	Documents        []htmlDocument
-	Failures  []htmlRule
+	Failures         []htmlRule
 }
 
 type htmlDocument struct{ Title, Name, Ref, SHA256 string }
