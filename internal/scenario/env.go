@@ -58,6 +58,9 @@ type Env struct {
 	// unanswered is, by transcript line, how long a request Await gave up
 	// on was waited for, so a step failing on it marks it unanswered too.
 	unanswered map[int]string
+	// awaited is the transcript line of the request the last Await waited
+	// for (-1 before any), the one FailUnanswered blames.
+	awaited *int
 	// Hung is set when the server stopped answering; Closed when the
 	// scenario closed stdin. The runner starts a new process after either.
 	Hung   bool
@@ -183,6 +186,18 @@ func (e *Env) Fail(rule string, seq int, msg, expected, actual string) {
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
 }
 
+// FailUnanswered records a failure of rule because the request the last
+// wait (Await, Call, Probe) was for got no answer: the finding is about
+// that request, and says how long it was waited for when the wait ran
+// out, so a report marks the request rather than a reply that came.
+func (e *Env) FailUnanswered(rule, msg, expected string) {
+	o := verdict.Observation{Rule: rule, Verdict: verdict.Fail, Seq: -1, Message: msg, Expected: expected, Actual: "nothing"}
+	if e.awaited != nil {
+		o.Seq, o.Unanswered = *e.awaited, e.unanswered[*e.awaited]
+	}
+	e.Observe(o)
+}
+
 // Skip records that rule does not apply to this server, and why.
 func (e *Env) Skip(rule, why string) {
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Skip, Seq: -1, Message: why})
@@ -234,6 +249,8 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	if timeout == 0 {
 		timeout = e.Timeout
 	}
+	seq := c.Seq
+	e.awaited = &seq
 	dep := answerDep(c)
 	if why := e.Cause(dep); why != "" && c.Method != "" {
 		// Already answered, it is taken; otherwise not waited for.
@@ -425,6 +442,7 @@ func (e *Env) MeanwhileFrom(from int) string {
 
 // Call sends a request and waits for its response.
 func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
+	e.awaited = nil
 	c, err := e.Send(v)
 	if err != nil {
 		return nil, nil, e.writeFailed(err)
