@@ -77,7 +77,7 @@ var _ = Describe("a spec's documents", func() {
 		for _, d := range q.Cited() {
 			names = append(names, d.Name)
 		}
-		Expect(names).To(Equal([]string{"R 1", "R 3", "JSON-RPC 2.0"}), "R 2's rule is cited from R 1 in a run of revision 1")
+		Expect(names).To(Equal([]string{"R 1", "JSON-RPC 2.0"}), "of revision 1: R 2's and R 3's rules are cited from R 1's pages, REV-ONLY-1 is not the revision's")
 	})
 
 	It("are checked at load: each titled, once, every cited one declared", func() {

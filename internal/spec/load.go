@@ -139,6 +139,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		return nil, err
 	}
 	setLines(p, data)
+	ownDocs := len(p.Documents) > 0
 	var errs Errors
 	bad := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{File: name, Line: line, Msg: fmt.Sprintf(format, args...)})
@@ -207,7 +208,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 	if len(p.Transports) == 0 {
 		p.Transports = defaultTransports
 	}
-	p.checkDocuments(bad)
+	p.checkDocuments(ownDocs, bad)
 	p.checkTransports(bad)
 	p.checkProfile(bad)
 	p.rules = map[string]*Rule{}
@@ -469,10 +470,10 @@ func setLines(p *Protocol, data []byte) {
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // checkDocuments checks the documents: declaration (each named, titled,
-// once, its sha256 a hash) and, when a spec declares documents, that it
-// declares every document its rules cite, so no report names a document
-// by its file alone.
-func (p *Protocol) checkDocuments(bad func(line int, format string, args ...any)) {
+// once, its sha256 a hash) and, when a spec declares documents of its own
+// (own; a profile also has its base's), that it declares every document
+// its rules cite, so no report names a document by its file alone.
+func (p *Protocol) checkDocuments(own bool, bad func(line int, format string, args ...any)) {
 	seen := map[string]bool{}
 	for _, d := range p.Documents {
 		switch {
@@ -487,7 +488,7 @@ func (p *Protocol) checkDocuments(bad func(line int, format string, args ...any)
 		}
 		seen[d.Name] = true
 	}
-	if len(p.Documents) == 0 {
+	if !own {
 		return
 	}
 	if p.Source != "" && !seen[p.Source] {
