@@ -345,9 +345,10 @@ func matrixReport() *report.Report {
 	}
 	for i, id := range []string{"MCP-HTTP-DISCONNECT-1", "MCP-LIFECYCLE-VERSION-NEGOTIATE-12", "JSONRPC-ID-1"} {
 		r.Rules = append(r.Rules, verdict.Rule{ID: id, Level: verdict.Must,
-			Title:  `after notifications/tools|prompts|resources/list_changed, prompts/get of a listed prompt, given its required arguments (the first completion the server offers, else an absolute URI for an argument its declaration calls a URI or URL, "1" for any other), answers a result`,
-			Source: "MCP 2025-11-25 § basic/authorization#protected-resource-metadata-discovery-requirements",
-			Quote:  "Servers MUST respond with an error if the client requests a protocol version the server does not support."})
+			Title:    `after notifications/tools|prompts|resources/list_changed, prompts/get of a listed prompt, given its required arguments (the first completion the server offers, else an absolute URI for an argument its declaration calls a URI or URL, "1" for any other), answers a result`,
+			Source:   "MCP 2025-11-25 § basic/authorization#protected-resource-metadata-discovery-requirements",
+			Quote:    "Servers MUST respond with an error if the client requests a protocol version the server does not support.",
+			Document: "the MCP specification, revision 2025-11-25"})
 		for j, rev := range revs {
 			v := verdict.Pass
 			if (i+j)%3 == 0 {

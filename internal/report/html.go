@@ -41,7 +41,9 @@ type htmlDocument struct{ Title, Name, Ref, SHA256 string }
 
 type htmlRow struct {
 	Anchor, ID, Level, LevelClass, Verdict, VerdictLabel, Title, Source, Scenarios string
-	Failing                                                                        bool
+	// Quote is the sentence the rule tests, shown on the title's hover.
+	Quote   string
+	Failing bool
 	// Cells are the rule's verdicts by revision, in a report of several.
 	Cells []htmlCell
 }
@@ -130,7 +132,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Verdict:      string(row.Verdict),
 			VerdictLabel: verdictLabel(row.Verdict),
 			Title:        line(row.Rule.Title, capLine),
-			Source:       line(row.Rule.Source, capLine),
+			Source:       citation(row.Rule),
+			Quote:        quote(row.Rule),
 			Scenarios:    row.Scenarios(),
 			Failing:      len(failing) > 0,
 			Cells:        htmlCells(r.Matrix(row.RuleGroup)),
@@ -312,7 +315,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <thead><tr><th>Verdict</th><th>Rule</th><th>Level</th>{{range .Revisions}}<th class="rev">{{.}}</th>{{end}}<th>Title</th><th>Citation</th>{{if not .Revisions}}<th>Scenarios</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a class="rule-id" href="#{{.Anchor}}">{{.ID}}</a>{{else}}<span class="rule-id">{{.ID}}</span>{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td class="title">{{.Title}}</td><td class="cite">{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
+<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Verdict}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a class="rule-id" href="#{{.Anchor}}">{{.ID}}</a>{{else}}<span class="rule-id">{{.ID}}</span>{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td class="title"{{if .Quote}} title="{{.Quote}}"{{end}}>{{.Title}}</td><td class="cite">{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
