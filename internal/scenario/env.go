@@ -59,7 +59,8 @@ type Env struct {
 	// on was waited for, so a step failing on it marks it unanswered too.
 	unanswered map[int]string
 	// awaited is the transcript line of the request the last Await waited
-	// for (-1 before any), the one FailUnanswered blames.
+	// for (nil before any, and after a Call whose send failed), the one
+	// FailUnanswered blames.
 	awaited *int
 	// Hung is set when the server stopped answering; Closed when the
 	// scenario closed stdin. The runner starts a new process after either.
