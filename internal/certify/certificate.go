@@ -32,7 +32,7 @@ func (ids *identities) add(name, version string) {
 }
 
 // certify fills in what rep certifies: the server as it named itself, the
-// revision of a run of one, and the documents the rules of p cite (of
+// revision of a run of one, and the documents the report's rules cite (in
 // every revision of a run over several).
 func (ids *identities) certify(rep *report.Report, ps ...*spec.Protocol) {
 	if rep == nil {
@@ -47,9 +47,16 @@ func (ids *identities) certify(rep *report.Report, ps ...*spec.Protocol) {
 	if len(ps) == 1 && ps[0].Versions != nil {
 		rep.Revision = ps[0].Version
 	}
+	var rules []string
+	for _, r := range rep.Rules {
+		rules = append(rules, r.ID)
+	}
 	seen := map[string]bool{}
 	for _, p := range ps {
-		for _, d := range p.Cited() {
+		if len(rules) == 0 {
+			break
+		}
+		for _, d := range p.Cited(rules...) {
 			if !seen[d.Name] {
 				seen[d.Name] = true
 				rep.Documents = append(rep.Documents, report.Document{Name: d.Name, Title: d.Title, File: d.File, URL: d.URL, SHA256: d.SHA256})

@@ -468,12 +468,13 @@ func (p *Protocol) DocTitle(r *Rule) string {
 	return ""
 }
 
-// Cited lists the declared documents the rules cite, in declaration
+// Cited lists the declared documents the rules of the protocol's
+// revision cite (only those of rules ids, when given), in declaration
 // order.
-func (p *Protocol) Cited() []*Document {
+func (p *Protocol) Cited(ids ...string) []*Document {
 	used := map[string]bool{}
 	for _, r := range p.Rules {
-		if r.AppliesTo(p.Version) {
+		if r.AppliesTo(p.Version) && (len(ids) == 0 || slices.Contains(ids, r.ID)) {
 			used[p.DocOf(r)] = true
 		}
 	}
