@@ -98,6 +98,7 @@ var _ = Describe("the HTML certificate in Chromium", Ordered, func() {
 		Expect(rep.Version).NotTo(BeEmpty())
 		Expect(rep.Documents).To(ContainElement(report.Document{Name: "MCP 2025-06-18", Title: "the MCP specification, revision 2025-06-18",
 			File: "shared/reference/mcp/2025-06-18/", SHA256: "c12dacb9e304164b46a1f930bb6a9e3ce671858b79250c2dfd6a9687162282b4"}))
+		Expect(rep.Documents).To(HaveLen(1), "the documents the report's one rule cites, no more")
 		_, rules, _ := cli("", "rules", "--protocol", "mcp", "--format", "json")
 		var catalogue []struct{ ID, Quote string }
 		Expect(json.Unmarshal([]byte(rules), &catalogue)).To(Succeed())
