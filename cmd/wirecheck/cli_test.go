@@ -307,6 +307,7 @@ var _ = Describe("the other commands", func() {
 		Expect(json.Unmarshal([]byte(out), &rows)).To(Succeed())
 		Expect(rows[0]).To(HaveKeyWithValue("id", "SONDE-STARTUP-1"))
 		Expect(rows[0]["source"]).To(ContainSubstring("000_239269c7ecb57487.txt § Startup contract"))
+		Expect(rows[0]).To(HaveKeyWithValue("document", "the sonde-serve protocol document (Sonde Docs: Integrate with Sonde Serve)"))
 	})
 
 	It("rules RULE prints one rule whole, and names the IDs near an unknown one", func() {
