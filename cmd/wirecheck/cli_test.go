@@ -307,6 +307,34 @@ var _ = Describe("the other commands", func() {
 		Expect(json.Unmarshal([]byte(out), &rows)).To(Succeed())
 		Expect(rows[0]).To(HaveKeyWithValue("id", "SONDE-STARTUP-1"))
 		Expect(rows[0]["source"]).To(ContainSubstring("000_239269c7ecb57487.txt § Startup contract"))
+		Expect(rows[0]).To(HaveKeyWithValue("document", "the sonde-serve protocol document (Sonde Docs: Integrate with Sonde Serve)"))
+	})
+
+	It("rules RULE prints one rule whole, and names the IDs near an unknown one", func() {
+		code, out, errs := cli("", "rules", "--protocol", "sonde-serve", "SONDE-ID-1")
+		Expect(code).To(Equal(0), errs)
+		for _, want := range []string{
+			"SONDE-ID-1  MUST  (sonde-serve)",
+			"a response carries the id of the request it answers",
+			"Quote:       “Request:",
+			"Document:    the sonde-serve protocol document (Sonde Docs: Integrate with Sonde Serve), § tools/list, tools/call, Edge cases",
+			"cited as 000_239269c7ecb57487.txt, shared/seeds/000_239269c7ecb57487.txt, sha256 ecc26309d29c743633a40433fe1c1881c14b7069bb9205edc1bfe6ac25624ae2",
+			"Transports:  stdio",
+			"Checked by:  built-in check rpc.id-echo",
+			"scenario tools-list (fixtures/sonde-serve/tools-list.yaml)",
+			"Faults:      wrong-id (echoes a different id",
+		} {
+			Expect(out).To(ContainSubstring(want))
+		}
+		code, out, _ = cli("", "rules", "--protocol", "mcp", "MCP-LIFECYCLE-1")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("Revisions:   2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25\n"))
+		Expect(out).To(ContainSubstring("Checked by:  scenario initialize (internal/suite/mcp)"))
+
+		code, out, errs = cli("", "rules", "--protocol", "sonde-serve", "SONDE-ID-9")
+		Expect(code).To(Equal(2))
+		Expect(out).To(BeEmpty())
+		Expect(errs).To(ContainSubstring(`rule "SONDE-ID-9": protocol sonde-serve defines no such rule; did you mean SONDE-ID-1, SONDE-ID-2, SONDE-ID-3?`))
 	})
 
 	It("serve --fault list prints every fault with the rules it trips", func() {

@@ -104,12 +104,22 @@ func Prepare(r Request) (*Plan, error) {
 func (p *Plan) Run(ctx context.Context, live runner.Progress) (*report.Report, error) {
 	cfg := p.cfg
 	cfg.Progress = live
+	ids := &identities{}
+	cfg.Identified = ids.add
 	var rep *report.Report
 	var err error
 	if len(p.req.Revisions) > 1 {
 		rep, err = revisions(ctx, cfg, p.req.Revisions, p.req.Bundle.RevisionParam())
+		var ps []*spec.Protocol
+		for _, id := range p.req.Revisions {
+			if q, err := cfg.Protocol.ForVersion(id); err == nil {
+				ps = append(ps, q)
+			}
+		}
+		ids.certify(rep, ps...)
 	} else {
 		rep, err = runner.Run(ctx, cfg)
+		ids.certify(rep, cfg.Protocol)
 	}
 	p.known.Apply(rep)
 	return rep, err

@@ -466,8 +466,14 @@ func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 
 // check reports a built-in check's verdict on every rule it stands for.
 func (p *Peer) check(name, scen string, v verdict.Verdict, seq int, msg, expected, actual string) {
+	p.checkObs(name, verdict.Observation{Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual})
+}
+
+// checkObs reports o, a built-in check's verdict, on every rule the check
+// stands for.
+func (p *Peer) checkObs(name string, o verdict.Observation) {
 	for _, r := range p.protocol().RulesForCheck(name) {
-		o := verdict.Observation{Rule: r.ID, Verdict: v, Scenario: scen, Seq: seq, Message: msg, Expected: expected, Actual: actual}
+		o.Rule = r.ID
 		p.mu.Lock()
 		if p.heldChecks != nil {
 			p.heldChecks = append(p.heldChecks, o)
@@ -509,6 +515,14 @@ func (p *Peer) ReleaseChecks(keep func(verdict.Observation) bool) {
 // exits) through the same mapping.
 func (p *Peer) Check(name string, v verdict.Verdict, seq int, msg, expected, actual string) {
 	p.check(name, p.Scenario(), v, seq, msg, expected, actual)
+}
+
+// Unanswered fails a built-in check on the request sent on transcript
+// line seq, which got no answer within waited ("10s"): reports show the
+// request as the frame at fault, and the wait.
+func (p *Peer) Unanswered(name string, seq int, waited, msg, expected, actual string) {
+	p.checkObs(name, verdict.Observation{Verdict: verdict.Fail, Scenario: p.Scenario(), Seq: seq, Unanswered: waited,
+		Message: msg, Expected: expected, Actual: actual})
 }
 
 func (p *Peer) emit(o verdict.Observation) { p.o.Observe(o) }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // The HTML report opened in a real browser, Debian's chromium (installed by
@@ -271,6 +272,39 @@ var _ = Describe("the HTML report in a browser", Ordered, func() {
 		Expect(errs).To(BeEmpty())
 	})
 
+	It("fits a 1400-px window, a run over every revision too, with every rule ID on one line", func() {
+		for _, r := range []*report.Report{tallied(), matrixReport()} {
+			tab := open(htmlOf(r))
+			Expect(chromedp.Do(tab.ctx, chromedp.EmulateViewport(1400, 900))).To(Succeed())
+			var overflowing []string
+			tab.Eval(`[...document.querySelectorAll("body *")].filter(e => {
+				const b = e.getBoundingClientRect();
+				return b.width > 0 && (b.right > window.innerWidth + 0.5 || b.left < -0.5);
+			}).map(e => e.tagName + "." + (e.getAttribute("class") || "") + ": " + (e.textContent || "").slice(0, 60))`, &overflowing)
+			Expect(overflowing).To(BeEmpty())
+			var scroll, width int
+			tab.Eval(`document.documentElement.scrollWidth`, &scroll)
+			tab.Eval(`window.innerWidth`, &width)
+			Expect(scroll).To(BeNumerically("<=", width), "no horizontal scroll bar")
+			// A rule ID's lines: the distinct tops of its text's boxes
+			// (one per line it wraps onto), in the table and in the
+			// evidence's headings.
+			type idLines struct {
+				ID    string
+				Lines int
+			}
+			var ids []idLines
+			tab.Eval(`[...document.querySelectorAll("tr.rule td:nth-child(2), section h3 .rule-id")].map(e => {
+				const r = document.createRange(); r.selectNodeContents(e);
+				return {ID: e.textContent, Lines: new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.top))).size};
+			})`, &ids)
+			Expect(len(ids)).To(BeNumerically(">=", len(r.Rules)), "every row's rule ID")
+			for _, id := range ids {
+				Expect(id.Lines).To(Equal(1), "%s is on one line", id.ID)
+			}
+		}
+	})
+
 	It("draws each failure's exchange with the failing frame marked", func() {
 		tab := open(htmlOf(tallied()))
 		type lane struct{ Client, Server, Failing, Frames int }
@@ -300,3 +334,32 @@ var _ = Describe("the HTML report in a browser", Ordered, func() {
 		Expect(marks[2].Stroke).To(Equal("rgb(207, 34, 46)"))
 	})
 })
+
+// matrixReport is a run over five revisions with rule IDs, titles and
+// citations as long as MCP's.
+func matrixReport() *report.Report {
+	revs := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+	r := &report.Report{Tool: "wirecheck", Version: "v1.2.3", Protocol: "mcp", Target: "node ./dist/server.js --stdio", Level: verdict.Must}
+	for _, id := range revs {
+		r.Revisions = append(r.Revisions, report.Revision{ID: id, Negotiated: id, Judged: true})
+	}
+	for i, id := range []string{"MCP-HTTP-DISCONNECT-1", "MCP-LIFECYCLE-VERSION-NEGOTIATE-12", "JSONRPC-ID-1"} {
+		r.Rules = append(r.Rules, verdict.Rule{ID: id, Level: verdict.Must,
+			Title:    `after notifications/tools|prompts|resources/list_changed, prompts/get of a listed prompt, given its required arguments (the first completion the server offers, else an absolute URI for an argument its declaration calls a URI or URL, "1" for any other), answers a result`,
+			Source:   "MCP 2025-11-25 § basic/authorization#protected-resource-metadata-discovery-requirements",
+			Quote:    "Servers MUST respond with an error if the client requests a protocol version the server does not support.",
+			Document: "the MCP specification, revision 2025-11-25"})
+		for j, rev := range revs {
+			v := verdict.Pass
+			if (i+j)%3 == 0 {
+				v = verdict.Fail
+			}
+			r.Findings = append(r.Findings, report.Finding{Rule: id, Level: verdict.Must, Verdict: v, Scenario: "initialize-with-an-unsupported-version", Revision: rev,
+				Message: "the server answered", Actual: `{"jsonrpc":"2.0","id":1,"result":{}}`,
+				Transcript: []transcript.Entry{{Seq: 1, Dir: transcript.Sent, Text: `{"jsonrpc":"2.0","id":1,"method":"initialize"}`}, {Seq: 2, Dir: transcript.Received, Text: `{"jsonrpc":"2.0","id":1,"result":{}}`}},
+				Frames:     []int{2}})
+		}
+	}
+	r.Tally()
+	return r
+}

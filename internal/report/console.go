@@ -312,7 +312,10 @@ func writeFailure(w io.Writer, p painter, rep *Report, ru verdict.Rule, f Findin
 		fmt.Fprintf(w, "  baseline: %s\n", knownWhy(rep))
 	}
 	if ru.Source != "" {
-		fmt.Fprintf(w, "  source:   %s\n", line(ru.Source, capLine))
+		fmt.Fprintf(w, "  source:   %s\n", citation(ru))
+	}
+	if q := quote(ru); q != "" {
+		fmt.Fprintf(w, "  quote:    %s\n", q)
 	}
 	fmt.Fprintf(w, "  scenario: %s%s\n", line(f.Where(), capLine), seen(f))
 	if f.Said() != "" {

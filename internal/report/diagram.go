@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -42,24 +43,47 @@ type htmlFrame struct {
 	Head                   string // the arrowhead's polygon points
 	Anchor, Time, Label    string
 	Failing, Arrow, Mark   bool
+	// Cross is the failing frame's mark: "✗ failing", or on a request that
+	// got no answer "✗ no answer within 10s".
+	Cross, CrossAnchor string
+	CrossDY            int
+	Unanswered         bool
 }
 
-// diagram lays out the last frames of a failing finding's transcript.
+// diagram lays out the last frames of a failing finding's transcript, or,
+// when the frame the finding is about lies before them, the frames around
+// it.
 func diagram(f Finding) *htmlDiagram {
 	if len(f.Transcript) == 0 {
 		return nil
 	}
 	shown, _ := tail(f.Transcript, diagramTail)
-	failing := failingFrame(shown, f.Actual)
+	at := judged(f)
+	if len(at) > 0 && at[0] < len(f.Transcript)-len(shown) {
+		from := max(0, at[0]-3)
+		shown = f.Transcript[from:min(len(f.Transcript), from+diagramTail)]
+	}
+	failing := map[int]bool{}
+	for _, e := range shown {
+		if slices.Contains(f.Frames, e.Seq) {
+			failing[e.Seq] = true
+		}
+	}
+	fallback := -1
+	if len(failing) == 0 {
+		fallback = failingFrame(shown, f.Actual)
+	}
 	d := &htmlDiagram{
 		Width:   diagramWidth,
 		Height:  diagramTop + len(shown)*diagramRow + 12,
 		ClientX: clientLane,
 		ServerX: serverLane,
-		Caption: fmt.Sprintf("Sequence diagram (last %d of %d frames)", len(shown), len(f.Transcript)),
+		Caption: fmt.Sprintf("Sequence diagram (%d of %d frames)", len(shown), len(f.Transcript)),
 	}
 	if len(shown) == len(f.Transcript) {
 		d.Caption = fmt.Sprintf("Sequence diagram (%d frames)", len(shown))
+	} else if shown[len(shown)-1].Seq == f.Transcript[len(f.Transcript)-1].Seq {
+		d.Caption = fmt.Sprintf("Sequence diagram (last %d of %d frames)", len(shown), len(f.Transcript))
 	}
 	d.LaneBottom = d.Height - 4
 	for i, e := range shown {
@@ -70,8 +94,18 @@ func diagram(f Finding) *htmlDiagram {
 			TextY:   y - 5,
 			Time:    fmt.Sprintf("%.1fms", e.OffsetMS),
 			Label:   frameLabel(e),
-			Failing: i == failing,
+			Failing: failing[e.Seq] || i == fallback,
 			CrossX:  serverLane + 14,
+			Cross:   "✗ failing",
+			CrossDY: 4, CrossAnchor: "start",
+		}
+		if fr.Failing && e.Dir == transcript.Sent && f.Unanswered != "" {
+			// Under the request's arrow, by the server's lane, where the
+			// answer should have come from (the margin right of the lane
+			// is too narrow for it).
+			fr.Cross = "✗ no answer within " + line(f.Unanswered, 32)
+			fr.CrossX, fr.CrossDY, fr.CrossAnchor = serverLane-8, 14, "end"
+			fr.Unanswered = true
 		}
 		switch e.Dir {
 		case transcript.Sent:
@@ -102,6 +136,18 @@ func arrowHead(x1, x2, y int) string {
 	}
 	back := x2 - dir*arrowHeadSize*2
 	return fmt.Sprintf("%d,%d %d,%d %d,%d", x2, y, back, y-arrowHeadSize, back, y+arrowHeadSize)
+}
+
+// judged are the indexes in f.Transcript of the frames f is about
+// (Finding.Frames), in order.
+func judged(f Finding) []int {
+	var at []int
+	for i, e := range f.Transcript {
+		if slices.Contains(f.Frames, e.Seq) {
+			at = append(at, i)
+		}
+	}
+	return at
 }
 
 // frameLabel is one line of a frame, cut to fit between the lanes.

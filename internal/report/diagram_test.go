@@ -56,6 +56,37 @@ var _ = Describe("the sequence diagram of a failure", func() {
 		Expect(markedFrames(page)).To(Equal([][2]string{{"received", "pong"}}), "the last frame the server sent")
 	})
 
+	It("marks the frames the finding names, not the probe's reply after them", func() {
+		// A reply with the wrong id, then the probe's reply (valid): the
+		// finding names the first.
+		ts := []transcript.Entry{
+			{Seq: 40, Dir: transcript.Sent, Text: `{"id":"a","method":"tools/list"}`},
+			{Seq: 41, Dir: transcript.Received, Text: `{"id":"a-x","ok":true}`},
+			{Seq: 42, Dir: transcript.Sent, Text: `{"id":"probe-1","method":"tools/list"}`},
+			{Seq: 43, Dir: transcript.Received, Text: `{"id":"probe-1","ok":true}`},
+		}
+		r := &report.Report{Protocol: "p", Findings: []report.Finding{
+			{Rule: "A-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "s", Actual: `id "a-x"`, Transcript: ts, Frames: []int{41}},
+		}}
+		Expect(markedFrames(htmlOf(r))).To(Equal([][2]string{{"received", `{&#34;id&#34;:&#34;a-x&#34;,&#34;ok&#34;:true}`}}))
+	})
+
+	It("shows a request that got no answer as such, even before the last frames", func() {
+		ts := []transcript.Entry{{Seq: 0, Dir: transcript.Sent, Text: `{"id":"call-1","method":"tools/call"}`}}
+		for i := 1; i <= 30; i++ {
+			ts = append(ts, transcript.Entry{Seq: i, Dir: transcript.Received, Text: `{"note":"busy"}`})
+		}
+		r := &report.Report{Protocol: "p", Findings: []report.Finding{
+			{Rule: "A-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "s", Actual: "nothing", Transcript: ts,
+				Frames: []int{0}, Unanswered: "10s"},
+		}}
+		page := htmlOf(r)
+		Expect(markedFrames(page)).To(Equal([][2]string{{"sent", `{&#34;id&#34;:&#34;call-1&#34;,&#34;method&#34;:&#34;tools/call&#34;}`}}))
+		Expect(page).To(ContainSubstring("✗ no answer within 10s"))
+		Expect(page).To(ContainSubstring("Sequence diagram (20 of 31 frames)"))
+		Expect(page).NotTo(ContainSubstring("✗ failing"))
+	})
+
 	It("is left out when the finding has no transcript", func() {
 		r := &report.Report{Protocol: "p", Findings: []report.Finding{
 			{Rule: "A-1", Level: verdict.Must, Verdict: verdict.Fail, Scenario: "s", Message: "m"},

@@ -66,7 +66,10 @@ func annotationText(ru verdict.Rule, f Finding, more int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s\n", verdictLabel(f.Verdict), line(string(ru.Level), 16), line(ru.Title, capLine))
 	if ru.Source != "" {
-		fmt.Fprintf(&b, "Citation: %s\n", line(ru.Source, capLine))
+		fmt.Fprintf(&b, "Citation: %s\n", citation(ru))
+	}
+	if q := quote(ru); q != "" {
+		fmt.Fprintf(&b, "Quote: %s\n", q)
 	}
 	fmt.Fprintf(&b, "Scenario %s: %s\n", line(f.Where(), capLine), block(f.Said(), capMessage))
 	if f.Expected != "" {

@@ -33,8 +33,14 @@ type htmlPage struct {
 	Rows            []htmlRow
 	// Revisions head the verdict columns of a report of several.
 	Revisions []string
-	Failures  []htmlRule
+	// What the report certifies (certificate.go): the server as it named
+	// itself, the revision or revisions, the documents and their hashes.
+	Server, Revision string
+	Documents        []htmlDocument
+	Failures         []htmlRule
 }
+
+type htmlDocument struct{ Title, Name, Ref, SHA256 string }
 
 type htmlRow struct {
 	Anchor, ID, Level, LevelClass, Verdict, VerdictLabel, Title, Source, Scenarios string
@@ -45,6 +51,8 @@ type htmlRow struct {
 	// Skipped are the reasons a skipped rule gives, one line each,
 	// collapsed under the title.
 	Skipped []string
+	// Quote is the sentence the rule tests, shown on the title's hover.
+	Quote string
 	// Cells are the rule's verdicts by revision, in a report of several.
 	Cells []htmlCell
 }
@@ -53,8 +61,8 @@ type htmlRow struct {
 type htmlCell struct{ Class, Label, Why string }
 
 type htmlRule struct {
-	Anchor, ID, Level, LevelClass, Title, Source string
-	Findings                                     []htmlFinding
+	Anchor, ID, Level, LevelClass, Title, Source, Quote string
+	Findings                                            []htmlFinding
 	// Known is the phrase saying that a known failure does not fail the
 	// run and which baseline knows it; "" for a rule that fails the run.
 	Known string
@@ -110,6 +118,19 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for _, n := range r.Notes {
 		page.Notes = append(page.Notes, block(n, capMessage))
 	}
+	page.Server = line(r.Server.String(), capLine)
+	page.Revision = line(r.Revision, 32)
+	if len(r.Revisions) > 0 {
+		var ids []string
+		for _, rev := range r.Revisions {
+			ids = append(ids, rev.ID)
+		}
+		page.Revision = line(strings.Join(ids, ", "), capLine)
+	}
+	for _, d := range r.Documents {
+		page.Documents = append(page.Documents, htmlDocument{Title: line(d.Title, capLine), Name: line(d.Name, capLine),
+			Ref: line(orDefault(d.File, d.URL), capLine), SHA256: line(d.SHA256, 64)})
+	}
 	if len(r.Revisions) > 1 {
 		for _, rev := range r.Revisions {
 			page.Revisions = append(page.Revisions, line(rev.ID, 32))
@@ -136,7 +157,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Skipped:      skipped,
 			VerdictLabel: row.label(),
 			Title:        line(row.Rule.Title, capLine),
-			Source:       line(row.Rule.Source, capLine),
+			Source:       citation(row.Rule),
+			Quote:        quote(row.Rule),
 			Scenarios:    row.Scenarios(),
 			Failing:      len(failing) > 0,
 			Cells:        htmlCells(r.Matrix(row.RuleGroup)),
@@ -150,7 +172,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Level:      line(string(row.Rule.Level), 16),
 			LevelClass: levelClass(row.Rule.Level),
 			Title:      line(row.Rule.Title, capLine),
-			Source:     line(row.Rule.Source, capLine),
+			Source:     citation(row.Rule),
+			Quote:      quote(row.Rule),
 		}
 		if row.Known() {
 			hr.Known = knownWhy(r)
@@ -222,10 +245,16 @@ h3{font-size:1.05em;margin:1.4em 0 .3em}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.3em .6em;border-bottom:1px solid #eee}
 th.rev,td.cell{white-space:nowrap}
+.rule-id{white-space:nowrap}
+blockquote.quote{margin:.3em 0 .8em;padding:.3em .8em;border-left:3px solid #8c959f;color:#444;font-style:italic}
+td.cite,td.title{overflow-wrap:anywhere}
+body.matrix{max-width:1340px}
+body.matrix th,body.matrix td{padding:.3em .4em}
 th{background:#f6f8fa}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.5em 0}
 dl.meta dt{color:#666}
 dl.meta dd{margin:0;word-break:break-all}
+ul.documents{margin:0;padding-left:1.2em;word-break:normal;overflow-wrap:anywhere}
 .badge{display:inline-block;padding:.1em .5em;border-radius:3px;font-weight:600;font-size:.9em}
 .overall{font-size:1.3em;padding:.2em .8em}
 .pass{background:#dcf5e3;color:#135e2b}
@@ -272,16 +301,30 @@ svg.seq .failing polygon,svg.seq .failing rect{fill:#cf222e}
 svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 </style>
 </head>
-<body>
+<body{{if .Revisions}} class="matrix"{{end}}>
 <header>
 <h1>{{.Protocol}} conformance report</h1>
 <p><span class="badge overall {{.Verdict}}">{{.Verdict}}</span> {{.Level}}{{if .Why}} ({{.Why}}){{end}}</p>
 <dl class="meta">
+{{- if .Server}}
+<dt>Server</dt><dd class="server">{{.Server}}</dd>
+{{- end}}
 <dt>Protocol</dt><dd>{{.Protocol}}</dd>
+{{- if .Revision}}
+<dt>Revision</dt><dd class="revision">{{.Revision}}</dd>
+{{- end}}
 <dt>Target</dt><dd><code>{{.Target}}</code></dd>
 <dt>Started</dt><dd>{{.Started}}</dd>
 <dt>Duration</dt><dd>{{.Duration}}</dd>
+<dt>Gated</dt><dd>{{.Level}}</dd>
 <dt>Tool</dt><dd>{{.Tool}}</dd>
+{{- if .Documents}}
+<dt>Documents</dt><dd><ul class="documents">
+{{- range .Documents}}
+<li><span class="doc-title">{{.Title}}</span> <span class="doc-name">({{.Name}}{{if and .Ref (ne .Ref .Name)}}, {{.Ref}}{{end}})</span>{{if .SHA256}}<br><code class="sha256">sha256 {{.SHA256}}</code>{{end}}</li>
+{{- end}}
+</ul></dd>
+{{- end}}
 </dl>
 </header>
 
@@ -308,7 +351,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <thead><tr><th>Verdict</th><th>Rule</th><th>Level</th>{{range .Revisions}}<th class="rev">{{.}}</th>{{end}}<th>Title</th><th>Citation</th>{{if not .Revisions}}<th>Scenarios</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Badge}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a href="#{{.Anchor}}">{{.ID}}</a>{{else}}{{.ID}}{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td>{{.Title}}{{with .Skipped}}<details class="why"><summary>why skipped</summary>{{range .}}<div>{{.}}</div>{{end}}</details>{{end}}</td><td>{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
+<tr class="rule v-{{.Verdict}} l-{{.LevelClass}}"><td><span class="badge {{.Badge}}">{{.VerdictLabel}}</span></td><td>{{if .Failing}}<a class="rule-id" href="#{{.Anchor}}">{{.ID}}</a>{{else}}<span class="rule-id">{{.ID}}</span>{{end}}</td><td>{{.Level}}</td>{{range .Cells}}<td class="cell" title="{{.Why}}"><span class="badge {{.Class}}">{{.Label}}</span></td>{{end}}<td class="title"{{if .Quote}} title="{{.Quote}}"{{end}}>{{.Title}}{{with .Skipped}}<details class="why"><summary>why skipped</summary>{{range .}}<div>{{.}}</div>{{end}}</details>{{end}}</td><td class="cite">{{.Source}}</td>{{if not .Cells}}<td>{{.Scenarios}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
@@ -317,12 +360,15 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <h2>Evidence</h2>
 {{- range .Failures}}
 <section id="{{.Anchor}}" class="l-{{.LevelClass}}">
-<h3>{{.ID}} <span class="badge">{{.Level}}</span> {{.Title}}</h3>
+<h3><span class="rule-id">{{.ID}}</span> <span class="badge">{{.Level}}</span> {{.Title}}</h3>
 {{- if .Source}}
 <p>Citation: {{.Source}}</p>
 {{- end}}
 {{- if .Known}}
 <p><span class="badge known">known</span> {{.Known}}</p>
+{{- end}}
+{{- if .Quote}}
+<blockquote class="quote">{{.Quote}}</blockquote>
 {{- end}}
 {{- range .Findings}}
 <div class="finding v-{{.Verdict}}">
@@ -356,7 +402,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 {{- end}}
 <text class="label" x="{{.LabelX}}" y="{{.TextY}}" text-anchor="{{.Anchor}}">{{.Label}}</text>
 {{- if .Failing}}
-<text class="cross" x="{{.CrossX}}" y="{{.Y}}" dy="4">✗ failing</text>
+<text class="cross{{if .Unanswered}} unanswered{{end}}" x="{{.CrossX}}" y="{{.Y}}" dy="{{.CrossDY}}" text-anchor="{{.CrossAnchor}}">{{.Cross}}</text>
 {{- end}}
 </g>
 {{- end}}

@@ -84,7 +84,7 @@ var _ = Describe("WriteHTML", func() {
 		page := htmlOf(tallied())
 		Expect(page).To(ContainSubstring(`<span class="badge overall FAIL">FAIL</span> at level MUST`))
 		Expect(page).To(ContainSubstring(`<span class="badge fail">2 fail</span>`))
-		Expect(page).To(ContainSubstring(`<a href="#rule-2">SONDE-ID-1</a>`))
+		Expect(page).To(ContainSubstring(`<a class="rule-id" href="#rule-2">SONDE-ID-1</a>`))
 		Expect(page).To(ContainSubstring(`<section id="rule-2" class="l-must">`))
 		Expect(page).To(ContainSubstring(`000_239269c7ecb57487.txt §3.2`))
 		Expect(page).To(ContainSubstring(`1 fail of 4`))

@@ -215,7 +215,10 @@ func junitBody(ru verdict.Rule, f Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %s\n", line(ru.ID, capLine), line(string(ru.Level), 16), line(ru.Title, capLine))
 	if ru.Source != "" {
-		fmt.Fprintf(&b, "Source: %s\n", line(ru.Source, capLine))
+		fmt.Fprintf(&b, "Source: %s\n", citation(ru))
+	}
+	if q := quote(ru); q != "" {
+		fmt.Fprintf(&b, "Quote: %s\n", q)
 	}
 	fmt.Fprintf(&b, "Scenario: %s\n", line(f.Where(), capLine))
 	if f.Said() != "" {

@@ -70,7 +70,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, "\n### %s %s (%s): %s\n", row.label(),
 			md(line(row.Rule.ID, capLine)), md(line(string(row.Rule.Level), 16)), md(line(row.Rule.Title, capLine)))
 		if row.Rule.Source != "" {
-			fmt.Fprintf(bw, "\nCitation: %s\n", md(line(row.Rule.Source, capLine)))
+			fmt.Fprintf(bw, "\nCitation: %s\n", md(citation(row.Rule)))
+		}
+		if q := quote(row.Rule); q != "" {
+			fmt.Fprintf(bw, "\n> %s\n", md(q))
 		}
 		if row.Known() {
 			fmt.Fprintf(bw, "\n%s\n", md(knownWhy(r)))

@@ -76,6 +76,7 @@ func Merge(reports ...*Report) (*Report, error) {
 			out.Notes = appendNew(out.Notes, n)
 		}
 		out.Revisions = mergeRevisions(out.Revisions, r.Revisions)
+		mergeCertificate(out, r)
 		if r.Interrupted && !out.Interrupted {
 			// One unfinished part leaves the whole unfinished.
 			out.Interrupted, out.Signal = true, r.Signal

@@ -41,6 +41,12 @@ type Finding struct {
 	// its own level, so it gates the exit code as before; it is not a
 	// second independent failure (Summary.Caused, "caused by RULE").
 	Cause string `json:"cause,omitempty"`
+	// Frames are the transcript lines (Entry.Seq) the finding is about:
+	// the frames its observations judged, which a report marks.
+	Frames []int `json:"frames,omitempty"`
+	// Unanswered is set when the finding is that the request on Frames got
+	// no answer: how long it was waited for ("10s").
+	Unanswered string `json:"unanswered,omitempty"`
 }
 
 // Said is the finding's message as the text writers show it: with the
@@ -98,6 +104,13 @@ type Report struct {
 	// marked known come from, so that every writer can say which file
 	// excuses them.
 	Baseline string `json:"baseline,omitempty"`
+	// Server, Revision and Documents say what the report certifies (see
+	// certificate.go): the server as it names itself, the protocol
+	// revision a run of one judged it by, and the documents the rules
+	// cite, each pinned by its hash.
+	Server    *Server    `json:"server,omitempty"`
+	Revision  string     `json:"revision,omitempty"`
+	Documents []Document `json:"documents,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
 	// and no longer failing (Baseline.Apply); Exit fails the run on them.

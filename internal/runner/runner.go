@@ -93,6 +93,10 @@ type Config struct {
 	// time a scenario opened a process's session (scenario.Env.Agree),
 	// from any lane.
 	Agreed func(revision string)
+	// Identified, when set, is told the server's own name and version
+	// each time a ready line or a scenario states them
+	// (scenario.Env.Identify), from any lane.
+	Identified func(name, version string)
 	// Pool, when set, bounds the lanes and starts of this run together
 	// with the other runs that share it (the revisions of --revision all
 	// run side by side as lanes do); Jobs and Starts are then its own.
@@ -313,8 +317,9 @@ func (l *lane) start(ctx context.Context) error {
 		Recorder: l.rec, Observe: l.observe, Handler: r.cfg.Handler, Judge: r.cfg.Judge,
 		Timeout: r.cfg.Timeout, StartupTimeout: r.cfg.StartupTimeout,
 		// Another process that never became ready ends this one's wait.
-		Abort:    r.startFailed,
-		Scenario: scen,
+		Abort:      r.startFailed,
+		Scenario:   scen,
+		Identified: r.cfg.Identified,
 	})
 	if errors.Is(err, session.ErrAborted) {
 		release()
@@ -664,6 +669,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	env.Seed, env.Params, env.Causes = r.cfg.Seed, r.cfg.Params, &l.causes
 	env.Note = func(msg string) { r.tally.Note("%s", msg) }
 	env.Agreed = r.cfg.Agreed
+	env.Identified = r.cfg.Identified
 	env.Observe = func(o verdict.Observation) {
 		if o.Scenario == "" {
 			o.Scenario = s.Name

@@ -49,6 +49,9 @@ type Env struct {
 	// Agreed, when set, is told the revision the server agreed to in the
 	// handshake that opened a process's session (see Agree).
 	Agreed func(revision string)
+	// Identified, when set, is told the server's own name and version as
+	// it states them (see Identify).
+	Identified func(name, version string)
 
 	// Causes is what the lane learned from earlier waits (see Causes);
 	// the runner shares one per lane. Nil: nothing is learned, every wait
@@ -57,6 +60,13 @@ type Env struct {
 
 	named    map[string]*peer.Call
 	suspects [][2]string
+	// unanswered is, by transcript line, how long a request Await gave up
+	// on was waited for, so a step failing on it marks it unanswered too.
+	unanswered map[int]string
+	// awaited is the transcript line of the request the last Await waited
+	// for (nil before any, and after a Call whose send failed), the one
+	// FailUnanswered blames.
+	awaited *int
 	// Hung is set when the server stopped answering; Closed when the
 	// scenario closed stdin. The runner starts a new process after either.
 	Hung   bool
@@ -182,6 +192,18 @@ func (e *Env) Fail(rule string, seq int, msg, expected, actual string) {
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Fail, Seq: seq, Message: msg, Expected: expected, Actual: actual})
 }
 
+// FailUnanswered records a failure of rule because the request the last
+// wait (Await, Call, Probe) was for got no answer: the finding is about
+// that request, and says how long it was waited for when the wait ran
+// out, so a report marks the request rather than a reply that came.
+func (e *Env) FailUnanswered(rule, msg, expected string) {
+	o := verdict.Observation{Rule: rule, Verdict: verdict.Fail, Seq: -1, Message: msg, Expected: expected, Actual: "nothing"}
+	if e.awaited != nil {
+		o.Seq, o.Unanswered = *e.awaited, e.unanswered[*e.awaited]
+	}
+	e.Observe(o)
+}
+
 // Skip records that rule does not apply to this server, and why.
 func (e *Env) Skip(rule, why string) {
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Skip, Seq: -1, Message: why})
@@ -287,6 +309,8 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 	if timeout == 0 {
 		timeout = e.Timeout
 	}
+	seq := c.Seq
+	e.awaited = &seq
 	dep := answerDep(c)
 	if why := e.Cause(dep); why != "" && c.Method != "" {
 		// Already answered, it is taken; otherwise not waited for.
@@ -342,8 +366,21 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 			// a probe would only wait out again.
 			e.suspect(dep, fmt.Sprintf("%s in scenario %s got no response within %s", c.Describe(), e.p.Scenario(), bound))
 		}
-		e.p.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
-		e.p.Check(verdict.CheckOneResponse, verdict.Fail, c.Seq, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
+		// The wait as the diagram shows it on the request: short, and
+		// never shorter than the wait made.
+		waited := timeout.String()
+		switch {
+		case spent:
+			waited = inFlight.Round(time.Millisecond).String()
+		case quiet:
+			waited = time.Since(start).Round(time.Millisecond).String()
+		}
+		if e.unanswered == nil {
+			e.unanswered = map[int]string{}
+		}
+		e.unanswered[c.Seq] = waited
+		e.p.Unanswered(verdict.CheckTimely, c.Seq, waited, msg+e.Meanwhile(c.Seq), "a response within "+timeout.String(), "nothing")
+		e.p.Unanswered(verdict.CheckOneResponse, c.Seq, waited, msg+e.Meanwhile(c.Seq), "exactly one response per request", "no response")
 		return nil, fmt.Errorf("%w: %s%s", ErrNoAnswer, msg, e.Meanwhile(c.Seq))
 	case errors.Is(err, peer.ErrOverCap):
 		// Answered, but not readable within --max-frame: nothing of
@@ -465,6 +502,7 @@ func (e *Env) MeanwhileFrom(from int) string {
 
 // Call sends a request and waits for its response.
 func (e *Env) Call(v any) (*peer.Inbound, *peer.Call, error) {
+	e.awaited = nil
 	c, err := e.Send(v)
 	if err != nil {
 		return nil, nil, e.writeFailed(err)
@@ -690,6 +728,15 @@ func Show(v any, limit int) string {
 		return string(b[:limit]) + "…"
 	}
 	return string(b)
+}
+
+// Identify records the server's own name and version as the protocol
+// has it say them (a handshake's server info, a ready line's fields), for the
+// report's certificate: what was certified, beside how it was reached.
+func (e *Env) Identify(name, version string) {
+	if e.Identified != nil && (name != "" || version != "") {
+		e.Identified(name, version)
+	}
 }
 
 // Agree records the revision the server agreed to when the suite opened

@@ -200,3 +200,23 @@ var _ = Describe("a wait lengthened while the server had written nothing yet", f
 		Expect(obs[0].Message).To(And(HavePrefix("no frame within "), ContainSubstring("(10ms (--timeout), lengthened as the server had written nothing yet")))
 	})
 })
+
+var _ = Describe("a failure for want of an answer", func() {
+	It("is about the request the last wait was for, and says how long it waited", func() {
+		var obs []verdict.Observation
+		rec := transcript.NewRecorder()
+		p := peer.New(peer.Options{Protocol: protocol(""), Transport: &silent{frames: make(chan transport.Frame), exited: make(chan struct{})}, Recorder: rec})
+		DeferCleanup(p.Close)
+		e := &scenario.Env{Timeout: 10 * time.Millisecond, Observe: func(o verdict.Observation) { obs = append(obs, o) }}
+		e.SetPeer(p)
+		rec.Add(transcript.Received, []byte(`{"id":"earlier","ok":true}`))
+		_, c, err := e.Call(map[string]any{"id": "p1", "method": "tools/list"})
+		Expect(err).To(MatchError(scenario.ErrNoAnswer))
+		e.FailUnanswered("DEMO-A-1", "the probe was not answered", "an answer")
+		Expect(obs).To(HaveLen(1))
+		Expect(obs[0].Seq).To(Equal(c.Seq))
+		Expect(rec.Slice(c.Seq, c.Seq+1)[0].Text).To(ContainSubstring(`"p1"`))
+		Expect(obs[0].Unanswered).To(Equal("10ms"))
+		Expect(obs[0].Actual).To(Equal("nothing"))
+	})
+})

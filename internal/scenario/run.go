@@ -123,7 +123,10 @@ func (st *Step) run(e *Env) error {
 		}
 		in, err := e.Await(c, st.Within.D())
 		if err != nil {
-			st.fail(e, c.Seq, "no response to the request named "+st.Expect+": "+err.Error(), st.describe(), "nothing")
+			if st.Rule != "" {
+				e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Fail, Seq: c.Seq, Unanswered: e.unanswered[c.Seq],
+					Message: "no response to the request named " + st.Expect + ": " + err.Error(), Expected: st.describe(), Actual: "nothing"})
+			}
 			return err
 		}
 		if st.Optional && st.Rule != "" && e.Unimplemented(in) {

@@ -84,6 +84,9 @@ type Options struct {
 	// Scenario names what the peer observes from its first frame on (the
 	// runner's "startup"); see peer.Options.Scenario.
 	Scenario string
+	// Identified, when set, is told the server's name and version its
+	// ready line states (spec Startup.Identify).
+	Identified func(name, version string)
 }
 
 // Session is one launched server process and its peer.
@@ -229,8 +232,24 @@ func (s *Session) AwaitReady() error {
 	}
 	if first.Kind != nil && first.Kind.Name == st.Kind {
 		s.o.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Pass, Seq: first.Seq})
+		if id := st.Identify; id != nil {
+			env := s.Env()
+			env.Identified = s.o.Identified
+			env.Identify(stringAt(first, id.Name), stringAt(first, id.Version))
+		}
 	}
 	return nil
+}
+
+// stringAt is the string at ptr in a frame, "" when ptr is unset or
+// holds none.
+func stringAt(in *peer.Inbound, ptr string) string {
+	if ptr == "" {
+		return ""
+	}
+	v, _ := in.Field(ptr)
+	s, _ := v.(string)
+	return s
 }
 
 // ErrAborted ends a wait for the ready line (or, over HTTP, for the port)
@@ -246,7 +265,7 @@ func (s *Session) stderr() []string {
 // timeout and its observer. The caller adds what its scenarios need (a
 // seed, params, the causes its lane learned, Restart).
 func (s *Session) Env() *scenario.Env {
-	e := &scenario.Env{Protocol: s.o.Protocol, Timeout: s.o.Timeout, Observe: s.o.Observe}
+	e := &scenario.Env{Protocol: s.o.Protocol, Timeout: s.o.Timeout, Observe: s.o.Observe, Identified: s.o.Identified}
 	e.SetPeer(s.p)
 	return e
 }

@@ -17,6 +17,8 @@ type catalogueRow struct {
 	Source   string   `json:"source"`
 	Quote    string   `json:"quote,omitempty"`
 	Checks   []string `json:"checks,omitempty"`
+	// Document is the title of the document Source names.
+	Document string `json:"document,omitempty"`
 }
 
 // WriteCatalogue writes the rules of ps as a text table or as JSON.
@@ -24,7 +26,7 @@ func WriteCatalogue(w io.Writer, format string, ps ...*Protocol) error {
 	var rows []catalogueRow
 	for _, p := range ps {
 		for _, r := range p.Rules {
-			rows = append(rows, catalogueRow{p.ID, r.ID, string(r.Level), r.Title, p.Citation(r), r.Quote, r.Checks})
+			rows = append(rows, catalogueRow{p.ID, r.ID, string(r.Level), r.Title, p.Citation(r), r.Quote, r.Checks, p.DocTitle(r)})
 		}
 	}
 	switch format {

@@ -54,3 +54,43 @@ var _ = Describe("a rule's citation", func() {
 		Expect(err).To(MatchError(ContainSubstring(`rule REV-LATE-1: sections: version "0" is not in the spec's versions list`)))
 	})
 })
+
+var _ = Describe("a spec's documents", func() {
+	const titled = revised + `documents:
+  - {name: revised.txt, title: the revised protocol document, file: seeds/revised.txt, sha256: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef}
+  - {name: R 1, title: "the R specification, revision 1"}
+  - {name: R 2, title: "the R specification, revision 2"}
+  - {name: R 3, title: "the R specification, revision 3"}
+  - {name: JSON-RPC 2.0, title: the JSON-RPC 2.0 specification}
+`
+	It("give each rule's document a human title, the revision judged's where its page is cited", func() {
+		p, err := parse(titled)
+		Expect(err).NotTo(HaveOccurred())
+		q, err := p.ForVersion("1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(q.DocTitle(q.Rule("REV-LATE-1"))).To(Equal("the R specification, revision 1"))
+		Expect(q.DocTitle(q.Rule("REV-RPC-1"))).To(Equal("the JSON-RPC 2.0 specification"))
+		rules := q.ReportRules()
+		Expect(rules[0].Document).To(Equal("the R specification, revision 1"))
+		Expect(rules[0].Source).To(Equal("R 1 § basic/messages"), "the file stays the reference")
+		var names []string
+		for _, d := range q.Cited() {
+			names = append(names, d.Name)
+		}
+		Expect(names).To(Equal([]string{"R 1", "JSON-RPC 2.0"}), "of revision 1: R 2's and R 3's rules are cited from R 1's pages, REV-ONLY-1 is not the revision's")
+	})
+
+	It("are checked at load: each titled, once, every cited one declared", func() {
+		for _, c := range []struct{ yaml, want string }{
+			{strings.Replace(titled, "title: the JSON-RPC 2.0 specification", "title: ''", 1), `documents: "JSON-RPC 2.0" has no title`},
+			{strings.Replace(titled, "  - {name: R 2, title: \"the R specification, revision 2\"}\n", "", 1), `rule REV-MID-1: doc "R 2" is not declared in documents`},
+			{strings.Replace(titled, "  - {name: revised.txt,", "  - {name: R 1, title: again}\n  - {name: revised.txt,", 1), `documents: "R 1" is declared twice`},
+			{strings.Replace(titled, "sha256: 0123", "sha256: XY23", 1), `sha256 "XY23`},
+			{strings.Replace(titled, "{name: revised.txt,", "{name: other.txt,", 1), `source "revised.txt" is not declared in documents`},
+		} {
+			_, err := parse(c.yaml)
+			Expect(err).To(MatchError(ContainSubstring(c.want)))
+			Expect(err.Error()).To(MatchRegexp(`:\d+: `), "names the line")
+		}
+	})
+})

@@ -139,6 +139,7 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		return nil, err
 	}
 	setLines(p, data)
+	ownDocs := len(p.Documents) > 0
 	var errs Errors
 	bad := func(line int, format string, args ...any) {
 		errs = append(errs, &Error{File: name, Line: line, Msg: fmt.Sprintf(format, args...)})
@@ -196,12 +197,18 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			if p.Unimplemented == nil {
 				p.Unimplemented = b.Unimplemented
 			}
+			for _, d := range b.Documents {
+				if p.Document(d.Name) == nil {
+					p.Documents = append(p.Documents, d)
+				}
+			}
 		}
 	}
 
 	if len(p.Transports) == 0 {
 		p.Transports = defaultTransports
 	}
+	p.checkDocuments(ownDocs, bad)
 	p.checkTransports(bad)
 	p.checkProfile(bad)
 	p.rules = map[string]*Rule{}
@@ -451,6 +458,11 @@ func setLines(p *Protocol, data []byte) {
 			p.Rules[i].Line = l
 		}
 	}
+	for i, l := range lines["documents"] {
+		if i < len(p.Documents) {
+			p.Documents[i].Line = l
+		}
+	}
 	for i, l := range lines["kinds"] {
 		if i < len(p.Kinds) {
 			p.Kinds[i].Line = l
@@ -467,6 +479,47 @@ func setLines(p *Protocol, data []byte) {
 		}
 	}
 	p.unimplementedLines = lines["unimplemented"]
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// checkDocuments checks the documents: declaration (each named, titled,
+// once, its sha256 a hash) and, when a spec declares documents of its own
+// (own; a profile also has its base's), that it declares every document
+// its rules cite, so no report names a document by its file alone.
+func (p *Protocol) checkDocuments(own bool, bad func(line int, format string, args ...any)) {
+	seen := map[string]bool{}
+	for _, d := range p.Documents {
+		switch {
+		case d.Name == "":
+			bad(d.Line, "documents: an entry without a name (how rules cite it: the source:, a rule's doc:)")
+		case seen[d.Name]:
+			bad(d.Line, "documents: %q is declared twice", d.Name)
+		case strings.TrimSpace(d.Title) == "":
+			bad(d.Line, "documents: %q has no title: name it as a reader knows it (\"the sonde-serve protocol document\")", d.Name)
+		case d.SHA256 != "" && !sha256Hex.MatchString(d.SHA256):
+			bad(d.Line, "documents: %q: sha256 %q is not 64 lower-case hex digits", d.Name, d.SHA256)
+		}
+		seen[d.Name] = true
+	}
+	if !own {
+		return
+	}
+	if p.Source != "" && !seen[p.Source] {
+		bad(1, "source %q is not declared in documents: give it a title", p.Source)
+	}
+	for _, r := range p.Rules {
+		if r.Doc != "" && !seen[r.Doc] {
+			bad(r.Line, "rule %s: doc %q is not declared in documents: give it a title", r.ID, r.Doc)
+		}
+	}
+	if p.Versions != nil {
+		for _, v := range p.Versions.List {
+			if v.Doc != "" && !seen[v.Doc] {
+				bad(1, "versions: %s: doc %q is not declared in documents: give it a title", v.ID, v.Doc)
+			}
+		}
+	}
 }
 
 func keys(m Checks) string {

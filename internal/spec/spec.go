@@ -20,6 +20,11 @@ type Protocol struct {
 	ID     string `yaml:"id"`
 	Title  string `yaml:"title"`
 	Source string `yaml:"source"`
+	// Documents declares the documents the rules cite (Source and every
+	// rule's Doc): a human title, and what pins the text (its sha256), so a
+	// report names "the sonde-serve protocol document" rather than a file
+	// and a certificate says which text it certifies against.
+	Documents []*Document `yaml:"documents"`
 	// Base names the protocol a profile extends (see profile.go).
 	Base       string   `yaml:"base"`
 	Transports []string `yaml:"transports"`
@@ -92,6 +97,16 @@ type Startup struct {
 	Kind string `yaml:"kind"`
 	// Rule is what fails when the first frame is not Kind.
 	Rule string `yaml:"rule"`
+	// Identify says where the ready line names the server (JSON pointers
+	// to its name and its version; either may be unset), for the report's
+	// certificate.
+	Identify *Identify `yaml:"identify"`
+}
+
+// Identify locates a server's name and version in a frame.
+type Identify struct {
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
 }
 
 // Correlation locates the id and method of a frame, as JSON pointers.
@@ -397,6 +412,85 @@ type FuzzNext struct {
 	To   string `yaml:"to"`
 }
 
+// Document is one document a spec's rules cite.
+type Document struct {
+	// Name is how rules cite it (the protocol's source:, a rule's doc:).
+	Name string `yaml:"name" json:"name"`
+	// Title is how a reader knows it: "the sonde-serve protocol document".
+	Title string `yaml:"title" json:"title"`
+	// File is where its text is kept (under shared/seeds or
+	// shared/reference), URL where it is published.
+	File string `yaml:"file" json:"file,omitempty"`
+	URL  string `yaml:"url" json:"url,omitempty"`
+	// SHA256 pins the text the rules were written against: of the file,
+	// or of a folder the sha256 of its files' `sha256sum` lines, sorted by
+	// path (`find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum`
+	// in the folder).
+	SHA256 string `yaml:"sha256" json:"sha256,omitempty"`
+
+	Line int `yaml:"-" json:"-"`
+}
+
+// Document returns the declaration of the document rules cite as name,
+// or nil.
+func (p *Protocol) Document(name string) *Document {
+	for _, d := range p.Documents {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// DocOf is the name of the document a rule is cited from, as Citation
+// names it.
+func (p *Protocol) DocOf(r *Rule) string {
+	doc := r.Doc
+	if doc == "" {
+		doc = p.Source
+	}
+	if v := p.laterDoc(r); v != nil {
+		doc = v.Doc
+	}
+	return doc
+}
+
+// SectionOf is the section of DocOf(r) a rule is cited from.
+func (p *Protocol) SectionOf(r *Rule) string {
+	if v := p.laterDoc(r); v != nil && r.Sections[v.ID] != "" {
+		return r.Sections[v.ID]
+	}
+	return r.Section
+}
+
+// DocTitle is the human title of the document a rule is cited from, ""
+// when the spec declares none.
+func (p *Protocol) DocTitle(r *Rule) string {
+	if d := p.Document(p.DocOf(r)); d != nil {
+		return d.Title
+	}
+	return ""
+}
+
+// Cited lists the declared documents the rules of the protocol's
+// revision cite (only those of rules ids, when given), in declaration
+// order.
+func (p *Protocol) Cited(ids ...string) []*Document {
+	used := map[string]bool{}
+	for _, r := range p.Rules {
+		if r.AppliesTo(p.Version) && (len(ids) == 0 || slices.Contains(ids, r.ID)) {
+			used[p.DocOf(r)] = true
+		}
+	}
+	var out []*Document
+	for _, d := range p.Documents {
+		if used[d.Name] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Citation is how reports show where a rule comes from. A rule quoted
 // from a later revision's page than the one the protocol is resolved for
 // (its Doc is that revision's Doc) cites the page of the resolved
@@ -455,7 +549,7 @@ func (p *Protocol) Kind(name string) *Kind { return p.kinds[name] }
 func (p *Protocol) ReportRules() []verdict.Rule {
 	out := make([]verdict.Rule, 0, len(p.Rules))
 	for _, r := range p.Rules {
-		out = append(out, verdict.Rule{ID: r.ID, Level: r.Level, Title: r.Title, Source: p.Citation(r)})
+		out = append(out, verdict.Rule{ID: r.ID, Level: r.Level, Title: r.Title, Source: p.Citation(r), Quote: r.Quote, Document: p.DocTitle(r)})
 	}
 	return out
 }

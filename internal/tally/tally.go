@@ -7,6 +7,7 @@ package tally
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -62,7 +63,13 @@ type agg struct {
 type distinct struct {
 	evidence
 	count int
+	// frames are the transcript lines its observations judged, the first
+	// maxFrames of them.
+	frames []int
 }
+
+// maxFrames bounds the frames a finding marks.
+const maxFrames = 20
 
 // evidence is an observation and the transcript that holds it.
 type evidence struct {
@@ -116,6 +123,7 @@ func (a *agg) addDistinct(e evidence, n int) {
 		if d.Verdict == e.Verdict {
 			if d.Message == e.Message {
 				d.count += n
+				d.addFrame(e.Seq)
 				return
 			}
 			last = d
@@ -125,7 +133,15 @@ func (a *agg) addDistinct(e evidence, n int) {
 		last.count += n
 		return
 	}
-	a.distinct = append(a.distinct, &distinct{e, n})
+	d := &distinct{evidence: e, count: n}
+	d.addFrame(e.Seq)
+	a.distinct = append(a.distinct, d)
+}
+
+func (d *distinct) addFrame(seq int) {
+	if seq >= 0 && len(d.frames) < maxFrames && !slices.Contains(d.frames, seq) {
+		d.frames = append(d.frames, seq)
+	}
 }
 
 // offTransport is why a rule is not judged on the run's transport, ""
@@ -260,7 +276,8 @@ func (t *Tally) Report(o Options) *report.Report {
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
 				Message: msg, Expected: d.Expected, Actual: d.Actual,
 				Count: d.count, Transcript: excerpt(d.src, k.scenario, d.Seq),
-				Cause: cause,
+				Cause:  cause,
+				Frames: d.frames, Unanswered: d.Unanswered,
 			}
 			if o.Reproduce != nil {
 				f.Reproduce = o.Reproduce(k.scenario, k.rule)

@@ -54,6 +54,30 @@ func lines(n int) tally.Entries {
 var _ = Describe("a tally", func() {
 	const id1, id2 = "SONDE-ID-1", "SONDE-ID-2"
 
+	It("names the frames each failure is about, and a request left unanswered", func() {
+		t := tally.New(sonde(), nil)
+		at := func(o verdict.Observation, seq int) verdict.Observation { o.Seq = seq; return o }
+		t.Observe(at(pass("a", id1), 3), nil)
+		t.Observe(at(fail("a", id1, "wrong id"), 5), nil)
+		t.Observe(at(fail("a", id1, "wrong id"), 9), nil)
+		t.Observe(at(fail("a", id1, "wrong id"), 5), nil)
+		t.Observe(at(fail("a", id1, "no id"), 7), nil)
+		t.Observe(fail("a", id1, "no id"), nil)
+		silent := at(fail("b", id2, "no response"), 4)
+		silent.Unanswered = "10s"
+		t.Observe(silent, nil)
+		rep := t.Report(tally.Options{Started: time.Now(), Unobserved: tally.DropUnobserved})
+		fs := findings(rep, id1)
+		Expect(fs).To(HaveLen(2))
+		Expect(fs[0].Frames).To(Equal([]int{5, 9}))
+		Expect(fs[1].Frames).To(Equal([]int{7}), "an observation of no line adds none")
+		Expect(fs[0].Unanswered).To(BeEmpty())
+		fs = findings(rep, id2)
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Frames).To(Equal([]int{4}))
+		Expect(fs[0].Unanswered).To(Equal("10s"))
+	})
+
 	It("reports a rule in a scenario by its decisive verdict: a failure outweighs passes", func() {
 		t := tally.New(sonde(), nil)
 		t.Observe(pass("a", id1), nil)

@@ -53,8 +53,14 @@ type Observation struct {
 	Message  string
 	Expected string
 	Actual   string
-	// Seq is the transcript line the evidence is on, or -1.
+	// Seq is the transcript line the evidence is on, or -1: the frame the
+	// judgement is about (the reply with the wrong id, not the probe's
+	// reply after it; the request that went unanswered).
 	Seq int
+	// Unanswered is set when the judgement is that the request on line
+	// Seq got no answer: how long it was waited for ("10s"), which a
+	// report shows on that request.
+	Unanswered string
 }
 
 // Observer receives observations; the peer calls it from its reader
@@ -68,4 +74,10 @@ type Rule struct {
 	Level  Level  `json:"level"`
 	Title  string `json:"title"`
 	Source string `json:"source"`
+	// Quote is the sentence of the document the rule tests, so every
+	// report shows what a finding is judged against.
+	Quote string `json:"quote,omitempty"`
+	// Document is the human title of the document Source cites ("the
+	// sonde-serve protocol document"); Source keeps the file's name.
+	Document string `json:"document,omitempty"`
 }

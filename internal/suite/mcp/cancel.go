@@ -251,7 +251,7 @@ func cancelInFlight(e *scenario.Env, s *session) error {
 	}
 	ping, err := e.Probe()
 	if err != nil {
-		e.Fail("MCP-CANCEL-2", -1, "the server did not answer ping after a cancellation: "+err.Error(), "an answer to ping", "nothing")
+		e.FailUnanswered("MCP-CANCEL-2", "the server did not answer ping after a cancellation: "+err.Error(), "an answer to ping")
 		return err
 	}
 	// Until the expected end the answer is awaited as such (it ends the
@@ -304,7 +304,7 @@ func cancel(e *scenario.Env) error {
 	}
 	in, err := e.Probe()
 	if err != nil {
-		e.Fail("MCP-CANCEL-1", -1, "the server stopped answering after a cancellation: "+err.Error(), "an answer to ping", "nothing")
+		e.FailUnanswered("MCP-CANCEL-1", "the server stopped answering after a cancellation: "+err.Error(), "an answer to ping")
 		return err
 	}
 	e.Pass("MCP-CANCEL-1", in.Seq)

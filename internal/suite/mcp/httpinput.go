@@ -68,7 +68,7 @@ func badBody(e *scenario.Env, rule, line string, code int64, idOK func(any) bool
 	judgeBodyAnswer(e, rule, line, code, idOK, res, seq)
 	pin, err := e.Probe()
 	if err != nil {
-		e.Fail("MCP-HTTP-BADBODY-1", -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+		e.FailUnanswered("MCP-HTTP-BADBODY-1", "the server did not answer ping after bad input: "+err.Error(), "an answer")
 		return err
 	}
 	if !bad {

@@ -81,7 +81,7 @@ func badInput(e *scenario.Env, rule, line string, code int64, idOK func(any) boo
 	}
 	pin, err := e.Probe()
 	if err != nil {
-		e.Fail(survives, -1, "the server did not answer ping after bad input: "+err.Error(), "an answer", "nothing")
+		e.FailUnanswered(survives, "the server did not answer ping after bad input: "+err.Error(), "an answer")
 		return err
 	}
 	if survives != "MCP-STDIO-3" {

@@ -138,7 +138,7 @@ func initialize(e *scenario.Env) error {
 	ping := map[string]any{"jsonrpc": "2.0", "id": 7, "method": "ping"}
 	pin, _, err := e.Call(ping)
 	if err != nil {
-		e.Fail("MCP-PING-1", -1, "ping was not answered: "+err.Error(), "an empty result", "nothing")
+		e.FailUnanswered("MCP-PING-1", "ping was not answered: "+err.Error(), "an empty result")
 		return err
 	}
 	res, ok := field(pin, "/result").(map[string]any)

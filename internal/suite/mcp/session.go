@@ -207,6 +207,9 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 		s.version = version
 	}
 	s.caps, _ = field(in, "/result/capabilities").(map[string]any)
+	name, _ := field(in, "/result/serverInfo/name").(string)
+	ver, _ := field(in, "/result/serverInfo/version").(string)
+	e.Identify(name, ver)
 	if pause > 0 {
 		time.Sleep(pause)
 		for f := range e.Drain(0, nil) {

@@ -225,7 +225,7 @@ func longLine(e *scenario.Env) error {
 		"params": map[string]any{"name": "wirecheck-no-such-tool", "input": map[string]any{"pad": strings.Repeat("x", 100<<10)}},
 	})
 	if err != nil {
-		e.Fail("SONDE-UNKNOWN-TOOL-1", -1, "no answer to a 100 KiB request line: "+err.Error(), "ok false with error.message", "nothing")
+		e.FailUnanswered("SONDE-UNKNOWN-TOOL-1", "no answer to a 100 KiB request line: "+err.Error(), "ok false with error.message")
 		return err
 	}
 	if ok, _ := in.Field("/ok"); ok != false {
