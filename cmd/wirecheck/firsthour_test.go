@@ -36,7 +36,7 @@ var _ = Describe("the first hour", func() {
 
 		h, _ := os.ReadFile(htmlPath)
 		Expect(string(h)).To(ContainSubstring(`<span class="badge overall PASS">PASS</span>`))
-		Expect(string(h)).To(MatchRegexp(`<span class="badge known">known</span></td><td><a href="#rule-\d+">SONDE-ID-1</a>`))
+		Expect(string(h)).To(MatchRegexp(`<span class="badge known">known</span></td><td><a class="rule-id" href="#rule-\d+">SONDE-ID-1</a>`))
 		Expect(string(h)).NotTo(ContainSubstring(`<span class="badge fail">FAIL</span>`))
 
 		md, _ := os.ReadFile(mdPath)
