@@ -47,6 +47,6 @@ var _ = Describe("version and help", func() {
 		code, out, errs := cli("", "run", "--protocol", "sonde-serve", "--scenario", "tools-list", "--level", "should", "--no-color",
 			"--", bin(), "serve", "sonde-serve")
 		Expect(code).To(Equal(0), out+errs)
-		Expect(out).To(MatchRegexp(`(?m)\Awirecheck .*\nstarted .*\njudged at level SHOULD: a failure at or above it fails the run \(` + `the defaults follow`))
+		Expect(out).To(MatchRegexp(`(?m)\Awirecheck .*\nstarted .*\njudged at level SHOULD: a failure at or above it fails the run \(defaults: run must, fuzz should, replay may; --level sets it\)\n\n`))
 	})
 })

@@ -104,7 +104,7 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 		line(r.Protocol, capLine), line(r.Target, capLine))
 	fmt.Fprintf(bw, "started %s\n", started(r.Started))
 	if r.Level != "" {
-		fmt.Fprintf(bw, "judged at level %s: a failure at or above it fails the run (%s)\n", strings.ToUpper(string(r.Level)), LevelRule)
+		fmt.Fprintf(bw, "judged at level %s: a failure at or above it fails the run (%s)\n", strings.ToUpper(string(r.Level)), LevelDefaults)
 	}
 	bw.WriteString("\n")
 

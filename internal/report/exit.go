@@ -29,6 +29,9 @@ const LevelRule = "the defaults follow what each command is for: run certifies, 
 	"fuzz hunts crashes and hangs, which break should rules where a document is silent, at should; " +
 	"replay reproduces a saved failure whatever its level, at may; --level sets it"
 
+// LevelDefaults is LevelRule in short, for the console report's header.
+const LevelDefaults = "defaults: run must, fuzz should, replay may; --level sets it"
+
 // InterruptCode is the exit code of a run the signal named ended.
 func InterruptCode(signal string) int {
 	if signal == "SIGTERM" {
