@@ -8,7 +8,7 @@ PROTOCOLS   := sonde-serve tool-host agent-bridge mcp sophon
 # The token the profiles' reference servers accept and their runs send.
 export WIRECHECK_TOKEN ?= wirecheck-demo
 
-.PHONY: all build demo test interop lint bench clean
+.PHONY: all build install readme demo test interop lint bench clean
 
 all: build
 
@@ -90,3 +90,8 @@ bench: build
 
 clean:
 	rm -rf bin
+
+# The README's tables and excerpts, from the binary's own output
+# (internal/docgen; a test fails when they drift).
+readme: build
+	$(GO) run ./internal/docgen/mkreadme -bin $(BIN) README.md
