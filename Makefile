@@ -15,6 +15,15 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wirecheck
 
+# Install wirecheck from this clone (the module is not published, so
+# `go install …@latest` cannot fetch it): into $(go env GOBIN), else the
+# first GOPATH's bin, and say where and whether that folder is on PATH.
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/wirecheck
+	@dir="$$($(GO) env GOBIN)"; [ -n "$$dir" ] || dir="$$($(GO) env GOPATH | cut -d: -f1)/bin"; \
+	echo "installed $$dir/wirecheck"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on your PATH: add it, e.g. export PATH=\"$$dir:\$$PATH\"";; esac
+
 # Certify every built-in reference server, then show what a failure looks
 # like by planting one fault. Reports land in reports/.
 demo: build
