@@ -131,3 +131,84 @@ var _ = Describe("the docs", func() {
 		}
 	})
 })
+
+// Every wirecheck command line in the README's blocks parses as written:
+// the command exists and takes every flag given. (What they run against,
+// a user's server, is theirs; the generated sections and docs/ci.md's
+// recipes are run for real.)
+var _ = Describe("the readme's command lines", func() {
+	It("name commands and flags the binary has", func() {
+		data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+		Expect(err).NotTo(HaveOccurred())
+		blocks := regexp.MustCompile("(?ms)^```(sh)?\n(.*?)^```\n").FindAllStringSubmatch(string(data), -1)
+		n := 0
+		for _, b := range blocks {
+			// In a block of commands and their output, the commands are
+			// the lines after a prompt.
+			prompted := strings.Contains("\n"+b[2], "\n$ ")
+			for _, line := range strings.Split(b[2], "\n") {
+				if prompted && !strings.HasPrefix(line, "$ ") {
+					continue
+				}
+				line = strings.TrimPrefix(line, "$ ")
+				if !strings.HasPrefix(line, "wirecheck ") {
+					continue
+				}
+				head, _, _ := strings.Cut(line, " -- ")
+				if strings.ContainsAny(head, "[…<") || strings.Contains(head, "  ") {
+					continue // a synopsis ("[flags]", "FILE…") or a listing with its description
+				}
+				words := shellWords(head)[1:]
+				for i, w := range words {
+					if w == "|" || w == ">" || w == "&&" || w == ";" || strings.HasPrefix(w, "#") {
+						words = words[:i]
+						break
+					}
+				}
+				n++
+				root := newRoot(nil, io.Discard, io.Discard)
+				cmd, rest, err := root.Find(words)
+				Expect(err).NotTo(HaveOccurred(), line)
+				Expect(cmd).NotTo(BeIdenticalTo(root), "no command: %s", line)
+				Expect(cmd.ParseFlags(rest)).To(Succeed(), line)
+			}
+		}
+		Expect(n).To(BeNumerically(">=", 25), "the README's command lines")
+	})
+})
+
+// shellWords splits a line as a POSIX shell does, for quotes ('…', "…")
+// and backslashes; nothing is expanded.
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	in, quote, escaped := false, rune(0), false
+	for _, r := range s {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped, in = true, true
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
+}
