@@ -38,7 +38,7 @@ type Gen struct {
 }
 
 // Sections are the generated sections by name, in the order they are made.
-var Sections = []string{"protocols", "faults", "demo", "fault-demo", "fuzz"}
+var Sections = []string{"github", "baseline", "shards", "demo", "fault-demo", "fuzz", "protocols", "faults"}
 
 // self is how every run names the binary.
 const self = "./bin/wirecheck"
@@ -55,6 +55,20 @@ func (g Gen) Make() (map[string]string, error) {
 	}
 	if err := os.Symlink(g.Bin, link); err != nil {
 		return nil, err
+	}
+	// A user's server, ./server, fails two rules; its next version,
+	// ./server-v2, one of them.
+	for name, fault := range map[string]string{"server": "runtime-null-id", "server-v2": "crash-on-error"} {
+		script := "#!/bin/sh\nexec \"$(dirname \"$0\")/bin/wirecheck\" serve sonde-serve --fault " + fault + "\n"
+		if err := os.WriteFile(filepath.Join(g.Dir, name), []byte(script), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	for name, mk := range map[string]func() (string, error){"github": g.github, "baseline": g.baseline, "shards": g.shards} {
+		var err error
+		if out[name], err = mk(); err != nil {
+			return nil, err
+		}
 	}
 	protos, err := g.protocols()
 	if err != nil {
@@ -78,8 +92,22 @@ func (g Gen) Make() (map[string]string, error) {
 
 // run runs the binary and returns its stdout, normalised, and exit code.
 func (g Gen) run(args ...string) (string, int, error) {
+	out, _, code, err := g.run2(args...)
+	return out, code, err
+}
+
+// run2 is run with stderr too. The binary is on PATH as wirecheck, as
+// `make install` puts it; nothing of a CI job the generator may run in
+// (GITHUB_*) reaches it.
+func (g Gen) run2(args ...string) (string, string, int, error) {
 	cmd := exec.Command(filepath.Join(g.Dir, self), args...)
 	cmd.Dir = g.Dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GITHUB_") && !strings.HasPrefix(kv, "PATH=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "PATH="+filepath.Join(g.Dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -88,9 +116,10 @@ func (g Gen) run(args ...string) (string, int, error) {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		return "", 0, err
+		return "", "", 0, err
 	}
-	return strings.ReplaceAll(stdout.String(), g.Dir+string(filepath.Separator), ""), code, nil
+	dir := g.Dir + string(filepath.Separator)
+	return strings.ReplaceAll(stdout.String(), dir, ""), strings.ReplaceAll(stderr.String(), dir, ""), code, nil
 }
 
 // must is run when anything but the exit code want is a failure of the
@@ -302,6 +331,107 @@ func (g Gen) fuzz() (string, error) {
 	}
 	return fence("wirecheck fuzz --protocol sonde-serve --runs 200 --seed 1 --save reports -- ./bin/wirecheck serve sonde-serve --fault double-answer", keep) +
 		"\nThe reproducer it saved (`" + filepath.Join("reports", filepath.Base(files[0])) + "`):\n\n```yaml\n" + y + "```\n", nil
+}
+
+// github is a failure as GitHub Actions annotations; the token of the
+// console's stop-commands block is random, so shown as <token>.
+func (g Gen) github() (string, error) {
+	args := []string{"run", "--protocol", "sonde-serve", "--scenario", "tools-list", "--report", "github", "--", "wirecheck", "serve", "sonde-serve", "--fault", "wrong-id"}
+	out, err := g.must(1, args...)
+	if err != nil {
+		return "", err
+	}
+	m := stopToken.FindStringSubmatch(out)
+	if m == nil {
+		return "", fmt.Errorf("wirecheck %s: no ::stop-commands:: in:\n%s", strings.Join(args, " "), out)
+	}
+	out = strings.ReplaceAll(out, m[1], "<token>")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var keep []string
+	for i, l := range lines {
+		switch {
+		case i == 0:
+			keep = append(keep, l, "…")
+		case strings.HasPrefix(l, "FAIL at level") || strings.HasPrefix(l, "::"):
+			keep = append(keep, l)
+		}
+	}
+	return fence("wirecheck "+strings.Join(args, " "), keep), nil
+}
+
+var stopToken = regexp.MustCompile(`::stop-commands::([0-9a-f]+)`)
+
+// baseline writes a baseline from a run of ./server, then judges the next
+// version with it, strictly.
+func (g Gen) baseline() (string, error) {
+	run := []string{"run", "--protocol", "sonde-serve", "--report", "json=run.json", "--no-color", "--", "./server"}
+	if _, err := g.must(1, run...); err != nil {
+		return "", err
+	}
+	write := []string{"baseline", "write", "run.json"}
+	known, err := g.must(0, write...)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(g.Dir, "known-failures.txt"), []byte(known), 0o644); err != nil {
+		return "", err
+	}
+	strict := []string{"run", "--protocol", "sonde-serve", "--baseline", "known-failures.txt", "--baseline-strict", "--no-color", "--", "./server-v2"}
+	out, errs, code, err := g.run2(strict...)
+	if err != nil || code != 1 {
+		return "", fmt.Errorf("wirecheck %s: exit %d (%v), want 1:\n%s%s", strings.Join(strict, " "), code, err, out, errs)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var keep []string
+	keep = append(keep, "…")
+	keep = append(keep, lines[len(lines)-1])
+	keep = append(keep, strings.Split(strings.TrimRight(errs, "\n"), "\n")...)
+	var b strings.Builder
+	b.WriteString("```\n$ wirecheck " + strings.Join(run[:len(run)-3], " ") + " -- ./server\n…\n")
+	b.WriteString("$ wirecheck " + strings.Join(write, " ") + " > known-failures.txt\n$ cat known-failures.txt\n")
+	b.WriteString(reportDate.ReplaceAllString(known, "of <date>"))
+	b.WriteString("$ wirecheck " + strings.Join(strict[:len(strict)-3], " ") + " -- ./server-v2\n")
+	for _, l := range keep {
+		b.WriteString(stable(l) + "\n")
+	}
+	b.WriteString("```\n")
+	return b.String(), nil
+}
+
+var reportDate = regexp.MustCompile(`of \d{4}-\d\d-\d\d \d\d:\d\d`)
+
+// shards runs ./server's certification in two shards and merges them.
+func (g Gen) shards() (string, error) {
+	var cmds []string
+	for i := 1; i <= 2; i++ {
+		args := []string{"run", "--protocol", "sonde-serve", "--shard", fmt.Sprintf("%d/2", i), "--report", fmt.Sprintf("json=s%d.json", i), "--", "./server"}
+		// A shard exits as its own lanes found: 1 for the one that ran
+		// the failing scenario.
+		if out, code, err := g.run(args...); err != nil || code > 1 {
+			return "", fmt.Errorf("wirecheck %s: exit %d (%v):\n%s", strings.Join(args, " "), code, err, out)
+		}
+		cmds = append(cmds, "wirecheck "+strings.Join(args, " "))
+	}
+	merge := []string{"report", "merge", "s1.json", "s2.json", "--format", "console"}
+	out, err := g.must(1, merge...)
+	if err != nil {
+		return "", err
+	}
+	_, notes, ok := strings.Cut(out, "\nNotes:\n")
+	if !ok {
+		return "", fmt.Errorf("wirecheck %s: no notes in:\n%s", strings.Join(merge, " "), out)
+	}
+	var b strings.Builder
+	b.WriteString("```\n")
+	for _, c := range append(cmds, "wirecheck "+strings.Join(merge, " ")) {
+		b.WriteString("$ " + c + "\n")
+	}
+	b.WriteString("…\nNotes:\n")
+	for _, l := range strings.Split(strings.TrimRight(notes, "\n"), "\n") {
+		b.WriteString(stable(l) + "\n")
+	}
+	b.WriteString("```\n")
+	return b.String(), nil
 }
 
 const (
