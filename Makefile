@@ -8,12 +8,21 @@ PROTOCOLS   := sonde-serve tool-host agent-bridge mcp sophon
 # The token the profiles' reference servers accept and their runs send.
 export WIRECHECK_TOKEN ?= wirecheck-demo
 
-.PHONY: all build demo test interop lint bench clean
+.PHONY: all build install readme demo test interop lint bench clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/wirecheck
+
+# Install wirecheck from this clone (the module is not published, so
+# `go install …@latest` cannot fetch it): into $(go env GOBIN), else the
+# first GOPATH's bin, and say where and whether that folder is on PATH.
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/wirecheck
+	@dir="$$($(GO) env GOBIN)"; [ -n "$$dir" ] || dir="$$($(GO) env GOPATH | cut -d: -f1)/bin"; \
+	echo "installed $$dir/wirecheck"; \
+	case ":$$PATH:" in *":$$dir:"*) ;; *) echo "$$dir is not on your PATH: add it, e.g. export PATH=\"$$dir:\$$PATH\"";; esac
 
 # Certify every built-in reference server, then show what a failure looks
 # like by planting one fault. Reports land in reports/.
@@ -90,3 +99,8 @@ bench: build
 
 clean:
 	rm -rf bin
+
+# The README's tables and excerpts, from the binary's own output
+# (internal/docgen; a test fails when they drift).
+readme: build
+	$(GO) run ./internal/docgen/mkreadme -bin $(BIN) README.md

@@ -65,7 +65,7 @@ func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
 	c.maxFrame = sizeFlag(transport.DefaultMaxFrame)
 	f.Var(&c.maxFrame, "max-frame", "largest frame the server may send that wirecheck reads and judges (a stdout line, an HTTP body, an SSE event): bytes, or with a unit (64MiB, 16MB); a bigger frame is reported as this limit, not as the server's fault")
 	f.StringArrayVar(&c.reports, "report", nil, "write a report: FORMAT=PATH, format one of "+strings.Join(report.Formats(), ", ")+" (repeatable; PATH - is stdout; github alone: annotations on stdout, the Markdown summary appended to $GITHUB_STEP_SUMMARY)")
-	f.StringVar(&c.level, "level", level, "lowest rule level whose failure fails the run: must, should or may")
+	f.StringVar(&c.level, "level", level, "lowest rule level whose failure fails the run: must, should or may; "+report.LevelRule)
 	f.BoolVar(&c.noColor, "no-color", false, "no colour in the console output, even on a terminal")
 	f.BoolVar(&c.noProgress, "no-progress", false, "no live progress line on the terminal (there is none when stdout or stderr is not a terminal)")
 	c.revisionFlags.add(f, paramHelp)

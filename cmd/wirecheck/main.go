@@ -83,6 +83,12 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version and `wirecheck version` print one line, the same one.
+	root.SetVersionTemplate("wirecheck {{.Version}}\n")
+	// Declared here so its help can say what -v means where: cobra would
+	// take -v for the version silently, and run, fuzz and replay take it
+	// for --verbose.
+	root.Flags().BoolP("version", "v", false, "print the version and exit, as 'wirecheck version' does (-v means --version only here, before any command; after run or replay it means --verbose)")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

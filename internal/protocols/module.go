@@ -45,7 +45,7 @@ type Judged interface {
 }
 
 // module is a Module made of the package-level functions of a suite and
-// a reference server; the four built-in protocols are such.
+// a reference server; every built-in protocol (modules, below) is one.
 type module struct {
 	id        string
 	scenarios func() []*scenario.Scenario

@@ -102,7 +102,11 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 	fmt.Fprintf(bw, "%s · %s · target %s\n",
 		p.paint(sgrBold, line(strings.TrimSpace(orDefault(r.Tool, "wirecheck")+" "+r.Version), capLine)),
 		line(r.Protocol, capLine), line(r.Target, capLine))
-	fmt.Fprintf(bw, "started %s\n\n", started(r.Started))
+	fmt.Fprintf(bw, "started %s\n", started(r.Started))
+	if r.Level != "" {
+		fmt.Fprintf(bw, "judged at level %s: a failure at or above it fails the run (%s)\n", strings.ToUpper(string(r.Level)), LevelDefaults)
+	}
+	bw.WriteString("\n")
 
 	writeTable(bw, p, r, rs, opt.Verbose)
 

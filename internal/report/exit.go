@@ -22,6 +22,16 @@ const (
 	ExitSIGTERM = 143
 )
 
+// LevelRule is why run, fuzz and replay judge at different levels by
+// default; each --help and the console report's header state it, so a
+// SHOULD failure that fails a fuzz campaign but not a run surprises no one.
+const LevelRule = "the defaults follow what each command is for: run certifies, at must; " +
+	"fuzz hunts crashes and hangs, which break should rules where a document is silent, at should; " +
+	"replay reproduces a saved failure whatever its level, at may; --level sets it"
+
+// LevelDefaults is LevelRule in short, for the console report's header.
+const LevelDefaults = "defaults: run must, fuzz should, replay may; --level sets it"
+
 // InterruptCode is the exit code of a run the signal named ended.
 func InterruptCode(signal string) int {
 	if signal == "SIGTERM" {

@@ -98,7 +98,7 @@ type Hooked interface {
 // to a host beyond loopback, named by a server wirecheck launched (a
 // metadata document elsewhere). A launched server is the user's program
 // on this machine, not an address they named: wirecheck sends nothing
-// beyond loopback for it (DESIGN.md, "What done means" 8). A check that
+// beyond loopback for it (docs/design.md, "What done means" 8). A check that
 // wanted the answer skips with Named, never blames the server.
 type OffLoopback struct {
 	// URL is where the request would have gone, credentials masked.

@@ -17,7 +17,7 @@ var dialContext = (&net.Dialer{Timeout: dialTimeout}).DialContext
 
 // guard is the transport's one way out: every request, each redirect hop
 // included, passes its RoundTrip. To a server wirecheck launched it sends
-// nothing beyond loopback (DESIGN.md, "What done means" 8): a URL the
+// nothing beyond loopback (docs/design.md, "What done means" 8): a URL the
 // server names elsewhere (a metadata document beside its authorization
 // server) is refused with transport.OffLoopback before any lookup or
 // connection. With --url the user named the address, and a real

@@ -129,7 +129,7 @@ var _ = Describe("a server that checks an API key as a Bearer token and publishe
 })
 
 var _ = Describe("a launched server whose challenge names its metadata on another host (variant auth-metadata-elsewhere)", func() {
-	// DESIGN.md, "What done means" 8: wirecheck sends nothing beyond
+	// docs/design.md, "What done means" 8: wirecheck sends nothing beyond
 	// loopback unless the user named the address. Until issue 25 the
 	// http-auth scenario fetched the challenge's resource_metadata
 	// wherever it pointed, and a host that did not answer failed
