@@ -298,12 +298,7 @@ type failure struct {
 // failure to be judged.
 func (c *Campaign) start() (*proc, error) {
 	pr := &proc{c: c, last: map[string]any{}, shape: "startup"}
-	s, err := session.Launch(session.Options{
-		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
-		Observe: pr.observe, Handler: c.cfg.Handler, Judge: c.cfg.Judge, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
-		// An interrupt, or the end of the budget, ends a spare's start too.
-		Abort: c.ctx.Done(),
-	})
+	s, err := session.Launch(c.sessionOptions(pr.observe))
 	if err != nil {
 		return nil, c.startError(err)
 	}
@@ -317,6 +312,19 @@ func (c *Campaign) start() (*proc, error) {
 	err = pr.setupSteps()
 	pr.setup = len(pr.units)
 	return pr, err
+}
+
+// sessionOptions are the options of a session of the campaign, its
+// observations going to observe: the spec, schemas, handler and frame
+// judge run and replay give theirs (session.Options.PeerOptions wires
+// them into the peer).
+func (c *Campaign) sessionOptions(observe verdict.Observer) session.Options {
+	return session.Options{
+		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
+		Observe: observe, Handler: c.cfg.Handler, Judge: c.cfg.Judge, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
+		// An interrupt, or the end of the budget, ends a spare's start too.
+		Abort: c.ctx.Done(),
+	}
 }
 
 func (pr *proc) setupSteps() error {
