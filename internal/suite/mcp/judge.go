@@ -98,6 +98,15 @@ func (c counted) Fail(rule string, seq int, msg, expected, actual string) {
 }
 func (c counted) Skip(rule, why string) { c.r.rule(rule).skip++; c.v.Skip(rule, why) }
 
+// JudgeRules are the rules the frame judge decides (a test checks that it
+// decides no other): a scenario deciding none of them shows the judge
+// nothing it does not see in the others'.
+var JudgeRules = []string{
+	"MCP-LOGGING-1", "MCP-LOGGING-3", "MCP-PROGRESS-1", "MCP-PROGRESS-2", "MCP-LISTCHANGED-1", "MCP-CLIENT-1", "MCP-STDIO-5",
+	"MCP-HTTP-STREAM-4", "MCP-HTTP-STREAM-5", "MCP-HTTP-GET-2", "MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4",
+	"MCP-RESOURCES-7", "MCP-RESOURCES-8",
+}
+
 // NewJudge makes the frame judge of one MCP server process.
 func NewJudge(p *spec.Protocol) peer.Judge {
 	j := &judge{progress: map[string]*tracked{}, tokens: map[string]string{}, calls: map[string]*followed{},
