@@ -464,11 +464,17 @@ func (s *sequence) draw() *action {
 		b, _ := json.Marshal(base)
 		raw := mal.make(s.t, b)
 		return &action{"malformed bytes: " + mal.label, func() error {
-			if answer := pr.malformedStep(mal.name); answer != nil {
-				pr.drain()
-				return pr.do(rawStep(raw), *answer, pr.probeStep())
+			answers := pr.malformedSteps(mal.name)
+			if len(answers) == 0 {
+				return pr.do(rawStep(raw), pr.probeStep())
 			}
-			return pr.do(rawStep(raw), pr.probeStep())
+			// The answers to earlier raw lines go first (saved, so
+			// replay drops them too): the frame judged is this line's.
+			steps := []scenario.Step{{Drain: true}}
+			for _, answer := range answers {
+				steps = append(steps, rawStep(raw), answer)
+			}
+			return pr.do(append(steps, pr.probeStep())...)
 		}}
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
@@ -637,28 +643,25 @@ func (pr *proc) probeStep() scenario.Step {
 	return step
 }
 
-// malformedStep expects the answer the protocol's fuzz model says a line
-// that is not JSON is owed, after the malformation named so, and is nil
-// when there is none to judge. Only a truncated request is surely no
-// JSON: the other malformations may be JSON a reader takes (a BOM, a
-// huge number), or an empty line, which is ignored.
-func (pr *proc) malformedStep(malformation string) *scenario.Step {
+// malformedSteps expect the answers the protocol's fuzz model says a
+// line that is not JSON is owed, after the malformation named so: the
+// first judged by its rule, each further rule (Also) on the answer to the
+// line sent again. None when there is none to judge: only a truncated
+// request is surely no JSON; the other malformations may be JSON a reader
+// takes (a BOM, a huge number), or an empty line, which is ignored.
+func (pr *proc) malformedSteps(malformation string) []scenario.Step {
 	f := pr.c.cfg.Protocol.Fuzz
 	if f == nil || f.Malformed == nil || malformation != "truncated" {
 		return nil
 	}
-	return &scenario.Step{ExpectFrame: true, Rule: f.Malformed.Rule, Depends: "an answer to a line that is not JSON",
-		Assert: scenario.Assert{Match: f.Malformed.Match, Type: f.Malformed.Type}}
-}
-
-// drain drops the frames no step took (answers to earlier raw lines):
-// the frame an expect step reads next is then one sent after them.
-func (pr *proc) drain() {
-	for {
-		if _, err := pr.p.Next(0); err != nil {
-			return
-		}
+	var out []scenario.Step
+	for _, m := range append([]spec.FuzzMalformed{*f.Malformed}, f.Malformed.Also...) {
+		// One behaviour: a server silent on the first line is not
+		// waited for again on the next.
+		out = append(out, scenario.Step{ExpectFrame: true, Rule: m.Rule, Depends: "an answer to a line that is not JSON",
+			Assert: scenario.Assert{Match: m.Match, Type: m.Type}})
 	}
+	return out
 }
 
 // exitStep expects a clean exit within --timeout of stdin closing.

@@ -164,7 +164,7 @@ func (st *Step) actions() int {
 	n := 0
 	for _, set := range []bool{
 		st.Send != nil, st.SendLine != nil, st.SendRaw != nil, st.SendBase64 != nil, st.Expect != "", st.ExpectFrame,
-		st.ExpectSilence > 0, st.ExpectAlive, st.CloseStdin, st.ExpectExit != nil, st.Restart, st.Sleep > 0,
+		st.ExpectSilence > 0, st.ExpectAlive, st.CloseStdin, st.ExpectExit != nil, st.Restart, st.Sleep > 0, st.Drain,
 	} {
 		if set {
 			n++

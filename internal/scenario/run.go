@@ -224,6 +224,12 @@ func (st *Step) run(e *Env) error {
 		}
 	case st.Sleep > 0:
 		time.Sleep(st.Sleep.D())
+	case st.Drain:
+		for {
+			if _, err := e.Peer.Next(0); err != nil {
+				break
+			}
+		}
 	default:
 		return fmt.Errorf("step has no action")
 	}

@@ -82,6 +82,11 @@ type Step struct {
 	Restart bool `yaml:"restart,omitempty"`
 	// Sleep waits without expecting anything.
 	Sleep Duration `yaml:"sleep,omitempty"`
+	// Drain drops the frames no step has taken (late answers to earlier
+	// raw lines), so the frame an expect_frame step reads next came after
+	// it: the fuzzer saves it before the line whose answer it judges, and
+	// replay then judges the answer the fuzzer judged.
+	Drain bool `yaml:"drain,omitempty"`
 
 	// Optional marks an expect step that calls a method the server may
 	// leave out: when the response says the method is not implemented (the

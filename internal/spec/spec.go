@@ -353,6 +353,10 @@ type FuzzMalformed struct {
 	Rule  string            `yaml:"rule"`
 	Match map[string]any    `yaml:"match"`
 	Type  map[string]string `yaml:"type"`
+	// Also are further rules the answer is judged by, each on the answer
+	// to the line sent again (as a fixture judges a second rule on a
+	// second line).
+	Also []FuzzMalformed `yaml:"also"`
 }
 
 // FuzzVersion is what one revision changes in the fuzz model.
