@@ -437,7 +437,7 @@ func (s *sequence) draw() *action {
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
 		return &action{s.callLabel(tl.name), func() error {
-			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr.last))
+			_, err := pr.callTool(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr.last))
 			return err
 		}}
 	case "call-invalid":
@@ -446,7 +446,9 @@ func (s *sequence) draw() *action {
 		return &action{s.callLabel(tl.name) + " with invalid arguments", func() error {
 			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr.last)
 			name := pr.request(v)
-			return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
+			// Arguments a tool does not check may start it all the same.
+			expect := scenario.Step{Expect: name, Slow: s.c.cfg.Protocol.Fuzz.Tools.Unbounded}
+			return pr.do(scenario.Step{Send: v, As: name}, expect, pr.probeStep())
 		}}
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
@@ -590,6 +592,19 @@ func (pr *proc) call(v any) (*peer.Inbound, error) {
 		}
 	}
 	return in, nil
+}
+
+// callTool is call for a tool call: where the protocol bounds no time
+// for one, a call slower than --timeout is not judged (Step.Slow).
+func (pr *proc) callTool(v any) (*peer.Inbound, error) {
+	if !pr.c.cfg.Protocol.Fuzz.Tools.Unbounded {
+		return pr.call(v)
+	}
+	name := pr.request(v)
+	if err := pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name, Slow: true}); err != nil {
+		return nil, err
+	}
+	return pr.env.Answer(name), nil
 }
 
 // notify sends a notification: no id is added and no answer is awaited

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -120,6 +121,11 @@ func (st *Step) run(e *Env) error {
 		c := e.named[st.Expect]
 		if c == nil {
 			return fmt.Errorf("expect %q: no send step is named so", st.Expect)
+		}
+		if st.Slow {
+			if slow, err := st.slow(e, c); slow || err != nil {
+				return err
+			}
 		}
 		in, err := e.Await(c, st.Within.D())
 		if err != nil {
@@ -265,6 +271,36 @@ func (st *Step) pass(e *Env, seq int) {
 	if st.Rule != "" {
 		e.Pass(st.Rule, seq)
 	}
+}
+
+// slow waits the timeout for the answer to a slow step's request (see
+// Step.Slow). Unanswered, the request is forgotten and the probe sent:
+// answered, the request was slow and is not judged (true); unanswered
+// too, the server hangs (the error). Answered in time, the expect step
+// judges the answer as any other (false).
+func (st *Step) slow(e *Env, c *peer.Call) (bool, error) {
+	timeout := st.Within.D()
+	if timeout == 0 {
+		timeout = e.Timeout
+	}
+	e.Peer.Patient(c)
+	if _, err := e.Peer.WaitUp(c, timeout); !errors.Is(err, peer.ErrTimeout) {
+		return false, nil
+	}
+	e.Peer.Forget(c)
+	if _, err := e.Probe(); err != nil {
+		e.Hung = true
+		msg := fmt.Sprintf("no response to %s within %s, nor to the probe sent after it: %v", c.Describe(), e.Bound(timeout), err)
+		e.Peer.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg, "a response within "+timeout.String(), "nothing")
+		return true, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
+	}
+	msg := fmt.Sprintf("%s not judged: no answer within %s, and the server answered the probe sent after it (a slow request: the protocol bounds no time for it); raise --timeout to judge it", c.Describe(), e.Bound(timeout))
+	e.Peer.Recorder().Add(transcript.Note, []byte(msg))
+	e.Notef("%s", msg)
+	if st.Rule != "" {
+		e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: c.Seq, Message: msg})
+	}
+	return true, nil
 }
 
 func (st *Step) fail(e *Env, seq int, msg, expected, actual string) {

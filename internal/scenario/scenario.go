@@ -88,6 +88,13 @@ type Step struct {
 	// replay then judges the answer the fuzzer judged.
 	Drain bool `yaml:"drain,omitempty"`
 
+	// Slow, on an expect step, is a request the protocol bounds no time
+	// for (an MCP tool call): unanswered within the timeout while the
+	// server answers the probe sent after it, it is slow, not missing, and
+	// not judged (the transcript and the notes say so), as run's scenarios
+	// leave a slow tool; with the probe unanswered too, the server hangs.
+	Slow bool `yaml:"slow,omitempty"`
+
 	// Optional marks an expect step that calls a method the server may
 	// leave out: when the response says the method is not implemented (the
 	// protocol's unimplemented conditions), Rule is reported as skipped

@@ -387,6 +387,11 @@ type FuzzTools struct {
 	Schema string         `yaml:"schema"`
 	Call   map[string]any `yaml:"call"`
 	Next   *FuzzNext      `yaml:"next"`
+	// Unbounded says the protocol bounds no time for a tool call (MCP):
+	// a call unanswered within --timeout while the server answers the
+	// probe sent after it is slow, not judged, as run leaves it
+	// (scenario.Step.Slow).
+	Unbounded bool `yaml:"unbounded"`
 }
 
 // FuzzNext says how a list goes on: From is the JSON pointer of the next
