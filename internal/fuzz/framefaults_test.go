@@ -132,30 +132,31 @@ func findsFirst(ff frameFault) []string {
 	return out
 }
 
-// subscribed are the frame rules whose frames come only on a
-// subscription wirecheck opened (subscriptions/listen, resources/
-// subscribe): the fuzz model opens none yet, so fuzz cannot see their
-// faults (a follow-up of issue 26).
-var subscribed = []string{"MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4", "MCP-RESOURCES-7", "MCP-RESOURCES-8"}
+// unseen are the reference faults of frame rules fuzz cannot see yet,
+// and why: their frames come only on a subscription wirecheck opened
+// (subscriptions/listen, resources/subscribe), and the fuzz model opens
+// none (a follow-up of issue 26).
+var unseen = map[string]string{}
+
+func init() {
+	for _, f := range []string{"listen-update-first", "listen-no-subscription-id", "listen-unrequested", "listen-answer-cancel",
+		"listen-no-ack", "listen-late-notification", "updated-undeclared", "updated-unsubscribed", "updated-after-unsubscribe"} {
+		unseen[f] = "its frames come only on a subscription, and the fuzz model opens none"
+	}
+}
 
 var _ = Describe("fuzz against every reference fault of a frame rule", func() {
 	It("finds each fault, ending at its first failure", func() {
 		var faults []frameFault
-		var unseen []string
+		var skipped []string
 		for _, ff := range frameFaults() {
-			var rules []string
-			for _, r := range ff.rules {
-				if !slices.Contains(subscribed, r) {
-					rules = append(rules, r)
-				}
-			}
-			if len(rules) == 0 {
-				unseen = append(unseen, ff.protocol+" "+ff.fault)
+			if why := unseen[ff.fault]; why != "" {
+				skipped = append(skipped, ff.String()+": "+why)
 				continue
 			}
-			ff.rules = rules
 			faults = append(faults, ff)
 		}
+		GinkgoWriter.Printf("not fuzzed: %v\n", skipped)
 		Expect(faults).NotTo(BeEmpty())
 		GinkgoWriter.Printf("not fuzzed (their frames need a subscription): %v\n", unseen)
 		var mu sync.Mutex
