@@ -466,17 +466,13 @@ func (s *sequence) draw() *action {
 		b, _ := json.Marshal(base)
 		raw := mal.make(s.t, b)
 		return &action{"malformed bytes: " + mal.label, func() error {
-			answers := pr.malformedSteps(mal.name)
-			if len(answers) == 0 {
+			answer := pr.malformedStep(mal.name)
+			if answer == nil {
 				return pr.do(rawStep(raw), pr.probeStep())
 			}
 			// The answers to earlier raw lines go first (saved, so
 			// replay drops them too): the frame judged is this line's.
-			steps := []scenario.Step{{Drain: true}}
-			for _, answer := range answers {
-				steps = append(steps, rawStep(raw), answer)
-			}
-			return pr.do(append(steps, pr.probeStep())...)
+			return pr.do(scenario.Step{Drain: true}, rawStep(raw), *answer, pr.probeStep())
 		}}
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
@@ -658,25 +654,24 @@ func (pr *proc) probeStep() scenario.Step {
 	return step
 }
 
-// malformedSteps expect the answers the protocol's fuzz model says a
-// line that is not JSON is owed, after the malformation named so: the
-// first judged by its rule, each further rule (Also) on the answer to the
-// line sent again. None when there is none to judge: only a truncated
-// request is surely no JSON; the other malformations may be JSON a reader
-// takes (a BOM, a huge number), or an empty line, which is ignored.
-func (pr *proc) malformedSteps(malformation string) []scenario.Step {
+// malformedStep expects the answer the protocol's fuzz model says a line
+// that is not JSON is owed, after the malformation named so, judged by
+// its rule and any further ones (Also); nil when there is none to judge:
+// only a truncated request is surely no JSON; the other malformations may
+// be JSON a reader takes (a BOM, a huge number), or an empty line, which
+// is ignored.
+func (pr *proc) malformedStep(malformation string) *scenario.Step {
 	f := pr.c.cfg.Protocol.Fuzz
 	if f == nil || f.Malformed == nil || malformation != "truncated" {
 		return nil
 	}
-	var out []scenario.Step
-	for _, m := range append([]spec.FuzzMalformed{*f.Malformed}, f.Malformed.Also...) {
-		// One behaviour: a server silent on the first line is not
-		// waited for again on the next.
-		out = append(out, scenario.Step{ExpectFrame: true, Rule: m.Rule, Depends: "an answer to a line that is not JSON",
-			Assert: scenario.Assert{Match: m.Match, Type: m.Type}})
+	m := f.Malformed
+	st := &scenario.Step{ExpectFrame: true, Rule: m.Rule, Depends: "an answer to a line that is not JSON",
+		Assert: scenario.Assert{Match: m.Match, Type: m.Type}}
+	for _, a := range m.Also {
+		st.Also = append(st.Also, scenario.Also{Rule: a.Rule, Assert: scenario.Assert{Match: a.Match, Type: a.Type}})
 	}
-	return out
+	return st
 }
 
 // exitStep expects a clean exit within --timeout of stdin closing.

@@ -137,6 +137,15 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 				bad(line, "step %d: rule %s is not in the scenario's rules list", i+1, st.Rule)
 			}
 		}
+		for _, a := range st.Also {
+			if !st.ExpectFrame {
+				bad(line, "step %d: 'also' applies to an expect_frame step", i+1)
+			} else if p.Rule(a.Rule) == nil {
+				bad(line, "step %d: also: rule %s is not in the %s catalogue", i+1, a.Rule, p.ID)
+			} else if !declared[a.Rule] {
+				bad(line, "step %d: also: rule %s is not in the scenario's rules list", i+1, a.Rule)
+			}
+		}
 		if st.Kind != "" && p.Kind(st.Kind) == nil {
 			bad(line, "step %d: kind %q is not defined by %s", i+1, st.Kind, p.ID)
 		}

@@ -156,10 +156,12 @@ func (st *Step) run(e *Env) error {
 			msg := NotWaited(st.describe()+" (line "+fmt.Sprint(st.Line)+")", why)
 			if st.Depends != "" {
 				msg = NotWaited(fmt.Sprintf("%s (line %d), which depends on %s", st.describe(), st.Line, st.Depends), why)
-				st.fail(e, -1, msg, st.describe(), "nothing")
+				st.missing(e, msg)
 				return nil
 			}
-			e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: -1, Message: msg})
+			for _, r := range st.rules() {
+				e.Observe(verdict.Observation{Rule: r, Verdict: verdict.Skip, Seq: -1, Message: msg})
+			}
 			return nil
 		}
 		seq := e.Peer.Recorder().Len() - 1
@@ -171,7 +173,7 @@ func (st *Step) run(e *Env) error {
 			if errors.Is(err, peer.ErrExited) {
 				what = e.Gone()
 			}
-			st.fail(e, -1, what, st.describe(), "nothing")
+			st.missing(e, what)
 			if errors.Is(err, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", ErrGone, what)
 			}
@@ -257,6 +259,9 @@ func (st *Step) timeout(e *Env) time.Duration {
 }
 
 func (st *Step) judge(e *Env, in *peer.Inbound) {
+	for _, a := range st.Also {
+		(&Step{Rule: a.Rule, Assert: a.Assert}).judge(e, in)
+	}
 	if st.Rule == "" {
 		return
 	}
@@ -265,6 +270,25 @@ func (st *Step) judge(e *Env, in *peer.Inbound) {
 		return
 	}
 	st.pass(e, in.Seq)
+}
+
+// rules are the rules an expect_frame step decides: its own and Also's.
+func (st *Step) rules() []string {
+	out := []string{st.Rule}
+	for _, a := range st.Also {
+		out = append(out, a.Rule)
+	}
+	return out
+}
+
+// missing fails every rule of an expect_frame step whose frame never
+// came.
+func (st *Step) missing(e *Env, msg string) {
+	st.fail(e, -1, msg, st.describe(), "nothing")
+	for _, a := range st.Also {
+		sub := &Step{Rule: a.Rule, Assert: a.Assert}
+		sub.fail(e, -1, msg, sub.describe(), "nothing")
+	}
 }
 
 func (st *Step) pass(e *Env, seq int) {

@@ -104,6 +104,11 @@ type Step struct {
 	// Rule is what an expectation decides.
 	Rule   string `yaml:"rule,omitempty"`
 	Assert `yaml:",inline"`
+	// Also, on an expect_frame step, judges the same frame by further
+	// rules, each by its own assertions (one answer, two rules: the
+	// fuzzer's malformed answer, SONDE-MALFORMED-1 and -2); a frame that
+	// never comes fails them all.
+	Also []Also `yaml:"also,omitempty"`
 	// Within overrides --timeout for this expectation.
 	Within Duration `yaml:"within,omitempty"`
 	// Depends, on an expect_frame step, names the behaviour of the server
@@ -114,6 +119,12 @@ type Step struct {
 	Depends string `yaml:"depends,omitempty"`
 
 	Line int `yaml:"-"`
+}
+
+// Also is a further rule an expect_frame step judges its frame by.
+type Also struct {
+	Rule   string `yaml:"rule"`
+	Assert `yaml:",inline"`
 }
 
 // Assert is a set of conditions on a frame; all must hold.

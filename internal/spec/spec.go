@@ -353,9 +353,8 @@ type FuzzMalformed struct {
 	Rule  string            `yaml:"rule"`
 	Match map[string]any    `yaml:"match"`
 	Type  map[string]string `yaml:"type"`
-	// Also are further rules the answer is judged by, each on the answer
-	// to the line sent again (as a fixture judges a second rule on a
-	// second line).
+	// Also are further rules the same answer is judged by, each by its
+	// own values (scenario.Step.Also).
 	Also []FuzzMalformed `yaml:"also"`
 }
 
