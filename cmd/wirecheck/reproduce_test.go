@@ -72,3 +72,29 @@ var _ = Describe("printed reproduce lines", func() {
 		Expect(rout).To(MatchRegexp(`FAIL\s+SONDE-RUNTIME-1\s`))
 	})
 })
+
+// Issue 26: fuzz drops the answers no step took before a line whose
+// answer it judges; a reproducer says so with a drain step, and replay
+// drops them too, so it judges the answer fuzz judged, not a late one.
+var _ = Describe("wirecheck replay of a drain step", func() {
+	It("drops the answers left over before it: the silence on the next line is judged, not an earlier answer", func() {
+		f := filepath.Join(GinkgoT().TempDir(), "r.yaml")
+		Expect(os.WriteFile(f, []byte(`protocol: sonde-serve
+name: drained
+rules: [SONDE-MALFORMED-1]
+steps:
+  # Answered with id null and ok false, and left in the inbox.
+  - send_line: '[1]'
+  - sleep: 300ms
+  - drain: true
+  - send_line: '{"id": "m-1", "method": "tools/list"'
+  - expect_frame: true
+    rule: SONDE-MALFORMED-1
+    within: 500ms
+    match: {/id: null, /ok: false}
+`), 0o644)).To(Succeed())
+		code, out, errs := cli("", "replay", f, "--", bin(), "serve", "sonde-serve", "--fault", "malformed-silent")
+		Expect(code).To(Equal(1), out+errs)
+		Expect(out).To(ContainSubstring("FAIL     SONDE-MALFORMED-1"))
+	})
+})

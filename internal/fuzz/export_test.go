@@ -1,5 +1,12 @@
 package fuzz
 
+import (
+	"context"
+
+	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
 // RequestLabel and MalformationLabels let the tests check the labels
 // failures are grouped under.
 var (
@@ -21,3 +28,13 @@ var Seeds = seeds
 // Spawned is how many processes a campaign launched, the spares it never
 // used included (Stats.Starts counts those it used).
 func Spawned(c *Campaign) int64 { return c.spares.Spawned() }
+
+// SessionOptions are the options a campaign opens each session with
+// (its observations going to observe), for tests that build the peer of
+// fuzz's path over a transport of their own.
+func SessionOptions(c *Campaign, observe verdict.Observer) session.Options {
+	if c.ctx == nil {
+		c.ctx = context.Background()
+	}
+	return c.sessionOptions(observe)
+}

@@ -118,9 +118,15 @@ func stepRules(failing string, steps []scenario.Step) []string {
 	out := []string{failing}
 	seen := map[string]bool{failing: true}
 	for _, st := range steps {
-		if st.Rule != "" && !seen[st.Rule] {
-			seen[st.Rule] = true
-			out = append(out, st.Rule)
+		rules := []string{st.Rule}
+		for _, a := range st.Also {
+			rules = append(rules, a.Rule)
+		}
+		for _, r := range rules {
+			if r != "" && !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
 		}
 	}
 	return out

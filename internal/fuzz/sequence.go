@@ -309,12 +309,7 @@ type failure struct {
 // failure to be judged.
 func (c *Campaign) start() (*proc, error) {
 	pr := &proc{c: c, last: map[string]any{}, shape: "startup"}
-	s, err := session.Launch(session.Options{
-		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
-		Observe: pr.observe, Handler: c.cfg.Handler, Judge: c.cfg.Judge, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
-		// An interrupt, or the end of the budget, ends a spare's start too.
-		Abort: c.ctx.Done(),
-	})
+	s, err := session.Launch(c.sessionOptions(pr.observe))
 	if err != nil {
 		return nil, c.startError(err)
 	}
@@ -328,6 +323,19 @@ func (c *Campaign) start() (*proc, error) {
 	err = pr.setupSteps()
 	pr.setup = len(pr.units)
 	return pr, err
+}
+
+// sessionOptions are the options of a session of the campaign, its
+// observations going to observe: the spec, schemas, handler and frame
+// judge run and replay give theirs (session.Options.PeerOptions wires
+// them into the peer).
+func (c *Campaign) sessionOptions(observe verdict.Observer) session.Options {
+	return session.Options{
+		Target: c.cfg.Target, Protocol: c.cfg.Protocol, Schemas: c.cfg.Schemas,
+		Observe: observe, Handler: c.cfg.Handler, Judge: c.cfg.Judge, Timeout: c.cfg.Timeout, StartupTimeout: c.cfg.StartupTimeout,
+		// An interrupt, or the end of the budget, ends a spare's start too.
+		Abort: c.ctx.Done(),
+	}
 }
 
 func (pr *proc) setupSteps() error {
@@ -440,7 +448,7 @@ func (s *sequence) draw() *action {
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		args := gen.Valid(tl.schema).Draw(s.t, "args")
 		return &action{s.callLabel(tl.name), func() error {
-			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr))
+			_, err := pr.callTool(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr))
 			return err
 		}}
 	case "call-invalid":
@@ -449,7 +457,9 @@ func (s *sequence) draw() *action {
 		return &action{s.callLabel(tl.name) + " with invalid arguments", func() error {
 			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr)
 			name := pr.request(v)
-			return pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}, pr.probeStep())
+			// Arguments a tool does not check may start it all the same.
+			expect := scenario.Step{Expect: name, Slow: s.c.cfg.Protocol.Fuzz.Tools.Unbounded}
+			return pr.do(scenario.Step{Send: v, As: name}, expect, pr.probeStep())
 		}}
 	case "invalid":
 		m := s.c.invalidRequest.Draw(s.t, "mutation")
@@ -467,11 +477,13 @@ func (s *sequence) draw() *action {
 		b, _ := json.Marshal(base)
 		raw := mal.make(s.t, b)
 		return &action{"malformed bytes: " + mal.label, func() error {
-			if answer := pr.malformedStep(mal.name); answer != nil {
-				pr.drain()
-				return pr.do(rawStep(raw), *answer, pr.probeStep())
+			answer := pr.malformedStep(mal.name)
+			if answer == nil {
+				return pr.do(rawStep(raw), pr.probeStep())
 			}
-			return pr.do(rawStep(raw), pr.probeStep())
+			// The answers to earlier raw lines go first (saved, so
+			// replay drops them too): the frame judged is this line's.
+			return pr.do(scenario.Step{Drain: true}, rawStep(raw), *answer, pr.probeStep())
 		}}
 	case "split":
 		v := s.c.validRequest.Draw(s.t, "request")
@@ -589,6 +601,19 @@ func (pr *proc) call(v any) (*peer.Inbound, error) {
 	return in, nil
 }
 
+// callTool is call for a tool call: where the protocol bounds no time
+// for one, a call slower than --timeout is not judged (Step.Slow).
+func (pr *proc) callTool(v any) (*peer.Inbound, error) {
+	if !pr.c.cfg.Protocol.Fuzz.Tools.Unbounded {
+		return pr.call(v)
+	}
+	name := pr.request(v)
+	if err := pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name, Slow: true}); err != nil {
+		return nil, err
+	}
+	return pr.env.Answer(name), nil
+}
+
 // notify sends a notification: no id is added and no answer is awaited
 // or allowed (an answer would be a stray). The reproducer writes it as a
 // line that is not answered.
@@ -641,27 +666,23 @@ func (pr *proc) probeStep() scenario.Step {
 }
 
 // malformedStep expects the answer the protocol's fuzz model says a line
-// that is not JSON is owed, after the malformation named so, and is nil
-// when there is none to judge. Only a truncated request is surely no
-// JSON: the other malformations may be JSON a reader takes (a BOM, a
-// huge number), or an empty line, which is ignored.
+// that is not JSON is owed, after the malformation named so, judged by
+// its rule and any further ones (Also); nil when there is none to judge:
+// only a truncated request is surely no JSON; the other malformations may
+// be JSON a reader takes (a BOM, a huge number), or an empty line, which
+// is ignored.
 func (pr *proc) malformedStep(malformation string) *scenario.Step {
 	f := pr.c.cfg.Protocol.Fuzz
 	if f == nil || f.Malformed == nil || malformation != "truncated" {
 		return nil
 	}
-	return &scenario.Step{ExpectFrame: true, Rule: f.Malformed.Rule, Depends: "an answer to a line that is not JSON",
-		Assert: scenario.Assert{Match: f.Malformed.Match, Type: f.Malformed.Type}}
-}
-
-// drain drops the frames no step took (answers to earlier raw lines):
-// the frame an expect step reads next is then one sent after them.
-func (pr *proc) drain() {
-	for {
-		if _, err := pr.p.Next(0); err != nil {
-			return
-		}
+	m := f.Malformed
+	st := &scenario.Step{ExpectFrame: true, Rule: m.Rule, Depends: "an answer to a line that is not JSON",
+		Assert: scenario.Assert{Match: m.Match, Type: m.Type}}
+	for _, a := range m.Also {
+		st.Also = append(st.Also, scenario.Also{Rule: a.Rule, Assert: scenario.Assert{Match: a.Match, Type: a.Type}})
 	}
+	return st
 }
 
 // exitStep expects a clean exit within --timeout of stdin closing.

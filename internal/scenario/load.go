@@ -137,6 +137,15 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 				bad(line, "step %d: rule %s is not in the scenario's rules list", i+1, st.Rule)
 			}
 		}
+		for _, a := range st.Also {
+			if !st.ExpectFrame {
+				bad(line, "step %d: 'also' applies to an expect_frame step", i+1)
+			} else if p.Rule(a.Rule) == nil {
+				bad(line, "step %d: also: rule %s is not in the %s catalogue", i+1, a.Rule, p.ID)
+			} else if !declared[a.Rule] {
+				bad(line, "step %d: also: rule %s is not in the scenario's rules list", i+1, a.Rule)
+			}
+		}
 		if st.Kind != "" && p.Kind(st.Kind) == nil {
 			bad(line, "step %d: kind %q is not defined by %s", i+1, st.Kind, p.ID)
 		}
@@ -164,7 +173,7 @@ func (st *Step) actions() int {
 	n := 0
 	for _, set := range []bool{
 		st.Send != nil, st.SendLine != nil, st.SendRaw != nil, st.SendBase64 != nil, st.Expect != "", st.ExpectFrame,
-		st.ExpectSilence > 0, st.ExpectAlive, st.CloseStdin, st.ExpectExit != nil, st.Restart, st.Sleep > 0,
+		st.ExpectSilence > 0, st.ExpectAlive, st.CloseStdin, st.ExpectExit != nil, st.Restart, st.Sleep > 0, st.Drain,
 	} {
 		if set {
 			n++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -121,6 +122,11 @@ func (st *Step) run(e *Env) error {
 		if c == nil {
 			return fmt.Errorf("expect %q: no send step is named so", st.Expect)
 		}
+		if st.Slow {
+			if slow, err := st.slow(e, c); slow || err != nil {
+				return err
+			}
+		}
 		in, err := e.Await(c, st.Within.D())
 		if err != nil {
 			if st.Rule != "" {
@@ -153,10 +159,12 @@ func (st *Step) run(e *Env) error {
 			msg := NotWaited(st.describe()+" (line "+fmt.Sprint(st.Line)+")", why)
 			if st.Depends != "" {
 				msg = NotWaited(fmt.Sprintf("%s (line %d), which depends on %s", st.describe(), st.Line, st.Depends), why)
-				st.fail(e, -1, msg, st.describe(), "nothing")
+				st.missing(e, msg)
 				return nil
 			}
-			e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: -1, Message: msg})
+			for _, r := range st.rules() {
+				e.Observe(verdict.Observation{Rule: r, Verdict: verdict.Skip, Seq: -1, Message: msg})
+			}
 			return nil
 		}
 		seq := e.p.Recorder().Len() - 1
@@ -168,7 +176,7 @@ func (st *Step) run(e *Env) error {
 			if errors.Is(err, peer.ErrExited) {
 				what = e.Gone()
 			}
-			st.fail(e, -1, what, st.describe(), "nothing")
+			st.missing(e, what)
 			if errors.Is(err, peer.ErrExited) {
 				return fmt.Errorf("%w: %s", ErrGone, what)
 			}
@@ -227,6 +235,12 @@ func (st *Step) run(e *Env) error {
 		}
 	case st.Sleep > 0:
 		time.Sleep(st.Sleep.D())
+	case st.Drain:
+		for {
+			if _, err := e.p.Next(0); err != nil {
+				break
+			}
+		}
 	default:
 		return fmt.Errorf("step has no action")
 	}
@@ -248,6 +262,9 @@ func (st *Step) timeout(e *Env) time.Duration {
 }
 
 func (st *Step) judge(e *Env, in *peer.Inbound) {
+	for _, a := range st.Also {
+		(&Step{Rule: a.Rule, Assert: a.Assert}).judge(e, in)
+	}
 	if st.Rule == "" {
 		return
 	}
@@ -258,10 +275,59 @@ func (st *Step) judge(e *Env, in *peer.Inbound) {
 	st.pass(e, in.Seq)
 }
 
+// rules are the rules an expect_frame step decides: its own and Also's.
+func (st *Step) rules() []string {
+	out := []string{st.Rule}
+	for _, a := range st.Also {
+		out = append(out, a.Rule)
+	}
+	return out
+}
+
+// missing fails every rule of an expect_frame step whose frame never
+// came.
+func (st *Step) missing(e *Env, msg string) {
+	st.fail(e, -1, msg, st.describe(), "nothing")
+	for _, a := range st.Also {
+		sub := &Step{Rule: a.Rule, Assert: a.Assert}
+		sub.fail(e, -1, msg, sub.describe(), "nothing")
+	}
+}
+
 func (st *Step) pass(e *Env, seq int) {
 	if st.Rule != "" {
 		e.Pass(st.Rule, seq)
 	}
+}
+
+// slow waits the timeout for the answer to a slow step's request (see
+// Step.Slow). Unanswered, the request is forgotten and the probe sent:
+// answered, the request was slow and is not judged (true); unanswered
+// too, the server hangs (the error). Answered in time, the expect step
+// judges the answer as any other (false).
+func (st *Step) slow(e *Env, c *peer.Call) (bool, error) {
+	timeout := st.Within.D()
+	if timeout == 0 {
+		timeout = e.Timeout
+	}
+	e.p.Patient(c)
+	if _, err := e.p.WaitUp(c, timeout); !errors.Is(err, peer.ErrTimeout) {
+		return false, nil
+	}
+	e.p.Forget(c)
+	if _, err := e.Probe(); err != nil {
+		e.Hung = true
+		msg := fmt.Sprintf("no response to %s within %s, nor to the probe sent after it: %v", c.Describe(), e.Bound(timeout), err)
+		e.p.Check(verdict.CheckTimely, verdict.Fail, c.Seq, msg, "a response within "+timeout.String(), "nothing")
+		return true, fmt.Errorf("%w: %s", ErrNoAnswer, msg)
+	}
+	msg := fmt.Sprintf("%s not judged: no answer within %s, and the server answered the probe sent after it (a slow request: the protocol bounds no time for it); raise --timeout to judge it", c.Describe(), e.Bound(timeout))
+	e.p.Recorder().Add(transcript.Note, []byte(msg))
+	e.Notef("%s", msg)
+	if st.Rule != "" {
+		e.Observe(verdict.Observation{Rule: st.Rule, Verdict: verdict.Skip, Seq: c.Seq, Message: msg})
+	}
+	return true, nil
 }
 
 func (st *Step) fail(e *Env, seq int, msg, expected, actual string) {

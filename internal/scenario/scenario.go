@@ -82,6 +82,18 @@ type Step struct {
 	Restart bool `yaml:"restart,omitempty"`
 	// Sleep waits without expecting anything.
 	Sleep Duration `yaml:"sleep,omitempty"`
+	// Drain drops the frames no step has taken (late answers to earlier
+	// raw lines), so the frame an expect_frame step reads next came after
+	// it: the fuzzer saves it before the line whose answer it judges, and
+	// replay then judges the answer the fuzzer judged.
+	Drain bool `yaml:"drain,omitempty"`
+
+	// Slow, on an expect step, is a request the protocol bounds no time
+	// for (an MCP tool call): unanswered within the timeout while the
+	// server answers the probe sent after it, it is slow, not missing, and
+	// not judged (the transcript and the notes say so), as run's scenarios
+	// leave a slow tool; with the probe unanswered too, the server hangs.
+	Slow bool `yaml:"slow,omitempty"`
 
 	// Optional marks an expect step that calls a method the server may
 	// leave out: when the response says the method is not implemented (the
@@ -92,6 +104,11 @@ type Step struct {
 	// Rule is what an expectation decides.
 	Rule   string `yaml:"rule,omitempty"`
 	Assert `yaml:",inline"`
+	// Also, on an expect_frame step, judges the same frame by further
+	// rules, each by its own assertions (one answer, two rules: the
+	// fuzzer's malformed answer, SONDE-MALFORMED-1 and -2); a frame that
+	// never comes fails them all.
+	Also []Also `yaml:"also,omitempty"`
 	// Within overrides --timeout for this expectation.
 	Within Duration `yaml:"within,omitempty"`
 	// Depends, on an expect_frame step, names the behaviour of the server
@@ -102,6 +119,12 @@ type Step struct {
 	Depends string `yaml:"depends,omitempty"`
 
 	Line int `yaml:"-"`
+}
+
+// Also is a further rule an expect_frame step judges its frame by.
+type Also struct {
+	Rule   string `yaml:"rule"`
+	Assert `yaml:",inline"`
 }
 
 // Assert is a set of conditions on a frame; all must hold.

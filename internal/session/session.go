@@ -89,6 +89,22 @@ type Options struct {
 	Identified func(name, version string)
 }
 
+// PeerOptions are the options of the peer of a session of o over t: the
+// one place where how a session's frames are judged is wired (the
+// protocol that classifies them, the schemas that validate them, the
+// handler of server requests, the frame judge), whichever command opened
+// it (run and replay through the runner, fuzz through its campaign).
+// Launch calls it after the defaults are filled in.
+func (o Options) PeerOptions(t transport.Transport) peer.Options {
+	return peer.Options{
+		Protocol: o.Protocol, Schemas: o.Schemas, Transport: t,
+		Recorder: o.Recorder, Observe: o.Observe, Handler: o.Handler, Judge: o.Judge,
+		// A wait before the server's first line also covers its start-up.
+		StartupGrace: o.StartupTimeout,
+		Scenario:     o.Scenario,
+	}
+}
+
 // Session is one launched server process and its peer.
 type Session struct {
 	o Options
@@ -127,13 +143,7 @@ func Launch(o Options) (*Session, error) {
 	case err != nil:
 		return nil, &NotStarted{Cause: err.Error()}
 	}
-	p := peer.New(peer.Options{
-		Protocol: o.Protocol, Schemas: o.Schemas, Transport: t,
-		Recorder: o.Recorder, Observe: o.Observe, Handler: o.Handler, Judge: o.Judge,
-		// A wait before the server's first line also covers its start-up.
-		StartupGrace: o.StartupTimeout,
-		Scenario:     o.Scenario,
-	})
+	p := peer.New(o.PeerOptions(t))
 	hook(t, p, o.Recorder)
 	s := &Session{o: o, p: p, from: from}
 	if st, ok := t.(transport.Starter); ok {

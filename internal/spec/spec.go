@@ -372,6 +372,9 @@ type FuzzMalformed struct {
 	Rule  string            `yaml:"rule"`
 	Match map[string]any    `yaml:"match"`
 	Type  map[string]string `yaml:"type"`
+	// Also are further rules the same answer is judged by, each by its
+	// own values (scenario.Step.Also).
+	Also []FuzzMalformed `yaml:"also"`
 }
 
 // FuzzVersion is what one revision changes in the fuzz model.
@@ -402,6 +405,11 @@ type FuzzTools struct {
 	Schema string         `yaml:"schema"`
 	Call   map[string]any `yaml:"call"`
 	Next   *FuzzNext      `yaml:"next"`
+	// Unbounded says the protocol bounds no time for a tool call (MCP):
+	// a call unanswered within --timeout while the server answers the
+	// probe sent after it is slow, not judged, as run leaves it
+	// (scenario.Step.Slow).
+	Unbounded bool `yaml:"unbounded"`
 }
 
 // FuzzNext says how a list goes on: From is the JSON pointer of the next

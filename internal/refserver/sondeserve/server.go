@@ -200,6 +200,10 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		if s.Faults["malformed-silent"] {
 			return 0, false
 		}
+		if s.Faults["malformed-message"] {
+			s.fail(nil, "Unexpected end of JSON input")
+			return 0, false
+		}
 		s.fail(nil, "Invalid JSON request")
 		return 0, false
 	}

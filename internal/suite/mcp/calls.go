@@ -18,7 +18,7 @@ func nextResponse(e *scenario.Env, s *session, timeout time.Duration) *peer.Inbo
 		if in.Kind != nil && in.Kind.Role == spec.RoleResponse {
 			return in
 		}
-		s.judgeFrame(e, in)
+		// The frame judge has judged it as it came.
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 	for in := range e.Drain(lateAnswer, nil) {
 		switch {
 		case in.Kind != nil && in.Kind.Role == spec.RoleResponse && in.Seq >= 0 && in.Seq < sent:
-			s.judgeFrame(e, in)
+			// The frame judge has judged it as it came.
 		case in.Kind != nil && in.Kind.Role == spec.RoleResponse:
 			if id, ok := in.Field("/id"); !ok || id == nil || !strings.Contains(fmt.Sprint(id), bar) {
 				return in, refusal
@@ -86,7 +86,7 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 		case refusal == nil && in.Kind == nil && in.HTTP != nil && in.HTTP.End != "":
 			refusal = in
 		default:
-			s.judgeFrame(e, in)
+			// The frame judge has judged it as it came.
 		}
 	}
 	if refusal == nil {

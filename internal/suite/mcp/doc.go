@@ -18,6 +18,10 @@
 //	mrtr.go           MCP-MRTR (multi round-trip results)
 //	subscriptions.go  MCP-SUBS (subscriptions/listen)
 //	judge.go          the frame judge: MCP-PROGRESS, MCP-LISTCHANGED, MCP-CLIENT, MCP-STDIO-5
+//	                  (its checks of other families are judge methods in their
+//	                  family's file: MCP-LOGGING-1/3 logging.go, MCP-SUBS
+//	                  subscriptions.go, MCP-RESOURCES-7/8 resources.go,
+//	                  MCP-HTTP-STREAM-5 httpstream.go)
 //	http.go           the HTTP scenarios' list and probes; MCP-HTTP-ACCEPT, MCP-HTTP-ENDPOINT, MCP-HTTP-VERSION
 //	httpsession.go    MCP-SESSION
 //	httpstream.go     MCP-HTTP-STREAM, MCP-HTTP-GET

@@ -81,18 +81,20 @@ func httpCancel(e *scenario.Env) error {
 		e.Skip(cancelRule, "the server offers no notification to listen for (no listChanged, no resource subscriptions): no other stream is open on which a message for the cancelled call could be seen")
 		return nil
 	}
-	_, sub, listen, err := s.listen(e, filter)
+	_, listen, err := s.listen(e, filter)
 	if err != nil {
 		return err
 	}
+	j := judgeOf(e)
 	defer func() {
 		// The subscription ends the same way: its stream closed.
-		sub.closed = true
+		j.closeSub(listen.Key)
 		e.Forget(listen)
 		closer.CloseRequest(listen.Key)
 	}()
-	s.watch(e, e.Timeout, func() bool { return sub.acked || isDone(listen) })
-	if !sub.acked || isDone(listen) {
+	acked := func() bool { return j.subscription(listen.Key).acked }
+	s.watch(e, e.Timeout, func() bool { return acked() || isDone(listen) })
+	if !acked() || isDone(listen) {
 		e.Skip(cancelRule, "subscriptions/listen was not acknowledged with its stream left open: no other stream is open on which a message for the cancelled call could be seen")
 		return nil
 	}
@@ -137,7 +139,7 @@ func cancelByClose(e *scenario.Env, s *session, closer transport.RequestCloser, 
 				elsewhere++
 			}
 		}
-		s.judgeFrame(e, in)
+		// The frame judge has judged it as it came.
 	}
 	if isDone(c) && !progressed {
 		if _, err := e.Await(c, 0); err != nil {
@@ -178,7 +180,7 @@ func cancelByClose(e *scenario.Env, s *session, closer transport.RequestCloser, 
 		if late == nil && forCall(in) && in.Seq > at && !onOwnStream(in, c.Key) {
 			late = in
 		}
-		s.judgeFrame(e, in)
+		// The frame judge has judged it as it came.
 	}
 	// The response of a forgotten call still lands on it; read once done.
 	if late == nil && isDone(c) {

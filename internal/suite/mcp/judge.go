@@ -37,23 +37,83 @@ type judge struct {
 	// discover is the revision without a handshake, for messages.
 	discover string
 	declared map[string]any
-	// requests counts the requests the server sent after a handshake.
-	requests int
 	// progress maps a progress token wirecheck sent (canonical JSON) to
 	// its request; tokens maps a request's id key to its token.
 	progress map[string]*tracked
 	tokens   map[string]string
-	// logs and progresses count the notifications judged; ordered the
-	// progress notifications MCP-PROGRESS-2 judged (of a request
-	// wirecheck sent, not cancelled); listChanged the list_changed ones.
-	logs, progresses, ordered, listChanged int
-	// streamed holds the stream rules judgeHTTPStream observed.
-	streamed map[string]bool
+	// sends counts the frames wirecheck sent, in order; calls are the
+	// requests whose answers or lifetime the judge follows, by id key.
+	sends int
+	calls map[string]*followed
+	// 2026-07-28: the subscriptions/listen requests wirecheck sent, by
+	// id key (subscriptions.go), and the requests that set a log level
+	// (logging.go).
+	subs    map[string]*subscription
+	leveled []*peer.Call
+	// resSubs are the resources wirecheck subscribed to, by URI
+	// (resources.go, before 2026-07-28).
+	resSubs map[string]*resSub
+	// record is what was judged: a scenario asks it (judged, seen)
+	// instead of counting by hand.
+	record record
+}
+
+// followed is a request of wirecheck's the judge follows: its method
+// and the resource it names.
+type followed struct {
+	method string
+	uri    string
+}
+
+// record is what the judge saw and judged in one process: the frames of
+// the server by method, and each rule's verdicts.
+type record struct {
+	seen  map[string]int
+	rules map[string]*tally
+}
+
+// tally counts one rule's verdicts.
+type tally struct{ pass, fail, skip int }
+
+func (r *record) rule(id string) *tally {
+	if r.rules == nil {
+		r.rules = map[string]*tally{}
+	}
+	t := r.rules[id]
+	if t == nil {
+		t = &tally{}
+		r.rules[id] = t
+	}
+	return t
+}
+
+// counted passes a judge's verdicts on to the peer and records them; j.mu
+// is held whenever it is called.
+type counted struct {
+	v peer.Verdicts
+	r *record
+}
+
+func (c counted) Pass(rule string, seq int) { c.r.rule(rule).pass++; c.v.Pass(rule, seq) }
+func (c counted) Fail(rule string, seq int, msg, expected, actual string) {
+	c.r.rule(rule).fail++
+	c.v.Fail(rule, seq, msg, expected, actual)
+}
+func (c counted) Skip(rule, why string) { c.r.rule(rule).skip++; c.v.Skip(rule, why) }
+
+// JudgeRules are the rules the frame judge decides (a test checks that it
+// decides no other): a scenario deciding none of them shows the judge
+// nothing it does not see in the others'.
+var JudgeRules = []string{
+	"MCP-LOGGING-1", "MCP-LOGGING-3", "MCP-PROGRESS-1", "MCP-PROGRESS-2", "MCP-LISTCHANGED-1", "MCP-CLIENT-1", "MCP-STDIO-5",
+	"MCP-HTTP-STREAM-4", "MCP-HTTP-STREAM-5", "MCP-HTTP-GET-2", "MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4",
+	"MCP-RESOURCES-7", "MCP-RESOURCES-8",
 }
 
 // NewJudge makes the frame judge of one MCP server process.
 func NewJudge(p *spec.Protocol) peer.Judge {
-	j := &judge{progress: map[string]*tracked{}, tokens: map[string]string{}, streamed: map[string]bool{}}
+	j := &judge{progress: map[string]*tracked{}, tokens: map[string]string{}, calls: map[string]*followed{},
+		subs: map[string]*subscription{}, resSubs: map[string]*resSub{}}
 	if p != nil && p.Versions != nil {
 		j.known = p.Versions.IDs()
 		j.discover = newestWith(p, revtable.Discover)
@@ -78,7 +138,32 @@ type counts struct{ logs, progresses, ordered, listChanged, requests int }
 func (j *judge) counts() counts {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return counts{j.logs, j.progresses, j.ordered, j.listChanged, j.requests}
+	seen := j.record.seen
+	return counts{
+		logs:       seen["notifications/message"],
+		progresses: seen["notifications/progress"],
+		// Every progress notification of a request in flight gets one
+		// MCP-PROGRESS-2 verdict.
+		ordered:     j.record.rule("MCP-PROGRESS-2").total(),
+		listChanged: seen["notifications/tools/list_changed"] + seen["notifications/prompts/list_changed"] + seen["notifications/resources/list_changed"],
+		requests:    j.record.rule("MCP-STDIO-5").fail,
+	}
+}
+
+func (t tally) total() int { return t.pass + t.fail + t.skip }
+
+// judged is how rule was judged in this process so far.
+func (j *judge) judged(rule string) tally {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return *j.record.rule(rule)
+}
+
+// seen is how many frames of the server of method the judge saw.
+func (j *judge) seen(method string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.record.seen[method]
 }
 
 // cancel stops judging the progress of the request that carried tok:
@@ -92,12 +177,24 @@ func (j *judge) cancel(tok string) {
 }
 
 // Sent learns the progress tokens of the requests wirecheck sends, the
-// requests it cancels, and what its initialize asks for and declares.
+// requests it cancels, what its initialize asks for and declares, the
+// subscriptions it opens and the requests that set a log level.
 func (j *judge) Sent(raw []byte, c *peer.Call) {
+	j.mu.Lock()
+	j.sends++
+	if c != nil {
+		j.following(c.Key)
+	}
+	j.mu.Unlock()
+	method := ""
+	if c != nil {
+		method = c.Method
+	}
 	hasTok := c != nil && bytes.Contains(raw, []byte("progressToken"))
 	cancels := bytes.Contains(raw, []byte("notifications/cancelled"))
-	inits := c != nil && c.Method == "initialize"
-	if !hasTok && !cancels && !inits {
+	leveled := c != nil && bytes.Contains(raw, []byte(metaLogLevel))
+	follows := method == "initialize" || method == "subscriptions/listen" || method == "resources/subscribe" || method == "resources/unsubscribe"
+	if !hasTok && !cancels && !leveled && !follows {
 		return
 	}
 	v, err := schema.Decode(raw)
@@ -111,14 +208,32 @@ func (j *judge) Sent(raw []byte, c *peer.Call) {
 		j.progress[k] = &tracked{call: c}
 		j.tokens[c.Key] = k
 	}
-	if inits {
+	if leveled {
+		if _, ok := peer.Pointer(v, "/params/_meta/"+escape(metaLogLevel)); ok {
+			j.leveled = append(j.leveled, c)
+		}
+	}
+	switch method {
+	case "initialize":
 		j.requested, _ = field(&peer.Inbound{Value: v}, "/params/protocolVersion").(string)
 		j.declared, _ = field(&peer.Inbound{Value: v}, "/params/capabilities").(map[string]any)
+	case "subscriptions/listen":
+		filter, _ := field(&peer.Inbound{Value: v}, "/params/notifications").(map[string]any)
+		j.subs[c.Key] = &subscription{filter: filter}
+	case "resources/subscribe", "resources/unsubscribe":
+		uri, _ := field(&peer.Inbound{Value: v}, "/params/uri").(string)
+		j.calls[c.Key] = &followed{method: method, uri: uri}
+		if method == "resources/subscribe" {
+			j.resSubs[uri] = &resSub{}
+		}
 	}
 	if m, _ := peer.Pointer(v, "/method"); m == "notifications/cancelled" {
 		id, _ := peer.Pointer(v, "/params/requestId")
 		if t := j.progress[j.tokens[peer.Key(id)]]; t != nil {
 			t.cancelled = true
+		}
+		if sub := j.subs[peer.Key(id)]; sub != nil {
+			sub.closed, sub.closedAt = true, j.sends
 		}
 	}
 }
@@ -129,6 +244,7 @@ func (j *judge) Sent(raw []byte, c *peer.Call) {
 func (j *judge) Received(in *peer.Inbound, method string, v peer.Verdicts) {
 	switch in.Kind.Role {
 	case spec.RoleResponse:
+		j.answered(in, method)
 		if method != "initialize" && method != "server/discover" {
 			return
 		}
@@ -148,10 +264,10 @@ func (j *judge) Received(in *peer.Inbound, method string, v peer.Verdicts) {
 		j.mu.Unlock()
 	case spec.RoleRequest:
 		m, _ := field(in, "/method").(string)
-		j.request(in, m, v)
+		j.request(in, m, counted{v, &j.record})
 	case spec.RoleNotification:
 		m, _ := field(in, "/method").(string)
-		j.notification(in, m, v)
+		j.notification(in, m, counted{v, &j.record})
 	}
 }
 
@@ -165,7 +281,6 @@ func (j *judge) request(in *peer.Inbound, method string, v peer.Verdicts) {
 		return
 	}
 	if j.modern {
-		j.requests++
 		v.Fail("MCP-STDIO-5", in.Seq, "the server wrote a request ("+method+") to stdout in revision "+j.discover,
 			"no JSON-RPC request from the server (2026-07-28 uses multi round-trip results)", string(in.Raw))
 		return
@@ -191,9 +306,21 @@ func (j *judge) notification(in *peer.Inbound, method string, v peer.Verdicts) {
 		// Before a handshake's result nothing was declared to judge by.
 		return
 	}
+	if j.record.seen == nil {
+		j.record.seen = map[string]int{}
+	}
+	j.record.seen[method]++
+	if j.modern {
+		j.judgeUnrelated(in, method, v)
+	}
 	switch method {
 	case "notifications/message":
-		j.logs++
+		if j.modern {
+			// 2026-07-28 has no logging capability to declare: a log
+			// belongs to a request that set a level (MCP-LOGGING-3).
+			j.judgeModernLog(in, v)
+			return
+		}
 		if _, ok := j.caps["logging"]; ok {
 			v.Pass("MCP-LOGGING-1", in.Seq)
 		} else {
@@ -201,13 +328,15 @@ func (j *judge) notification(in *peer.Inbound, method string, v peer.Verdicts) {
 				"capabilities.logging in the initialize result", "capabilities "+show(j.caps))
 		}
 	case "notifications/progress":
-		j.progresses++
 		j.judgeProgress(in, v)
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
-		j.listChanged++
+	case "notifications/subscriptions/acknowledged":
 		if j.modern {
-			// 2026-07-28 sends them on subscriptions/listen streams
-			// (judged by the suite, MCP-SUBS-*).
+			j.judgeAck(in, v)
+		}
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		if j.modern {
+			// 2026-07-28 sends them on subscriptions/listen streams.
+			j.judgeStream(in, method, v)
 			return
 		}
 		capability := strings.Split(method, "/")[1]
@@ -217,7 +346,37 @@ func (j *judge) notification(in *peer.Inbound, method string, v peer.Verdicts) {
 		}
 		v.Fail("MCP-LISTCHANGED-1", in.Seq, "the server sent "+method+" but did not declare "+capability+".listChanged",
 			"capabilities."+capability+".listChanged: true in the initialize result", "capabilities "+show(j.caps))
+	case "notifications/resources/updated":
+		if j.modern {
+			j.judgeStream(in, method, v)
+			return
+		}
+		j.judgeUpdated(in, v)
 	}
+}
+
+// answered learns from the answer to a request the judge follows: a
+// subscription a refusal did not open, the end of one an unsubscribe's
+// answer marks, and, once a request sent after a subscriptions/listen was
+// cancelled is answered, that the server has read the cancellation.
+func (j *judge) answered(in *peer.Inbound, method string) {
+	id, _ := in.Field("/id")
+	key := peer.Key(id)
+	_, ok := in.Field("/result")
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if f := j.calls[key]; f != nil && id != nil {
+		delete(j.calls, key)
+		switch {
+		case f.method == "resources/subscribe" && !ok:
+			delete(j.resSubs, f.uri)
+		case f.method == "resources/unsubscribe" && ok:
+			if sub := j.resSubs[f.uri]; sub != nil {
+				sub.until, sub.untilStream = in.Seq, orderedStream(in)
+			}
+		}
+	}
+	j.settle(in, key)
 }
 
 // judgeProgress judges a progress notification against the tokens
@@ -237,7 +396,6 @@ func (j *judge) judgeProgress(in *peer.Inbound, v peer.Verdicts) {
 	}
 	v.Pass("MCP-PROGRESS-1", in.Seq)
 	j.judgeHTTPStream(in, t, v)
-	j.ordered++
 	val, _ := number(field(in, "/params/progress"))
 	stream := orderedStream(in)
 	if r := t.call.Answer(); r != nil && r.Seq < in.Seq {
@@ -281,7 +439,6 @@ func (j *judge) judgeHTTPStream(in *peer.Inbound, t *tracked, v peer.Verdicts) {
 	if standalone {
 		rule = "MCP-HTTP-GET-2"
 	}
-	j.streamed[rule] = true
 	if standalone {
 		if r := t.call.Answer(); r == nil || r.Seq > in.Seq {
 			v.Fail("MCP-HTTP-GET-2", in.Seq, "the GET stream carried the progress of a request in flight ("+t.call.Method+")",
@@ -297,11 +454,4 @@ func (j *judge) judgeHTTPStream(in *peer.Inbound, t *tracked, v peer.Verdicts) {
 	}
 	v.Fail(rule, in.Seq, "the stream of request "+via.For+" carried the progress of another request ("+t.call.Method+", "+t.call.Key+")",
 		"messages related to the request the POST carried", string(in.Raw))
-}
-
-// streamedRule reports whether a progress notification decided rule.
-func (j *judge) streamedRule(rule string) bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.streamed[rule]
 }

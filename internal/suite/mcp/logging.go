@@ -3,6 +3,7 @@ package mcp
 import (
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -18,7 +19,7 @@ func logLevel(e *scenario.Env) error {
 		skipAll(e, s.notModern(e), "MCP-LOGGING-3", "MCP-LOGGING-4")
 		return nil
 	}
-	fails := s.logFails
+	fails := judgeOf(e).judged("MCP-LOGGING-3").fail
 	items, _, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
 	if err != nil {
 		return err
@@ -40,7 +41,7 @@ func logLevel(e *scenario.Env) error {
 		}
 		s.settle(e, 50*time.Millisecond)
 	}
-	if s.logFails == fails {
+	if judgeOf(e).judged("MCP-LOGGING-3").fail == fails {
 		e.Pass("MCP-LOGGING-3", -1)
 	}
 	if !s.has("logging") {
@@ -102,4 +103,36 @@ func logging(e *scenario.Env) error {
 		return err
 	}
 	return nil
+}
+
+// judgeModernLog judges a log notification of a 2026-07-28 session: it
+// belongs to a request that set a log level, in flight. j.mu is held.
+func (j *judge) judgeModernLog(in *peer.Inbound, v peer.Verdicts) {
+	if j.attributable(in) {
+		v.Pass("MCP-LOGGING-3", in.Seq)
+		return
+	}
+	v.Fail("MCP-LOGGING-3", in.Seq, "a log notification while no request that set "+metaLogLevel+" was in flight",
+		"notifications/message only for a request whose _meta carries "+metaLogLevel+", before its response", string(in.Raw))
+}
+
+// attributable reports whether a log notification came while a request
+// that set a log level was in flight: sent (the judge saw it go), its
+// answer not read before the notification. j.mu is held.
+func (j *judge) attributable(in *peer.Inbound) bool {
+	ok := false
+	kept := j.leveled[:0]
+	for _, c := range j.leveled {
+		r := c.Answer()
+		if r == nil || r.Seq > in.Seq {
+			ok = true
+		}
+		if r == nil || r.Seq >= in.Seq {
+			// Answered before this frame, it is no longer in flight for
+			// any frame read after it.
+			kept = append(kept, c)
+		}
+	}
+	j.leveled = kept
+	return ok
 }

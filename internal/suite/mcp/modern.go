@@ -73,36 +73,3 @@ func (s *session) notModern(e *scenario.Env) string {
 	}
 	return "this belongs to revision " + modernVersion(e) + "; this run uses " + e.Protocol.Version
 }
-
-// judgeModern judges a notification of a 2026-07-28 session: change
-// notifications belong to an open subscription that asked for them, and
-// log notifications to a request that set a log level. It returns true
-// when the frame needs nothing else.
-func (s *session) judgeModern(e *scenario.Env, in *peer.Inbound, method string) bool {
-	switch method {
-	case "notifications/message":
-		if !s.attributable(in) {
-			s.logFails++
-			e.Fail("MCP-LOGGING-3", in.Seq, "a log notification while no request that set "+metaLogLevel+" was in flight",
-				"notifications/message only for a request whose _meta carries "+metaLogLevel+", before its response", string(in.Raw))
-		}
-		return false
-	case "notifications/subscriptions/acknowledged":
-		sid, _ := in.Field("/params/_meta/" + escape(metaSubscription))
-		sub := s.subs[peer.Key(sid)]
-		switch {
-		case sub == nil:
-		case sub.isLate(in):
-			sub.late++
-			e.Fail("MCP-SUBS-4", in.Seq, "an acknowledgement of a subscription wirecheck had cancelled",
-				"no message for a cancelled subscriptions/listen", string(in.Raw))
-		case !sub.acked:
-			sub.acked, sub.ackSeq = true, in.Seq
-		}
-		return true
-	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated":
-		s.judgeStream(e, in, method)
-		return true
-	}
-	return false
-}

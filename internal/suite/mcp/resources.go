@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -15,12 +16,12 @@ func resources(e *scenario.Env) error {
 		return err
 	}
 	rules := []string{"MCP-RESOURCES-3", "MCP-RESOURCES-4", "MCP-RESOURCES-5", "MCP-RESOURCES-6"}
-	updates := s.updates
+	updates := judgeOf(e).seen("notifications/resources/updated")
 	defer func() {
 		switch {
 		case s.modern:
 			skipAll(e, "revision "+s.requested+" sends resources/updated on subscriptions/listen streams (not covered yet)", "MCP-RESOURCES-7", "MCP-RESOURCES-8")
-		case s.updates == updates:
+		case judgeOf(e).seen("notifications/resources/updated") == updates:
 			skipAll(e, "no notifications/resources/updated arrived during this scenario (wirecheck subscribed to a resource, when declared, and sent a request after it)", "MCP-RESOURCES-7", "MCP-RESOURCES-8")
 		}
 	}()
@@ -104,20 +105,13 @@ func resources(e *scenario.Env) error {
 }
 
 // subscribeOnce subscribes to uri, gives the server a round trip to send
-// an update of it (judging what arrives), and unsubscribes. The subscription holds
-// from the subscribe request to the unsubscribe's answer (judgeUpdated).
+// an update of it, and unsubscribes. The frame judge holds the
+// subscription from the subscribe request to the unsubscribe's answer
+// (judgeUpdated).
 func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
-	before := s.updates
-	r, err := s.callWith(e, "resources/subscribe", map[string]any{"uri": uri}, sendOpts{then: func(in *peer.Inbound) {
-		if isResult(in) && in.Call != nil {
-			s.mu.Lock()
-			if s.resSubs == nil {
-				s.resSubs = map[string]*resSub{}
-			}
-			s.resSubs[uri] = &resSub{from: in.Call.Seq}
-			s.mu.Unlock()
-		}
-	}})
+	j := judgeOf(e)
+	before := j.seen("notifications/resources/updated")
+	r, err := s.call(e, "resources/subscribe", map[string]any{"uri": uri})
 	if err != nil {
 		return err
 	}
@@ -129,31 +123,23 @@ func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
 	// An update the subscription sets off comes before the answer to a
 	// later request (stdin is read in order) or just after it; updates on
 	// a timer of their own are judged whenever they come.
-	if s.updates == before {
+	if j.seen("notifications/resources/updated") == before {
 		if _, err := s.call(e, "ping", nil); err != nil {
 			return err
 		}
 		s.settle(e, lateAnswer)
 	}
-	r, err = s.callWith(e, "resources/unsubscribe", map[string]any{"uri": uri}, sendOpts{then: func(in *peer.Inbound) {
-		if isResult(in) {
-			s.mu.Lock()
-			if sub := s.resSubs[uri]; sub != nil {
-				sub.until, sub.untilStream = in.Seq, orderedStream(in)
-			}
-			s.mu.Unlock()
-		}
-	}})
+	r, err = s.call(e, "resources/unsubscribe", map[string]any{"uri": uri})
 	if err != nil {
 		return err
 	}
 	if isResult(r) {
 		e.Pass("MCP-RESOURCES-6", r.Seq)
 		// An update sent after the unsubscribe was answered is judged in
-		// this scenario (MCP-RESOURCES-8), not left to whichever reads
-		// the inbox next (none, when the scenario runs alone or in a
-		// session of its own): on one ordered stream (stdio, the legacy
-		// HTTP+SSE stream) it comes before the answer to a later request.
+		// this scenario (MCP-RESOURCES-8), not in whichever runs next
+		// (none, when the scenario runs alone or in a session of its
+		// own): on one ordered stream (stdio, the legacy HTTP+SSE
+		// stream) it comes before the answer to a later request.
 		if _, err := s.call(e, "ping", nil); err != nil {
 			return err
 		}
@@ -163,60 +149,65 @@ func (s *session) subscribeOnce(e *scenario.Env, uri string) error {
 	return nil
 }
 
+// resSub is a resource subscription as the frame judge follows it: from
+// the subscribe request (dropped if refused) to the unsubscribe's answer,
+// its transcript line until (0 while subscribed), and the stream that
+// answer came on (orderedStream).
+type resSub struct {
+	until       int
+	untilStream string
+}
+
 // judgeUpdated: a resources/updated notification comes from a server that
 // declared resources.subscribe, for a resource wirecheck subscribed to (or
 // a sub-resource of it), between the subscribe request and the answer to
-// the unsubscribe.
-func (s *session) judgeUpdated(e *scenario.Env, in *peer.Inbound) {
-	if s.modern {
+// the unsubscribe. j.mu is held.
+func (j *judge) judgeUpdated(in *peer.Inbound, v peer.Verdicts) {
+	if m, _ := j.caps["resources"].(map[string]any); m["subscribe"] != true {
+		v.Fail("MCP-RESOURCES-7", in.Seq, "the server sent notifications/resources/updated but did not declare resources.subscribe",
+			"capabilities.resources.subscribe: true in the initialize result", "capabilities "+show(j.caps))
+		v.Skip("MCP-RESOURCES-8", "the server sent an update without declaring resources.subscribe (MCP-RESOURCES-7)")
 		return
 	}
-	if !s.capFlag("resources", "subscribe") {
-		e.Fail("MCP-RESOURCES-7", in.Seq, "the server sent notifications/resources/updated but did not declare resources.subscribe",
-			"capabilities.resources.subscribe: true in the initialize result", "capabilities "+show(s.caps))
-		e.Skip("MCP-RESOURCES-8", "the server sent an update without declaring resources.subscribe (MCP-RESOURCES-7)")
-		return
-	}
-	e.Pass("MCP-RESOURCES-7", in.Seq)
+	v.Pass("MCP-RESOURCES-7", in.Seq)
 	uri, _ := field(in, "/params/uri").(string)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	ended, endedOn := 0, ""
-	for sub, at := range s.resSubs {
+	for sub, at := range j.resSubs {
 		if uri != sub && !strings.HasPrefix(uri, sub) {
 			continue
 		}
-		if at.from < in.Seq && (at.until == 0 || in.Seq < at.until) {
-			e.Pass("MCP-RESOURCES-8", in.Seq)
+		if at.until == 0 || in.Seq < at.until {
+			v.Pass("MCP-RESOURCES-8", in.Seq)
 			return
 		}
-		if at.until != 0 && in.Seq > at.until {
+		if in.Seq > at.until {
 			ended, endedOn = at.until, at.untilStream
 		}
 	}
 	if ended > 0 && orderedStream(in) != endedOn {
 		// Read from another stream than the unsubscribe's answer, an
 		// update may have been written before that answer.
-		e.Skip("MCP-RESOURCES-8", fmt.Sprintf("an update of %s was read after the unsubscribe's answer (transcript line %d), but over Streamable HTTP it may have been written before it, on another stream", uri, ended))
+		v.Skip("MCP-RESOURCES-8", fmt.Sprintf("an update of %s was read after the unsubscribe's answer (transcript line %d), but over Streamable HTTP it may have been written before it, on another stream", uri, ended))
 		return
 	}
 	if ended > 0 {
-		e.Fail("MCP-RESOURCES-8", in.Seq, fmt.Sprintf("an update of %s after the unsubscribe was answered (transcript line %d)", uri, ended),
+		v.Fail("MCP-RESOURCES-8", in.Seq, fmt.Sprintf("an update of %s after the unsubscribe was answered (transcript line %d)", uri, ended),
 			"no update of a resource after its unsubscribe", show(field(in, "/params")))
 		return
 	}
-	e.Fail("MCP-RESOURCES-8", in.Seq, "an update of "+uri+", which wirecheck never subscribed to",
-		"updates only of subscribed resources ("+strings.Join(s.subscribed(), ", ")+")", show(field(in, "/params")))
+	v.Fail("MCP-RESOURCES-8", in.Seq, "an update of "+uri+", which wirecheck never subscribed to",
+		"updates only of subscribed resources ("+strings.Join(j.subscribed(), ", ")+")", show(field(in, "/params")))
 }
 
-// subscribed lists the URIs wirecheck subscribed to; s.mu is held.
-func (s *session) subscribed() []string {
+// subscribed lists the URIs wirecheck subscribed to; j.mu is held.
+func (j *judge) subscribed() []string {
 	var out []string
-	for u := range s.resSubs {
+	for u := range j.resSubs {
 		out = append(out, u)
 	}
 	if out == nil {
 		return []string{"none"}
 	}
+	slices.Sort(out)
 	return out
 }

@@ -43,36 +43,10 @@ type session struct {
 	// initialize handshake in this process (the server is legacy).
 	fallback string
 
-	// 2026-07-28: input required results seen (mrtr.go), the listen
-	// subscriptions open, the requests that set a log level, and the
-	// failures of MCP-LOGGING-3 and MCP-SUBS-3, judged frame by frame.
+	// inputRequired counts the input required results seen (mrtr.go).
 	inputRequired int
-	subs          map[string]*subscription
-	leveled       []*peer.Call
-	logFails      int
-	subFails      int
 	// capErrors counts the -32021 answers judged (MCP-META-4, era.go).
 	capErrors int
-
-	// streamed holds the stream rules judgeUnrelated observed (the
-	// judge keeps those progress notifications decided).
-	streamed map[string]bool
-
-	// updates counts the resources/updated notifications judged.
-	updates int
-	// resSubs are the resources wirecheck subscribed to, by URI.
-	resSubs map[string]*resSub
-}
-
-// resSub is one resources/subscribe, by transcript line: from is the line
-// of the request, until the line of the unsubscribe's answer (0 while
-// subscribed). An update in between names a subscribed resource.
-// resSub is a subscription: the transcript lines of the subscribe
-// request and of the unsubscribe's answer, and the stream that answer
-// came on (orderedStream).
-type resSub struct {
-	from, until int
-	untilStream string
 }
 
 type tracked struct {
@@ -575,41 +549,14 @@ func (s *session) dispatch(e *scenario.Env, method string, params map[string]any
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
-	s.mu.Lock()
-	if o.logLevel != "" {
-		s.leveled = append(s.leveled, c)
-	}
-	s.mu.Unlock()
 	return c, tok, caps, nil
 }
 
-// drain judges the notifications and requests that arrived: progress
-// notifications against the tokens wirecheck sent, log notifications
-// against the logging capability.
+// drain takes the frames that arrived out of the inbox: the frame judge
+// has judged them (progress, logs, change notifications), and a later
+// wait of the scenario looks for what comes after.
 func (s *session) drain(e *scenario.Env) {
-	for in := range e.Drain(0, nil) {
-		s.judgeFrame(e, in)
-	}
-}
-
-func (s *session) judgeFrame(e *scenario.Env, in *peer.Inbound) {
-	if in.Kind == nil {
-		return
-	}
-	method, _ := field(in, "/method").(string)
-	if s.modern && in.Kind.Role == spec.RoleNotification {
-		s.judgeUnrelated(e, in, method)
-	}
-	if s.modern && in.Kind.Role == spec.RoleNotification && s.judgeModern(e, in, method) {
-		return
-	}
-	// Requests of the server are the process's judge's (judge.go).
-	// Log, progress and list_changed notifications are the judge's too,
-	// which sees every frame on every path.
-	switch method {
-	case "notifications/resources/updated":
-		s.updates++
-		s.judgeUpdated(e, in)
+	for range e.Drain(0, nil) {
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
-// subscription is one subscriptions/listen request wirecheck opened.
+// subscription is one subscriptions/listen request wirecheck sent, as
+// the frame judge follows it.
 type subscription struct {
 	filter map[string]any
 	acked  bool
@@ -18,10 +19,14 @@ type subscription struct {
 	// its acknowledgement; stream counts the notifications after it.
 	early  bool
 	stream int
-	// closed: wirecheck cancelled it; settled: the server has answered a
-	// request sent after the cancellation (transcript line settledAt), so
-	// any message of the subscription after that line is late.
+	// closed: wirecheck cancelled it (after closedAt frames sent);
+	// pending are the requests sent since, until one is answered:
+	// settled then (transcript line settledAt), the server has read the
+	// cancellation, and any message of the subscription after that line
+	// is late.
 	closed, settled bool
+	closedAt        int
+	pending         map[string]bool
 	settledAt       int
 	late            int
 }
@@ -48,80 +53,119 @@ func (sub *subscription) allows(method string, in *peer.Inbound) bool {
 	return false
 }
 
-// judgeStream judges a change notification of a 2026-07-28 session.
-func (s *session) judgeStream(e *scenario.Env, in *peer.Inbound, method string) {
+// subscription is what the judge knows of the subscription opened by the
+// request of id key (a copy; the zero value when none was sent).
+func (j *judge) subscription(key string) subscription {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if sub := j.subs[key]; sub != nil {
+		return *sub
+	}
+	return subscription{}
+}
+
+// closeSub marks a subscription cancelled in a way no frame shows (its
+// HTTP stream closed).
+func (j *judge) closeSub(key string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if sub := j.subs[key]; sub != nil {
+		sub.closed, sub.closedAt = true, j.sends
+	}
+}
+
+// following notes a request sent while a cancelled subscription is not
+// yet settled: its answer settles it. j.mu is held.
+func (j *judge) following(key string) {
+	for _, sub := range j.subs {
+		if sub.closed && !sub.settled {
+			if sub.pending == nil {
+				sub.pending = map[string]bool{}
+			}
+			sub.pending[key] = true
+		}
+	}
+}
+
+// settle settles the cancelled subscriptions a request sent after their
+// cancellation was answered by in (its id key). j.mu is held.
+func (j *judge) settle(in *peer.Inbound, key string) {
+	for _, sub := range j.subs {
+		if sub.closed && !sub.settled && sub.pending[key] {
+			sub.settled, sub.settledAt, sub.pending = true, in.Seq, nil
+		}
+	}
+}
+
+// judgeAck judges a subscription's acknowledgement (2026-07-28): none
+// for a cancelled one. j.mu is held.
+func (j *judge) judgeAck(in *peer.Inbound, v peer.Verdicts) {
+	sid, _ := in.Field("/params/_meta/" + escape(metaSubscription))
+	sub := j.subs[peer.Key(sid)]
+	switch {
+	case sub == nil:
+	case sub.isLate(in):
+		sub.late++
+		v.Fail("MCP-SUBS-4", in.Seq, "an acknowledgement of a subscription wirecheck had cancelled",
+			"no message for a cancelled subscriptions/listen", string(in.Raw))
+	case !sub.acked:
+		sub.acked, sub.ackSeq = true, in.Seq
+	}
+}
+
+// judgeStream judges a change notification of a 2026-07-28 session: it
+// belongs to an open subscription that asked for it. j.mu is held.
+func (j *judge) judgeStream(in *peer.Inbound, method string, v peer.Verdicts) {
 	sid, has := in.Field("/params/_meta/" + escape(metaSubscription))
 	open := 0
-	for _, sub := range s.subs {
+	for _, sub := range j.subs {
 		if !sub.closed {
 			open++
 		}
 	}
-	if open == 0 && (!has || s.subs[peer.Key(sid)] == nil) {
-		s.subFails++
-		e.Fail("MCP-SUBS-3", in.Seq, "the server sent "+method+" while wirecheck had no subscriptions/listen open",
+	if open == 0 && (!has || j.subs[peer.Key(sid)] == nil) {
+		v.Fail("MCP-SUBS-3", in.Seq, "the server sent "+method+" while wirecheck had no subscriptions/listen open",
 			"change notifications only on a subscription that asked for them", string(in.Raw))
 		return
 	}
-	if v := in.HTTP; !has && v != nil && s.subs[v.For] == nil {
+	if via := in.HTTP; !has && via != nil && j.subs[via.For] == nil {
 		// Over HTTP the stream is known, and this one is no listen
 		// stream: the sentence speaks of "notifications delivered via a
 		// subscriptions/listen stream" (MCP-HTTP-STREAM-5 judges it).
 		return
 	}
 	if !has {
-		e.Fail("MCP-SUBS-2", in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
+		v.Fail("MCP-SUBS-2", in.Seq, method+" without "+metaSubscription+" in _meta while a subscription was open",
 			"_meta."+metaSubscription+": the id of the subscriptions/listen request", string(in.Raw))
 		return
 	}
-	sub := s.subs[peer.Key(sid)]
+	sub := j.subs[peer.Key(sid)]
 	if sub == nil {
-		e.Fail("MCP-SUBS-2", in.Seq, method+" names the subscription "+peer.Key(sid)+", which wirecheck never opened",
+		v.Fail("MCP-SUBS-2", in.Seq, method+" names the subscription "+peer.Key(sid)+", which wirecheck never opened",
 			"the id of an open subscriptions/listen request, with its JSON type", string(in.Raw))
 		return
 	}
 	if sub.closed {
 		if sub.isLate(in) {
 			sub.late++
-			e.Fail("MCP-SUBS-4", in.Seq, method+" for a subscription wirecheck had cancelled (after the server answered a later request)",
+			v.Fail("MCP-SUBS-4", in.Seq, method+" for a subscription wirecheck had cancelled (after the server answered a later request)",
 				"no message for a cancelled subscriptions/listen", string(in.Raw))
 		}
 		return
 	}
-	e.Pass("MCP-SUBS-2", in.Seq)
+	v.Pass("MCP-SUBS-2", in.Seq)
 	if !sub.acked {
 		sub.early = true
-		e.Fail("MCP-SUBS-1", in.Seq, method+" on the subscription before notifications/subscriptions/acknowledged",
+		v.Fail("MCP-SUBS-1", in.Seq, method+" on the subscription before notifications/subscriptions/acknowledged",
 			"the acknowledgement as the first message carrying the subscription's id", string(in.Raw))
 	}
 	sub.stream++
 	if sub.allows(method, in) {
-		e.Pass("MCP-SUBS-3", in.Seq)
+		v.Pass("MCP-SUBS-3", in.Seq)
 	} else {
-		s.subFails++
-		e.Fail("MCP-SUBS-3", in.Seq, method+" on a subscription that did not ask for it",
+		v.Fail("MCP-SUBS-3", in.Seq, method+" on a subscription that did not ask for it",
 			"only the notifications of the filter "+show(sub.filter), string(in.Raw))
 	}
-}
-
-// attributable reports whether a log notification came while a request
-// that set a log level was in flight (after it was sent, before its
-// response).
-func (s *session) attributable(in *peer.Inbound) bool {
-	for _, c := range s.leveled {
-		if c.Seq > in.Seq {
-			continue
-		}
-		select {
-		case <-c.Done():
-			if c.Response.Seq > in.Seq {
-				return true
-			}
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 // escape makes a JSON pointer token of a key.
@@ -157,17 +201,19 @@ func subscriptions(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	fails := s.subFails
-	req, sub, c, err := s.listen(e, filter)
+	j := judgeOf(e)
+	fails := j.judged("MCP-SUBS-3").fail
+	req, c, err := s.listen(e, filter)
 	if err != nil {
 		return err
 	}
 	key := c.Key
+	sub := func() subscription { return j.subscription(key) }
 	answered := func() bool { return isDone(c) }
 	watch := func(d time.Duration, until func() bool) { s.watch(e, d, until) }
 	start := time.Now()
-	watch(e.Timeout, func() bool { return sub.acked || answered() })
-	if answered() && c.Refused != "" && !sub.acked {
+	watch(e.Timeout, func() bool { return sub().acked || answered() })
+	if answered() && c.Refused != "" && !sub().acked {
 		e.Fail("MCP-SUBS-1", c.Response.Seq, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+": its exchange ended without one ("+c.Refused+")",
 			"an acknowledgement carrying "+metaSubscription+" "+key+", the stream open", c.Refused)
 		skipAll(e, "subscriptions/listen failed", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4")
@@ -178,12 +224,12 @@ func subscriptions(e *scenario.Env) error {
 		skipAll(e, "subscriptions/listen failed", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4")
 		return nil
 	}
-	switch {
-	case !sub.acked:
+	switch now := sub(); {
+	case !now.acked:
 		e.Fail("MCP-SUBS-1", -1, "no notifications/subscriptions/acknowledged for subscriptions/listen "+key+" "+unacked(e, c, start),
 			"an acknowledgement carrying "+metaSubscription+" "+key, "nothing")
-	case !sub.early:
-		e.Pass("MCP-SUBS-1", sub.ackSeq)
+	case !now.early:
+		e.Pass("MCP-SUBS-1", now.ackSeq)
 	}
 	// What the stream brings in reply to the listen request: it comes
 	// before the answer to a later request (stdin is read in order), or
@@ -192,19 +238,19 @@ func subscriptions(e *scenario.Env) error {
 		return err
 	}
 	watch(lateAnswer, func() bool { return false })
-	if sub.stream == 0 {
+	if sub().stream == 0 {
 		e.Skip("MCP-SUBS-2", "no notification came on the subscription besides its acknowledgement")
 	}
-	if s.subFails == fails {
+	if j.judged("MCP-SUBS-3").fail == fails {
 		e.Pass("MCP-SUBS-3", -1)
 	}
 	if answered() {
 		e.Skip("MCP-SUBS-4", "the server ended the subscription itself (it answered subscriptions/listen)")
 		return nil
 	}
-	sub.closed = true
 	e.Forget(c)
 	if closer, ok := e.RequestCloser(); ok && closer.CloseRequest(key) {
+		j.closeSub(key)
 		// Over Streamable HTTP closing the stream is the cancellation;
 		// MCP-SUBS-4 holds on stdio only (see its note in the spec).
 		return nil
@@ -214,10 +260,10 @@ func subscriptions(e *scenario.Env) error {
 	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": req["id"], "reason": "wirecheck closes the subscription"}); err != nil {
 		return err
 	}
-	// The answer is seen before the frames that came with it are judged:
-	// a notification written just after it is late, one before is not.
-	settle := sendOpts{then: func(in *peer.Inbound) { sub.settled, sub.settledAt = true, in.Seq }}
-	if _, err := s.callWith(e, "server/discover", nil, settle); err != nil {
+	// The judge takes the answer to it for the server's reading of the
+	// cancellation: a notification written after it is late, one before
+	// is not.
+	if _, err := s.call(e, "server/discover", nil); err != nil {
 		return err
 	}
 	watch(lateAnswer, func() bool { return false })
@@ -225,7 +271,7 @@ func subscriptions(e *scenario.Env) error {
 	case answered():
 		e.Fail("MCP-SUBS-4", c.Response.Seq, "the server answered subscriptions/listen after wirecheck cancelled it",
 			"no message for a cancelled subscriptions/listen (stdio)", string(c.Response.Raw))
-	case sub.late == 0:
+	case sub().late == 0:
 		e.Pass("MCP-SUBS-4", -1)
 	}
 	return nil
@@ -255,16 +301,11 @@ func listenFilter(e *scenario.Env, s *session) (map[string]any, error) {
 	return filter, nil
 }
 
-// listen sends subscriptions/listen with filter, the subscription known
-// to the session so what comes on it is judged, and returns the request,
-// the subscription and the call without waiting.
-func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any, *subscription, *peer.Call, error) {
+// listen sends subscriptions/listen with filter (the frame judge follows
+// the subscription from its request on) and returns the request and the
+// call without waiting.
+func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any, *peer.Call, error) {
 	req := request("subscriptions/listen", map[string]any{"_meta": meta(s.requested), "notifications": filter})
-	sub := &subscription{filter: filter}
-	if s.subs == nil {
-		s.subs = map[string]*subscription{}
-	}
-	s.subs[peer.Key(req["id"])] = sub
 	// A listen request is answered only when the server ends the
 	// subscription ("A subscription ends when: …", basic/patterns/
 	// subscriptions): over HTTP an exchange that never opens its stream
@@ -273,18 +314,18 @@ func (s *session) listen(e *scenario.Env, filter map[string]any) (map[string]any
 	// acknowledgement. An answer, when one comes, is judged.
 	c, err := e.SendUnjudged(req)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
+		return nil, nil, fmt.Errorf("%w: %v", scenario.ErrGone, err)
 	}
-	return req, sub, c, nil
+	return req, c, nil
 }
 
-// watch judges the frames that come until until holds or d passes.
+// watch takes the frames that come (the judge has judged them) until
+// until holds or d passes.
 func (s *session) watch(e *scenario.Env, d time.Duration, until func() bool) {
 	if until() {
 		return
 	}
-	for f := range e.Drain(d, nil) {
-		s.judgeFrame(e, f)
+	for range e.Drain(d, nil) {
 		if until() {
 			return
 		}
