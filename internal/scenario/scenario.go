@@ -89,7 +89,7 @@ type Step struct {
 	Drain bool `yaml:"drain,omitempty"`
 
 	// Slow, on an expect step, is a request the protocol bounds no time
-	// for (an MCP tool call): unanswered within the timeout while the
+	// for (a tool call where the protocol bounds no time): unanswered within the timeout while the
 	// server answers the probe sent after it, it is slow, not missing, and
 	// not judged (the transcript and the notes say so), as run's scenarios
 	// leave a slow tool; with the probe unanswered too, the server hangs.

@@ -405,7 +405,7 @@ type FuzzTools struct {
 	Schema string         `yaml:"schema"`
 	Call   map[string]any `yaml:"call"`
 	Next   *FuzzNext      `yaml:"next"`
-	// Unbounded says the protocol bounds no time for a tool call (MCP):
+	// Unbounded says the protocol bounds no time for a tool call (as some protocols do):
 	// a call unanswered within --timeout while the server answers the
 	// probe sent after it is slow, not judged, as run leaves it
 	// (scenario.Step.Slow).
