@@ -52,7 +52,7 @@ var _ = Describe("an unreachable --url", func() {
 			code, out, errs := cli("", args...)
 			Expect(code).To(Equal(3), out+errs)
 			Expect(out).To(HavePrefix("The server could not be reached: the suite did not run (exit 3).\n"))
-			Expect(strings.Count(out, "could not be reached")).To(Equal(1), "one block: %s", out)
+			Expect(strings.Count(out, "The server could not be reached")).To(Equal(1), "one block: %s", out)
 			Expect(out).To(ContainSubstring("  url:      " + u + "\n"))
 			Expect(out).To(MatchRegexp(`  cause:    ` + cause))
 			Expect(out).To(ContainSubstring("  check:    " + check))
@@ -95,7 +95,7 @@ var _ = Describe("an unreachable --url", func() {
 		u := "http://" + closedPort() + "/mcp"
 		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--url", u)
 		Expect(code).To(Equal(3), out+errs)
-		Expect(strings.Count(out, "could not be reached")).To(Equal(1), out)
+		Expect(strings.Count(out, "The server could not be reached")).To(Equal(1), out)
 		Expect(out).NotTo(ContainSubstring("ERROR"))
 	})
 })

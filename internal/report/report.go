@@ -134,6 +134,19 @@ type NotStarted struct {
 	Check string `json:"check,omitempty"`
 }
 
+// Said is the run's end in a sentence: what happened to the server, and
+// why.
+func (n *NotStarted) Said() string {
+	what := "could not be started"
+	switch n.State {
+	case "unreachable":
+		what = "could not be reached"
+	case "not-ready":
+		what = "never became ready"
+	}
+	return "the server " + what + ": " + n.Reason
+}
+
 // Interrupt marks r as ended by signal (SIGINT, SIGTERM) after it had run
 // for after, and says in a note what that means for its verdicts.
 func (r *Report) Interrupt(signal string, after time.Duration) {
