@@ -34,8 +34,13 @@ type Unreachable struct {
 
 func (e *Unreachable) Error() string { return e.Cause }
 
-// reachDial opens the connection Reach tries; tests stand in for it.
-var reachDial = (&net.Dialer{}).DialContext
+// reachDial opens the connection Reach tries, and reachProxy names the
+// proxy it goes through (as the HTTP transports' do); tests stand in for
+// them.
+var (
+	reachDial  = (&net.Dialer{}).DialContext
+	reachProxy = http.ProxyFromEnvironment
+)
 
 // Reach opens one connection to a running server given by URL alone, as
 // the run's transport would (through the proxy the environment names for
@@ -55,7 +60,7 @@ func (t Target) Reach(timeout time.Duration) error {
 	}
 	un := &Unreachable{URL: u.Redacted()}
 	addr, tlsName, via := hostPort(u), tlsName(u), ""
-	if p, err := http.ProxyFromEnvironment(&http.Request{URL: u}); err == nil && p != nil {
+	if p, err := reachProxy(&http.Request{URL: u}); err == nil && p != nil {
 		// The first connection goes to the proxy; what lies beyond it the
 		// proxy answers in HTTP, which the run judges.
 		addr, tlsName, via = hostPort(p), "", " (the proxy the environment names for "+u.Host+")"
