@@ -34,6 +34,10 @@ type Unreachable struct {
 
 func (e *Unreachable) Error() string { return e.Cause }
 
+// defaultReach bounds Reach when its caller names no bound: --timeout's
+// default.
+const defaultReach = 5 * time.Second
+
 // reachDial opens the connection Reach tries, and reachProxy names the
 // proxy it goes through (as the HTTP transports' do); tests stand in for
 // them.
@@ -57,6 +61,9 @@ func (t Target) Reach(timeout time.Duration) error {
 	if err != nil || u.Host == "" {
 		// Target.Check refuses such a URL before any run.
 		return nil
+	}
+	if timeout <= 0 {
+		timeout = defaultReach
 	}
 	un := &Unreachable{URL: u.Redacted()}
 	addr, tlsName, via := hostPort(u), tlsName(u), ""
