@@ -642,7 +642,9 @@ func (r *run) reach() error {
 	if len(r.lanes) == 0 {
 		return nil
 	}
-	err := session.Reach(r.cfg.Target, r.cfg.Timeout)
+	// An interrupt during the try leaves the lanes to report their
+	// scenarios as the interrupt left them.
+	err := session.Reach(r.ctx, r.cfg.Target, r.cfg.Timeout)
 	if err == nil {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -65,7 +66,7 @@ var _ = Describe("the not-ready block of a run that never began", func() {
 
 var _ = Describe("a running server (--url alone) no connection reaches", func() {
 	It("is a NotStarted naming the URL, the cause and what to check, before any session", func() {
-		err := session.Reach(target.Target{URL: "http://nosuch.invalid:8080/mcp", Transport: "http"}, time.Second)
+		err := session.Reach(context.Background(), target.Target{URL: "http://nosuch.invalid:8080/mcp", Transport: "http"}, time.Second)
 		var ns *session.NotStarted
 		Expect(errors.As(err, &ns)).To(BeTrue(), "%v", err)
 		Expect(err).To(MatchError(session.ErrNotStarted))
@@ -77,7 +78,7 @@ var _ = Describe("a running server (--url alone) no connection reaches", func() 
 	})
 
 	It("leaves a launched server to its own wait", func() {
-		Expect(session.Reach(target.Target{Argv: []string{"srv", "{port}"}, URL: "http://nosuch.invalid:{port}/mcp", Transport: "http"}, time.Second)).To(Succeed())
+		Expect(session.Reach(context.Background(), target.Target{Argv: []string{"srv", "{port}"}, URL: "http://nosuch.invalid:{port}/mcp", Transport: "http"}, time.Second)).To(Succeed())
 	})
 
 	It("gives the block the URL in place of a command, and no startup timeout", func() {

@@ -8,6 +8,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -163,12 +164,12 @@ func Launch(o Options) (*Session, error) {
 // be started, rather than each scenario blaming the server for what no
 // server did. Only the first connection is tried here: a server that
 // goes away later is the run's finding. Nil for any other target.
-func Reach(t target.Target, timeout time.Duration) error {
+func Reach(ctx context.Context, t target.Target, timeout time.Duration) error {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
 	var un *target.Unreachable
-	if err := t.Reach(timeout); errors.As(err, &un) {
+	if err := t.Reach(ctx, timeout); errors.As(err, &un) {
 		ns := &NotStarted{Cause: un.Cause, URL: un.URL, Check: un.Check,
 			Awaited: "a connection to the host and port --url names"}
 		if un.Within > 0 {

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -40,7 +41,7 @@ var detect = func(o dialOptions, revision string) (string, string) {
 func (t Target) Detect(timeout time.Duration, revision string) Target {
 	// A server no connection reaches is not asked (the run says why it
 	// never began), nor is its name looked up again and again.
-	if t.Transport == "" && t.URL != "" && len(t.Argv) == 0 && t.Reach(timeout) == nil {
+	if t.Transport == "" && t.URL != "" && len(t.Argv) == 0 && t.Reach(context.Background(), timeout) == nil {
 		o := dialOptions{URL: t.URL, Headers: expandHeaders(t.Headers), Timeout: timeout, MaxFrame: t.MaxFrame}
 		t.Transport, t.Detected = detect(o, revision)
 	}

@@ -52,8 +52,9 @@ var (
 // it: no HTTP request is sent, so it costs the server no session. The
 // error is an *Unreachable when the connection fails before any HTTP
 // exchange could begin (nothing listening, a host that does not resolve,
-// a failed handshake, nothing in timeout); nil for any other target.
-func (t Target) Reach(timeout time.Duration) error {
+// a failed handshake, nothing in timeout); nil for any other target, and
+// when ctx ends the try first (an interrupt is no verdict on the server).
+func (t Target) Reach(ctx context.Context, timeout time.Duration) error {
 	if t.Serve != nil || len(t.Argv) > 0 || t.URL == "" {
 		return nil
 	}
@@ -73,7 +74,8 @@ func (t Target) Reach(timeout time.Duration) error {
 		addr, tlsName, via = hostPort(p), "", " (the proxy the environment names for "+u.Host+")"
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var c net.Conn
 	if invalidName(host) {
@@ -83,6 +85,12 @@ func (t Target) Reach(timeout time.Duration) error {
 		err = &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	} else {
 		c, err = reachDial(ctx, "tcp", addr)
+	}
+	if parent.Err() != nil {
+		if c != nil {
+			c.Close()
+		}
+		return nil
 	}
 	if err != nil {
 		un.Cause, un.Check = connectFailure(err, addr, host, via, timeout)
@@ -100,7 +108,7 @@ func (t Target) Reach(timeout time.Duration) error {
 	}
 	_ = c.SetDeadline(time.Now().Add(timeout))
 	err = tls.Client(c, &tls.Config{ServerName: tlsName, NextProtos: []string{"h2", "http/1.1"}}).HandshakeContext(ctx)
-	if err == nil {
+	if err == nil || parent.Err() != nil {
 		return nil
 	}
 	un.Cause, un.Check = handshakeFailure(err, addr, tlsName, timeout)

@@ -27,7 +27,7 @@ func closedAddr() string {
 
 // unreachable is Reach's error for t, which must be an *Unreachable.
 func unreachable(t target.Target, timeout time.Duration) *target.Unreachable {
-	err := t.Reach(timeout)
+	err := t.Reach(context.Background(), timeout)
 	un, ok := err.(*target.Unreachable)
 	Expect(ok).To(BeTrue(), "want *Unreachable, got %v", err)
 	return un
@@ -78,6 +78,16 @@ var _ = Describe("Reach, the first connection to a running server (--url alone)"
 		Expect(un.Within).To(Equal(50 * time.Millisecond))
 	})
 
+	It("says nothing when an interrupt ends the try first: that is no verdict on the server", func() {
+		DeferCleanup(target.SetReachDial(func(ctx context.Context, _, _ string) (net.Conn, error) {
+			<-ctx.Done()
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: ctx.Err()}
+		}))
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		Expect(target.Target{URL: "http://10.0.0.1:8080/mcp"}.Reach(ctx, time.Minute)).To(Succeed())
+	})
+
 	It("says the TLS handshake failed when an https URL reaches a server that does not speak TLS", func() {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		DeferCleanup(srv.Close)
@@ -99,7 +109,7 @@ var _ = Describe("Reach, the first connection to a running server (--url alone)"
 		var requests atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
 		DeferCleanup(srv.Close)
-		Expect(target.Target{URL: srv.URL + "/mcp"}.Reach(time.Second)).To(Succeed())
+		Expect(target.Target{URL: srv.URL + "/mcp"}.Reach(context.Background(), time.Second)).To(Succeed())
 		srv.Close()
 		Expect(requests.Load()).To(BeZero())
 	})
@@ -113,7 +123,7 @@ var _ = Describe("Reach, the first connection to a running server (--url alone)"
 
 	It("leaves alone any target it does not reach by URL alone: a launched server's wait is its own", func() {
 		addr := closedAddr()
-		Expect(target.Target{Argv: []string{"srv", "{port}"}, Transport: "http", URL: "http://" + addr + "/mcp"}.Reach(time.Second)).To(Succeed())
-		Expect(target.Target{Argv: []string{"srv"}}.Reach(time.Second)).To(Succeed())
+		Expect(target.Target{Argv: []string{"srv", "{port}"}, Transport: "http", URL: "http://" + addr + "/mcp"}.Reach(context.Background(), time.Second)).To(Succeed())
+		Expect(target.Target{Argv: []string{"srv"}}.Reach(context.Background(), time.Second)).To(Succeed())
 	})
 })
