@@ -181,6 +181,9 @@ func (c *common) finish(cmd *cobra.Command, rep *report.Report, runErr error, s 
 	} else {
 		nr = session.NotReady(runErr, rep, s.proto, s.t.String(), c.startupTimeout, exitNoTarget)
 	}
+	if nr != nil {
+		rep.NotStarted = nr.Record()
+	}
 	sink := report.Sink{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Outputs: outs, NoColor: c.noColor, Verbose: c.verbose}
 	if err := sink.Write(rep, nr); err != nil {
 		return err

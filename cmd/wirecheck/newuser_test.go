@@ -145,6 +145,9 @@ var _ = Describe("a server that never becomes ready", func() {
 		data, _ := os.ReadFile(filepath.Join(dir, "r.json"))
 		var rep report.Report
 		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		Expect(rep.NotStarted).NotTo(BeNil())
+		Expect(rep.NotStarted.State).To(Equal("not-ready"))
+		Expect(rep.NotStarted.Reason).To(ContainSubstring("no ready line within 1s"))
 		notRun := map[string]bool{}
 		for _, f := range rep.Findings {
 			if f.Verdict == verdict.Error && strings.HasPrefix(f.Message, "not run") {

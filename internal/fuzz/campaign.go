@@ -415,6 +415,12 @@ func (c *Campaign) Run(ctx context.Context) ([]*Bug, error) {
 			defer cancel()
 		}
 	}
+	// A running server (--url alone) that the first connection does not
+	// reach ends the campaign before it begins, as one whose command
+	// cannot be started: no sequence blames the server for it.
+	if err := session.Reach(c.ctx, c.cfg.Target, c.cfg.Timeout); err != nil {
+		return nil, err
+	}
 	c.spares = session.NewSpares(c.ctx, c.pool, c.start)
 	done := make(chan struct{})
 	defer close(done)

@@ -347,6 +347,10 @@ func writeFailure(w io.Writer, p painter, rep *Report, ru verdict.Rule, f Findin
 // rules or known failures, or a FAIL caused only by errors, does not look
 // like a bug.
 func why(rep *Report, rs []ruleRow) string {
+	if rep.NotStarted != nil {
+		// Every rule's error is a scenario not run: outcome says why.
+		return ""
+	}
 	level := rep.Level
 	var above, below, known int
 	for _, r := range rs {

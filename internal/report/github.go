@@ -27,6 +27,15 @@ import (
 // An interrupted run gets a warning first: its verdicts stop at the signal.
 func WriteGitHub(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
+	if n := r.NotStarted; n != nil {
+		// One cause, said once: the rules' errors are scenarios not run,
+		// none of them the server's.
+		fmt.Fprintf(bw, "::error title=%s::%s\n", escapeProperty("wirecheck: the suite did not run"), escapeData(line(n.Said(), capMessage)))
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("report: writing GitHub annotations: %w", err)
+		}
+		return nil
+	}
 	if r.Interrupted {
 		fmt.Fprintf(bw, "::warning title=wirecheck interrupted::%s\n", escapeData("interrupted by "+line(orDefault(r.Signal, "a signal"), 16)+
 			" before the run finished: nothing was judged from then on, so the scenarios under way or not yet run have no verdict"))

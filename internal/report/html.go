@@ -24,7 +24,8 @@ import (
 
 type htmlPage struct {
 	Title, Tool, Protocol, Target, Started, Duration, Level string
-	Verdict                                                 string // PASS, FAIL or INTERRUPTED
+	Verdict                                                 string // PASS, FAIL, INTERRUPTED or NOT STARTED
+	VerdictClass                                            string // Verdict as a class name
 	// Why explains the verdict: rules failed below the level, failures
 	// the baseline knows.
 	Why             string
@@ -111,9 +112,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 		Duration: duration(r.DurationMS),
 		Level:    level,
 		Verdict:  word,
-		Why:      strings.TrimSuffix(strings.TrimPrefix(why(r, rs), " ("), ")"),
-		Findings: findingTally(r),
-		Rules:    ruleTally(rs),
+		// "NOT STARTED" is one class, not two.
+		VerdictClass: strings.ReplaceAll(word, " ", "-"),
+		Why:          strings.TrimSuffix(strings.TrimPrefix(why(r, rs), " ("), ")"),
+		Findings:     findingTally(r),
+		Rules:        ruleTally(rs),
 	}
 	for _, n := range r.Notes {
 		page.Notes = append(page.Notes, block(n, capMessage))
@@ -267,7 +270,7 @@ details.why summary{cursor:pointer;font-size:.9em}
 details.why div{font-size:.9em;padding-left:1em}
 .PASS{background:#1f883d;color:#fff}
 .FAIL{background:#cf222e;color:#fff}
-.INTERRUPTED{background:#9a6700;color:#fff}
+.INTERRUPTED,.NOT-STARTED{background:#9a6700;color:#fff}
 .counts span{margin-right:1.2em}
 .finding{border:1px solid #ddd;border-radius:4px;padding:.6em 1em;margin:.8em 0}
 pre{background:#f6f8fa;padding:.6em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3em 0 .8em;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -304,7 +307,7 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <body{{if .Revisions}} class="matrix"{{end}}>
 <header>
 <h1>{{.Protocol}} conformance report</h1>
-<p><span class="badge overall {{.Verdict}}">{{.Verdict}}</span> {{.Level}}{{if .Why}} ({{.Why}}){{end}}</p>
+<p><span class="badge overall {{.VerdictClass}}">{{.Verdict}}</span> {{.Level}}{{if .Why}} ({{.Why}}){{end}}</p>
 <dl class="meta">
 {{- if .Server}}
 <dt>Server</dt><dd class="server">{{.Server}}</dd>

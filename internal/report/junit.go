@@ -110,6 +110,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		{"target", r.Target},
 		{"level", string(r.Level)},
 		{"interrupted", r.Signal},
+		{"not_started", notStarted(r)},
 	} {
 		if p[1] == "" {
 			continue
@@ -246,4 +247,12 @@ func junitBody(ru verdict.Rule, f Finding) string {
 // seconds renders milliseconds the way JUnit wants time: decimal seconds.
 func seconds(ms int64) string {
 	return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64)
+}
+
+// notStarted is why the run never began, "" for one that began.
+func notStarted(r *Report) string {
+	if r.NotStarted == nil {
+		return ""
+	}
+	return r.NotStarted.Said()
 }

@@ -84,6 +84,11 @@ func Merge(reports ...*Report) (*Report, error) {
 		if out.Baseline == "" {
 			out.Baseline = r.Baseline
 		}
+		if out.NotStarted == nil {
+			// A part that never began leaves its scenarios not run in the
+			// whole: it says why.
+			out.NotStarted = r.NotStarted
+		}
 	}
 	if len(targets) > 1 {
 		out.Target = strings.Join(targets, " | ")

@@ -56,6 +56,18 @@ var _ = Describe("Merge", func() {
 		Expect(a.Findings).To(HaveLen(2), "inputs are left alone")
 	})
 
+	It("keeps why a shard never began", func() {
+		a := shard(t0, 1000, verdict.Must, pass("A-1", "s1"))
+		b := shard(t0, 500, verdict.Must, pass("C-1", "s2"))
+		b.NotStarted = &report.NotStarted{State: "unreachable", Reason: "nothing is listening on 127.0.0.1:9 (connection refused)"}
+		m, err := report.Merge(a, b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.NotStarted).To(Equal(b.NotStarted))
+		m, err = report.Merge(a, a)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.NotStarted).To(BeNil())
+	})
+
 	It("keeps an interrupted shard's mark: one unfinished part leaves the whole unfinished", func() {
 		a := shard(t0, 1000, verdict.Must, pass("A-1", "s1"))
 		b := shard(t0, 500, verdict.Must, pass("C-1", "s2"))

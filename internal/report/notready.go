@@ -39,6 +39,23 @@ type NotReady struct {
 	Code   int
 	// Hint is what to try, when the evidence points at a usual cause.
 	Hint string
+	// URL, when set, is the running server (--url alone) that no
+	// connection reached: the block names it instead of a command, and
+	// Check says what to check.
+	URL   string
+	Check string
+}
+
+// Record is n as the JSON report states it (Report.NotStarted).
+func (n *NotReady) Record() *NotStarted {
+	r := &NotStarted{State: "not-started", Reason: n.Cause, Awaited: n.Awaited, Check: n.Hint}
+	switch {
+	case n.URL != "":
+		r.State, r.Check = "unreachable", n.Check
+	case n.Launched:
+		r.State = "not-ready"
+	}
+	return r
 }
 
 // bufferedHint is the usual cause of a ready line that never came from a
@@ -114,8 +131,11 @@ func received(es []transcript.Entry) bool {
 func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 	bw := bufio.NewWriter(w)
 	p := painter(color)
-	what := "could not be started"
-	if n.Launched {
+	what, end := "could not be started", "the target could not be started or never became ready"
+	switch {
+	case n.URL != "":
+		what, end = "could not be reached", "the target could not be reached"
+	case n.Launched:
 		what = "never became ready"
 	}
 	fmt.Fprintf(bw, "%s\n", p.verdict(verdict.Error, fmt.Sprintf("The server %s: the suite did not run (exit %d).", what, n.Code)))
@@ -127,9 +147,16 @@ func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 		}
 		fmt.Fprintf(bw, "  waited:   %s\n", waited)
 	}
-	fmt.Fprintf(bw, "  command:  %s\n", line(n.Command, capMessage))
+	if n.URL != "" {
+		fmt.Fprintf(bw, "  url:      %s\n", line(n.URL, capMessage))
+	} else {
+		fmt.Fprintf(bw, "  command:  %s\n", line(n.Command, capMessage))
+	}
 	if n.Cause != "" {
 		fmt.Fprintf(bw, "  cause:    %s\n", indentRest(block(n.Cause, capMessage), "            "))
+	}
+	if n.Check != "" {
+		fmt.Fprintf(bw, "  check:    %s\n", indentRest(block(n.Check, capMessage), "            "))
 	}
 	// No line recorded is no proof that none was written (the cause may
 	// quote one), so nothing is said then.
@@ -152,6 +179,6 @@ func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 	if n.NotRun > 0 {
 		fmt.Fprintf(bw, "  not run:  %d %s (each listed as not run in the JSON report)\n", n.NotRun, plural(n.NotRun, "scenario", "scenarios"))
 	}
-	fmt.Fprintf(bw, "exit %d: the target could not be started or never became ready\n", n.Code)
+	fmt.Fprintf(bw, "exit %d: %s\n", n.Code, end)
 	return bw.Flush()
 }

@@ -100,6 +100,9 @@ type Report struct {
 	// signal (SIGINT, SIGTERM).
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Signal      string `json:"signal,omitempty"`
+	// NotStarted, set, says the run never began (exit 3), and why: the
+	// console shows it as its one block (NotReady) instead of a table.
+	NotStarted *NotStarted `json:"not_started,omitempty"`
 	// Baseline is the file of known failures (--baseline) the findings
 	// marked known come from, so that every writer can say which file
 	// excuses them.
@@ -115,6 +118,33 @@ type Report struct {
 	// stale counts the baseline entries a strict baseline found judged
 	// and no longer failing (Baseline.Apply); Exit fails the run on them.
 	stale int
+}
+
+// NotStarted is why a run never began, as the JSON report states it.
+type NotStarted struct {
+	// State is "not-started" (the command could not be run), "not-ready"
+	// (it ran and never became ready) or "unreachable" (a running server,
+	// --url alone, that no connection reached).
+	State string `json:"state"`
+	// Reason is the cause in plain words.
+	Reason string `json:"reason"`
+	// Awaited is what wirecheck waited for.
+	Awaited string `json:"awaited,omitempty"`
+	// Check is what to check or try, when the evidence points at it.
+	Check string `json:"check,omitempty"`
+}
+
+// Said is the run's end in a sentence: what happened to the server, and
+// why.
+func (n *NotStarted) Said() string {
+	what := "could not be started"
+	switch n.State {
+	case "unreachable":
+		what = "could not be reached"
+	case "not-ready":
+		what = "never became ready"
+	}
+	return "the server " + what + ": " + n.Reason
 }
 
 // Interrupt marks r as ended by signal (SIGINT, SIGTERM) after it had run

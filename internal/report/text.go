@@ -352,6 +352,10 @@ func outcome(r *Report) (verdict, at string) {
 		// judged from the signal on.
 		return "INTERRUPTED", "by " + line(orDefault(r.Signal, "a signal"), 16) + " before the run finished (nothing judged from then on), " + at
 	}
+	if n := r.NotStarted; n != nil {
+		// Neither PASS nor FAIL: nothing was judged.
+		return "NOT STARTED", line(n.Said(), capMessage) + "; the suite did not run (exit 3)"
+	}
 	if r.Failed(r.Level) {
 		return "FAIL", at
 	}

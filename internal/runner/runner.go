@@ -573,6 +573,9 @@ func (r *run) all(ctx context.Context) error {
 	r.ctx = ctx
 	r.lanes = numbered(r.plan())
 	r.tell(func(p Progress) { p.Planned(len(r.lanes)) })
+	if err := r.reach(); err != nil {
+		return err
+	}
 	// An interrupt ends every server at once, which ends any wait in the
 	// scenarios under way; each lane then reports the rest as not run.
 	done := make(chan struct{})
@@ -637,6 +640,32 @@ func (r *run) all(ctx context.Context) error {
 		r.tally.Note("%v; %d scenario(s) not run", first, n)
 	}
 	return first
+}
+
+// reach makes the run's first connection to a running server (--url
+// alone) before any lane opens a session (session.Reach): when it fails,
+// no scenario runs, each is reported not run, and the error ends the run
+// as one whose server never started. Lanes dial on their own afterwards:
+// a server gone since is a finding of the scenarios it fails.
+func (r *run) reach() error {
+	if len(r.lanes) == 0 {
+		return nil
+	}
+	// An interrupt during the try leaves the lanes to report their
+	// scenarios as the interrupt left them.
+	err := session.Reach(r.ctx, r.cfg.Target, r.cfg.Timeout)
+	if err == nil {
+		return nil
+	}
+	n := 0
+	for _, l := range r.lanes {
+		r.notRun(l.scenarios, "not run: "+err.Error())
+		l.notRun, l.err = len(l.scenarios), err
+		n += len(l.scenarios)
+		r.tell(func(p Progress) { p.LaneDone(l.id) })
+	}
+	r.tally.Note("%v; %d scenario(s) not run", err, n)
+	return err
 }
 
 func (l *lane) run(ctx context.Context) {

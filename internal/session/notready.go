@@ -23,7 +23,12 @@ func NotReady(err error, rep *report.Report, p *spec.Protocol, command string, w
 	n := &report.NotReady{Command: command, Code: code, Within: within, Flag: "--startup-timeout",
 		Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr}
 	n = n.Explain(rep, ready.Kind, ready.Rule)
-	if ns.Awaited != "" {
+	switch {
+	case ns.URL != "":
+		// Nothing was launched, and the wait was the connection's own.
+		n.URL, n.Command, n.Check = ns.URL, "", ns.Check
+		n.Awaited, n.Within, n.Flag = ns.Awaited, ns.Within, ns.Flag
+	case ns.Awaited != "":
 		n.Awaited, n.Within, n.Flag = ns.Awaited, cmp.Or(ns.Within, within), cmp.Or(ns.Flag, "--startup-timeout")
 	}
 	return n

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/session"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -59,5 +61,37 @@ var _ = Describe("the not-ready block of a run that never began", func() {
 		Expect(n.Within).To(Equal(2 * time.Second))
 		Expect(n.Flag).To(Equal("--startup-timeout"))
 		Expect(n.Cause).To(Equal(ns.Cause))
+	})
+})
+
+var _ = Describe("a running server (--url alone) no connection reaches", func() {
+	It("is a NotStarted naming the URL, the cause and what to check, before any session", func() {
+		err := session.Reach(context.Background(), target.Target{URL: "http://nosuch.invalid:8080/mcp", Transport: "http"}, time.Second)
+		var ns *session.NotStarted
+		Expect(errors.As(err, &ns)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(session.ErrNotStarted))
+		Expect(ns.URL).To(Equal("http://nosuch.invalid:8080/mcp"))
+		Expect(ns.Cause).To(Equal("the host nosuch.invalid does not resolve (no such host)"))
+		Expect(ns.Error()).To(Equal("the target could not be reached: the host nosuch.invalid does not resolve (no such host)"))
+		Expect(ns.Launched).To(BeFalse())
+		Expect(ns.Within).To(BeZero(), "nothing was waited for")
+	})
+
+	It("leaves a launched server to its own wait", func() {
+		Expect(session.Reach(context.Background(), target.Target{Argv: []string{"srv", "{port}"}, URL: "http://nosuch.invalid:{port}/mcp", Transport: "http"}, time.Second)).To(Succeed())
+	})
+
+	It("gives the block the URL in place of a command, and no startup timeout", func() {
+		m, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		ns := &session.NotStarted{Cause: "nothing is listening on 127.0.0.1:9 (connection refused)", URL: "http://127.0.0.1:9/mcp",
+			Check: "that the server is running", Awaited: "a connection to the host and port --url names"}
+		n := session.NotReady(ns, &report.Report{}, m.Protocol, "http://127.0.0.1:9/mcp", 10*time.Second, 3)
+		Expect(n.URL).To(Equal(ns.URL))
+		Expect(n.Command).To(BeEmpty())
+		Expect(n.Check).To(Equal(ns.Check))
+		Expect(n.Awaited).To(Equal(ns.Awaited))
+		Expect(n.Within).To(BeZero())
+		Expect(n.Record().State).To(Equal("unreachable"))
 	})
 })

@@ -8,6 +8,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -51,9 +52,18 @@ type NotStarted struct {
 	// which flag sets it; else the startup timeout does.
 	Within time.Duration
 	Flag   string
+	// URL, when set, is the running server (--url alone) that could not
+	// be reached (see Reach); Check then says what to check.
+	URL   string
+	Check string
 }
 
-func (e *NotStarted) Error() string { return ErrNotStarted.Error() + ": " + e.Cause }
+func (e *NotStarted) Error() string {
+	if e.URL != "" {
+		return "the target could not be reached: " + e.Cause
+	}
+	return ErrNotStarted.Error() + ": " + e.Cause
+}
 
 // Unwrap makes errors.Is(err, ErrNotStarted) hold.
 func (e *NotStarted) Unwrap() error { return ErrNotStarted }
@@ -156,6 +166,28 @@ func Launch(o Options) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// Reach opens the run's first connection to a running server given by
+// URL alone (target.Target.Reach), before any session: one that cannot be
+// reached is a *NotStarted, the run ends as one whose command could not
+// be started, rather than each scenario blaming the server for what no
+// server did. Only the first connection is tried here: a server that
+// goes away later is the run's finding. Nil for any other target.
+func Reach(ctx context.Context, t target.Target, timeout time.Duration) error {
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	var un *target.Unreachable
+	if err := t.Reach(ctx, timeout); errors.As(err, &un) {
+		ns := &NotStarted{Cause: un.Cause, URL: un.URL, Check: un.Check,
+			Awaited: "a connection to the host and port --url names"}
+		if un.Within > 0 {
+			ns.Within, ns.Flag = un.Within, "--timeout"
+		}
+		return ns
+	}
+	return nil
 }
 
 // Open launches a process and waits until it is ready (AwaitReady).

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -38,7 +39,9 @@ var detect = func(o dialOptions, revision string) (string, string) {
 // for ("": the module's default). Any other target comes back with its
 // transport named (Kind), nothing sent.
 func (t Target) Detect(timeout time.Duration, revision string) Target {
-	if t.Transport == "" && t.URL != "" && len(t.Argv) == 0 {
+	// A server no connection reaches is not asked (the run says why it
+	// never began), nor is its name looked up again and again.
+	if t.Transport == "" && t.URL != "" && len(t.Argv) == 0 && t.Reach(context.Background(), timeout) == nil {
 		o := dialOptions{URL: t.URL, Headers: expandHeaders(t.Headers), Timeout: timeout, MaxFrame: t.MaxFrame}
 		t.Transport, t.Detected = detect(o, revision)
 	}

@@ -1,7 +1,10 @@
 package target
 
 import (
+	"context"
 	"net"
+	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
@@ -39,3 +42,19 @@ func SetConnect(f func(network, addr string, d time.Duration) (net.Conn, error))
 var Knock = knock
 
 const Answered = answered
+
+// SetReachDial stands a test's function in for Reach's connection and
+// returns a function that puts the real one back.
+func SetReachDial(f func(ctx context.Context, network, addr string) (net.Conn, error)) (restore func()) {
+	old := reachDial
+	reachDial = f
+	return func() { reachDial = old }
+}
+
+// SetReachProxy stands a test's function in for the proxy the environment
+// names, and returns a function that puts the real one back.
+func SetReachProxy(f func(*http.Request) (*url.URL, error)) (restore func()) {
+	old := reachProxy
+	reachProxy = f
+	return func() { reachProxy = old }
+}

@@ -1,8 +1,12 @@
 package target_test
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -76,6 +80,11 @@ var _ = Describe("a target over HTTP", func() {
 var _ = Describe("a target's transport when the user named none", func() {
 	It("asks the server at a URL alone (headers expanded, the revision asked, none when the run names none), and names what it found", func() {
 		GinkgoT().Setenv("WC_DETECT_TOKEN", "t0k")
+		// The server is there: the connection opens.
+		defer target.SetReachDial(func(context.Context, string, string) (net.Conn, error) {
+			c, _ := net.Pipe()
+			return c, nil
+		})()
 		var asked []string
 		defer target.SetDetect(func(o target.DialOptions, rev string) (string, string) {
 			asked = append(asked, o.URL+" "+o.Headers[0]+" "+rev)
@@ -88,6 +97,16 @@ var _ = Describe("a target's transport when the user named none", func() {
 		Expect(asked).To(Equal([]string{"http://h/sse Authorization: Bearer t0k "}))
 		target.Target{URL: "http://h/mcp", Headers: []string{"A: b"}}.Detect(0, "2025-06-18")
 		Expect(asked[1]).To(HaveSuffix(" 2025-06-18"))
+	})
+
+	It("asks nothing of a server no connection reaches: the run says why it never began", func() {
+		defer target.SetDetect(func(target.DialOptions, string) (string, string) { panic("detect called") })()
+		defer target.SetReachDial(func(context.Context, string, string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+		})()
+		t := target.Target{URL: "http://h/mcp"}.Detect(time.Second, "")
+		Expect(t.Transport).To(Equal("http"))
+		Expect(t.Detected).To(BeEmpty())
 	})
 
 	It("sends nothing for a transport given, or a launched server", func() {
