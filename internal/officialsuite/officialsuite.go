@@ -1,0 +1,119 @@
+// Package officialsuite maps the official MCP conformance suite
+// (@modelcontextprotocol/conformance, pinned in test/interop/official) to
+// wirecheck's rules: every server check id of the pinned version, what
+// wirecheck judges in its place and, where nothing, why. The table
+// (checks.tsv) is the one docs/official-suite.md prints, and the one an
+// expected-failures file of the suite is read through when it is given as
+// a baseline (--baseline), so a project moving over keeps its baseline.
+package officialsuite
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Version is the pinned suite whose check ids checks.tsv maps.
+const Version = "0.2.0-alpha.12"
+
+//go:embed checks.tsv
+var table []byte
+
+// Status is how wirecheck stands to one check of the suite.
+type Status string
+
+const (
+	// Covered: a rule judges what the check judges, on any server.
+	Covered Status = "covered"
+	// Partly: a rule judges part of it; Why says which part is left.
+	Partly Status = "partly"
+	// Fixture: the check judges the suite's own fixture (a tool, prompt
+	// or resource by name, a behaviour only its test server promises) or
+	// its own setup, which no sentence asks of a server; Rules are what
+	// wirecheck judges on the server's own tools instead.
+	Fixture Status = "fixture"
+	// Extension: the check belongs to an extension wirecheck has not
+	// built yet (tasks, skills).
+	Extension Status = "extension"
+	// Missing: a sentence wirecheck has no rule for yet; Why names it.
+	Missing Status = "missing"
+)
+
+// Check is one row of the table.
+type Check struct {
+	ID, Scenario string
+	Status       Status
+	Rules        []string
+	Why          string
+}
+
+// Checks are the table's rows, by scenario then id.
+func Checks() []Check {
+	var out []Check
+	sc := bufio.NewScanner(bytes.NewReader(table))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 5 {
+			panic(fmt.Sprintf("checks.tsv:%d: want 5 tab-separated fields, got %d", n, len(f)))
+		}
+		out = append(out, Check{ID: f[0], Scenario: f[1], Status: Status(f[2]), Rules: strings.Fields(f[3]), Why: f[4]})
+	}
+	return out
+}
+
+// Rules are the wirecheck rules an entry of the suite's expected-failures
+// file stands for: a check's rules, or for a whole scenario the rules of
+// all its checks. None (nil) when the entry names nothing the table maps
+// to a rule: a check or scenario the pinned suite does not have, or one
+// wirecheck has no rule for.
+func Rules(scenario, check string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range Checks() {
+		if c.Scenario != scenario || check != "" && c.ID != check {
+			continue
+		}
+		for _, r := range c.Rules {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Counts are the table's rows by status.
+func Counts() map[Status]int {
+	n := map[Status]int{}
+	for _, c := range Checks() {
+		n[c.Status]++
+	}
+	return n
+}
+
+// Table is the markdown table docs/official-suite.md carries between its
+// markers, generated from checks.tsv.
+func Table() string {
+	var b strings.Builder
+	n := Counts()
+	fmt.Fprintf(&b, "%d server check ids: %d covered, %d partly, %d fixture-only, %d of the extensions (not built yet), %d missing a rule.\n\n",
+		len(Checks()), n[Covered], n[Partly], n[Fixture], n[Extension], n[Missing])
+	b.WriteString("| scenario | check id | wirecheck | rules | why |\n|---|---|---|---|---|\n")
+	for _, c := range Checks() {
+		rules := make([]string, len(c.Rules))
+		for i, r := range c.Rules {
+			rules[i] = r
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", c.Scenario, c.ID, c.Status, strings.Join(rules, ", "), strings.ReplaceAll(c.Why, "|", "\\|"))
+	}
+	return b.String()
+}
