@@ -16,7 +16,8 @@ import (
 //     last two only with a dash in the id, as a message is not an id);
 //   - a skills check, whose helper takes the id as its name too: P(`x`;
 //   - a SEP check declared ahead of its use: any `sep-NNNN-…` literal
-//     other than a scenario's name.
+//     other than a scenario's name;
+//   - an id built in a loop, `x-${…}` beside its name, as the pattern x-*.
 //
 // The part is from the end of the class before the first server scenario
 // (`server-initialize`) to the end of the class of the last
@@ -29,6 +30,10 @@ var (
 	idThenName = regexp.MustCompile("`([a-z][a-z0-9$]*(?:-[a-z0-9$]+)+)`,(?:[\\w$]+=)?`[A-Z][A-Za-z0-9_$]*`")
 	skillsID   = regexp.MustCompile("\\WP\\(`([a-z][a-z0-9-]+)`")
 	sepID      = regexp.MustCompile("`(sep-[0-9]+-[a-z0-9-]+)`")
+	// An id built in a loop: `x-${…}`, beside its name. It is kept as the
+	// pattern x-* (the values come from the loop's array, which the
+	// table's row lists).
+	templateID = regexp.MustCompile("`([a-z][a-z0-9-]*-)\\$\\{[^}`]*\\}([a-z0-9-]*)`,(?:name:)?`[A-Z]")
 )
 
 // First and last server scenario of the bundle.
@@ -110,6 +115,12 @@ func BundleChecks(bundle []byte) (checks map[string]string, scenarios []string, 
 		}
 	}
 	add(sepID)
+	for _, m := range templateID.FindAllSubmatchIndex(region, -1) {
+		id := string(region[m[2]:m[3]]) + "*" + string(region[m[4]:m[5]])
+		if _, ok := checks[id]; !ok {
+			checks[id] = owner(m[2])
+		}
+	}
 	for s := range named {
 		delete(checks, s)
 	}

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 )
@@ -40,6 +41,9 @@ const (
 	Extension Status = "extension"
 	// Missing: a sentence wirecheck has no rule for yet; Why names it.
 	Missing Status = "missing"
+	// Unspoken: no sentence of the specification asks what the check
+	// asks (the suite asks it anyway): no rule, on purpose.
+	Unspoken Status = "unspoken"
 )
 
 // Check is one row of the table.
@@ -72,14 +76,27 @@ func Checks() []Check {
 // file stands for: a check's rules, or for a whole scenario the rules of
 // all its checks. None (nil) when the entry names nothing the table maps
 // to a rule: a check or scenario the pinned suite does not have, or one
-// wirecheck has no rule for.
+// wirecheck has no rule for. A check id means the same in every scenario
+// that emits it (a few are emitted by two), so a check the table keeps
+// under another scenario of the suite is found there; a row whose id is a
+// pattern (x-*, an id built in a loop) stands for every id it matches.
 func Rules(scenario, check string) []string {
+	var rows []Check
+	for _, c := range Checks() {
+		if c.Scenario == scenario && (check == "" || idMatch(c.ID, check)) {
+			rows = append(rows, c)
+		}
+	}
+	if len(rows) == 0 && check != "" && scenarioKnown(scenario) {
+		for _, c := range Checks() {
+			if idMatch(c.ID, check) {
+				rows = append(rows, c)
+			}
+		}
+	}
 	seen := map[string]bool{}
 	var out []string
-	for _, c := range Checks() {
-		if c.Scenario != scenario || check != "" && c.ID != check {
-			continue
-		}
+	for _, c := range rows {
 		for _, r := range c.Rules {
 			if !seen[r] {
 				seen[r] = true
@@ -89,6 +106,21 @@ func Rules(scenario, check string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// idMatch says whether a table id (a pattern where it holds *) names id.
+func idMatch(pattern, id string) bool {
+	ok, err := path.Match(pattern, id)
+	return err == nil && ok
+}
+
+func scenarioKnown(s string) bool {
+	for _, c := range Checks() {
+		if c.Scenario == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Counts are the table's rows by status.
@@ -105,15 +137,11 @@ func Counts() map[Status]int {
 func Table() string {
 	var b strings.Builder
 	n := Counts()
-	fmt.Fprintf(&b, "%d server check ids: %d covered, %d partly, %d fixture-only, %d of the extensions (not built yet), %d missing a rule.\n\n",
-		len(Checks()), n[Covered], n[Partly], n[Fixture], n[Extension], n[Missing])
+	fmt.Fprintf(&b, "%d server check ids: %d covered, %d partly, %d fixture-only, %d of the extensions (not built yet), %d missing a rule, %d asking what no sentence asks.\n\n",
+		len(Checks()), n[Covered], n[Partly], n[Fixture], n[Extension], n[Missing], n[Unspoken])
 	b.WriteString("| scenario | check id | wirecheck | rules | why |\n|---|---|---|---|---|\n")
 	for _, c := range Checks() {
-		rules := make([]string, len(c.Rules))
-		for i, r := range c.Rules {
-			rules[i] = r
-		}
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", c.Scenario, c.ID, c.Status, strings.Join(rules, ", "), strings.ReplaceAll(c.Why, "|", "\\|"))
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", c.Scenario, c.ID, c.Status, strings.Join(c.Rules, ", "), strings.ReplaceAll(c.Why, "|", "\\|"))
 	}
 	return b.String()
 }

@@ -18,11 +18,11 @@ var _ = Describe("the table of the official suite's checks", func() {
 			Expect(seen[key]).To(BeFalse(), "twice: "+key)
 			seen[key] = true
 			Expect(c.Scenario).NotTo(BeEmpty(), c.ID)
-			Expect(c.Status).To(BeElementOf(officialsuite.Covered, officialsuite.Partly, officialsuite.Fixture, officialsuite.Extension, officialsuite.Missing), c.ID)
+			Expect(c.Status).To(BeElementOf(officialsuite.Covered, officialsuite.Partly, officialsuite.Fixture, officialsuite.Extension, officialsuite.Missing, officialsuite.Unspoken), c.ID)
 			switch c.Status {
 			case officialsuite.Covered, officialsuite.Partly:
 				Expect(c.Rules).NotTo(BeEmpty(), c.ID+" is "+string(c.Status)+" by no rule")
-			case officialsuite.Extension, officialsuite.Missing:
+			case officialsuite.Extension, officialsuite.Missing, officialsuite.Unspoken:
 				Expect(c.Rules).To(BeEmpty(), c.ID+" is "+string(c.Status)+" yet names rules")
 			}
 			if c.Status != officialsuite.Covered {
@@ -52,6 +52,11 @@ var _ = Describe("the table of the official suite's checks", func() {
 		Expect(officialsuite.Rules("tasks-lifecycle", "")).To(BeEmpty())
 		Expect(officialsuite.Rules("ping", "no-such-check")).To(BeEmpty())
 		Expect(officialsuite.Rules("no-such-scenario", "")).To(BeEmpty())
+		By("an id built in a loop, kept as a pattern")
+		Expect(officialsuite.Rules("server-stateless", "sep-2575-request-meta-invalid-missing-meta")).To(Equal([]string{"MCP-META-1", "MCP-META-3"}))
+		By("a check the table keeps under the other scenario that emits it")
+		Expect(officialsuite.Rules("http-custom-header-server-validation", "sep-2243-server-reject-param-mismatch")).To(Equal([]string{"MCP-HEADER-9"}))
+		Expect(officialsuite.Rules("no-such-scenario", "sep-2243-server-reject-param-mismatch")).To(BeEmpty())
 	})
 
 	It("prints every row in the table and counts them by status", func() {
