@@ -33,8 +33,13 @@ var (
 	// An id built in a loop: `x-${…}`, beside its name. It is kept as the
 	// pattern x-* (the values come from the loop's array, which the
 	// table's row lists).
+	runnerID   = regexp.MustCompile("id:`(wire-schema-[a-z-]+)`,name:`")
 	templateID = regexp.MustCompile("`([a-z][a-z0-9-]*-)\\$\\{[^}`]*\\}([a-z0-9-]*)`,(?:name:)?`[A-Z]")
 )
+
+// AnyScenario is the scenario of a check the runner adds to every
+// scenario's results rather than one scenario's code.
+const AnyScenario = "*"
 
 // First and last server scenario of the bundle.
 const (
@@ -123,6 +128,11 @@ func BundleChecks(bundle []byte) (checks map[string]string, scenarios []string, 
 	}
 	for s := range named {
 		delete(checks, s)
+	}
+	// The runner's own checks, added to every scenario's results: the
+	// schema of everything the implementation sent on the wire.
+	for _, m := range runnerID.FindAllSubmatch(bundle, -1) {
+		checks[string(m[1])] = AnyScenario
 	}
 	return checks, scenarios, nil
 }
