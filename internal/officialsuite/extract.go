@@ -72,7 +72,9 @@ func BundleChecks(bundle []byte) (checks map[string]string, scenarios []string, 
 		return nil, nil, fmt.Errorf("the bundle has no server scenarios %s…%s: its layout changed", firstServerScenario, lastServerScenario)
 	}
 	// A class ends "}};" (its last method, the class, the declaration)
-	// with the next module's first declaration after it.
+	// with the next module's first declaration after it: const, var or
+	// function at the top level, never let, which inside a method
+	// follows a block's "}};" too.
 	classEnd := regexp.MustCompile(`\}\};(?:const |var |function |async function )`)
 	start := classEnd.FindIndex(bundle[classes[first-1].at:classes[first].at])
 	end := classEnd.FindIndex(bundle[classes[last].at:])
