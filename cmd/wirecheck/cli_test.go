@@ -137,7 +137,7 @@ var _ = Describe("wirecheck run", func() {
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(MatchRegexp(`known\s+MCP-PING-1`))
 		Expect(out).To(MatchRegexp(`known\s+MCP-LOGGING-2`))
-		Expect(out).To(ContainSubstring(base + ":5: tools-list:tools-name-format maps to no wirecheck rule"))
+		Expect(out).To(ContainSubstring(base + ":5: tools-list:tools-name-format maps to no wirecheck rule: no rule yet"))
 
 		code, _, errs := cli("", append(append(args, "--baseline", base, "--baseline-strict"), server...)...)
 		Expect(code).To(Equal(2))

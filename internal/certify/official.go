@@ -36,7 +36,7 @@ func loadBaseline(file, protocol string) (b *report.Baseline, unmapped []string,
 		at := fmt.Sprintf("%s:%d", file, e.Line)
 		rules := officialsuite.Rules(e.Scenario, e.Check)
 		if len(rules) == 0 {
-			u := fmt.Sprintf("%s: %s maps to no wirecheck rule (docs/official-suite.md; official suite %s)", at, e, officialsuite.Version)
+			u := fmt.Sprintf("%s: %s maps to no wirecheck rule: %s (docs/official-suite.md)", at, e, officialsuite.Unmapped(e.Scenario, e.Check))
 			unmapped = append(unmapped, u)
 			notes = append(notes, "baseline "+u)
 			continue

@@ -84,6 +84,58 @@ func Checks() []Check {
 // under another scenario of the suite is found there; a row whose id is a
 // pattern (x-*, an id built in a loop) stands for every id it matches.
 func Rules(scenario, check string) []string {
+	rows := named(scenario, check)
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range rows {
+		if c.Status != Covered && c.Status != Partly {
+			continue
+		}
+		for _, r := range c.Rules {
+			if !seen[r] {
+				seen[r] = true
+				out = append(out, r)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Unmapped says why an entry maps to no rule (Rules is empty): what the
+// table says of the checks it names, or that the pinned suite has no such
+// scenario or check.
+func Unmapped(scenario, check string) string {
+	says := map[Status]string{
+		Fixture:   "the suite's fixture or setup, no sentence",
+		Extension: "an extension wirecheck has not built yet",
+		Missing:   "no rule yet",
+		Unspoken:  "asked by no sentence",
+	}
+	seen := map[Status]bool{}
+	var why []string
+	for _, c := range named(scenario, check) {
+		if seen[c.Status] || says[c.Status] == "" {
+			continue
+		}
+		seen[c.Status] = true
+		why = append(why, says[c.Status])
+	}
+	if len(why) == 0 {
+		what := "scenario " + scenario
+		if check != "" {
+			what = "check " + check + " in " + what
+		}
+		return "the official suite " + Version + " has no server " + what
+	}
+	sort.Strings(why)
+	return strings.Join(why, "; ")
+}
+
+// named are the rows an entry names: the scenario's (all, or the check's),
+// the runner's check under any scenario, and a check the table keeps
+// under another scenario of the suite that also emits it.
+func named(scenario, check string) []Check {
 	var rows []Check
 	for _, c := range Checks() {
 		// A whole-scenario entry stands for the scenario's own checks, not
@@ -101,21 +153,7 @@ func Rules(scenario, check string) []string {
 			}
 		}
 	}
-	seen := map[string]bool{}
-	var out []string
-	for _, c := range rows {
-		if c.Status != Covered && c.Status != Partly {
-			continue
-		}
-		for _, r := range c.Rules {
-			if !seen[r] {
-				seen[r] = true
-				out = append(out, r)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
+	return rows
 }
 
 // idMatch says whether a table id (a pattern where it holds *) names id.

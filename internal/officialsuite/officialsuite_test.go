@@ -67,6 +67,14 @@ var _ = Describe("the table of the official suite's checks", func() {
 		Expect(officialsuite.Rules("no-such-scenario", "sep-2243-server-reject-param-mismatch")).To(BeEmpty())
 	})
 
+	It("says why an entry maps to no rule", func() {
+		Expect(officialsuite.Unmapped("tools-list", "tools-name-format")).To(Equal("no rule yet"))
+		Expect(officialsuite.Unmapped("tools-call-image", "")).To(Equal("the suite's fixture or setup, no sentence"))
+		Expect(officialsuite.Unmapped("tasks-lifecycle", "")).To(Equal("an extension wirecheck has not built yet"))
+		Expect(officialsuite.Unmapped("ping", "pong")).To(Equal("the official suite " + officialsuite.Version + " has no server check pong in scenario ping"))
+		Expect(officialsuite.Unmapped("nope", "")).To(Equal("the official suite " + officialsuite.Version + " has no server scenario nope"))
+	})
+
 	It("prints every row in the table and counts them by status", func() {
 		t := officialsuite.Table()
 		n := officialsuite.Counts()
