@@ -40,7 +40,7 @@ func newRunCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&r.Rules, "rules", nil, "only rules matching this glob, e.g. 'SONDE-ID-*' (repeatable)")
 	fl.StringArrayVar(&r.Scenarios, "scenario", nil, "only scenarios matching this glob (repeatable)")
-	fl.StringVar(&r.Baseline, "baseline", "", "file of known failures that do not fail the run (a JSON report, or lines 'RULE [SCENARIO]')")
+	fl.StringVar(&r.Baseline, "baseline", "", "file of known failures that do not fail the run (a JSON report, lines 'RULE [SCENARIO]', or the official MCP suite's expected-failures YAML)")
 	fl.Var(&r.Shard, "shard", "run only shard i of n (by lane: one per server process), for a CI matrix; 'report merge' recombines the shards' JSON reports")
 	fl.BoolVar(&r.Strict, "baseline-strict", false, "fail the run when a baseline entry no longer fails, so the baseline cannot rot")
 	fl.Uint64Var(&r.Seed, "seed", 1, "seed for generated input (tool arguments), so a run is reproducible")

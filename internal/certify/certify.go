@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
@@ -66,9 +67,14 @@ func Prepare(r Request) (*Plan, error) {
 	if err := CheckRules(r.Bundle.Protocol, r.Rules); err != nil {
 		return nil, err
 	}
-	known, err := report.LoadBaseline(r.Baseline)
+	known, unmapped, err := loadBaseline(r.Baseline, r.Bundle.Protocol.ID)
 	if err == nil && known != nil {
 		err = checkBaseline(r.Bundle.Protocol, known)
+	}
+	if err == nil && r.Strict && len(unmapped) > 0 {
+		// As for an entry naming no rule: a baseline that excuses
+		// nothing it says must not pass a strict run unnoticed.
+		err = fmt.Errorf("--baseline-strict: %s", strings.Join(unmapped, "; "))
 	}
 	switch {
 	case err != nil:

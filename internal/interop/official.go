@@ -16,14 +16,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/officialsuite"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // OfficialSuiteVersion is the pinned @modelcontextprotocol/conformance
 // (test/interop/official/package.json); docs/official-suite.md maps its
-// server scenarios at this version.
-const OfficialSuiteVersion = "0.1.16"
+// server checks at this version (internal/officialsuite).
+const OfficialSuiteVersion = officialsuite.Version
 
 // Count is what one tool's run checked.
 type Count struct {

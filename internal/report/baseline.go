@@ -27,6 +27,25 @@ type Baseline struct {
 	// at is where each entry was read: "FILE:LINE" for a text baseline,
 	// the file for a JSON report.
 	at map[[2]string]string
+	// notes are said on every run (Apply): what the file held that
+	// became no entry (an entry of another tool's baseline that maps to
+	// no rule).
+	notes []string
+}
+
+// NewBaseline is a baseline read from another format than wirecheck's
+// own: its entries (a rule, any scenario when Scenario is ""), each with
+// where it was read, and notes said on every run it is applied to.
+func NewBaseline(file string, entries []BaselineEntry, notes []string) *Baseline {
+	b := &Baseline{file: file, entries: map[[2]string]bool{}, used: map[[2]string]bool{}, at: map[[2]string]string{}, notes: notes}
+	for _, e := range entries {
+		k := [2]string{e.Rule, e.Scenario}
+		b.entries[k] = true
+		if _, ok := b.at[k]; !ok {
+			b.at[k] = e.At
+		}
+	}
+	return b
 }
 
 // BaselineEntry is one entry of a baseline and where it was read.
@@ -152,7 +171,7 @@ func (b *Baseline) Apply(rep *Report) {
 			}
 		}
 	}
-	var notes []string
+	notes := append([]string(nil), b.notes...)
 	for k := range b.entries {
 		if b.used[k] {
 			continue

