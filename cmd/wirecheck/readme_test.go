@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -21,6 +23,27 @@ var _ = Describe("the readme", func() {
 		Expect(err).NotTo(HaveOccurred())
 		got, err := docgen.Apply(string(doc), secs)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(doc)).To(Equal(got), "README.md has drifted from the binary's output: run make readme")
+		if string(doc) != got {
+			Fail("README.md has drifted from the binary's output: run make readme\n" + firstDiff(string(doc), got))
+		}
 	})
 })
+
+// firstDiff shows the first line where the README and its regeneration
+// differ, with its number, so a drift says where it is.
+func firstDiff(was, now string) string {
+	a, b := strings.Split(was, "\n"), strings.Split(now, "\n")
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return fmt.Sprintf("README.md:%d\n  in the file: %q\n  regenerated: %q", i+1, x, y)
+		}
+	}
+	return ""
+}
