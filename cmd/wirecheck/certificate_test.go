@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // The HTML certificate a vendor hands over, from a real run against a
@@ -185,5 +186,35 @@ var _ = Describe("the HTML certificate in Chromium", Ordered, func() {
 			Expect(m.Inside).To(BeTrue(), "%q is drawn inside the diagram", m.Cross)
 		}
 		Expect(unanswered).To(BeNumerically(">=", 2), "%v", marks)
+	})
+
+	It("says why each skipped rule was skipped, collapsed under its title", func() {
+		code, rep, page := certificate("--protocol", "mcp", "--rules", "MCP-SESSION-*", "--", bin(), "serve", "mcp")
+		Expect(code).To(Equal(0))
+		want := map[string]string{}
+		for _, f := range rep.Findings {
+			if f.Verdict == verdict.Skip && f.Message != "" {
+				want[f.Rule] = f.Message
+			}
+		}
+		Expect(want).NotTo(BeEmpty(), "the session rules are HTTP's: over stdio each is skipped with a reason")
+		eval := open(page)
+		var shown []struct {
+			ID, Why string
+			Open    bool
+		}
+		eval(`[...document.querySelectorAll("tr.rule details.why")].map(d => ({
+			ID: d.closest("tr").querySelector(".rule-id").textContent,
+			Why: [...d.querySelectorAll("div")].map(x => x.textContent).join(" | "),
+			Open: d.open}))`, &shown)
+		got := map[string]string{}
+		for _, s := range shown {
+			Expect(s.Open).To(BeFalse(), "%s: collapsed until opened", s.ID)
+			got[s.ID] = s.Why
+		}
+		for id, why := range want {
+			Expect(got).To(HaveKey(id))
+			Expect(got[id]).To(ContainSubstring(why), id)
+		}
 	})
 })
