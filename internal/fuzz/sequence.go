@@ -11,7 +11,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
@@ -24,10 +23,14 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// tool is one tool the server listed, with its compiled input schema.
+// tool is one tool the server listed, with the generators of its
+// arguments from its input schema, made once per schema a campaign sees:
+// a generator analyses its schema when it is made, which per draw cost
+// more than drawing from it.
 type tool struct {
-	name   string
-	schema *jsonschema.Schema
+	name    string
+	valid   *rapid.Generator[any]
+	invalid *rapid.Generator[gen.Mutation]
 }
 
 // unit is one action as run: the steps it sent and awaited, and the shape
@@ -276,7 +279,10 @@ func (pr *proc) observe(o verdict.Observation) {
 		return
 	}
 	if pr.failure == nil {
-		pr.failure = &o
+		// A copy: taking o's address would put every observation (a
+		// few per message) on the heap.
+		f := o
+		pr.failure = &f
 	}
 }
 
@@ -438,14 +444,14 @@ func (s *sequence) draw() *action {
 		}}
 	case "call":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
-		args := gen.Valid(tl.schema).Draw(s.t, "args")
+		args := tl.valid.Draw(s.t, "args")
 		return &action{s.callLabel(tl.name), func() error {
 			_, err := pr.call(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr))
 			return err
 		}}
 	case "call-invalid":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
-		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
+		m := tl.invalid.Draw(s.t, "mutation")
 		return &action{s.callLabel(tl.name) + " with invalid arguments", func() error {
 			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr)
 			name := pr.request(v)

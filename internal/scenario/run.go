@@ -9,7 +9,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -81,7 +80,9 @@ func (e *Env) Answer(name string) *peer.Inbound {
 func (st *Step) run(e *Env) error {
 	switch {
 	case st.Send != nil:
-		msg, err := e.resolve(jsonval.Clone(st.Send))
+		// resolve builds the message anew (every map and array a copy),
+		// so the step's own value is never changed by what is sent.
+		msg, err := e.resolve(st.Send)
 		if err != nil {
 			return err
 		}
