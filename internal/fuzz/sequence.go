@@ -531,7 +531,9 @@ func (pr *proc) currentShape() string {
 // history: what is saved is what was sent, byte for byte. An error ends
 // the sequence; a death nobody asked for is a liveness failure.
 func (pr *proc) do(steps ...scenario.Step) error {
-	pr.units = append(pr.units, unit{shape: pr.currentShape()})
+	// The steps' room is made once: a step is a large struct, and
+	// growing the slice step by step copied each unit's steps twice.
+	pr.units = append(pr.units, unit{shape: pr.currentShape(), steps: make([]scenario.Step, 0, len(steps))})
 	u := &pr.units[len(pr.units)-1]
 	for i := range steps {
 		if i > 0 && pr.ahead != nil && pureSend(&steps[i-1]) && !pureSend(&steps[i]) {
