@@ -67,8 +67,10 @@ type proc struct {
 	last   map[string]any // values carried from response to request
 	// units is everything run on the process, its setup first (setup
 	// units of them); sequences counts the sequences it has served.
-	units     []unit
-	setup     int
+	units []unit
+	setup int
+	// named are the sends of the last unit, which the next forgets.
+	named     []string
 	sequences int
 	sent      int
 
@@ -244,6 +246,9 @@ func (s *sequence) judge() {
 // it is healthy, closes it otherwise.
 func (s *sequence) finish() {
 	pr := s.pr
+	// What a late duplicate answer is judged by stays; the answers
+	// themselves are not held for the process's life.
+	pr.p.ForgetBodies()
 	s.c.messages.Add(int64(pr.sent))
 	pr.sent = 0
 	pr.sequences++
@@ -531,6 +536,17 @@ func (pr *proc) currentShape() string {
 // history: what is saved is what was sent, byte for byte. An error ends
 // the sequence; a death nobody asked for is a liveness failure.
 func (pr *proc) do(steps ...scenario.Step) error {
+	// The sends of the unit before are done with (call has read its
+	// answer): their responses are not held for the process's life.
+	for _, name := range pr.named {
+		pr.env.ForgetNamed(name)
+	}
+	pr.named = pr.named[:0]
+	for i := range steps {
+		if steps[i].As != "" {
+			pr.named = append(pr.named, steps[i].As)
+		}
+	}
 	// The steps' room is made once: a step is a large struct, and
 	// growing the slice step by step copied each unit's steps twice.
 	pr.units = append(pr.units, unit{shape: pr.currentShape(), steps: make([]scenario.Step, 0, len(steps))})

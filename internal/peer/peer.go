@@ -1040,6 +1040,18 @@ func (p *Peer) rememberServerID(key string) {
 	p.serverOrder = append(p.serverOrder, key)
 }
 
+// ForgetBodies is forgetBodies for a caller that runs many exchanges
+// under one scenario: the fuzzer, whose process serves hundreds of
+// sequences tagged by action (Tag), never by scenario, and would
+// otherwise hold every answer it was sent, decoded, until the process
+// ends (some 40 MB on eight lanes: GC time, and past the soft memory
+// limit, GC all the time).
+func (p *Peer) ForgetBodies() {
+	p.mu.Lock()
+	p.forgetBodies()
+	p.mu.Unlock()
+}
+
 // forgetBodies keeps, of each answered call, only what a later duplicate
 // answer is judged by (its transcript line, its kind, its scenario), so the
 // answers of every request a process was sent are not all held until it

@@ -77,6 +77,13 @@ func (e *Env) Answer(name string) *peer.Inbound {
 	return nil
 }
 
+// ForgetNamed drops the send named name: a later step can no longer wait on
+// it, Answer returns nil for it, and its response is no longer held. The
+// fuzzer runs hundreds of sequences on one Env, each request under a name
+// of its own; without this every response it was ever sent, decoded,
+// would be held until the process ends.
+func (e *Env) ForgetNamed(name string) { delete(e.named, name) }
+
 func (st *Step) run(e *Env) error {
 	switch {
 	case st.Send != nil:
