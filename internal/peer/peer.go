@@ -189,7 +189,9 @@ type Peer struct {
 	scenario string
 	pending  map[string]*Call
 	answered map[string]*Call
-	anon     int // raw lines sent that may be answered with a null id
+	// bodied are the keys filed in answered since forgetBodies last ran.
+	bodied []string
+	anon   int // raw lines sent that may be answered with a null id
 	// anonIDs counts those of the anon lines whose bytes may carry an id
 	// (at most anon): an answer with an id that is not null may be theirs
 	// only while it is not zero.
@@ -931,7 +933,7 @@ func (p *Peer) Forget(c *Call) {
 	p.mu.Lock()
 	if p.pending[c.Key] == c {
 		delete(p.pending, c.Key)
-		p.answered[c.Key] = c
+		p.answer(c)
 	}
 	p.mu.Unlock()
 }
@@ -1059,7 +1061,11 @@ func (p *Peer) ForgetBodies() {
 // table gets a stub in the call's place; the call itself, which a scenario
 // or a session may still read, is left as it is. The caller holds p.mu.
 func (p *Peer) forgetBodies() {
-	for k, c := range p.answered {
+	for _, k := range p.bodied {
+		c := p.answered[k]
+		if c == nil {
+			continue
+		}
 		r := c.Response
 		if r == nil || (r.Raw == nil && r.Value == nil) {
 			continue
@@ -1069,6 +1075,16 @@ func (p *Peer) forgetBodies() {
 		stub.Response = &Inbound{Seq: r.Seq, At: r.At, Kind: r.Kind, Call: stub, Problem: r.Problem}
 		p.answered[k] = stub
 	}
+	p.bodied = p.bodied[:0]
+}
+
+// answer files a call in the table of answered calls, noting its key
+// for forgetBodies, which then looks at the calls answered since it last
+// ran, not the whole table (a fuzzed process answers thousands; the
+// fuzzer forgets after every sequence). The caller holds p.mu.
+func (p *Peer) answer(c *Call) {
+	p.answered[c.Key] = c
+	p.bodied = append(p.bodied, c.Key)
 }
 
 // footprint estimates what a received frame holds in memory: its bytes and

@@ -175,7 +175,7 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		call.Response = in
 		call.Mismatch = mismatch
 		delete(p.pending, call.Key)
-		p.answered[call.Key] = call
+		p.answer(call)
 	}
 	p.mu.Unlock()
 	if dup {
