@@ -438,10 +438,8 @@ func isString(v any) bool {
 func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
 	p.sent(msg, c)
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
-	if c != nil {
-		c.Seq, c.SentAt = seq, time.Now()
-	}
 	p.mu.Lock()
+	p.written(c, seq)
 	if p.held != nil {
 		p.held = append(append(p.held, msg...), '\n')
 		p.heldCalls = append(p.heldCalls, c)
@@ -455,6 +453,17 @@ func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// written notes that a tracked call's line is transcript line seq, about
+// to be written. Under p.mu: the reader reads both (a call is pending from
+// before its line is written, and an answer that no id ties to a request,
+// taken for the invalid one sent first, may come meanwhile). The caller
+// holds p.mu.
+func (p *Peer) written(c *Call, seq int) {
+	if c != nil {
+		c.Seq, c.SentAt = seq, time.Now()
+	}
 }
 
 // Hold makes the requests sent from now until Flush go out together, in
@@ -597,9 +606,9 @@ func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, err
 	line := append(append([]byte{}, msg...), '\n')
 	at = max(1, min(at, len(line)-1))
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
-	if c != nil {
-		c.Seq, c.SentAt = seq, time.Now()
-	}
+	p.mu.Lock()
+	p.written(c, seq)
+	p.mu.Unlock()
 	err = p.o.Transport.WriteRaw(line[:at])
 	if err == nil {
 		// The second part must come after the server's read of the first;

@@ -296,6 +296,10 @@ func (p *Peer) onlyInvalid() (*Call, string) {
 	}
 	var first *Call
 	for _, c := range p.pending {
+		if c.SentAt.IsZero() {
+			// Tracked, its line not written yet: nothing can answer it.
+			continue
+		}
 		if c.Invalid && (first == nil || c.Seq < first.Seq) {
 			first = c
 		}
