@@ -2,7 +2,9 @@ package fuzz
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
+	"sync"
 
 	"pgregory.net/rapid"
 )
@@ -45,13 +47,15 @@ var malformations = []malformation{
 		if rapid.Bool().Draw(t, "objects") {
 			open, close = `{"a":`, "}"
 		}
-		var b strings.Builder
-		b.Grow(depth*(len(open)+len(close)) + 2)
-		repeat(&b, open, depth)
-		b.WriteByte('1')
-		repeat(&b, close, depth)
-		b.WriteByte('\n')
-		return b.String()
+		return shared(fmt.Sprint("nesting ", open, depth), func() string {
+			var b strings.Builder
+			b.Grow(depth*(len(open)+len(close)) + 2)
+			repeat(&b, open, depth)
+			b.WriteByte('1')
+			repeat(&b, close, depth)
+			b.WriteByte('\n')
+			return b.String()
+		})
 	}},
 	{"huge-string", "a string of 70 KiB or more", func(t *rapid.T, v []byte) string {
 		n := rapid.SampledFrom([]int{70 << 10, 1 << 20}).Draw(t, "size")
@@ -76,16 +80,34 @@ var malformations = []malformation{
 	{"cr", "a CR before the newline", func(_ *rapid.T, v []byte) string { return line(string(v), "\r") }},
 	{"long-garbage", "an 80 KiB line of garbage", func(t *rapid.T, _ []byte) string {
 		fill := rapid.SampledFrom([]string{"a", "{", "\"", " "}).Draw(t, "fill")
-		var b strings.Builder
-		b.Grow(longLine + 1)
-		repeat(&b, fill, longLine)
-		b.WriteByte('\n')
-		return b.String()
+		return shared("garbage "+fill, func() string {
+			var b strings.Builder
+			b.Grow(longLine + 1)
+			repeat(&b, fill, longLine)
+			b.WriteByte('\n')
+			return b.String()
+		})
 	}},
 	{"two-on-a-line", "two requests on one line", func(_ *rapid.T, v []byte) string { return line(string(v), " ", string(v)) }},
 	{"whitespace", "a line of only whitespace", func(t *rapid.T, _ []byte) string {
 		return rapid.SampledFrom([]string{" \n", "\t\n", "\r\n", " \t \n"}).Draw(t, "ws")
 	}},
+}
+
+// lines are the malformed lines that depend on nothing but their drawn
+// parameters (a few of each), built once and shared: a kept process holds
+// every line it was sent in its history, and eight lanes held some 11 MB
+// of the same deeply nested lines, each built anew (half a megabyte for
+// 100,000 levels of objects).
+var lines sync.Map
+
+// shared returns the line key names, built by build the first time.
+func shared(key string, build func() string) string {
+	if l, ok := lines.Load(key); ok {
+		return l.(string)
+	}
+	l, _ := lines.LoadOrStore(key, build())
+	return l.(string)
 }
 
 // line joins parts and a newline.

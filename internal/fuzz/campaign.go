@@ -254,7 +254,9 @@ type Campaign struct {
 	cuts        int
 	startErr    error
 	passes      map[string]int
-	schemas     map[string]*jsonschema.Schema
+	// schemas are the tools' input schemas compiled, with their
+	// generators, by the schema's JSON (nil: it does not compile).
+	schemas map[string]*tool
 	// methods are the methods the protocol defines (knownMethods): a
 	// generated request of another is labelled as such (label).
 	methods map[string]bool
@@ -312,7 +314,7 @@ func New(cfg Config) (*Campaign, error) {
 	if cfg.Pool == nil {
 		cfg.Pool = session.NewPool(cfg.Jobs, 0)
 	}
-	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, schemas: map[string]*jsonschema.Schema{},
+	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, schemas: map[string]*tool{},
 		pool: cfg.Pool, inUse: map[*proc]struct{}{}, shrinker: &lane{shrink: true}}
 	for range cfg.Jobs {
 		c.lanes = append(c.lanes, &lane{})
@@ -702,16 +704,18 @@ func (c *Campaign) toolsFrom(in *peer.Inbound) []tool {
 		}
 		b, _ := json.Marshal(raw)
 		c.mu.Lock()
-		s, ok := c.schemas[string(b)]
+		tl, ok := c.schemas[string(b)]
 		c.mu.Unlock()
 		if !ok {
-			s, _ = gen.Compile(b)
+			if s, _ := gen.Compile(b); s != nil {
+				tl = &tool{valid: gen.Valid(s), invalid: gen.Invalid(s)}
+			}
 			c.mu.Lock()
-			c.schemas[string(b)] = s
+			c.schemas[string(b)] = tl
 			c.mu.Unlock()
 		}
-		if s != nil {
-			out = append(out, tool{name: ns, schema: s})
+		if tl != nil {
+			out = append(out, tool{name: ns, valid: tl.valid, invalid: tl.invalid})
 		}
 	}
 	return out

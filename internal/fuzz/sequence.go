@@ -11,7 +11,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"pgregory.net/rapid"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
@@ -24,10 +23,14 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// tool is one tool the server listed, with its compiled input schema.
+// tool is one tool the server listed, with the generators of its
+// arguments from its input schema, made once per schema a campaign sees:
+// a generator analyses its schema when it is made, which per draw cost
+// more than drawing from it.
 type tool struct {
-	name   string
-	schema *jsonschema.Schema
+	name    string
+	valid   *rapid.Generator[any]
+	invalid *rapid.Generator[gen.Mutation]
 }
 
 // unit is one action as run: the steps it sent and awaited, and the shape
@@ -64,8 +67,10 @@ type proc struct {
 	last   map[string]any // values carried from response to request
 	// units is everything run on the process, its setup first (setup
 	// units of them); sequences counts the sequences it has served.
-	units     []unit
-	setup     int
+	units []unit
+	setup int
+	// named are the sends of the last unit, which the next forgets.
+	named     []string
 	sequences int
 	sent      int
 
@@ -241,6 +246,9 @@ func (s *sequence) judge() {
 // it is healthy, closes it otherwise.
 func (s *sequence) finish() {
 	pr := s.pr
+	// What a late duplicate answer is judged by stays; the answers
+	// themselves are not held for the process's life.
+	pr.p.ForgetBodies()
 	s.c.messages.Add(int64(pr.sent))
 	pr.sent = 0
 	pr.sequences++
@@ -276,7 +284,10 @@ func (pr *proc) observe(o verdict.Observation) {
 		return
 	}
 	if pr.failure == nil {
-		pr.failure = &o
+		// A copy: taking o's address would put every observation (a
+		// few per message) on the heap.
+		f := o
+		pr.failure = &f
 	}
 }
 
@@ -446,14 +457,14 @@ func (s *sequence) draw() *action {
 		}}
 	case "call":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
-		args := gen.Valid(tl.schema).Draw(s.t, "args")
+		args := tl.valid.Draw(s.t, "args")
 		return &action{s.callLabel(tl.name), func() error {
 			_, err := pr.callTool(fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, args, pr))
 			return err
 		}}
 	case "call-invalid":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
-		m := gen.Invalid(tl.schema).Draw(s.t, "mutation")
+		m := tl.invalid.Draw(s.t, "mutation")
 		return &action{s.callLabel(tl.name) + " with invalid arguments", func() error {
 			v := fill(s.c.cfg.Protocol.Fuzz.Tools.Call, tl.name, m.Value, pr)
 			name := pr.request(v)
@@ -537,7 +548,20 @@ func (pr *proc) currentShape() string {
 // history: what is saved is what was sent, byte for byte. An error ends
 // the sequence; a death nobody asked for is a liveness failure.
 func (pr *proc) do(steps ...scenario.Step) error {
-	pr.units = append(pr.units, unit{shape: pr.currentShape()})
+	// The sends of the unit before are done with (call has read its
+	// answer): their responses are not held for the process's life.
+	for _, name := range pr.named {
+		pr.env.ForgetNamed(name)
+	}
+	pr.named = pr.named[:0]
+	for i := range steps {
+		if steps[i].As != "" {
+			pr.named = append(pr.named, steps[i].As)
+		}
+	}
+	// The steps' room is made once: a step is a large struct, and
+	// growing the slice step by step copied each unit's steps twice.
+	pr.units = append(pr.units, unit{shape: pr.currentShape(), steps: make([]scenario.Step, 0, len(steps))})
 	u := &pr.units[len(pr.units)-1]
 	for i := range steps {
 		if i > 0 && pr.ahead != nil && pureSend(&steps[i-1]) && !pureSend(&steps[i]) {

@@ -122,6 +122,23 @@ var _ = Describe("the peer's memory", func() {
 		Expect(obs.all[len(obs.all)-1].Message).To(ContainSubstring(fmt.Sprintf("the first is transcript line %d", first.Seq)))
 		Expect(pe.AnsweredBodies()).To(BeZero(), "no answer body is held for a late duplicate")
 	})
+
+	It("keeps, once told to forget bodies, of the answers within one scenario only what judges a late duplicate (the fuzzer, between sequences)", func() {
+		obs := &observations{}
+		pe, f, _ := newPeerWith(func(o *peer.Options) { o.Observe = obs.add })
+		c, _ := pe.Request([]byte(`{"id":1,"method":"x"}`))
+		f.push(`{"id":1,"v":1,"pad":"` + strings.Repeat("p", 100_000) + `"}`)
+		first, err := pe.Wait(c, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pe.AnsweredBodies()).To(Equal(1), "held until told")
+		pe.ForgetBodies()
+		Expect(pe.AnsweredBodies()).To(BeZero())
+		Expect(c.Response).To(BeIdenticalTo(first), "the call its caller holds is as it was")
+		f.push(`{"id":1,"v":1}`)
+		settle(pe, f)
+		Expect(obs.verdicts("MINI-ONE-1")).To(Equal([]string{"pass", "fail"}))
+		Expect(obs.all[len(obs.all)-1].Message).To(ContainSubstring(fmt.Sprintf("the first is transcript line %d", first.Seq)))
+	})
 })
 
 var _ = Describe("the peer's unread frames", func() {

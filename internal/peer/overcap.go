@@ -44,7 +44,7 @@ func (p *Peer) overCap(f transport.Frame, in *Inbound, scen string) {
 	}
 	if call != nil {
 		delete(p.pending, call.Key)
-		p.answered[call.Key] = call
+		p.answer(call)
 		call.Refused, call.overCap = msg, true
 		call.Response = &Inbound{Seq: in.Seq, At: in.At, Call: call, Problem: msg}
 	}

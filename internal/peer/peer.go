@@ -189,7 +189,9 @@ type Peer struct {
 	scenario string
 	pending  map[string]*Call
 	answered map[string]*Call
-	anon     int // raw lines sent that may be answered with a null id
+	// bodied are the keys filed in answered since forgetBodies last ran.
+	bodied []string
+	anon   int // raw lines sent that may be answered with a null id
 	// anonIDs counts those of the anon lines whose bytes may carry an id
 	// (at most anon): an answer with an id that is not null may be theirs
 	// only while it is not zero.
@@ -436,10 +438,8 @@ func isString(v any) bool {
 func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
 	p.sent(msg, c)
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
-	if c != nil {
-		c.Seq, c.SentAt = seq, time.Now()
-	}
 	p.mu.Lock()
+	p.written(c, seq)
 	if p.held != nil {
 		p.held = append(append(p.held, msg...), '\n')
 		p.heldCalls = append(p.heldCalls, c)
@@ -453,6 +453,17 @@ func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// written notes that a tracked call's line is transcript line seq, about
+// to be written. Under p.mu: the reader reads both (a call is pending from
+// before its line is written, and an answer that no id ties to a request,
+// taken for the invalid one sent first, may come meanwhile). The caller
+// holds p.mu.
+func (p *Peer) written(c *Call, seq int) {
+	if c != nil {
+		c.Seq, c.SentAt = seq, time.Now()
+	}
 }
 
 // Hold makes the requests sent from now until Flush go out together, in
@@ -595,9 +606,9 @@ func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, err
 	line := append(append([]byte{}, msg...), '\n')
 	at = max(1, min(at, len(line)-1))
 	seq := p.o.Recorder.Add(transcript.Sent, msg)
-	if c != nil {
-		c.Seq, c.SentAt = seq, time.Now()
-	}
+	p.mu.Lock()
+	p.written(c, seq)
+	p.mu.Unlock()
 	err = p.o.Transport.WriteRaw(line[:at])
 	if err == nil {
 		// The second part must come after the server's read of the first;
@@ -931,7 +942,7 @@ func (p *Peer) Forget(c *Call) {
 	p.mu.Lock()
 	if p.pending[c.Key] == c {
 		delete(p.pending, c.Key)
-		p.answered[c.Key] = c
+		p.answer(c)
 	}
 	p.mu.Unlock()
 }
@@ -1040,6 +1051,18 @@ func (p *Peer) rememberServerID(key string) {
 	p.serverOrder = append(p.serverOrder, key)
 }
 
+// ForgetBodies is forgetBodies for a caller that runs many exchanges
+// under one scenario: the fuzzer, whose process serves hundreds of
+// sequences tagged by action (Tag), never by scenario, and would
+// otherwise hold every answer it was sent, decoded, until the process
+// ends (some 40 MB on eight lanes: GC time, and past the soft memory
+// limit, GC all the time).
+func (p *Peer) ForgetBodies() {
+	p.mu.Lock()
+	p.forgetBodies()
+	p.mu.Unlock()
+}
+
 // forgetBodies keeps, of each answered call, only what a later duplicate
 // answer is judged by (its transcript line, its kind, its scenario), so the
 // answers of every request a process was sent are not all held until it
@@ -1047,7 +1070,11 @@ func (p *Peer) rememberServerID(key string) {
 // table gets a stub in the call's place; the call itself, which a scenario
 // or a session may still read, is left as it is. The caller holds p.mu.
 func (p *Peer) forgetBodies() {
-	for k, c := range p.answered {
+	for _, k := range p.bodied {
+		c := p.answered[k]
+		if c == nil {
+			continue
+		}
 		r := c.Response
 		if r == nil || (r.Raw == nil && r.Value == nil) {
 			continue
@@ -1057,6 +1084,16 @@ func (p *Peer) forgetBodies() {
 		stub.Response = &Inbound{Seq: r.Seq, At: r.At, Kind: r.Kind, Call: stub, Problem: r.Problem}
 		p.answered[k] = stub
 	}
+	p.bodied = p.bodied[:0]
+}
+
+// answer files a call in the table of answered calls, noting its key
+// for forgetBodies, which then looks at the calls answered since it last
+// ran, not the whole table (a fuzzed process answers thousands; the
+// fuzzer forgets after every sequence). The caller holds p.mu.
+func (p *Peer) answer(c *Call) {
+	p.answered[c.Key] = c
+	p.bodied = append(p.bodied, c.Key)
 }
 
 // footprint estimates what a received frame holds in memory: its bytes and

@@ -175,7 +175,7 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		call.Response = in
 		call.Mismatch = mismatch
 		delete(p.pending, call.Key)
-		p.answered[call.Key] = call
+		p.answer(call)
 	}
 	p.mu.Unlock()
 	if dup {
@@ -296,6 +296,10 @@ func (p *Peer) onlyInvalid() (*Call, string) {
 	}
 	var first *Call
 	for _, c := range p.pending {
+		if c.SentAt.IsZero() {
+			// Tracked, its line not written yet: nothing can answer it.
+			continue
+		}
 		if c.Invalid && (first == nil || c.Seq < first.Seq) {
 			first = c
 		}

@@ -47,7 +47,7 @@ func (p *Peer) ended(f transport.Frame) {
 		return
 	}
 	delete(p.pending, call.Key)
-	p.answered[call.Key] = call
+	p.answer(call)
 	call.Refused, call.overCap = via.End, via.OverCap
 	call.Response = &Inbound{Seq: seq, At: f.At, HTTP: via, Call: call, Problem: "no JSON-RPC answer: " + via.End}
 	p.mu.Unlock()

@@ -9,7 +9,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/wirecheck/wirecheck/internal/jsonval"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -79,10 +78,19 @@ func (e *Env) Answer(name string) *peer.Inbound {
 	return nil
 }
 
+// ForgetNamed drops the send named name: a later step can no longer wait on
+// it, Answer returns nil for it, and its response is no longer held. The
+// fuzzer runs hundreds of sequences on one Env, each request under a name
+// of its own; without this every response it was ever sent, decoded,
+// would be held until the process ends.
+func (e *Env) ForgetNamed(name string) { delete(e.named, name) }
+
 func (st *Step) run(e *Env) error {
 	switch {
 	case st.Send != nil:
-		msg, err := e.resolve(jsonval.Clone(st.Send))
+		// resolve builds the message anew (every map and array a copy),
+		// so the step's own value is never changed by what is sent.
+		msg, err := e.resolve(st.Send)
 		if err != nil {
 			return err
 		}

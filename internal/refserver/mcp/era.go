@@ -80,7 +80,7 @@ func initializeRefusal(key string, body []byte) []byte {
 	}
 	_ = json.Unmarshal(body, &req)
 	b, _ := json.Marshal(obj{"jsonrpc": "2.0", "id": json.RawMessage(key), "error": obj{"code": -32022, "message": "Unsupported protocol version: this server speaks 2026-07-28 only, without initialize",
-		"data": obj{"supported": []any{discoverRev}, "requested": req.Params.ProtocolVersion}}})
+		"data": obj{"supported": []any{discoverRev()}, "requested": req.Params.ProtocolVersion}}})
 	return b
 }
 

@@ -27,7 +27,7 @@ type Extension struct {
 	// 1.0.0).
 	Name, Version string
 	// Revisions are the revisions the server speaks (nil: every one,
-	// Versions and discoverRev). An initialize asking for another is answered
+	// versions and discoverRev). An initialize asking for another is answered
 	// with the newest of them; MCP-Protocol-Version headers naming
 	// another are refused; without discoverRev, _meta names no revision to it.
 	Revisions []string
@@ -390,10 +390,10 @@ func (e *Extension) speaks(v string) bool {
 // handshake is the revisions spoken with initialize, oldest first.
 func (e *Extension) handshake() []string {
 	if e == nil || e.Revisions == nil {
-		return Versions
+		return versions()
 	}
 	var vs []string
-	for _, v := range Versions {
+	for _, v := range versions() {
 		if slices.Contains(e.Revisions, v) {
 			vs = append(vs, v)
 		}

@@ -250,7 +250,7 @@ func (f *Front) post(w http.ResponseWriter, r *http.Request, initOnly bool) {
 		return
 	}
 	msg := readMessage(body)
-	if !f.ext.speaks(discoverRev) {
+	if !f.ext.speaks(discoverRev()) {
 		msg.modern = false // _meta names no revision to it
 	}
 	if initOnly && msg.method != "initialize" {
@@ -327,8 +327,8 @@ func (f *Front) sessionOf(w http.ResponseWriter, r *http.Request, msg message) *
 		return f.live(w, id)
 	}
 	switch {
-	case msg.modern || (discovers(r.Header.Get("MCP-Protocol-Version")) && f.ext.speaks(discoverRev)):
-		return f.sharedCore(discoverRev)
+	case msg.modern || (discovers(r.Header.Get("MCP-Protocol-Version")) && f.ext.speaks(discoverRev())):
+		return f.sharedCore(discoverRev())
 	case f.variants["no-sessions"]:
 		v := r.Header.Get("MCP-Protocol-Version")
 		if v == "" {

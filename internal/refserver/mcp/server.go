@@ -25,16 +25,19 @@ import (
 	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
-// Versions are the revisions the server speaks with the initialize
-// handshake, oldest first: the spec's (mcprevisions).
-var Versions = mcprevisions.With(revtable.Handshake)
+// versions are the revisions the server speaks with the initialize
+// handshake, oldest first: the spec's (mcprevisions). Read on first use,
+// not at init: the table is parsed from the embedded MCP spec, some 6 ms
+// of CPU every wirecheck process would pay at start, `serve` of another
+// protocol (which fuzz starts again and again) included.
+var versions = sync.OnceValue(func() []string { return mcprevisions.With(revtable.Handshake) })
 
 // latest is the newest revision with the handshake.
-var latest = Versions[len(Versions)-1]
+func latest() string { vs := versions(); return vs[len(vs)-1] }
 
 // discoverRev is the revision without a handshake the server speaks, the
 // newest: every request names it in _meta (2026-07-28).
-var discoverRev = func() string { vs := mcprevisions.With(revtable.Discover); return vs[len(vs)-1] }()
+var discoverRev = sync.OnceValue(func() string { vs := mcprevisions.With(revtable.Discover); return vs[len(vs)-1] })
 
 // discovers reports whether v is a revision without a handshake that the
 // server knows (one it does not know is no revision it speaks).
@@ -327,7 +330,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 	}
 	// no-discover, discover-silent and one-revision play a legacy server:
 	// _meta means nothing to it.
-	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && !s.v("one-revision") && s.ext.speaks(discoverRev) {
+	if meta, _ := params["_meta"].(obj); meta != nil && meta[metaVersion] != nil && !s.f("no-discover") && !s.f("discover-silent") && !s.v("one-revision") && s.ext.speaks(discoverRev()) {
 		v, _ := meta[metaVersion].(string)
 		if !discovers(v) || ((s.v("older-revisions") || s.v("newer-revision-only")) && method != "server/discover") {
 			code := -32022
@@ -418,7 +421,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 			}
 		}
 	}
-	if s.bareRefused(method) || s.ext.hidden(method) || (method == "server/discover" && !s.ext.speaks(discoverRev)) {
+	if s.bareRefused(method) || s.ext.hidden(method) || (method == "server/discover" && !s.ext.speaks(discoverRev())) {
 		s.fail(id, -32601, "Method not found: "+method)
 		return
 	}
@@ -504,13 +507,13 @@ func (s *server) initialize(id any, p obj) {
 	if s.v("modern-only") {
 		// A server of 2026-07-28 only (era.go, initializeRefusal).
 		s.write(obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32022, "message": "Unsupported protocol version: this server speaks 2026-07-28 only, without initialize",
-			"data": obj{"supported": []any{discoverRev}, "requested": p["protocolVersion"]}}})
+			"data": obj{"supported": []any{discoverRev()}, "requested": p["protocolVersion"]}}})
 		return
 	}
 	req, _ := p["protocolVersion"].(string)
 	v := req
 	if spoken := s.ext.handshake(); !slices.Contains(spoken, req) {
-		v = latest
+		v = latest()
 		if s.ext != nil && len(spoken) > 0 {
 			v = spoken[len(spoken)-1]
 		}
@@ -522,13 +525,13 @@ func (s *server) initialize(id any, p obj) {
 	case s.f("version-echo-any"):
 		v = req
 	case s.f("version-flip"):
-		v = Versions[0]
-		if req == Versions[0] {
+		v = versions()[0]
+		if req == versions()[0] {
 			v = "2025-06-18"
 		}
 	}
 	s.mu.Lock()
-	if slices.Contains(Versions, v) {
+	if slices.Contains(versions(), v) {
 		s.version = v
 	}
 	s.inited = true
@@ -608,13 +611,13 @@ func (s *server) supported() []any {
 		return []any{"2099-01-01"}
 	}
 	if s.v("older-revisions") {
-		out := make([]any, 0, len(Versions))
-		for _, v := range Versions {
+		out := make([]any, 0, len(versions()))
+		for _, v := range versions() {
 			out = append(out, v)
 		}
 		return out
 	}
-	return []any{discoverRev}
+	return []any{discoverRev()}
 }
 
 func (s *server) discover(id any, p obj) {
@@ -622,7 +625,7 @@ func (s *server) discover(id any, p obj) {
 	if s.v("version-header-optional") {
 		// A dual-era server: it serves requests without the version
 		// header as 2025-03-26, so it lists that revision too.
-		supported = []any{headerless(), discoverRev}
+		supported = []any{headerless(), discoverRev()}
 	}
 	if s.f("discover-no-version") {
 		supported = []any{"2099-01-01"}
