@@ -398,6 +398,11 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 		return
 	}
 	switch {
+	case !valid(x.out, x.body):
+		// The rules speak of "a JSON-RPC response or notification": a
+		// body that only looks like one (its "jsonrpc" not "2.0", bytes
+		// that are no UTF-8) is bad input, whose answer the bad-input
+		// rules judge (fuzz sends such on purpose), not these.
 	case resp.StatusCode/100 != 2:
 		c.pass(CheckHTTPRefusedStatus, fmt.Sprintf("%s refused with HTTP %d", what, resp.StatusCode))
 	case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(b)) == 0:
