@@ -10,8 +10,8 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -60,7 +60,7 @@ var _ = Describe("fuzz over an HTTP transport", func() {
 	DescribeTable("finds a reference fault whose rule holds over HTTP only",
 		func(fault, revision, rule string) {
 			bugs, _ := fuzzOver(fault, revision, "http", 40, 1, verdict.Should, rule)
-			Expect(bugRules(bugs)).To(ContainElement(HavePrefix(rule+" ")))
+			Expect(bugRules(bugs)).To(ContainElement(HavePrefix(rule + " ")))
 		},
 		Entry("notifications on a response stream unrelated to its request (2026-07-28)", "sse-notification-unrelated", "2026-07-28", "MCP-HTTP-STREAM-5"),
 		Entry("notifications answered 200 with a body", "notification-200", "", "MCP-HTTP-ACCEPT-1"),
