@@ -272,6 +272,16 @@ func New(cfg Config) (*Campaign, error) {
 		// they would find it taken.
 		return nil, fmt.Errorf("--url %s: fuzz starts several servers at once; put {port} in --url (the port wirecheck picks for each)", target.MaskURL(cfg.Target.URL))
 	}
+	// The transport decides which rules apply, as it does for run's
+	// (an HTTP stream rule is a finding over HTTP only, a stdio one never
+	// there): resolved here, not left to the protocol's first transport.
+	if len(cfg.Protocol.Transports) > 0 {
+		p, err := cfg.Protocol.ForTransport(cfg.Target.Transport)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Protocol = p
+	}
 	if cfg.Protocol.Fuzz == nil && cfg.Protocol.Probe == nil {
 		return nil, fmt.Errorf("protocol %s has no fuzz model yet", cfg.Protocol.ID)
 	}

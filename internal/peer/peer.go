@@ -132,6 +132,8 @@ type Call struct {
 	unjudged bool
 	// overCap: its answer came over --max-frame (ErrOverCap).
 	overCap bool
+	// unsent: the transport never sent it (ErrUnsent).
+	unsent bool
 	// patient: an exchange of it that ran out of wirecheck's --timeout
 	// is no finding (see Patient).
 	patient bool

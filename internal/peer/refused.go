@@ -15,12 +15,21 @@ import (
 // ends at once instead of running out its timeout. Call.Refused says why.
 var ErrRefused = errors.New("the request's exchange ended without an answer")
 
+// ErrUnsent ends a wait whose request the transport did not send, having
+// no way to carry it (transport.Via.Unsent): no server was asked, so
+// nothing is judged of it. Call.Refused says why.
+var ErrUnsent = errors.New("not sent")
+
 // ended takes a frame that carries no message but says why an HTTP
 // exchange ended without one: the call the POST carried is answered by
 // that refusal at once; the answer a raw POST was owed is the refusal,
 // queued for the scenario that sent it.
 func (p *Peer) ended(f transport.Frame) {
 	via := f.HTTP
+	if via.Unsent {
+		p.unsent(f, via)
+		return
+	}
 	p.mu.Lock()
 	call := p.pending[via.For]
 	raw := via.For == "" && p.anon > 0
@@ -66,6 +75,38 @@ func (p *Peer) ended(f transport.Frame) {
 	close(call.done)
 }
 
+// unsent takes the end of an exchange the transport never sent: the call
+// it carried is done, with no answer and no verdict; a raw line owes
+// nothing.
+func (p *Peer) unsent(f transport.Frame, via *transport.Via) {
+	p.mu.Lock()
+	call := p.pending[via.For]
+	if via.For == "" {
+		p.takeAnon()
+	}
+	p.mu.Unlock()
+	what := "a raw line"
+	if call != nil {
+		what = call.Describe()
+	}
+	seq := p.o.Recorder.Add(transcript.Note, []byte(what+" not sent: "+via.End))
+	if call == nil {
+		return
+	}
+	p.mu.Lock()
+	if p.pending[call.Key] != call {
+		p.mu.Unlock()
+		return
+	}
+	// Not answered: an answer with its id would answer a request never
+	// sent.
+	delete(p.pending, call.Key)
+	call.Refused, call.unsent = via.End, true
+	call.Response = &Inbound{Seq: seq, At: f.At, HTTP: via, Call: call, Problem: via.End}
+	p.mu.Unlock()
+	close(call.done)
+}
+
 // onStream reports whether the server answers on a stream apart from the
 // request (transport.Apart), where nothing ties its answers to the
 // request's status. A server may refuse a raw line's request with an
@@ -81,6 +122,9 @@ func (p *Peer) onStream() bool {
 func answer(c *Call) (*Inbound, error) {
 	if c.Refused != "" && c.overCap {
 		return nil, fmt.Errorf("%w: %w: %s", ErrRefused, ErrOverCap, c.Refused)
+	}
+	if c.Refused != "" && c.unsent {
+		return nil, fmt.Errorf("%w: %s", ErrUnsent, c.Refused)
 	}
 	if c.Refused != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, c.Refused)

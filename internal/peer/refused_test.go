@@ -77,6 +77,25 @@ var _ = Describe("an HTTP exchange that ends without an answer", func() {
 		Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
 	})
 
+	It("ends the wait of a request the transport could not send (Via.Unsent) with ErrUnsent, judging nothing; an answer with its id is then a stray", func() {
+		pe, f, obs := newPeer(nil)
+		c, _ := pe.Request([]byte(`{"id":4,"method":"x\ny"}`))
+		unsent := ended("4", `its method "x\ny" cannot be a Mcp-Method header value`)
+		unsent.HTTP.Status, unsent.HTTP.Unsent = 0, true
+		f.pushFrame(unsent)
+		_, err := pe.Wait(c, time.Minute)
+		Expect(errors.Is(err, peer.ErrUnsent)).To(BeTrue(), "%v", err)
+		Expect(errors.Is(err, peer.ErrRefused)).To(BeFalse())
+		Expect(err).To(MatchError(ContainSubstring("cannot be a Mcp-Method header value")))
+		Expect(obs.verdicts("MINI-TIMELY-1")).To(BeEmpty())
+		Expect(obs.verdicts("MINI-ONE-1")).To(BeEmpty())
+		Expect(pe.InFlight()).To(BeEmpty())
+		f.push(`{"id":4,"v":1}`)
+		_, err = pe.Next(time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(Equal([]string{"fail"}), "no request with that id was ever sent")
+	})
+
 	It("is the answer a raw POST was owed, queued with how it came", func() {
 		pe, f, obs := newPeer(nil)
 		Expect(pe.SendRaw([]byte("{not json\n"), true)).To(Succeed())

@@ -390,6 +390,9 @@ func (e *Env) Await(c *peer.Call, timeout time.Duration) (*peer.Inbound, error) 
 			why += "; raise --max-frame to judge it"
 		}
 		return nil, fmt.Errorf("%w: the answer to request id %s (%s) is not judged: %s", peer.ErrOverCap, c.Key, c.Method, why)
+	case errors.Is(err, peer.ErrUnsent):
+		// The transport could not carry it: no server was asked.
+		return nil, fmt.Errorf("%s %w", c.Describe(), err)
 	case errors.Is(err, peer.ErrRefused):
 		// Over HTTP: the exchange ended without an answer, and the peer
 		// has judged that already.

@@ -220,3 +220,29 @@ var _ = Describe("a failure for want of an answer", func() {
 		Expect(obs[0].Actual).To(Equal("nothing"))
 	})
 })
+
+// unsending is a transport over HTTP that has no way to carry any
+// request (transport.Via.Unsent).
+type unsending struct{ refusing }
+
+func (u *unsending) Send(msg []byte) error {
+	u.frames <- transport.Frame{At: time.Now(), HTTP: &transport.Via{Verb: "POST", For: "1", Unsent: true,
+		End: `its method "x\ny" cannot be a Mcp-Method header value`}}
+	return nil
+}
+
+var _ = Describe("a request the transport could not send", func() {
+	It("is skipped by the expect step's rule, and the scenario goes on: nothing was asked of the server", func() {
+		tr := &unsending{refusing{frames: make(chan transport.Frame, 1), exited: make(chan struct{})}}
+		p := peer.New(peer.Options{Protocol: protocol(""), Transport: tr, Recorder: transcript.NewRecorder()})
+		DeferCleanup(p.Close)
+		var got []verdict.Observation
+		e := &scenario.Env{Timeout: time.Minute, Observe: func(o verdict.Observation) { got = append(got, o) }}
+		e.SetPeer(p)
+		Expect(e.Do(&scenario.Step{Send: map[string]any{"id": 1, "method": "x\ny"}, As: "a"})).To(Succeed())
+		Expect(e.Do(&scenario.Step{Expect: "a", Rule: "DEMO-A-1"})).To(Succeed())
+		Expect(got).To(ConsistOf(And(HaveField("Rule", "DEMO-A-1"), HaveField("Verdict", verdict.Skip),
+			HaveField("Message", ContainSubstring("request id 1 (x\ny) not sent: its method")))))
+		Expect(e.Hung).To(BeFalse())
+	})
+})

@@ -41,6 +41,11 @@ type Via struct {
 	// TimedOut is set with End when wirecheck's --timeout ended the
 	// exchange (no response headers, no answer in time).
 	TimedOut bool
+	// Unsent is set with End when the request was never sent: the
+	// protocol gives no way to carry it over this transport (a value its
+	// headers must repeat and cannot hold). No rule of the server is
+	// judged by it.
+	Unsent bool
 }
 
 // Launcher is a transport to a server wirecheck launched as a process

@@ -77,6 +77,24 @@ var _ = Describe("checks", func() {
 		Entry("400 with an id-less error", 400, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"no"}}`, verdict.Verdict(""), verdict.Pass, ""),
 	)
 
+	It("leaves the answer to a body that only looks like a notification (jsonrpc not \"2.0\", no UTF-8) to the bad-input rules, not http.accepted and http.refused-status", func() {
+		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`)
+		})
+		t, hk := dial(server(h).URL, "http", 2*time.Second)
+		handshake(t)
+		for _, bad := range []string{`{"jsonrpc":"xxxx","method":"notifications/cancelled"}`, "{\"jsonrpc\":\"\xc3(2.0\",\"method\":\"b#c\"}",
+			"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"a\":\"\xff\"}}"} {
+			Expect(t.WriteRaw([]byte(bad))).To(Succeed())
+			next(t)
+		}
+		Expect(hk.verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
+		Expect(t.Send([]byte(note))).To(Succeed())
+		Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPAccepted) }).Should(ConsistOf(verdict.Pass, verdict.Fail))
+		Expect(hk.verdicts(httpmcp.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, verdict.Fail))
+	})
+
 	It("fails http.content-type on JSON labelled text/plain, and still delivers it", func() {
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
 			w.Header().Set("Content-Type", "text/plain")

@@ -109,6 +109,13 @@ func (c *client) start(f func()) bool {
 // request builds an HTTP request carrying the session's headers: the
 // user's to the endpoint's origin only.
 func (c *client) request(ctx context.Context, method string, u *url.URL, body []byte) *http.Request {
+	req, _ := c.build(ctx, method, u, body)
+	return req
+}
+
+// build is request, also saying why the message is not to be sent at
+// all ("" when it is: see metadata).
+func (c *client) build(ctx context.Context, method string, u *url.URL, body []byte) (*http.Request, string) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -136,10 +143,10 @@ func (c *client) request(ctx context.Context, method string, u *url.URL, body []
 		}
 		c.mu.Unlock()
 		if method == http.MethodPost && body != nil {
-			c.metadata(req.Header, body)
+			return req, c.metadata(req.Header, body)
 		}
 	}
-	return req
+	return req, ""
 }
 
 // noteResponse puts the status line and the headers that matter in the
@@ -255,7 +262,15 @@ func (x *exchange) run() {
 	c.mu.Lock()
 	u := c.endpoint
 	c.mu.Unlock()
-	req := c.request(ctx, http.MethodPost, u, x.body)
+	req, unsent := c.build(ctx, http.MethodPost, u, x.body)
+	if unsent != "" {
+		x.gotHeaders()
+		if !x.wantsAnswer() {
+			c.note("a notification not sent: " + unsent)
+		}
+		x.endWith(nil, unsent, func(v *transport.Via) { v.Unsent = true })
+		return
+	}
 	resp, err := c.hc.Do(req)
 	x.gotHeaders()
 	if err != nil {
@@ -383,6 +398,11 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 		return
 	}
 	switch {
+	case !valid(x.out, x.body):
+		// The rules speak of "a JSON-RPC response or notification": a
+		// body that only looks like one (its "jsonrpc" not "2.0", bytes
+		// that are no UTF-8) is bad input, whose answer the bad-input
+		// rules judge (fuzz sends such on purpose), not these.
 	case resp.StatusCode/100 != 2:
 		c.pass(CheckHTTPRefusedStatus, fmt.Sprintf("%s refused with HTTP %d", what, resp.StatusCode))
 	case resp.StatusCode == http.StatusAccepted && len(bytes.TrimSpace(b)) == 0:

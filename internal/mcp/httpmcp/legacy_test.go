@@ -225,13 +225,18 @@ var _ = Describe("legacy HTTP+SSE", func() {
 			w.WriteHeader(http.StatusBadRequest)
 		})
 		t, hooks := dial(server(h).URL+"/sse", "sse", 2*time.Second)
-		for _, bad := range []string{`{not json`, `{"jsonrpc":"2.0","method":42,"id":1}`, `{"method":"ping","id":2}`, `[]`} {
+		for _, bad := range []string{`{not json`, `{"jsonrpc":"2.0","method":42,"id":1}`, `{"method":"ping","id":2}`, `[]`,
+			// JSON-RPC 2.0 §4: an id is a string, number or null, params
+			// an object or array; JSON text is UTF-8.
+			`{"jsonrpc":"2.0","method":"ping","id":{}}`, `{"jsonrpc":"2.0","method":"ping","id":3,"params":5}`,
+			"{\"jsonrpc\":\"2.0\",\"method\":\"p\xc3(\",\"id\":4}"} {
 			Expect(t.WriteRaw([]byte(bad))).To(Succeed())
 		}
 		Expect(hooks.verdicts(httpmcp.CheckSSEPostAccepted)).To(BeEmpty())
 		Expect(t.Send([]byte(initedNote))).To(Succeed())
 		// Send returns at the status line; the verdict follows the body.
 		Eventually(func() string { return hooks.failure(httpmcp.CheckSSEPostAccepted) }).Should(ContainSubstring("HTTP 400"))
+		Expect(hooks.verdicts(httpmcp.CheckSSEPostAccepted)).To(HaveLen(1), "the valid notification's alone")
 	})
 
 	It("fails sse.post-accepted on a refused POST and ends its request", func() {

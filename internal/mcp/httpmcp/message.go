@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // What a POST carries decides what its answer must be: a request wants a
@@ -117,15 +118,33 @@ func classify(b []byte) outgoing {
 	return o
 }
 
-// valid reports whether a body sent is well-formed JSON-RPC: every
-// message an object tagged "jsonrpc": "2.0" that classify recognised.
+// valid reports whether a body sent is well-formed JSON-RPC: UTF-8 (JSON
+// text is), every message an object tagged "jsonrpc": "2.0" that
+// classify recognised, its id (if any) a string, number or null, its
+// params (if any) an object or array (JSON-RPC 2.0 §4, §4.2). Schema
+// validity of the params is not asked: those are valid messages a server
+// may answer with an error.
 func valid(o outgoing, b []byte) bool {
-	if o.kind == kindInvalid {
+	if o.kind == kindInvalid || !utf8.Valid(b) {
 		return false
 	}
 	v, _ := decode(b)
 	for _, e := range elements(v) {
-		if m, _ := e.(map[string]any); m["jsonrpc"] != "2.0" {
+		m, _ := e.(map[string]any)
+		if m["jsonrpc"] != "2.0" {
+			return false
+		}
+		switch m["id"].(type) {
+		case nil, string, json.Number:
+		default:
+			return false
+		}
+		switch m["params"].(type) {
+		case nil, map[string]any, []any:
+		default:
+			return false
+		}
+		if p, has := m["params"]; has && p == nil {
 			return false
 		}
 	}

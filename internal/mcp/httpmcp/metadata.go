@@ -3,6 +3,7 @@ package httpmcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
@@ -13,8 +14,11 @@ import (
 // as the body's _meta names it, Mcp-Method, Mcp-Name for tools/call,
 // resources/read and prompts/get, and an Mcp-Param header for each
 // x-mcp-header argument the call carries, values encoded as Value
-// Encoding says. Earlier revisions get none of them.
-func (c *client) metadata(h http.Header, body []byte) {
+// Encoding says. Earlier revisions get none of them. It returns why the
+// request cannot be sent as the revision requires ("" when it can): a
+// method or revision no header value carries as it is, where the text
+// gives that header no encoding (see unsent).
+func (c *client) metadata(h http.Header, body []byte) string {
 	out := classify(body)
 	if out.method == "initialize" {
 		// The handshake negotiates the revision of a session of the
@@ -23,10 +27,10 @@ func (c *client) metadata(h http.Header, body []byte) {
 		// (a client falling back, streamable-http.mdx, Backward
 		// Compatibility), which it would refuse with -32022.
 		h.Del("MCP-Protocol-Version")
-		return
+		return ""
 	}
 	if out.batch || out.method == "" {
-		return
+		return ""
 	}
 	c.mu.Lock()
 	modern := namesRevisionInMeta(c.revision)
@@ -35,19 +39,25 @@ func (c *client) metadata(h http.Header, body []byte) {
 		// Only 2026-07-28 and later name the revision in _meta: whatever
 		// it names (an unknown one included), the request is of that era.
 		modern = true
+		if !mcpheader.Literal(out.revision) {
+			return unsent("revision", out.revision, "MCP-Protocol-Version")
+		}
 		h.Set("MCP-Protocol-Version", out.revision)
 	}
 	if !modern {
-		return
+		return ""
+	}
+	if !mcpheader.Literal(out.method) {
+		return unsent("method", out.method, "Mcp-Method")
 	}
 	h.Set("Mcp-Method", out.method)
 	r, ok := mcpheader.Read(body)
 	if !ok || !r.NameRequired() || !r.HasName {
-		return
+		return ""
 	}
 	h.Set("Mcp-Name", mcpheader.Encode(r.Name))
 	if r.Method != "tools/call" {
-		return
+		return ""
 	}
 	c.mu.Lock()
 	params := c.params[r.Name]
@@ -57,6 +67,17 @@ func (c *client) metadata(h http.Header, body []byte) {
 			h.Set(p.Header(), v)
 		}
 	}
+	return ""
+}
+
+// unsent says why a message is not sent: its header must mirror the
+// body's value, a header field cannot hold it (a control character, a
+// byte beyond ASCII, a space at either end), and only Mcp-Name and
+// Mcp-Param values may be Base64-encoded (streamable-http.mdx, Standard
+// Request Headers, Value Encoding). No server could be sent it, so
+// whatever follows is no verdict on the server (transport.Via.Unsent).
+func unsent(what, v, header string) string {
+	return fmt.Sprintf("its %s %q cannot be a %s header value (visible ASCII, no space at either end), and the revision gives that header no encoding", what, v, header)
 }
 
 // maxParamTools bounds the tools whose annotations a session keeps: a

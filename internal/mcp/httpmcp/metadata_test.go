@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -138,6 +139,38 @@ var _ = Describe("2026-07-28 request metadata headers", func() {
 		Expect(h.Values("Mcp-Method")).To(BeEmpty())
 		Expect(h.Get("MCP-Protocol-Version")).To(Equal("2026-07-28"))
 		Expect(t.Close()).To(Succeed())
+	})
+
+	It("sends no request whose method or revision no header can carry (Mcp-Method and MCP-Protocol-Version have no encoding), and says so; a name is Base64-encoded and sent", func() {
+		m := &modernTools{}
+		t, h := dial(server(m).URL, "http", 5*time.Second)
+		for i, b := range [][]byte{
+			modernReq(1, "fa2a\nkh", ""),
+			modernReq(2, " tools/list", ""),
+			modernReq(3, "tööls/list", ""),
+			[]byte(`{"jsonrpc":"2.0","id":4,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026\t07-28 "}}}`),
+		} {
+			Expect(t.Send(b)).To(Succeed())
+			f := next(t)
+			Expect(f.HTTP).NotTo(BeNil())
+			Expect(f.HTTP.Unsent).To(BeTrue(), string(b))
+			Expect(f.HTTP.For).To(Equal(fmt.Sprint(i + 1)))
+			Expect(f.HTTP.End).To(MatchRegexp(`cannot be a (Mcp-Method|MCP-Protocol-Version) header value`))
+		}
+		// A notification is not sent either, and the transcript says so.
+		Expect(t.Send([]byte(`{"jsonrpc":"2.0","method":"notifications/x\u0001","params":{` + modernMeta + `}}`))).To(Succeed())
+		Eventually(func() []string {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return slices.Clone(h.notes)
+		}).Should(ContainElement(ContainSubstring("a notification not sent: its method")))
+		m.mu.Lock()
+		Expect(m.seen).To(BeEmpty(), "none of them reached the server")
+		m.mu.Unlock()
+		Expect(t.Send(modernReq(5, "prompts/get", `"name":"line1\nline2"`))).To(Succeed())
+		f := next(t)
+		Expect(f.HTTP.Unsent).To(BeFalse())
+		Expect(m.header("prompts/get 5").Get("Mcp-Name")).To(Equal("=?base64?bGluZTEKbGluZTI=?="))
 	})
 
 	It("sends none of them before 2026-07-28", func() {

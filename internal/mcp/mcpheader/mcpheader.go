@@ -187,7 +187,17 @@ func Encode(v string) string {
 
 // Plain reports whether v may travel as it is.
 func Plain(v string) bool {
-	if v != strings.Trim(v, " \t") || strings.HasPrefix(v, prefix) && strings.HasSuffix(v, suffix) {
+	return Literal(v) && !(strings.HasPrefix(v, prefix) && strings.HasSuffix(v, suffix))
+}
+
+// Literal reports whether v reaches the server unchanged as a header
+// value: visible ASCII, space and tab (RFC 9110 field values, as Value
+// Encoding quotes it), and no space or tab at either end, which readers
+// trim. A header the text gives no encoding (Mcp-Method,
+// MCP-Protocol-Version: the Base64 sentinel is for Mcp-Name and
+// Mcp-Param only) cannot carry any other value.
+func Literal(v string) bool {
+	if v != strings.Trim(v, " \t") {
 		return false
 	}
 	for i := 0; i < len(v); i++ {

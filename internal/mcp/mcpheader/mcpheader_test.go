@@ -72,6 +72,19 @@ var _ = Describe("header values", func() {
 		Entry("the sentinel pattern", "=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
 	)
 
+	DescribeTable("a value a header with no encoding (Mcp-Method) carries as it is",
+		func(v string, literal bool) { Expect(mcpheader.Literal(v)).To(Equal(literal)) },
+		Entry("a method", "tools/call", true),
+		Entry("inner space and tab", "a b\tc", true),
+		Entry("the sentinel pattern: literal text there", "=?base64?x?=", true),
+		Entry("a newline", "fa2a\nkh", false),
+		Entry("a control character", "x\x01", false),
+		Entry("DEL", "x\x7f", false),
+		Entry("non-ASCII", "tööls", false),
+		Entry("a leading space", " x", false),
+		Entry("a trailing tab", "x\t", false),
+	)
+
 	It("says a sentinel whose Base64 is broken does not decode", func() {
 		_, ok := mcpheader.Decode("=?base64?***?=")
 		Expect(ok).To(BeFalse())
