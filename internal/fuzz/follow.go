@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"pgregory.net/rapid"
 
@@ -202,8 +201,12 @@ func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
 	steps := []scenario.Step{{Send: v, As: name, Open: true}}
 	if a := fl.Open.Ack; a != nil {
 		match, _ := withID(a.Match, id).(map[string]any)
-		steps = append(steps, scenario.Step{ExpectFrame: true, Seek: true, Rule: a.Rule,
-			Assert: scenario.Assert{Match: match, Type: a.Type}})
+		st := scenario.Step{ExpectFrame: true, Seek: true, Rule: a.Rule, Assert: scenario.Assert{Match: match, Type: a.Type}}
+		for _, x := range a.Also {
+			m, _ := withID(x.Match, id).(map[string]any)
+			st.Also = append(st.Also, scenario.Also{Rule: x.Rule, Assert: scenario.Assert{Match: m, Type: x.Type}})
+		}
+		steps = append(steps, st)
 	}
 	// Open once sent: a later action may cancel it whatever came back.
 	pr.open = append(pr.open, opened{fl: fl, name: name, id: id})
@@ -268,5 +271,5 @@ func followLabel(req map[string]any, item string) string {
 	if item == "" {
 		return m
 	}
-	return fmt.Sprintf("%s of %s", m, strings.TrimSpace(fmt.Sprintf("%q", item)))
+	return fmt.Sprintf("%s of %q", m, item)
 }

@@ -682,6 +682,7 @@ func (fl *FuzzFollow) problems(sources map[string]*FuzzSource, rules map[string]
 			out = append(out, fmt.Sprintf("when %q is not a JSON pointer", w))
 		}
 	}
+	out = append(out, someProblems(fl.Request)...)
 	if o := fl.Open; o != nil {
 		if fl.Undo != nil {
 			out = append(out, "an open request is closed by its cancel, not undone")
@@ -689,11 +690,65 @@ func (fl *FuzzFollow) problems(sources map[string]*FuzzSource, rules map[string]
 		if o.Ack != nil && rules[o.Ack.Rule] == nil {
 			out = append(out, fmt.Sprintf("open ack: rule %q is not in the catalogue", o.Ack.Rule))
 		}
+		if o.Ack != nil {
+			for _, a := range o.Ack.Also {
+				if rules[a.Rule] == nil {
+					out = append(out, fmt.Sprintf("open ack also: rule %q is not in the catalogue", a.Rule))
+				}
+			}
+		}
 		if o.Unanswered != "" && rules[o.Unanswered] == nil {
 			out = append(out, fmt.Sprintf("open unanswered: rule %q is not in the catalogue", o.Unanswered))
 		}
 		if o.Unanswered != "" && o.Cancel == nil {
 			out = append(out, "open unanswered needs a cancel")
+		}
+	}
+	return out
+}
+
+// someProblems checks the "$some" objects of a template: each alone in
+// its object, each member {when: [POINTER…], value: V}.
+func someProblems(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		raw, has := x["$some"]
+		if !has {
+			for _, y := range x {
+				out = append(out, someProblems(y)...)
+			}
+			return out
+		}
+		members, ok := raw.(map[string]any)
+		if !ok || len(x) != 1 {
+			return []string{"$some takes an object of members and stands alone in its object"}
+		}
+		for k, m := range members {
+			mm, ok := m.(map[string]any)
+			if _, hasValue := mm["value"]; !ok || !hasValue {
+				out = append(out, fmt.Sprintf("$some member %q: give {when: [POINTER…], value: V}", k))
+				continue
+			}
+			when, _ := mm["when"].([]any)
+			if _, has := mm["when"]; has && when == nil {
+				out = append(out, fmt.Sprintf("$some member %q: when is a list of JSON pointers", k))
+			}
+			for _, w := range when {
+				if s, _ := w.(string); !strings.HasPrefix(s, "/") {
+					out = append(out, fmt.Sprintf("$some member %q: when %v is not a JSON pointer", k, w))
+				}
+			}
+			for kk := range mm {
+				if kk != "when" && kk != "value" {
+					out = append(out, fmt.Sprintf("$some member %q: unknown key %q (when, value)", k, kk))
+				}
+			}
+		}
+		slices.Sort(out)
+	case []any:
+		for _, y := range x {
+			out = append(out, someProblems(y)...)
 		}
 	}
 	return out
