@@ -800,6 +800,13 @@ func lastPointers(f *spec.Fuzz) []string {
 		walk(f.Tools.List)
 		walk(f.Tools.Call)
 	}
+	for _, src := range f.Sources {
+		walk(src.List)
+	}
+	for _, fl := range f.Follow {
+		walk(fl.Request)
+		walk(fl.Undo)
+	}
 	var out []string
 	for p := range seen {
 		out = append(out, p)

@@ -22,6 +22,16 @@
 //   - a valid request generated from the protocol's request schema;
 //   - a call of a tool the server listed, with arguments generated from its
 //     input schema, valid or schema-invalid;
+//   - a follow-up request of the fuzz model (spec.FuzzFollow, follow.go)
+//     the server's setup answers say it offers: about an item one of the
+//     model's sources listed (a resource read, subscribed to) or about
+//     what it declared; one that was answered may be taken back by a later
+//     action (its undo: an unsubscribe), and one that stays open (a
+//     subscription: scenario.Step.Open, its acknowledgement sought with
+//     scenario.Step.Seek) is cancelled by a later action, after which the
+//     probe's answer shows the server read the cancellation and the open
+//     request must stay unanswered (scenario.Step.Cancelled), its late
+//     notifications left to the frame judge;
 //   - a schema-invalid request (a required field dropped, a wrong type, a
 //     value out of its enum or range, an extra property);
 //   - malformed bytes (truncated JSON, invalid UTF-8, a value that is not

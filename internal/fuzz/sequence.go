@@ -65,6 +65,15 @@ type proc struct {
 	tokens int
 	tools  []tool
 	last   map[string]any // values carried from response to request
+	// handshake are the answers of its setup (what the server declared,
+	// which follow-up requests' conditions read); items are the names
+	// each source listed; undo the answered follow-up requests a later
+	// action may take back; open the requests left open, which a later
+	// action may cancel (follow.go).
+	handshake []*peer.Inbound
+	items     map[string][]string
+	undo      []undoable
+	open      []opened
 	// units is everything run on the process, its setup first (setup
 	// units of them); sequences counts the sequences it has served.
 	units []unit
@@ -319,7 +328,7 @@ type failure struct {
 // setup that did not go through returns the process and errStop, its
 // failure to be judged.
 func (c *Campaign) start() (*proc, error) {
-	pr := &proc{c: c, last: map[string]any{}, shape: "startup"}
+	pr := &proc{c: c, last: map[string]any{}, items: map[string][]string{}, shape: "startup"}
 	s, err := session.Launch(c.sessionOptions(pr.observe))
 	if err != nil {
 		return nil, c.startError(err)
@@ -362,8 +371,12 @@ func (pr *proc) setupSteps() error {
 			}
 			continue
 		}
-		if _, err := pr.call(fill(step, "", nil, pr)); err != nil {
+		in, err := pr.call(fill(step, "", nil, pr))
+		if err != nil {
 			return err
+		}
+		if in != nil {
+			pr.handshake = append(pr.handshake, in)
 		}
 	}
 	if f.Tools != nil {
@@ -390,7 +403,7 @@ func (pr *proc) setupSteps() error {
 			}
 		}
 	}
-	return nil
+	return pr.listSources()
 }
 
 // maxPages bounds the pages of a tool list read at the start of a
@@ -445,6 +458,15 @@ func (s *sequence) draw() *action {
 	if len(pr.tools) > 0 {
 		actions = append(actions, "call", "call", "call-invalid")
 	}
+	if len(pr.follows()) > 0 {
+		actions = append(actions, "follow")
+	}
+	if len(pr.undo) > 0 {
+		actions = append(actions, "undo")
+	}
+	if len(pr.open) > 0 {
+		actions = append(actions, "cancel")
+	}
 	if s.c.request == nil {
 		actions = []string{"bytes"}
 	}
@@ -455,6 +477,12 @@ func (s *sequence) draw() *action {
 			_, err := pr.call(v)
 			return err
 		}}
+	case "follow":
+		return s.drawFollow()
+	case "undo":
+		return s.drawUndo()
+	case "cancel":
+		return s.drawCancel()
 	case "call":
 		tl := rapid.SampledFrom(pr.tools).Draw(s.t, "tool")
 		args := tl.valid.Draw(s.t, "args")
@@ -807,6 +835,16 @@ func knownMethods(p *spec.Protocol) map[string]bool {
 		if f.Tools != nil {
 			add(f.Tools.List)
 			add(f.Tools.Call)
+		}
+		for _, src := range f.Sources {
+			add(src.List)
+		}
+		for _, fl := range f.Follow {
+			add(fl.Request)
+			add(fl.Undo)
+			if fl.Open != nil {
+				add(fl.Open.Cancel)
+			}
 		}
 	}
 	return out

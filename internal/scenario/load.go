@@ -149,6 +149,15 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 		if st.Kind != "" && p.Kind(st.Kind) == nil {
 			bad(line, "step %d: kind %q is not defined by %s", i+1, st.Kind, p.ID)
 		}
+		if st.Open && st.Send == nil {
+			bad(line, "step %d: 'open' applies to a send step", i+1)
+		}
+		if st.Cancelled && st.Expect == "" {
+			bad(line, "step %d: 'cancelled' applies to an expect step", i+1)
+		}
+		if st.Seek && (!st.ExpectFrame || len(st.Match) == 0) {
+			bad(line, "step %d: 'seek' applies to an expect_frame step with match conditions", i+1)
+		}
 		if st.Depends != "" && !st.ExpectFrame {
 			bad(line, "step %d: 'depends' applies to an expect_frame step", i+1)
 		}

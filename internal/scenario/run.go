@@ -95,7 +95,14 @@ func (st *Step) run(e *Env) error {
 			return err
 		}
 		var c *peer.Call
-		if st.Split > 0 {
+		if st.Open {
+			// A request answered late or never: no wait counts it in
+			// flight, and its exchange may stay open past --timeout.
+			if c, err = e.SendUnjudged(msg); err == nil && c != nil {
+				e.p.Patient(c)
+				e.p.Forget(c)
+			}
+		} else if st.Split > 0 {
 			var b []byte
 			if b, err = json.Marshal(msg); err == nil {
 				c, err = e.p.RequestSplit(b, st.Split, SplitPause)
@@ -129,6 +136,10 @@ func (st *Step) run(e *Env) error {
 		c := e.named[st.Expect]
 		if c == nil {
 			return fmt.Errorf("expect %q: no send step is named so", st.Expect)
+		}
+		if st.Cancelled {
+			st.cancelled(e, c)
+			return nil
 		}
 		if st.Slow {
 			if slow, err := st.slow(e, c); slow || err != nil {
@@ -168,8 +179,12 @@ func (st *Step) run(e *Env) error {
 		if st.Depends != "" {
 			dep = st.Depends
 		}
+		next := e.nextProtocolFrame
+		if st.Seek {
+			next = func(timeout time.Duration) (*peer.Inbound, error) { return e.seek(timeout, &Assert{Match: st.Match}) }
+		}
 		if why := e.Cause(dep); why != "" && st.Rule != "" {
-			if in, err := e.nextProtocolFrame(0); err == nil {
+			if in, err := next(0); err == nil {
 				st.judge(e, in)
 				return nil
 			}
@@ -186,7 +201,7 @@ func (st *Step) run(e *Env) error {
 		}
 		seq := e.p.Recorder().Len() - 1
 		start, quiet := time.Now(), e.Unheard()
-		in, err := e.nextProtocolFrame(st.timeout(e))
+		in, err := next(st.timeout(e))
 		if err != nil {
 			bound := e.Waited(st.timeout(e), start, quiet)
 			what := "no frame within " + bound + e.Meanwhile(seq)
@@ -385,6 +400,40 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// cancelled judges a cancelled request's answer (Step.Cancelled): none
+// may have come. The request is forgotten either way.
+func (st *Step) cancelled(e *Env, c *peer.Call) {
+	e.p.Forget(c)
+	select {
+	case <-c.Done():
+		if c.Response != nil && c.Refused == "" {
+			st.fail(e, c.Response.Seq, c.Describe()+" was answered after wirecheck cancelled it",
+				"no message for a cancelled request", string(c.Response.Raw))
+			return
+		}
+	default:
+	}
+	st.pass(e, -1)
+}
+
+// seek is the first protocol frame matching a within timeout, the frames
+// before it passed over (Step.Seek).
+func (e *Env) seek(timeout time.Duration, a *Assert) (*peer.Inbound, error) {
+	start := time.Now()
+	for {
+		in, err := e.p.NextUp(start, timeout)
+		if err != nil {
+			return in, err
+		}
+		if in.Kind == nil {
+			continue
+		}
+		if prob, _ := a.Check(in); prob == "" {
+			return in, nil
+		}
+	}
 }
 
 // nextProtocolFrame skips frames of no known kind: the peer has already

@@ -61,6 +61,13 @@ type Step struct {
 	// Split, on a send step, writes the line in two writes split at this
 	// byte offset, to check that the server reassembles it.
 	Split int `yaml:"split,omitempty"`
+	// Open, on a send step, is a request that stays open (a
+	// subscription): the server answers it late or never, so it is sent
+	// as the probe is (a refused or timed-out exchange of it is no
+	// finding) and is not in flight for any wait: its silence is judged
+	// by nothing, and an answer, when one comes, is matched to it and
+	// judged as any other (see Cancelled).
+	Open bool `yaml:"open,omitempty"`
 	// Answered says a raw line may be answered by one response with a null
 	// id (default true), so that answer is not a stray.
 	Answered *bool `yaml:"answered,omitempty"`
@@ -94,6 +101,17 @@ type Step struct {
 	// not judged (the transcript and the notes say so), as run's scenarios
 	// leave a slow tool; with the probe unanswered too, the server hangs.
 	Slow bool `yaml:"slow,omitempty"`
+
+	// Cancelled, on an expect step, is the named request cancelled
+	// before it (and a later request answered since, so the server has
+	// read the cancellation): it is owed no answer, and one that has come
+	// fails Rule; none passes it. The step does not wait.
+	Cancelled bool `yaml:"cancelled,omitempty"`
+	// Seek, on an expect_frame step, passes over the frames that do not
+	// match its match conditions: the frame judged is the first that does
+	// (an acknowledgement among the notifications of earlier requests);
+	// none within the timeout fails Rule.
+	Seek bool `yaml:"seek,omitempty"`
 
 	// Optional marks an expect step that calls a method the server may
 	// leave out: when the response says the method is not implemented (the

@@ -343,6 +343,33 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 		}
 		checkSetup("", f.Setup)
+		checkFollow := func(fs []*FuzzFollow) {
+			for i, fl := range fs {
+				line := 1
+				if fl != nil && fl.Line > 0 {
+					line = fl.Line
+				}
+				for _, m := range fl.problems(f.Sources, p.rules) {
+					bad(line, "fuzz follow %d: %s", i+1, m)
+				}
+			}
+		}
+		checkFollow(f.Follow)
+		for name, src := range f.Sources {
+			switch {
+			case src == nil || src.List == nil || src.Items == "" || src.Name == "":
+				bad(1, "fuzz source %q: list, items and name are all required", name)
+			case !strings.HasPrefix(src.Items, "/") || !strings.HasPrefix(src.Name, "/"):
+				bad(1, "fuzz source %q: items and name are JSON pointers", name)
+			case src.Next != nil && (!strings.HasPrefix(src.Next.From, "/") || !strings.HasPrefix(src.Next.To, "/")):
+				bad(1, "fuzz source %q next: from and to are JSON pointers (the cursor in a response, its place in the next request)", name)
+			}
+			for _, w := range src.When {
+				if !strings.HasPrefix(w, "/") {
+					bad(1, "fuzz source %q: when %q is not a JSON pointer", name, w)
+				}
+			}
+		}
 		for id, o := range f.PerVersion {
 			switch {
 			case p.Versions == nil:
@@ -350,9 +377,10 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			case p.Versions.find(id) == nil:
 				bad(1, "fuzz per_version %q: not in the spec's versions list (%s)", id, strings.Join(p.Versions.IDs(), ", "))
 			case o == nil:
-				bad(1, "fuzz per_version %q: give setup, params or both", id)
+				bad(1, "fuzz per_version %q: give setup, params, follow or more", id)
 			default:
 				checkSetup("per_version "+id+" ", o.Setup)
+				checkFollow(o.Follow)
 			}
 		}
 		if t := f.Tools; t != nil && (t.List == nil || t.Call == nil || t.Items == "" || t.Name == "" || t.Schema == "") {
@@ -479,6 +507,47 @@ func setLines(p *Protocol, data []byte) {
 		}
 	}
 	p.unimplementedLines = lines["unimplemented"]
+	setFuzzLines(p, data)
+}
+
+// setFuzzLines gives the fuzz model's follow-up requests (common and per
+// revision) the lines they are written on.
+func setFuzzLines(p *Protocol, data []byte) {
+	if p.Fuzz == nil {
+		return
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+		return
+	}
+	child := func(n *yaml.Node, key string) *yaml.Node {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+		return nil
+	}
+	set := func(list *yaml.Node, fs []*FuzzFollow) {
+		if list == nil {
+			return
+		}
+		for i, it := range list.Content {
+			if i < len(fs) && fs[i] != nil {
+				fs[i].Line = it.Line
+			}
+		}
+	}
+	fz := child(root.Content[0], "fuzz")
+	set(child(fz, "follow"), p.Fuzz.Follow)
+	for id, o := range p.Fuzz.PerVersion {
+		if o != nil {
+			set(child(child(child(fz, "per_version"), id), "follow"), o.Follow)
+		}
+	}
 }
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)

@@ -363,6 +363,58 @@ type Fuzz struct {
 	// (a truncated request) by the rule run judges it by, as a scenario's
 	// expect_frame step: a server silent on such lines fails it.
 	Malformed *FuzzMalformed `yaml:"malformed"`
+	// Sources are lists of the server's items (its resources, say), by
+	// name, read at the start of a process when the server offers them;
+	// Follow are the requests a sequence sends about one of them, or
+	// about what the server declared.
+	Sources map[string]*FuzzSource `yaml:"sources"`
+	Follow  []*FuzzFollow          `yaml:"follow"`
+}
+
+// FuzzSource is a list of the server's items, read (every page) once a
+// process is set up and every condition of When holds: List is the
+// request, Items the pointer of the array in its answer, Name the
+// pointer of an item's name in it ($name of a follow-up request).
+type FuzzSource struct {
+	When  []string       `yaml:"when"`
+	List  map[string]any `yaml:"list"`
+	Items string         `yaml:"items"`
+	Name  string         `yaml:"name"`
+	Next  *FuzzNext      `yaml:"next"`
+}
+
+// FuzzFollow is a request a sequence may send once its conditions hold:
+// When are JSON pointers into the answers of the setup (what the server
+// declared: a capability), each present and neither false nor null.
+// Request is its template: "$name" is the name of an item of Item (a
+// source), drawn from those listed (no item listed, it is not sent);
+// "$id" the request's own id; an object {"$some": {MEMBER: {when:
+// [POINTER…], value: V}}} an object of a drawn choice of the members whose
+// conditions hold (a filter of what the server offers). Undo, when set,
+// is a request a later action may send to take back one that succeeded
+// (an unsubscribe), its "$name" the same item. Open says the request stays
+// open (a subscription): see FuzzOpen.
+type FuzzFollow struct {
+	When    []string       `yaml:"when"`
+	Item    string         `yaml:"item"`
+	Request map[string]any `yaml:"request"`
+	Undo    map[string]any `yaml:"undo"`
+	Open    *FuzzOpen      `yaml:"open"`
+	Line    int            `yaml:"-"`
+}
+
+// FuzzOpen is a request that stays open: the server answers it late or
+// never (it ends a subscription so), so no silence of it is judged
+// (scenario.Step.Open). Ack, when set, is the frame that must follow it
+// within --timeout, judged by its rule (other frames before it are passed
+// over; "$id" in its match is the request's id). Cancel is the
+// notification a later action sends to close it ("$id" as well); once the
+// server has answered a request sent after it, Unanswered is the rule an
+// answer to the open request fails (scenario.Step.Cancelled).
+type FuzzOpen struct {
+	Ack        *FuzzMalformed `yaml:"ack"`
+	Cancel     map[string]any `yaml:"cancel"`
+	Unanswered string         `yaml:"unanswered"`
 }
 
 // FuzzMalformed is the answer a line that is not JSON is owed: the rule,
@@ -377,10 +429,13 @@ type FuzzMalformed struct {
 	Also []FuzzMalformed `yaml:"also"`
 }
 
-// FuzzVersion is what one revision changes in the fuzz model.
+// FuzzVersion is what one revision changes in the fuzz model: each of
+// its setup, params and follow-up requests, when given, replaces the
+// common one.
 type FuzzVersion struct {
 	Setup  []map[string]any `yaml:"setup"`
 	Params map[string]any   `yaml:"params"`
+	Follow []*FuzzFollow    `yaml:"follow"`
 }
 
 // SetupNotification returns the notification a setup step {notify:
@@ -606,4 +661,116 @@ func CheckGlobs(globs ...[]string) error {
 		}
 	}
 	return nil
+}
+
+// problems lists what is wrong with a follow-up request of the fuzz
+// model: its request, its item's source, its conditions, its open
+// request's rules.
+func (fl *FuzzFollow) problems(sources map[string]*FuzzSource, rules map[string]*Rule) []string {
+	if fl == nil || fl.Request == nil {
+		return []string{"request is required"}
+	}
+	var out []string
+	if fl.Item != "" && sources[fl.Item] == nil {
+		out = append(out, fmt.Sprintf("item %q is no source of the fuzz model", fl.Item))
+	}
+	if fl.Item == "" && (mentions(fl.Request, "$name") || mentions(fl.Undo, "$name")) {
+		out = append(out, "$name needs an item (a source)")
+	}
+	for _, w := range fl.When {
+		if !strings.HasPrefix(w, "/") {
+			out = append(out, fmt.Sprintf("when %q is not a JSON pointer", w))
+		}
+	}
+	out = append(out, someProblems(fl.Request)...)
+	if o := fl.Open; o != nil {
+		if fl.Undo != nil {
+			out = append(out, "an open request is closed by its cancel, not undone")
+		}
+		if o.Ack != nil && rules[o.Ack.Rule] == nil {
+			out = append(out, fmt.Sprintf("open ack: rule %q is not in the catalogue", o.Ack.Rule))
+		}
+		if o.Ack != nil {
+			for _, a := range o.Ack.Also {
+				if rules[a.Rule] == nil {
+					out = append(out, fmt.Sprintf("open ack also: rule %q is not in the catalogue", a.Rule))
+				}
+			}
+		}
+		if o.Unanswered != "" && rules[o.Unanswered] == nil {
+			out = append(out, fmt.Sprintf("open unanswered: rule %q is not in the catalogue", o.Unanswered))
+		}
+		if o.Unanswered != "" && o.Cancel == nil {
+			out = append(out, "open unanswered needs a cancel")
+		}
+	}
+	return out
+}
+
+// someProblems checks the "$some" objects of a template: each alone in
+// its object, each member {when: [POINTER…], value: V}.
+func someProblems(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		raw, has := x["$some"]
+		if !has {
+			for _, y := range x {
+				out = append(out, someProblems(y)...)
+			}
+			return out
+		}
+		members, ok := raw.(map[string]any)
+		if !ok || len(x) != 1 {
+			return []string{"$some takes an object of members and stands alone in its object"}
+		}
+		for k, m := range members {
+			mm, ok := m.(map[string]any)
+			if _, hasValue := mm["value"]; !ok || !hasValue {
+				out = append(out, fmt.Sprintf("$some member %q: give {when: [POINTER…], value: V}", k))
+				continue
+			}
+			when, _ := mm["when"].([]any)
+			if _, has := mm["when"]; has && when == nil {
+				out = append(out, fmt.Sprintf("$some member %q: when is a list of JSON pointers", k))
+			}
+			for _, w := range when {
+				if s, _ := w.(string); !strings.HasPrefix(s, "/") {
+					out = append(out, fmt.Sprintf("$some member %q: when %v is not a JSON pointer", k, w))
+				}
+			}
+			for kk := range mm {
+				if kk != "when" && kk != "value" {
+					out = append(out, fmt.Sprintf("$some member %q: unknown key %q (when, value)", k, kk))
+				}
+			}
+		}
+		slices.Sort(out)
+	case []any:
+		for _, y := range x {
+			out = append(out, someProblems(y)...)
+		}
+	}
+	return out
+}
+
+// mentions reports whether a template holds the string s anywhere.
+func mentions(v any, s string) bool {
+	switch x := v.(type) {
+	case string:
+		return x == s
+	case map[string]any:
+		for _, y := range x {
+			if mentions(y, s) {
+				return true
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if mentions(y, s) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -178,13 +178,16 @@ func (p *Protocol) SchemaRefs() []string {
 func (f *Fuzz) forVersion(v *Version) *Fuzz {
 	out := *f
 	out.Request = v.Expand(f.Request)
-	setup, params := f.Setup, f.Params
+	setup, params, follow := f.Setup, f.Params, f.Follow
 	if o := f.PerVersion[v.ID]; o != nil {
 		if o.Setup != nil {
 			setup = o.Setup
 		}
 		if o.Params != nil {
 			params = o.Params
+		}
+		if o.Follow != nil {
+			follow = o.Follow
 		}
 	}
 	out.Setup = nil
@@ -197,6 +200,26 @@ func (f *Fuzz) forVersion(v *Version) *Fuzz {
 		t.List, _ = expandValue(f.Tools.List, v).(map[string]any)
 		t.Call, _ = expandValue(f.Tools.Call, v).(map[string]any)
 		out.Tools = &t
+	}
+	out.Follow = nil
+	for _, fl := range follow {
+		c := *fl
+		c.Request, _ = expandValue(fl.Request, v).(map[string]any)
+		c.Undo, _ = expandValue(fl.Undo, v).(map[string]any)
+		if fl.Open != nil {
+			o := *fl.Open
+			o.Cancel, _ = expandValue(fl.Open.Cancel, v).(map[string]any)
+			c.Open = &o
+		}
+		out.Follow = append(out.Follow, &c)
+	}
+	if f.Sources != nil {
+		out.Sources = map[string]*FuzzSource{}
+		for name, src := range f.Sources {
+			c := *src
+			c.List, _ = expandValue(src.List, v).(map[string]any)
+			out.Sources[name] = &c
+		}
 	}
 	return &out
 }

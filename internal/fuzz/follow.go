@@ -1,0 +1,275 @@
+package fuzz
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"pgregory.net/rapid"
+
+	"github.com/wirecheck/wirecheck/internal/jsonval"
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
+)
+
+// The fuzz model's follow-up requests (spec.FuzzFollow): requests about
+// one of the server's listed items (spec.FuzzSource) or about what it
+// declared, sent only where its setup's answers say the server offers
+// them; some are taken back by a later action (undo), some stay open
+// until a later action cancels them (open).
+
+// undoable is a follow-up request that was answered, which a later action
+// may take back.
+type undoable struct {
+	fl   *spec.FuzzFollow
+	item string
+}
+
+// opened is a request that stays open (spec.FuzzOpen): the name its steps
+// know it by and its id.
+type opened struct {
+	fl   *spec.FuzzFollow
+	name string
+	id   any
+}
+
+// declares reports whether every condition holds in the answers of the
+// process's setup: each pointer present in one of them, neither false
+// nor null (what the server declared, a capability).
+func (pr *proc) declares(when []string) bool {
+	for _, ptr := range when {
+		held := false
+		for _, in := range pr.handshake {
+			if v, ok := in.Field(ptr); ok && v != nil && v != false {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
+}
+
+// listSources reads every source the server offers, each page, into
+// pr.items, in the order of their names (a process lists the same way
+// every time).
+func (pr *proc) listSources() error {
+	f := pr.c.cfg.Protocol.Fuzz
+	names := make([]string, 0, len(f.Sources))
+	for name := range f.Sources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		src := f.Sources[name]
+		if !pr.declares(src.When) {
+			continue
+		}
+		pr.setShape("list " + name)
+		var cursor any
+		for page := 0; page < maxPages; page++ {
+			req := fill(src.List, "", nil, pr)
+			if page > 0 {
+				setPointer(req, src.Next.To, cursor)
+			}
+			in, err := pr.call(req)
+			if err != nil {
+				return err
+			}
+			if in == nil {
+				break
+			}
+			items, _ := in.Field(src.Items)
+			list, _ := items.([]any)
+			for _, it := range list {
+				if n, _ := peer.Pointer(it, src.Name); n != nil {
+					if s, ok := n.(string); ok && s != "" {
+						pr.items[name] = append(pr.items[name], s)
+					}
+				}
+			}
+			if src.Next == nil {
+				break
+			}
+			if cursor, _ = in.Field(src.Next.From); cursor == nil {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// follows are the follow-up requests the process's server offers: their
+// conditions hold and their source listed an item.
+func (pr *proc) follows() []*spec.FuzzFollow {
+	f := pr.c.cfg.Protocol.Fuzz
+	if f == nil {
+		return nil
+	}
+	var out []*spec.FuzzFollow
+	for _, fl := range f.Follow {
+		if pr.declares(fl.When) && (fl.Item == "" || len(pr.items[fl.Item]) > 0) {
+			out = append(out, fl)
+		}
+	}
+	return out
+}
+
+// drawFollow draws a follow-up request: which, about which item, and the
+// members of its "$some" objects.
+func (s *sequence) drawFollow() *action {
+	pr := s.pr
+	fl := rapid.SampledFrom(pr.follows()).Draw(s.t, "follow-up")
+	item := ""
+	if fl.Item != "" {
+		item = rapid.SampledFrom(pr.items[fl.Item]).Draw(s.t, fl.Item)
+	}
+	req := s.some(fl.Request)
+	return &action{followLabel(fl.Request, item), func() error { return pr.follow(fl, req, item) }}
+}
+
+// some replaces each {"$some": {MEMBER: {when, value}}} of a template by an
+// object of a drawn choice of the members whose conditions hold, drawn in
+// the order of their names.
+func (s *sequence) some(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if members, ok := x["$some"].(map[string]any); ok && len(x) == 1 {
+			names := make([]string, 0, len(members))
+			for k := range members {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			out := map[string]any{}
+			for _, k := range names {
+				m, _ := members[k].(map[string]any)
+				if !s.pr.declares(pointers(m["when"])) {
+					continue
+				}
+				if rapid.Bool().Draw(s.t, k) {
+					out[k] = jsonval.Clone(m["value"])
+				}
+			}
+			return out
+		}
+		out := make(map[string]any, len(x))
+		for k, y := range x {
+			out[k] = s.some(y)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = s.some(y)
+		}
+		return out
+	}
+	return v
+}
+
+// pointers reads a "$some" member's when: a list of JSON pointers.
+func pointers(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// follow sends a follow-up request about item: awaited, and kept for a
+// later undo once answered; or, open, sent and left open, its
+// acknowledgement expected.
+func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
+	v := fill(req, item, nil, pr)
+	name := pr.request(v)
+	id, _ := peer.Pointer(v, pr.c.cfg.Protocol.Correlation.ID)
+	if fl.Open == nil {
+		if err := pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}); err != nil {
+			return err
+		}
+		if fl.Undo != nil && pr.env.Answer(name) != nil {
+			pr.undo = append(pr.undo, undoable{fl: fl, item: item})
+		}
+		return nil
+	}
+	steps := []scenario.Step{{Send: v, As: name, Open: true}}
+	if a := fl.Open.Ack; a != nil {
+		match, _ := withID(a.Match, id).(map[string]any)
+		st := scenario.Step{ExpectFrame: true, Seek: true, Rule: a.Rule, Assert: scenario.Assert{Match: match, Type: a.Type}}
+		for _, x := range a.Also {
+			m, _ := withID(x.Match, id).(map[string]any)
+			st.Also = append(st.Also, scenario.Also{Rule: x.Rule, Assert: scenario.Assert{Match: m, Type: x.Type}})
+		}
+		steps = append(steps, st)
+	}
+	// Open once sent: a later action may cancel it whatever came back.
+	pr.open = append(pr.open, opened{fl: fl, name: name, id: id})
+	return pr.do(steps...)
+}
+
+// drawUndo draws which answered follow-up request a later one takes back.
+func (s *sequence) drawUndo() *action {
+	pr := s.pr
+	i := rapid.IntRange(0, len(pr.undo)-1).Draw(s.t, "undo")
+	u := pr.undo[i]
+	return &action{followLabel(u.fl.Undo, u.item), func() error {
+		pr.undo = append(pr.undo[:i:i], pr.undo[i+1:]...)
+		_, err := pr.call(fill(u.fl.Undo, u.item, nil, pr))
+		return err
+	}}
+}
+
+// drawCancel draws which open request a cancellation closes: the
+// notification, then the probe (once the server has answered a request
+// sent after it, it has read the cancellation), then the open request's
+// answer judged: none may have come.
+func (s *sequence) drawCancel() *action {
+	pr := s.pr
+	i := rapid.IntRange(0, len(pr.open)-1).Draw(s.t, "cancel")
+	o := pr.open[i]
+	label := "cancellation"
+	if m, ok := o.fl.Request["method"].(string); ok {
+		label += " of " + m
+	}
+	return &action{label, func() error {
+		pr.open = append(pr.open[:i:i], pr.open[i+1:]...)
+		b, err := json.Marshal(withID(o.fl.Open.Cancel, o.id))
+		if err != nil {
+			return err
+		}
+		line := string(b)
+		steps := []scenario.Step{{SendLine: &line, Answered: new(bool)}, pr.probeStep()}
+		if o.fl.Open.Unanswered != "" {
+			steps = append(steps, scenario.Step{Expect: o.name, Cancelled: true, Rule: o.fl.Open.Unanswered})
+		}
+		return pr.do(steps...)
+	}}
+}
+
+// withID copies a template, "$id" replaced by a request's id.
+func withID(v any, id any) any {
+	return jsonval.Map(v, func(x any) any {
+		if s, ok := x.(string); ok && s == "$id" {
+			return jsonval.Clone(id)
+		}
+		return x
+	})
+}
+
+// followLabel names a follow-up request by its method and item.
+func followLabel(req map[string]any, item string) string {
+	m, _ := req["method"].(string)
+	if m == "" {
+		m = "follow-up request"
+	}
+	if item == "" {
+		return m
+	}
+	return fmt.Sprintf("%s of %q", m, item)
+}
