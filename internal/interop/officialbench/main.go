@@ -112,6 +112,11 @@ func main() {
 		// say what load they were measured under.
 		fmt.Printf("load average (1 min) %s before, %s after\n", before, loadAverage())
 		fmt.Print(cmp.Table())
+		if cmp.Met() {
+			fmt.Printf("against %s: every goal met\n", s.name)
+		} else {
+			fmt.Printf("against %s: not every goal met\n", s.name)
+		}
 		fmt.Println()
 	}
 }
