@@ -108,6 +108,9 @@ const MaxEntryBytes = 16 << 10
 // and hold up to twice what it needs.
 const chunkLen = 1024
 
+// firstChunk is the room a chunk starts with.
+const firstChunk = 16
+
 // Recorder is safe for concurrent use: the reader goroutines of a transport
 // and the scenario driver append to it at once.
 type Recorder struct {
@@ -209,8 +212,12 @@ func (r *Recorder) append(dir Direction, text string, cut int) int {
 		Scenario:  r.scenario,
 		Truncated: cut,
 	}
+	// A new chunk starts small and grows as a slice does up to chunkLen:
+	// a run against a running server has a recorder per scenario, most of
+	// which keep a few dozen lines, and a whole chunk each (72 KiB) was
+	// most of such a run's heap.
 	if r.n%chunkLen == 0 {
-		r.chunks = append(r.chunks, make([]Entry, 0, chunkLen))
+		r.chunks = append(r.chunks, make([]Entry, 0, firstChunk))
 	}
 	last := len(r.chunks) - 1
 	r.chunks[last] = append(r.chunks[last], e)

