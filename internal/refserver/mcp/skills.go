@@ -12,8 +12,9 @@ import (
 
 // The skills extension (io.modelcontextprotocol/skills, SEP-2640) of
 // 2026-07-28: skills/list, skills/get, resources/directory/read and the
-// skill:// files they describe. Opt-in (the variant skills, or one of the
-// skills faults) so that every other run's server is unchanged.
+// skill:// files they describe. The skills are four: two with manifests
+// (one nested two deep, with a subdirectory), one "dynamic", one left out
+// of skills/list but answered by skills/get; skills/list two per page.
 
 const skillsExt = "io.modelcontextprotocol/skills"
 
@@ -34,26 +35,12 @@ type refSkill struct {
 	unlisted bool
 }
 
-// skillFaults are the faults that switch the extension on by themselves.
-var skillFaults = []string{"skills-get-missing", "skills-no-resources", "skills-directory-missing", "skills-not-cacheable",
-	"skills-entry-no-resources", "skills-name-mismatch", "skills-bad-name", "skills-manifest-no-skillmd", "skills-digest-stale",
-	"skills-frontmatter-curated", "skills-get-nested-missing", "skills-get-unknown-internal", "skills-directory-lenient",
-	"skills-directory-flat"}
-
-// skillsOn reports whether this 2026-07-28 session serves the extension.
+// skillsOn reports whether this session serves the extension: the plain
+// reference server does in 2026-07-28 (so its own suite passes every rule
+// of that revision), unless the variant skills-undeclared or bare leaves
+// it out; a profile's server (an Extension) never does.
 func (s *server) skillsOn() bool {
-	if !s.modern() {
-		return false
-	}
-	if s.v("skills") {
-		return true
-	}
-	for _, f := range skillFaults {
-		if s.f(f) {
-			return true
-		}
-	}
-	return false
+	return s.modern() && s.ext == nil && !s.v("bare") && !s.v("skills-undeclared")
 }
 
 func (s *server) skillSet() []refSkill {
