@@ -263,9 +263,12 @@ func judgeEntry(e *scenario.Env, s *session, v *skillVerdicts, l listedSkill, na
 	if uri == "" || name == "" || !hasDesc || !hasRes || !(isList || res == "dynamic") {
 		v.fail("MCP-SKILLS-5", seq, "a skill entry lacks uri, frontmatter name or description, or resources as an array or \"dynamic\"",
 			"uri, frontmatter.name, frontmatter.description and resources", show(en))
-		return nil
+		if uri == "" || name == "" {
+			return nil // nothing else of it can be judged
+		}
+	} else {
+		v.ok("MCP-SKILLS-5", seq)
 	}
-	v.ok("MCP-SKILLS-5", seq)
 	if strings.HasPrefix(uri, "skill://") {
 		v.ok("MCP-SKILLS-18", seq)
 	} else {
