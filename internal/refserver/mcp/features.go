@@ -329,7 +329,7 @@ var bigBlob = sync.OnceValue(func() string {
 
 func (s *server) readResource(id any, p obj) {
 	uri, _ := p["uri"].(string)
-	if s.extRead(id, p, uri) {
+	if s.extRead(id, p, uri) || s.skillRead(id, uri) {
 		return
 	}
 	if s.ext.ownOnly() {

@@ -421,6 +421,9 @@ func (s *server) dispatch(id any, method string, p obj) {
 			}
 		}
 	}
+	if s.skillsDispatch(id, method, p) {
+		return
+	}
 	if s.bareRefused(method) || s.ext.hidden(method) || (method == "server/discover" && !s.ext.speaks(discoverRev())) {
 		s.fail(id, -32601, "Method not found: "+method)
 		return
@@ -640,6 +643,7 @@ func (s *server) discover(id any, p obj) {
 			delete(caps, c)
 		}
 	}
+	s.skillsCaps(caps)
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
 		"_meta":        obj{metaServer: s.ext.info()}}))

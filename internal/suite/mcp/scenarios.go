@@ -109,6 +109,7 @@ func Scenarios() []*scenario.Scenario {
 	}}
 	out = append(out, httpScenarios()...)
 	out = append(out, httpCancelScenario(), httpEraScenario())
+	out = append(out, skillsScenario())
 	for _, s := range out {
 		s.File = file
 		skipUnspoken(s)

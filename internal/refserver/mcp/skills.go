@@ -1,0 +1,288 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The skills extension (io.modelcontextprotocol/skills, SEP-2640) of
+// 2026-07-28: skills/list, skills/get, resources/directory/read and the
+// skill:// files they describe. The skills are four: two with manifests
+// (one nested two deep, with a subdirectory), one "dynamic", one left out
+// of skills/list but answered by skills/get; skills/list two per page.
+
+const skillsExt = "io.modelcontextprotocol/skills"
+
+// skillFile is one file of a skill, by its path under the skill root.
+type skillFile struct{ path, mime, text string }
+
+// refSkill is one skill the server serves.
+type refSkill struct {
+	// root is the skill's directory URI (no trailing slash).
+	root  string
+	front obj
+	// body follows the frontmatter in SKILL.md.
+	body    string
+	files   []skillFile
+	dynamic bool
+	// unlisted skills are answered by skills/get but left out of
+	// skills/list (a partial listing is the server's choice).
+	unlisted bool
+}
+
+// skillsOn reports whether this session serves the extension: the plain
+// reference server does in 2026-07-28 (so its own suite passes every rule
+// of that revision), unless the variant skills-undeclared or bare leaves
+// it out; a profile's server (an Extension) never does.
+func (s *server) skillsOn() bool {
+	return s.modern() && s.ext == nil && !s.v("bare") && !s.v("skills-undeclared")
+}
+
+func (s *server) skillSet() []refSkill {
+	name := "git-workflow"
+	if s.f("skills-bad-name") {
+		name = "Git_Workflow"
+	}
+	git := refSkill{root: "skill://" + name,
+		front: obj{"name": name, "description": "Follow the team's Git conventions for branches and commits", "license": "MIT"},
+		body:  "\n# Git workflow\n\nRead references/GUIDE.md before you branch.\n",
+		files: []skillFile{{"references/GUIDE.md", "text/markdown", "Branch from main; one topic per branch.\n"}}}
+	if s.f("skills-name-mismatch") {
+		git.front["name"] = "git-flow"
+	}
+	refunds := refSkill{root: "skill://acme/billing/refunds",
+		front: obj{"name": "refunds", "description": "Process customer refund requests per company policy", "metadata": obj{"version": "1.2"}},
+		body:  "\n# Refunds\n\nPick a template from examples/.\n",
+		files: []skillFile{{"examples/email.md", "text/markdown", "Dear customer,\n"}, {"examples/letters/formal.md", "text/markdown", "Dear Sir or Madam,\n"}}}
+	daily := refSkill{root: "skill://reports/daily", dynamic: true,
+		front: obj{"name": "daily", "description": "Assemble today's report from live data"},
+		body:  "\n# Daily report\n\nAsk for today's figures.\n"}
+	hidden := refSkill{root: "skill://acme/internal/audit", unlisted: true,
+		front: obj{"name": "audit", "description": "Audit a billing account"},
+		body:  "\n# Audit\n"}
+	return []refSkill{git, refunds, daily, hidden}
+}
+
+// skillMD renders a skill's SKILL.md.
+func (k refSkill) skillMD() string {
+	var b strings.Builder
+	b.WriteString("---\n")
+	keys := make([]string, 0, len(k.front))
+	for key := range k.front {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		switch v := k.front[key].(type) {
+		case string:
+			b.WriteString(key + ": " + strconv.Quote(v) + "\n")
+		case obj:
+			b.WriteString(key + ":\n")
+			for mk, mv := range v {
+				b.WriteString("  " + mk + ": " + strconv.Quote(mv.(string)) + "\n")
+			}
+		}
+	}
+	b.WriteString("---\n" + k.body)
+	return b.String()
+}
+
+// allFiles are the skill's files, SKILL.md first.
+func (k refSkill) allFiles() []skillFile {
+	return append([]skillFile{{"SKILL.md", "text/markdown", k.skillMD()}}, k.files...)
+}
+
+func digest(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func (s *server) skillEntry(k refSkill) obj {
+	front := obj{}
+	for key, v := range k.front {
+		front[key] = v
+	}
+	if s.f("skills-frontmatter-curated") {
+		delete(front, "license")
+	}
+	e := obj{"uri": k.root + "/SKILL.md", "frontmatter": front}
+	if k.dynamic {
+		e["resources"] = "dynamic"
+	} else {
+		var rs []any
+		for i, f := range k.allFiles() {
+			if i == 0 && s.f("skills-manifest-no-skillmd") {
+				continue
+			}
+			d := digest(f.text)
+			if s.f("skills-digest-stale") {
+				d = digest(f.text + "\n")
+			}
+			rs = append(rs, obj{"uri": k.root + "/" + f.path, "digest": d, "size": len(f.text)})
+		}
+		e["resources"] = rs
+	}
+	if s.f("skills-entry-no-resources") {
+		delete(e, "resources")
+	}
+	return e
+}
+
+// skillsCaps adds the extension to 2026-07-28 capabilities.
+func (s *server) skillsCaps(caps obj) {
+	if !s.skillsOn() {
+		return
+	}
+	ext, _ := caps["extensions"].(obj)
+	if ext == nil {
+		ext = obj{}
+		caps["extensions"] = ext
+	}
+	ext[skillsExt] = obj{"directoryRead": true}
+	if s.f("skills-no-resources") {
+		delete(caps, "resources")
+	}
+}
+
+func (s *server) skillsCacheable(r obj) obj {
+	if s.f("skills-not-cacheable") {
+		return r
+	}
+	r["ttlMs"] = 0
+	r["cacheScope"] = "public"
+	return r
+}
+
+// skillsDispatch answers the extension's methods; false: not one of them.
+func (s *server) skillsDispatch(id any, method string, p obj) bool {
+	if !s.skillsOn() {
+		return false
+	}
+	switch method {
+	case "skills/list":
+		s.listSkills(id, p)
+	case "skills/get":
+		s.getSkill(id, p)
+	case "resources/directory/read":
+		if s.f("skills-directory-missing") {
+			s.fail(id, -32601, "Method not found: "+method)
+			return true
+		}
+		s.readDirectory(id, p)
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *server) listSkills(id any, p obj) {
+	var items []any
+	for _, k := range s.skillSet() {
+		if !k.unlisted {
+			items = append(items, s.skillEntry(k))
+		}
+	}
+	start := 0
+	if c, has := p["cursor"]; has {
+		cs, _ := c.(string)
+		n, ok := decodeCursor(cs)
+		if !ok || n > len(items) {
+			s.fail(id, -32602, "Invalid params: unknown cursor")
+			return
+		}
+		start = n
+	}
+	end := min(start+2, len(items))
+	res := obj{"skills": append([]any{}, items[start:end]...)}
+	if end < len(items) {
+		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
+	}
+	s.result(id, s.skillsCacheable(res))
+}
+
+func (s *server) getSkill(id any, p obj) {
+	if s.f("skills-get-missing") {
+		s.fail(id, -32601, "Method not found: skills/get")
+		return
+	}
+	uri, _ := p["uri"].(string)
+	for _, k := range s.skillSet() {
+		if k.root+"/SKILL.md" != uri || (s.f("skills-get-nested-missing") && strings.Count(k.root, "/") > 2) {
+			continue
+		}
+		s.result(id, s.skillsCacheable(obj{"skill": s.skillEntry(k)}))
+		return
+	}
+	if s.f("skills-get-unknown-internal") {
+		s.fail(id, -32603, "Internal error: no such skill")
+		return
+	}
+	s.fail(id, -32602, "No skill is served at "+uri)
+}
+
+// skillRead answers resources/read of a skill file; false: not one.
+func (s *server) skillRead(id any, uri string) bool {
+	if !s.skillsOn() {
+		return false
+	}
+	for _, k := range s.skillSet() {
+		for _, f := range k.allFiles() {
+			if k.root+"/"+f.path == uri {
+				s.result(id, s.cacheable(obj{"contents": []any{obj{"uri": uri, "mimeType": f.mime, "text": f.text}}}))
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readDirectory lists the direct children of a directory of the skill
+// namespace: every proper prefix of a skill file's URI is one.
+func (s *server) readDirectory(id any, p obj) {
+	uri, _ := p["uri"].(string)
+	files := map[string]string{}
+	for _, k := range s.skillSet() {
+		for _, f := range k.allFiles() {
+			files[k.root+"/"+f.path] = f.mime
+		}
+	}
+	if _, isFile := files[uri]; isFile && s.f("skills-directory-lenient") {
+		s.result(id, obj{"resources": []any{}})
+		return
+	}
+	children := map[string]obj{}
+	for f, mime := range files {
+		rest, under := strings.CutPrefix(f, uri+"/")
+		if !under {
+			continue
+		}
+		head, _, deeper := strings.Cut(rest, "/")
+		switch {
+		case deeper && s.f("skills-directory-flat"):
+			children[f] = obj{"uri": f, "name": path.Base(f), "mimeType": mime}
+		case deeper:
+			children[uri+"/"+head] = obj{"uri": uri + "/" + head, "name": head, "mimeType": "inode/directory"}
+		default:
+			children[f] = obj{"uri": f, "name": head, "mimeType": mime}
+		}
+	}
+	if len(children) == 0 {
+		s.fail(id, -32602, uri+" is not a directory resource")
+		return
+	}
+	keys := make([]string, 0, len(children))
+	for k := range children {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]any, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, children[k])
+	}
+	s.result(id, obj{"resources": out})
+}
