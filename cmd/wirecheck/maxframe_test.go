@@ -14,7 +14,9 @@ var _ = Describe("--max-frame", func() {
 	// with a line of about 5 MB, as a real server did.
 	run := func(transport string, extra ...string) (int, string, []string, []string) {
 		dir := GinkgoT().TempDir()
-		args := append([]string{"run", "--protocol", "mcp", "--scenario", "resources", "--no-progress",
+		// A 5 MB body under -race on a loaded machine may take seconds: the
+		// test is of the frame's size, not of time.
+		args := append([]string{"run", "--protocol", "mcp", "--scenario", "resources", "--no-progress", "--timeout", "30s",
 			"--report", "json=" + filepath.Join(dir, "r.json")}, extra...)
 		srv := []string{bin(), "serve", "mcp", "--variant", "big-resource"}
 		if transport != "stdio" {
