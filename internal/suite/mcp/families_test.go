@@ -52,6 +52,7 @@ var familyFile = map[string]string{
 	"MCP-ORIGIN":          "origin.go",
 	"MCP-BIND":            "origin.go",
 	"MCP-SSE":             "sse.go",
+	"MCP-TASKS":           "tasks.go",
 	// What a single frame shows is decided by the frame judge as each
 	// frame arrives.
 	"MCP-PROGRESS":    "judge.go",
