@@ -10,9 +10,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/revtable"
 )
 
-// Tasks (basic/utilities/tasks, 2025-11-25): with the variant tasks (or a
-// task-* fault, which plays a server that has them) the server declares
-// the tasks capability, lists add with execution.taskSupport "optional",
+// Tasks (basic/utilities/tasks, 2025-11-25): unless the variant no-tasks
+// or bare (or the fault task-undeclared) leaves them out, the server
+// declares the tasks capability, lists add with execution.taskSupport "optional",
 // and runs a task-augmented call of add as a task that completes after
 // taskRun. A task-augmented call of another tool is refused -32601 (its
 // taskSupport is absent: forbidden).
@@ -38,21 +38,9 @@ type task struct {
 	gets int
 }
 
-// tasksOn reports whether the server has tasks: the variant, or a fault
-// of a server that has them.
+// tasksOn reports whether the server has tasks (and declares them).
 func (s *server) tasksOn() bool {
-	if !s.revHas(revtable.Tasks) {
-		return false
-	}
-	if s.v("tasks") {
-		return true
-	}
-	for f := range s.faults {
-		if strings.HasPrefix(f, "task-") && f != "task-undeclared" {
-			return true
-		}
-	}
-	return false
+	return s.revHas(revtable.Tasks) && !s.v("no-tasks") && !s.v("bare") && !s.f("task-undeclared")
 }
 
 // declareTasks adds the tasks capability to an initialize result's

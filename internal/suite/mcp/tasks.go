@@ -21,7 +21,8 @@ const noSuchTask = "wirecheck-no-such-task-0"
 
 // taskLifecycle drives the tasks of a tools/call: against a server not
 // declaring tasks.requests.tools.call, a task-augmented call must be
-// answered as a plain one; against one declaring it, a tool whose
+// answered as a plain one (MCP-TASKS-1: a task only with the capability);
+// against one declaring it, a tool whose
 // execution.taskSupport allows a task is called as one, polled, its
 // result fetched (while working, then once completed), listed, and a
 // second task cancelled; unknown taskIds are refused.
@@ -68,7 +69,6 @@ func taskLifecycle(e *scenario.Env) error {
 		skipAll(e, "the server does not declare tasks.requests.tools.call", taskRules[1:]...)
 		return undeclaredTask(e, s, firstTool, firstIdx)
 	}
-	e.Skip("MCP-TASKS-1", "the server declares tasks.requests.tools.call")
 	if plainTool != nil {
 		if err := forbiddenTask(e, s, plainTool, plainIdx); err != nil {
 			return err
@@ -81,7 +81,7 @@ func taskLifecycle(e *scenario.Env) error {
 		return err
 	}
 	if taskTool == nil {
-		skipAll(e, "no listed tool's execution.taskSupport is optional or required", "MCP-TASKS-2", "MCP-TASKS-3", "MCP-TASKS-4",
+		skipAll(e, "no listed tool's execution.taskSupport is optional or required", "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3", "MCP-TASKS-4",
 			"MCP-TASKS-5", "MCP-TASKS-6", "MCP-TASKS-7", "MCP-TASKS-8", "MCP-TASKS-9", "MCP-TASKS-11")
 		return nil
 	}
@@ -224,22 +224,24 @@ func createTask(e *scenario.Env, s *session, name string, args map[string]any) (
 	in, err := s.call(e, "tools/call", taskCall(name, args))
 	if err != nil {
 		if unjudged(err) {
-			skipAll(e, err.Error(), "MCP-TASKS-2", "MCP-TASKS-3")
+			skipAll(e, err.Error(), "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3")
 			return "", nil
 		}
 		return "", err
 	}
 	if !isResult(in) {
-		skipAll(e, "the task-augmented call of "+show(name)+" was refused", "MCP-TASKS-2", "MCP-TASKS-3")
+		skipAll(e, "the task-augmented call of "+show(name)+" was refused", "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3")
 		return "", nil
 	}
 	id, ok := field(in, "/result/task/taskId").(string)
 	if !ok {
 		e.Fail("MCP-TASKS-2", in.Seq, "a task-augmented call of "+show(name)+", which the server accepted, was answered without a task whose taskId is a string",
 			"a CreateTaskResult {task: {taskId, status, …}}", string(in.Raw))
-		e.Skip("MCP-TASKS-3", "the answer carried no task")
+		skipAll(e, "the answer carried no task", "MCP-TASKS-1", "MCP-TASKS-3")
 		return "", nil
 	}
+	// A task, from a server declaring tasks.requests.tools.call.
+	e.Pass("MCP-TASKS-1", in.Seq)
 	e.Pass("MCP-TASKS-2", in.Seq)
 	if st := field(in, "/result/task/status"); st == "working" {
 		e.Pass("MCP-TASKS-3", in.Seq)

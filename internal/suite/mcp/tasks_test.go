@@ -17,10 +17,10 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// The tasks scenario (2025-11-25) against the reference server: with the
-// variant tasks every MCP-TASKS rule but the one for servers without
-// tasks passes; without it only that one is judged; each task-* fault
-// fails the rule it plants.
+// The tasks scenario (2025-11-25) against the reference server: by
+// default (tasks declared) every MCP-TASKS rule passes; with the variant
+// no-tasks only MCP-TASKS-1 is judged, and passes; each task-* fault fails
+// the rule it plants.
 var _ = Describe("tasks (2025-11-25)", func() {
 	tasksRun := func(faults, variants []string, overHTTP bool) *report.Report {
 		b, err := protocols.Load("mcp")
@@ -60,17 +60,21 @@ var _ = Describe("tasks (2025-11-25)", func() {
 		return out
 	}
 
-	DescribeTable("the variant tasks passes every rule judged of a server with tasks",
+	DescribeTable("the server with tasks passes every rule",
 		func(overHTTP bool) {
-			Expect(tasksOf(tasksRun(nil, []string{"tasks"}, overHTTP))).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Skip)))
+			Expect(tasksOf(tasksRun(nil, nil, overHTTP))).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
 		},
 		Entry("stdio", false),
 		Entry("Streamable HTTP", true),
 	)
 
-	It("judges a server without tasks by MCP-TASKS-1 alone", func() {
-		Expect(tasksOf(tasksRun(nil, nil, false))).To(Equal(all(verdict.Skip, "MCP-TASKS-1", verdict.Pass)))
-	})
+	DescribeTable("a server without tasks is judged by MCP-TASKS-1 alone",
+		func(variant string) {
+			Expect(tasksOf(tasksRun(nil, []string{variant}, false))).To(Equal(all(verdict.Skip, "MCP-TASKS-1", verdict.Pass)))
+		},
+		Entry(nil, "no-tasks"),
+		Entry(nil, "bare"),
+	)
 
 	DescribeTable("a task-* fault fails its rule",
 		func(fault, rule string) {
