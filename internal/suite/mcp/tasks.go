@@ -316,8 +316,23 @@ func waitResult(e *scenario.Env, s *session, id string) (string, error) {
 	default:
 		e.Fail("MCP-TASKS-5", res.Seq, fmt.Sprintf("tasks/result of the working task %s was answered while the task was still %s (tasks/get after it)", show(id), show(after)),
 			"tasks/result answered once the task is completed, failed or cancelled", string(res.Raw)+" then "+string(in.Raw))
+		// The rules of a finished task are still judged once it ends.
+		return untilTerminal(e, s, id)
 	}
 	return after, nil
+}
+
+// untilTerminal polls a task until its status is terminal, for at most
+// --timeout, and returns the last status.
+func untilTerminal(e *scenario.Env, s *session, id string) (string, error) {
+	deadline := time.Now().Add(e.Timeout)
+	for {
+		st, in, err := getTask(e, s, id)
+		if err != nil || in == nil || terminal(st) || time.Now().After(deadline) {
+			return st, err
+		}
+		s.settle(e, 100*time.Millisecond)
+	}
 }
 
 // terminalKept polls a task twice more once terminal: its status must
