@@ -115,10 +115,16 @@ func (s *server) taskCall(id any, p obj) bool {
 			return
 		}
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		if t.status == "working" {
-			t.status, t.updated = "completed", time.Now().UTC()
-			close(t.done)
+		if t.status != "working" {
+			s.mu.Unlock()
+			return
+		}
+		t.status, t.updated = "completed", time.Now().UTC()
+		close(t.done)
+		view := s.taskView(t)
+		s.mu.Unlock()
+		if s.v("task-notifications") {
+			s.notify("notifications/tasks/status", view)
 		}
 	}()
 	return true

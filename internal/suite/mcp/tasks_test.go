@@ -61,11 +61,13 @@ var _ = Describe("tasks (2025-11-25)", func() {
 	}
 
 	DescribeTable("the server with tasks passes every rule",
-		func(overHTTP bool) {
-			Expect(tasksOf(tasksRun(nil, nil, overHTTP))).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
+		func(variants []string, overHTTP bool) {
+			Expect(tasksOf(tasksRun(nil, variants, overHTTP))).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
 		},
-		Entry("stdio", false),
-		Entry("Streamable HTTP", true),
+		Entry("stdio", nil, false),
+		Entry("Streamable HTTP", nil, true),
+		Entry("stdio, sending notifications/tasks/status", []string{"task-notifications"}, false),
+		Entry("Streamable HTTP, sending notifications/tasks/status", []string{"task-notifications"}, true),
 	)
 
 	DescribeTable("a server without tasks is judged by MCP-TASKS-1 alone",
