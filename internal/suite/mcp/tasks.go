@@ -294,9 +294,8 @@ func waitResult(e *scenario.Env, s *session, id string) (string, error) {
 	res, err := e.Response(c, e.Timeout)
 	if errors.Is(err, peer.ErrTimeout) {
 		e.Forget(c)
-		e.Skip("MCP-TASKS-5", fmt.Sprintf("tasks/result of the task %s was not answered within %s (wirecheck's --timeout)", show(id), e.Bound(e.Timeout)))
-		st, _, err := getTask(e, s, id)
-		return st, err
+		e.Skip("MCP-TASKS-5", fmt.Sprintf("tasks/result of the task %s was not answered within %s", show(id), e.Bound(e.Timeout)))
+		return untilTerminal(e, s, id)
 	}
 	if err != nil {
 		return "", err
