@@ -64,6 +64,10 @@ const (
 	// ResourceNotFoundInvalidParams: resources/read of an unknown URI is
 	// answered -32602 (Invalid params), no longer -32002.
 	ResourceNotFoundInvalidParams Feature = "resource-not-found-invalid-params"
+	// Tasks: task-augmented requests and tasks/get, tasks/result,
+	// tasks/list, tasks/cancel in the core (basic/utilities/tasks,
+	// 2025-11-25; an extension from 2026-07-28 on).
+	Tasks Feature = "tasks"
 )
 
 // Features are the known feature names, what a spec's features: may list.
@@ -71,7 +75,7 @@ var Features = []Feature{
 	Handshake, Discover, RequiredMeta, StreamableHTTP, VersionHeader,
 	Batches, Completions, CompletionContext, ProgressMessage,
 	StructuredContent, Elicitation, ResumableStreams, PrimingEvents,
-	RetryBeforeClose, ResourceNotFoundInvalidParams,
+	RetryBeforeClose, ResourceNotFoundInvalidParams, Tasks,
 }
 
 // FeatureList is a revision's features: as written: either the whole set

@@ -32,6 +32,7 @@ func (s *server) tools() []tool {
 		echo["outputSchema"] = obj{"type": "object", "properties": obj{"text": obj{"type": "string"}}, "required": []any{"text"}}
 		add["outputSchema"] = obj{"type": "object", "properties": obj{"sum": obj{"type": "number"}}, "required": []any{"sum"}}
 	}
+	s.taskTool(add)
 	if s.f("tools-list-bad") {
 		delete(add, "inputSchema")
 	}
@@ -173,6 +174,9 @@ func (s *server) callTool(id any, p obj) {
 	args, _ := p["arguments"].(obj)
 	if args == nil {
 		args = obj{}
+	}
+	if s.taskCall(id, p) {
+		return
 	}
 	if name == "slow" && !s.ext.ownOnly() {
 		s.slow(id, p, args)

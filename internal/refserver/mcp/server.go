@@ -147,6 +147,9 @@ type server struct {
 	stop <-chan struct{}
 	// ext is a profile's extension (extension.go), nil for plain MCP.
 	ext *Extension
+	// tasks are the tasks created (tasks.go), by taskId; nextTask numbers them.
+	tasks    map[string]*task
+	nextTask int
 }
 
 // clientHas reports whether the client declared a capability in
@@ -354,10 +357,15 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 			return
 		}
 	}
-	if method == "tools/call" {
+	if method == "tools/call" || (method == "tasks/result" && s.tasksOn()) {
+		// tasks/result waits for its task to end: the loop reads on.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if method == "tasks/result" {
+				s.taskMethod(id, method, params)
+				return
+			}
 			s.callTool(id, params)
 		}()
 		return
@@ -420,6 +428,9 @@ func (s *server) dispatch(id any, method string, p obj) {
 				return
 			}
 		}
+	}
+	if s.taskMethod(id, method, p) {
+		return
 	}
 	if s.skillsDispatch(id, method, p) {
 		return
@@ -570,6 +581,7 @@ func (s *server) initialize(id any, p obj) {
 	if s.f("updated-undeclared") {
 		caps["resources"] = obj{"listChanged": true}
 	}
+	s.declareTasks(caps, v)
 	if s.v("bare") {
 		caps = obj{"tools": obj{}}
 	}

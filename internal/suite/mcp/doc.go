@@ -17,6 +17,7 @@
 //	meta.go           MCP-META (_meta of 2026-07-28)
 //	mrtr.go           MCP-MRTR (multi round-trip results)
 //	subscriptions.go  MCP-SUBS (subscriptions/listen)
+//	tasks.go          MCP-TASKS (task-augmented tools/call, tasks/get, tasks/result, tasks/list, tasks/cancel; 2025-11-25)
 //	judge.go          the frame judge: MCP-PROGRESS, MCP-LISTCHANGED, MCP-CLIENT, MCP-STDIO-5
 //	                  (its checks of other families are judge methods in their
 //	                  family's file: MCP-LOGGING-1/3 logging.go, MCP-SUBS

@@ -53,6 +53,7 @@ var familyFile = map[string]string{
 	"MCP-BIND":            "origin.go",
 	"MCP-SSE":             "sse.go",
 	"MCP-SKILLS":          "skills.go",
+	"MCP-TASKS":           "tasks.go",
 	// What a single frame shows is decided by the frame judge as each
 	// frame arrives.
 	"MCP-PROGRESS":    "judge.go",

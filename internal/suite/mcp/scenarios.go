@@ -60,6 +60,11 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4"},
 		Run:   subscriptions,
 	}, {
+		Name:  "tasks",
+		Title: "2025-11-25: a tool called as a task: created working, polled, its result once terminal as without a task, listed, kept terminal; a working task cancelled; unknown taskIds refused",
+		Rules: taskRules,
+		Run:   taskLifecycle,
+	}, {
 		Name:  "log-level",
 		Title: "2026-07-28: no log notification for a request without io.modelcontextprotocol/logLevel; an invalid level refused",
 		Rules: []string{"MCP-LOGGING-3", "MCP-LOGGING-4"},

@@ -1,0 +1,233 @@
+package mcp
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/mcprevisions"
+	"github.com/wirecheck/wirecheck/internal/revtable"
+)
+
+// Tasks (basic/utilities/tasks, 2025-11-25): unless the variant no-tasks
+// or bare (or the fault task-undeclared) leaves them out, the server
+// declares the tasks capability, lists add with execution.taskSupport "optional",
+// and runs a task-augmented call of add as a task that completes after
+// taskRun. A task-augmented call of another tool is refused -32601 (its
+// taskSupport is absent: forbidden).
+
+// taskRun is how long a task works before it completes: long enough for a
+// client to see it working and cancel it, short enough for a suite run.
+const taskRun = 300 * time.Millisecond
+
+// relatedTask is the _meta key tying a message to its task.
+const relatedTask = "io.modelcontextprotocol/related-task"
+
+type task struct {
+	id, status string
+	created    time.Time
+	updated    time.Time
+	ttl        any
+	// result is the tool's result, kept for tasks/result once completed.
+	result obj
+	// done is closed when the task reaches a terminal status.
+	done chan struct{}
+	// gets counts tasks/get of the task once terminal (fault
+	// task-status-regresses).
+	gets int
+}
+
+// tasksOn reports whether the server has tasks (and declares them).
+func (s *server) tasksOn() bool {
+	return s.revHas(revtable.Tasks) && !s.v("no-tasks") && !s.v("bare") && !s.f("task-undeclared")
+}
+
+// declareTasks adds the tasks capability to an initialize result's
+// capabilities when the server has tasks in revision v.
+func (s *server) declareTasks(caps obj, v string) {
+	if s.tasksOn() && mcprevisions.Has(v, revtable.Tasks) {
+		caps["tasks"] = obj{"list": obj{}, "cancel": obj{}, "requests": obj{"tools": obj{"call": obj{}}}}
+	}
+}
+
+// taskTool marks a tool definition as one a task may run.
+func (s *server) taskTool(def obj) {
+	if s.tasksOn() {
+		def["execution"] = obj{"taskSupport": "optional"}
+	}
+}
+
+// taskCall runs a task-augmented tools/call as a task and reports whether
+// it did (answered it); a call without task, or to a server without
+// tasks, is the caller's to run as usual (the task field ignored).
+func (s *server) taskCall(id any, p obj) bool {
+	tm, isTask := p["task"].(obj)
+	if !isTask || !(s.tasksOn() || (s.f("task-undeclared") && s.revHas(revtable.Tasks))) {
+		return false
+	}
+	name, _ := p["name"].(string)
+	var run func(*server, obj) obj
+	for _, t := range s.tools() {
+		if t.def["name"] != name {
+			continue
+		}
+		if ex, _ := t.def["execution"].(obj); ex["taskSupport"] == nil && !s.f("task-undeclared") {
+			s.fail(id, -32601, "Method not found: tool "+name+" does not run as a task")
+			return true
+		}
+		run = t.run
+	}
+	if run == nil {
+		return false // an unknown tool: refused as any call of one
+	}
+	args, _ := p["arguments"].(obj)
+	if args == nil {
+		args = obj{}
+	}
+	now := time.Now().UTC()
+	t := &task{status: "working", created: now, updated: now, ttl: 60000, done: make(chan struct{})}
+	if n, ok := num(tm["ttl"]); ok && n >= 0 {
+		t.ttl = int(n)
+	}
+	result := run(s, args)
+	s.mu.Lock()
+	if s.tasks == nil {
+		s.tasks = map[string]*task{}
+	}
+	s.nextTask++
+	t.id = fmt.Sprintf("task-%d", s.nextTask)
+	s.tasks[t.id] = t
+	t.result = result
+	view := s.taskView(t)
+	s.mu.Unlock()
+	if s.f("task-create-bad") {
+		delete(view, "ttl")
+	}
+	if s.f("task-starts-completed") {
+		view["status"] = "completed"
+	}
+	s.result(id, obj{"task": view})
+	go func() {
+		select {
+		case <-time.After(taskRun):
+		case <-s.stop:
+			return
+		}
+		s.mu.Lock()
+		if t.status != "working" {
+			s.mu.Unlock()
+			return
+		}
+		t.status, t.updated = "completed", time.Now().UTC()
+		close(t.done)
+		view := s.taskView(t)
+		s.mu.Unlock()
+		if s.v("task-notifications") {
+			s.notify("notifications/tasks/status", view)
+		}
+	}()
+	return true
+}
+
+// taskView is a task as tasks/get and the others answer it. s.mu is held.
+func (s *server) taskView(t *task) obj {
+	return obj{"taskId": t.id, "status": t.status, "createdAt": t.created.Format(time.RFC3339Nano),
+		"lastUpdatedAt": t.updated.Format(time.RFC3339Nano), "ttl": t.ttl, "pollInterval": 100}
+}
+
+// terminal reports whether a status is one a task keeps for good.
+func terminal(status string) bool {
+	return status == "completed" || status == "failed" || status == "cancelled"
+}
+
+// taskMethod answers tasks/get, tasks/result, tasks/list and tasks/cancel
+// of a server with tasks, and reports whether it did.
+func (s *server) taskMethod(id any, method string, p obj) bool {
+	if !s.tasksOn() || !strings.HasPrefix(method, "tasks/") {
+		return false
+	}
+	if method == "tasks/list" {
+		s.mu.Lock()
+		var items []any
+		for i := 1; i <= s.nextTask; i++ {
+			if t := s.tasks[fmt.Sprintf("task-%d", i)]; t != nil && !s.f("task-list-empty") {
+				items = append(items, s.taskView(t))
+			}
+		}
+		s.mu.Unlock()
+		s.page(id, p, "tasks", items, s.pageSize(10))
+		return true
+	}
+	key, _ := p["taskId"].(string)
+	s.mu.Lock()
+	t := s.tasks[key]
+	if t == nil {
+		s.mu.Unlock()
+		if method == "tasks/get" && s.f("task-unknown-ok") {
+			now := time.Now().UTC().Format(time.RFC3339Nano)
+			s.result(id, obj{"taskId": key, "status": "working", "createdAt": now, "lastUpdatedAt": now, "ttl": 60000})
+			return true
+		}
+		s.fail(id, -32602, "Invalid params: Failed to retrieve task: Task not found")
+		return true
+	}
+	switch method {
+	case "tasks/get":
+		view := s.taskView(t)
+		if terminal(t.status) {
+			t.gets++
+			if s.f("task-status-regresses") && t.gets%2 == 0 {
+				view["status"] = "working"
+			}
+		}
+		s.mu.Unlock()
+		if s.f("task-get-wrong") {
+			delete(view, "ttl")
+		}
+		s.result(id, view)
+	case "tasks/cancel":
+		if terminal(t.status) && !s.f("task-cancel-terminal-ok") {
+			status := t.status
+			s.mu.Unlock()
+			s.fail(id, -32602, "Invalid params: Cannot cancel task: already in terminal status '"+status+"'")
+			return true
+		}
+		if !terminal(t.status) && !s.f("task-cancel-ignored") {
+			t.status, t.updated = "cancelled", time.Now().UTC()
+			close(t.done)
+		}
+		view := s.taskView(t)
+		if s.f("task-cancel-terminal-ok") {
+			view["status"] = "cancelled"
+		}
+		s.mu.Unlock()
+		s.result(id, view)
+	case "tasks/result":
+		done, early := t.done, s.f("task-result-early")
+		s.mu.Unlock()
+		if !early {
+			select {
+			case <-done:
+			case <-s.stop:
+				return true
+			}
+		}
+		s.mu.Lock()
+		status, res := t.status, maps.Clone(t.result)
+		s.mu.Unlock()
+		if status == "cancelled" {
+			s.fail(id, -32603, "Internal error: the task was cancelled before it completed")
+			return true
+		}
+		if s.f("task-result-differs") {
+			res = obj{"content": []any{text("done")}}
+		}
+		res["_meta"] = obj{relatedTask: obj{"taskId": t.id}}
+		s.result(id, res)
+	default:
+		s.mu.Unlock()
+		return false
+	}
+	return true
+}

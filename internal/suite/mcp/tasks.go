@@ -1,0 +1,474 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// taskRules are the rules of the tasks utility (2025-11-25,
+// basic/utilities/tasks), judged by taskLifecycle.
+var taskRules = []string{"MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3", "MCP-TASKS-4", "MCP-TASKS-5", "MCP-TASKS-6",
+	"MCP-TASKS-7", "MCP-TASKS-8", "MCP-TASKS-9", "MCP-TASKS-10", "MCP-TASKS-11", "MCP-TASKS-12"}
+
+// noSuchTask is a taskId no server issued.
+const noSuchTask = "wirecheck-no-such-task-0"
+
+// taskLifecycle drives the tasks of a tools/call: against a server not
+// declaring tasks.requests.tools.call, a task-augmented call must be
+// answered as a plain one (MCP-TASKS-1: a task only with the capability);
+// against one declaring it, a tool whose
+// execution.taskSupport allows a task is called as one, polled, its
+// result fetched (while working, then once completed), listed, and a
+// second task cancelled; unknown taskIds are refused.
+func taskLifecycle(e *scenario.Env) error {
+	s, err := ensure(e)
+	if err != nil {
+		return err
+	}
+	if s.modern || !e.Protocol.Has(s.version, revtable.Tasks) {
+		skipAll(e, "revision "+s.version+" has no tasks in its core (from 2026-07-28 tasks are an extension, not judged yet)", taskRules...)
+		return nil
+	}
+	items, _, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
+	if err != nil {
+		return err
+	}
+	var taskTool, plainTool, firstTool map[string]any
+	var taskIdx, plainIdx, firstIdx int
+	for i, t := range items {
+		tm, _ := t.(map[string]any)
+		name, _ := tm["name"].(string)
+		if i >= maxItems || name == "" || skipTool(e, name) {
+			continue
+		}
+		if firstTool == nil {
+			firstTool, firstIdx = tm, i
+		}
+		ex, _ := tm["execution"].(map[string]any)
+		switch ex["taskSupport"] {
+		case "optional", "required":
+			if taskTool == nil {
+				taskTool, taskIdx = tm, i
+			}
+		case nil, "forbidden":
+			if plainTool == nil {
+				plainTool, plainIdx = tm, i
+			}
+		}
+	}
+	tc, _ := s.caps["tasks"].(map[string]any)
+	reqs, _ := tc["requests"].(map[string]any)
+	toolsReq, _ := reqs["tools"].(map[string]any)
+	if _, declared := toolsReq["call"]; !declared {
+		skipAll(e, "the server does not declare tasks.requests.tools.call", taskRules[1:]...)
+		return undeclaredTask(e, s, firstTool, firstIdx)
+	}
+	if plainTool != nil {
+		if err := forbiddenTask(e, s, plainTool, plainIdx); err != nil {
+			return err
+		}
+	} else {
+		e.Skip("MCP-TASKS-12", "every listed tool allows a task (execution.taskSupport optional or required)")
+	}
+	_, canCancel := tc["cancel"]
+	if err := unknownTask(e, s, canCancel); err != nil {
+		return err
+	}
+	if taskTool == nil {
+		skipAll(e, "no listed tool's execution.taskSupport is optional or required", "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3", "MCP-TASKS-4",
+			"MCP-TASKS-5", "MCP-TASKS-6", "MCP-TASKS-7", "MCP-TASKS-8", "MCP-TASKS-9", "MCP-TASKS-11")
+		return nil
+	}
+	name, _ := taskTool["name"].(string)
+	args := toolArgs(e, taskTool, taskIdx)
+	id, err := createTask(e, s, name, args)
+	if err != nil || id == "" {
+		if err == nil {
+			skipAll(e, "the task-augmented call of "+show(name)+" made no task", "MCP-TASKS-4", "MCP-TASKS-5", "MCP-TASKS-6",
+				"MCP-TASKS-7", "MCP-TASKS-8", "MCP-TASKS-9", "MCP-TASKS-11")
+		}
+		return err
+	}
+	status, err := waitResult(e, s, id)
+	if err != nil {
+		return err
+	}
+	if err := terminalKept(e, s, id, status); err != nil {
+		return err
+	}
+	if status == "completed" {
+		ex, _ := taskTool["execution"].(map[string]any)
+		if err := sameResult(e, s, id, name, args, ex["taskSupport"] == "required"); err != nil {
+			return err
+		}
+	} else {
+		e.Skip("MCP-TASKS-6", "the task ended "+show(status)+", not completed")
+	}
+	if _, ok := tc["list"]; ok {
+		if err := listed(e, s, id); err != nil {
+			return err
+		}
+	} else {
+		e.Skip("MCP-TASKS-11", "the server does not declare tasks.list")
+	}
+	if !canCancel {
+		skipAll(e, "the server does not declare tasks.cancel", "MCP-TASKS-8", "MCP-TASKS-9")
+		return nil
+	}
+	if terminal(status) {
+		in, err := s.call(e, "tasks/cancel", map[string]any{"taskId": id})
+		if err != nil {
+			return err
+		}
+		if c, ok := errorCode(in); ok && c == -32602 {
+			e.Pass("MCP-TASKS-8", in.Seq)
+		} else {
+			e.Fail("MCP-TASKS-8", in.Seq, "tasks/cancel of a task in the terminal status "+show(status)+" was not refused -32602",
+				"error -32602 (Invalid params)", string(in.Raw))
+		}
+	} else {
+		e.Skip("MCP-TASKS-8", "the task never reached a terminal status")
+	}
+	return cancelWorking(e, s, name, args)
+}
+
+// terminal reports whether a task status is one a task keeps for good.
+func terminal(status string) bool {
+	return status == "completed" || status == "failed" || status == "cancelled"
+}
+
+// taskCall is the params of a task-augmented tools/call.
+func taskCall(name string, args map[string]any) map[string]any {
+	return map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": 60000}}
+}
+
+// undeclaredTask calls a tool with a task although the server declares
+// no task support for tools/call: it must answer as without one.
+func undeclaredTask(e *scenario.Env, s *session, tool map[string]any, i int) error {
+	if tool == nil {
+		e.Skip("MCP-TASKS-1", "the server lists no tool to call")
+		return nil
+	}
+	name, _ := tool["name"].(string)
+	in, err := s.call(e, "tools/call", taskCall(name, toolArgs(e, tool, i)))
+	if err != nil {
+		if unjudged(err) {
+			e.Skip("MCP-TASKS-1", err.Error())
+			return nil
+		}
+		return err
+	}
+	switch _, task := in.Field("/result/task"); {
+	case task:
+		e.Fail("MCP-TASKS-1", in.Seq, "a task-augmented call of "+show(name)+" was answered with a task, though the server declares no tasks.requests.tools.call",
+			"the tool's CallToolResult, the task field ignored", string(in.Raw))
+	case isResult(in):
+		e.Pass("MCP-TASKS-1", in.Seq)
+	default:
+		e.Skip("MCP-TASKS-1", "the task-augmented call of "+show(name)+" was refused; whether the call without a task would be is not asked")
+	}
+	return nil
+}
+
+// forbiddenTask calls a tool whose taskSupport is absent or forbidden as
+// a task.
+func forbiddenTask(e *scenario.Env, s *session, tool map[string]any, i int) error {
+	name, _ := tool["name"].(string)
+	in, err := s.call(e, "tools/call", taskCall(name, toolArgs(e, tool, i)))
+	if err != nil {
+		if unjudged(err) {
+			e.Skip("MCP-TASKS-12", err.Error())
+			return nil
+		}
+		return err
+	}
+	if c, ok := errorCode(in); ok && c == -32601 {
+		e.Pass("MCP-TASKS-12", in.Seq)
+	} else {
+		e.Fail("MCP-TASKS-12", in.Seq, "a task-augmented call of "+show(name)+", whose execution.taskSupport allows no task, was not refused -32601",
+			"error -32601 (Method not found)", string(in.Raw))
+	}
+	return nil
+}
+
+// unknownTask asks for a task the server never issued.
+func unknownTask(e *scenario.Env, s *session, canCancel bool) error {
+	methods := []string{"tasks/get", "tasks/result"}
+	if canCancel {
+		methods = append(methods, "tasks/cancel")
+	}
+	for _, m := range methods {
+		in, err := s.call(e, m, map[string]any{"taskId": noSuchTask})
+		if err != nil {
+			return err
+		}
+		if c, ok := errorCode(in); ok && c == -32602 {
+			e.Pass("MCP-TASKS-10", in.Seq)
+		} else {
+			e.Fail("MCP-TASKS-10", in.Seq, m+" of the taskId "+show(noSuchTask)+", which the server never issued, was not refused -32602",
+				"error -32602 (Invalid params)", string(in.Raw))
+		}
+	}
+	return nil
+}
+
+// createTask calls a tool as a task and returns the task's id ("" when
+// no task was made).
+func createTask(e *scenario.Env, s *session, name string, args map[string]any) (string, error) {
+	in, err := s.call(e, "tools/call", taskCall(name, args))
+	if err != nil {
+		if unjudged(err) {
+			skipAll(e, err.Error(), "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3")
+			return "", nil
+		}
+		return "", err
+	}
+	if !isResult(in) {
+		skipAll(e, "the task-augmented call of "+show(name)+" was refused", "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3")
+		return "", nil
+	}
+	id, ok := field(in, "/result/task/taskId").(string)
+	if !ok {
+		e.Fail("MCP-TASKS-2", in.Seq, "a task-augmented call of "+show(name)+", which the server accepted, was answered without a task whose taskId is a string",
+			"a CreateTaskResult {task: {taskId, status, …}}", string(in.Raw))
+		skipAll(e, "the answer carried no task", "MCP-TASKS-1", "MCP-TASKS-3")
+		return "", nil
+	}
+	// A task, from a server declaring tasks.requests.tools.call.
+	e.Pass("MCP-TASKS-1", in.Seq)
+	e.Pass("MCP-TASKS-2", in.Seq)
+	if st := field(in, "/result/task/status"); st == "working" {
+		e.Pass("MCP-TASKS-3", in.Seq)
+	} else {
+		e.Fail("MCP-TASKS-3", in.Seq, "the task just created has the status "+show(st), "status working", string(in.Raw))
+	}
+	return id, nil
+}
+
+// getTask asks tasks/get for a task and judges the answer names it with
+// the fields every task response carries; it returns the status.
+func getTask(e *scenario.Env, s *session, id string) (string, *peer.Inbound, error) {
+	in, err := s.call(e, "tasks/get", map[string]any{"taskId": id})
+	if err != nil {
+		return "", nil, err
+	}
+	if !isResult(in) {
+		e.Fail("MCP-TASKS-4", in.Seq, "tasks/get of the task "+show(id)+" the server created was refused", "a GetTaskResult", string(in.Raw))
+		return "", in, nil
+	}
+	_, hasTTL := in.Field("/result/ttl")
+	created, _ := field(in, "/result/createdAt").(string)
+	updated, _ := field(in, "/result/lastUpdatedAt").(string)
+	switch got := field(in, "/result/taskId"); {
+	case got != id:
+		e.Fail("MCP-TASKS-4", in.Seq, "tasks/get of the task "+show(id)+" answered the task "+show(got), "taskId "+show(id), string(in.Raw))
+	case !hasTTL || created == "" || updated == "":
+		e.Fail("MCP-TASKS-4", in.Seq, "tasks/get of the task "+show(id)+" lacks ttl, createdAt or lastUpdatedAt", "ttl (a number or null), createdAt, lastUpdatedAt", string(in.Raw))
+	default:
+		e.Pass("MCP-TASKS-4", in.Seq)
+	}
+	st, _ := field(in, "/result/status").(string)
+	return st, in, nil
+}
+
+// waitResult asks tasks/result of a task just created, polls it with
+// tasks/get meanwhile, and judges that the result came only once the
+// task was terminal; it returns the task's status then.
+func waitResult(e *scenario.Env, s *session, id string) (string, error) {
+	c, _, _, err := s.dispatch(e, "tasks/result", map[string]any{"taskId": id}, sendOpts{})
+	if err != nil {
+		return "", err
+	}
+	before, _, err := getTask(e, s, id)
+	if err != nil {
+		return "", err
+	}
+	// tasks/result waits for the task: its answer may outlast --timeout.
+	e.Patient(c)
+	res, err := e.Response(c, e.Timeout)
+	if errors.Is(err, peer.ErrTimeout) {
+		e.Forget(c)
+		e.Skip("MCP-TASKS-5", fmt.Sprintf("tasks/result of the task %s was not answered within %s", show(id), e.Bound(e.Timeout)))
+		return untilTerminal(e, s, id)
+	}
+	if err != nil {
+		return "", err
+	}
+	s.drain(e)
+	after, in, err := getTask(e, s, id)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case terminal(before):
+		e.Skip("MCP-TASKS-5", "the task was "+show(before)+" already when first polled: no working task to ask the result of")
+	case in == nil || after == "":
+		e.Skip("MCP-TASKS-5", "tasks/get after tasks/result answered no status")
+	case terminal(after):
+		e.Pass("MCP-TASKS-5", res.Seq)
+	default:
+		e.Fail("MCP-TASKS-5", res.Seq, fmt.Sprintf("tasks/result of the working task %s was answered while the task was still %s (tasks/get after it)", show(id), show(after)),
+			"tasks/result answered once the task is completed, failed or cancelled", string(res.Raw)+" then "+string(in.Raw))
+		// The rules of a finished task are still judged once it ends.
+		return untilTerminal(e, s, id)
+	}
+	return after, nil
+}
+
+// untilTerminal polls a task until its status is terminal, for at most
+// --timeout, and returns the last status.
+func untilTerminal(e *scenario.Env, s *session, id string) (string, error) {
+	deadline := time.Now().Add(e.Timeout)
+	for {
+		st, in, err := getTask(e, s, id)
+		if err != nil || in == nil || terminal(st) || time.Now().After(deadline) {
+			return st, err
+		}
+		s.settle(e, 100*time.Millisecond)
+	}
+}
+
+// terminalKept polls a task twice more once terminal: its status must
+// stay.
+func terminalKept(e *scenario.Env, s *session, id, status string) error {
+	if !terminal(status) {
+		e.Skip("MCP-TASKS-7", "the task never reached a terminal status")
+		return nil
+	}
+	for range 2 {
+		st, in, err := getTask(e, s, id)
+		if err != nil || in == nil {
+			return err
+		}
+		if st != status {
+			e.Fail("MCP-TASKS-7", in.Seq, "the task "+show(id)+", "+show(status)+" before, is now "+show(st), "status "+show(status), string(in.Raw))
+			return nil
+		}
+		e.Pass("MCP-TASKS-7", in.Seq)
+	}
+	return nil
+}
+
+// sameResult compares tasks/result of a completed task with the call of
+// the same tool and arguments without a task.
+func sameResult(e *scenario.Env, s *session, id, name string, args map[string]any, required bool) error {
+	if required {
+		e.Skip("MCP-TASKS-6", "the tool "+show(name)+" requires a task: no call without one to compare with")
+		return nil
+	}
+	got, err := s.call(e, "tasks/result", map[string]any{"taskId": id})
+	if err != nil {
+		return err
+	}
+	want, err := s.call(e, "tools/call", map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		if unjudged(err) {
+			e.Skip("MCP-TASKS-6", err.Error())
+			return nil
+		}
+		return err
+	}
+	if !isResult(got) || !isResult(want) {
+		if code, ok := errorCode(want); ok {
+			if c, ok := errorCode(got); ok && c == code {
+				e.Pass("MCP-TASKS-6", got.Seq)
+				return nil
+			}
+		}
+		e.Fail("MCP-TASKS-6", got.Seq, "tasks/result of the completed task "+show(id)+" and the call of "+show(name)+" without a task differ in kind (result or error)",
+			string(want.Raw), string(got.Raw))
+		return nil
+	}
+	for _, k := range []string{"content", "structuredContent", "isError"} {
+		g, w := field(got, "/result/"+k), field(want, "/result/"+k)
+		if k == "isError" && ((g == nil && w == false) || (g == false && w == nil)) {
+			continue
+		}
+		if !reflect.DeepEqual(g, w) {
+			e.Fail("MCP-TASKS-6", got.Seq, "tasks/result of the completed task "+show(id)+" differs in "+k+" from the call of "+show(name)+" with the same arguments without a task",
+				k+" "+show(w), k+" "+show(g))
+			return nil
+		}
+	}
+	e.Pass("MCP-TASKS-6", got.Seq)
+	return nil
+}
+
+// listed looks for a task on every page of tasks/list.
+func listed(e *scenario.Env, s *session, id string) error {
+	items, in, err := listAll(e, s, "tasks/list", "tasks", "MCP-TASKS-11")
+	if err != nil || in == nil {
+		return err
+	}
+	if !isResult(in) {
+		e.Fail("MCP-TASKS-11", in.Seq, "tasks/list was refused by a server declaring tasks.list", "a ListTasksResult", string(in.Raw))
+		return nil
+	}
+	for _, t := range items {
+		if tm, _ := t.(map[string]any); tm["taskId"] == id {
+			e.Pass("MCP-TASKS-11", in.Seq)
+			return nil
+		}
+	}
+	e.Fail("MCP-TASKS-11", in.Seq, fmt.Sprintf("tasks/list (%d tasks over every page) lacks the task %s, which tasks/get retrieves", len(items), show(id)),
+		"the task "+show(id)+" listed", string(in.Raw))
+	return nil
+}
+
+// cancelWorking creates a task and cancels it at once: the answer says
+// cancelled, and so does tasks/get, then and once the task would have
+// ended.
+func cancelWorking(e *scenario.Env, s *session, name string, args map[string]any) error {
+	in, err := s.call(e, "tools/call", taskCall(name, args))
+	if err != nil {
+		if unjudged(err) {
+			e.Skip("MCP-TASKS-9", err.Error())
+			return nil
+		}
+		return err
+	}
+	id, ok := field(in, "/result/task/taskId").(string)
+	if !ok {
+		e.Skip("MCP-TASKS-9", "the second task-augmented call of "+show(name)+" made no task")
+		return nil
+	}
+	in, err = s.call(e, "tasks/cancel", map[string]any{"taskId": id})
+	if err != nil {
+		return err
+	}
+	if !isResult(in) {
+		st, got, err := getTask(e, s, id)
+		if err != nil || got == nil {
+			return err
+		}
+		if terminal(st) && st != "cancelled" {
+			e.Skip("MCP-TASKS-9", "the task was "+show(st)+" before wirecheck's tasks/cancel reached it")
+			return nil
+		}
+		e.Fail("MCP-TASKS-9", in.Seq, "tasks/cancel of the working task "+show(id)+" was refused", "the task, status cancelled", string(in.Raw))
+		return nil
+	}
+	if st := field(in, "/result/status"); st != "cancelled" {
+		e.Fail("MCP-TASKS-9", in.Seq, "tasks/cancel of the working task "+show(id)+" answered the status "+show(st), "status cancelled", string(in.Raw))
+		return nil
+	}
+	e.Pass("MCP-TASKS-9", in.Seq)
+	// Long enough for a task the server kept running to have ended.
+	s.settle(e, 500*time.Millisecond)
+	st, got, err := getTask(e, s, id)
+	if err != nil || got == nil {
+		return err
+	}
+	if st != "cancelled" {
+		e.Fail("MCP-TASKS-9", got.Seq, "the task "+show(id)+", cancelled, is now "+show(st), "status cancelled", string(got.Raw))
+	} else {
+		e.Pass("MCP-TASKS-9", got.Seq)
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package mcp_test
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// The tasks scenario (2025-11-25) against the reference server: by
+// default (tasks declared) every MCP-TASKS rule passes; with the variant
+// no-tasks only MCP-TASKS-1 is judged, and passes; each task-* fault fails
+// the rule it plants.
+var _ = Describe("tasks (2025-11-25)", func() {
+	tasksRun := func(faults, variants []string, overHTTP bool) *report.Report {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		var only []*scenario.Scenario
+		for _, sc := range b.Scenarios {
+			if sc.Name == "tasks" {
+				only = append(only, sc)
+			}
+		}
+		Expect(only).To(HaveLen(1))
+		srv := testrun.Server{Protocol: "mcp", Revision: "2025-11-25", Faults: faults, Variants: variants}
+		if overHTTP {
+			t, stop := testrun.Front(refserver.Options{Faults: faults, Variants: variants}, nil)
+			DeferCleanup(stop)
+			srv.Command = t
+		}
+		rep, err := testrun.Run(srv, runner.Config{Scenarios: only, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		return rep
+	}
+	tasksOf := func(rep *report.Report) map[string]verdict.Verdict {
+		out := map[string]verdict.Verdict{}
+		for r, v := range testrun.Verdicts(rep) {
+			if strings.HasPrefix(r, "MCP-TASKS-") {
+				out[r] = v
+			}
+		}
+		return out
+	}
+	all := func(v verdict.Verdict, except string, ev verdict.Verdict) map[string]verdict.Verdict {
+		out := map[string]verdict.Verdict{}
+		for i := 1; i <= 12; i++ {
+			out["MCP-TASKS-"+strconv.Itoa(i)] = v
+		}
+		out[except] = ev
+		return out
+	}
+
+	DescribeTable("the server with tasks passes every rule",
+		func(variants []string, overHTTP bool) {
+			Expect(tasksOf(tasksRun(nil, variants, overHTTP))).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
+		},
+		Entry("stdio", nil, false),
+		Entry("Streamable HTTP", nil, true),
+		Entry("stdio, sending notifications/tasks/status", []string{"task-notifications"}, false),
+		Entry("Streamable HTTP, sending notifications/tasks/status", []string{"task-notifications"}, true),
+	)
+
+	DescribeTable("a server without tasks is judged by MCP-TASKS-1 alone",
+		func(variant string) {
+			Expect(tasksOf(tasksRun(nil, []string{variant}, false))).To(Equal(all(verdict.Skip, "MCP-TASKS-1", verdict.Pass)))
+		},
+		Entry(nil, "no-tasks"),
+		Entry(nil, "bare"),
+	)
+
+	DescribeTable("a task-* fault fails its rule",
+		func(fault, rule string) {
+			Expect(tasksOf(tasksRun([]string{fault}, nil, false))).To(HaveKeyWithValue(rule, verdict.Fail))
+		},
+		Entry(nil, "task-undeclared", "MCP-TASKS-1"),
+		Entry(nil, "task-create-bad", "MCP-TASKS-2"),
+		Entry(nil, "task-starts-completed", "MCP-TASKS-3"),
+		Entry(nil, "task-get-wrong", "MCP-TASKS-4"),
+		Entry(nil, "task-result-early", "MCP-TASKS-5"),
+		Entry(nil, "task-result-differs", "MCP-TASKS-6"),
+		Entry(nil, "task-status-regresses", "MCP-TASKS-7"),
+		Entry(nil, "task-cancel-terminal-ok", "MCP-TASKS-8"),
+		Entry(nil, "task-cancel-ignored", "MCP-TASKS-9"),
+		Entry(nil, "task-unknown-ok", "MCP-TASKS-10"),
+		Entry(nil, "task-list-empty", "MCP-TASKS-11"),
+	)
+})
