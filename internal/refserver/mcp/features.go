@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,10 @@ func (s *server) tools() []tool {
 		// Still an object schema to MCP's ListToolsResult, but no JSON Schema.
 		echo["inputSchema"].(obj)["properties"].(obj)["text"] = obj{"type": "strung"}
 	}
+	failName := "fail"
+	if s.f("tool-name-space") {
+		failName = "fail, always"
+	}
 	ts := []tool{{
 		def: echo,
 		run: func(s *server, a obj) obj {
@@ -64,7 +69,7 @@ func (s *server) tools() []tool {
 			return r
 		},
 	}, {
-		def: obj{"name": "fail", "description": "Always fails, as a tool execution error.", "inputSchema": obj{"type": "object"}},
+		def: obj{"name": failName, "description": "Always fails, as a tool execution error.", "inputSchema": obj{"type": "object"}},
 		run: func(s *server, a obj) obj {
 			return obj{"content": []any{text("the tool failed on purpose")}, "isError": true}
 		},
@@ -157,6 +162,19 @@ func (s *server) listTools(id any, p obj) {
 	var defs []any
 	for _, t := range s.tools() {
 		defs = append(defs, t.def)
+	}
+	if s.f("tools-order-varies") {
+		// Every other listing reversed; a cursor's pages keep the order
+		// of the listing that issued it.
+		s.mu.Lock()
+		if _, has := p["cursor"]; !has {
+			s.listings++
+		}
+		odd := s.listings%2 == 0
+		s.mu.Unlock()
+		if odd {
+			slices.Reverse(defs)
+		}
 	}
 	s.page(id, p, "tools", defs, s.pageSize(3))
 	if s.v("experimental-notification") {
