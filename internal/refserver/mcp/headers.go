@@ -17,12 +17,13 @@ import (
 // Request Metadata and Server Validation).
 
 // headerTools are the 2026-07-28 tools that mirror arguments into
-// Mcp-Param headers: géo (a string, an integer and an optional string
-// annotated; its name needs the Base64 sentinel) and, with the fault
+// Mcp-Param headers: geo (a string, an integer and an optional string
+// annotated; its name plain ASCII, as 2025-11-25 server/tools#tool-names
+// asks, MCP-TOOLS-9) and, with the fault
 // x-mcp-header-number, scale (a number annotated, which the text forbids).
 func headerTools(number bool) []tool {
 	ts := []tool{{
-		def: obj{"name": "géo", "description": "Names a region and a zone (both mirrored into Mcp-Param headers).",
+		def: obj{"name": "geo", "description": "Names a region and a zone (both mirrored into Mcp-Param headers).",
 			"inputSchema": obj{"type": "object", "properties": obj{
 				"region": obj{"type": "string", "x-mcp-header": "Region"},
 				"zone":   obj{"type": "integer", "minimum": 0, "maximum": 99, "x-mcp-header": "Zone"},
