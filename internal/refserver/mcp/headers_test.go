@@ -153,6 +153,7 @@ var _ = Describe("the reference server over HTTP in 2026-07-28", func() {
 		Entry(nil, "unknown-method-200", modern(1, "wirecheck/unknown", ""), []string{v26}, "404 -32601", "200 -32601"),
 		Entry(nil, "meta-error-200", call(1, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`), []string{v26}, "400 -32602", "200 -32602"),
 		Entry(nil, "no-version-header-served", modern(1, "tools/list", ""), []string{"MCP-Protocol-Version:"}, "400 -32020", "200 "),
+		Entry(nil, "base64-not-decoded", modern(1, "tools/call", `{"name":"geo","arguments":{"region":"é","zone":1}}`), []string{"Mcp-Param-Region: =?base64?w6k=?="}, "200 ", "400 -32020"),
 		Entry(nil, "param-unchecked", modern(1, "tools/call", `{"name":"geo","arguments":{"region":"eu","zone":1}}`), []string{"Mcp-Param-Region: us"}, "400 -32020", "200 "),
 		Entry(nil, "param-bad-chars-served", modern(1, "tools/call", `{"name":"geo","arguments":{"region":"é","zone":1}}`), []string{"Mcp-Param-Region: é"}, "400 -32020", "200 "),
 		Entry(nil, "param-header-required", modern(1, "tools/call", `{"name":"geo","arguments":{"region":"eu","zone":1}}`), nil, "200 ", "400 -32020"),
