@@ -231,7 +231,8 @@ func (s *server) askInput(p obj) (obj, *rpcError) {
 
 // checkResponses is the error of a retry whose inputResponses is no
 // InputResponses object (the fault mrtr-invalid-accepted takes it for
-// answers to everything instead), or (the fault mrtr-unexpected-refused) holds a key
+// answers to everything instead, the variant mrtr-invalid-reasks for none),
+// or (the fault mrtr-unexpected-refused) holds a key
 // of none of the inputs this server asks; nil otherwise.
 func (s *server) checkResponses(p obj) *rpcError {
 	raw, has := p["inputResponses"]
@@ -240,6 +241,10 @@ func (s *server) checkResponses(p obj) *rpcError {
 	}
 	responses, isObj := raw.(obj)
 	if !isObj {
+		if s.v("mrtr-invalid-reasks") {
+			delete(p, "inputResponses")
+			return nil
+		}
 		if s.f("mrtr-invalid-accepted") {
 			// Taken for answers to every input it asks.
 			all := obj{}
