@@ -36,6 +36,15 @@ func (s *server) tools() []tool {
 	if s.f("tools-list-bad") {
 		delete(add, "inputSchema")
 	}
+	if s.f("schema-dialect-invalid") || s.v("draft07-schema") {
+		// Tuple items: an array of schemas, valid in draft-07 only.
+		in := echo["inputSchema"].(obj)
+		in["properties"].(obj)["tags"] = obj{"type": "array", "items": []any{obj{"type": "string"}}}
+		in["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+		if s.v("draft07-schema") {
+			in["$schema"] = "http://json-schema.org/draft-07/schema#"
+		}
+	}
 	if s.f("tool-schema-invalid") {
 		// Still an object schema to MCP's ListToolsResult, but no JSON Schema.
 		echo["inputSchema"].(obj)["properties"].(obj)["text"] = obj{"type": "strung"}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -22,7 +23,7 @@ func tools(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	rules := []string{"MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-TOOLS-8", "MCP-TOOLS-9", "MCP-PAGINATION-1"}
+	rules := []string{"MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-TOOLS-8", "MCP-TOOLS-9", "MCP-TOOLS-10", "MCP-PAGINATION-1"}
 	before := judgeOf(e).counts()
 	defer func() {
 		now := judgeOf(e).counts()
@@ -77,6 +78,7 @@ func tools(e *scenario.Env) error {
 		return nil
 	}
 	judgeToolNames(e, s, in, items)
+	judgeSchemaDialects(e, s, in, items)
 	// Before any call: the grow tool changes the set.
 	if err := judgeToolOrder(e, s, items); err != nil {
 		return err
@@ -280,4 +282,58 @@ func sameSet(a, b []string) bool {
 func field0(v any, k string) any {
 	m, _ := v.(map[string]any)
 	return m[k]
+}
+
+// judgeSchemaDialects judges MCP-TOOLS-10, from 2025-11-25 on: each tool's
+// inputSchema and outputSchema compiled under the dialect it declares
+// (gen.Compile reads $schema; 2020-12 without one). A schema naming a
+// dialect or a document wirecheck may not load (gen.ErrExternalRef) is
+// not judged: that is the server's dialect, not an invalid schema.
+func judgeSchemaDialects(e *scenario.Env, s *session, in *peer.Inbound, items []any) {
+	if s.version < "2025-11-25" {
+		e.Skip("MCP-TOOLS-10", "the schema dialect rules are stated from revision 2025-11-25 on; this session uses "+s.version)
+		return
+	}
+	judged := 0
+	var unloaded []string
+	for i, t := range items {
+		if i >= maxItems {
+			break
+		}
+		name, _ := field0(t, "name").(string)
+		for _, key := range []string{"inputSchema", "outputSchema"} {
+			sch, ok := field0(t, key).(map[string]any)
+			if !ok {
+				continue // absent, or no object: the schema check of tools/list reports it
+			}
+			_, err := gen.Compile(rawJSON(sch))
+			switch {
+			case errors.Is(err, gen.ErrExternalRef):
+				unloaded = append(unloaded, fmt.Sprintf("%s of %s: %v", key, show(name), err))
+				continue
+			case err != nil:
+				e.Fail("MCP-TOOLS-10", in.Seq, fmt.Sprintf("tool %s: %s is not valid under its dialect (%s): %v", show(name), key, dialect(sch), err),
+					"a schema valid under "+dialect(sch), show(sch))
+				return
+			}
+			judged++
+		}
+	}
+	if judged == 0 {
+		why := "no tool lists a schema object"
+		if len(unloaded) > 0 {
+			why = "no schema wirecheck could load: " + strings.Join(unloaded, "; ")
+		}
+		e.Skip("MCP-TOOLS-10", why)
+		return
+	}
+	e.Pass("MCP-TOOLS-10", in.Seq)
+}
+
+// dialect names the dialect a schema declares, or the default.
+func dialect(sch map[string]any) string {
+	if d, ok := sch["$schema"].(string); ok {
+		return d
+	}
+	return "2020-12, the default"
 }
