@@ -127,7 +127,7 @@ var _ = Describe("wirecheck run", func() {
 	It("reads the official suite's expected-failures file as a baseline: a check, a whole scenario, and an entry that maps to no rule", func() {
 		dir := GinkgoT().TempDir()
 		base := filepath.Join(dir, "expected-failures.yml")
-		Expect(os.WriteFile(base, []byte("# the official suite's baseline\nserver:\n  - ping\n  - logging-set-level:logging-set-level\n  - tools-list:tools-name-format\nclient:\n  - initialize\n"), 0o644)).To(Succeed())
+		Expect(os.WriteFile(base, []byte("# the official suite's baseline\nserver:\n  - ping\n  - logging-set-level:logging-set-level\n  - server-stateless:sep-2575-request-meta-client-info-optional\nclient:\n  - initialize\n"), 0o644)).To(Succeed())
 		args := []string{"run", "--protocol", "mcp", "--rules", "MCP-PING-1", "--rules", "MCP-LOGGING-2", "--level", "should"}
 		server := []string{"--", bin(), "serve", "mcp", "--fault", "ping-not-empty", "--fault", "set-level-lenient"}
 		code, out, _ := cli("", append(args, server...)...)
@@ -137,11 +137,11 @@ var _ = Describe("wirecheck run", func() {
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(MatchRegexp(`known\s+MCP-PING-1`))
 		Expect(out).To(MatchRegexp(`known\s+MCP-LOGGING-2`))
-		Expect(out).To(ContainSubstring(base + ":5: tools-list:tools-name-format maps to no wirecheck rule: no rule yet"))
+		Expect(out).To(ContainSubstring(base + ":5: server-stateless:sep-2575-request-meta-client-info-optional maps to no wirecheck rule: asked by no sentence"))
 
 		code, _, errs := cli("", append(append(args, "--baseline", base, "--baseline-strict"), server...)...)
 		Expect(code).To(Equal(2))
-		Expect(errs).To(ContainSubstring("--baseline-strict: " + base + ":5: tools-list:tools-name-format maps to no wirecheck rule"))
+		Expect(errs).To(ContainSubstring("--baseline-strict: " + base + ":5: server-stateless:sep-2575-request-meta-client-info-optional maps to no wirecheck rule"))
 
 		code, _, errs = cli("", "run", "--protocol", "sonde-serve", "--baseline", base, "--", bin(), "serve", "sonde-serve")
 		Expect(code).To(Equal(2))

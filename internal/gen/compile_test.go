@@ -23,6 +23,35 @@ var _ = Describe("Compile", func() {
 		Expect(s.DraftVersion).To(Equal(7))
 	})
 
+	It("compiles a tool inputSchema under the 2020-12 dialect it declares: $defs and $ref, $anchor, composition and conditionals", func() {
+		// As 2026-07-28 server/tools lets an inputSchema use them (the
+		// official suite's SEP-2106 tool schema has the same shape).
+		s, err := Compile([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",
+			"$defs":{"address":{"$anchor":"addr","type":"object","properties":{"street":{"type":"string"}},"required":["street"]}},
+			"properties":{"home":{"$ref":"#addr"},"work":{"$ref":"#/$defs/address"},"kind":{"enum":["person","company"]},"vat":{"type":"string"}},
+			"allOf":[{"anyOf":[{"required":["home"]},{"required":["work"]}]}],
+			"if":{"properties":{"kind":{"const":"company"}},"required":["kind"]},"then":{"required":["vat"]},"else":{"not":{"required":["vat"]}},
+			"additionalProperties":false}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.DraftVersion).To(Equal(2020))
+		Expect(s.Validate(map[string]any{"home": map[string]any{"street": "Main"}})).To(Succeed())
+		Expect(s.Validate(map[string]any{"home": map[string]any{}})).NotTo(Succeed(), "$anchor reference")
+		Expect(s.Validate(map[string]any{"work": map[string]any{"street": 1}})).NotTo(Succeed(), "$defs reference")
+		Expect(s.Validate(map[string]any{"kind": "person"})).NotTo(Succeed(), "anyOf inside allOf")
+		Expect(s.Validate(map[string]any{"kind": "company", "work": map[string]any{"street": "x"}})).NotTo(Succeed(), "if/then")
+		Expect(s.Validate(map[string]any{"kind": "person", "vat": "x", "work": map[string]any{"street": "x"}})).NotTo(Succeed(), "else")
+		Expect(s.Validate(map[string]any{"work": map[string]any{"street": "x"}, "other": 1})).NotTo(Succeed(), "additionalProperties")
+	})
+
+	It("validates by the dialect declared, not the default: dependentRequired is a keyword from 2019-09 on, not of draft-07", func() {
+		s, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","dependentRequired":{"a":["b"]}}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Validate(map[string]any{"a": 1})).To(Succeed(), "dependentRequired is no draft-07 keyword")
+		s, err = Compile([]byte(`{"type":"object","dependentRequired":{"a":["b"]}}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Validate(map[string]any{"a": 1})).NotTo(Succeed())
+	})
+
 	It("asserts formats, so generators can see them", func() {
 		s, err := Compile([]byte(`{"type":"string","format":"date"}`))
 		Expect(err).NotTo(HaveOccurred())

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,9 +37,22 @@ func (s *server) tools() []tool {
 	if s.f("tools-list-bad") {
 		delete(add, "inputSchema")
 	}
+	if s.f("schema-dialect-invalid") || s.v("draft07-schema") {
+		// Tuple items: an array of schemas, valid in draft-07 only.
+		in := echo["inputSchema"].(obj)
+		in["properties"].(obj)["tags"] = obj{"type": "array", "items": []any{obj{"type": "string"}}}
+		in["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+		if s.v("draft07-schema") {
+			in["$schema"] = "http://json-schema.org/draft-07/schema#"
+		}
+	}
 	if s.f("tool-schema-invalid") {
 		// Still an object schema to MCP's ListToolsResult, but no JSON Schema.
 		echo["inputSchema"].(obj)["properties"].(obj)["text"] = obj{"type": "strung"}
+	}
+	failName := "fail"
+	if s.f("tool-name-space") {
+		failName = "fail, always"
 	}
 	ts := []tool{{
 		def: echo,
@@ -65,7 +79,7 @@ func (s *server) tools() []tool {
 			return r
 		},
 	}, {
-		def: obj{"name": "fail", "description": "Always fails, as a tool execution error.", "inputSchema": obj{"type": "object"}},
+		def: obj{"name": failName, "description": "Always fails, as a tool execution error.", "inputSchema": obj{"type": "object"}},
 		run: func(s *server, a obj) obj {
 			return obj{"content": []any{text("the tool failed on purpose")}, "isError": true}
 		},
@@ -158,6 +172,19 @@ func (s *server) listTools(id any, p obj) {
 	var defs []any
 	for _, t := range s.tools() {
 		defs = append(defs, t.def)
+	}
+	if s.f("tools-order-varies") {
+		// Every other listing reversed; a cursor's pages keep the order
+		// of the listing that issued it.
+		s.mu.Lock()
+		if _, has := p["cursor"]; !has {
+			s.listings++
+		}
+		odd := s.listings%2 == 0
+		s.mu.Unlock()
+		if odd {
+			slices.Reverse(defs)
+		}
 	}
 	s.page(id, p, "tools", defs, s.pageSize(3))
 	if s.v("experimental-notification") {

@@ -17,12 +17,13 @@ import (
 // Request Metadata and Server Validation).
 
 // headerTools are the 2026-07-28 tools that mirror arguments into
-// Mcp-Param headers: géo (a string, an integer and an optional string
-// annotated; its name needs the Base64 sentinel) and, with the fault
+// Mcp-Param headers: geo (a string, an integer and an optional string
+// annotated; its name plain ASCII, as 2025-11-25 server/tools#tool-names
+// asks, MCP-TOOLS-9) and, with the fault
 // x-mcp-header-number, scale (a number annotated, which the text forbids).
 func headerTools(number bool) []tool {
 	ts := []tool{{
-		def: obj{"name": "géo", "description": "Names a region and a zone (both mirrored into Mcp-Param headers).",
+		def: obj{"name": "geo", "description": "Names a region and a zone (both mirrored into Mcp-Param headers).",
 			"inputSchema": obj{"type": "object", "properties": obj{
 				"region": obj{"type": "string", "x-mcp-header": "Region"},
 				"zone":   obj{"type": "integer", "minimum": 0, "maximum": 99, "x-mcp-header": "Zone"},
@@ -105,7 +106,7 @@ func (f *Front) paramMismatch(get func(string) (string, bool), name string, args
 				return missing(p.Header())
 			case sent && !has:
 				return mismatch(p.Header(), v, "")
-			case sent && !sameValue(f.decode(v), f.decode(body)):
+			case sent && !sameValue(f.decode(v), plain(body)):
 				return mismatch(p.Header(), v, body)
 			}
 		}
@@ -119,6 +120,13 @@ func (f *Front) decode(v string) string {
 	if f.faults["base64-not-decoded"] {
 		return v
 	}
+	d, _ := mcpheader.Decode(v)
+	return d
+}
+
+// plain is the argument's value as the body holds it (Value gives it
+// encoded when it needs the Base64 sentinel).
+func plain(v string) string {
 	d, _ := mcpheader.Decode(v)
 	return d
 }

@@ -171,7 +171,7 @@ func (c *client) initialize(v string) reply {
 
 // metadata sets the request metadata headers a 2026-07-28 client sends
 // with body, as wirecheck's client does (httpmcp): the revision of its
-// _meta, Mcp-Method, Mcp-Name and géo's Mcp-Param headers.
+// _meta, Mcp-Method, Mcp-Name and geo's Mcp-Param headers.
 func metadata(h http.Header, body string) {
 	r, ok := mcpheader.Read([]byte(body))
 	if !ok || r.Revision == "" {
@@ -182,7 +182,7 @@ func metadata(h http.Header, body string) {
 	if r.NameRequired() && r.HasName {
 		h.Set("Mcp-Name", mcpheader.Encode(r.Name))
 	}
-	if r.Method == "tools/call" && r.Name == "géo" {
+	if r.Method == "tools/call" && r.Name == "geo" {
 		for _, p := range []mcpheader.Param{{Name: "Region", Path: []string{"region"}}, {Name: "Zone", Path: []string{"zone"}}, {Name: "Note", Path: []string{"note"}}} {
 			if v, ok := p.Value(r.Arguments); ok {
 				h.Set(p.Header(), v)

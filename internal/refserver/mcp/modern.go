@@ -180,6 +180,9 @@ type rpcError struct {
 // retry completes when inputResponses hold every key, and asks again for
 // the missing ones otherwise. No state lives in the server.
 func (s *server) askInput(p obj) (obj, *rpcError) {
+	if e := s.checkResponses(p); e != nil {
+		return nil, e
+	}
 	if s.f("mrtr-empty") {
 		return obj{"resultType": "input_required"}, nil
 	}
@@ -226,6 +229,43 @@ func (s *server) askInput(p obj) (obj, *rpcError) {
 	return obj{"resultType": "input_required", "inputRequests": reqs, "requestState": encodeState(st)}, nil
 }
 
+// checkResponses is the error of a retry whose inputResponses is no
+// InputResponses object (the fault mrtr-invalid-accepted takes it for
+// answers to everything instead, the variant mrtr-invalid-reasks for none),
+// or (the fault mrtr-unexpected-refused) holds a key
+// of none of the inputs this server asks; nil otherwise.
+func (s *server) checkResponses(p obj) *rpcError {
+	raw, has := p["inputResponses"]
+	if !has {
+		return nil
+	}
+	responses, isObj := raw.(obj)
+	if !isObj {
+		if s.v("mrtr-invalid-reasks") {
+			delete(p, "inputResponses")
+			return nil
+		}
+		if s.f("mrtr-invalid-accepted") {
+			// Taken for answers to every input it asks.
+			all := obj{}
+			for _, ic := range inputCaps {
+				all[ic.key] = obj{}
+			}
+			p["inputResponses"] = all
+			return nil
+		}
+		return &rpcError{-32602, "Invalid params: inputResponses is not an object", nil}
+	}
+	if s.f("mrtr-unexpected-refused") {
+		for k := range responses {
+			if !slices.ContainsFunc(inputCaps, func(ic struct{ key, cap string }) bool { return ic.key == k }) {
+				return &rpcError{-32602, "Invalid params: inputResponses hold " + k + ", never asked", nil}
+			}
+		}
+	}
+	return nil
+}
+
 // askCapability is the error of a first round of ask-client whose
 // request declares none of the capabilities it asks for, nil otherwise.
 // It is known before any work starts, so the call answers it alone (JSON,
@@ -248,6 +288,9 @@ func (s *server) askCapability(p obj) *rpcError {
 // askPrompt is the ask prompt in 2026-07-28: it elicits a name, keeping
 // no requestState (the retry carries everything in inputResponses).
 func (s *server) askPrompt(p obj) (obj, *rpcError) {
+	if e := s.checkResponses(p); e != nil {
+		return nil, e
+	}
 	responses, _ := p["inputResponses"].(obj)
 	if r, isObj := responses["name"].(obj); isObj {
 		content, _ := r["content"].(obj)
@@ -275,6 +318,9 @@ const askURI = "wirecheck://ask/roots"
 // hold them returns a content naming them. It returns the content, or the
 // InputRequiredResult, or an error (-32021 when roots is not declared).
 func (s *server) askRoots(p obj) (obj, obj, *rpcError) {
+	if e := s.checkResponses(p); e != nil {
+		return nil, nil, e
+	}
 	responses, _ := p["inputResponses"].(obj)
 	if r, isObj := responses["root"].(obj); isObj {
 		roots, _ := r["roots"].([]any)

@@ -137,6 +137,9 @@ type server struct {
 	// running holds the cancellable tool calls in progress, by request id;
 	// notifications/cancelled closes the channel.
 	running map[string]chan struct{}
+	// listings counts the tools/list requests without a cursor (the fault
+	// tools-order-varies).
+	listings int
 	// grown is set once the grow tool has added its tool.
 	grown bool
 	// inited is set once initialize has been answered.

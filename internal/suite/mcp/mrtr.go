@@ -131,7 +131,7 @@ type probe struct {
 
 // mrtrRules are the rules of the mrtr scenario: its retries declaring no
 // capability are where a -32021 comes, whose HTTP status MCP-META-4 judges.
-var mrtrRules = []string{"MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-3", "MCP-MRTR-4", "MCP-MRTR-5", "MCP-META-4"}
+var mrtrRules = []string{"MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-3", "MCP-MRTR-4", "MCP-MRTR-5", "MCP-MRTR-6", "MCP-MRTR-7", "MCP-META-4"}
 
 // mrtr looks for a tool, a prompt and a resource answered with an
 // InputRequiredResult (the first of each method), completes each, then
@@ -217,7 +217,7 @@ func mrtr(e *scenario.Env) error {
 		}
 	}
 	if len(found) == 0 {
-		skipAll(e, "no tool, prompt or resource of the server answered with an InputRequiredResult", "MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-4", "MCP-MRTR-5")
+		skipAll(e, "no tool, prompt or resource of the server answered with an InputRequiredResult", "MCP-MRTR-1", "MCP-MRTR-2", "MCP-MRTR-4", "MCP-MRTR-5", "MCP-MRTR-6", "MCP-MRTR-7")
 	}
 	return nil
 }
@@ -226,7 +226,11 @@ func mrtr(e *scenario.Env) error {
 // retries it once without the input asked for and once declaring no
 // capabilities.
 func mrtrRounds(e *scenario.Env, s *session, found *probe, first *peer.Inbound) error {
-	if _, err := s.retryInput(e, found.method, found.params, sendOpts{}, first); err != nil {
+	done, err := s.retryInput(e, found.method, found.params, sendOpts{}, first)
+	if err != nil {
+		return err
+	}
+	if err := mrtrResponses(e, s, found, first, done); err != nil {
 		return err
 	}
 	// The input missing: the server should ask again, not fail.
@@ -251,6 +255,51 @@ func mrtrRounds(e *scenario.Env, s *session, found *probe, first *peer.Inbound) 
 	}
 	if !inputRequired(in) {
 		e.Pass("MCP-MRTR-2", in.Seq)
+	}
+	return nil
+}
+
+// unaskedKey is the key of the InputResponses entry no server asked for
+// (MCP-MRTR-6): its value a valid ElicitResult, so that only the key is
+// unexpected.
+const unaskedKey = "wirecheck-unasked"
+
+// mrtrResponses judges the InputResponses a server is given on a retry of
+// found, first answered first and completed as done: one with an entry it
+// never asked for (MCP-MRTR-6), one that is no object at all (MCP-MRTR-7).
+func mrtrResponses(e *scenario.Env, s *session, found *probe, first, done *peer.Inbound) error {
+	if _, asked := first.Field("/result/inputRequests"); !asked {
+		e.Skip("MCP-MRTR-6", "the InputRequiredResult of "+found.method+" asked for no input")
+	} else if !isResult(done) {
+		e.Skip("MCP-MRTR-6", found.method+" retried with the input asked for was answered with an error: no answer to compare an extra entry with")
+	} else {
+		p := retryParams(found.params, first, true)
+		rs, _ := p["inputResponses"].(map[string]any)
+		rs[unaskedKey] = map[string]any{"action": "decline"}
+		in, err := s.callWith(e, found.method, p, sendOpts{once: true})
+		if err != nil {
+			return err
+		}
+		if isResult(in) {
+			e.Pass("MCP-MRTR-6", in.Seq)
+		} else {
+			e.Fail("MCP-MRTR-6", in.Seq, found.method+" retried with the input asked for and an entry "+show(unaskedKey)+" it never asked was answered with an error, while the retry without the entry was served",
+				"the entry ignored: a result (or a new InputRequiredResult)", string(in.Raw))
+		}
+	}
+	p := retryParams(found.params, first, false)
+	p["inputResponses"] = "wirecheck: not an InputResponses object"
+	in, err := s.callWith(e, found.method, p, sendOpts{once: true})
+	if err != nil {
+		return err
+	}
+	// A new InputRequiredResult is no complete answer either: the server
+	// may take what it cannot parse for input missing (MCP-MRTR-5).
+	if _, isErr := in.Field("/error"); isErr || inputRequired(in) {
+		e.Pass("MCP-MRTR-7", in.Seq)
+	} else {
+		e.Fail("MCP-MRTR-7", in.Seq, found.method+" retried with inputResponses a string, no InputResponses object, was answered with a complete result",
+			"a JSON-RPC error (invalid params), or a new InputRequiredResult", string(in.Raw))
 	}
 	return nil
 }

@@ -59,6 +59,12 @@ var sentOnPurpose = []purpose{
 			_, caps := meta["io.modelcontextprotocol/clientCapabilities"]
 			return m.method() == "tools/list" && meta != nil && !caps
 		}},
+	{scenario: "mrtr", revision: "2026-07-28", what: "a retry whose inputResponses is a string",
+		why: "MCP-MRTR-7: inputResponses that are no InputResponses object are answered with a JSON-RPC error",
+		match: func(m outMsg) bool {
+			_, isString := m.field("params", "inputResponses").(string)
+			return isString
+		}},
 	{scenario: "http-era", revision: "2026-07-28", what: "an older client's initialize (protocolVersion 2025-11-25, no _meta)",
 		why: "MCP-HTTP-LEGACY-1..3 bind only a server that supports 2026-07-28 alone: the probe is what a 2025-11-25 client sends, valid for the revision it names, and a result shows the server dual-era (basic/versioning)",
 		match: func(m outMsg) bool {

@@ -31,7 +31,7 @@ func Scenarios() []*scenario.Scenario {
 	}, {
 		Name:  "tools",
 		Title: "tools: every page listed, every inputSchema compiled, every tool called with generated arguments and a progress token, structured output checked, an unknown tool refused, list_changed judged",
-		Rules: []string{"MCP-TOOLS-1", "MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-PAGINATION-1", "MCP-PROGRESS-1", "MCP-PROGRESS-2", "MCP-STDIO-5", "MCP-LISTCHANGED-1",
+		Rules: []string{"MCP-TOOLS-1", "MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-TOOLS-8", "MCP-TOOLS-9", "MCP-TOOLS-10", "MCP-PAGINATION-1", "MCP-PROGRESS-1", "MCP-PROGRESS-2", "MCP-STDIO-5", "MCP-LISTCHANGED-1",
 			"MCP-HTTP-STREAM-4", "MCP-HTTP-STREAM-5", "MCP-HTTP-GET-2"},
 		Run: tools,
 	}, {

@@ -1,9 +1,15 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/wirecheck/wirecheck/internal/gen"
+	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
@@ -17,7 +23,7 @@ func tools(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	rules := []string{"MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-PAGINATION-1"}
+	rules := []string{"MCP-TOOLS-3", "MCP-TOOLS-5", "MCP-TOOLS-6", "MCP-TOOLS-7", "MCP-TOOLS-8", "MCP-TOOLS-9", "MCP-TOOLS-10", "MCP-PAGINATION-1"}
 	before := judgeOf(e).counts()
 	defer func() {
 		now := judgeOf(e).counts()
@@ -70,6 +76,12 @@ func tools(e *scenario.Env) error {
 			e.Skip(r, "tools/list failed")
 		}
 		return nil
+	}
+	judgeToolNames(e, s, in, items)
+	judgeSchemaDialects(e, s, in, items)
+	// Before any call: the grow tool changes the set.
+	if err := judgeToolOrder(e, s, items); err != nil {
+		return err
 	}
 	// A cursor the server never issued.
 	bad, err := s.call(e, "tools/list", map[string]any{"cursor": "wirecheck-never-issued-cursor"})
@@ -167,4 +179,161 @@ func tools(e *scenario.Env) error {
 	}
 	s.settle(e, 20e6)
 	return nil
+}
+
+// toolNameChars are the characters 2025-11-25 server/tools#tool-names lets
+// a tool name hold.
+var toolNameChars = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
+
+// judgeToolNames judges MCP-TOOLS-9 on every listed name, from 2025-11-25
+// on (the revision that states it).
+func judgeToolNames(e *scenario.Env, s *session, in *peer.Inbound, items []any) {
+	if s.version < "2025-11-25" {
+		e.Skip("MCP-TOOLS-9", "tool names are constrained from revision 2025-11-25 on; this session uses "+s.version)
+		return
+	}
+	for _, t := range items {
+		name, ok := field0(t, "name").(string)
+		if !ok {
+			continue // the schema check of tools/list reports it
+		}
+		if n := utf8.RuneCountInString(name); n < 1 || n > 128 || !toolNameChars.MatchString(name) {
+			e.Fail("MCP-TOOLS-9", in.Seq, fmt.Sprintf("tool name %s is not 1 to 128 characters of A-Z, a-z, 0-9, _, - and .", show(name)),
+				"a name matching ^[A-Za-z0-9_.-]{1,128}$", show(name))
+			return
+		}
+	}
+	if len(items) == 0 {
+		e.Skip("MCP-TOOLS-9", "the server lists no tools")
+		return
+	}
+	e.Pass("MCP-TOOLS-9", in.Seq)
+}
+
+// judgeToolOrder lists the tools a second time and judges MCP-TOOLS-8: the
+// same names in the same order, unless the set itself changed.
+func judgeToolOrder(e *scenario.Env, s *session, first []any) error {
+	if !s.modern {
+		e.Skip("MCP-TOOLS-8", "the deterministic order of tools/list is asked from revision 2026-07-28 on; this session uses "+s.version)
+		return nil
+	}
+	var again []any
+	var cursor any
+	var last *peer.Inbound
+	for range 50 {
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = cursor
+		}
+		in, err := s.call(e, "tools/list", params)
+		if unjudged(err) {
+			e.Skip("MCP-TOOLS-8", err.Error())
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		last = in
+		if !isResult(in) {
+			e.Skip("MCP-TOOLS-8", "the second tools/list failed")
+			return nil
+		}
+		page, _ := field(in, "/result/tools").([]any)
+		again = append(again, page...)
+		next, ok := field(in, "/result/nextCursor").(string)
+		if !ok {
+			break
+		}
+		cursor = next
+	}
+	a, b := toolNames(first), toolNames(again)
+	if !sameSet(a, b) {
+		e.Skip("MCP-TOOLS-8", "the set of tools changed between the two tools/list requests ("+strings.Join(a, ", ")+" then "+strings.Join(b, ", ")+")")
+		return nil
+	}
+	if !slices.Equal(a, b) {
+		e.Fail("MCP-TOOLS-8", last.Seq, "two tools/list requests, with the set of tools unchanged, listed the tools in different orders",
+			strings.Join(a, ", "), strings.Join(b, ", "))
+		return nil
+	}
+	e.Pass("MCP-TOOLS-8", last.Seq)
+	return nil
+}
+
+// toolNames are the names of the listed tools, in their order ("" for a
+// tool without one).
+func toolNames(items []any) []string {
+	out := make([]string, 0, len(items))
+	for _, t := range items {
+		n, _ := field0(t, "name").(string)
+		out = append(out, n)
+	}
+	return out
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+// field0 is the member k of an object, nil for anything else.
+func field0(v any, k string) any {
+	m, _ := v.(map[string]any)
+	return m[k]
+}
+
+// judgeSchemaDialects judges MCP-TOOLS-10, from 2025-11-25 on: each tool's
+// inputSchema and outputSchema compiled under the dialect it declares
+// (gen.Compile reads $schema; 2020-12 without one). A schema naming a
+// dialect or a document wirecheck may not load (gen.ErrExternalRef) is
+// not judged: that is the server's dialect, not an invalid schema.
+func judgeSchemaDialects(e *scenario.Env, s *session, in *peer.Inbound, items []any) {
+	if s.version < "2025-11-25" {
+		e.Skip("MCP-TOOLS-10", "the schema dialect rules are stated from revision 2025-11-25 on; this session uses "+s.version)
+		return
+	}
+	judged := 0
+	var unloaded []string
+	for i, t := range items {
+		if i >= maxItems {
+			break
+		}
+		name, _ := field0(t, "name").(string)
+		for _, key := range []string{"inputSchema", "outputSchema"} {
+			sch, ok := field0(t, key).(map[string]any)
+			if !ok {
+				continue // absent, or no object: the schema check of tools/list reports it
+			}
+			_, err := gen.Compile(rawJSON(sch))
+			switch {
+			case errors.Is(err, gen.ErrExternalRef):
+				unloaded = append(unloaded, fmt.Sprintf("%s of %s: %v", key, show(name), err))
+				continue
+			case err != nil:
+				e.Fail("MCP-TOOLS-10", in.Seq, fmt.Sprintf("tool %s: %s is not valid under its dialect (%s): %v", show(name), key, dialect(sch), err),
+					"a schema valid under "+dialect(sch), show(sch))
+				return
+			}
+			judged++
+		}
+	}
+	if judged == 0 {
+		why := "no tool lists a schema object"
+		if len(unloaded) > 0 {
+			why = "no schema wirecheck could load: " + strings.Join(unloaded, "; ")
+		}
+		e.Skip("MCP-TOOLS-10", why)
+		return
+	}
+	e.Pass("MCP-TOOLS-10", in.Seq)
+}
+
+// dialect names the dialect a schema declares, or the default.
+func dialect(sch map[string]any) string {
+	if d, ok := sch["$schema"].(string); ok {
+		return d
+	}
+	return "2020-12, the default"
 }
