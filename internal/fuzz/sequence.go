@@ -583,7 +583,9 @@ func (pr *proc) do(steps ...scenario.Step) error {
 	}
 	pr.named = pr.named[:0]
 	for i := range steps {
-		if steps[i].As != "" {
+		// An open request (a subscription) outlives its unit: a later
+		// action cancels it by name.
+		if steps[i].As != "" && !steps[i].Open {
 			pr.named = append(pr.named, steps[i].As)
 		}
 	}

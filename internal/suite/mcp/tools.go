@@ -188,7 +188,7 @@ var toolNameChars = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
 // judgeToolNames judges MCP-TOOLS-9 on every listed name, from 2025-11-25
 // on (the revision that states it).
 func judgeToolNames(e *scenario.Env, s *session, in *peer.Inbound, items []any) {
-	if s.version < "2025-11-25" {
+	if !holdsIn(e, "MCP-TOOLS-9", s.version) {
 		e.Skip("MCP-TOOLS-9", "tool names are constrained from revision 2025-11-25 on; this session uses "+s.version)
 		return
 	}
@@ -290,7 +290,7 @@ func field0(v any, k string) any {
 // dialect or a document wirecheck may not load (gen.ErrExternalRef) is
 // not judged: that is the server's dialect, not an invalid schema.
 func judgeSchemaDialects(e *scenario.Env, s *session, in *peer.Inbound, items []any) {
-	if s.version < "2025-11-25" {
+	if !holdsIn(e, "MCP-TOOLS-10", s.version) {
 		e.Skip("MCP-TOOLS-10", "the schema dialect rules are stated from revision 2025-11-25 on; this session uses "+s.version)
 		return
 	}
@@ -336,4 +336,12 @@ func dialect(sch map[string]any) string {
 		return d
 	}
 	return "2020-12, the default"
+}
+
+// holdsIn says whether the spec gives rule id to revision v: the
+// session's, which may be one the server fell back to rather than the
+// run's (the runner decides for the run's own).
+func holdsIn(e *scenario.Env, id, v string) bool {
+	r := e.Protocol.Rule(id)
+	return r == nil || r.AppliesTo(v)
 }
