@@ -81,9 +81,9 @@ var _ = Describe("fuzz over an HTTP transport", func() {
 			// Judged by the transport's rules, not only the stdio ones.
 			Expect(judged).To(ContainElement(httpRule))
 		},
-		Entry("over http at 2026-07-28, level must", "2026-07-28", "http", 300, 1, verdict.Must, "MCP-HTTP-STREAM-5"),
-		Entry("over http at the default revision", "", "http", 300, 1, verdict.Should, "MCP-HTTP-ACCEPT-1"),
-		Entry("over sse at the default revision", "", "sse", 300, 2, verdict.Should, "MCP-SSE-6"),
-		Entry("over sse at 2026-07-28", "2026-07-28", "sse", 200, 1, verdict.Should, "MCP-SSE-6"),
+		Entry("over http at 2026-07-28, level must", "2026-07-28", "http", 150, 1, verdict.Must, "MCP-HTTP-STREAM-5"),
+		Entry("over http at the default revision", "", "http", 150, 1, verdict.Should, "MCP-HTTP-ACCEPT-1"),
+		Entry("over sse at the default revision", "", "sse", 150, 2, verdict.Should, "MCP-SSE-6"),
+		Entry("over sse at 2026-07-28", "2026-07-28", "sse", 100, 1, verdict.Should, "MCP-SSE-6"),
 	)
 })
