@@ -30,7 +30,6 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 		Steps:    plainSteps(b.Steps),
 		Protocol: c.cfg.Protocol.ID,
 		Seed:     b.Seed,
-		Failing:  b.First.Message,
 		Command:  c.cfg.Target.String(),
 	}
 	p := c.cfg.Protocol
@@ -46,6 +45,9 @@ func (c *Campaign) Save(b *Bug, dir string) (string, error) {
 	sum := sha256.Sum256(body)
 	name := strings.ToLower(b.Rule) + "-" + hex.EncodeToString(sum[:])[:10]
 	sc.Name = name
+	// The failure's message is told, not hashed: it may carry timings
+	// ("exited 4ms after …"), and a seed names one file on any machine.
+	sc.Failing = b.First.Message
 	if body, err = yaml.Marshal(&sc); err != nil {
 		return "", err
 	}
