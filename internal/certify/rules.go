@@ -94,7 +94,7 @@ func didYouMean(want string, ids []string) string {
 	}
 	var all []scored
 	for c := range cands {
-		all = append(all, scored{c, editDistance(w, c), commonPrefix(w, c)})
+		all = append(all, scored{c, spec.EditDistance(w, c), commonPrefix(w, c)})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		a, b := all[i], all[j]
@@ -121,28 +121,6 @@ func didYouMean(want string, ids []string) string {
 		return "; did you mean " + names[0] + "?"
 	}
 	return "; did you mean " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + "?"
-}
-
-// editDistance is the Levenshtein distance of a and b, by bytes (rule IDs
-// are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func commonPrefix(a, b string) int {

@@ -172,7 +172,7 @@ func near(id string, all []string) []string {
 	}
 	var cs []cand
 	for _, a := range all {
-		d := distance(q, a)
+		d := spec.EditDistance(q, a)
 		if strings.Contains(a, q) && q != "" {
 			d = 0
 		}
@@ -191,25 +191,4 @@ func near(id string, all []string) []string {
 		}
 	}
 	return out
-}
-
-// distance is the Levenshtein distance of two strings, by byte.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
