@@ -54,7 +54,7 @@ var _ = Describe("fuzz draws the methods of the revision and of the extensions t
 		func(revision, fault, rule string) {
 			bugs := revCampaign("mcp", revision, fuzz.Config{Runs: 40, Seed: 3, ShrinkTime: time.Nanosecond, MaxFailures: 1,
 				Rules: []string{rule}}, "--fault", fault)
-			Expect(rulesOf(bugs)).To(ContainElement(HavePrefix(rule+" after ")))
+			Expect(rulesOf(bugs)).To(ContainElement(HavePrefix(rule + " after ")))
 		},
 		Entry(nil, "2025-11-25", "task-create-bad", "MCP-TASKS-2"),
 		Entry(nil, "2025-11-25", "task-get-wrong", "MCP-TASKS-4"),

@@ -203,17 +203,31 @@ func getSkills(e *scenario.Env, s *session, v *skillVerdicts, entries []listedSk
 			return nil
 		}
 		res, isRes := field(in, "/result").(map[string]any)
-		switch {
-		case !isRes:
-			v.fail("MCP-SKILLS-11", in.Seq, "skills/get of a listed skill, "+uri+", was refused", "its entry", string(in.Raw))
-			continue
-		case res["nextCursor"] != nil:
+		if isRes && res["nextCursor"] != nil {
 			v.fail("MCP-SKILLS-11", in.Seq, "a skills/get result carries a nextCursor", "no pagination cursor", string(in.Raw))
-		case !reflect.DeepEqual(normalize(res["skill"]), normalize(en.entry)):
-			v.fail("MCP-SKILLS-11", in.Seq, "skills/get of "+uri+" answers another entry than skills/list (line "+strconv.Itoa(en.seq)+")",
-				show(en.entry), show(res["skill"]))
-		default:
+		} else if !isRes || !reflect.DeepEqual(normalize(res["skill"]), normalize(en.entry)) {
+			// The skill may have changed, or gone, since it was
+			// listed: judged against the listing as it is now.
+			now, listed, err := listedNow(e, s, uri)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !listed:
+				// No longer served as listed: nothing to compare.
+			case !isRes:
+				v.fail("MCP-SKILLS-11", in.Seq, "skills/get of a listed skill, "+uri+", was refused", "its entry", string(in.Raw))
+			case !reflect.DeepEqual(normalize(res["skill"]), normalize(now.entry)):
+				v.fail("MCP-SKILLS-11", in.Seq, "skills/get of "+uri+" answers another entry than skills/list, before it (line "+strconv.Itoa(en.seq)+") and after it (line "+strconv.Itoa(now.seq)+")",
+					show(now.entry), show(res["skill"]))
+			default:
+				v.ok("MCP-SKILLS-11", in.Seq)
+			}
+		} else {
 			v.ok("MCP-SKILLS-11", in.Seq)
+		}
+		if !isRes {
+			continue
 		}
 		judgeCacheable(v, in, "skills/get")
 	}
@@ -238,6 +252,38 @@ func getSkills(e *scenario.Env, s *session, v *skillVerdicts, entries []listedSk
 		v.fail("MCP-SKILLS-12", in.Seq, "skills/get of a URI that names no skill ("+unknown+") was not answered -32602", "error -32602 (Invalid params)", string(in.Raw))
 	}
 	return nil
+}
+
+// listedNow lists the skills again, judging nothing, for the entry of
+// uri as the server lists it now (false: no longer listed). A server's
+// skills may change between two reads (a file added, a skill removed):
+// what is compared is a view taken after the one in question.
+func listedNow(e *scenario.Env, s *session, uri string) (listedSkill, bool, error) {
+	var cursor any
+	for range 20 {
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = cursor
+		}
+		in, err := s.call(e, "skills/list", params)
+		if err != nil {
+			return listedSkill{}, false, err
+		}
+		res, isRes := field(in, "/result").(map[string]any)
+		if !isRes {
+			return listedSkill{}, false, nil
+		}
+		list, _ := res["skills"].([]any)
+		for _, it := range list {
+			if m, _ := it.(map[string]any); m != nil && m["uri"] == uri {
+				return listedSkill{m, in.Seq}, true, nil
+			}
+		}
+		if cursor = res["nextCursor"]; cursor == nil {
+			break
+		}
+	}
+	return listedSkill{}, false, nil
 }
 
 // skillName is the Agent Skills specification's name field: 1 to 64
@@ -469,6 +515,22 @@ func readDirectories(e *scenario.Env, s *session, v *skillVerdicts, entries []li
 			return nil
 		}
 		v.ok("MCP-SKILLS-3", in.Seq)
+		if children == nil || missingChildren(root, list, children) != "" {
+			// The skill may have changed since it was listed: its
+			// manifest got now, then the directory read again.
+			g, err := s.call(e, "skills/get", map[string]any{"uri": uri})
+			if err != nil {
+				return err
+			}
+			fresh, isList := field(g, "/result/skill/resources").([]any)
+			if !isList {
+				continue // gone, or dynamic now: nothing to compare
+			}
+			list = fresh
+			if children, in, err = readDirectory(e, s, root); err != nil {
+				return err
+			}
+		}
 		if children == nil {
 			v.fail("MCP-SKILLS-14", in.Seq, "the skill directory "+root+" could not be read", "its direct children", string(in.Raw))
 			continue
