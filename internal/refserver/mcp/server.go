@@ -120,7 +120,7 @@ type server struct {
 	variants map[string]bool
 	// drafts is the changing skill of the variant skills-churn (skills.go).
 	drafts drafts
-	log      io.Writer
+	log    io.Writer
 
 	wmu sync.Mutex
 	out io.Writer
