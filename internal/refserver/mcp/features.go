@@ -339,6 +339,9 @@ func (s *server) resources() []any {
 		return s.extResources()
 	}
 	rs = append(s.extResources(), rs...)
+	if s.skillsOn() && (s.v("skills-in-resources") || s.f("skills-resource-metadata-off")) {
+		rs = append(rs, s.skillResources()...)
+	}
 	if s.modern() {
 		rs = append(rs, obj{"uri": askURI, "name": "client roots", "description": "Asks the client for its roots (a multi round-trip read), then lists them.", "mimeType": "text/plain"})
 	}

@@ -56,7 +56,11 @@ func (s *server) skillSet() []refSkill {
 	if s.f("skills-name-mismatch") {
 		git.front["name"] = "git-flow"
 	}
-	refunds := refSkill{root: "skill://acme/billing/refunds",
+	prefix := "acme"
+	if s.f("skills-authority-bad") {
+		prefix = "team@acme"
+	}
+	refunds := refSkill{root: "skill://" + prefix + "/billing/refunds",
 		front: obj{"name": "refunds", "description": "Process customer refund requests per company policy", "metadata": obj{"version": "1.2"}},
 		body:  "\n# Refunds\n\nPick a template from examples/.\n",
 		files: []skillFile{{"examples/email.md", "text/markdown", "Dear customer,\n"}, {"examples/letters/formal.md", "text/markdown", "Dear Sir or Madam,\n"}}}
@@ -290,7 +294,11 @@ func (s *server) skillRead(id any, uri string) bool {
 	for _, k := range s.skillSet() {
 		for _, f := range k.allFiles() {
 			if k.root+"/"+f.path == uri {
-				s.result(id, s.cacheable(obj{"contents": []any{obj{"uri": uri, "mimeType": f.mime, "text": f.text}}}))
+				c := obj{"uri": uri, "mimeType": f.mime, "text": f.text}
+				if f.path == "SKILL.md" && s.f("skills-meta-unprefixed") {
+					c["_meta"] = obj{"license": k.front["license"]}
+				}
+				s.result(id, s.cacheable(obj{"contents": []any{c}}))
 				if s.v("skills-churn") {
 					s.drafts.read(uri)
 				}
@@ -299,6 +307,25 @@ func (s *server) skillRead(id any, uri string) bool {
 		}
 	}
 	return false
+}
+
+// skillResources are the skills' files as resources/list shows them with
+// the variant skills-in-resources: each SKILL.md named and described from
+// its frontmatter, which it carries under the extension's _meta prefix
+// (the fault skills-resource-metadata-off names it by its file instead).
+func (s *server) skillResources() []any {
+	var out []any
+	for _, k := range s.skillSet() {
+		for _, f := range k.allFiles() {
+			r := obj{"uri": k.root + "/" + f.path, "name": path.Base(f.path), "mimeType": f.mime}
+			if f.path == "SKILL.md" && !s.f("skills-resource-metadata-off") {
+				r["name"], r["description"] = k.front["name"], k.front["description"]
+				r["_meta"] = obj{"io.modelcontextprotocol.skills/frontmatter": k.front}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // readDirectory lists the direct children of a directory of the skill

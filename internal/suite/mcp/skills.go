@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,8 @@ const skillsExt = "io.modelcontextprotocol/skills"
 
 var skillsRules = []string{"MCP-SKILLS-1", "MCP-SKILLS-2", "MCP-SKILLS-3", "MCP-SKILLS-4", "MCP-SKILLS-5", "MCP-SKILLS-6",
 	"MCP-SKILLS-7", "MCP-SKILLS-8", "MCP-SKILLS-9", "MCP-SKILLS-10", "MCP-SKILLS-11", "MCP-SKILLS-12", "MCP-SKILLS-13",
-	"MCP-SKILLS-14", "MCP-SKILLS-15", "MCP-SKILLS-16", "MCP-SKILLS-17", "MCP-SKILLS-18"}
+	"MCP-SKILLS-14", "MCP-SKILLS-15", "MCP-SKILLS-16", "MCP-SKILLS-17", "MCP-SKILLS-18", "MCP-SKILLS-19", "MCP-SKILLS-20",
+	"MCP-SKILLS-21"}
 
 func skillsScenario() *scenario.Scenario {
 	return &scenario.Scenario{
@@ -111,6 +113,10 @@ func skills(e *scenario.Env) error {
 			return err
 		}
 	}
+	if err := skillResourcesListed(e, s, v, entries); err != nil {
+		return err
+	}
+	why["MCP-SKILLS-20"] = "the server lists no skill's SKILL.md in resources/list (it need not: skills/list is the listing of skills)"
 	if decl["directoryRead"] == true {
 		if err := readDirectories(e, s, v, entries); err != nil {
 			return err
@@ -293,6 +299,90 @@ var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 var skillDigest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
+// regName is RFC 3986's reg-name: unreserved characters, sub-delims and
+// percent-encoded octets.
+var regName = regexp.MustCompile(`^(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$`)
+
+// reverseDomain is a _meta key's reverse-domain prefix (com.example/):
+// any namespace is taken for the skills one, since a skill resource may
+// carry keys another specification defines.
+var reverseDomain = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`)
+
+// judgeMeta judges the _meta keys of a skill resource (MCP-SKILLS-21).
+func judgeMeta(v *skillVerdicts, seq int, uri string, meta any) {
+	m, _ := meta.(map[string]any)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !reverseDomain.MatchString(k) {
+			v.fail("MCP-SKILLS-21", seq, "the skill resource "+uri+" carries a _meta key without a reverse-domain prefix", "io.modelcontextprotocol.skills/…", strconv.Quote(k))
+			return
+		}
+	}
+	v.ok("MCP-SKILLS-21", seq)
+}
+
+// skillResourcesListed judges the skill resources resources/list shows:
+// a listed skill's SKILL.md named and described from its frontmatter
+// (MCP-SKILLS-20), and every skill file's _meta keys (MCP-SKILLS-21).
+func skillResourcesListed(e *scenario.Env, s *session, v *skillVerdicts, entries []listedSkill) error {
+	if !s.has("resources") {
+		return nil
+	}
+	fronts := map[string]map[string]any{}
+	files := map[string]bool{}
+	for _, en := range entries {
+		uri, _ := en.entry["uri"].(string)
+		front, _ := en.entry["frontmatter"].(map[string]any)
+		fronts[uri] = front
+		list, _ := en.entry["resources"].([]any)
+		for _, it := range list {
+			r, _ := it.(map[string]any)
+			if ru, _ := r["uri"].(string); ru != "" {
+				files[ru] = true
+			}
+		}
+	}
+	var cursor any
+	for range 20 {
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = cursor
+		}
+		in, err := s.call(e, "resources/list", params)
+		if err != nil {
+			return err
+		}
+		res, isRes := field(in, "/result").(map[string]any)
+		if !isRes {
+			return nil
+		}
+		list, _ := res["resources"].([]any)
+		for _, it := range list {
+			r, _ := it.(map[string]any)
+			ru, _ := r["uri"].(string)
+			if front, isSkill := fronts[ru]; isSkill {
+				for _, f := range []string{"name", "description"} {
+					if want, _ := front[f].(string); r[f] != want {
+						v.fail("MCP-SKILLS-20", in.Seq, "resources/list shows the SKILL.md "+ru+" with a "+f+" other than its frontmatter's", strconv.Quote(want), show(r[f]))
+					}
+				}
+				v.ok("MCP-SKILLS-20", in.Seq)
+			}
+			if _, isSkill := fronts[ru]; (isSkill || files[ru]) && r["_meta"] != nil {
+				judgeMeta(v, in.Seq, ru, r["_meta"])
+			}
+		}
+		if cursor = res["nextCursor"]; cursor == nil {
+			break
+		}
+	}
+	return nil
+}
+
 // skillRoot is an entry's skill directory: its uri without /SKILL.md.
 func skillRoot(uri string) (string, bool) {
 	return strings.CutSuffix(uri, "/SKILL.md")
@@ -315,8 +405,14 @@ func judgeEntry(e *scenario.Env, s *session, v *skillVerdicts, l listedSkill, na
 	} else {
 		v.ok("MCP-SKILLS-5", seq)
 	}
-	if strings.HasPrefix(uri, "skill://") {
+	if rest, isSkill := strings.CutPrefix(uri, "skill://"); isSkill {
 		v.ok("MCP-SKILLS-18", seq)
+		authority, _, _ := strings.Cut(rest, "/")
+		if regName.MatchString(authority) {
+			v.ok("MCP-SKILLS-19", seq)
+		} else {
+			v.fail("MCP-SKILLS-19", seq, "the first segment of "+uri+", its URI authority, is no RFC 3986 reg-name", "unreserved characters, sub-delims and %XX escapes only", strconv.Quote(authority))
+		}
 	} else {
 		v.fail("MCP-SKILLS-18", seq, "a skill is served under another scheme than skill://", "skill://<skill-path>/SKILL.md", uri)
 	}
@@ -444,6 +540,7 @@ func judgeFrontmatter(e *scenario.Env, s *session, v *skillVerdicts, uri string,
 		v.fail("MCP-SKILLS-10", in.Seq, "the SKILL.md of a listed skill could not be read", "its contents", string(in.Raw))
 		return nil
 	}
+	judgeMeta(v, in.Seq, uri, field(in, "/result/contents/0/_meta"))
 	if mt, _ := field(in, "/result/contents/0/mimeType").(string); mt == "text/markdown" {
 		v.ok("MCP-SKILLS-15", in.Seq)
 	} else {
