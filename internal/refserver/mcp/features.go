@@ -339,7 +339,7 @@ func (s *server) resources() []any {
 		return s.extResources()
 	}
 	rs = append(s.extResources(), rs...)
-	if s.skillsOn() && (s.v("skills-in-resources") || s.f("skills-resource-metadata-off")) {
+	if s.skillsOn() && !s.v("skills-not-in-resources") {
 		rs = append(rs, s.skillResources()...)
 	}
 	if s.modern() {

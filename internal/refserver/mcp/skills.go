@@ -309,10 +309,11 @@ func (s *server) skillRead(id any, uri string) bool {
 	return false
 }
 
-// skillResources are the skills' files as resources/list shows them with
-// the variant skills-in-resources: each SKILL.md named and described from
-// its frontmatter, which it carries under the extension's _meta prefix
-// (the fault skills-resource-metadata-off names it by its file instead).
+// skillResources are the skills' files as resources/list shows them
+// (unless the variant skills-not-in-resources leaves them out): each
+// SKILL.md named and described from its frontmatter, which it carries
+// under the extension's _meta prefix (the fault
+// skills-resource-metadata-off names it by its file instead).
 func (s *server) skillResources() []any {
 	var out []any
 	for _, k := range s.skillSet() {
