@@ -202,6 +202,9 @@ type Campaign struct {
 	request        *jsonschema.Schema
 	validRequest   *rapid.Generator[any]
 	invalidRequest *rapid.Generator[gen.Mutation]
+	// requests are the methods the revision and its extensions define
+	// (spec.FuzzRequest), drawn beside the generic request.
+	requests []*methodRequests
 
 	sequences atomic.Int64
 	generated atomic.Int64
@@ -340,8 +343,23 @@ func New(cfg Config) (*Campaign, error) {
 		}
 		c.validRequest = gen.Valid(c.request)
 		c.invalidRequest = gen.Invalid(c.request)
+		for _, r := range f.Requests {
+			sch := cfg.Schemas.Get(r.Schema)
+			if sch == nil {
+				return nil, fmt.Errorf("protocol %s: fuzz request schema %s is not compiled", cfg.Protocol.ID, r.Schema)
+			}
+			c.requests = append(c.requests, &methodRequests{when: r.When, valid: gen.Valid(sch), invalid: gen.Invalid(sch)})
+		}
 	}
 	return c, nil
+}
+
+// methodRequests draws the requests of one method (spec.FuzzRequest),
+// valid and near valid, for a server that declared what when names.
+type methodRequests struct {
+	when    []string
+	valid   *rapid.Generator[any]
+	invalid *rapid.Generator[gen.Mutation]
 }
 
 // Stats reports progress; safe to call from another goroutine.

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"pgregory.net/rapid"
@@ -193,8 +194,12 @@ func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
 		if err := pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}); err != nil {
 			return err
 		}
-		if fl.Undo != nil && pr.env.Answer(name) != nil {
+		in := pr.env.Answer(name)
+		if fl.Undo != nil && in != nil {
 			pr.undo = append(pr.undo, undoable{fl: fl, item: item})
+		}
+		if in != nil {
+			pr.yield(fl, in)
 		}
 		return nil
 	}
@@ -211,6 +216,28 @@ func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
 	// Open once sent: a later action may cancel it whatever came back.
 	pr.open = append(pr.open, opened{fl: fl, name: name, id: id})
 	return pr.do(steps...)
+}
+
+// maxYielded bounds the items a process's follow-up requests add to a
+// source: the newest are kept (a task lives a while; the oldest may be
+// gone).
+const maxYielded = 16
+
+// yield adds to their sources the items an answer names (spec.FuzzFollow
+// Yields), each once.
+func (pr *proc) yield(fl *spec.FuzzFollow, in *peer.Inbound) {
+	for item, ptr := range fl.Yields {
+		v, _ := in.Field(ptr)
+		s, ok := v.(string)
+		if !ok || s == "" || slices.Contains(pr.items[item], s) {
+			continue
+		}
+		list := append(pr.items[item], s)
+		if len(list) > maxYielded {
+			list = list[len(list)-maxYielded:]
+		}
+		pr.items[item] = list
+	}
 }
 
 // drawUndo draws which answered follow-up request a later one takes back.

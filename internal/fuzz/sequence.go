@@ -472,7 +472,7 @@ func (s *sequence) draw() *action {
 	}
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
-		v := s.c.validRequest.Draw(s.t, "request")
+		v := s.validRequest()
 		return &action{s.c.label(v), func() error {
 			_, err := pr.call(v)
 			return err
@@ -501,7 +501,7 @@ func (s *sequence) draw() *action {
 			return pr.do(scenario.Step{Send: v, As: name}, expect, pr.probeStep())
 		}}
 	case "invalid":
-		m := s.c.invalidRequest.Draw(s.t, "mutation")
+		m := s.invalidRequest()
 		return &action{invalidLabel(m.Value, firstWords(m.What)), func() error {
 			return pr.sendInvalid(m.Value)
 		}}
@@ -525,7 +525,7 @@ func (s *sequence) draw() *action {
 			return pr.do(scenario.Step{Drain: true}, rawStep(raw), *answer, pr.probeStep())
 		}}
 	case "split":
-		v := s.c.validRequest.Draw(s.t, "request")
+		v := s.validRequest()
 		shape := s.c.label(v) + " split over two writes"
 		// Where, as a share of the line: its length is known only once
 		// it runs, with its id and params.
@@ -540,7 +540,7 @@ func (s *sequence) draw() *action {
 		k := rapid.IntRange(2, 5).Draw(s.t, "pipelined")
 		vs := make([]any, k)
 		for i := range vs {
-			vs[i] = s.c.validRequest.Draw(s.t, "request")
+			vs[i] = s.validRequest()
 		}
 		return &action{fmt.Sprintf("%d pipelined requests", k), func() error {
 			var sends, expects []scenario.Step
@@ -553,6 +553,50 @@ func (s *sequence) draw() *action {
 		}}
 	}
 	panic("fuzz: an action nobody draws")
+}
+
+// methods are the method requests the process's server offers (their
+// conditions hold in its setup's answers).
+func (pr *proc) methods() []*methodRequests {
+	var out []*methodRequests
+	for _, m := range pr.c.requests {
+		if pr.declares(m.when) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// method draws whose request an action sends: nil for the generic one,
+// else, half the time, one of the methods the server offers. A revision
+// that defines none draws nothing here, so its campaigns draw as before.
+func (s *sequence) method() *methodRequests {
+	if len(s.c.requests) == 0 {
+		return nil
+	}
+	ms := s.pr.methods()
+	if len(ms) == 0 {
+		return nil
+	}
+	i := rapid.IntRange(0, 2*len(ms)-1).Draw(s.t, "method")
+	if i >= len(ms) {
+		return nil
+	}
+	return ms[i]
+}
+
+func (s *sequence) validRequest() any {
+	if m := s.method(); m != nil {
+		return m.valid.Draw(s.t, "request")
+	}
+	return s.c.validRequest.Draw(s.t, "request")
+}
+
+func (s *sequence) invalidRequest() gen.Mutation {
+	if m := s.method(); m != nil {
+		return m.invalid.Draw(s.t, "mutation")
+	}
+	return s.c.invalidRequest.Draw(s.t, "mutation")
 }
 
 // setShape labels what the process does now; the peer tags its

@@ -32,8 +32,13 @@ fuzz:
     - item: things
       request: {method: things/watch, params: {name: $name}}
       undo: {method: things/unwatch, params: {name: $name}}
+      yields: {things: /result/name}
+  requests:
+    - {schema: "things.json#/$defs/ListRequest", when: [/result/things]}
   per_version:
     "2":
+      requests:
+        - {schema: "things.json#/$defs/WatchRequest"}
       follow:
         - item: things
           when: [/result/things/watch]
@@ -63,6 +68,11 @@ var _ = Describe("the fuzz model's sources and follow-up requests", func() {
 		Expect(q.Fuzz.Follow).To(HaveLen(1))
 		Expect(q.Fuzz.Follow[0].Open.Unanswered).To(Equal("MOD-QUIET-1"))
 		Expect(q.Fuzz.Sources).To(HaveKey("things"))
+		// A revision's requests are drawn besides the common ones.
+		Expect(p.Fuzz.Requests).To(HaveLen(1))
+		Expect(q.Fuzz.Requests).To(HaveLen(2))
+		Expect(q.Fuzz.Requests[1].Schema).To(Equal("things.json#/$defs/WatchRequest"))
+		Expect(p.Fuzz.Follow[0].Yields).To(HaveKeyWithValue("things", "/result/name"))
 	})
 
 	DescribeTable("a broken one is rejected at its file and line",
@@ -78,21 +88,29 @@ var _ = Describe("the fuzz model's sources and follow-up requests", func() {
 			"    - item: thing\n      request: {method: things/watch", `specs/model.yaml:18: fuzz follow 1: item "thing" is no source of the fuzz model`),
 		Entry("$name without an item", "    - item: things\n      request: {method: things/watch",
 			"    - request: {method: things/watch", `specs/model.yaml:18: fuzz follow 1: $name needs an item (a source)`),
+		Entry("a yield into no source", "yields: {things:", "yields: {thing:",
+			`specs/model.yaml:18: fuzz follow 1: yields "thing": no source of the fuzz model`),
+		Entry("a yield that is no pointer", "{things: /result/name}", "{things: result/name}",
+			`specs/model.yaml:18: fuzz follow 1: yields "things": "result/name" is not a JSON pointer`),
+		Entry("a request without its schema", `    - {schema: "things.json#/$defs/ListRequest", when: [/result/things]}`, `    - {when: [/result/things]}`,
+			`fuzz requests 1: schema is required`),
+		Entry("a request condition that is no pointer", `when: [/result/things]}`, `when: [result/things]}`,
+			`fuzz requests 1: when "result/things" is not a JSON pointer`),
 		Entry("no request", "      request: {method: things/watch, params: {name: $name}}\n", "",
 			`specs/model.yaml:18: fuzz follow 1: request is required`),
 		Entry("a field the model does not know", "undo: {method", "undo2: {method", `field undo2 not found`),
 		Entry("a condition that is no pointer", "when: [/result/things/watch]", "when: [result/things/watch]",
-			`specs/model.yaml:24: fuzz follow 1: when "result/things/watch" is not a JSON pointer`),
+			`specs/model.yaml:29: fuzz follow 1: when "result/things/watch" is not a JSON pointer`),
 		Entry("an ack of a rule not in the catalogue", "rule: MOD-ACK-1, match", "rule: MOD-ACK-2, match",
-			`specs/model.yaml:24: fuzz follow 1: open ack: rule "MOD-ACK-2" is not in the catalogue`),
+			`specs/model.yaml:29: fuzz follow 1: open ack: rule "MOD-ACK-2" is not in the catalogue`),
 		Entry("an unanswered rule without a cancel", "            cancel: {method: cancel, params: {id: $id}}\n", "",
-			`specs/model.yaml:24: fuzz follow 1: open unanswered needs a cancel`),
+			`specs/model.yaml:29: fuzz follow 1: open unanswered needs a cancel`),
 		Entry("a $some member without a value", "{all: {when: [/result/all], value: true}}", "{all: {when: [/result/all]}}",
-			`specs/model.yaml:24: fuzz follow 1: $some member "all": give {when: [POINTER…], value: V}`),
+			`specs/model.yaml:29: fuzz follow 1: $some member "all": give {when: [POINTER…], value: V}`),
 		Entry("a $some member whose condition is no pointer", "{all: {when: [/result/all], value: true}}", "{all: {when: [result/all], value: true}}",
-			`specs/model.yaml:24: fuzz follow 1: $some member "all": when result/all is not a JSON pointer`),
+			`specs/model.yaml:29: fuzz follow 1: $some member "all": when result/all is not a JSON pointer`),
 		Entry("a $some beside other members", "filter: {$some: {", "filter: {x: 1, $some: {",
-			`specs/model.yaml:24: fuzz follow 1: $some takes an object of members and stands alone in its object`),
+			`specs/model.yaml:29: fuzz follow 1: $some takes an object of members and stands alone in its object`),
 		Entry("a source without items", "      items: /result/things\n", "",
 			`fuzz source "things": list, items and name are all required`),
 		Entry("a source's name that is no pointer", "name: /name", "name: name",

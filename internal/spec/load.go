@@ -343,6 +343,25 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 		}
 		checkSetup("", f.Setup)
+		checkRequests := func(where string, rs []*FuzzRequest) {
+			for i, r := range rs {
+				switch {
+				case r == nil || r.Schema == "":
+					bad(1, "fuzz %srequests %d: schema is required", where, i+1)
+				default:
+					checkSchema(schemaFS, p.schemaDirs, r.Schema, func(m string) { bad(1, "fuzz %srequests %d: %s", where, i+1, m) })
+				}
+				if r == nil {
+					continue
+				}
+				for _, w := range r.When {
+					if !strings.HasPrefix(w, "/") {
+						bad(1, "fuzz %srequests %d: when %q is not a JSON pointer", where, i+1, w)
+					}
+				}
+			}
+		}
+		checkRequests("", f.Requests)
 		checkFollow := func(fs []*FuzzFollow) {
 			for i, fl := range fs {
 				line := 1
@@ -381,6 +400,15 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			default:
 				checkSetup("per_version "+id+" ", o.Setup)
 				checkFollow(o.Follow)
+				checkRequests("per_version "+id+" ", o.Requests)
+				if v := p.Versions.find(id); v != nil {
+					for i, r := range o.Requests {
+						if r != nil && r.Schema != "" {
+							f, _, _ := strings.Cut(v.Expand(r.Schema), "#")
+							checkSchema(schemaFS, p.schemaDirs, f, func(m string) { bad(1, "fuzz per_version %s requests %d: %s", id, i+1, m) })
+						}
+					}
+				}
 			}
 		}
 		if t := f.Tools; t != nil && (t.List == nil || t.Call == nil || t.Items == "" || t.Name == "" || t.Schema == "") {

@@ -369,6 +369,21 @@ type Fuzz struct {
 	// about what the server declared.
 	Sources map[string]*FuzzSource `yaml:"sources"`
 	Follow  []*FuzzFollow          `yaml:"follow"`
+	// Requests are the schemas of the requests a revision or an extension
+	// defines, each method its own, drawn beside Request (valid and near
+	// valid) where the server declared what their When names: the
+	// generic request rarely names a method, so without them a campaign
+	// never reaches a method's params.
+	Requests []*FuzzRequest `yaml:"requests"`
+}
+
+// FuzzRequest is the schema of one kind of request the fuzzer draws
+// (a method's request, whole), sent once every condition of When holds
+// in the setup's answers (a capability or an extension the server
+// declared; none: always).
+type FuzzRequest struct {
+	Schema string   `yaml:"schema"`
+	When   []string `yaml:"when"`
 }
 
 // FuzzSource is a list of the server's items, read (every page) once a
@@ -393,14 +408,17 @@ type FuzzSource struct {
 // conditions hold (a filter of what the server offers). Undo, when set,
 // is a request a later action may send to take back one that succeeded
 // (an unsubscribe), its "$name" the same item. Open says the request stays
-// open (a subscription): see FuzzOpen.
+// open (a subscription): see FuzzOpen. Yields adds to a source's items
+// what its answer names (SOURCE: POINTER into the answer): what the
+// request made (a task), which later follow-up requests are about.
 type FuzzFollow struct {
-	When    []string       `yaml:"when"`
-	Item    string         `yaml:"item"`
-	Request map[string]any `yaml:"request"`
-	Undo    map[string]any `yaml:"undo"`
-	Open    *FuzzOpen      `yaml:"open"`
-	Line    int            `yaml:"-"`
+	When    []string          `yaml:"when"`
+	Item    string            `yaml:"item"`
+	Request map[string]any    `yaml:"request"`
+	Undo    map[string]any    `yaml:"undo"`
+	Open    *FuzzOpen         `yaml:"open"`
+	Yields  map[string]string `yaml:"yields"`
+	Line    int               `yaml:"-"`
 }
 
 // FuzzOpen is a request that stays open: the server answers it late or
@@ -431,11 +449,13 @@ type FuzzMalformed struct {
 
 // FuzzVersion is what one revision changes in the fuzz model: each of
 // its setup, params and follow-up requests, when given, replaces the
-// common one.
+// common one; its Requests are drawn besides the common ones (the
+// revision's methods, and its extensions').
 type FuzzVersion struct {
-	Setup  []map[string]any `yaml:"setup"`
-	Params map[string]any   `yaml:"params"`
-	Follow []*FuzzFollow    `yaml:"follow"`
+	Setup    []map[string]any `yaml:"setup"`
+	Params   map[string]any   `yaml:"params"`
+	Follow   []*FuzzFollow    `yaml:"follow"`
+	Requests []*FuzzRequest   `yaml:"requests"`
 }
 
 // SetupNotification returns the notification a setup step {notify:
@@ -683,6 +703,14 @@ func (fl *FuzzFollow) problems(sources map[string]*FuzzSource, rules map[string]
 		}
 	}
 	out = append(out, someProblems(fl.Request)...)
+	for item, ptr := range fl.Yields {
+		if sources[item] == nil {
+			out = append(out, fmt.Sprintf("yields %q: no source of the fuzz model", item))
+		}
+		if !strings.HasPrefix(ptr, "/") {
+			out = append(out, fmt.Sprintf("yields %q: %q is not a JSON pointer", item, ptr))
+		}
+	}
 	if o := fl.Open; o != nil {
 		if fl.Undo != nil {
 			out = append(out, "an open request is closed by its cancel, not undone")

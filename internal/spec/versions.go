@@ -170,6 +170,11 @@ func (p *Protocol) SchemaRefs() []string {
 	if p.Fuzz != nil && p.Fuzz.Request != "" {
 		out = append(out, p.Fuzz.Request)
 	}
+	if p.Fuzz != nil {
+		for _, r := range p.Fuzz.Requests {
+			out = append(out, r.Schema)
+		}
+	}
 	return out
 }
 
@@ -179,7 +184,9 @@ func (f *Fuzz) forVersion(v *Version) *Fuzz {
 	out := *f
 	out.Request = v.Expand(f.Request)
 	setup, params, follow := f.Setup, f.Params, f.Follow
+	requests := f.Requests
 	if o := f.PerVersion[v.ID]; o != nil {
+		requests = append(slices.Clip(requests), o.Requests...)
 		if o.Setup != nil {
 			setup = o.Setup
 		}
@@ -200,6 +207,10 @@ func (f *Fuzz) forVersion(v *Version) *Fuzz {
 		t.List, _ = expandValue(f.Tools.List, v).(map[string]any)
 		t.Call, _ = expandValue(f.Tools.Call, v).(map[string]any)
 		out.Tools = &t
+	}
+	out.Requests = nil
+	for _, r := range requests {
+		out.Requests = append(out.Requests, &FuzzRequest{Schema: v.Expand(r.Schema), When: r.When})
 	}
 	out.Follow = nil
 	for _, fl := range follow {

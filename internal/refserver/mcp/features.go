@@ -342,6 +342,11 @@ func (s *server) resources() []any {
 	if s.modern() {
 		rs = append(rs, obj{"uri": askURI, "name": "client roots", "description": "Asks the client for its roots (a multi round-trip read), then lists them.", "mimeType": "text/plain"})
 	}
+	// Last: a client reading the first few resources meets the server's
+	// own before the skill files.
+	if s.skillsOn() && !s.v("skills-not-in-resources") {
+		rs = append(rs, s.skillResources()...)
+	}
 	return rs
 }
 

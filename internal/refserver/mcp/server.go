@@ -118,7 +118,9 @@ type server struct {
 	faults map[string]bool
 	// variants are the legal alternatives switched on (spec variants:).
 	variants map[string]bool
-	log      io.Writer
+	// drafts is the changing skill of the variant skills-churn (skills.go).
+	drafts drafts
+	log    io.Writer
 
 	wmu sync.Mutex
 	out io.Writer

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The skills extension (io.modelcontextprotocol/skills, SEP-2640) of
@@ -55,7 +56,11 @@ func (s *server) skillSet() []refSkill {
 	if s.f("skills-name-mismatch") {
 		git.front["name"] = "git-flow"
 	}
-	refunds := refSkill{root: "skill://acme/billing/refunds",
+	prefix := "acme"
+	if s.f("skills-authority-bad") {
+		prefix = "team@acme"
+	}
+	refunds := refSkill{root: "skill://" + prefix + "/billing/refunds",
 		front: obj{"name": "refunds", "description": "Process customer refund requests per company policy", "metadata": obj{"version": "1.2"}},
 		body:  "\n# Refunds\n\nPick a template from examples/.\n",
 		files: []skillFile{{"examples/email.md", "text/markdown", "Dear customer,\n"}, {"examples/letters/formal.md", "text/markdown", "Dear Sir or Madam,\n"}}}
@@ -65,7 +70,56 @@ func (s *server) skillSet() []refSkill {
 	hidden := refSkill{root: "skill://acme/internal/audit", unlisted: true,
 		front: obj{"name": "audit", "description": "Audit a billing account"},
 		body:  "\n# Audit\n"}
-	return []refSkill{git, refunds, daily, hidden}
+	set := []refSkill{git, refunds, daily, hidden}
+	if s.v("skills-churn") {
+		set = append(set, s.drafts.skill())
+	}
+	return set
+}
+
+// drafts is the skill of the variant skills-churn, whose files change
+// while a client reads it, as a skill its author is editing does: each
+// skills/list page that lists it adds a note, and a note read once is
+// gone. Two reads of it moments apart differ, legitimately.
+type drafts struct {
+	mu    sync.Mutex
+	notes []int
+	next  int
+}
+
+func (d *drafts) skill() refSkill {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.next == 0 {
+		d.notes, d.next = []int{1}, 2
+	}
+	k := refSkill{root: "skill://drafts",
+		front: obj{"name": "drafts", "description": "Notes in progress, added and consumed as they come"},
+		body:  "\n# Drafts\n\nRead the notes once each.\n"}
+	for _, n := range d.notes {
+		k.files = append(k.files, skillFile{"note-" + strconv.Itoa(n) + ".md", "text/markdown", "Note " + strconv.Itoa(n) + ".\n"})
+	}
+	return k
+}
+
+// listed adds a note: a page listing the skill was answered.
+func (d *drafts) listed() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.notes = append(d.notes, d.next)
+	d.next++
+}
+
+// read consumes a note once it was read.
+func (d *drafts) read(uri string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, n := range d.notes {
+		if uri == "skill://drafts/note-"+strconv.Itoa(n)+".md" {
+			d.notes = append(d.notes[:i:i], d.notes[i+1:]...)
+			return
+		}
+	}
 }
 
 // skillMD renders a skill's SKILL.md.
@@ -203,6 +257,13 @@ func (s *server) listSkills(id any, p obj) {
 		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
 	}
 	s.result(id, s.skillsCacheable(res))
+	if s.v("skills-churn") {
+		for _, it := range res["skills"].([]any) {
+			if it.(obj)["uri"] == "skill://drafts/SKILL.md" {
+				s.drafts.listed()
+			}
+		}
+	}
 }
 
 func (s *server) getSkill(id any, p obj) {
@@ -233,12 +294,39 @@ func (s *server) skillRead(id any, uri string) bool {
 	for _, k := range s.skillSet() {
 		for _, f := range k.allFiles() {
 			if k.root+"/"+f.path == uri {
-				s.result(id, s.cacheable(obj{"contents": []any{obj{"uri": uri, "mimeType": f.mime, "text": f.text}}}))
+				c := obj{"uri": uri, "mimeType": f.mime, "text": f.text}
+				if f.path == "SKILL.md" && s.f("skills-meta-unprefixed") {
+					c["_meta"] = obj{"license": k.front["license"]}
+				}
+				s.result(id, s.cacheable(obj{"contents": []any{c}}))
+				if s.v("skills-churn") {
+					s.drafts.read(uri)
+				}
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// skillResources are the skills' files as resources/list shows them
+// (unless the variant skills-not-in-resources leaves them out): each
+// SKILL.md named and described from its frontmatter, which it carries
+// under the extension's _meta prefix (the fault
+// skills-resource-metadata-off names it by its file instead).
+func (s *server) skillResources() []any {
+	var out []any
+	for _, k := range s.skillSet() {
+		for _, f := range k.allFiles() {
+			r := obj{"uri": k.root + "/" + f.path, "name": path.Base(f.path), "mimeType": f.mime}
+			if f.path == "SKILL.md" && !s.f("skills-resource-metadata-off") {
+				r["name"], r["description"] = k.front["name"], k.front["description"]
+				r["_meta"] = obj{"io.modelcontextprotocol.skills/frontmatter": k.front}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // readDirectory lists the direct children of a directory of the skill

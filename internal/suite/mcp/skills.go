@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,8 @@ const skillsExt = "io.modelcontextprotocol/skills"
 
 var skillsRules = []string{"MCP-SKILLS-1", "MCP-SKILLS-2", "MCP-SKILLS-3", "MCP-SKILLS-4", "MCP-SKILLS-5", "MCP-SKILLS-6",
 	"MCP-SKILLS-7", "MCP-SKILLS-8", "MCP-SKILLS-9", "MCP-SKILLS-10", "MCP-SKILLS-11", "MCP-SKILLS-12", "MCP-SKILLS-13",
-	"MCP-SKILLS-14", "MCP-SKILLS-15", "MCP-SKILLS-16", "MCP-SKILLS-17", "MCP-SKILLS-18"}
+	"MCP-SKILLS-14", "MCP-SKILLS-15", "MCP-SKILLS-16", "MCP-SKILLS-17", "MCP-SKILLS-18", "MCP-SKILLS-19", "MCP-SKILLS-20",
+	"MCP-SKILLS-21"}
 
 func skillsScenario() *scenario.Scenario {
 	return &scenario.Scenario{
@@ -111,6 +113,10 @@ func skills(e *scenario.Env) error {
 			return err
 		}
 	}
+	if err := skillResourcesListed(e, s, v, entries); err != nil {
+		return err
+	}
+	why["MCP-SKILLS-20"] = "the server lists no skill's SKILL.md in resources/list (it need not: skills/list is the listing of skills)"
 	if decl["directoryRead"] == true {
 		if err := readDirectories(e, s, v, entries); err != nil {
 			return err
@@ -203,17 +209,31 @@ func getSkills(e *scenario.Env, s *session, v *skillVerdicts, entries []listedSk
 			return nil
 		}
 		res, isRes := field(in, "/result").(map[string]any)
-		switch {
-		case !isRes:
-			v.fail("MCP-SKILLS-11", in.Seq, "skills/get of a listed skill, "+uri+", was refused", "its entry", string(in.Raw))
-			continue
-		case res["nextCursor"] != nil:
+		if isRes && res["nextCursor"] != nil {
 			v.fail("MCP-SKILLS-11", in.Seq, "a skills/get result carries a nextCursor", "no pagination cursor", string(in.Raw))
-		case !reflect.DeepEqual(normalize(res["skill"]), normalize(en.entry)):
-			v.fail("MCP-SKILLS-11", in.Seq, "skills/get of "+uri+" answers another entry than skills/list (line "+strconv.Itoa(en.seq)+")",
-				show(en.entry), show(res["skill"]))
-		default:
+		} else if !isRes || !reflect.DeepEqual(normalize(res["skill"]), normalize(en.entry)) {
+			// The skill may have changed, or gone, since it was
+			// listed: judged against the listing as it is now.
+			now, listed, err := listedNow(e, s, uri)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !listed:
+				// No longer served as listed: nothing to compare.
+			case !isRes:
+				v.fail("MCP-SKILLS-11", in.Seq, "skills/get of a listed skill, "+uri+", was refused", "its entry", string(in.Raw))
+			case !reflect.DeepEqual(normalize(res["skill"]), normalize(now.entry)):
+				v.fail("MCP-SKILLS-11", in.Seq, "skills/get of "+uri+" answers another entry than skills/list, before it (line "+strconv.Itoa(en.seq)+") and after it (line "+strconv.Itoa(now.seq)+")",
+					show(now.entry), show(res["skill"]))
+			default:
+				v.ok("MCP-SKILLS-11", in.Seq)
+			}
+		} else {
 			v.ok("MCP-SKILLS-11", in.Seq)
+		}
+		if !isRes {
+			continue
 		}
 		judgeCacheable(v, in, "skills/get")
 	}
@@ -240,12 +260,128 @@ func getSkills(e *scenario.Env, s *session, v *skillVerdicts, entries []listedSk
 	return nil
 }
 
+// listedNow lists the skills again, judging nothing, for the entry of
+// uri as the server lists it now (false: no longer listed). A server's
+// skills may change between two reads (a file added, a skill removed):
+// what is compared is a view taken after the one in question.
+func listedNow(e *scenario.Env, s *session, uri string) (listedSkill, bool, error) {
+	var cursor any
+	for range 20 {
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = cursor
+		}
+		in, err := s.call(e, "skills/list", params)
+		if err != nil {
+			return listedSkill{}, false, err
+		}
+		res, isRes := field(in, "/result").(map[string]any)
+		if !isRes {
+			return listedSkill{}, false, nil
+		}
+		list, _ := res["skills"].([]any)
+		for _, it := range list {
+			if m, _ := it.(map[string]any); m != nil && m["uri"] == uri {
+				return listedSkill{m, in.Seq}, true, nil
+			}
+		}
+		if cursor = res["nextCursor"]; cursor == nil {
+			break
+		}
+	}
+	return listedSkill{}, false, nil
+}
+
 // skillName is the Agent Skills specification's name field: 1 to 64
 // lowercase letters, digits and hyphens, no hyphen first, last or twice
 // in a row.
 var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 var skillDigest = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// regName is RFC 3986's reg-name: unreserved characters, sub-delims and
+// percent-encoded octets.
+var regName = regexp.MustCompile(`^(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$`)
+
+// reverseDomain is a _meta key's reverse-domain prefix (com.example/):
+// any namespace is taken for the skills one, since a skill resource may
+// carry keys another specification defines.
+var reverseDomain = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+/`)
+
+// judgeMeta judges the _meta keys of a skill resource (MCP-SKILLS-21).
+func judgeMeta(v *skillVerdicts, seq int, uri string, meta any) {
+	m, _ := meta.(map[string]any)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !reverseDomain.MatchString(k) {
+			v.fail("MCP-SKILLS-21", seq, "the skill resource "+uri+" carries a _meta key without a reverse-domain prefix", "io.modelcontextprotocol.skills/…", strconv.Quote(k))
+			return
+		}
+	}
+	v.ok("MCP-SKILLS-21", seq)
+}
+
+// skillResourcesListed judges the skill resources resources/list shows:
+// a listed skill's SKILL.md named and described from its frontmatter
+// (MCP-SKILLS-20), and every skill file's _meta keys (MCP-SKILLS-21).
+func skillResourcesListed(e *scenario.Env, s *session, v *skillVerdicts, entries []listedSkill) error {
+	if !s.has("resources") {
+		return nil
+	}
+	fronts := map[string]map[string]any{}
+	files := map[string]bool{}
+	for _, en := range entries {
+		uri, _ := en.entry["uri"].(string)
+		front, _ := en.entry["frontmatter"].(map[string]any)
+		fronts[uri] = front
+		list, _ := en.entry["resources"].([]any)
+		for _, it := range list {
+			r, _ := it.(map[string]any)
+			if ru, _ := r["uri"].(string); ru != "" {
+				files[ru] = true
+			}
+		}
+	}
+	var cursor any
+	for range 20 {
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = cursor
+		}
+		in, err := s.call(e, "resources/list", params)
+		if err != nil {
+			return err
+		}
+		res, isRes := field(in, "/result").(map[string]any)
+		if !isRes {
+			return nil
+		}
+		list, _ := res["resources"].([]any)
+		for _, it := range list {
+			r, _ := it.(map[string]any)
+			ru, _ := r["uri"].(string)
+			if front, isSkill := fronts[ru]; isSkill {
+				for _, f := range []string{"name", "description"} {
+					if want, _ := front[f].(string); r[f] != want {
+						v.fail("MCP-SKILLS-20", in.Seq, "resources/list shows the SKILL.md "+ru+" with a "+f+" other than its frontmatter's", strconv.Quote(want), show(r[f]))
+					}
+				}
+				v.ok("MCP-SKILLS-20", in.Seq)
+			}
+			if _, isSkill := fronts[ru]; (isSkill || files[ru]) && r["_meta"] != nil {
+				judgeMeta(v, in.Seq, ru, r["_meta"])
+			}
+		}
+		if cursor = res["nextCursor"]; cursor == nil {
+			break
+		}
+	}
+	return nil
+}
 
 // skillRoot is an entry's skill directory: its uri without /SKILL.md.
 func skillRoot(uri string) (string, bool) {
@@ -269,8 +405,14 @@ func judgeEntry(e *scenario.Env, s *session, v *skillVerdicts, l listedSkill, na
 	} else {
 		v.ok("MCP-SKILLS-5", seq)
 	}
-	if strings.HasPrefix(uri, "skill://") {
+	if rest, isSkill := strings.CutPrefix(uri, "skill://"); isSkill {
 		v.ok("MCP-SKILLS-18", seq)
+		authority, _, _ := strings.Cut(rest, "/")
+		if regName.MatchString(authority) {
+			v.ok("MCP-SKILLS-19", seq)
+		} else {
+			v.fail("MCP-SKILLS-19", seq, "the first segment of "+uri+", its URI authority, is no RFC 3986 reg-name", "unreserved characters, sub-delims and %XX escapes only", strconv.Quote(authority))
+		}
 	} else {
 		v.fail("MCP-SKILLS-18", seq, "a skill is served under another scheme than skill://", "skill://<skill-path>/SKILL.md", uri)
 	}
@@ -398,6 +540,7 @@ func judgeFrontmatter(e *scenario.Env, s *session, v *skillVerdicts, uri string,
 		v.fail("MCP-SKILLS-10", in.Seq, "the SKILL.md of a listed skill could not be read", "its contents", string(in.Raw))
 		return nil
 	}
+	judgeMeta(v, in.Seq, uri, field(in, "/result/contents/0/_meta"))
 	if mt, _ := field(in, "/result/contents/0/mimeType").(string); mt == "text/markdown" {
 		v.ok("MCP-SKILLS-15", in.Seq)
 	} else {
@@ -469,6 +612,22 @@ func readDirectories(e *scenario.Env, s *session, v *skillVerdicts, entries []li
 			return nil
 		}
 		v.ok("MCP-SKILLS-3", in.Seq)
+		if children == nil || missingChildren(root, list, children) != "" {
+			// The skill may have changed since it was listed: its
+			// manifest got now, then the directory read again.
+			g, err := s.call(e, "skills/get", map[string]any{"uri": uri})
+			if err != nil {
+				return err
+			}
+			fresh, isList := field(g, "/result/skill/resources").([]any)
+			if !isList {
+				continue // gone, or dynamic now: nothing to compare
+			}
+			list = fresh
+			if children, in, err = readDirectory(e, s, root); err != nil {
+				return err
+			}
+		}
 		if children == nil {
 			v.fail("MCP-SKILLS-14", in.Seq, "the skill directory "+root+" could not be read", "its direct children", string(in.Raw))
 			continue
