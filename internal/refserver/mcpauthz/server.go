@@ -631,8 +631,13 @@ func random(n int) string {
 // closed (or the process ends).
 func Serve(o refserver.Options) int {
 	if o.HTTP == "" {
-		fmt.Fprintln(o.Log, "wirecheck reference authorization server: serves HTTP only (--http ADDR)")
-		return 2
+		// Nothing is spoken on stdio: like the stdio servers, it ends when
+		// its input does.
+		fmt.Fprintln(o.Log, "wirecheck reference authorization server: serves HTTP only (--http ADDR); nothing on stdio")
+		if o.In != nil {
+			_, _ = io.Copy(io.Discard, o.In)
+		}
+		return 0
 	}
 	s, err := New(Options{Faults: o.Faults, Variants: o.Variants})
 	if err != nil {
