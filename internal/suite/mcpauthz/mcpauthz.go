@@ -11,15 +11,18 @@
 package mcpauthz
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/redact"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
 )
 
 const file = "internal/suite/mcpauthz"
@@ -102,13 +105,30 @@ func (w *web) issuer() *url.URL {
 }
 
 func (w *web) get(what, u string) (*httpmcp.Result, int) {
-	return mcpsuite.Probe(w.e, w.x, what, httpmcp.Exchange{Method: http.MethodGet, URL: u,
-		Set: map[string]string{"Accept": "application/json"}})
+	return w.do(what, httpmcp.Exchange{Method: http.MethodGet, URL: u, Set: map[string]string{"Accept": "application/json"}})
 }
 
 func (w *web) getHTML(what, u string) (*httpmcp.Result, int) {
-	return mcpsuite.Probe(w.e, w.x, what, httpmcp.Exchange{Method: http.MethodGet, URL: u,
+	return w.do(what, httpmcp.Exchange{Method: http.MethodGet, URL: u,
 		Set: map[string]string{"Accept": "text/html, application/json;q=0.9, */*;q=0.8"}})
+}
+
+// do sends one request, bounded by --timeout, and notes it in the
+// transcript with what came back, its tokens and secrets masked: a report
+// of a real authorization server must not carry a working token.
+func (w *web) do(what string, ex httpmcp.Exchange) (*httpmcp.Result, int) {
+	ctx, cancel := context.WithTimeout(context.Background(), w.e.Timeout)
+	defer cancel()
+	res, err := w.x.Exchange(ctx, ex)
+	text := "probe: " + what + " → " + answered(res)
+	if err != nil {
+		text += " (" + err.Error() + ")"
+	}
+	seq := w.e.Annotate(text)
+	if res != nil && res.Status == 0 {
+		return nil, seq
+	}
+	return res, seq
 }
 
 // post sends a body; set adds headers (Authorization: Basic).
@@ -117,7 +137,7 @@ func (w *web) post(what, u, contentType string, body []byte, set map[string]stri
 	for k, v := range set {
 		h[k] = v
 	}
-	return mcpsuite.Probe(w.e, w.x, what, httpmcp.Exchange{Method: http.MethodPost, URL: u, Body: body, Set: h})
+	return w.do(what, httpmcp.Exchange{Method: http.MethodPost, URL: u, Body: body, Set: h})
 }
 
 // object is a JSON object body, nil when the body is not one.
@@ -154,10 +174,21 @@ func strs(m map[string]any, k string) []string {
 	return out
 }
 
+// secretField is a JSON member whose value is a credential.
+var secretField = regexp.MustCompile(`("(?:access_token|refresh_token|id_token|client_secret|registration_access_token)"\s*:\s*")[^"]*`)
+
+// answered says what a request got: status, Content-Type and the start
+// of the body, credentials masked.
 func answered(res *httpmcp.Result) string {
-	s := mcpsuite.Answered(res)
-	if res != nil && len(res.Body) > 0 {
-		b := string(res.Body)
+	if res == nil || res.Status == 0 {
+		return "no answer"
+	}
+	s := fmt.Sprintf("HTTP %d", res.Status)
+	if ct := res.Header.Get("Content-Type"); ct != "" {
+		s += " " + ct
+	}
+	if len(res.Body) > 0 {
+		b := secretField.ReplaceAllString(string(res.Body), "${1}"+redact.Mask)
 		if len(b) > 200 {
 			b = b[:200] + "…"
 		}

@@ -2,6 +2,8 @@ package mcpauthz_test
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"net/http"
 	"strconv"
 	"strings"
@@ -53,6 +55,21 @@ var _ = Describe("the mcp-authorization scenarios", func() {
 		for _, r := range []string{"MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1", "MCP-AUTHZ-TOKEN-1", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1", "MCP-AUTHZ-PKCE-2", "MCP-AUTHZ-ERR-1", "MCP-AUTHZ-ERR-2"} {
 			Expect(v[r]).To(HavePrefix("pass"), r)
 		}
+	})
+
+	It("keep the tokens and secrets the server issued out of the report", func() {
+		as, err := mcpauthz.New(mcpauthz.Options{Faults: []string{"token-cacheable"}, Variants: []string{"auth-post"}})
+		Expect(err).NotTo(HaveOccurred())
+		out := filepath.Join(GinkgoT().TempDir(), "r.json")
+		fs, err := conformance.Check(conformance.Options{Protocol: "mcp-authorization", Handler: as, Reports: []string{"json=" + out}, Timeout: 2 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fs).NotTo(BeEmpty())
+		b, err := os.ReadFile(out)
+		Expect(err).NotTo(HaveOccurred())
+		rep := string(b)
+		Expect(rep).To(ContainSubstring(`access_token\":\"[REDACTED]`), "the failing token response is in the transcript, masked")
+		Expect(rep).To(ContainSubstring(`client_secret\":\"[REDACTED]`))
+		Expect(rep).NotTo(ContainSubstring("eyJ"), "no JWT")
 	})
 
 	It("skip the grant, saying how to go on, when the authorization endpoint asks a human to log in", func() {
