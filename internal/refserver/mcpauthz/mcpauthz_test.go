@@ -51,7 +51,9 @@ var _ = Describe("the reference authorization server as a handler", func() {
 		resp, err = hc.Post(srv.URL+"/token", "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
-		var tok struct{ AccessToken string `json:"access_token"` }
+		var tok struct {
+			AccessToken string `json:"access_token"`
+		}
 		Expect(json.NewDecoder(resp.Body).Decode(&tok)).To(Succeed())
 
 		c, err := as.Verify(tok.AccessToken, srv.URL, "https://mcp.example/mcp")

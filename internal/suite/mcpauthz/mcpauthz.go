@@ -14,10 +14,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"

@@ -2,9 +2,9 @@ package mcpauthz_test
 
 import (
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
