@@ -221,7 +221,18 @@ func (f *flow) authorize(verifier, redirect string) (*response, int, string) {
 func (f *flow) judgeResponse(q url.Values, seq int, state string) (string, bool) {
 	e := f.e
 	got := q.Encode()
-	if errCode := q.Get("error"); errCode != "" {
+	switch errCode := q.Get("error"); errCode {
+	case "":
+	case "invalid_target":
+		// RFC 8707 §2: a server may serve only resources it knows.
+		e.Skip("MCP-AUTHZ-CODE-1", "the authorization server refused the resource "+f.resource+" (invalid_target): name an MCP server it serves with --param "+ParamResource+"=URI")
+		f.judgeIss(q, seq)
+		return "", false
+	case "access_denied", "login_required", "interaction_required", "consent_required":
+		e.Skip("MCP-AUTHZ-CODE-1", "the authorization server answered "+errCode+": it wants a human to log in or consent, which wirecheck cannot do; pass --param "+ParamCode+"=… with --param "+ParamCodeVerifier+"=…")
+		f.judgeIss(q, seq)
+		return "", false
+	default:
 		e.Fail("MCP-AUTHZ-CODE-1", seq, "the authorization request was refused: "+errCode+" "+q.Get("error_description"),
 			"a code for a well-formed request (response_type code, S256 challenge, a registered redirect_uri)", got)
 		f.judgeIss(q, seq)
@@ -310,6 +321,8 @@ func (f *flow) redeem(code, verifier string) {
 	doc := object(res)
 	at, tt := str(doc, "access_token"), str(doc, "token_type")
 	switch {
+	case res != nil && res.Status == http.StatusBadRequest && str(doc, "error") == "invalid_target":
+		e.Skip("MCP-AUTHZ-TOKEN-1", "the authorization server refused the resource "+f.resource+" (invalid_target): name an MCP server it serves with --param "+ParamResource+"=URI")
 	case res == nil || res.Status != http.StatusOK:
 		e.Fail("MCP-AUTHZ-TOKEN-1", seq, "the code, with its verifier, was not redeemed", "HTTP 200 with access_token and token_type", answered(res))
 	case doc == nil || !isJSON(res.Header):

@@ -72,6 +72,21 @@ var _ = Describe("the mcp-authorization scenarios", func() {
 		Expect(rep).NotTo(ContainSubstring("eyJ"), "no JWT")
 	})
 
+	It("skip the grant, naming --param resource, when the server serves no such resource (invalid_target)", func() {
+		as, err := mcpauthz.New(mcpauthz.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if q := r.URL.Query(); strings.HasSuffix(r.URL.Path, "/authorize") && q.Get("redirect_uri") != "" && !strings.HasSuffix(q.Get("redirect_uri"), "-unregistered") {
+				http.Redirect(w, r, q.Get("redirect_uri")+"?error=invalid_target&state="+q.Get("state"), http.StatusFound)
+				return
+			}
+			as.ServeHTTP(w, r)
+		})
+		v := verdicts(refuse)
+		Expect(v["MCP-AUTHZ-CODE-1"]).To(And(HavePrefix("skip"), ContainSubstring("--param resource=")))
+		Expect(v["MCP-AUTHZ-TOKEN-1"]).To(HavePrefix("skip"))
+	})
+
 	It("skip the grant, saying how to go on, when the authorization endpoint asks a human to log in", func() {
 		as, err := mcpauthz.New(mcpauthz.Options{})
 		Expect(err).NotTo(HaveOccurred())
