@@ -298,7 +298,7 @@ func (s *Server) isMetadata(path string) bool {
 		return false
 	}
 	p := s.o.Path
-	if s.variants["openid-only"] {
+	if s.variants["openid-only"] || s.faults["no-rfc8414"] {
 		return path == "/.well-known/openid-configuration"+p || (p != "" && path == p+"/.well-known/openid-configuration")
 	}
 	return path == "/.well-known/oauth-authorization-server"+p
@@ -333,10 +333,10 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if !s.variants["no-registration"] {
 		m["registration_endpoint"] = iss + "/register"
 	}
-	if s.issParam() {
+	if s.issParam() && !s.faults["iss-unadvertised"] {
 		m["authorization_response_iss_parameter_supported"] = true
 	}
-	if s.variants["openid-only"] {
+	if s.variants["openid-only"] || s.faults["no-rfc8414"] {
 		m["subject_types_supported"] = []string{"public"}
 		m["id_token_signing_alg_values_supported"] = []string{string(jose.ES256)}
 	}

@@ -61,7 +61,7 @@ func grant(e *scenario.Env) error {
 	}
 	if code, verifier := e.Params[ParamCode], e.Params[ParamCodeVerifier]; code != "" {
 		const why = "the code was obtained by hand (--param code): wirecheck saw no authorization response"
-		skipAll(e, why, "MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1", "MCP-AUTHZ-PKCE-2")
+		skipAll(e, why, "MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1", "MCP-AUTHZ-ISS-2", "MCP-AUTHZ-ISS-3", "MCP-AUTHZ-PKCE-2")
 		f.redeem(code, verifier)
 		f.errors("", "")
 		return nil
@@ -69,7 +69,7 @@ func grant(e *scenario.Env) error {
 	verifier := random(32)
 	q, seq, why := f.authorize(verifier, f.redirect)
 	if q == nil {
-		skipAll(e, why, "MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1", "MCP-AUTHZ-TOKEN-1", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1", "MCP-AUTHZ-PKCE-2")
+		skipAll(e, why, "MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1", "MCP-AUTHZ-ISS-2", "MCP-AUTHZ-ISS-3", "MCP-AUTHZ-TOKEN-1", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1", "MCP-AUTHZ-PKCE-2")
 		f.errors("", "")
 		return nil
 	}
@@ -132,13 +132,13 @@ func (f *flow) client() bool {
 	id := str(doc, "client_id")
 	switch {
 	case res == nil || res.Status != http.StatusCreated:
-		e.Fail("MCP-AUTHZ-DCR-1", seq, "the registration was not answered 201 Created", "HTTP 201 with a JSON object carrying client_id", answered(res))
+		fail(e, "MCP-AUTHZ-DCR-1", seq, "the registration was not answered 201 Created", "HTTP 201 with a JSON object carrying client_id", answered(res))
 	case doc == nil || !isJSON(res.Header):
-		e.Fail("MCP-AUTHZ-DCR-1", seq, "the registration's answer is not a JSON object labelled application/json", "Content-Type: application/json, a JSON object", answered(res))
+		fail(e, "MCP-AUTHZ-DCR-1", seq, "the registration's answer is not a JSON object labelled application/json", "Content-Type: application/json, a JSON object", answered(res))
 	case id == "":
-		e.Fail("MCP-AUTHZ-DCR-1", seq, "the registration's answer carries no client_id", "a client_id string", answered(res))
+		fail(e, "MCP-AUTHZ-DCR-1", seq, "the registration's answer carries no client_id", "a client_id string", answered(res))
 	default:
-		e.Pass("MCP-AUTHZ-DCR-1", seq)
+		pass(e, "MCP-AUTHZ-DCR-1", seq)
 	}
 	if id == "" {
 		skipAll(e, "no client was registered (MCP-AUTHZ-DCR-1)", grantRules[1:]...)
@@ -233,7 +233,7 @@ func (f *flow) judgeResponse(q url.Values, seq int, state string) (string, bool)
 		f.judgeIss(q, seq)
 		return "", false
 	default:
-		e.Fail("MCP-AUTHZ-CODE-1", seq, "the authorization request was refused: "+errCode+" "+q.Get("error_description"),
+		fail(e, "MCP-AUTHZ-CODE-1", seq, "the authorization request was refused: "+errCode+" "+q.Get("error_description"),
 			"a code for a well-formed request (response_type code, S256 challenge, a registered redirect_uri)", got)
 		f.judgeIss(q, seq)
 		return "", false
@@ -241,11 +241,11 @@ func (f *flow) judgeResponse(q url.Values, seq int, state string) (string, bool)
 	codes, states := q["code"], q["state"]
 	switch {
 	case len(codes) != 1 || codes[0] == "":
-		e.Fail("MCP-AUTHZ-CODE-1", seq, "the authorization response does not carry one code", "one non-empty code", got)
+		fail(e, "MCP-AUTHZ-CODE-1", seq, "the authorization response does not carry one code", "one non-empty code", got)
 	case len(states) != 1 || states[0] != state:
-		e.Fail("MCP-AUTHZ-CODE-1", seq, "the authorization response does not carry the request's state", "state="+state, got)
+		fail(e, "MCP-AUTHZ-CODE-1", seq, "the authorization response does not carry the request's state", "state="+state, got)
 	default:
-		e.Pass("MCP-AUTHZ-CODE-1", seq)
+		pass(e, "MCP-AUTHZ-CODE-1", seq)
 	}
 	f.judgeIss(q, seq)
 	if len(codes) == 0 || codes[0] == "" {
@@ -258,14 +258,26 @@ func (f *flow) judgeIss(q url.Values, seq int) {
 	iss, says := str(f.m.doc, "issuer"), f.m.doc["authorization_response_iss_parameter_supported"] == true
 	got := q["iss"]
 	switch {
+	case len(got) == 0:
+		fail(f.e, "MCP-AUTHZ-ISS-2", seq, "the authorization response carries no iss", "iss="+iss, q.Encode())
+		f.e.Skip("MCP-AUTHZ-ISS-3", "the authorization response carries no iss: nothing to advertise")
+	case says:
+		pass(f.e, "MCP-AUTHZ-ISS-2", seq)
+		pass(f.e, "MCP-AUTHZ-ISS-3", f.m.seq)
+	default:
+		pass(f.e, "MCP-AUTHZ-ISS-2", seq)
+		fail(f.e, "MCP-AUTHZ-ISS-3", seq, "the authorization response carries iss, but the metadata does not set authorization_response_iss_parameter_supported to true",
+			"authorization_response_iss_parameter_supported: true", fmt.Sprintf("authorization_response_iss_parameter_supported %v", show(f.m.doc["authorization_response_iss_parameter_supported"])))
+	}
+	switch {
 	case len(got) == 0 && says:
-		f.e.Fail("MCP-AUTHZ-ISS-1", seq, "the metadata sets authorization_response_iss_parameter_supported, but the authorization response carries no iss", "iss="+iss, q.Encode())
+		fail(f.e, "MCP-AUTHZ-ISS-1", seq, "the metadata sets authorization_response_iss_parameter_supported, but the authorization response carries no iss", "iss="+iss, q.Encode())
 	case len(got) == 0:
 		f.e.Skip("MCP-AUTHZ-ISS-1", "the metadata does not set authorization_response_iss_parameter_supported and the response carries no iss (RFC 9207 is optional)")
 	case len(got) != 1 || got[0] != iss:
-		f.e.Fail("MCP-AUTHZ-ISS-1", seq, "the authorization response's iss is not the metadata's issuer", "iss="+iss, "iss="+strings.Join(got, ","))
+		fail(f.e, "MCP-AUTHZ-ISS-1", seq, "the authorization response's iss is not the metadata's issuer", "iss="+iss, "iss="+strings.Join(got, ","))
 	default:
-		f.e.Pass("MCP-AUTHZ-ISS-1", seq)
+		pass(f.e, "MCP-AUTHZ-ISS-1", seq)
 	}
 }
 
@@ -286,10 +298,10 @@ func (f *flow) judgeUnregistered() {
 		loc = res.Header.Get("Location")
 	}
 	if to, err := u.Parse(loc); loc != "" && err == nil && f.cb.owns(to, bad) {
-		f.e.Fail("MCP-AUTHZ-REDIR-1", seq, "the authorization server redirected to a redirect_uri the client did not register", "no redirect to "+bad, answered(res)+" Location: "+loc)
+		fail(f.e, "MCP-AUTHZ-REDIR-1", seq, "the authorization server redirected to a redirect_uri the client did not register", "no redirect to "+bad, answered(res)+" Location: "+loc)
 		return
 	}
-	f.e.Pass("MCP-AUTHZ-REDIR-1", seq)
+	pass(f.e, "MCP-AUTHZ-REDIR-1", seq)
 }
 
 // auth adds the client's authentication to a token request.
@@ -324,31 +336,31 @@ func (f *flow) redeem(code, verifier string) {
 	case res != nil && res.Status == http.StatusBadRequest && str(doc, "error") == "invalid_target":
 		e.Skip("MCP-AUTHZ-TOKEN-1", "the authorization server refused the resource "+f.resource+" (invalid_target): name an MCP server it serves with --param "+ParamResource+"=URI")
 	case res == nil || res.Status != http.StatusOK:
-		e.Fail("MCP-AUTHZ-TOKEN-1", seq, "the code, with its verifier, was not redeemed", "HTTP 200 with access_token and token_type", answered(res))
+		fail(e, "MCP-AUTHZ-TOKEN-1", seq, "the code, with its verifier, was not redeemed", "HTTP 200 with access_token and token_type", answered(res))
 	case doc == nil || !isJSON(res.Header):
-		e.Fail("MCP-AUTHZ-TOKEN-1", seq, "the token response is not a JSON object labelled application/json", "Content-Type: application/json, a JSON object", answered(res))
+		fail(e, "MCP-AUTHZ-TOKEN-1", seq, "the token response is not a JSON object labelled application/json", "Content-Type: application/json, a JSON object", answered(res))
 	case at == "" || tt == "":
-		e.Fail("MCP-AUTHZ-TOKEN-1", seq, "the token response lacks access_token or token_type", "access_token and token_type strings", keys(doc))
+		fail(e, "MCP-AUTHZ-TOKEN-1", seq, "the token response lacks access_token or token_type", "access_token and token_type strings", keys(doc))
 	default:
-		e.Pass("MCP-AUTHZ-TOKEN-1", seq)
+		pass(e, "MCP-AUTHZ-TOKEN-1", seq)
 	}
 	if at == "" {
 		skipAll(e, "no access token was issued (MCP-AUTHZ-TOKEN-1)", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1")
 		return
 	}
 	if cc := strings.ToLower(res.Header.Get("Cache-Control")); strings.Contains(cc, "no-store") {
-		e.Pass("MCP-AUTHZ-TOKEN-2", seq)
+		pass(e, "MCP-AUTHZ-TOKEN-2", seq)
 	} else {
-		e.Fail("MCP-AUTHZ-TOKEN-2", seq, "the token response may be cached", "Cache-Control: no-store", "Cache-Control: "+res.Header.Get("Cache-Control"))
+		fail(e, "MCP-AUTHZ-TOKEN-2", seq, "the token response may be cached", "Cache-Control: no-store", "Cache-Control: "+res.Header.Get("Cache-Control"))
 	}
 	aud, ok := audience(at)
 	switch {
 	case !ok:
 		e.Skip("MCP-AUTHZ-RES-1", "the access token is not a JWT: its audience cannot be read")
 	case slices.Contains(aud, f.resource):
-		e.Pass("MCP-AUTHZ-RES-1", seq)
+		pass(e, "MCP-AUTHZ-RES-1", seq)
 	default:
-		e.Fail("MCP-AUTHZ-RES-1", seq, "the access token issued for a resource is not restricted to it", "aud with "+f.resource, "aud "+strings.Join(aud, ", "))
+		fail(e, "MCP-AUTHZ-RES-1", seq, "the access token issued for a resource is not restricted to it", "aud with "+f.resource, "aud "+strings.Join(aud, ", "))
 	}
 }
 
@@ -423,23 +435,23 @@ func (f *flow) errors(wrongCode, used string) {
 		// ERR-1: the shape.
 		switch {
 		case res == nil:
-			f.e.Fail("MCP-AUTHZ-ERR-1", seq, "the token request with "+r.what+" got no answer", "HTTP 400 with a JSON error", "no answer")
+			fail(f.e, "MCP-AUTHZ-ERR-1", seq, "the token request with "+r.what+" got no answer", "HTTP 400 with a JSON error", "no answer")
 		case res.Status >= 200 && res.Status < 300:
 			// Not a refusal: the rule of the case fails below.
 		case res.Status != http.StatusBadRequest && !(res.Status == http.StatusUnauthorized && code == "invalid_client"):
-			f.e.Fail("MCP-AUTHZ-ERR-1", seq, "the token request with "+r.what+" was refused with another status", "HTTP 400 (401 for invalid_client)", answered(res))
+			fail(f.e, "MCP-AUTHZ-ERR-1", seq, "the token request with "+r.what+" was refused with another status", "HTTP 400 (401 for invalid_client)", answered(res))
 		case doc == nil || !isJSON(res.Header) || code == "":
-			f.e.Fail("MCP-AUTHZ-ERR-1", seq, "the refusal of the token request with "+r.what+" is not a JSON object with an error string", `Content-Type: application/json, {"error": "…"}`, answered(res))
+			fail(f.e, "MCP-AUTHZ-ERR-1", seq, "the refusal of the token request with "+r.what+" is not a JSON object with an error string", `Content-Type: application/json, {"error": "…"}`, answered(res))
 		default:
-			f.e.Pass("MCP-AUTHZ-ERR-1", seq)
+			pass(f.e, "MCP-AUTHZ-ERR-1", seq)
 		}
 		switch {
 		case res != nil && res.Status >= 200 && res.Status < 300:
-			f.e.Fail(r.rule, seq, "the token request with "+r.what+" was served", "a refusal with error "+strings.Join(r.want, " or "), answered(res))
+			fail(f.e, r.rule, seq, "the token request with "+r.what+" was served", "a refusal with error "+strings.Join(r.want, " or "), answered(res))
 		case slices.Contains(r.want, code):
-			f.e.Pass(r.rule, seq)
+			pass(f.e, r.rule, seq)
 		default:
-			f.e.Fail(r.rule, seq, "the token request with "+r.what+" was not refused with error "+strings.Join(r.want, " or "), "error "+strings.Join(r.want, " or "), answered(res))
+			fail(f.e, r.rule, seq, "the token request with "+r.what+" was not refused with error "+strings.Join(r.want, " or "), "error "+strings.Join(r.want, " or "), answered(res))
 		}
 	}
 }

@@ -50,8 +50,8 @@ const (
 const DefaultResource = "https://mcp.example/mcp"
 
 var (
-	metadataRules = []string{"MCP-AUTHZ-META-1", "MCP-AUTHZ-META-2", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1"}
-	grantRules    = []string{"MCP-AUTHZ-DCR-1", "MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1",
+	metadataRules = []string{"MCP-AUTHZ-META-1", "MCP-AUTHZ-META-5", "MCP-AUTHZ-META-6", "MCP-AUTHZ-META-2", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1"}
+	grantRules    = []string{"MCP-AUTHZ-DCR-1", "MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1", "MCP-AUTHZ-ISS-2", "MCP-AUTHZ-ISS-3",
 		"MCP-AUTHZ-TOKEN-1", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1", "MCP-AUTHZ-PKCE-2", "MCP-AUTHZ-ERR-1", "MCP-AUTHZ-ERR-2"}
 )
 
@@ -70,6 +70,26 @@ func Scenarios() []*scenario.Scenario {
 		Run:   grant,
 		File:  file + "/grant.go",
 	}}
+}
+
+// pass and fail judge a rule of the run's revision only: the spec says
+// which revisions a rule belongs to (versions:), and under another the
+// engine reports it skipped with the spec's reason.
+func pass(e *scenario.Env, rule string, seq int) {
+	if applies(e, rule) {
+		e.Pass(rule, seq)
+	}
+}
+
+func fail(e *scenario.Env, rule string, seq int, msg, expected, actual string) {
+	if applies(e, rule) {
+		e.Fail(rule, seq, msg, expected, actual)
+	}
+}
+
+func applies(e *scenario.Env, rule string) bool {
+	r := e.Protocol.Rule(rule)
+	return r == nil || e.Protocol.Applies(r)
 }
 
 func skipAll(e *scenario.Env, why string, rules ...string) {

@@ -49,14 +49,22 @@ func discover(e *scenario.Env, w *web, judge bool) *meta {
 		}
 		m := &meta{url: u, doc: object(res), seq: seq}
 		if judge {
-			e.Pass("MCP-AUTHZ-META-1", seq)
+			pass(e, "MCP-AUTHZ-META-1", seq)
+			if u == wellKnown(iss)[0] {
+				pass(e, "MCP-AUTHZ-META-5", seq)
+				pass(e, "MCP-AUTHZ-META-6", seq)
+			} else {
+				why := "no metadata at RFC 8414's well-known URI (" + strings.Join(tried, "; ") + "); only OpenID Connect Discovery's, at " + u
+				fail(e, "MCP-AUTHZ-META-5", seq, why, "200 at "+wellKnown(iss)[0], "served at "+u)
+				fail(e, "MCP-AUTHZ-META-6", seq, why, "200 at "+wellKnown(iss)[0], "served at "+u)
+			}
 			switch {
 			case m.doc == nil:
-				e.Fail("MCP-AUTHZ-META-2", seq, "the metadata at "+u+" is not a JSON object", "a JSON object", answered(res))
+				fail(e, "MCP-AUTHZ-META-2", seq, "the metadata at "+u+" is not a JSON object", "a JSON object", answered(res))
 			case !isJSON(res.Header):
-				e.Fail("MCP-AUTHZ-META-2", seq, "the metadata at "+u+" is not labelled application/json", "Content-Type: application/json", "Content-Type: "+res.Header.Get("Content-Type"))
+				fail(e, "MCP-AUTHZ-META-2", seq, "the metadata at "+u+" is not labelled application/json", "Content-Type: application/json", "Content-Type: "+res.Header.Get("Content-Type"))
 			default:
-				e.Pass("MCP-AUTHZ-META-2", seq)
+				pass(e, "MCP-AUTHZ-META-2", seq)
 			}
 		}
 		if m.doc == nil {
@@ -66,8 +74,11 @@ func discover(e *scenario.Env, w *web, judge bool) *meta {
 	}
 	if judge {
 		e.Skip("MCP-AUTHZ-META-2", "no well-known URI served metadata (MCP-AUTHZ-META-1)")
-		e.Fail("MCP-AUTHZ-META-1", 0, "no well-known URI of issuer "+iss.String()+" served metadata",
+		fail(e, "MCP-AUTHZ-META-1", 0, "no well-known URI of issuer "+iss.String()+" served metadata",
 			"200 at one of "+strings.Join(wellKnown(iss), ", "), strings.Join(tried, "; "))
+		for _, r := range []string{"MCP-AUTHZ-META-5", "MCP-AUTHZ-META-6"} {
+			fail(e, r, 0, "RFC 8414's well-known URI of issuer "+iss.String()+" served no metadata", "200 at "+wellKnown(iss)[0], tried[0])
+		}
 	}
 	return nil
 }
@@ -85,9 +96,9 @@ func metadata(e *scenario.Env) error {
 	iss := w.issuer().String()
 	switch got := m.doc["issuer"]; {
 	case got == iss, got == iss+"/":
-		e.Pass("MCP-AUTHZ-META-3", m.seq)
+		pass(e, "MCP-AUTHZ-META-3", m.seq)
 	default:
-		e.Fail("MCP-AUTHZ-META-3", m.seq, "the metadata at "+m.url+" names another issuer", fmt.Sprintf("issuer %q", iss), fmt.Sprintf("issuer %v", show(got)))
+		fail(e, "MCP-AUTHZ-META-3", m.seq, "the metadata at "+m.url+" names another issuer", fmt.Sprintf("issuer %q", iss), fmt.Sprintf("issuer %v", show(got)))
 	}
 	var missing []string
 	for _, k := range []string{"issuer", "authorization_endpoint", "token_endpoint"} {
@@ -99,14 +110,14 @@ func metadata(e *scenario.Env) error {
 		missing = append(missing, "response_types_supported (with code)")
 	}
 	if len(missing) == 0 {
-		e.Pass("MCP-AUTHZ-META-4", m.seq)
+		pass(e, "MCP-AUTHZ-META-4", m.seq)
 	} else {
-		e.Fail("MCP-AUTHZ-META-4", m.seq, "the metadata lacks "+strings.Join(missing, ", "), "issuer, authorization_endpoint, token_endpoint, response_types_supported", keys(m.doc))
+		fail(e, "MCP-AUTHZ-META-4", m.seq, "the metadata lacks "+strings.Join(missing, ", "), "issuer, authorization_endpoint, token_endpoint, response_types_supported", keys(m.doc))
 	}
 	if methods := strs(m.doc, "code_challenge_methods_supported"); slices.Contains(methods, "S256") {
-		e.Pass("MCP-AUTHZ-PKCE-1", m.seq)
+		pass(e, "MCP-AUTHZ-PKCE-1", m.seq)
 	} else {
-		e.Fail("MCP-AUTHZ-PKCE-1", m.seq, "the metadata does not list S256 in code_challenge_methods_supported: an MCP client refuses to proceed",
+		fail(e, "MCP-AUTHZ-PKCE-1", m.seq, "the metadata does not list S256 in code_challenge_methods_supported: an MCP client refuses to proceed",
 			`code_challenge_methods_supported with "S256"`, fmt.Sprintf("code_challenge_methods_supported %v", show(m.doc["code_challenge_methods_supported"])))
 	}
 	return nil
