@@ -68,4 +68,41 @@ var _ = Describe("the reference authorization server as a handler", func() {
 		Expect(seen[1].Endpoint).To(Equal("token"))
 		Expect(seen[1].Form.Get("code_verifier")).To(Equal(verifier))
 	})
+
+	It("takes a client it has never met by the URL of its Client ID Metadata Document, and refuses a document that is not the URL's", func() {
+		const redirect = "http://127.0.0.1:1/callback"
+		docs := http.NewServeMux()
+		var base string
+		docs.HandleFunc("/client.json", func(w http.ResponseWriter, r *http.Request) {
+			_ = json.NewEncoder(w).Encode(map[string]any{"client_id": base + "/client.json", "client_name": "c", "redirect_uris": []string{redirect}})
+		})
+		docs.HandleFunc("/other.json", func(w http.ResponseWriter, r *http.Request) {
+			_ = json.NewEncoder(w).Encode(map[string]any{"client_id": base + "/client.json", "client_name": "c", "redirect_uris": []string{redirect}})
+		})
+		ds := httptest.NewServer(docs)
+		defer ds.Close()
+		base = ds.URL
+		as, err := mcpauthz.New(mcpauthz.Options{HTTPClientIDs: true})
+		Expect(err).NotTo(HaveOccurred())
+		srv := httptest.NewServer(as)
+		defer srv.Close()
+		hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		authorize := func(clientID string) *http.Response {
+			q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "state": {"s"},
+				"code_challenge": {mcpauthz.S256("v-0123456789012345678901234567890123456789")}, "code_challenge_method": {"S256"}}
+			resp, err := hc.Get(srv.URL + "/authorize?" + q.Encode())
+			Expect(err).NotTo(HaveOccurred())
+			return resp
+		}
+		resp := authorize(ds.URL + "/client.json")
+		Expect(resp.StatusCode).To(Equal(http.StatusFound))
+		Expect(resp.Header.Get("Location")).To(HavePrefix(redirect + "?"))
+		Expect(authorize(ds.URL + "/other.json").StatusCode).To(Equal(http.StatusBadRequest), "a document whose client_id is another URL")
+
+		resp, err = hc.Get(srv.URL + "/.well-known/oauth-authorization-server")
+		Expect(err).NotTo(HaveOccurred())
+		var m map[string]any
+		Expect(json.NewDecoder(resp.Body).Decode(&m)).To(Succeed())
+		Expect(m["client_id_metadata_document_supported"]).To(BeTrue())
+	})
 })

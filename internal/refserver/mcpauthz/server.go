@@ -15,6 +15,7 @@
 package mcpauthz
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -62,6 +63,14 @@ type Options struct {
 	// Observe, set, is shown every request the server handled, after it
 	// answered: what a test of an MCP client judges the client by.
 	Observe func(Request)
+	// HTTPClientIDs lets a Client ID Metadata Document be fetched over
+	// plain HTTP too (a test's loopback server); by default only an https
+	// client_id is one (MCP 2025-11-25: "The `client_id` URL **MUST** use
+	// the \"https\" scheme").
+	HTTPClientIDs bool
+	// Fetch gets a Client ID Metadata Document (default: an HTTP GET,
+	// bounded in time and size, redirects not followed).
+	Fetch func(ctx context.Context, url string) ([]byte, error)
 }
 
 // Client is a registered client.
@@ -333,6 +342,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if !s.variants["no-registration"] {
 		m["registration_endpoint"] = iss + "/register"
 	}
+	if !s.faults["no-cimd"] {
+		m["client_id_metadata_document_supported"] = true
+	}
 	if s.issParam() && !s.faults["iss-unadvertised"] {
 		m["authorization_response_iss_parameter_supported"] = true
 	}
@@ -416,9 +428,71 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, body []byte) {
 
 func (s *Server) client(id string) (Client, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	c, ok := s.clients[id]
-	return c, ok
+	s.mu.Unlock()
+	if ok || s.faults["no-cimd"] {
+		return c, ok
+	}
+	c, err := s.metadataDocument(id)
+	if err != nil {
+		return Client{}, false
+	}
+	s.Register(c)
+	return c, true
+}
+
+// metadataDocument reads the client a URL client_id names (a Client ID
+// Metadata Document, draft-ietf-oauth-client-id-metadata-document): the
+// document's client_id must be the URL exactly, and it must name
+// redirect_uris. Such a client is public: it authenticates with none.
+func (s *Server) metadataDocument(id string) (Client, error) {
+	u, err := url.Parse(id)
+	if err != nil || (u.Scheme != "https" && !(s.o.HTTPClientIDs && u.Scheme == "http")) || u.Host == "" || u.Path == "" || u.Path == "/" {
+		return Client{}, errors.New("not a client_id URL")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	fetch := s.o.Fetch
+	if fetch == nil {
+		fetch = fetchDocument
+	}
+	b, err := fetch(ctx, id)
+	if err != nil {
+		return Client{}, err
+	}
+	var doc struct {
+		ClientID     string   `json:"client_id"`
+		ClientName   string   `json:"client_name"`
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return Client{}, err
+	}
+	if doc.ClientID != id || len(doc.RedirectURIs) == 0 {
+		return Client{}, errors.New("the document's client_id is not its URL, or it names no redirect_uris")
+	}
+	return Client{ID: id, RedirectURIs: doc.RedirectURIs, AuthMethod: "none"}, nil
+}
+
+// maxDocument bounds a fetched Client ID Metadata Document.
+const maxDocument = 64 << 10
+
+func fetchDocument(ctx context.Context, u string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxDocument))
 }
 
 // authorize approves every well-formed request at once (no login): a

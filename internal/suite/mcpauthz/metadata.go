@@ -90,7 +90,7 @@ func metadata(e *scenario.Env) error {
 	}
 	m := discover(e, w, true)
 	if m == nil {
-		skipAll(e, "no metadata to read (MCP-AUTHZ-META-1, -2)", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1")
+		skipAll(e, "no metadata to read (MCP-AUTHZ-META-1, -2)", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1", "MCP-AUTHZ-CIMD-1")
 		return nil
 	}
 	iss := w.issuer().String()
@@ -119,6 +119,12 @@ func metadata(e *scenario.Env) error {
 	} else {
 		fail(e, "MCP-AUTHZ-PKCE-1", m.seq, "the metadata does not list S256 in code_challenge_methods_supported: an MCP client refuses to proceed",
 			`code_challenge_methods_supported with "S256"`, fmt.Sprintf("code_challenge_methods_supported %v", show(m.doc["code_challenge_methods_supported"])))
+	}
+	if m.doc["client_id_metadata_document_supported"] == true {
+		pass(e, "MCP-AUTHZ-CIMD-1", m.seq)
+	} else {
+		fail(e, "MCP-AUTHZ-CIMD-1", m.seq, "the metadata does not say the server takes Client ID Metadata Documents: a client it has never met must register or be registered beforehand",
+			"client_id_metadata_document_supported: true", fmt.Sprintf("client_id_metadata_document_supported %v", show(m.doc["client_id_metadata_document_supported"])))
 	}
 	return nil
 }
