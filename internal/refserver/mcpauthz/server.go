@@ -118,6 +118,7 @@ type Server struct {
 	mu      sync.Mutex
 	clients map[string]Client
 	codes   map[string]grant
+	refresh map[string]grant
 	opaque  map[string]Claims
 }
 
@@ -145,7 +146,7 @@ func New(o Options) (*Server, error) {
 		o.Path = ""
 	}
 	s := &Server{o: o, faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants),
-		clients: map[string]Client{}, codes: map[string]grant{}, opaque: map[string]Claims{}}
+		clients: map[string]Client{}, codes: map[string]grant{}, refresh: map[string]grant{}, opaque: map[string]Claims{}}
 	if s.variants["issuer-path"] && o.Path == "" {
 		s.o.Path = IssuerPath
 	}
@@ -334,7 +335,7 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 		"token_endpoint":                        iss + "/token",
 		"jwks_uri":                              iss + "/jwks",
 		"response_types_supported":              []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": s.methods(),
 		"scopes_supported":                      []string{"mcp"},
@@ -344,6 +345,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.faults["no-cimd"] {
 		m["client_id_metadata_document_supported"] = true
+	}
+	if s.faults["insecure-endpoint"] {
+		m["revocation_endpoint"] = "http://as.example/revoke"
 	}
 	if s.issParam() && !s.faults["iss-unadvertised"] {
 		m["authorization_response_iss_parameter_supported"] = true
@@ -408,7 +412,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, body []byte) {
 		"client_id_issued_at":        s.o.Now().Unix(),
 		"redirect_uris":              c.RedirectURIs,
 		"token_endpoint_auth_method": c.AuthMethod,
-		"grant_types":                []string{"authorization_code"},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
 	}
 	if m.ClientName != "" {
@@ -587,13 +591,33 @@ func (s *Server) authenticate(r *http.Request) (c Client, basic bool, err error)
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
-	if gt := f.Get("grant_type"); gt != "authorization_code" {
+	gt := f.Get("grant_type")
+	if gt != "authorization_code" && gt != "refresh_token" {
 		s.tokenError(w, http.StatusBadRequest, "unsupported_grant_type", fmt.Sprintf("grant_type %q is not supported", gt), false)
 		return
 	}
 	c, basic, err := s.authenticate(r)
 	if err != nil {
 		s.tokenError(w, http.StatusUnauthorized, "invalid_client", err.Error(), basic)
+		return
+	}
+	if gt == "refresh_token" {
+		rt := f.Get("refresh_token")
+		s.mu.Lock()
+		g, ok := s.refresh[rt]
+		if !s.faults["refresh-not-rotated"] {
+			delete(s.refresh, rt) // rotated: a refresh token is redeemed once
+		}
+		s.mu.Unlock()
+		if !ok || g.client != c.ID || s.o.Now().After(g.expires) {
+			s.tokenError(w, http.StatusBadRequest, "invalid_grant", "unknown, used or expired refresh token", false)
+			return
+		}
+		if rs := f.Get("resource"); rs != "" && g.resource != "" && rs != g.resource {
+			s.tokenError(w, http.StatusBadRequest, "invalid_target", "resource differs from the grant's", false)
+			return
+		}
+		s.issue(w, r, c, g)
 		return
 	}
 	code := f.Get("code")
@@ -612,14 +636,20 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.tokenError(w, http.StatusBadRequest, "invalid_grant", "code_verifier does not match the code_challenge", false)
 		return
 	}
-	resource := g.resource
 	if rs := f.Get("resource"); rs != "" {
-		if resource != "" && rs != resource {
+		if g.resource != "" && rs != g.resource {
 			s.tokenError(w, http.StatusBadRequest, "invalid_target", "resource differs from the authorization request's", false)
 			return
 		}
-		resource = rs
+		g.resource = rs
 	}
+	s.issue(w, r, c, g)
+}
+
+// issue answers a token request with an access token for g's resource and
+// a fresh refresh token.
+func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant) {
+	resource := g.resource
 	iss := s.Issuer(r)
 	now := s.o.Now()
 	claims := Claims{Claims: jwt.Claims{Issuer: iss, Subject: "wirecheck-user", IssuedAt: jwt.NewNumericDate(now),
@@ -631,7 +661,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if s.faults["ignores-resource"] {
 		claims.Audience = jwt.Audience{iss}
 	}
-	var at string
+	var (
+		at  string
+		err error
+	)
 	if s.variants["opaque-tokens"] {
 		at = random(32)
 		s.mu.Lock()
@@ -644,7 +677,15 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.tokenError(w, http.StatusInternalServerError, "server_error", "signing failed", false)
 		return
 	}
-	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.o.TokenTTL.Seconds())}
+	rt := random(32)
+	g.expires = now.Add(30 * 24 * time.Hour)
+	s.mu.Lock()
+	if len(s.refresh) >= maxKept {
+		clear(s.refresh)
+	}
+	s.refresh[rt] = g
+	s.mu.Unlock()
+	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.o.TokenTTL.Seconds()), "refresh_token": rt}
 	if g.scope != "" {
 		out["scope"] = g.scope
 	}

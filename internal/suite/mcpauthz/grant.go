@@ -345,9 +345,10 @@ func (f *flow) redeem(code, verifier string) {
 		pass(e, "MCP-AUTHZ-TOKEN-1", seq)
 	}
 	if at == "" {
-		skipAll(e, "no access token was issued (MCP-AUTHZ-TOKEN-1)", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1")
+		skipAll(e, "no access token was issued (MCP-AUTHZ-TOKEN-1)", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1", "MCP-AUTHZ-REFRESH-1")
 		return
 	}
+	defer f.judgeRotation(str(doc, "refresh_token"))
 	if cc := strings.ToLower(res.Header.Get("Cache-Control")); strings.Contains(cc, "no-store") {
 		pass(e, "MCP-AUTHZ-TOKEN-2", seq)
 	} else {
@@ -362,6 +363,37 @@ func (f *flow) redeem(code, verifier string) {
 	default:
 		fail(e, "MCP-AUTHZ-RES-1", seq, "the access token issued for a resource is not restricted to it", "aud with "+f.resource, "aud "+strings.Join(aud, ", "))
 	}
+}
+
+// judgeRotation redeems a public client's refresh token, then redeems it
+// again: the second time it must be refused (MCP-AUTHZ-REFRESH-1).
+func (f *flow) judgeRotation(rt string) {
+	e := f.e
+	switch {
+	case !applies(e, "MCP-AUTHZ-REFRESH-1"):
+		return
+	case rt == "":
+		e.Skip("MCP-AUTHZ-REFRESH-1", "the token response carries no refresh_token")
+		return
+	case f.method != "none":
+		e.Skip("MCP-AUTHZ-REFRESH-1", "the client is confidential ("+f.method+"): MCP asks rotation for public clients")
+		return
+	}
+	redeem := func(what string) (*httpmcp.Result, int) {
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "resource": {f.resource}}
+		return f.tokenRequest(what, form, f.auth(form))
+	}
+	first, seq := redeem("refresh token request")
+	if first == nil || first.Status != http.StatusOK {
+		e.Skip("MCP-AUTHZ-REFRESH-1", "the refresh token was not redeemed ("+answered(first)+"): no rotation to judge")
+		return
+	}
+	again, seq2 := redeem("refresh token request with the refresh token already redeemed")
+	if again != nil && again.Status >= 200 && again.Status < 300 {
+		fail(e, "MCP-AUTHZ-REFRESH-1", seq2, "a public client's refresh token was taken again after it was redeemed: it is not rotated", "a refusal (invalid_grant)", answered(again))
+		return
+	}
+	pass(e, "MCP-AUTHZ-REFRESH-1", seq)
 }
 
 // audience is a JWT's aud, unverified (only its shape is judged); false

@@ -2,6 +2,8 @@ package mcpauthz
 
 import (
 	"fmt"
+	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -90,7 +92,7 @@ func metadata(e *scenario.Env) error {
 	}
 	m := discover(e, w, true)
 	if m == nil {
-		skipAll(e, "no metadata to read (MCP-AUTHZ-META-1, -2)", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1", "MCP-AUTHZ-CIMD-1")
+		skipAll(e, "no metadata to read (MCP-AUTHZ-META-1, -2)", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1", "MCP-AUTHZ-CIMD-1", "MCP-AUTHZ-HTTPS-1")
 		return nil
 	}
 	iss := w.issuer().String()
@@ -120,6 +122,7 @@ func metadata(e *scenario.Env) error {
 		fail(e, "MCP-AUTHZ-PKCE-1", m.seq, "the metadata does not list S256 in code_challenge_methods_supported: an MCP client refuses to proceed",
 			`code_challenge_methods_supported with "S256"`, fmt.Sprintf("code_challenge_methods_supported %v", show(m.doc["code_challenge_methods_supported"])))
 	}
+	judgeHTTPS(e, m)
 	if m.doc["client_id_metadata_document_supported"] == true {
 		pass(e, "MCP-AUTHZ-CIMD-1", m.seq)
 	} else {
@@ -143,4 +146,46 @@ func keys(m map[string]any) string {
 	}
 	slices.Sort(ks)
 	return "fields " + strings.Join(ks, ", ")
+}
+
+// judgeHTTPS judges the scheme of the issuer and of every endpoint the
+// metadata names (MCP-AUTHZ-HTTPS-1). A loopback host passes with http:
+// a server on the tester's own machine cannot hold a public certificate,
+// and the sentence is about where clients meet the server.
+func judgeHTTPS(e *scenario.Env, m *meta) {
+	var bad, local []string
+	for _, k := range slices.Sorted(maps.Keys(m.doc)) {
+		if k != "issuer" && !strings.HasSuffix(k, "_endpoint") && k != "jwks_uri" {
+			continue
+		}
+		v, _ := m.doc[k].(string)
+		u, err := url.Parse(v)
+		switch {
+		case err != nil || v == "":
+			continue // META-4 judges what is missing
+		case u.Scheme == "https":
+		case u.Scheme == "http" && loopback(u.Hostname()):
+			local = append(local, k)
+		default:
+			bad = append(bad, k+" "+v)
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		fail(e, "MCP-AUTHZ-HTTPS-1", m.seq, "the metadata names endpoints not served over HTTPS", "https URLs", strings.Join(bad, ", "))
+	case len(local) > 0:
+		if applies(e, "MCP-AUTHZ-HTTPS-1") {
+			e.PassNote("MCP-AUTHZ-HTTPS-1", m.seq, "http on a loopback host, let through: "+strings.Join(local, ", "))
+		}
+	default:
+		pass(e, "MCP-AUTHZ-HTTPS-1", m.seq)
+	}
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
