@@ -97,7 +97,7 @@ var _ = Describe("the reference authorization server as a handler", func() {
 		resp := authorize(ds.URL + "/client.json")
 		Expect(resp.StatusCode).To(Equal(http.StatusFound))
 		Expect(resp.Header.Get("Location")).To(HavePrefix(redirect + "?"))
-		Expect(authorize(ds.URL + "/other.json").StatusCode).To(Equal(http.StatusBadRequest), "a document whose client_id is another URL")
+		Expect(authorize(ds.URL+"/other.json").StatusCode).To(Equal(http.StatusBadRequest), "a document whose client_id is another URL")
 
 		resp, err = hc.Get(srv.URL + "/.well-known/oauth-authorization-server")
 		Expect(err).NotTo(HaveOccurred())
