@@ -1,9 +1,9 @@
 // Package mcpauthz is the reference MCP authorization server: an OAuth 2.1
 // authorization server as MCP's authorization page asks it (RFC 8414
-// metadata or OpenID Connect Discovery, dynamic client registration, the
-// authorization-code grant with PKCE S256 and resource indicators, RFC
-// 9207's iss), approving every authorization request at once, with no
-// login. Its access tokens are JWTs signed by go-jose with aud the
+// metadata or OpenID Connect Discovery, dynamic client registration,
+// Client ID Metadata Documents, the authorization-code grant with PKCE
+// S256 and resource indicators, RFC 9207's iss, rotated refresh tokens),
+// approving every authorization request at once, with no login. Its access tokens are JWTs signed by go-jose with aud the
 // resource asked for.
 //
 // It is a package of its own, an http.Handler (New), so that what tests
