@@ -3,8 +3,9 @@
 // metadata or OpenID Connect Discovery, dynamic client registration,
 // Client ID Metadata Documents, the authorization-code grant with PKCE
 // S256 and resource indicators, RFC 9207's iss, rotated refresh tokens),
-// approving every authorization request at once, with no login. Its access tokens are JWTs signed by go-jose with aud the
-// resource asked for.
+// approving every authorization request at once, with no login. Its
+// access tokens are JWTs signed by go-jose with aud the resource asked
+// for.
 //
 // It is a package of its own, an http.Handler (New), so that what tests
 // MCP clients can mount it as the authorization server a client under
