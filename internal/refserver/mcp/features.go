@@ -154,10 +154,36 @@ func (s *server) tools() []tool {
 			run: func(s *server, a obj) obj { return obj{"content": []any{text("grown")}} },
 		})
 	}
+	if s.v("live-tools") {
+		ts = append(s.liveTools(), ts...)
+	}
 	if s.ext.ownOnly() {
 		return s.extTools()
 	}
 	return append(s.extTools(), ts...)
+}
+
+// liveTools are the two gauges of the variant live-tools. Each tools/list
+// refreshes one of them in turn, its reading in its description, and the
+// gauge refreshed last is listed first: the order follows the set, and
+// the set changes at every listing.
+func (s *server) liveTools() []tool {
+	s.mu.Lock()
+	n := s.listings
+	s.mu.Unlock()
+	gauge := func(name, what string, at int) tool {
+		return tool{
+			def: obj{"name": name, "description": fmt.Sprintf("Reports the %s (as read at listing %d).", what, at), "inputSchema": obj{"type": "object"}},
+			run: func(s *server, a obj) obj { return obj{"content": []any{text(what + ": nominal")}} },
+		}
+	}
+	// The listings at which each was refreshed last: cpu at the odd ones,
+	// disk at the even ones.
+	cpu, disk := gauge("cpu-load", "CPU load", n-(n+1)%2), gauge("disk-usage", "disk usage", n-n%2)
+	if n%2 == 1 {
+		return []tool{cpu, disk}
+	}
+	return []tool{disk, cpu}
 }
 
 func num(v any) (float64, bool) {
@@ -169,22 +195,20 @@ func num(v any) (float64, bool) {
 }
 
 func (s *server) listTools(id any, p obj) {
+	// A cursor's pages keep the listing that issued it.
+	s.mu.Lock()
+	if _, has := p["cursor"]; !has {
+		s.listings++
+	}
+	odd := s.listings%2 == 0
+	s.mu.Unlock()
 	var defs []any
 	for _, t := range s.tools() {
 		defs = append(defs, t.def)
 	}
-	if s.f("tools-order-varies") {
-		// Every other listing reversed; a cursor's pages keep the order
-		// of the listing that issued it.
-		s.mu.Lock()
-		if _, has := p["cursor"]; !has {
-			s.listings++
-		}
-		odd := s.listings%2 == 0
-		s.mu.Unlock()
-		if odd {
-			slices.Reverse(defs)
-		}
+	if s.f("tools-order-varies") && odd {
+		// Every other listing reversed.
+		slices.Reverse(defs)
 	}
 	s.page(id, p, "tools", defs, s.pageSize(3))
 	if s.v("experimental-notification") {

@@ -138,7 +138,7 @@ type server struct {
 	// notifications/cancelled closes the channel.
 	running map[string]chan struct{}
 	// listings counts the tools/list requests without a cursor (the fault
-	// tools-order-varies).
+	// tools-order-varies, the variant live-tools).
 	listings int
 	// grown is set once the grow tool has added its tool.
 	grown bool
