@@ -314,9 +314,11 @@ func (s *server) poll(id any) {
 // slow reports the first of two progress steps, then works for
 // durationMs unless the call is cancelled: a cancelled call is dropped
 // without an answer. With the fault answer-cancelled the server notices
-// the cancellation but finishes the work anyway, answering when its
-// duration is up, as a server that ignores cancellations does (after it
-// has answered the ping wirecheck sends behind the cancellation).
+// the cancellation but finishes the work anyway, as a server that ignores
+// cancellations does: it answers when its duration is up and it has
+// answered the request read after the cancellation (the ping wirecheck
+// sends behind it), so the answer is surely one sent after the
+// cancellation was read, however late a loaded machine gets to it.
 func (s *server) slow(id any, p obj, args obj) {
 	d := 100 * time.Millisecond
 	if n, ok := num(args["durationMs"]); ok && n >= 0 && n <= 1000 {
@@ -333,6 +335,14 @@ func (s *server) slow(id any, p obj, args obj) {
 	case <-stop:
 		if !s.f("answer-cancelled") {
 			fmt.Fprintln(s.log, "tools/call "+key+" cancelled: no answer")
+			return
+		}
+		s.mu.Lock()
+		after := s.afterCancel
+		s.mu.Unlock()
+		select {
+		case <-after:
+		case <-s.stop:
 			return
 		}
 		<-done
