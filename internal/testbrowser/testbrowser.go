@@ -10,8 +10,8 @@ import (
 	"os/exec"
 
 	"github.com/chromedp/chromedp"
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 )
 
 // Path finds a Chromium; "" when the machine has none.
@@ -28,10 +28,10 @@ func Path() string {
 // ends with the container. Without a Chromium it skips the container,
 // saying that what needs one does.
 func Start(needs string) context.Context {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	path := Path()
 	if path == "" {
-		Skip("no Chromium found (Debian package chromium, installed by .ci/run): " + needs + " needs one")
+		ginkgo.Skip("no Chromium found (Debian package chromium, installed by .ci/run): " + needs + " needs one")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
@@ -40,14 +40,14 @@ func Start(needs string) context.Context {
 		// The machine has no network: nothing may try to reach one.
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(GinkgoT().TempDir()),
+		chromedp.UserDataDir(ginkgo.GinkgoT().TempDir()),
 	)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	DeferCleanup(cancelAlloc)
+	ginkgo.DeferCleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(alloc)
-	DeferCleanup(cancel)
+	ginkgo.DeferCleanup(cancel)
 	// Started now, once. No timeout on this first call: it would end the
 	// browser with it.
-	Expect(chromedp.Do(ctx)).To(Succeed(), "starting %s", path)
+	gomega.Expect(chromedp.Do(ctx)).To(gomega.Succeed(), "starting %s", path)
 	return ctx
 }
