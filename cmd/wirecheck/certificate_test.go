@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/testbrowser"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -22,16 +22,6 @@ import (
 // .ci/run): it names the server as it named itself, the revision, the
 // documents and their hashes, quotes every failing rule's sentence, and
 // marks the frames each failure is about.
-
-// chromium finds a Chromium; "" when the machine has none.
-func chromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // certificate runs args with a JSON and an HTML report and returns the
 // exit code, the JSON report and the HTML file.
@@ -52,20 +42,7 @@ var _ = Describe("the HTML certificate in Chromium", Ordered, func() {
 	var browser context.Context
 
 	BeforeAll(func() {
-		path := chromium()
-		if path == "" {
-			Skip("no Chromium found (Debian package chromium, installed by .ci/run): the certificate's browser check needs one")
-		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
-			chromedp.Flag("disable-component-update", true),
-			chromedp.UserDataDir(GinkgoT().TempDir()))
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		DeferCleanup(cancelAlloc)
-		ctx, cancel := chromedp.NewContext(alloc)
-		DeferCleanup(cancel)
-		Expect(chromedp.Do(ctx)).To(Succeed(), "starting %s", path)
-		browser = ctx
+		browser = testbrowser.Start("the certificate's browser check")
 	})
 
 	// open loads file in a tab of its own and returns eval, which runs a

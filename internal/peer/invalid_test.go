@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // Answers to raw lines and to requests sent without an id (issue 10, false
@@ -227,6 +228,38 @@ var _ = Describe("a null id while an invalid request is in flight with others", 
 		f.push(`{"id":null,"v":1}`)
 		_, err = pe.Wait(bad, time.Second)
 		Expect(err).NotTo(HaveOccurred())
+		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
+	})
+})
+
+// A fuzz campaign over HTTP took a raw POST's answer (a JSON-RPC batch
+// answer, [{"id":null,…}], no id member of its own) for the invalid
+// request in flight, then failed that request's own answer as a second
+// one: the probe's answer had come first and marked the raw line stale,
+// an ordering only one stdio stream gives.
+var _ = Describe("an answer with no id that comes over HTTP after a later request was answered", func() {
+	body := func(raw, key string) transport.Frame {
+		return transport.Frame{Raw: []byte(raw), At: time.Now(), HTTP: &transport.Via{Exchange: 1, Verb: "POST", Status: 200, ContentType: "application/json", For: key}}
+	}
+	It("is the raw POST's answer, not the invalid request's in flight, which gets its own", func() {
+		pe, f, obs := newPeerFrom("mini-invalid.yaml", nil)
+		Expect(pe.SendRaw([]byte("[1]\n"), true)).To(Succeed())
+		probe, err := pe.Request([]byte(`{"id":"p1","method":"echo"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.pushFrame(body(`{"id":"p1","v":1}`, `"p1"`))
+		_, err = pe.Wait(probe, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		bad, err := pe.Request([]byte(`{"id":"u9","method":"nope"}`))
+		Expect(err).NotTo(HaveOccurred())
+		f.pushFrame(body(`{"v":1}`, ""))
+		raw, err := pe.Next(time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(raw.Invalid).To(BeTrue())
+		Expect(raw.Call).To(BeNil())
+		f.pushFrame(body(`{"id":"u9","v":1}`, `"u9"`))
+		in, err := pe.Wait(bad, time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(in.Raw)).To(Equal(`{"id":"u9","v":1}`))
 		Expect(obs.verdicts("MINI-STRAY-1")).To(BeEmpty())
 	})
 })

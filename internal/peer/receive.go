@@ -190,8 +190,12 @@ func (p *Peer) routeResponse(in *Inbound, call *Call, mismatch string, hasID boo
 		// A server that reads in order has answered past the notification.
 		p.noteOpen = false
 	}
-	if call.Seq > p.anonSeq {
-		// ... and past every raw line owed an answer.
+	if call.Seq > p.anonSeq && in.HTTP == nil {
+		// ... and past every raw line owed an answer. Only one stdio
+		// stream orders answers so: HTTP exchanges run side by side, a
+		// raw POST's body may come after a later request's, and each raw
+		// POST's answer (or the end of its exchange) is counted off as
+		// it comes.
 		p.stale = p.anon
 	}
 	p.mu.Unlock()

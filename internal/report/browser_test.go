@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/testbrowser"
 	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -26,16 +26,6 @@ import (
 // The HTML report opened in a real browser, Debian's chromium (installed by
 // .ci/run), driven over the DevTools protocol. One browser serves every
 // check; each page opens in a tab of its own.
-
-// browserPath finds a Chromium; "" when the machine has none.
-func browserPath() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // pageRun is what a tab saw while a page loaded and was used: console
 // errors, uncaught exceptions, log errors (a CSP violation is one) and
@@ -76,27 +66,7 @@ var _ = Describe("the HTML report in a browser", Ordered, func() {
 	var browser context.Context
 
 	BeforeAll(func() {
-		path := browserPath()
-		if path == "" {
-			Skip("no Chromium found (Debian package chromium, installed by .ci/run): the HTML report's browser checks need one")
-		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(path),
-			chromedp.NoSandbox, // CI runs as root
-			chromedp.DisableGPU,
-			// The machine has no network: nothing may try to reach one.
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-quic", true),
-			chromedp.UserDataDir(GinkgoT().TempDir()),
-		)
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-		DeferCleanup(cancelAlloc)
-		ctx, cancel := chromedp.NewContext(alloc)
-		DeferCleanup(cancel)
-		// Start the browser now, once. No timeout on this first call: it
-		// would end the browser with it.
-		Expect(chromedp.Do(ctx)).To(Succeed(), "starting %s", path)
-		browser = ctx
+		browser = testbrowser.Start("the HTML report's browser checks")
 	})
 
 	// open writes page to a file and loads it in a new tab.

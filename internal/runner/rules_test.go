@@ -56,3 +56,19 @@ var _ = Describe("the target's transport", func() {
 		Expect(testrun.Verdicts(rep)).NotTo(ContainElement(Not(Equal(verdict.Skip))), "nothing was run")
 	})
 })
+
+var _ = Describe("a rule the spec leaves out of the run's revision", func() {
+	It("is skipped with the spec's reason, not the words of a scenario that skips it anyway", func() {
+		// The logging scenario skips MCP-LOGGING-1 when no log came, in
+		// every revision; 2026-07-28 has no such rule.
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2026-07-28"}, runner.Config{
+			Timeout: time.Second, Rules: []string{"MCP-LOGGING-1"},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rep.Findings).NotTo(BeEmpty())
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).To(Equal(verdict.Skip))
+			Expect(f.Message).To(HavePrefix("not a rule of revision 2026-07-28 (the spec gives it to "), "scenario %s", f.Scenario)
+		}
+	})
+})

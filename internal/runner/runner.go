@@ -279,15 +279,6 @@ func (l *lane) observe(o verdict.Observation) {
 		o.Scenario = l.cur
 		l.mu.Unlock()
 	}
-	// A scenario's skip of a rule the spec leaves out of the run gives the
-	// spec's reason: applicability is the spec's to state, once. (A pass
-	// or fail stands: a server that fell back to another revision is
-	// judged by that revision's rules.)
-	if o.Verdict == verdict.Skip {
-		if whyNot := l.r.cfg.Protocol.WhyNotApplied(l.r.cfg.Protocol.Rule(o.Rule)); whyNot != "" {
-			o.Message = whyNot
-		}
-	}
 	l.r.tally.Observe(o, l)
 	l.r.tell(func(p Progress) { p.Observed(o) })
 }

@@ -204,8 +204,14 @@ func (e *Env) FailUnanswered(rule, msg, expected string) {
 	e.Observe(o)
 }
 
-// Skip records that rule does not apply to this server, and why.
+// Skip records that rule does not apply to this server, and why. A rule
+// the spec leaves out of the run (versions:, transports:) is no rule of
+// this server's to skip: the runner reports it once with the spec's
+// reason, which a scenario's own words would only paraphrase.
 func (e *Env) Skip(rule, why string) {
+	if e.Protocol != nil && e.Protocol.WhyNotApplied(e.Protocol.Rule(rule)) != "" {
+		return
+	}
 	e.Observe(verdict.Observation{Rule: rule, Verdict: verdict.Skip, Seq: -1, Message: why})
 }
 

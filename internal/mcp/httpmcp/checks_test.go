@@ -110,17 +110,32 @@ var _ = Describe("checks", func() {
 		Expect(hk.failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring(`HTTP 200, text/plain, body "{\"jsonrpc\"`))
 	})
 
-	It("fails http.content-type on two JSON objects in one body", func() {
-		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
+	// Each answers every request the same wrong way; the check fails once
+	// the requests sent have been answered.
+	DescribeTable("fails a check on the answers to the requests sent",
+		func(revision string, reply func(w http.ResponseWriter, m rpc), sends []string, check, want string) {
+			h := answer(revision, func(w http.ResponseWriter, r *http.Request, m rpc) { reply(w, m) })
+			t, hk := dial(server(h).URL, "http", 2*time.Second)
+			handshake(t)
+			for _, req := range sends {
+				Expect(t.Send([]byte(req))).To(Succeed())
+				next(t)
+			}
+			Expect(hk.failure(check)).To(ContainSubstring(want))
+		},
+		Entry("http.content-type on two JSON objects in one body", "2025-06-18", func(w http.ResponseWriter, m rpc) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, result(m.ID, "{}")+result(m.ID, "{}"))
-		})
-		t, hk := dial(server(h).URL, "http", 2*time.Second)
-		handshake(t)
-		Expect(t.Send([]byte(listReq))).To(Succeed())
-		next(t)
-		Expect(hk.failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring("one JSON object"))
-	})
+		}, []string{listReq}, httpmcp.CheckHTTPContentType, "one JSON object"),
+		Entry("http.xaccel on an SSE answer without X-Accel-Buffering: no", "2025-06-18", func(w http.ResponseWriter, m rpc) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			flush(w, "data: %s\n\n", result(m.ID, "{}"))
+		}, []string{listReq}, httpmcp.CheckHTTPXAccel, `X-Accel-Buffering: ""`),
+		Entry("http.event-id-unique on an id reused by another stream", "2025-06-18", func(w http.ResponseWriter, m rpc) {
+			sseHead(w)
+			flush(w, "id: same\ndata: %s\n\n", result(m.ID, "{}"))
+		}, []string{listReq, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`}, httpmcp.CheckHTTPEventIDUnique, `event id "same"`),
+	)
 
 	It("fails http.stream-has-response on a stream closed before the response, ending the call", func() {
 		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
@@ -153,18 +168,6 @@ var _ = Describe("checks", func() {
 		next(t)
 		Eventually(closed).WithTimeout(10 * time.Second).Should(BeClosed())
 		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPStreamCloses) }).Should(ContainSubstring("still open 1s after the response"))
-	})
-
-	It("fails http.xaccel on an SSE answer without X-Accel-Buffering: no", func() {
-		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			flush(w, "data: %s\n\n", result(m.ID, "{}"))
-		})
-		t, hk := dial(server(h).URL, "http", 2*time.Second)
-		handshake(t)
-		Expect(t.Send([]byte(listReq))).To(Succeed())
-		next(t)
-		Expect(hk.failure(httpmcp.CheckHTTPXAccel)).To(ContainSubstring(`X-Accel-Buffering: ""`))
 	})
 
 	It("fails the checks judged once per stream (http.xaccel, http.priming) with one message whatever the stream, naming it in the actual value", func() {
@@ -333,20 +336,6 @@ var _ = Describe("checks", func() {
 			raws = append(raws, string(next(t).Raw))
 		}
 		Expect(raws).To(Equal([]string{result([]byte("2"), "{}") + "\n" + note, result([]byte("2"), "{}"), note}))
-	})
-
-	It("fails http.event-id-unique on an id reused by another stream", func() {
-		h := answer("2025-06-18", func(w http.ResponseWriter, r *http.Request, m rpc) {
-			sseHead(w)
-			flush(w, "id: same\ndata: %s\n\n", result(m.ID, "{}"))
-		})
-		t, hk := dial(server(h).URL, "http", 2*time.Second)
-		handshake(t)
-		Expect(t.Send([]byte(listReq))).To(Succeed())
-		next(t)
-		Expect(t.Send([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))).To(Succeed())
-		next(t)
-		Expect(hk.failure(httpmcp.CheckHTTPEventIDUnique)).To(ContainSubstring(`event id "same"`))
 	})
 
 	It("fails http.session-id on a session id with a space", func() {

@@ -154,10 +154,36 @@ func (s *server) tools() []tool {
 			run: func(s *server, a obj) obj { return obj{"content": []any{text("grown")}} },
 		})
 	}
+	if s.v("live-tools") {
+		ts = append(s.liveTools(), ts...)
+	}
 	if s.ext.ownOnly() {
 		return s.extTools()
 	}
 	return append(s.extTools(), ts...)
+}
+
+// liveTools are the two gauges of the variant live-tools. Each tools/list
+// refreshes one of them in turn, its reading in its description, and the
+// gauge refreshed last is listed first: the order follows the set, and
+// the set changes at every listing.
+func (s *server) liveTools() []tool {
+	s.mu.Lock()
+	n := s.listings
+	s.mu.Unlock()
+	gauge := func(name, what string, at int) tool {
+		return tool{
+			def: obj{"name": name, "description": fmt.Sprintf("Reports the %s (as read at listing %d).", what, at), "inputSchema": obj{"type": "object"}},
+			run: func(s *server, a obj) obj { return obj{"content": []any{text(what + ": nominal")}} },
+		}
+	}
+	// The listings at which each was refreshed last: cpu at the odd ones,
+	// disk at the even ones.
+	cpu, disk := gauge("cpu-load", "CPU load", n-(n+1)%2), gauge("disk-usage", "disk usage", n-n%2)
+	if n%2 == 1 {
+		return []tool{cpu, disk}
+	}
+	return []tool{disk, cpu}
 }
 
 func num(v any) (float64, bool) {
@@ -169,22 +195,20 @@ func num(v any) (float64, bool) {
 }
 
 func (s *server) listTools(id any, p obj) {
+	// A cursor's pages keep the listing that issued it.
+	s.mu.Lock()
+	if _, has := p["cursor"]; !has {
+		s.listings++
+	}
+	odd := s.listings%2 == 0
+	s.mu.Unlock()
 	var defs []any
 	for _, t := range s.tools() {
 		defs = append(defs, t.def)
 	}
-	if s.f("tools-order-varies") {
-		// Every other listing reversed; a cursor's pages keep the order
-		// of the listing that issued it.
-		s.mu.Lock()
-		if _, has := p["cursor"]; !has {
-			s.listings++
-		}
-		odd := s.listings%2 == 0
-		s.mu.Unlock()
-		if odd {
-			slices.Reverse(defs)
-		}
+	if s.f("tools-order-varies") && odd {
+		// Every other listing reversed.
+		slices.Reverse(defs)
 	}
 	s.page(id, p, "tools", defs, s.pageSize(3))
 	if s.v("experimental-notification") {
@@ -290,9 +314,11 @@ func (s *server) poll(id any) {
 // slow reports the first of two progress steps, then works for
 // durationMs unless the call is cancelled: a cancelled call is dropped
 // without an answer. With the fault answer-cancelled the server notices
-// the cancellation but finishes the work anyway, answering when its
-// duration is up, as a server that ignores cancellations does (after it
-// has answered the ping wirecheck sends behind the cancellation).
+// the cancellation but finishes the work anyway, as a server that ignores
+// cancellations does: it answers when its duration is up and it has
+// answered the request read after the cancellation (the ping wirecheck
+// sends behind it), so the answer is surely one sent after the
+// cancellation was read, however late a loaded machine gets to it.
 func (s *server) slow(id any, p obj, args obj) {
 	d := 100 * time.Millisecond
 	if n, ok := num(args["durationMs"]); ok && n >= 0 && n <= 1000 {
@@ -309,6 +335,14 @@ func (s *server) slow(id any, p obj, args obj) {
 	case <-stop:
 		if !s.f("answer-cancelled") {
 			fmt.Fprintln(s.log, "tools/call "+key+" cancelled: no answer")
+			return
+		}
+		s.mu.Lock()
+		after := s.afterCancel
+		s.mu.Unlock()
+		select {
+		case <-after:
+		case <-s.stop:
 			return
 		}
 		<-done

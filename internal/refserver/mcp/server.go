@@ -123,7 +123,14 @@ type server struct {
 	log    io.Writer
 
 	wmu sync.Mutex
-	out io.Writer
+	// responses is closed at the next response written (nextResponse);
+	// rmu guards it, apart from mu, which callers of result may hold.
+	rmu       sync.Mutex
+	responses chan struct{}
+	// afterCancel is, for the fault answer-cancelled, closed at the first
+	// response written after the last cancellation was read.
+	afterCancel <-chan struct{}
+	out         io.Writer
 
 	mu      sync.Mutex
 	version string
@@ -140,7 +147,7 @@ type server struct {
 	// notifications/cancelled closes the channel.
 	running map[string]chan struct{}
 	// listings counts the tools/list requests without a cursor (the fault
-	// tools-order-varies).
+	// tools-order-varies, the variant live-tools).
 	listings int
 	// grown is set once the grow tool has added its tool.
 	grown bool
@@ -199,8 +206,11 @@ func (s *server) write(v any) {
 		return
 	}
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	s.out.Write(append(b, '\n'))
+	s.wmu.Unlock()
+	if m, ok := v.(obj); ok && m["method"] == nil && (m["result"] != nil || m["error"] != nil) {
+		s.responded()
+	}
 }
 
 func (s *server) writeRaw(b []byte) {
@@ -230,6 +240,25 @@ func (s *server) result(id any, res any) {
 	}
 	m := obj{"jsonrpc": "2.0", "id": id, "result": res}
 	s.write(m)
+}
+
+// nextResponse is closed once the server has written its next response.
+func (s *server) nextResponse() <-chan struct{} {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if s.responses == nil {
+		s.responses = make(chan struct{})
+	}
+	return s.responses
+}
+
+func (s *server) responded() {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	if s.responses != nil {
+		close(s.responses)
+		s.responses = nil
+	}
 }
 
 func (s *server) fail(id any, code int, msg string) {
@@ -824,9 +853,11 @@ func readableID(m obj) any {
 // still running (an unknown or finished request is ignored).
 func (s *server) cancel(requestID any) bool {
 	key := fmt.Sprint(requestID)
+	next := s.nextResponse()
 	s.mu.Lock()
 	ch := s.running[key]
 	delete(s.running, key)
+	s.afterCancel = next
 	s.mu.Unlock()
 	if ch != nil {
 		close(ch)

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -66,6 +67,7 @@ func tools(e *scenario.Env) error {
 		}
 		return nil
 	}
+	changes := judgeOf(e).counts().listChanged
 	items, in, err := listAll(e, s, "tools/list", "tools", "MCP-TOOLS-2")
 	if err != nil {
 		return err
@@ -80,7 +82,7 @@ func tools(e *scenario.Env) error {
 	judgeToolNames(e, s, in, items)
 	judgeSchemaDialects(e, s, in, items)
 	// Before any call: the grow tool changes the set.
-	if err := judgeToolOrder(e, s, items); err != nil {
+	if err := judgeToolOrder(e, s, items, changes); err != nil {
 		return err
 	}
 	// A cursor the server never issued.
@@ -211,8 +213,10 @@ func judgeToolNames(e *scenario.Env, s *session, in *peer.Inbound, items []any) 
 }
 
 // judgeToolOrder lists the tools a second time and judges MCP-TOOLS-8: the
-// same names in the same order, unless the set itself changed.
-func judgeToolOrder(e *scenario.Env, s *session, first []any) error {
+// same names in the same order, unless the set itself changed (a name, a
+// definition, or a list_changed since the first listing, before which
+// changes of them had come).
+func judgeToolOrder(e *scenario.Env, s *session, first []any, changes int) error {
 	if !s.modern {
 		e.Skip("MCP-TOOLS-8", "the deterministic order of tools/list is asked from revision 2026-07-28 on; this session uses "+s.version)
 		return nil
@@ -251,6 +255,17 @@ func judgeToolOrder(e *scenario.Env, s *session, first []any) error {
 		e.Skip("MCP-TOOLS-8", "the set of tools changed between the two tools/list requests ("+strings.Join(a, ", ")+" then "+strings.Join(b, ", ")+")")
 		return nil
 	}
+	// A tool is its whole definition: one whose description or schema
+	// changed between the reads makes another set under the same names
+	// (a server may re-register it, and list it elsewhere).
+	if changed := changedTools(first, again); len(changed) > 0 {
+		e.Skip("MCP-TOOLS-8", "the set of tools changed between the two tools/list requests: the definition of "+strings.Join(changed, ", ")+" changed")
+		return nil
+	}
+	if judgeOf(e).counts().listChanged > changes {
+		e.Skip("MCP-TOOLS-8", "the server said its lists changed (list_changed) between the two tools/list requests")
+		return nil
+	}
 	if !slices.Equal(a, b) {
 		e.Fail("MCP-TOOLS-8", last.Seq, "two tools/list requests, with the set of tools unchanged, listed the tools in different orders",
 			strings.Join(a, ", "), strings.Join(b, ", "))
@@ -267,6 +282,25 @@ func toolNames(items []any) []string {
 	for _, t := range items {
 		n, _ := field0(t, "name").(string)
 		out = append(out, n)
+	}
+	return out
+}
+
+// changedTools names the tools whose definition differs between two
+// listings of the same names.
+func changedTools(first, again []any) []string {
+	defs := map[string]string{}
+	for _, t := range first {
+		n, _ := field0(t, "name").(string)
+		b, _ := json.Marshal(t)
+		defs[n] = string(b)
+	}
+	var out []string
+	for _, t := range again {
+		n, _ := field0(t, "name").(string)
+		if b, _ := json.Marshal(t); defs[n] != string(b) {
+			out = append(out, show(n))
+		}
 	}
 	return out
 }
