@@ -60,3 +60,14 @@ func PickRole(protocol, role string) (*Bundle, error) {
 	}
 	return Load(id)
 }
+
+// RoleOf is the protocol and role a module checks: a role module's
+// protocol and role, or the module itself as the server role.
+func RoleOf(id string) (protocol, role string) {
+	for _, r := range roles {
+		if r.module.ID() == id {
+			return r.protocol, r.role
+		}
+	}
+	return id, RoleServer
+}

@@ -291,4 +291,3 @@ func (c *client) answer(method string, id any) {
 		c.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "method not found"}})
 	}
 }
-

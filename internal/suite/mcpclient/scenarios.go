@@ -55,12 +55,21 @@ type conv struct {
 	sentUs       bool
 	listChanged  bool
 	legacy       bool // a client of an earlier revision in a run of one without initialize
+	pipelined    bool // the frame handled arrived while initialize was held
 }
+
+// pipelineWait is how long wirecheck holds its initialize result to see
+// whether the client sends more before it could have read it: a client
+// that does not wait writes its next request right behind initialize,
+// microseconds apart; one that waits sends nothing until the result.
+// Read from transcript order alone, a request written before the result
+// was read could arrive after the result was written.
+const pipelineWait = 100 * time.Millisecond
+
 
 // legacyRevision is the revision a client that opens with initialize is
 // answered and judged by in a run of a revision without it.
 const legacyRevision = "2025-11-25"
-
 
 type outCall struct {
 	method, rule, feature string
@@ -133,7 +142,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		}
 		// A request on a line before the result's was sent before the
 		// client could have read it, whenever the scenario got to it.
-		before := !c.initAnswered || in.Seq < c.initLine
+		before := !c.initAnswered || in.Seq < c.initLine || c.pipelined
 		if method != "initialize" && method != "ping" && before && !c.earlyFailed && !c.unsupported {
 			c.earlyFailed = true
 			env.Fail("MCP-CLIENT-LIFECYCLE-3", in.Seq, method+" sent before the server answered initialize", "only ping before the initialize result", method)
@@ -160,9 +169,26 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		case !c.handshake:
 			v = legacyRevision
 		}
+		var early []*peer.Inbound
+		for deadline := time.Now().Add(pipelineWait); ; {
+			f, err := env.NextFrame(time.Until(deadline), nil)
+			if err != nil {
+				break
+			}
+			early = append(early, f)
+		}
 		c.initAnswered = true
 		var err error
 		c.initLine, err = c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
+		// What came while the result was held was sent before the client
+		// could have read it.
+		c.pipelined = true
+		for _, f := range early {
+			if err == nil {
+				err = c.handle(f)
+			}
+		}
+		c.pipelined = false
 		return err
 	}
 	if method == "tools/call" {
