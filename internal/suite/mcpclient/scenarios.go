@@ -66,7 +66,6 @@ type conv struct {
 // was read could arrive after the result was written.
 const pipelineWait = 100 * time.Millisecond
 
-
 // legacyRevision is the revision a client that opens with initialize is
 // answered and judged by in a run of a revision without it.
 const legacyRevision = "2025-11-25"
