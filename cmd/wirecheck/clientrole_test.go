@@ -28,7 +28,7 @@ var _ = Describe("wirecheck run --role client", func() {
 
 		cmd := exec.Command(bin(), "run", "--protocol", "mcp", "--role", "client", "--no-progress", "--timeout", "2s",
 			"--", bin(), "serve", "mcp", "--role", "client", "--fault", "ping-not-empty", "--", "{server}")
-		out, err = cmd.CombinedOutput()
+		out, _ = cmd.CombinedOutput()
 		Expect(cmd.ProcessState.ExitCode()).To(Equal(1), string(out))
 		Expect(string(out)).To(ContainSubstring("MCP-CLIENT-PING-1"))
 		Expect(string(out)).To(MatchRegexp(`wirecheck run --protocol mcp --scenario client-session --role client .* -- .* --fault ping-not-empty -- '\{server\}'`))

@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	mcpclientserver "github.com/wirecheck/wirecheck/internal/refserver/mcpclient"
@@ -70,4 +71,15 @@ func RoleOf(id string) (protocol, role string) {
 		}
 	}
 	return id, RoleServer
+}
+
+// AllIDs lists every module: the protocols (IDs) and their roles' modules,
+// each with a spec of its own.
+func AllIDs() []string {
+	out := IDs()
+	for _, r := range roles {
+		out = append(out, r.module.ID())
+	}
+	sort.Strings(out)
+	return out
 }
