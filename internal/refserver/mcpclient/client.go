@@ -178,7 +178,7 @@ func (c *client) run() int {
 			return 1
 		}
 	}
-	_, initCh := c.request("initialize", map[string]any{
+	initID, initCh := c.request("initialize", map[string]any{
 		"protocolVersion": c.asks(),
 		"capabilities":    c.caps,
 		"clientInfo":      map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"},
@@ -199,6 +199,9 @@ func (c *client) run() int {
 	}
 	if early != nil {
 		c.await("tools/list", early)
+	}
+	if c.fault["cancel-initialize"] {
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": initID}})
 	}
 	if !c.fault["no-initialized"] {
 		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
