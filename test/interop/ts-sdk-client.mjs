@@ -5,8 +5,8 @@
 //   node ts-sdk-client.mjs SERVER-CMD [ARGS…]
 // It declares sampling, roots and elicitation (CAPS=bare: none) and
 // answers them, lists and calls tools (one with a progress callback, one
-// whose result is an error, one it cancels), reads a resource, gets a
-// prompt and closes.
+// whose result is an error, one it cancels), reads a resource and gets a
+// prompt where the server declared them, and closes.
 import { Client } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
 import { CreateMessageRequestSchema, ListRootsRequestSchema, ElicitRequestSchema } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js";
@@ -24,10 +24,18 @@ await client.connect(new StdioClientTransport({ command: cmd, args }));
 await client.listTools();
 await client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { onprogress: () => {} });
 await client.callTool({ name: "fail", arguments: {} });
-await client.listResources();
-await client.readResource({ uri: "file:///wirecheck/readme.txt" });
-await client.listPrompts();
-await client.getPrompt({ name: "greet" });
+// Only what the server declared (lifecycle#operation: "Only use
+// capabilities that were successfully negotiated"; the SDK leaves that to
+// the application unless enforceStrictCapabilities is set).
+const server = client.getServerCapabilities() ?? {};
+if (server.resources) {
+  await client.listResources();
+  await client.readResource({ uri: "file:///wirecheck/readme.txt" });
+}
+if (server.prompts) {
+  await client.listPrompts();
+  await client.getPrompt({ name: "greet" });
+}
 const ac = new AbortController();
 const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
 ac.abort("cancelled on purpose");
