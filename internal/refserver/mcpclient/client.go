@@ -267,7 +267,7 @@ func (c *client) read(r io.Reader) {
 		method, _ := m["method"].(string)
 		switch {
 		case method != "" && hasID:
-			c.answer(method, id)
+			c.answer(method, id, m)
 		case hasID:
 			c.mu.Lock()
 			ch := c.answers[fmt.Sprint(id)]
@@ -280,7 +280,7 @@ func (c *client) read(r io.Reader) {
 	}
 }
 
-func (c *client) answer(method string, id any) {
+func (c *client) answer(method string, id any, m map[string]any) {
 	reply := func(res any) { c.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": res}) }
 	refuse := func(feature string) {
 		if c.variant["silent-undeclared"] {
@@ -307,6 +307,14 @@ func (c *client) answer(method string, id any) {
 			refuse("roots")
 		}
 	case "sampling/createMessage":
+		p, _ := m["params"].(map[string]any)
+		meta, _ := p["_meta"].(map[string]any)
+		if tok, ok := meta["progressToken"]; ok && (c.variant["progress"] || c.fault["progress-unknown-token"]) {
+			if c.fault["progress-unknown-token"] {
+				tok = "not-given"
+			}
+			c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1}})
+		}
 		if has("sampling") || c.fault["sampling-undeclared-answer"] {
 			reply(map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "hello"}, "model": "wirecheck-reference", "stopReason": "endTurn"})
 		} else {

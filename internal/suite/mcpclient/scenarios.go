@@ -18,7 +18,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "client-session",
 		Title: "serve the client as an MCP server of the run's revision (tools, resources, prompts; progress and list_changed during a tool call; a tool whose result is an error) and, once initialized, send it ping, roots/list, sampling/createMessage and elicitation/create",
 		Rules: []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-2", "MCP-CLIENT-LIFECYCLE-3",
-			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2"},
+			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2", "MCP-CLIENT-PROGRESS-1"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return converse(env, false) },
 	}, {
@@ -66,6 +66,7 @@ type conv struct {
 	legacy        bool // a client of an earlier revision in a run of one without initialize
 	pipelined     bool // the frame handled arrived while initialize was held
 	initKey       string
+	progress      int
 	cancelledInit bool
 }
 
@@ -76,6 +77,10 @@ type conv struct {
 // Read from transcript order alone, a request written before the result
 // was read could arrive after the result was written.
 const pipelineWait = 100 * time.Millisecond
+
+// samplingToken is the progress token of wirecheck's sampling request:
+// the one token a client may report progress under.
+const samplingToken = "wirecheck-sampling"
 
 // legacyRevision is the revision a client that opens with initialize is
 // answered and judged by in a run of a revision without it.
@@ -259,6 +264,14 @@ func (c *conv) notification(in *peer.Inbound, method string) error {
 			c.sentUs = true
 			return c.ask()
 		}
+	case "notifications/progress":
+		c.progress++
+		tok, _ := in.Field("/params/progressToken")
+		if tok == samplingToken {
+			c.env.Pass("MCP-CLIENT-PROGRESS-1", in.Seq)
+		} else {
+			c.env.Fail("MCP-CLIENT-PROGRESS-1", in.Seq, fmt.Sprintf("progress under token %v, which no request of wirecheck's carried", tok), "the token of wirecheck's sampling/createMessage, "+samplingToken, fmt.Sprint(tok))
+		}
 	case "notifications/cancelled":
 		c.cancels++
 		rid, _ := in.Field("/params/requestId")
@@ -286,7 +299,7 @@ func (c *conv) ask() error {
 		reqs = append(reqs, outCall{method: "elicitation/create", rule: "MCP-CLIENT-ELICIT-1", feature: "elicitation"})
 	}
 	params := map[string]any{
-		"sampling/createMessage": map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "say hello"}}}, "maxTokens": 16},
+		"sampling/createMessage": map[string]any{"_meta": map[string]any{"progressToken": samplingToken}, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "say hello"}}}, "maxTokens": 16},
 		"elicitation/create":     map[string]any{"message": "your name?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}},
 	}
 	for i, r := range reqs {
@@ -349,6 +362,9 @@ func (c *conv) finish() {
 		if !c.earlyFailed && c.handshake {
 			env.Pass("MCP-CLIENT-LIFECYCLE-3", -1)
 		}
+	}
+	if c.progress == 0 {
+		env.Skip("MCP-CLIENT-PROGRESS-1", "the client sent no notifications/progress")
 	}
 	switch {
 	case c.cancels == 0:
