@@ -202,7 +202,7 @@ func (s *server) callTool(id any, p obj) {
 	if args == nil {
 		args = obj{}
 	}
-	if s.taskCall(id, p) {
+	if s.taskCall(id, p) || s.taskExtCall(id, p) {
 		return
 	}
 	if name == "slow" && !s.ext.ownOnly() {

@@ -432,7 +432,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 			}
 		}
 	}
-	if s.taskMethod(id, method, p) {
+	if s.taskMethod(id, method, p) || s.taskExtMethod(id, method, p) {
 		return
 	}
 	if s.skillsDispatch(id, method, p) {
@@ -659,6 +659,7 @@ func (s *server) discover(id any, p obj) {
 		}
 	}
 	s.skillsCaps(caps)
+	s.tasksExtCaps(caps)
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
 		"_meta":        obj{metaServer: s.ext.info()}}))
