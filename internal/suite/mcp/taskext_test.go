@@ -61,18 +61,15 @@ var _ = Describe("the tasks extension (2026-07-28)", func() {
 		}
 		return out
 	}
-	// The default server answers add without the extension: nothing
-	// refused, MCP-TASKEXT-2 skipped.
-	plain := map[string]verdict.Verdict{"MCP-TASKEXT-2": verdict.Skip}
 
 	DescribeTable("a server with the extension passes every rule it exercises",
 		func(variants []string, overHTTP bool, want map[string]verdict.Verdict) {
 			Expect(extOf(extRun(nil, variants, overHTTP))).To(Equal(all(verdict.Pass, want)))
 		},
-		Entry("stdio", nil, false, plain),
-		Entry("Streamable HTTP", nil, true, plain),
-		Entry("tasks created completed", []string{"task-ext-immediate"}, false, plain),
-		Entry("ttlMs null", []string{"task-ext-no-ttl"}, false, plain),
+		Entry("stdio", nil, false, nil),
+		Entry("Streamable HTTP", nil, true, nil),
+		Entry("tasks created completed", []string{"task-ext-immediate"}, false, nil),
+		Entry("ttlMs null", []string{"task-ext-no-ttl"}, false, nil),
 		Entry("add refused -32021 without the extension", []string{"task-ext-required"}, false,
 			map[string]verdict.Verdict{"MCP-TASKEXT-7": verdict.Skip}),
 	)
