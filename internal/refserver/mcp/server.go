@@ -153,6 +153,8 @@ type server struct {
 	// tasks are the tasks created (tasks.go), by taskId; nextTask numbers them.
 	tasks    map[string]*task
 	nextTask int
+	// addCalls counts the calls of add (variant tool-varying).
+	addCalls int
 }
 
 // clientHas reports whether the client declared a capability in

@@ -72,6 +72,8 @@ var _ = Describe("the tasks extension (2026-07-28)", func() {
 		Entry("ttlMs null", []string{"task-ext-no-ttl"}, false, nil),
 		Entry("add refused -32021 without the extension", []string{"task-ext-required"}, false,
 			map[string]verdict.Verdict{"MCP-TASKEXT-7": verdict.Skip}),
+		Entry("add answering differently each call", []string{"tool-varying"}, false,
+			map[string]verdict.Verdict{"MCP-TASKEXT-7": verdict.Skip}),
 	)
 
 	It("judges only unknown taskIds of a server declaring the extension that makes no task", func() {
