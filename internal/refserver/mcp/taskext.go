@@ -100,13 +100,15 @@ func (s *server) taskExtCall(id any, p obj) bool {
 	t.id = fmt.Sprintf("task-%d-%x", s.nextTask, now.UnixNano())
 	s.tasks[t.id] = t
 	view := s.taskExtView(t)
+	// Read under the lock: a tasks/cancel may change it once answered.
+	working := t.status == "working"
 	s.mu.Unlock()
 	view["resultType"] = "task"
 	if s.f("task-ext-result-type") {
 		view["resultType"] = "complete"
 	}
 	s.result(id, view)
-	if t.status != "working" {
+	if !working {
 		return true
 	}
 	go func() {
