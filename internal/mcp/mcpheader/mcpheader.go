@@ -242,7 +242,8 @@ type Request struct {
 	// Revision is _meta's io.modelcontextprotocol/protocolVersion.
 	Revision string
 	// Name is the source of Mcp-Name (params.name, params.uri for
-	// resources/read), HasName whether the body holds it as a string.
+	// resources/read, params.taskId for the tasks extension's methods),
+	// HasName whether the body holds it as a string.
 	Name      string
 	HasName   bool
 	Arguments any
@@ -256,6 +257,7 @@ func Read(body []byte) (Request, bool) {
 		Params struct {
 			Name      any            `json:"name"`
 			URI       any            `json:"uri"`
+			TaskID    any            `json:"taskId"`
 			Arguments any            `json:"arguments"`
 			Meta      map[string]any `json:"_meta"`
 		} `json:"params"`
@@ -268,8 +270,11 @@ func Read(body []byte) (Request, bool) {
 	r := Request{Method: m.Method, Arguments: m.Params.Arguments}
 	r.Revision, _ = m.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
 	src := m.Params.Name
-	if m.Method == "resources/read" {
+	switch m.Method {
+	case "resources/read":
 		src = m.Params.URI
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		src = m.Params.TaskID
 	}
 	r.Name, r.HasName = src.(string)
 	return r, true
@@ -277,10 +282,14 @@ func Read(body []byte) (Request, bool) {
 
 // NameRequired reports whether the request carries Mcp-Name: "Required
 // For `tools/call`, `resources/read`, `prompts/get` requests" (Standard
-// Request Headers).
+// Request Headers), and the tasks extension's (io.modelcontextprotocol/
+// tasks, Streamable HTTP: Routing Headers): "When `tasks/get`,
+// `tasks/update`, or `tasks/cancel` is sent over the Streamable HTTP
+// transport, the client **MUST** set the `Mcp-Name` header to the value
+// of `params.taskId`".
 func (r Request) NameRequired() bool {
 	switch r.Method {
-	case "tools/call", "resources/read", "prompts/get":
+	case "tools/call", "resources/read", "prompts/get", "tasks/get", "tasks/update", "tasks/cancel":
 		return true
 	}
 	return false

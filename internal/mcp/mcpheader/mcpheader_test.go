@@ -109,3 +109,19 @@ var _ = Describe("header values", func() {
 		Expect(value("s", "deeper")).To(BeNil())
 	})
 })
+
+var _ = Describe("the request a header mirrors", func() {
+	It("takes Mcp-Name from params.taskId on the tasks extension's methods, from params.name or params.uri elsewhere", func() {
+		for _, m := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+			r, ok := mcpheader.Read([]byte(`{"jsonrpc":"2.0","id":1,"method":"` + m + `","params":{"taskId":"task-7"}}`))
+			Expect(ok).To(BeTrue())
+			Expect(r.NameRequired()).To(BeTrue(), m)
+			Expect(r.HasName).To(BeTrue(), m)
+			Expect(r.Name).To(Equal("task-7"), m)
+		}
+		r, _ := mcpheader.Read([]byte(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///a","taskId":"x"}}`))
+		Expect(r.Name).To(Equal("file:///a"))
+		r, _ = mcpheader.Read([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		Expect(r.NameRequired()).To(BeFalse())
+	})
+})

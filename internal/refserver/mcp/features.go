@@ -70,6 +70,14 @@ func (s *server) tools() []tool {
 			x, _ := num(a["a"])
 			y, _ := num(a["b"])
 			r := obj{"content": []any{text(fmt.Sprint(x + y))}}
+			if s.v("tool-varying") {
+				// A tool whose answer changes call to call, as a clock's.
+				s.mu.Lock()
+				s.addCalls++
+				n := s.addCalls
+				s.mu.Unlock()
+				r["content"] = append(r["content"].([]any), text(fmt.Sprintf("call %d", n)))
+			}
 			if structured {
 				r["structuredContent"] = obj{"sum": x + y}
 				if s.f("structured-mismatch") {
@@ -226,7 +234,7 @@ func (s *server) callTool(id any, p obj) {
 	if args == nil {
 		args = obj{}
 	}
-	if s.taskCall(id, p) {
+	if s.taskCall(id, p) || s.taskExtCall(id, p) {
 		return
 	}
 	if name == "slow" && !s.ext.ownOnly() {

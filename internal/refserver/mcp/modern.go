@@ -24,6 +24,9 @@ func idKey(id any) string { return show(id) }
 // sends one resources/updated per subscribed resource at once, so a
 // client sees the stream work.
 func (s *server) listen(id any, p obj) {
+	if s.listenTasksRefused(id, p) {
+		return
+	}
 	filter, _ := p["notifications"].(obj)
 	agreed := obj{}
 	for _, k := range []string{"toolsListChanged", "promptsListChanged", "resourcesListChanged"} {

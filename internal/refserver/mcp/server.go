@@ -162,6 +162,8 @@ type server struct {
 	// tasks are the tasks created (tasks.go), by taskId; nextTask numbers them.
 	tasks    map[string]*task
 	nextTask int
+	// addCalls counts the calls of add (variant tool-varying).
+	addCalls int
 }
 
 // clientHas reports whether the client declared a capability in
@@ -463,7 +465,7 @@ func (s *server) dispatch(id any, method string, p obj) {
 			}
 		}
 	}
-	if s.taskMethod(id, method, p) {
+	if s.taskMethod(id, method, p) || s.taskExtMethod(id, method, p) {
 		return
 	}
 	if s.skillsDispatch(id, method, p) {
@@ -690,6 +692,7 @@ func (s *server) discover(id any, p obj) {
 		}
 	}
 	s.skillsCaps(caps)
+	s.tasksExtCaps(caps)
 	s.result(id, s.cacheable(obj{"supportedVersions": supported, "capabilities": caps,
 		"instructions": "The reference server of wirecheck.",
 		"_meta":        obj{metaServer: s.ext.info()}}))

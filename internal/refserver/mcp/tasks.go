@@ -36,6 +36,8 @@ type task struct {
 	// gets counts tasks/get of the task once terminal (fault
 	// task-status-regresses).
 	gets int
+	// polled: tasks/get has been asked of it (fault task-ext-not-durable).
+	polled bool
 }
 
 // tasksOn reports whether the server has tasks (and declares them).

@@ -35,6 +35,7 @@
 //	origin.go         MCP-ORIGIN, MCP-BIND
 //	sse.go            MCP-SSE (the legacy HTTP+SSE transport)
 //	skills.go         MCP-SKILLS (the skills extension, SEP-2640, of a 2026-07-28 server declaring it)
+//	taskext.go        MCP-TASKEXT (the tasks extension, SEP-2663, of a 2026-07-28 server declaring it)
 //
 // The rest is shared: scenarios.go registers the scenarios in the order
 // they run; session.go is the per-process state and the calls through it;

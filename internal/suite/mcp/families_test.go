@@ -54,6 +54,7 @@ var familyFile = map[string]string{
 	"MCP-SSE":             "sse.go",
 	"MCP-SKILLS":          "skills.go",
 	"MCP-TASKS":           "tasks.go",
+	"MCP-TASKEXT":         "taskext.go",
 	// What a single frame shows is decided by the frame judge as each
 	// frame arrives.
 	"MCP-PROGRESS":    "judge.go",

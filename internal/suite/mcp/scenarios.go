@@ -115,6 +115,7 @@ func Scenarios() []*scenario.Scenario {
 	out = append(out, httpScenarios()...)
 	out = append(out, httpCancelScenario(), httpEraScenario())
 	out = append(out, skillsScenario())
+	out = append(out, taskExtScenario())
 	for _, s := range out {
 		s.File = file
 		skipUnspoken(s)

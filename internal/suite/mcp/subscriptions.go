@@ -49,6 +49,11 @@ func (sub *subscription) allows(method string, in *peer.Inbound) bool {
 	case "notifications/resources/updated":
 		uris, _ := sub.filter["resourceSubscriptions"].([]any)
 		return slices.Contains(uris, field(in, "/params/uri"))
+	case "notifications/tasks":
+		// The tasks extension's status notifications (SEP-2663), for the
+		// taskIds the listen asked for.
+		ids, _ := sub.filter["taskIds"].([]any)
+		return slices.Contains(ids, field(in, "/params/taskId"))
 	}
 	return false
 }

@@ -1,0 +1,110 @@
+package mcp_test
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// The tasks extension (2026-07-28) against the reference server: by
+// default (extension declared, add made a task) every MCP-TASKEXT rule
+// passes; its legal variants pass what they exercise and fail nothing;
+// each task-ext-* fault fails the rule it plants.
+var _ = Describe("the tasks extension (2026-07-28)", func() {
+	extRun := func(faults, variants []string, overHTTP bool) *report.Report {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		var only []*scenario.Scenario
+		for _, sc := range b.Scenarios {
+			if sc.Name == "tasks-extension" {
+				only = append(only, sc)
+			}
+		}
+		Expect(only).To(HaveLen(1))
+		srv := testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Faults: faults, Variants: variants}
+		if overHTTP {
+			t, stop := testrun.Front(refserver.Options{Faults: faults, Variants: variants}, nil)
+			DeferCleanup(stop)
+			srv.Command = t
+		}
+		rep, err := testrun.Run(srv, runner.Config{Scenarios: only, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		return rep
+	}
+	extOf := func(rep *report.Report) map[string]verdict.Verdict {
+		out := map[string]verdict.Verdict{}
+		for r, v := range testrun.Verdicts(rep) {
+			if strings.HasPrefix(r, "MCP-TASKEXT-") {
+				out[r] = v
+			}
+		}
+		return out
+	}
+	all := func(v verdict.Verdict, except map[string]verdict.Verdict) map[string]verdict.Verdict {
+		out := map[string]verdict.Verdict{}
+		for i := 1; i <= 14; i++ {
+			out["MCP-TASKEXT-"+strconv.Itoa(i)] = v
+		}
+		for r, ev := range except {
+			out[r] = ev
+		}
+		return out
+	}
+
+	DescribeTable("a server with the extension passes every rule it exercises",
+		func(variants []string, overHTTP bool, want map[string]verdict.Verdict) {
+			Expect(extOf(extRun(nil, variants, overHTTP))).To(Equal(all(verdict.Pass, want)))
+		},
+		Entry("stdio", nil, false, nil),
+		Entry("Streamable HTTP", nil, true, nil),
+		Entry("tasks created completed", []string{"task-ext-immediate"}, false, nil),
+		Entry("ttlMs null", []string{"task-ext-no-ttl"}, false, nil),
+		Entry("add refused -32021 without the extension", []string{"task-ext-required"}, false,
+			map[string]verdict.Verdict{"MCP-TASKEXT-7": verdict.Skip}),
+		Entry("add answering differently each call", []string{"tool-varying"}, false,
+			map[string]verdict.Verdict{"MCP-TASKEXT-7": verdict.Skip}),
+	)
+
+	It("judges only unknown taskIds of a server declaring the extension that makes no task", func() {
+		Expect(extOf(extRun(nil, []string{"task-ext-sync"}, false))).To(Equal(all(verdict.Skip,
+			map[string]verdict.Verdict{"MCP-TASKEXT-11": verdict.Pass, "MCP-TASKEXT-12": verdict.Pass})))
+	})
+
+	DescribeTable("a server without the extension is not judged by it",
+		func(variant string) {
+			Expect(extOf(extRun(nil, []string{variant}, false))).To(Equal(all(verdict.Skip, nil)))
+		},
+		Entry(nil, "tasks-ext-undeclared"),
+		Entry(nil, "bare"),
+	)
+
+	DescribeTable("a task-ext-* fault fails its rule",
+		func(fault, rule string) {
+			Expect(extOf(extRun([]string{fault}, nil, false))).To(HaveKeyWithValue(rule, verdict.Fail))
+		},
+		Entry(nil, "task-ext-unasked", "MCP-TASKEXT-1"),
+		Entry(nil, "task-ext-required-bad-code", "MCP-TASKEXT-2"),
+		Entry(nil, "task-ext-result-type", "MCP-TASKEXT-3"),
+		Entry(nil, "task-ext-get-type", "MCP-TASKEXT-4"),
+		Entry(nil, "task-ext-not-durable", "MCP-TASKEXT-5"),
+		Entry(nil, "task-ext-get-no-result", "MCP-TASKEXT-6"),
+		Entry(nil, "task-ext-result-differs", "MCP-TASKEXT-7"),
+		Entry(nil, "task-ext-update-envelope", "MCP-TASKEXT-8"),
+		Entry(nil, "task-ext-cancel-envelope", "MCP-TASKEXT-9"),
+		Entry(nil, "task-ext-cancel-terminal-refused", "MCP-TASKEXT-10"),
+		Entry(nil, "task-ext-unknown-ok", "MCP-TASKEXT-11"),
+		Entry(nil, "task-ext-ungated", "MCP-TASKEXT-13"),
+		Entry(nil, "task-ext-listen-ungated", "MCP-TASKEXT-14"),
+	)
+})
