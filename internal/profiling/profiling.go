@@ -51,7 +51,7 @@ func Start(stderr io.Writer) (stop func()) {
 		// which the default rate would tell in some thirty samples.
 		runtime.MemProfileRate = 4 << 10
 	}
-	peak := watchPeak(mem)
+	peak := watchPeak(mem, stderr)
 	return func() {
 		peak()
 		if cpuFile != nil {
@@ -78,7 +78,7 @@ func Start(stderr io.Writer) (stop func()) {
 // watchPeak looks at the live heap every few milliseconds and keeps the
 // heap profile of the largest seen; what it returns stops the watch and
 // writes that profile to mem+".peak". Nothing when mem is "".
-func watchPeak(mem string) (stop func()) {
+func watchPeak(mem string, stderr io.Writer) (stop func()) {
 	if mem == "" {
 		return func() {}
 	}
@@ -95,7 +95,7 @@ func watchPeak(mem string) (stop func()) {
 			case <-done:
 				if best.Len() > 0 {
 					if err := os.WriteFile(mem+".peak", best.Bytes(), 0o644); err != nil {
-						fmt.Fprintf(os.Stderr, "wirecheck: %s: %v\n", MemEnv, err)
+						fmt.Fprintf(stderr, "wirecheck: %s: %v\n", MemEnv, err)
 					}
 				}
 				return
