@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wirecheck/wirecheck/internal/buildinfo"
 	"github.com/wirecheck/wirecheck/internal/memlimit"
+	"github.com/wirecheck/wirecheck/internal/profiling"
 	"github.com/wirecheck/wirecheck/internal/report"
 )
 
@@ -44,7 +45,10 @@ func usageErr(format string, args ...any) error {
 
 func main() {
 	memlimit.Set()
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := profiling.Start(os.Stderr)
+	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // Main runs the CLI and returns the exit code; tests call it directly.

@@ -249,9 +249,24 @@ type lane struct {
 	beginOnce sync.Once
 	// release gives back the start token of the current process.
 	release func()
+	// dropped is the transcript's lines not recorded for want of room,
+	// counted when the lane settled.
+	dropped int
 }
 
 func (l *lane) begin() { l.beginOnce.Do(func() { close(l.begun) }) }
+
+// settle hands the tally the excerpts of the lane's failures, cut now
+// that its scenarios have ended, and lets its transcript go: the report
+// is made once every lane has ended, and a run of every revision has
+// some 135 lanes.
+func (l *lane) settle() {
+	l.dropped = l.rec.Dropped()
+	l.r.tally.Settle(l)
+	l.mu.Lock()
+	l.rec = nil
+	l.mu.Unlock()
+}
 
 // idle is how long the lane waits on its servers by design: what its
 // scenarios declare, and the silences, exit deadlines and sleeps of their
@@ -599,6 +614,7 @@ func (r *run) all(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer l.settle()
 			defer l.begin()
 			free, ok := r.cfg.Pool.Lane(ctx)
 			if !ok {
@@ -849,7 +865,7 @@ func (r *run) tell(f func(Progress)) {
 func (r *run) report() *report.Report {
 	d := 0
 	for _, l := range r.lanes {
-		d += l.rec.Dropped()
+		d += l.dropped
 	}
 	if d > 0 {
 		r.tally.Note("the transcript was full (%d lines or %d MiB); %d later lines were not recorded", transcript.MaxEntries, transcript.MaxBytes>>20, d)
@@ -870,14 +886,17 @@ func (r *run) report() *report.Report {
 func (l *lane) Excerpt(name string, seq int) []transcript.Entry {
 	l.mu.Lock()
 	sp, ok := l.spans[name]
+	rec := l.rec
 	l.mu.Unlock()
-	if !ok {
+	if !ok || rec == nil {
+		// Settled: an observation made after its lane ended (by none of
+		// its scenarios) has no lines of its own.
 		return nil
 	}
 	to := sp.to
 	if to < 0 {
-		to = l.rec.Len()
+		to = rec.Len()
 	}
 	from, to := tally.Window(sp.from, to, seq)
-	return l.rec.Slice(from, to)
+	return rec.Slice(from, to)
 }

@@ -19,9 +19,19 @@ import (
 	"golang.org/x/text/message"
 )
 
-// Base is the URL prefix under which embedded schema files are registered,
-// so relative $refs between files of one protocol resolve.
+// Base is the URL prefix under which schema files are registered, so
+// relative $refs between files of one protocol resolve.
 const Base = "wirecheck:///schemas/"
+
+// trustedBase is Base for Open's files. jsonschema/v6 checks every
+// document it loads against its metaschema (for MCP's five revisions,
+// half the cost of compiling them and a tenth of all a run allocates),
+// except the documents under json-schema.org, its own metaschemas, and
+// has no option to skip it otherwise. Open's files are the embedded ones,
+// which the tests load with Compile, checked; every run checking them
+// again proves nothing new. No file of ours has an $id, so the prefix
+// names nothing but these files, and messages print neither.
+const trustedBase = "https://json-schema.org/wirecheck/schemas/"
 
 // Registry holds the compiled schemas of one folder of schemas/, or of a
 // profile's folder over its base's.
@@ -36,6 +46,7 @@ type Registry struct {
 	// judges one revision of a protocol, so it compiles only what that
 	// revision's frames need.
 	mu     sync.Mutex
+	base   string // Base, or trustedBase for Open's
 	c      *jsonschema.Compiler
 	byFile map[string]*jsonschema.Schema
 	byFrag map[string]*jsonschema.Schema
@@ -62,7 +73,8 @@ func Compile(fsys fs.FS, dirs ...string) (*Registry, error) {
 // compiled needs it. It is Compile for schema files already proven to
 // compile (the embedded ones, by the tests), where reading every revision
 // of a large protocol at each start would cost more than the run (the
-// five MCP revisions are 700 KB of JSON; a run judges one). The first
+// five MCP revisions are 700 KB of JSON; a run judges one), and that
+// checks no file against its metaschema (see trustedBase). The first
 // folder is the registry's own; later ones (a profile's base's) fill in
 // the names it lacks.
 func Open(fsys fs.FS, dirs ...string) (*Registry, error) {
@@ -82,11 +94,15 @@ func open(fsys fs.FS, eager bool, dirs ...string) (*Registry, error) {
 	// "MUST be properly encoded", and its schema says so with "byte").
 	c.AssertFormat()
 	c.RegisterFormat(byteFormat)
-	r := &Registry{dir: dirs[0], files: map[string]string{}, c: c, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{}}
+	base := Base
+	if !eager {
+		base = trustedBase
+	}
+	r := &Registry{dir: dirs[0], files: map[string]string{}, base: base, c: c, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{}}
 	// Never fetch anything from the network or disk: every $ref must
 	// resolve to a file of these folders.
 	known := map[string]bool{}
-	c.UseLoader(fsLoader{fsys: fsys, known: known})
+	c.UseLoader(fsLoader{fsys: fsys, known: known, base: base})
 	for i, dir := range dirs {
 		var files []string
 		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
@@ -115,7 +131,7 @@ func open(fsys fs.FS, eager bool, dirs ...string) (*Registry, error) {
 				if err != nil {
 					return nil, err
 				}
-				if err := c.AddResource(Base+f, doc); err != nil {
+				if err := c.AddResource(base+f, doc); err != nil {
 					return nil, fmt.Errorf("schemas/%s: %v", f, err)
 				}
 			}
@@ -149,9 +165,9 @@ func (r *Registry) compile(file string) (*jsonschema.Schema, error) {
 	if s := r.byFile[file]; s != nil {
 		return s, nil
 	}
-	s, err := r.c.Compile(Base + r.files[file])
+	s, err := r.c.Compile(r.base + r.files[file])
 	if err != nil {
-		return nil, fmt.Errorf("schemas/%s: %s", r.files[file], strings.ReplaceAll(err.Error(), Base, "schemas/"))
+		return nil, fmt.Errorf("schemas/%s: %s", r.files[file], strings.ReplaceAll(err.Error(), r.base, "schemas/"))
 	}
 	r.byFile[file] = s
 	return s, nil
@@ -175,7 +191,7 @@ func (r *Registry) Get(file string) *jsonschema.Schema {
 	if s, ok := r.byFrag[file]; ok {
 		return s
 	}
-	s, err := r.c.Compile(Base + r.files[f] + "#" + frag)
+	s, err := r.c.Compile(r.base + r.files[f] + "#" + frag)
 	if err != nil {
 		s = nil
 	}
@@ -200,8 +216,8 @@ func (r *Registry) Check(file string) string {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := r.c.Compile(Base + r.files[f] + "#" + frag); err != nil {
-		return fmt.Sprintf("schema %q: %s", file, strings.ReplaceAll(err.Error(), Base, "schemas/"))
+	if _, err := r.c.Compile(r.base + r.files[f] + "#" + frag); err != nil {
+		return fmt.Sprintf("schema %q: %s", file, strings.ReplaceAll(err.Error(), r.base, "schemas/"))
 	}
 	return fmt.Sprintf("schema %q does not compile", file)
 }
@@ -269,12 +285,13 @@ var byteFormat = &jsonschema.Format{Name: "byte", Validate: func(v any) error {
 type fsLoader struct {
 	fsys  fs.FS
 	known map[string]bool
+	base  string
 }
 
 func (l fsLoader) Load(url string) (any, error) {
-	f, ok := strings.CutPrefix(url, Base)
+	f, ok := strings.CutPrefix(url, l.base)
 	if !ok || !l.known[f] {
-		return nil, fmt.Errorf("$ref to %s: only files under schemas/ can be referenced", strings.TrimPrefix(url, Base))
+		return nil, fmt.Errorf("$ref to %s: only files under schemas/ can be referenced", strings.TrimPrefix(url, l.base))
 	}
 	return readDoc(l.fsys, f)
 }

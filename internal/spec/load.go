@@ -95,12 +95,20 @@ func Lines(data []byte, key string) []int {
 // parse: a spec has five lists, and parsing it once per list was most of
 // what `wirecheck serve` spends starting up, after package initialisation.
 func ListLines(data []byte) map[string][]int {
+	return listLines(parseNode(data))
+}
+
+// parseNode is the document's top node, nil when it has none.
+func parseNode(data []byte) *yaml.Node {
 	var root yaml.Node
 	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
 		return nil
 	}
-	m := root.Content[0]
-	if m.Kind != yaml.MappingNode {
+	return root.Content[0]
+}
+
+func listLines(m *yaml.Node) map[string][]int {
+	if m == nil || m.Kind != yaml.MappingNode {
 		return nil
 	}
 	out := map[string][]int{}
@@ -511,7 +519,9 @@ func checkSchema(schemaFS fs.FS, dirs []string, file string, bad func(string)) {
 }
 
 func setLines(p *Protocol, data []byte) {
-	lines := ListLines(data)
+	// One parse for both: the spec is the largest YAML a run reads.
+	top := parseNode(data)
+	lines := listLines(top)
 	for i, l := range lines["rules"] {
 		if i < len(p.Rules) {
 			p.Rules[i].Line = l
@@ -538,17 +548,13 @@ func setLines(p *Protocol, data []byte) {
 		}
 	}
 	p.unimplementedLines = lines["unimplemented"]
-	setFuzzLines(p, data)
+	setFuzzLines(p, top)
 }
 
 // setFuzzLines gives the fuzz model's follow-up requests (common and per
 // revision) the lines they are written on.
-func setFuzzLines(p *Protocol, data []byte) {
-	if p.Fuzz == nil {
-		return
-	}
-	var root yaml.Node
-	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+func setFuzzLines(p *Protocol, top *yaml.Node) {
+	if p.Fuzz == nil || top == nil {
 		return
 	}
 	child := func(n *yaml.Node, key string) *yaml.Node {
@@ -572,7 +578,7 @@ func setFuzzLines(p *Protocol, data []byte) {
 			}
 		}
 	}
-	fz := child(root.Content[0], "fuzz")
+	fz := child(top, "fuzz")
 	set(child(fz, "follow"), p.Fuzz.Follow)
 	for id, o := range p.Fuzz.PerVersion {
 		if o != nil {

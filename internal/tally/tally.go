@@ -49,8 +49,12 @@ type Tally struct {
 type key struct{ scenario, rule string }
 
 type agg struct {
-	counts map[verdict.Verdict]int
-	first  map[verdict.Verdict]evidence
+	// counts and first are indexed by verdicts (the order of ranked):
+	// arrays rather than maps, for a tally of every revision holds some
+	// 1,800 of them, and a map of a handful of entries takes a group of
+	// eight slots.
+	counts [len(ranked)]int
+	first  [len(ranked)]*verdict.Observation
 	// distinct keeps each different failure (and error) message with its
 	// count, in order of first appearance: a second, different failure of
 	// the rule in the scenario must not hide behind the first's count.
@@ -103,14 +107,21 @@ func (t *Tally) Add(o verdict.Observation, n int, src Source) {
 	k := key{o.Scenario, o.Rule}
 	a := t.aggs[k]
 	if a == nil {
-		a = &agg{counts: map[verdict.Verdict]int{}, first: map[verdict.Verdict]evidence{}, n: t.n}
+		a = &agg{n: t.n}
 		t.n++
 		t.aggs[k] = a
 	}
-	a.counts[o.Verdict] += n
+	i := slot(o.Verdict)
+	if i < 0 {
+		return
+	}
+	a.counts[i] += n
 	e := evidence{o, src}
-	if _, ok := a.first[o.Verdict]; !ok {
-		a.first[o.Verdict] = e
+	if a.first[i] == nil {
+		// A pass or skip carries no excerpt, and a failure's is its
+		// distinct's: the first holds no source, which would keep its
+		// transcript alive (see Settle).
+		a.first[i] = &o
 	}
 	if o.Verdict == verdict.Fail || o.Verdict == verdict.Error {
 		a.addDistinct(e, n)
@@ -157,6 +168,33 @@ func (t *Tally) offTransport(rule string) string {
 	}
 	return t.proto.NotInRevision(r)
 }
+
+// Settle cuts now the excerpts Report would cut from src, for every
+// failure and error it holds, and forgets src, so its transcript can go
+// before the report is made. For a source that records nothing more
+// (a runner's lane whose scenarios have ended): its excerpts are then
+// what Report would cut. A run of every revision holds some 135 lanes,
+// whose transcripts, kept to the end for the few that failed, were the
+// largest part of its live heap.
+func (t *Tally) Settle(src Source) {
+	if src == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, a := range t.aggs {
+		for _, d := range a.distinct {
+			if d.src == src {
+				d.src = settled(excerpt(src, k.scenario, d.Seq))
+			}
+		}
+	}
+}
+
+// settled is an excerpt cut already.
+type settled []transcript.Entry
+
+func (s settled) Excerpt(string, int) []transcript.Entry { return s }
 
 // Seen reports whether anything observed rule in scenario.
 func (t *Tally) Seen(scenario, rule string) bool {
@@ -249,11 +287,14 @@ func (t *Tally) Report(o Options) *report.Report {
 		v := verdictOf(a.counts)
 		covered[k.rule] = true
 		if v != verdict.Fail && v != verdict.Error {
-			e := a.first[v]
+			var e verdict.Observation
+			if f := a.first[slot(v)]; f != nil {
+				e = *f
+			}
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
 				Message: e.Message, Expected: e.Expected, Actual: e.Actual,
-				Count: a.counts[v], Transcript: []transcript.Entry{},
+				Count: a.counts[slot(v)], Transcript: []transcript.Entry{},
 			})
 			continue
 		}
@@ -270,7 +311,7 @@ func (t *Tally) Report(o Options) *report.Report {
 			}
 			msg := d.Message
 			if unit != "" && v == verdict.Fail {
-				msg = fmt.Sprintf("%d of %d %s %s", d.count, a.counts[verdict.Fail]+a.counts[verdict.Pass], unit, msg)
+				msg = fmt.Sprintf("%d of %d %s %s", d.count, a.counts[slot(verdict.Fail)]+a.counts[slot(verdict.Pass)], unit, msg)
 			}
 			f := report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
@@ -352,9 +393,27 @@ func excerpt(src Source, scenario string, seq int) []transcript.Entry {
 	return es
 }
 
-func verdictOf(c map[verdict.Verdict]int) verdict.Verdict {
-	for _, v := range []verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip} {
-		if c[v] > 0 {
+// ranked is the verdicts, the decisive first.
+var ranked = [...]verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip}
+
+// slot is a verdict's place in ranked, -1 for none of them.
+func slot(v verdict.Verdict) int {
+	switch v {
+	case verdict.Fail:
+		return 0
+	case verdict.Error:
+		return 1
+	case verdict.Pass:
+		return 2
+	case verdict.Skip:
+		return 3
+	}
+	return -1
+}
+
+func verdictOf(c [len(ranked)]int) verdict.Verdict {
+	for i, v := range ranked {
+		if c[i] > 0 {
 			return v
 		}
 	}

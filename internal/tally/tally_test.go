@@ -328,3 +328,27 @@ var _ = Describe("a transcript excerpt", func() {
 		})
 	})
 })
+
+// growing is a transcript still being written: its excerpts grow.
+type growing struct{ n, asked int }
+
+func (g *growing) Excerpt(string, int) []transcript.Entry {
+	g.asked++
+	return lines(g.n)
+}
+
+var _ = Describe("a settled source", func() {
+	It("gives the report the excerpts cut when it settled, and is not asked again", func() {
+		t := tally.New(sonde(), nil)
+		src := &growing{n: 3}
+		t.Observe(fail("s", "SONDE-ID-1", "bad"), src)
+		t.Observe(pass("s", "SONDE-ID-2"), src)
+		t.Settle(src)
+		asked := src.asked
+		src.n = 5
+		f := findings(t.Report(tally.Options{Started: time.Now()}), "SONDE-ID-1")
+		Expect(f).To(HaveLen(1))
+		Expect(f[0].Transcript).To(Equal([]transcript.Entry(lines(3))))
+		Expect(src.asked).To(Equal(asked))
+	})
+})
