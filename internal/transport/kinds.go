@@ -30,9 +30,9 @@ type Kind struct {
 	// a URL alone is reached over. revision is the one the run asks for,
 	// "" for the module's default.
 	Detect func(o DialOptions, revision string) (name, why string)
-	// Listen serves the transport with wirecheck as the server, for a
-	// client under test (--role client); nil for a transport without a
-	// client role.
+	// Listen, set, makes the endpoint a client under test connects to
+	// when wirecheck plays the server (--role client); nil for a
+	// transport without a client role.
 	Listen func(o ListenOptions) (Listener, error)
 }
 
