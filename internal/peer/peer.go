@@ -1150,3 +1150,17 @@ func looseKey(id any) string {
 	}
 	return Key(id)
 }
+
+// Reply sends a message that is no request of wirecheck's to track: an
+// answer to a request the other side sent, or a notification, framed by
+// the transport (Send) as a handler's answer is. It passes the frame
+// judge and the transcript.
+func (p *Peer) Reply(msg []byte) error {
+	p.sent(msg, nil)
+	p.o.Recorder.Add(transcript.Sent, msg)
+	if err := p.o.Transport.Send(msg); err != nil {
+		p.note("write failed: " + err.Error())
+		return err
+	}
+	return nil
+}

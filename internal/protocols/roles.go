@@ -1,0 +1,73 @@
+package protocols
+
+import (
+	"fmt"
+	"strings"
+
+	mcpclientserver "github.com/wirecheck/wirecheck/internal/refserver/mcpclient"
+	mcpclientsuite "github.com/wirecheck/wirecheck/internal/suite/mcpclient"
+)
+
+// Roles: --role server is a protocol's own module; --role client is one
+// of these, a module of its own (its spec specs/<module>.yaml, its
+// scenarios, its reference client) that `wirecheck protocols` does not
+// list apart, reached as PickRole(protocol, "client").
+const (
+	RoleServer = "server"
+	RoleClient = "client"
+)
+
+type roleModule struct {
+	protocol, role string
+	module         Module
+}
+
+var roles = []roleModule{
+	{protocol: "mcp", role: RoleClient, module: homed{module{id: "mcp-client", scenarios: mcpclientsuite.Scenarios, serve: mcpclientserver.Serve}, "mcp"}},
+}
+
+// schemaHomed is a module whose schemas are another protocol's folder
+// (a role of that protocol: the same messages, the other side's).
+type schemaHomed interface{ SchemaHome() string }
+
+type homed struct {
+	module
+	home string
+}
+
+func (h homed) SchemaHome() string { return h.home }
+
+// RoleModule is the ID of the module that checks protocol's role, for
+// the role given: the protocol's own for the server role.
+func RoleModule(protocol, role string) (string, error) {
+	switch role {
+	case "", RoleServer:
+		return protocol, nil
+	case RoleClient:
+	default:
+		return "", fmt.Errorf("--role %q: want server or client", role)
+	}
+	var with []string
+	for _, r := range roles {
+		if r.protocol == protocol && r.role == role {
+			return r.module.ID(), nil
+		}
+		with = append(with, r.protocol)
+	}
+	return "", fmt.Errorf("--role client: wirecheck checks no %s client (protocols with a client role: %s)", protocol, strings.Join(with, ", "))
+}
+
+// PickRole is Pick of protocol's module for role.
+func PickRole(protocol, role string) (*Bundle, error) {
+	if protocol == "" {
+		return Pick("")
+	}
+	if _, err := Lookup(protocol); err != nil {
+		return nil, err
+	}
+	id, err := RoleModule(protocol, role)
+	if err != nil {
+		return nil, err
+	}
+	return Load(id)
+}
