@@ -26,6 +26,12 @@ func Serving(proc Transport, conn Conn, l Listener) Transport {
 			select {
 			case <-conn.Done():
 			case <-time.After(connLinger):
+				// Only now is the client known to be done: what it
+				// owed its connection at the end is judged (HTTP: a
+				// session ended with DELETE).
+				if f, ok := conn.(Finisher); ok {
+					f.Finish()
+				}
 				_ = conn.Close()
 			}
 		}
@@ -34,6 +40,21 @@ func Serving(proc Transport, conn Conn, l Listener) Transport {
 		return sinkingServing{s}
 	}
 	return s
+}
+
+// Finisher is a Conn that judges, when its client has exited, what the
+// client owed it before going.
+type Finisher interface {
+	Finish()
+}
+
+// SetHooks hands the transport's hooks to a connection that reports
+// observations of its own (transport.Hooked): the HTTP transports'
+// checks of the client's headers.
+func (s *serving) SetHooks(h Hooks) {
+	if hk, ok := s.conn.(Hooked); ok {
+		hk.SetHooks(h)
+	}
 }
 
 // sinkingServing is a serving whose connection takes a sink (Sinker);

@@ -62,6 +62,8 @@ type Server struct {
 	// client owes a new initialize without them.
 	notFound map[string]bool
 	anon     *Session
+	// last is the session begun last.
+	last     *Session
 	nsession int
 	accepts  chan *Session
 	done     chan struct{}
@@ -141,9 +143,10 @@ func (s *Server) Accept(ctx context.Context) (transport.Conn, error) {
 // session is closed.
 var ErrClosed = errors.New("httpserve: closed")
 
-// Close stops serving. A session the client never ended with DELETE is
-// judged then (CheckDelete): close the listener only once the client is
-// done (it exited), or that judgement is unfair to it.
+// Close stops serving. A stream wirecheck broke that the client never
+// resumed is judged then (CheckResumes); a missing DELETE is judged only
+// when the client exits (Session.Finish), since a client may well outlive
+// a listener the scenario is done with.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -155,14 +158,10 @@ func (s *Server) Close() error {
 	for _, c := range s.sessions {
 		live = append(live, c)
 	}
-	noDelete := s.set.NoDelete
 	s.mu.Unlock()
 	if !s.legacy {
 		for _, c := range live {
 			c.judgeUnresumed()
-			if c.id != "" && !noDelete && !c.Settings().NoDelete {
-				c.check(CheckDelete, verdict.Fail, "the client left its session without DELETE", "DELETE with Mcp-Session-Id: "+c.id, "no DELETE before the listener closed")
-			}
 		}
 	}
 	close(s.done)
@@ -182,16 +181,35 @@ func (s *Server) Close() error {
 	return err
 }
 
+// check reports an observation no session is known for (a request
+// without a session id, or with one that is over): to the listener's
+// hooks, else to those of the newest session, the one the client most
+// likely means.
 func (s *Server) check(name string, v verdict.Verdict, msg, expected, actual string) {
 	if f := s.hooks.Check; f != nil {
 		f(name, v, msg, expected, actual)
+		return
+	}
+	if c := s.newest(); c != nil {
+		c.check(name, v, msg, expected, actual)
 	}
 }
 
 func (s *Server) note(text string) {
 	if f := s.hooks.Note; f != nil {
 		f(text)
+		return
 	}
+	if c := s.newest(); c != nil {
+		c.note(text)
+	}
+}
+
+// newest is the session begun last, over or not, whose hooks are set.
+func (s *Server) newest() *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
 }
 
 // ServeHTTP routes by path and verb.
@@ -248,6 +266,7 @@ func (s *Server) newSessionWith(prepare func(*Session), withID ...bool) *Session
 	}
 	select {
 	case s.accepts <- c:
+		s.last = c
 	default:
 		delete(s.sessions, c.id)
 		return nil

@@ -101,7 +101,9 @@ func (c *Session) check(name string, v verdict.Verdict, msg, expected, actual st
 	h := c.hooks
 	c.mu.Unlock()
 	if h == nil {
-		c.srv.check(name, v, msg, expected, actual)
+		if f := c.srv.hooks.Check; f != nil {
+			f(name, v, msg, expected, actual)
+		}
 		return
 	}
 	if h.Check != nil {
@@ -114,7 +116,9 @@ func (c *Session) note(text string) {
 	h := c.hooks
 	c.mu.Unlock()
 	if h == nil {
-		c.srv.note(text)
+		if f := c.srv.hooks.Note; f != nil {
+			f(text)
+		}
 		return
 	}
 	if h.Note != nil {
@@ -128,6 +132,22 @@ func (c *Session) Recv() <-chan transport.Frame { return c.recv }
 // Done is closed when the session is over: DELETE, Close, the legacy
 // stream gone, or the listener closed.
 func (c *Session) Done() <-chan struct{} { return c.done }
+
+// Finish judges, once the client has exited, what it owed the session at
+// the end (transport.Finisher): a DELETE, unless the server refuses them,
+// and the resumption of every stream wirecheck broke.
+func (c *Session) Finish() {
+	c.mu.Lock()
+	over, noDelete := c.ended, c.set.NoDelete
+	c.mu.Unlock()
+	if over || c.srv.legacy {
+		return
+	}
+	c.judgeUnresumed()
+	if c.id != "" && !noDelete {
+		c.check(CheckDelete, verdict.Fail, "the client exited without ending its session with DELETE", "DELETE with Mcp-Session-Id: "+c.id, "no DELETE before the client exited")
+	}
+}
 
 // Close ends the session: later requests with its id get 404, its open
 // streams end.

@@ -113,9 +113,16 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(cl.post(with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18"), toolsList).StatusCode).To(Equal(http.StatusNotFound))
 
 		s2, rec2 := listen(false, httpserve.Settings{})
-		initialize(newClient(s2.Endpoint()), s2)
+		c2, _ := initialize(newClient(s2.Endpoint()), s2)
 		Expect(s2.Close()).To(Succeed())
-		Expect(rec2.verdicts(httpserve.CheckDelete)).To(HaveExactElements(BeEquivalentTo("fail")))
+		Expect(rec2.verdicts(httpserve.CheckDelete)).To(BeEmpty(), "the listener's end is not the client's")
+		c2.Finish()
+		Expect(rec2.verdicts(httpserve.CheckDelete)).To(BeEmpty(), "closing the listener ended the session: nothing is owed")
+
+		s3, rec3 := listen(false, httpserve.Settings{})
+		c3, _ := initialize(newClient(s3.Endpoint()), s3)
+		c3.Finish()
+		Expect(rec3.verdicts(httpserve.CheckDelete)).To(HaveExactElements(BeEquivalentTo("fail")))
 	})
 
 	It("breaks a stream before its response and replays it to a GET with Last-Event-ID, judging the wait against retry", func() {
