@@ -57,6 +57,10 @@ func (s *serving) SetHooks(h Hooks) {
 	}
 }
 
+// Conn is the client's connection, for a scenario that asks what its
+// transport can do beyond messages (HTTP: settings, a stream to break).
+func (s *serving) Conn() Conn { return s.conn }
+
 // sinkingServing is a serving whose connection takes a sink (Sinker);
 // one whose connection does not is no Sinker, so the peer reads Recv.
 type sinkingServing struct{ *serving }

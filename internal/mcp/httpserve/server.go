@@ -40,6 +40,15 @@ type Settings struct {
 	Retry time.Duration
 	// NoEventIDs sends events without ids: streams are not resumable.
 	NoEventIDs bool
+	// DropCall names a method: the stream of the session's first request
+	// of it is broken right after its priming event, before the
+	// response, which waits for the client to resume the stream (GET
+	// with Last-Event-ID). What a scenario needs to see a client resume.
+	DropCall string
+	// EndAfter names a method: the session ends once the response to its
+	// first request of it is sent, so the client's next request gets 404
+	// and it owes a new session.
+	EndAfter string
 }
 
 // Server is a Listener serving one MCP HTTP transport on loopback.
@@ -62,13 +71,14 @@ type Server struct {
 	// client owes a new initialize without them.
 	notFound map[string]bool
 	anon     *Session
-	// last is the session begun last.
-	last     *Session
-	nsession int
-	accepts  chan *Session
-	done     chan struct{}
-	closed   bool
-	wg       sync.WaitGroup
+	// last is the session begun last, hooked the last whose hooks were
+	// set.
+	last, hooked *Session
+	nsession     int
+	accepts      chan *Session
+	done         chan struct{}
+	closed       bool
+	wg           sync.WaitGroup
 }
 
 // Kinds as transport.Kind names them (internal/mcp/httpmcp registers them).
@@ -205,10 +215,14 @@ func (s *Server) note(text string) {
 	}
 }
 
-// newest is the session begun last, over or not, whose hooks are set.
+// newest is the session whose hooks were set last (the engine's), else
+// the one begun last, over or not.
 func (s *Server) newest() *Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.hooked != nil {
+		return s.hooked
+	}
 	return s.last
 }
 

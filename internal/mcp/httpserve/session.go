@@ -47,6 +47,8 @@ type Session struct {
 	ended   bool
 	// legacyStream is the legacy transport's one event stream.
 	legacyStream *stream
+	// dropped and endedAfter are set once DropCall and EndAfter did.
+	dropped, endedAfter bool
 }
 
 func newSession(srv *Server, set Settings) *Session {
@@ -94,6 +96,9 @@ func (c *Session) SetHooks(h transport.Hooks) {
 	c.mu.Lock()
 	c.hooks = &h
 	c.mu.Unlock()
+	c.srv.mu.Lock()
+	c.srv.hooked = c
+	c.srv.mu.Unlock()
 }
 
 func (c *Session) check(name string, v verdict.Verdict, msg, expected, actual string) {
@@ -316,11 +321,20 @@ func (c *Session) Send(msg []byte) error {
 			return fmt.Errorf("httpserve: no POSTed request with id %s is open to carry this response", m.key)
 		}
 		delete(c.open, m.key)
-		if x.methods[m.key] == "initialize" && m.version != "" {
+		method := x.methods[m.key]
+		if method == "initialize" && m.version != "" {
 			c.revision = m.version
 			c.initialized = true
 		}
-		return x.answer(m.key, msg)
+		err := x.answer(m.key, msg)
+		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter {
+			c.endedAfter = true
+			c.mu.Unlock()
+			c.note("wirecheck ended session " + c.id + " after answering " + method + ": the client's next request gets 404")
+			c.end(true)
+			c.mu.Lock()
+		}
+		return err
 	}
 	return c.route(msg)
 }

@@ -266,8 +266,18 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	st.attach(k, st.prime(c.primeRetry()))
-	c.flushWaiting()
+	drop := ""
+	if !init && len(msgs) == 1 && c.set.DropCall == msgs[0].method && !c.dropped && st.lastID != "" && st.sink != nil {
+		c.dropped = true
+		st.drop(c.set.Retry)
+		drop = fmt.Sprintf("wirecheck broke the SSE stream of request %s (%s) after its priming event %s, before the response; the client should resume it", msgs[0].key, msgs[0].method, st.lastID)
+	} else {
+		c.flushWaiting()
+	}
 	c.mu.Unlock()
+	if drop != "" {
+		c.note(drop)
+	}
 	c.deliver(f)
 	c.hold(r, st, k)
 }

@@ -159,6 +159,24 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(rec.verdicts(httpserve.CheckRetry)).To(HaveExactElements(BeEquivalentTo("fail"), BeEquivalentTo("pass")))
 	})
 
+	It("breaks the stream of the first call of DropCall's method itself, and ends the session after EndAfter's", func() {
+		s, rec := listen(false, httpserve.Settings{DropCall: "tools/call", EndAfter: "tools/list"})
+		cl := newClient(s.Endpoint())
+		_, sid := initialize(cl, s)
+		h := with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18")
+		resp := cl.post(h, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`)
+		r := sse.NewReader(resp.Body, 1<<20, 1<<20)
+		_, err := nextData(r)
+		Expect(err).To(HaveOccurred(), "broken before the response")
+		resp = cl.do(http.MethodGet, s.Endpoint(), map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18", "Last-Event-ID": r.LastID()}, "")
+		Expect(messages(resp)).To(ConsistOf(ContainSubstring("echoed")))
+		Expect(rec.passedOnly(httpserve.CheckResumes)).To(BeTrue())
+		Expect(messages(cl.post(h, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`))).To(ConsistOf(ContainSubstring("echoed")), "only the first call's stream breaks")
+
+		Expect(messages(cl.post(h, toolsList))).To(ConsistOf(ContainSubstring(`"echo"`)))
+		Expect(cl.post(h, toolsList).StatusCode).To(Equal(http.StatusNotFound))
+	})
+
 	It("fails a client that never resumes a broken stream", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		cl := newClient(s.Endpoint())
