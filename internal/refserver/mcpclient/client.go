@@ -42,6 +42,9 @@ func Serve(o refserver.Options) int {
 		fmt.Fprintln(o.Log, "mcp reference client: no server command (give it after --)")
 		return 2
 	}
+	if u, ok := serverURL(o.Args); ok {
+		return serveHTTP(o, u)
+	}
 	cmd := exec.Command(o.Args[0], o.Args[1:]...)
 	cmd.Stderr = o.Log
 	in, err1 := cmd.StdinPipe()
@@ -54,7 +57,26 @@ func Serve(o refserver.Options) int {
 		fmt.Fprintln(o.Log, "mcp reference client:", err)
 		return 1
 	}
-	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, in: in, answers: map[string]chan map[string]any{}}
+	c := newClient(o)
+	c.in = in
+	go c.read(out)
+	code := c.run()
+	_ = in.Close()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-done
+	}
+	return code
+}
+
+// newClient is the client the options make, its capabilities as the
+// variants and faults say; in is left to the transport.
+func newClient(o refserver.Options) *client {
+	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, answers: map[string]chan map[string]any{}}
 	c.caps = map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
 	switch {
 	case c.variant["bare"]:
@@ -69,18 +91,7 @@ func Serve(o refserver.Options) int {
 	if c.fault["roots-undeclared-answer"] {
 		delete(c.caps, "roots")
 	}
-	go c.read(out)
-	code := c.run()
-	_ = in.Close()
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-done
-	}
-	return code
+	return c
 }
 
 func (c *client) send(v map[string]any) {
