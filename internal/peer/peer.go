@@ -1154,13 +1154,13 @@ func looseKey(id any) string {
 // Reply sends a message that is no request of wirecheck's to track: an
 // answer to a request the other side sent, or a notification, framed by
 // the transport (Send) as a handler's answer is. It passes the frame
-// judge and the transcript.
-func (p *Peer) Reply(msg []byte) error {
+// judge and the transcript; seq is its transcript line.
+func (p *Peer) Reply(msg []byte) (seq int, err error) {
 	p.sent(msg, nil)
-	p.o.Recorder.Add(transcript.Sent, msg)
+	seq = p.o.Recorder.Add(transcript.Sent, msg)
 	if err := p.o.Transport.Send(msg); err != nil {
 		p.note("write failed: " + err.Error())
-		return err
+		return seq, err
 	}
-	return nil
+	return seq, nil
 }

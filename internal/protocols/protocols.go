@@ -144,8 +144,8 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 		open = schema.Compile
 	}
 	dirs := []string{id}
-	if h, ok := m.(schemaHomed); ok {
-		dirs = []string{h.SchemaHome()}
+	if p.Schemas != "" {
+		dirs = []string{p.Schemas}
 	}
 	for bb := baseBundle; bb != nil; bb = bb.base {
 		dirs = append(dirs, bb.Protocol.ID)

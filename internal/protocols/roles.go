@@ -23,19 +23,8 @@ type roleModule struct {
 }
 
 var roles = []roleModule{
-	{protocol: "mcp", role: RoleClient, module: homed{module{id: "mcp-client", scenarios: mcpclientsuite.Scenarios, serve: mcpclientserver.Serve}, "mcp"}},
+	{protocol: "mcp", role: RoleClient, module: module{id: "mcp-client", scenarios: mcpclientsuite.Scenarios, serve: mcpclientserver.Serve}},
 }
-
-// schemaHomed is a module whose schemas are another protocol's folder
-// (a role of that protocol: the same messages, the other side's).
-type schemaHomed interface{ SchemaHome() string }
-
-type homed struct {
-	module
-	home string
-}
-
-func (h homed) SchemaHome() string { return h.home }
 
 // RoleModule is the ID of the module that checks protocol's role, for
 // the role given: the protocol's own for the server role.

@@ -167,11 +167,13 @@ func (e *Env) SetProtocol(p *spec.Protocol) { e.p.SetProtocol(p) }
 func (e *Env) SetHandler(h peer.Handler) { e.p.SetHandler(h) }
 
 // Reply sends a message wirecheck owes no answer to track (peer.Reply):
-// a response to a request the other side sent, or a notification.
-func (e *Env) Reply(v any) error {
+// a response to a request the other side sent, or a notification. seq
+// is its transcript line: a frame received on an earlier line was sent
+// before the other side could have read it.
+func (e *Env) Reply(v any) (seq int, err error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("cannot encode message: %w", err)
+		return -1, fmt.Errorf("cannot encode message: %w", err)
 	}
 	return e.p.Reply(b)
 }

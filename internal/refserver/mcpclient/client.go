@@ -113,6 +113,22 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 	c.answers[fmt.Sprint(id)] = ch
 	c.mu.Unlock()
 	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if c.variant["modern"] {
+		// 2026-07-28: every request says its revision and capabilities.
+		p, _ := params.(map[string]any)
+		if p == nil {
+			p = map[string]any{}
+		}
+		meta, _ := p["_meta"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+		meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
+		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"}
+		p["_meta"] = meta
+		params = p
+	}
 	if params != nil {
 		msg["params"] = params
 	}
@@ -139,6 +155,19 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
+	if c.variant["modern"] {
+		d, ok := c.call("server/discover", nil)
+		if !ok {
+			return 1
+		}
+		r, _ := d["result"].(map[string]any)
+		vs, _ := r["supportedVersions"].([]any)
+		if !slices.Contains(vs, any("2026-07-28")) {
+			fmt.Fprintf(c.log, "mcp reference client: the server supports %v, not 2026-07-28: disconnecting\n", vs)
+			return 1
+		}
+		return c.work()
+	}
 	if c.fault["list-first"] {
 		if _, ok := c.call("tools/list", nil); !ok {
 			return 1
@@ -174,6 +203,12 @@ func (c *client) run() int {
 			return 1
 		}
 	}
+	return c.work()
+}
+
+// work is what the client is for once its session is open: list the
+// tools, call them, and a last round trip.
+func (c *client) work() int {
 	listID, listCh := c.request("tools/list", nil, -1)
 	if _, ok := c.await("tools/list", listCh); !ok {
 		return 1

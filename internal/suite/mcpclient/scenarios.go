@@ -42,17 +42,25 @@ type conv struct {
 
 	anyReq       bool
 	initAnswered bool
+	initLine     int // transcript line of the initialize result
 	initializedN int // transcript line of notifications/initialized, 0: none
 	earlyFailed  bool
 	dupFailed    bool
 	lateReq      int // line of a request other than ping after an unsupported version
+	lastReq      int // line of the client's last request
 	caps         map[string]any
 	ids          map[string]int
 	cancels      int
 	calls        []outCall
 	sentUs       bool
 	listChanged  bool
+	legacy       bool // a client of an earlier revision in a run of one without initialize
 }
+
+// legacyRevision is the revision a client that opens with initialize is
+// answered and judged by in a run of a revision without it.
+const legacyRevision = "2025-11-25"
+
 
 type outCall struct {
 	method, rule, feature string
@@ -106,6 +114,7 @@ func (c *conv) handle(in *peer.Inbound) error {
 
 func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	env := c.env
+	c.lastReq = in.Seq
 	key := peer.Key(id)
 	if first, ok := c.ids[key]; ok && !c.dupFailed {
 		c.dupFailed = true
@@ -122,13 +131,25 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 				env.Fail("MCP-CLIENT-LIFECYCLE-1", in.Seq, "the client's first request is "+method+", not initialize", "initialize first", method)
 			}
 		}
-		if method != "initialize" && method != "ping" && !c.initAnswered && !c.earlyFailed && !c.unsupported {
+		// A request on a line before the result's was sent before the
+		// client could have read it, whenever the scenario got to it.
+		before := !c.initAnswered || in.Seq < c.initLine
+		if method != "initialize" && method != "ping" && before && !c.earlyFailed && !c.unsupported {
 			c.earlyFailed = true
 			env.Fail("MCP-CLIENT-LIFECYCLE-3", in.Seq, method+" sent before the server answered initialize", "only ping before the initialize result", method)
 		}
-		if c.unsupported && c.initAnswered && method != "ping" && c.lateReq == 0 {
+		if c.unsupported && !before && method != "ping" && c.lateReq == 0 {
 			c.lateReq = in.Seq
 		}
+	}
+	if method == "initialize" && !c.handshake && !c.legacy {
+		// A client of an earlier revision in a run of one without
+		// initialize: its session is of the newest revision with it.
+		c.legacy = true
+		if p, err := env.Protocol.ForVersion(legacyRevision); err == nil {
+			env.SetProtocol(p)
+		}
+		env.Notef("the client opened with initialize, as a client of a revision before %s does: its session is judged by %s", c.rev, legacyRevision)
 	}
 	if method == "initialize" {
 		c.caps, _ = mapAt(in, "/params/capabilities")
@@ -137,24 +158,29 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		case c.unsupported:
 			v = Unsupported
 		case !c.handshake:
-			// A revision without initialize: answered as the newest one
-			// with it, so a client that falls back still gets a session.
-			v = "2025-11-25"
+			v = legacyRevision
 		}
 		c.initAnswered = true
-		return c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
+		var err error
+		c.initLine, err = c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
+		return err
 	}
 	if method == "tools/call" {
 		if tok, ok := in.Field("/params/_meta/progressToken"); ok {
-			_ = c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1, "total": 2}})
+			_, _ = c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1, "total": 2}})
 		}
 	}
-	if err := c.env.Reply(answer(in, method, id)); err != nil {
+	resp := answer(in, method, id)
+	if !c.handshake && !c.legacy {
+		modernize(resp, method)
+	}
+	if _, err := c.env.Reply(resp); err != nil {
 		return err
 	}
 	if method == "tools/call" && !c.listChanged {
 		c.listChanged = true
-		return c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+		_, err := c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+		return err
 	}
 	return nil
 }
@@ -164,7 +190,7 @@ func (c *conv) notification(in *peer.Inbound, method string) error {
 	case "notifications/initialized":
 		if c.initializedN == 0 {
 			c.initializedN = in.Seq
-			if c.handshake && !c.initAnswered && !c.unsupported {
+			if c.handshake && (!c.initAnswered || in.Seq < c.initLine) && !c.unsupported {
 				c.env.Fail("MCP-CLIENT-LIFECYCLE-2", in.Seq, "notifications/initialized sent before the initialize result", "initialized after the server's initialize result", "initialized first")
 			}
 		}
@@ -284,8 +310,14 @@ func (c *conv) judge(r outCall) {
 			env.Pass(r.rule, -1) // no answer is no use of an undeclared capability, and no claim of a declared one
 			return
 		}
-		if c.gone() {
+		if c.gone() && c.lastReq < r.call.Seq {
 			env.Skip(r.rule, "the client disconnected before answering wirecheck's "+r.method)
+			return
+		}
+		if c.gone() {
+			// It read on past the request (a stream is read in order):
+			// it sent requests after it, then left it unanswered.
+			env.Fail(r.rule, r.call.Seq, fmt.Sprintf("the client ended the session without answering wirecheck's %s, though it sent requests after it (line %d)", r.method, c.lastReq), "an empty result", "no answer")
 			return
 		}
 		env.Fail(r.rule, -1, fmt.Sprintf("no answer to wirecheck's %s within %v (--timeout)", r.method, env.Timeout), "an empty result", "no answer")

@@ -54,6 +54,8 @@ func answer(in *peer.Inbound, method string, id any) map[string]any {
 		return result(id, map[string]any{"prompts": []any{map[string]any{"name": "greet", "description": "a greeting"}}})
 	case "prompts/get":
 		return result(id, map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hello"}}}})
+	case "server/discover":
+		return result(id, map[string]any{"supportedVersions": []any{"2026-07-28"}, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}})
 	case "completion/complete":
 		return result(id, map[string]any{"completion": map[string]any{"values": []any{}}})
 	}
@@ -67,5 +69,19 @@ func serverCaps() map[string]any {
 		"resources": map[string]any{"listChanged": true, "subscribe": true},
 		"prompts":   map[string]any{"listChanged": true},
 		"logging":   map[string]any{},
+	}
+}
+
+// modernize makes a result one of 2026-07-28, which says what kind of
+// result it is and how long it may be cached.
+func modernize(resp map[string]any, method string) {
+	r, ok := resp["result"].(map[string]any)
+	if !ok {
+		return
+	}
+	r["resultType"] = "complete"
+	switch method {
+	case "server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list":
+		r["cacheScope"], r["ttlMs"] = "private", 0
 	}
 }
