@@ -136,6 +136,8 @@ func answer(c *httpserve.Session, raw []byte, before func(method, key string)) {
 		return // the spec answers it itself
 	case "initialize":
 		result = fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"wirecheck-test","version":"1"}}`, m.Params.ProtocolVersion)
+	case "server/discover":
+		result = `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"wirecheck-test","version":"1"}}`
 	case "tools/list":
 		result = `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`
 	case "tools/call":

@@ -14,10 +14,15 @@ import (
 // refClient runs wirecheck's reference client, with faults, against s
 // until it exits, serving each session it opens.
 func refClient(s *httpserve.Server, faults ...string) int {
+	return refClientWith(s, refserver.Options{Faults: faults})
+}
+
+func refClientWith(s *httpserve.Server, o refserver.Options) int {
 	serve(s, nil)
 	done := make(chan int, 1)
+	o.Args, o.Log = []string{s.Endpoint()}, GinkgoWriter
 	go func() {
-		done <- mcpclient.Serve(refserver.Options{Args: []string{s.Endpoint()}, Faults: faults, Log: GinkgoWriter})
+		done <- mcpclient.Serve(o)
 	}()
 	select {
 	case code := <-done:
@@ -45,6 +50,18 @@ var _ = Describe("the reference client over HTTP", func() {
 		Expect(refClient(s)).To(Equal(0))
 		legacy, _ := listen(true, httpserve.Settings{})
 		Expect(refClient(legacy)).To(Equal(0))
+	})
+
+	It("speaks 2026-07-28 without a session, its request metadata in headers", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		Expect(refClientWith(s, refserver.Options{Variants: []string{"modern"}})).To(Equal(0))
+		Expect(rec.passedOnly(httpserve.CheckMetadataHeaders)).To(BeTrue())
+		Expect(rec.passedOnly(httpserve.CheckVersionHeader)).To(BeTrue())
+		Expect(rec.verdicts(httpserve.CheckSessionID)).To(BeEmpty())
+
+		s, rec = listen(false, httpserve.Settings{})
+		refClientWith(s, refserver.Options{Variants: []string{"modern"}, Faults: []string{"no-method-header"}})
+		Expect(rec.failed(httpserve.CheckMetadataHeaders)).To(BeTrue())
 	})
 
 	It("starts a new session when its own ends", func() {

@@ -58,12 +58,19 @@ func where(r *http.Request, what string) string { return r.Method + " " + what }
 
 // session finds the session a request (not an initialize without an id)
 // belongs to, or answers the request itself and returns nil.
-func (s *Server) session(w http.ResponseWriter, r *http.Request, what string) *Session {
+func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, modern bool) *Session {
 	s.mu.Lock()
 	sessionless := s.set.Sessionless
 	anon := s.anon
 	s.mu.Unlock()
-	if sessionless {
+	// A request of a revision without sessions (its _meta names one) is
+	// served without one, as is all that follows from that client.
+	if sessionless || modern && r.Header.Get(hSession) == "" || anon != nil && r.Header.Get(hSession) == "" {
+		if anon != nil && r.Method != http.MethodPost && !sessionless {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "no sessions and no standalone stream here", http.StatusMethodNotAllowed)
+			return nil
+		}
 		if anon == nil && r.Method == http.MethodPost {
 			anon = s.newSession(false)
 		}
@@ -193,7 +200,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 				s.check(CheckReinitialize, verdict.Fail, "the client started its new session with the ended session's id", "initialize without Mcp-Session-Id", "initialize with Mcp-Session-Id: "+r.Header.Get(hSession))
 			}
 		}
-		if c = s.session(w, r, what); c == nil {
+		modern := ok && len(msgs) == 1 && msgs[0].meta != "" && mcprevisions.Has(msgs[0].meta, revtable.RequiredMeta)
+		if c = s.session(w, r, what, modern); c == nil {
 			return
 		}
 	}
@@ -354,7 +362,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	} else {
 		s.check(CheckAcceptGet, verdict.Fail, "had no Accept listing text/event-stream", "Accept: text/event-stream", where(r, "")+"with Accept: "+r.Header.Get("Accept"))
 	}
-	c := s.session(w, r, "")
+	c := s.session(w, r, "", false)
 	if c == nil {
 		return
 	}
@@ -412,7 +420,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
-	c := s.session(w, r, "")
+	c := s.session(w, r, "", false)
 	if c == nil {
 		return
 	}

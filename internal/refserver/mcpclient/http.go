@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/refserver"
@@ -103,6 +104,26 @@ func (l *link) deliver(data []byte) {
 	_, _ = l.pw.Write(append(append([]byte(nil), data...), '\n'))
 }
 
+// metadata mirrors a request's method and name into the headers a
+// revision with per-request _meta asks for (2026-07-28 streamable-http,
+// Standard Request Headers); the fault no-method-header leaves
+// Mcp-Method out.
+func (l *link) metadata(req *http.Request, body []byte) {
+	r, ok := mcpheader.Read(body)
+	if !ok || r.Method == "" || r.Revision == "" || !mcprevisions.Has(r.Revision, revtable.RequiredMeta) {
+		return
+	}
+	l.mu.Lock()
+	l.version = r.Revision
+	l.mu.Unlock()
+	if !l.fault["no-method-header"] {
+		req.Header.Set("Mcp-Method", r.Method)
+	}
+	if r.NameRequired() && r.HasName {
+		req.Header.Set("Mcp-Name", mcpheader.Encode(r.Name))
+	}
+}
+
 // headers are what every request after initialize carries, less what a
 // fault leaves out.
 func (l *link) headers(req *http.Request, accept string) {
@@ -180,6 +201,7 @@ func (l *link) send(body []byte) (*http.Response, error) {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	l.metadata(req, body)
 	l.headers(req, "application/json, text/event-stream")
 	return l.hc.Do(req)
 }
