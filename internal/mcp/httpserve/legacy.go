@@ -36,7 +36,7 @@ func (s *Server) legacyStream(w http.ResponseWriter, r *http.Request) {
 		c.legacyStream = st
 		streamHeaders(w)
 		w.WriteHeader(http.StatusOK)
-		endpoint := s.messagePath() + "?session=" + url.QueryEscape(c.id)
+		endpoint := s.messagePath() + "?session=" + url.QueryEscape(c.ID())
 		st.attach(k, "event: endpoint\ndata: "+endpoint+"\n\n")
 	})
 	if c == nil {

@@ -71,6 +71,10 @@ type Server struct {
 	// client owes a new initialize without them.
 	notFound map[string]bool
 	anon     *Session
+	// renewable is a session whose id wirecheck retired (EndAfter): the
+	// next initialize without an id goes on in it, under a new id, so the
+	// engine's one connection sees the client's new session.
+	renewable *Session
 	// last is the session begun last, hooked the last whose hooks were
 	// set.
 	last, hooked *Session
@@ -167,6 +171,9 @@ func (s *Server) Close() error {
 	var live []*Session
 	for _, c := range s.sessions {
 		live = append(live, c)
+	}
+	if s.renewable != nil {
+		live = append(live, s.renewable)
 	}
 	s.mu.Unlock()
 	if !s.legacy {
@@ -267,8 +274,8 @@ func (s *Server) newSessionWith(prepare func(*Session), withID ...bool) *Session
 	s.nsession++
 	c := newSession(s, s.set)
 	if s.legacy || len(withID) > 0 && withID[0] {
-		c.id = sessionID(s.nsession)
-		s.sessions[c.id] = c
+		c.setID(sessionID(s.nsession))
+		s.sessions[c.ID()] = c
 	} else {
 		s.anon = c
 		s.sessions[""] = c
@@ -282,9 +289,44 @@ func (s *Server) newSessionWith(prepare func(*Session), withID ...bool) *Session
 	case s.accepts <- c:
 		s.last = c
 	default:
-		delete(s.sessions, c.id)
+		delete(s.sessions, c.ID())
 		return nil
 	}
+	return c
+}
+
+// retire ends c's id old (404 from now on) but keeps c for the client's
+// next session.
+func (s *Server) retire(c *Session, old string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[old] == c {
+		delete(s.sessions, old)
+	}
+	s.ended[old] = true
+	s.renewable = c
+}
+
+// renew gives the retired session a new id for the client's new
+// initialize; nil when there is none.
+func (s *Server) renew() *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.renewable
+	if c == nil || s.closed {
+		return nil
+	}
+	s.renewable = nil
+	s.nsession++
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil
+	}
+	c.setID(sessionID(s.nsession))
+	c.initialized = false
+	c.mu.Unlock()
+	s.sessions[c.ID()] = c
 	return c
 }
 
@@ -292,14 +334,17 @@ func (s *Server) newSessionWith(prepare func(*Session), withID ...bool) *Session
 func (s *Server) forget(c *Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sessions[c.id] == c {
-		delete(s.sessions, c.id)
+	if s.sessions[c.ID()] == c {
+		delete(s.sessions, c.ID())
 	}
-	if c.id != "" {
-		s.ended[c.id] = true
+	if c.ID() != "" {
+		s.ended[c.ID()] = true
 	}
 	if s.anon == c {
 		s.anon = nil
+	}
+	if s.renewable == c {
+		s.renewable = nil
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
@@ -21,7 +22,9 @@ import (
 // over the legacy transport with the GET of its event stream.
 type Session struct {
 	srv *Server
-	id  string // "" when sessionless
+	// id is the Mcp-Session-Id, "" when sessionless; a session wirecheck
+	// retired (EndAfter) gets a new one, hence atomic.
+	id atomic.Value
 
 	recv chan transport.Frame
 	done chan struct{}
@@ -66,7 +69,12 @@ func sessionID(n int) string {
 }
 
 // ID is the session's Mcp-Session-Id, "" when sessionless.
-func (c *Session) ID() string { return c.id }
+func (c *Session) ID() string {
+	id, _ := c.id.Load().(string)
+	return id
+}
+
+func (c *Session) setID(id string) { c.id.Store(id) }
 
 // Set changes this session's settings from its next exchange on.
 func (c *Session) Set(set Settings) {
@@ -149,8 +157,8 @@ func (c *Session) Finish() {
 		return
 	}
 	c.judgeUnresumed()
-	if c.id != "" && !noDelete {
-		c.check(CheckDelete, verdict.Fail, "the client exited without ending its session with DELETE", "DELETE with Mcp-Session-Id: "+c.id, "no DELETE before the client exited")
+	if c.ID() != "" && !noDelete {
+		c.check(CheckDelete, verdict.Fail, "the client exited without ending its session with DELETE", "DELETE with Mcp-Session-Id: "+c.ID(), "no DELETE before the client exited")
 	}
 }
 
@@ -186,8 +194,8 @@ func (c *Session) end(forget bool) {
 		c.srv.forget(c)
 	} else {
 		c.srv.mu.Lock()
-		if c.srv.sessions[c.id] == c {
-			delete(c.srv.sessions, c.id)
+		if c.srv.sessions[c.ID()] == c {
+			delete(c.srv.sessions, c.ID())
 		}
 		c.srv.mu.Unlock()
 	}
@@ -327,11 +335,15 @@ func (c *Session) Send(msg []byte) error {
 			c.initialized = true
 		}
 		err := x.answer(m.key, msg)
-		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter {
+		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter && c.ID() != "" {
 			c.endedAfter = true
+			old := c.ID()
+			for _, st := range c.streams {
+				st.detach()
+			}
 			c.mu.Unlock()
-			c.note("wirecheck ended session " + c.id + " after answering " + method + ": the client's next request gets 404")
-			c.end(true)
+			c.note("wirecheck ended session " + old + " after answering " + method + ": the client's next request gets 404, and the new session it owes goes on in this connection")
+			c.srv.retire(c, old)
 			c.mu.Lock()
 		}
 		return err

@@ -113,7 +113,7 @@ func (c *Session) headers(r *http.Request, what, meta string) {
 	if !initialized {
 		return
 	}
-	if c.id != "" {
+	if c.ID() != "" {
 		c.check(CheckSessionID, verdict.Pass, "", "", "")
 	}
 	if !mcprevisions.Has(rev, revtable.VersionHeader) {
@@ -188,7 +188,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	init := ok && len(msgs) == 1 && msgs[0].method == "initialize" && msgs[0].request()
 	var c *Session
 	if init && r.Header.Get(hSession) == "" && !s.Settings().Sessionless {
-		c = s.newSession(true)
+		if c = s.renew(); c == nil {
+			c = s.newSession(true)
+		}
 		s.reinitialized()
 		if c == nil {
 			http.Error(w, "wirecheck takes no more sessions", http.StatusServiceUnavailable)
@@ -269,8 +271,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	x.stream = st
 	k := newSink(w)
 	streamHeaders(w)
-	if init && c.id != "" {
-		w.Header().Set(hSession, c.id)
+	if init && c.ID() != "" {
+		w.Header().Set(hSession, c.ID())
 	}
 	w.WriteHeader(http.StatusOK)
 	st.attach(k, st.prime(c.primeRetry()))
@@ -315,8 +317,8 @@ func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, c *Session, 
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if init && c.id != "" {
-		w.Header().Set(hSession, c.id)
+	if init && c.ID() != "" {
+		w.Header().Set(hSession, c.ID())
 	}
 	w.WriteHeader(http.StatusOK)
 	if x.batch {
@@ -430,7 +432,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "sessions are not ended by the client here", http.StatusMethodNotAllowed)
 		return
 	}
-	if c.id != "" {
+	if c.ID() != "" {
 		c.check(CheckDelete, verdict.Pass, "", "", "")
 	}
 	c.judgeUnresumed()

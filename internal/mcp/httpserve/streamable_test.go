@@ -175,6 +175,14 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 
 		Expect(messages(cl.post(h, toolsList))).To(ConsistOf(ContainSubstring(`"echo"`)))
 		Expect(cl.post(h, toolsList).StatusCode).To(Equal(http.StatusNotFound))
+
+		// The client's new session goes on in the same connection (the
+		// responder of the first one answers), under a new id.
+		resp = cl.post(goodPost, initBody)
+		Expect(resp.Header.Get("Mcp-Session-Id")).NotTo(BeEmpty())
+		Expect(resp.Header.Get("Mcp-Session-Id")).NotTo(Equal(sid))
+		Expect(messages(resp)).To(ConsistOf(ContainSubstring(`"protocolVersion"`)))
+		Expect(rec.passedOnly(httpserve.CheckReinitialize)).To(BeTrue())
 	})
 
 	It("fails a client that never resumes a broken stream", func() {
