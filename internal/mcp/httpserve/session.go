@@ -52,11 +52,16 @@ type Session struct {
 	legacyStream *stream
 	// dropped and endedAfter are set once DropCall and EndAfter did.
 	dropped, endedAfter bool
+	// owed are wirecheck's requests the client has not answered; EndAfter
+	// waits for them (retireDue), so no answer of the client's is lost to
+	// a session ended under it.
+	owed      map[string]bool
+	retireDue bool
 }
 
 func newSession(srv *Server, set Settings) *Session {
 	c := &Session{srv: srv, set: set, recv: make(chan transport.Frame), done: make(chan struct{}),
-		open: map[string]*exchange{}, streams: map[string]*stream{}}
+		open: map[string]*exchange{}, streams: map[string]*stream{}, owed: map[string]bool{}}
 	c.cond = sync.NewCond(&c.mu)
 	go c.pump()
 	return c
@@ -337,18 +342,39 @@ func (c *Session) Send(msg []byte) error {
 		err := x.answer(m.key, msg)
 		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter && c.ID() != "" {
 			c.endedAfter = true
-			old := c.ID()
-			for _, st := range c.streams {
-				st.detach()
-			}
-			c.mu.Unlock()
-			c.note("wirecheck ended session " + old + " after answering " + method + ": the client's next request gets 404, and the new session it owes goes on in this connection")
-			c.srv.retire(c, old)
-			c.mu.Lock()
+			c.retireDue = true
+			c.retireWhenOwedNothing()
 		}
 		return err
 	}
+	if m.request() {
+		c.owed[m.key] = true
+	}
 	return c.route(msg)
+}
+
+// answered notes a response of the client's to one of wirecheck's
+// requests; c.mu held.
+func (c *Session) answered(key string) {
+	delete(c.owed, key)
+	c.retireWhenOwedNothing()
+}
+
+// retireWhenOwedNothing ends the session's id as EndAfter asked once the
+// client owes wirecheck no answer; c.mu held (released while retiring).
+func (c *Session) retireWhenOwedNothing() {
+	if !c.retireDue || len(c.owed) > 0 {
+		return
+	}
+	c.retireDue = false
+	old, after := c.ID(), c.set.EndAfter
+	for _, st := range c.streams {
+		st.detach()
+	}
+	c.mu.Unlock()
+	c.note("wirecheck ended session " + old + " after answering " + after + ": the client's next request gets 404, and the new session it owes goes on in this connection")
+	c.srv.retire(c, old)
+	c.mu.Lock()
 }
 
 // SendOn writes a request or notification of wirecheck's on the stream

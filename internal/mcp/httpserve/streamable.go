@@ -239,6 +239,13 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(x.methods) == 0 {
+		c.mu.Lock()
+		for _, m := range msgs {
+			if m.response() {
+				c.answered(m.key)
+			}
+		}
+		c.mu.Unlock()
 		c.deliver(f)
 		w.WriteHeader(http.StatusAccepted)
 		return

@@ -84,6 +84,11 @@ func newClient(o refserver.Options) *client {
 	case c.variant["capable"]:
 		c.caps["elicitation"] = map[string]any{}
 	}
+	// no-method-header breaks a rule of 2026-07-28's requests: it speaks
+	// that revision.
+	if c.fault["no-method-header"] {
+		c.variant["modern"] = true
+	}
 	// The undeclared-answer faults answer what they do not declare.
 	if c.fault["sampling-undeclared-answer"] {
 		delete(c.caps, "sampling")

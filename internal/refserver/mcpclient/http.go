@@ -67,6 +67,8 @@ type link struct {
 	sid     string
 	version string
 	getOpen bool
+	// init is the client's initialize, which a new session repeats.
+	init map[string]any
 }
 
 func newLink(u *url.URL, fault map[string]bool, log io.Writer) *link {
@@ -157,6 +159,14 @@ func (l *link) Write(line []byte) (int, error) {
 	}
 	_ = json.Unmarshal(body, &m)
 	isRequest := m.Method != "" && len(m.ID) > 0
+	if m.Method == "initialize" {
+		var v map[string]any
+		if json.Unmarshal(body, &v) == nil {
+			l.mu.Lock()
+			l.init = v
+			l.mu.Unlock()
+		}
+	}
 	if m.Method == "initialize" && !l.legacyChecked() {
 		l.wg.Add(1)
 		go func() {
@@ -276,13 +286,19 @@ func (l *link) request(body []byte, key string) {
 // notifications/initialized.
 func (l *link) renew(old string) bool {
 	l.mu.Lock()
-	version := l.version
 	if !l.fault["reinit-with-old-id"] {
 		l.sid = ""
 	}
+	again := map[string]any{}
+	for k, v := range l.init {
+		again[k] = v
+	}
 	l.mu.Unlock()
-	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":"renew","method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wirecheck-reference-client","version":"0.1.0"}}}`, version)
-	resp, err := l.send([]byte(init))
+	// The same initialize as the first session's (capabilities, client
+	// info, revision), under an id of its own.
+	again["id"] = "renew"
+	init, _ := json.Marshal(again)
+	resp, err := l.send(init)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		if err == nil {
 			resp.Body.Close()
