@@ -325,6 +325,7 @@ func (s *Server) renew() *Session {
 	}
 	c.setID(sessionID(s.nsession))
 	c.initialized = false
+	c.retired = false
 	c.mu.Unlock()
 	s.sessions[c.ID()] = c
 	return c

@@ -57,11 +57,16 @@ type Session struct {
 	// a session ended under it.
 	owed      map[string]bool
 	retireDue bool
+	// retired is set while the session's id is ended by wirecheck and
+	// the client's new session has not begun: it owes no DELETE.
+	retired bool
+	// reported are the checks this session has reported.
+	reported map[string]bool
 }
 
 func newSession(srv *Server, set Settings) *Session {
 	c := &Session{srv: srv, set: set, recv: make(chan transport.Frame), done: make(chan struct{}),
-		open: map[string]*exchange{}, streams: map[string]*stream{}, owed: map[string]bool{}}
+		open: map[string]*exchange{}, streams: map[string]*stream{}, owed: map[string]bool{}, reported: map[string]bool{}}
 	c.cond = sync.NewCond(&c.mu)
 	go c.pump()
 	return c
@@ -117,6 +122,7 @@ func (c *Session) SetHooks(h transport.Hooks) {
 func (c *Session) check(name string, v verdict.Verdict, msg, expected, actual string) {
 	c.mu.Lock()
 	h := c.hooks
+	c.reported[name] = true
 	c.mu.Unlock()
 	if h == nil {
 		if f := c.srv.hooks.Check; f != nil {
@@ -151,25 +157,37 @@ func (c *Session) Recv() <-chan transport.Frame { return c.recv }
 // stream gone, or the listener closed.
 func (c *Session) Done() <-chan struct{} { return c.done }
 
+// Reported says whether the session has reported check: a scenario
+// skips the rule it declared when its check never came up.
+func (c *Session) Reported(check string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reported[check]
+}
+
 // Finish judges, once the client has exited, what it owed the session at
 // the end (transport.Finisher): a DELETE, unless the server refuses them,
 // and the resumption of every stream wirecheck broke.
 func (c *Session) Finish() {
 	c.mu.Lock()
-	over, noDelete := c.ended, c.set.NoDelete
+	over, noDelete, retired := c.ended, c.set.NoDelete, c.retired
 	c.mu.Unlock()
 	if over || c.srv.legacy {
 		return
 	}
 	c.judgeUnresumed()
-	if c.ID() != "" && !noDelete {
+	if c.ID() != "" && !noDelete && !retired {
 		c.check(CheckDelete, verdict.Fail, "the client exited without ending its session with DELETE", "DELETE with Mcp-Session-Id: "+c.ID(), "no DELETE before the client exited")
 	}
 }
 
 // Close ends the session: later requests with its id get 404, its open
-// streams end.
+// streams end. A stream wirecheck broke that the client has not resumed
+// by then never was (CheckResumes).
 func (c *Session) Close() error {
+	if !c.srv.legacy {
+		c.judgeUnresumed()
+	}
 	c.end(true)
 	return nil
 }
@@ -367,6 +385,7 @@ func (c *Session) retireWhenOwedNothing() {
 		return
 	}
 	c.retireDue = false
+	c.retired = true
 	old, after := c.ID(), c.set.EndAfter
 	for _, st := range c.streams {
 		st.detach()
