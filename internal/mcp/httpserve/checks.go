@@ -9,34 +9,32 @@ import "github.com/wirecheck/wirecheck/internal/verdict"
 const (
 	// CheckAcceptPost: a POST's Accept lists both application/json and
 	// text/event-stream.
-	CheckAcceptPost = "http.client-accept-post"
+	CheckAcceptPost = "client-http.accept-post"
 	// CheckAcceptGet: a GET's Accept lists text/event-stream.
-	CheckAcceptGet = "http.client-accept-get"
-	// CheckContentType: a POST's body is labelled application/json.
-	CheckContentType = "http.client-content-type"
+	CheckAcceptGet = "client-http.accept-get"
 	// CheckSessionID: every request after initialize carries the session
 	// id wirecheck assigned.
-	CheckSessionID = "http.client-session-id"
+	CheckSessionID = "client-http.session-id"
 	// CheckVersionHeader: every request after initialize carries
 	// MCP-Protocol-Version (from 2026-07-28 on: every POST, equal to the
 	// body's _meta revision).
-	CheckVersionHeader = "http.client-version-header"
+	CheckVersionHeader = "client-http.version-header"
 	// CheckVersionNegotiated: that header names the negotiated revision.
-	CheckVersionNegotiated = "http.client-version-negotiated"
+	CheckVersionNegotiated = "client-http.version-negotiated"
 	// CheckMetadataHeaders: Mcp-Method (and Mcp-Name where required)
 	// mirror the body (2026-07-28, request metadata).
-	CheckMetadataHeaders = "http.client-metadata-headers"
+	CheckMetadataHeaders = "client-http.metadata-headers"
 	// CheckDelete: a session the client leaves is ended with DELETE.
 	// Judged when the listener closes: only then is the client done.
-	CheckDelete = "http.client-delete"
+	CheckDelete = "client-http.delete"
 	// CheckResumes: a stream wirecheck broke before its response is
 	// resumed with GET and Last-Event-ID.
-	CheckResumes = "http.client-resumes"
+	CheckResumes = "client-http.resumes"
 	// CheckRetry: that reconnection waits at least the retry field's time.
-	CheckRetry = "http.client-retry"
+	CheckRetry = "client-http.retry"
 	// CheckReinitialize: after a 404 for its session id the client starts
 	// a new session with an initialize that carries no session id.
-	CheckReinitialize = "http.client-reinitialize"
+	CheckReinitialize = "client-http.reinitialize"
 )
 
 func init() {
@@ -44,7 +42,7 @@ func init() {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.
-	for _, c := range []string{CheckAcceptPost, CheckContentType, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders} {
+	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders} {
 		verdict.Register(c, "requests")
 	}
 	verdict.Register(CheckAcceptGet, "GETs")

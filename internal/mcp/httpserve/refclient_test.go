@@ -34,7 +34,7 @@ func refClientWith(s *httpserve.Server, o refserver.Options) int {
 }
 
 var _ = Describe("the reference client over HTTP", func() {
-	every := []string{httpserve.CheckAcceptPost, httpserve.CheckAcceptGet, httpserve.CheckContentType, httpserve.CheckSessionID,
+	every := []string{httpserve.CheckAcceptPost, httpserve.CheckAcceptGet, httpserve.CheckSessionID,
 		httpserve.CheckVersionHeader, httpserve.CheckVersionNegotiated, httpserve.CheckDelete, httpserve.CheckResumes, httpserve.CheckRetry}
 
 	It("passes every check, resuming the stream wirecheck breaks after retry", func() {

@@ -73,7 +73,7 @@ var _ = Describe("the TypeScript SDK's client against wirecheck's server", Label
 			ContainSubstring(`{"kind":"http+terminate","tools":["echo"],"text":"echoed","version":"2025-11-25"}`),
 			ContainSubstring(`{"kind":"http","tools":["echo"],"text":"echoed"`),
 			ContainSubstring(`{"kind":"sse","tools":["echo"],"text":"echoed"`)))
-		for _, c := range []string{httpserve.CheckAcceptPost, httpserve.CheckAcceptGet, httpserve.CheckContentType, httpserve.CheckSessionID,
+		for _, c := range []string{httpserve.CheckAcceptPost, httpserve.CheckAcceptGet, httpserve.CheckSessionID,
 			httpserve.CheckVersionHeader, httpserve.CheckVersionNegotiated, httpserve.CheckDelete, httpserve.CheckResumes, httpserve.CheckRetry} {
 			Expect(rec.passedOnly(c)).To(BeTrue(), c)
 		}

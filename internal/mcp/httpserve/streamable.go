@@ -180,11 +180,6 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	} else {
 		s.check(CheckAcceptPost, verdict.Fail, "had no Accept listing both application/json and text/event-stream", "Accept: application/json, text/event-stream", where(r, what)+" with Accept: "+r.Header.Get("Accept"))
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
-		s.check(CheckContentType, verdict.Pass, "", "", "")
-	} else {
-		s.check(CheckContentType, verdict.Fail, "had a Content-Type other than application/json", "Content-Type: application/json", where(r, what)+" with Content-Type: "+r.Header.Get("Content-Type"))
-	}
 	init := ok && len(msgs) == 1 && msgs[0].method == "initialize" && msgs[0].request()
 	var c *Session
 	if init && r.Header.Get(hSession) == "" && !s.Settings().Sessionless {

@@ -12,9 +12,9 @@ import (
 // with the server breaking a stream or ending the session on the way, as
 // the revisions let a server do. Over stdio they skip.
 
-// retryMs is the retry field the resumption scenario sends: long enough
+// resumeRetry is the retry field the resumption scenario sends: long enough
 // that a client ignoring it is seen, short enough for a suite.
-const retryMs = 200 * time.Millisecond
+const resumeRetry = 200 * time.Millisecond
 
 func httpScenarios() []*scenario.Scenario {
 	return []*scenario.Scenario{{
@@ -23,7 +23,7 @@ func httpScenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-HTTP-7", "MCP-CLIENT-HTTP-8"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTP(env, httpserve.Settings{Retry: retryMs, DropCall: "tools/call"}, []judged{
+			return overHTTP(env, httpserve.Settings{Retry: resumeRetry, DropCall: "tools/call"}, []judged{
 				{"MCP-CLIENT-HTTP-7", httpserve.CheckResumes, "the client made no tools/call: wirecheck broke no stream"},
 				{"MCP-CLIENT-HTTP-8", httpserve.CheckRetry, "the client did not reconnect to the stream wirecheck broke (MCP-CLIENT-HTTP-7 judges that)"},
 			})
