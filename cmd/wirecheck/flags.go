@@ -46,12 +46,12 @@ type common struct {
 	revisionFlags
 	protocol, url, transport, cwd, level string
 	// role is run's --role: server (the default) or client.
-	role string
-	headers, env, reports                []string
-	timeout, startupTimeout              time.Duration
-	maxFrame                             sizeFlag
-	noColor, verbose, noProgress         bool
-	shard                                shard.Shard
+	role                         string
+	headers, env, reports        []string
+	timeout, startupTimeout      time.Duration
+	maxFrame                     sizeFlag
+	noColor, verbose, noProgress bool
+	shard                        shard.Shard
 }
 
 func (c *common) add(cmd *cobra.Command, level, paramHelp string) {

@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	mcpclientserver "github.com/wirecheck/wirecheck/internal/refserver/mcpclient"
@@ -59,4 +60,26 @@ func PickRole(protocol, role string) (*Bundle, error) {
 		return nil, err
 	}
 	return Load(id)
+}
+
+// RoleOf is the protocol and role a module checks: a role module's
+// protocol and role, or the module itself as the server role.
+func RoleOf(id string) (protocol, role string) {
+	for _, r := range roles {
+		if r.module.ID() == id {
+			return r.protocol, r.role
+		}
+	}
+	return id, RoleServer
+}
+
+// AllIDs lists every module: the protocols (IDs) and their roles' modules,
+// each with a spec of its own.
+func AllIDs() []string {
+	out := IDs()
+	for _, r := range roles {
+		out = append(out, r.module.ID())
+	}
+	sort.Strings(out)
+	return out
 }

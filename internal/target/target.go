@@ -159,14 +159,14 @@ func (t Target) checkClient() error {
 	if len(t.Argv) == 0 {
 		return fmt.Errorf("--role client: give the client's command after --, with %s where the server goes", t.Placeholder())
 	}
-	if k, _ := transport.Lookup(t.Kind()); k.Listen == nil {
-		return fmt.Errorf("--role client with --transport %s: wirecheck cannot serve a client over it", t.Kind())
-	}
 	if len(t.Headers) > 0 {
 		return fmt.Errorf("--header: wirecheck sends no HTTP request to a client under test")
 	}
 	if !t.has(t.Placeholder()) {
 		return fmt.Errorf("--role client: the client's command names no %s; put it in an argument or an --env value where the client takes its server's %s", t.Placeholder(), map[bool]string{true: "URL", false: "command"}[t.OverHTTP()])
+	}
+	if k, _ := transport.Lookup(t.Kind()); k.Listen == nil {
+		return fmt.Errorf("--role client with --transport %s: wirecheck cannot serve a client over it", t.Kind())
 	}
 	return nil
 }

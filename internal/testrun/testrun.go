@@ -47,12 +47,20 @@ func (s Server) Target() (target.Target, error) {
 	if err != nil {
 		return target.Target{}, err
 	}
-	argv := []string{bin, "serve", s.Protocol}
+	proto, role := protocols.RoleOf(s.Protocol)
+	argv := []string{bin, "serve", proto}
+	if role == protocols.RoleClient {
+		argv = append(argv, "--role", role)
+	}
 	for _, v := range s.Variants {
 		argv = append(argv, "--variant", v)
 	}
 	for _, f := range s.Faults {
 		argv = append(argv, "--fault", f)
+	}
+	if role == protocols.RoleClient {
+		// The reference client, its server wirecheck as the run plays it.
+		return target.Target{Argv: append(argv, "--", target.ServerCommand), Client: true, Binary: bin}, nil
 	}
 	return target.Target{Argv: argv}, nil
 }

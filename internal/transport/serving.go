@@ -99,6 +99,15 @@ func (s *serving) Overflowed() bool {
 	return false
 }
 
+// SetHooks hands the session's hooks to a connection that judges what
+// it sees below the messages (an HTTP transport's headers): its
+// observations go to the peer as a server-role transport's do.
+func (s *serving) SetHooks(h Hooks) {
+	if hk, ok := s.conn.(Hooked); ok {
+		hk.SetHooks(h)
+	}
+}
+
 func (s *serving) Close() error {
 	s.once.Do(func() {
 		s.err = s.proc.Close()

@@ -115,9 +115,16 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 		id = c.nextID
 	}
 	ch := make(chan map[string]any, 2)
-	c.answers[fmt.Sprint(id)] = ch
+	key := fmt.Sprint(id)
+	if c.variant["string-ids"] {
+		key = fmt.Sprintf("c-%d", id)
+	}
+	c.answers[key] = ch
 	c.mu.Unlock()
 	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if c.variant["string-ids"] {
+		msg["id"] = fmt.Sprintf("c-%d", id)
+	}
 	if c.variant["modern"] {
 		// 2026-07-28: every request says its revision and capabilities.
 		p, _ := params.(map[string]any)
@@ -142,6 +149,15 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 	}
 	c.send(msg)
 	return id, ch
+}
+
+// asks is the revision the client asks for: its newest, or with the
+// variant oldest its oldest.
+func (c *client) asks() string {
+	if c.variant["oldest"] {
+		return supported[0]
+	}
+	return supported[len(supported)-1]
 }
 
 func (c *client) await(method string, ch chan map[string]any) (map[string]any, bool) {
@@ -178,8 +194,8 @@ func (c *client) run() int {
 			return 1
 		}
 	}
-	_, initCh := c.request("initialize", map[string]any{
-		"protocolVersion": supported[len(supported)-1],
+	initID, initCh := c.request("initialize", map[string]any{
+		"protocolVersion": c.asks(),
 		"capabilities":    c.caps,
 		"clientInfo":      map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"},
 	}, -1)
@@ -199,6 +215,9 @@ func (c *client) run() int {
 	}
 	if early != nil {
 		c.await("tools/list", early)
+	}
+	if c.fault["cancel-initialize"] {
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": initID}})
 	}
 	if !c.fault["no-initialized"] {
 		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -307,4 +326,3 @@ func (c *client) answer(method string, id any) {
 		c.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "method not found"}})
 	}
 }
-

@@ -17,7 +17,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "client-session",
 		Title: "serve the client as an MCP server of the run's revision (tools, resources, prompts; progress and list_changed during a tool call; a tool whose result is an error) and, once initialized, send it ping, roots/list, sampling/createMessage and elicitation/create",
 		Rules: []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-2", "MCP-CLIENT-LIFECYCLE-3",
-			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1"},
+			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return converse(env, false) },
 	}, {
@@ -40,27 +40,37 @@ type conv struct {
 	handshake   bool
 	rev         string
 
-	anyReq       bool
-	initAnswered bool
-	initLine     int // transcript line of the initialize result
-	initializedN int // transcript line of notifications/initialized, 0: none
-	earlyFailed  bool
-	dupFailed    bool
-	lateReq      int // line of a request other than ping after an unsupported version
-	lastReq      int // line of the client's last request
-	caps         map[string]any
-	ids          map[string]int
-	cancels      int
-	calls        []outCall
-	sentUs       bool
-	listChanged  bool
-	legacy       bool // a client of an earlier revision in a run of one without initialize
+	anyReq        bool
+	initAnswered  bool
+	initLine      int // transcript line of the initialize result
+	initializedN  int // transcript line of notifications/initialized, 0: none
+	earlyFailed   bool
+	dupFailed     bool
+	lateReq       int // line of a request other than ping after an unsupported version
+	lastReq       int // line of the client's last request
+	caps          map[string]any
+	ids           map[string]int
+	cancels       int
+	calls         []outCall
+	sentUs        bool
+	listChanged   bool
+	legacy        bool // a client of an earlier revision in a run of one without initialize
+	pipelined     bool // the frame handled arrived while initialize was held
+	initKey       string
+	cancelledInit bool
 }
+
+// pipelineWait is how long wirecheck holds its initialize result to see
+// whether the client sends more before it could have read it: a client
+// that does not wait writes its next request right behind initialize,
+// microseconds apart; one that waits sends nothing until the result.
+// Read from transcript order alone, a request written before the result
+// was read could arrive after the result was written.
+const pipelineWait = 100 * time.Millisecond
 
 // legacyRevision is the revision a client that opens with initialize is
 // answered and judged by in a run of a revision without it.
 const legacyRevision = "2025-11-25"
-
 
 type outCall struct {
 	method, rule, feature string
@@ -133,7 +143,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		}
 		// A request on a line before the result's was sent before the
 		// client could have read it, whenever the scenario got to it.
-		before := !c.initAnswered || in.Seq < c.initLine
+		before := !c.initAnswered || in.Seq < c.initLine || c.pipelined
 		if method != "initialize" && method != "ping" && before && !c.earlyFailed && !c.unsupported {
 			c.earlyFailed = true
 			env.Fail("MCP-CLIENT-LIFECYCLE-3", in.Seq, method+" sent before the server answered initialize", "only ping before the initialize result", method)
@@ -152,6 +162,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		env.Notef("the client opened with initialize, as a client of a revision before %s does: its session is judged by %s", c.rev, legacyRevision)
 	}
 	if method == "initialize" {
+		c.initKey = key
 		c.caps, _ = mapAt(in, "/params/capabilities")
 		v := c.rev
 		switch {
@@ -160,9 +171,26 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		case !c.handshake:
 			v = legacyRevision
 		}
+		var early []*peer.Inbound
+		for deadline := time.Now().Add(pipelineWait); ; {
+			f, err := env.NextFrame(time.Until(deadline), nil)
+			if err != nil {
+				break
+			}
+			early = append(early, f)
+		}
 		c.initAnswered = true
 		var err error
 		c.initLine, err = c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
+		// What came while the result was held was sent before the client
+		// could have read it.
+		c.pipelined = true
+		for _, f := range early {
+			if err == nil {
+				err = c.handle(f)
+			}
+		}
+		c.pipelined = false
 		return err
 	}
 	if method == "tools/call" {
@@ -201,6 +229,10 @@ func (c *conv) notification(in *peer.Inbound, method string) error {
 	case "notifications/cancelled":
 		c.cancels++
 		rid, _ := in.Field("/params/requestId")
+		if c.handshake && c.initKey != "" && peer.Key(rid) == c.initKey && !c.cancelledInit {
+			c.cancelledInit = true
+			c.env.Fail("MCP-CLIENT-CANCEL-2", in.Seq, "notifications/cancelled names the client's initialize request", "no cancellation of initialize", peer.Key(rid))
+		}
 		if _, ok := c.ids[peer.Key(rid)]; ok {
 			c.env.Pass("MCP-CLIENT-CANCEL-1", in.Seq)
 		} else {
@@ -266,8 +298,12 @@ func (c *conv) finish() {
 			env.Pass("MCP-CLIENT-LIFECYCLE-3", -1)
 		}
 	}
-	if c.cancels == 0 {
+	switch {
+	case c.cancels == 0:
 		env.Skip("MCP-CLIENT-CANCEL-1", "the client sent no notifications/cancelled")
+		env.Skip("MCP-CLIENT-CANCEL-2", "the client sent no notifications/cancelled")
+	case !c.cancelledInit && c.handshake:
+		env.Pass("MCP-CLIENT-CANCEL-2", -1)
 	}
 	switch {
 	case !c.handshake:

@@ -1,0 +1,35 @@
+// A real MCP client for `wirecheck run --protocol mcp --role client`: the
+// TypeScript SDK's Client over its StdioClientTransport (the SDK the
+// official conformance suite installs in official/node_modules), as an
+// application would use it. Run with Node >= 22:
+//   node ts-sdk-client.mjs SERVER-CMD [ARGS…]
+// It declares sampling, roots and elicitation (CAPS=bare: none) and
+// answers them, lists and calls tools (one with a progress callback, one
+// whose result is an error, one it cancels), reads a resource, gets a
+// prompt and closes.
+import { Client } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
+import { StdioClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
+import { CreateMessageRequestSchema, ListRootsRequestSchema, ElicitRequestSchema } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js";
+
+const [cmd, ...args] = process.argv.slice(2);
+const bare = process.env.CAPS === "bare";
+const client = new Client({ name: "ts-sdk-client", version: "1.0.0" },
+  { capabilities: bare ? {} : { sampling: {}, roots: { listChanged: true }, elicitation: {} } });
+if (!bare) {
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: "hi" }, model: "m", stopReason: "endTurn" }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///tmp", name: "tmp" }] }));
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
+}
+await client.connect(new StdioClientTransport({ command: cmd, args }));
+await client.listTools();
+await client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { onprogress: () => {} });
+await client.callTool({ name: "fail", arguments: {} });
+await client.listResources();
+await client.readResource({ uri: "file:///wirecheck/readme.txt" });
+await client.listPrompts();
+await client.getPrompt({ name: "greet" });
+const ac = new AbortController();
+const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
+ac.abort("cancelled on purpose");
+await call.catch(() => {});
+await client.close();
