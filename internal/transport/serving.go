@@ -48,15 +48,6 @@ type Finisher interface {
 	Finish()
 }
 
-// SetHooks hands the transport's hooks to a connection that reports
-// observations of its own (transport.Hooked): the HTTP transports'
-// checks of the client's headers.
-func (s *serving) SetHooks(h Hooks) {
-	if hk, ok := s.conn.(Hooked); ok {
-		hk.SetHooks(h)
-	}
-}
-
 // Conn is the client's connection, for a scenario that asks what its
 // transport can do beyond messages (HTTP: settings, a stream to break).
 func (s *serving) Conn() Conn { return s.conn }
