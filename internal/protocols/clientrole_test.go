@@ -27,7 +27,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	for _, f := range b.Protocol.Faults {
 		It("trips "+f.Name+"'s rules with it", func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version}, cfg())
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version, Transport: f.Transport}, cfg())
 			Expect(err).NotTo(HaveOccurred())
 			got := broken(rep)
 			for _, r := range f.Trips {
@@ -40,7 +40,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	for _, v := range b.Protocol.Variants {
 		It("passes with the variant "+v.Name, func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Variants: []string{v.Name}, Revision: v.Version}, cfg())
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Variants: []string{v.Name}, Revision: v.Version, Transport: v.Transport}, cfg())
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 		})

@@ -23,15 +23,15 @@ func Serving(proc Transport, conn Conn, l Listener) Transport {
 		select {
 		case <-conn.Done():
 		case <-proc.Exited():
+			// Only now is the client known to be done: what it owed
+			// its connection at the end is judged (HTTP: a session
+			// ended with DELETE), while its scenario still runs.
+			if f, ok := conn.(Finisher); ok {
+				f.Finish()
+			}
 			select {
 			case <-conn.Done():
 			case <-time.After(connLinger):
-				// Only now is the client known to be done: what it
-				// owed its connection at the end is judged (HTTP: a
-				// session ended with DELETE).
-				if f, ok := conn.(Finisher); ok {
-					f.Finish()
-				}
 				_ = conn.Close()
 			}
 		}
@@ -43,7 +43,8 @@ func Serving(proc Transport, conn Conn, l Listener) Transport {
 }
 
 // Finisher is a Conn that judges, when its client has exited, what the
-// client owed it before going.
+// client owed it before going. Finish first takes in what the client
+// sent before it exited.
 type Finisher interface {
 	Finish()
 }

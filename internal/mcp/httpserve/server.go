@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
@@ -80,9 +81,22 @@ type Server struct {
 	last, hooked *Session
 	nsession     int
 	accepts      chan *Session
-	done         chan struct{}
-	closed       bool
-	wg           sync.WaitGroup
+	// inflight counts the requests being handled, streaming those held
+	// open as streams.
+	inflight, streaming atomic.Int64
+	done                chan struct{}
+	closed              bool
+	wg                  sync.WaitGroup
+}
+
+// settle waits, at most limit, until no request of the client is being
+// handled but streams: what a client sent before it exited (its DELETE)
+// is taken in before what it owed is judged.
+func (s *Server) settle(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for s.inflight.Load() > s.streaming.Load() && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // Kinds as transport.Kind names them (internal/mcp/httpmcp registers them).
@@ -235,6 +249,8 @@ func (s *Server) newest() *Session {
 
 // ServeHTTP routes by path and verb.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
 	if s.legacy {
 		s.serveLegacy(w, r)
 		return

@@ -169,6 +169,7 @@ func (c *Session) Reported(check string) bool {
 // the end (transport.Finisher): a DELETE, unless the server refuses them,
 // and the resumption of every stream wirecheck broke.
 func (c *Session) Finish() {
+	c.srv.settle(500 * time.Millisecond)
 	c.mu.Lock()
 	over, noDelete, retired := c.ended, c.set.NoDelete, c.retired
 	c.mu.Unlock()

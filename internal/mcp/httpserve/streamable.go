@@ -335,6 +335,8 @@ func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, c *Session, 
 // hold keeps a stream's response open until the stream ends, is dropped,
 // or the client or the listener goes.
 func (c *Session) hold(r *http.Request, st *stream, k *sink) {
+	c.srv.streaming.Add(1)
+	defer c.srv.streaming.Add(-1)
 	select {
 	case <-k.gone:
 	case <-r.Context().Done():
