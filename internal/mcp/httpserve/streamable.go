@@ -81,6 +81,12 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, mo
 	}
 	sid := r.Header.Get(hSession)
 	if sid == "" {
+		s.mu.Lock()
+		owed := len(s.notFound) > 0
+		s.mu.Unlock()
+		if owed {
+			s.check(CheckReinitialize, verdict.Fail, "after a 404 for its session the client sent a request other than initialize without a session id", "initialize without Mcp-Session-Id", where(r, what)+" without Mcp-Session-Id")
+		}
 		s.check(CheckSessionID, verdict.Fail, "had no Mcp-Session-Id after initialize", "Mcp-Session-Id: the id wirecheck assigned", where(r, what)+" without Mcp-Session-Id")
 		http.Error(w, "Mcp-Session-Id required", http.StatusBadRequest)
 		return nil

@@ -65,10 +65,12 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(cl.post(with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18"), toolsList).StatusCode).To(Equal(http.StatusNotFound))
 		Expect(cl.post(with(goodPost, "Mcp-Session-Id", sid), initBody).StatusCode).To(Equal(http.StatusNotFound))
 		Expect(rec.verdicts(httpserve.CheckReinitialize)).To(HaveExactElements(BeEquivalentTo("fail")))
+		Expect(cl.post(goodPost, toolsList).StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(rec.verdicts(httpserve.CheckReinitialize)).To(HaveExactElements(BeEquivalentTo("fail"), BeEquivalentTo("fail")), "a request without the id, but no initialize")
 		_, sid2 := initialize(cl, s)
 		Expect(sid2).NotTo(Equal(sid))
-		Expect(rec.verdicts(httpserve.CheckReinitialize)).To(HaveLen(2))
-		Expect(rec.verdicts(httpserve.CheckReinitialize)[1]).To(BeEquivalentTo("pass"))
+		Expect(rec.verdicts(httpserve.CheckReinitialize)).To(HaveLen(3))
+		Expect(rec.verdicts(httpserve.CheckReinitialize)[2]).To(BeEquivalentTo("pass"))
 	})
 
 	It("carries wirecheck's requests on the GET stream, and answers GET 405 when the settings say so", func() {
