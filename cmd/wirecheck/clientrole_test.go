@@ -42,6 +42,7 @@ var _ = Describe("wirecheck run --role client", func() {
 			Expect(errs).NotTo(ContainSubstring("goroutine"))
 		},
 		Entry("a protocol without a client role", "wirecheck checks no tool-host client", "--protocol", "tool-host", "--role", "client", "--", "c", "{server}"),
+		Entry("the role's module named as a protocol", "run it as --protocol mcp --role client", "--protocol", "mcp-client", "--", "c", "{server}"),
 		Entry("an unknown role", `--role "peer"`, "--protocol", "mcp", "--role", "peer", "--", "c", "{server}"),
 		Entry("--url", "--url with --role client", "--protocol", "mcp", "--role", "client", "--url", "http://127.0.0.1:1/mcp", "--", "c", "{url}"),
 		Entry("a client command without {server}", "names no {server}", "--protocol", "mcp", "--role", "client", "--", "c", "--server", "x"),

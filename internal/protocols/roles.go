@@ -55,6 +55,10 @@ func PickRole(protocol, role string) (*Bundle, error) {
 	if _, err := Lookup(protocol); err != nil {
 		return nil, err
 	}
+	if p, r := RoleOf(protocol); r != RoleServer {
+		// Its rules are listed under its own id; a run reaches it as a role.
+		return nil, fmt.Errorf("--protocol %s is the %s role of %s: run it as --protocol %s --role %s", protocol, r, p, p, r)
+	}
 	id, err := RoleModule(protocol, role)
 	if err != nil {
 		return nil, err

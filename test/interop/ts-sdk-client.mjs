@@ -7,8 +7,8 @@
 //                                 legacy HTTP+SSE transport)
 // It declares sampling, roots and elicitation (CAPS=bare: none) and
 // answers them, lists and calls tools (one with a progress callback, one
-// whose result is an error, one it cancels), reads a resource, gets a
-// prompt and closes.
+// whose result is an error, one it cancels), reads a resource and gets a
+// prompt where the server declared them, and closes.
 import { Client } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
 import { StreamableHTTPClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js";
@@ -32,10 +32,18 @@ await client.connect(transport);
 await client.listTools();
 await client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { onprogress: () => {} });
 await client.callTool({ name: "fail", arguments: {} });
-await client.listResources();
-await client.readResource({ uri: "file:///wirecheck/readme.txt" });
-await client.listPrompts();
-await client.getPrompt({ name: "greet" });
+// Only what the server declared (lifecycle#operation: "Only use
+// capabilities that were successfully negotiated"; the SDK leaves that to
+// the application unless enforceStrictCapabilities is set).
+const server = client.getServerCapabilities() ?? {};
+if (server.resources) {
+  await client.listResources();
+  await client.readResource({ uri: "file:///wirecheck/readme.txt" });
+}
+if (server.prompts) {
+  await client.listPrompts();
+  await client.getPrompt({ name: "greet" });
+}
 const ac = new AbortController();
 const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
 ac.abort("cancelled on purpose");

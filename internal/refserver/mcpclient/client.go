@@ -33,6 +33,7 @@ type client struct {
 	mu             sync.Mutex
 	answers        map[string]chan map[string]any
 	caps           map[string]any
+	serverCaps     map[string]any
 	nextID         int
 }
 
@@ -182,6 +183,7 @@ func (c *client) run() int {
 			return 1
 		}
 		r, _ := d["result"].(map[string]any)
+		c.serverCaps, _ = r["capabilities"].(map[string]any)
 		vs, _ := r["supportedVersions"].([]any)
 		if !slices.Contains(vs, any("2026-07-28")) {
 			fmt.Fprintf(c.log, "mcp reference client: the server supports %v, not 2026-07-28: disconnecting\n", vs)
@@ -209,6 +211,7 @@ func (c *client) run() int {
 	}
 	r, _ := init["result"].(map[string]any)
 	v, _ := r["protocolVersion"].(string)
+	c.serverCaps, _ = r["capabilities"].(map[string]any)
 	if !slices.Contains(supported, v) && !c.fault["wrong-version"] {
 		fmt.Fprintf(c.log, "mcp reference client: the server answered protocol version %q, which this client does not support: disconnecting\n", v)
 		return 1
@@ -248,6 +251,15 @@ func (c *client) work() int {
 	if _, ok := c.call("tools/call", map[string]any{"name": "fail", "arguments": map[string]any{}}); !ok {
 		return 1
 	}
+	// What the server declared decides what else the client asks for
+	// (undeclared-use: whatever it declared).
+	for _, cp := range []struct{ cap, method string }{{"resources", "resources/list"}, {"prompts", "prompts/list"}} {
+		if _, ok := c.serverCaps[cp.cap]; ok || c.fault["undeclared-use"] {
+			if _, ok := c.call(cp.method, nil); !ok {
+				return 1
+			}
+		}
+	}
 	if c.fault["cancel-unknown"] {
 		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 777, "reason": "never sent"}})
 	}
@@ -271,7 +283,7 @@ func (c *client) read(r io.Reader) {
 		method, _ := m["method"].(string)
 		switch {
 		case method != "" && hasID:
-			c.answer(method, id)
+			c.answer(method, id, m)
 		case hasID:
 			c.mu.Lock()
 			ch := c.answers[fmt.Sprint(id)]
@@ -284,7 +296,7 @@ func (c *client) read(r io.Reader) {
 	}
 }
 
-func (c *client) answer(method string, id any) {
+func (c *client) answer(method string, id any, m map[string]any) {
 	reply := func(res any) { c.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": res}) }
 	refuse := func(feature string) {
 		if c.variant["silent-undeclared"] {
@@ -311,6 +323,14 @@ func (c *client) answer(method string, id any) {
 			refuse("roots")
 		}
 	case "sampling/createMessage":
+		p, _ := m["params"].(map[string]any)
+		meta, _ := p["_meta"].(map[string]any)
+		if tok, ok := meta["progressToken"]; ok && (c.variant["progress"] || c.fault["progress-unknown-token"]) {
+			if c.fault["progress-unknown-token"] {
+				tok = "not-given"
+			}
+			c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1}})
+		}
 		if has("sampling") || c.fault["sampling-undeclared-answer"] {
 			reply(map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "hello"}, "model": "wirecheck-reference", "stopReason": "endTurn"})
 		} else {

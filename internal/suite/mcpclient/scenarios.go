@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -17,7 +18,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "client-session",
 		Title: "serve the client as an MCP server of the run's revision (tools, resources, prompts; progress and list_changed during a tool call; a tool whose result is an error) and, once initialized, send it ping, roots/list, sampling/createMessage and elicitation/create",
 		Rules: []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-2", "MCP-CLIENT-LIFECYCLE-3",
-			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2"},
+			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2", "MCP-CLIENT-PROGRESS-1"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return converse(env, false) },
 	}, {
@@ -26,6 +27,12 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-LIFECYCLE-4"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return converse(env, true) },
+	}, {
+		Name:  "client-server-tools-only",
+		Title: "serve the client as a server that declares the tools capability alone: the client asks nothing of resources, prompts, logging or completions",
+		Rules: []string{"MCP-CLIENT-CAPS-1", "MCP-CLIENT-CAPS-2"},
+		Fresh: true,
+		Run:   func(env *scenario.Env) error { return serve(env, conv{toolsOnly: true}) },
 	}}, httpScenarios()...)
 }
 
@@ -37,6 +44,8 @@ const Unsupported = "1999-01-01"
 type conv struct {
 	env         *scenario.Env
 	unsupported bool
+	toolsOnly   bool // the server declares the tools capability alone
+	undeclared  int  // line of the first request of a capability it did not declare
 	handshake   bool
 	rev         string
 
@@ -57,6 +66,7 @@ type conv struct {
 	legacy        bool // a client of an earlier revision in a run of one without initialize
 	pipelined     bool // the frame handled arrived while initialize was held
 	initKey       string
+	progress      int
 	cancelledInit bool
 }
 
@@ -67,6 +77,10 @@ type conv struct {
 // Read from transcript order alone, a request written before the result
 // was read could arrive after the result was written.
 const pipelineWait = 100 * time.Millisecond
+
+// samplingToken is the progress token of wirecheck's sampling request:
+// the one token a client may report progress under.
+const samplingToken = "wirecheck-sampling"
 
 // legacyRevision is the revision a client that opens with initialize is
 // answered and judged by in a run of a revision without it.
@@ -79,8 +93,19 @@ type outCall struct {
 }
 
 func converse(env *scenario.Env, unsupported bool) error {
+	return serve(env, conv{unsupported: unsupported})
+}
+
+// serve plays the server to the client until it has gone or has been
+// silent for --timeout, then judges what it sent; c says which server.
+func serve(env *scenario.Env, c conv) error {
+	return c.serve(env)
+}
+
+func (c *conv) serve(env *scenario.Env) error {
 	rev := env.Protocol.Version
-	c := &conv{env: env, unsupported: unsupported, rev: rev, handshake: rev == "" || env.Protocol.Has(rev, revtable.Handshake), ids: map[string]int{}}
+	c.env, c.rev, c.ids = env, rev, map[string]int{}
+	c.handshake = rev == "" || env.Protocol.Has(rev, revtable.Handshake)
 	for {
 		in, err := env.NextFrame(env.Timeout, nil)
 		if err != nil {
@@ -181,7 +206,11 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		}
 		c.initAnswered = true
 		var err error
-		c.initLine, err = c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
+		caps := serverCaps()
+		if c.toolsOnly {
+			caps = map[string]any{"tools": map[string]any{"listChanged": true}}
+		}
+		c.initLine, err = c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": caps, "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
 		// What came while the result was held was sent before the client
 		// could have read it.
 		c.pipelined = true
@@ -199,6 +228,15 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		}
 	}
 	resp := answer(in, method, id)
+	if r, ok := resp["result"].(map[string]any); ok && c.toolsOnly && method == "server/discover" {
+		r["capabilities"] = map[string]any{"tools": map[string]any{"listChanged": true}}
+	}
+	if c.toolsOnly && undeclaredMethod(method) {
+		if c.undeclared == 0 {
+			c.undeclared = in.Seq
+		}
+		resp = rpcError(id, -32601, "method not found: this server declares the tools capability alone")
+	}
 	if !c.handshake && !c.legacy {
 		modernize(resp, method)
 	}
@@ -222,9 +260,17 @@ func (c *conv) notification(in *peer.Inbound, method string) error {
 				c.env.Fail("MCP-CLIENT-LIFECYCLE-2", in.Seq, "notifications/initialized sent before the initialize result", "initialized after the server's initialize result", "initialized first")
 			}
 		}
-		if !c.unsupported && c.handshake && !c.sentUs {
+		if !c.unsupported && !c.toolsOnly && c.handshake && !c.sentUs {
 			c.sentUs = true
 			return c.ask()
+		}
+	case "notifications/progress":
+		c.progress++
+		tok, _ := in.Field("/params/progressToken")
+		if tok == samplingToken {
+			c.env.Pass("MCP-CLIENT-PROGRESS-1", in.Seq)
+		} else {
+			c.env.Fail("MCP-CLIENT-PROGRESS-1", in.Seq, fmt.Sprintf("progress under token %v, which no request of wirecheck's carried", tok), "the token of wirecheck's sampling/createMessage, "+samplingToken, fmt.Sprint(tok))
 		}
 	case "notifications/cancelled":
 		c.cancels++
@@ -253,7 +299,7 @@ func (c *conv) ask() error {
 		reqs = append(reqs, outCall{method: "elicitation/create", rule: "MCP-CLIENT-ELICIT-1", feature: "elicitation"})
 	}
 	params := map[string]any{
-		"sampling/createMessage": map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "say hello"}}}, "maxTokens": 16},
+		"sampling/createMessage": map[string]any{"_meta": map[string]any{"progressToken": samplingToken}, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "say hello"}}}, "maxTokens": 16},
 		"elicitation/create":     map[string]any{"message": "your name?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}},
 	}
 	for i, r := range reqs {
@@ -273,6 +319,25 @@ func (c *conv) ask() error {
 
 func (c *conv) finish() {
 	env := c.env
+	if c.toolsOnly {
+		if !c.handshake && !c.legacy {
+			// 2026-07-28 words no such rule: the spec's skip says so.
+			return
+		}
+		rule := "MCP-CLIENT-CAPS-1"
+		if r := env.Protocol.Rule("MCP-CLIENT-CAPS-2"); r != nil && env.Protocol.Applies(r) {
+			rule = "MCP-CLIENT-CAPS-2"
+		}
+		switch {
+		case c.undeclared != 0:
+			env.Fail(rule, c.undeclared, "the client asked for a capability the server did not declare (it declared tools alone)", "requests of tools only (and ping)", "a request of resources, prompts, logging or completions")
+		case !c.initAnswered:
+			env.Skip(rule, "the client sent no initialize")
+		default:
+			env.Pass(rule, -1)
+		}
+		return
+	}
 	if c.unsupported {
 		switch {
 		case !c.initAnswered:
@@ -297,6 +362,9 @@ func (c *conv) finish() {
 		if !c.earlyFailed && c.handshake {
 			env.Pass("MCP-CLIENT-LIFECYCLE-3", -1)
 		}
+	}
+	if c.progress == 0 {
+		env.Skip("MCP-CLIENT-PROGRESS-1", "the client sent no notifications/progress")
 	}
 	switch {
 	case c.cancels == 0:
@@ -397,4 +465,15 @@ func mapAt(in *peer.Inbound, ptr string) (map[string]any, bool) {
 	}
 	m, ok := v.(map[string]any)
 	return m, ok
+}
+
+// undeclaredMethod reports whether method belongs to a server capability
+// other than tools: what a client of a tools-only server may not ask.
+func undeclaredMethod(method string) bool {
+	for _, p := range []string{"resources/", "prompts/", "logging/", "completion/"} {
+		if strings.HasPrefix(method, p) {
+			return true
+		}
+	}
+	return false
 }
