@@ -29,14 +29,17 @@ type Session struct {
 	recv chan transport.Frame
 	done chan struct{}
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	set      Settings
-	hooks    *transport.Hooks
-	q        []transport.Frame
-	qclosed  bool
-	nexch    int
-	revision string
+	mu      sync.Mutex
+	cond    *sync.Cond
+	set     Settings
+	hooks   *transport.Hooks
+	q       []transport.Frame
+	qbytes  int
+	qclosed bool
+	// overflowed is set once a frame was dropped at maxQueued.
+	overflowed bool
+	nexch      int
+	revision   string
 	// initialized is set once the initialize response went out: the
 	// requests after it owe the session id and the version header.
 	initialized bool
@@ -229,11 +232,29 @@ func (c *Session) end(forget bool) {
 // deliver queues a frame for Recv: a handler never waits on a consumer.
 func (c *Session) deliver(f transport.Frame) {
 	c.mu.Lock()
-	if !c.qclosed {
+	switch {
+	case c.qclosed:
+	case c.qbytes+len(f.Raw) > maxQueued && len(c.q) > 0:
+		// A client that floods faster than the peer judges: what is
+		// past the cap is dropped, as a stdio transport drops it.
+		c.overflowed = true
+	default:
 		c.q = append(c.q, f)
+		c.qbytes += len(f.Raw)
 		c.cond.Signal()
 	}
 	c.mu.Unlock()
+}
+
+// maxQueued caps the bytes of the client's messages not yet taken by
+// Recv (transport.DefaultMaxBuffered, as on stdio).
+const maxQueued = transport.DefaultMaxBuffered
+
+// Overflowed reports whether frames were dropped at that cap.
+func (c *Session) Overflowed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.overflowed
 }
 
 func (c *Session) pump() {
@@ -249,6 +270,7 @@ func (c *Session) pump() {
 		}
 		f := c.q[0]
 		c.q = c.q[1:]
+		c.qbytes -= len(f.Raw)
 		c.mu.Unlock()
 		select {
 		case c.recv <- f:
@@ -359,6 +381,11 @@ func (c *Session) Send(msg []byte) error {
 			c.initialized = true
 		}
 		err := x.answer(m.key, msg)
+		if st := x.stream; st != nil && st.ended && !st.awaitingResume {
+			// Nothing resumes a stream that ended whole: the session
+			// need not keep it.
+			delete(c.streams, st.id)
+		}
 		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter && c.ID() != "" {
 			c.endedAfter = true
 			c.retireDue = true
