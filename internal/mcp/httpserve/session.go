@@ -380,16 +380,18 @@ func (c *Session) Send(msg []byte) error {
 			c.revision = m.version
 			c.initialized = true
 		}
+		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter && c.ID() != "" {
+			// Retired before the answer goes out: the client may send
+			// its next request as soon as it reads it.
+			c.endedAfter = true
+			c.retireDue = true
+			c.retireWhenOwedNothing(x.stream)
+		}
 		err := x.answer(m.key, msg)
 		if st := x.stream; st != nil && st.ended && !st.awaitingResume {
 			// Nothing resumes a stream that ended whole: the session
 			// need not keep it.
 			delete(c.streams, st.id)
-		}
-		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter && c.ID() != "" {
-			c.endedAfter = true
-			c.retireDue = true
-			c.retireWhenOwedNothing()
 		}
 		return err
 	}
@@ -403,12 +405,13 @@ func (c *Session) Send(msg []byte) error {
 // requests; c.mu held.
 func (c *Session) answered(key string) {
 	delete(c.owed, key)
-	c.retireWhenOwedNothing()
+	c.retireWhenOwedNothing(nil)
 }
 
 // retireWhenOwedNothing ends the session's id as EndAfter asked once the
 // client owes wirecheck no answer; c.mu held (released while retiring).
-func (c *Session) retireWhenOwedNothing() {
+// Its streams end but keep, which carries the answer still to go out.
+func (c *Session) retireWhenOwedNothing(keep *stream) {
 	if !c.retireDue || len(c.owed) > 0 {
 		return
 	}
@@ -416,10 +419,12 @@ func (c *Session) retireWhenOwedNothing() {
 	c.retired = true
 	old, after := c.ID(), c.set.EndAfter
 	for _, st := range c.streams {
-		st.detach()
+		if st != keep {
+			st.detach()
+		}
 	}
 	c.mu.Unlock()
-	c.note("wirecheck ended session " + old + " after answering " + after + ": the client's next request gets 404, and the new session it owes goes on in this connection")
+	c.note("wirecheck ends session " + old + " with its answer to " + after + ": the client's next request gets 404, and the new session it owes goes on in this connection")
 	c.srv.retire(c, old)
 	c.mu.Lock()
 }
