@@ -27,7 +27,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	for _, f := range b.Protocol.Faults {
 		It("trips "+f.Name+"'s rules with it", func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version}, cfg())
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version, Transport: f.Transport}, cfg())
 			Expect(err).NotTo(HaveOccurred())
 			got := broken(rep)
 			for _, r := range f.Trips {
@@ -40,9 +40,23 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	for _, v := range b.Protocol.Variants {
 		It("passes with the variant "+v.Name, func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Variants: []string{v.Name}, Revision: v.Version}, cfg())
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Variants: []string{v.Name}, Revision: v.Version, Transport: v.Transport}, cfg())
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+		})
+	}
+	for _, over := range []struct{ transport, revision, variant string }{
+		{"http", "2025-11-25", ""}, {"http", "2026-07-28", "modern"}, {"sse", "2024-11-05", ""},
+	} {
+		It("passes clean over "+over.transport+" under "+over.revision, func() {
+			s := testrun.Server{Protocol: id, Revision: over.revision, Transport: over.transport}
+			if over.variant != "" {
+				s.Variants = []string{over.variant}
+			}
+			rep, err := testrun.Run(s, cfg())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))
 		})
 	}
 	for _, rev := range b.Revisions() {

@@ -33,6 +33,10 @@ type Server struct {
 	Faults, Variants []string
 	// Revision of a versioned protocol to run under; "" runs the default.
 	Revision string
+	// Transport is, for a client role, the transport wirecheck serves the
+	// reference client on ("" = stdio); a fault or variant of one
+	// transport (spec `transport:`) runs over it.
+	Transport string
 	// Command, when its Argv or URL is set, is the server instead of the
 	// reference server (Faults and Variants then do not apply).
 	Command target.Target
@@ -62,7 +66,9 @@ func (s Server) Target() (target.Target, error) {
 	}
 	if role == protocols.RoleClient {
 		// The reference client, its server wirecheck as the run plays it.
-		return target.Target{Argv: append(argv, "--", target.ServerCommand), Client: true, Binary: bin}, nil
+		t := target.Target{Transport: s.Transport, Client: true, Binary: bin}
+		t.Argv = append(argv, "--", t.Placeholder())
+		return t, nil
 	}
 	// A protocol spoken over HTTP alone whose reference server is not
 	// MCP's (a profile's also speaks stdio) is launched on a port the

@@ -23,6 +23,16 @@ func Serving(proc Transport, conn Conn, l Listener) Transport {
 		select {
 		case <-conn.Done():
 		case <-proc.Exited():
+			// Only now is the client known to be done: what it owed
+			// its connection at the end is judged (HTTP: a session
+			// ended with DELETE), while its scenario still runs.
+			if f, ok := conn.(Finisher); ok {
+				// Finish has taken in what the client sent: no need
+				// to linger for it.
+				f.Finish()
+				_ = conn.Close()
+				return
+			}
 			select {
 			case <-conn.Done():
 			case <-time.After(connLinger):
@@ -35,6 +45,17 @@ func Serving(proc Transport, conn Conn, l Listener) Transport {
 	}
 	return s
 }
+
+// Finisher is a Conn that judges, when its client has exited, what the
+// client owed it before going. Finish first takes in what the client
+// sent before it exited.
+type Finisher interface {
+	Finish()
+}
+
+// Conn is the client's connection, for a scenario that asks what its
+// transport can do beyond messages (HTTP: settings, a stream to break).
+func (s *serving) Conn() Conn { return s.conn }
 
 // sinkingServing is a serving whose connection takes a sink (Sinker);
 // one whose connection does not is no Sinker, so the peer reads Recv.

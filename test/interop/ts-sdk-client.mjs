@@ -3,12 +3,16 @@
 // official conformance suite installs in official/node_modules), as an
 // application would use it. Run with Node >= 22:
 //   node ts-sdk-client.mjs SERVER-CMD [ARGS…]
+//   node ts-sdk-client.mjs URL   (Streamable HTTP; TRANSPORT=sse: the
+//                                 legacy HTTP+SSE transport)
 // It declares sampling, roots and elicitation (CAPS=bare: none) and
 // answers them, lists and calls tools (one with a progress callback, one
 // whose result is an error, one it cancels), reads a resource and gets a
 // prompt where the server declared them, and closes.
 import { Client } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
+import { StreamableHTTPClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js";
+import { SSEClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/sse.js";
 import { CreateMessageRequestSchema, ListRootsRequestSchema, ElicitRequestSchema } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js";
 
 const [cmd, ...args] = process.argv.slice(2);
@@ -20,7 +24,11 @@ if (!bare) {
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///tmp", name: "tmp" }] }));
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
 }
-await client.connect(new StdioClientTransport({ command: cmd, args }));
+const overHTTP = /^https?:\/\//.test(cmd);
+const transport = !overHTTP ? new StdioClientTransport({ command: cmd, args })
+  : process.env.TRANSPORT === "sse" ? new SSEClientTransport(new URL(cmd))
+  : new StreamableHTTPClientTransport(new URL(cmd));
+await client.connect(transport);
 await client.listTools();
 await client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { onprogress: () => {} });
 await client.callTool({ name: "fail", arguments: {} });
@@ -40,4 +48,7 @@ const ac = new AbortController();
 const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
 ac.abort("cancelled on purpose");
 await call.catch(() => {});
+// A Streamable HTTP session the client no longer needs is ended with
+// DELETE (the SDK's close alone does not).
+if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
 await client.close();

@@ -43,6 +43,9 @@ func Serve(o refserver.Options) int {
 		fmt.Fprintln(o.Log, "mcp reference client: no server command (give it after --)")
 		return 2
 	}
+	if u, ok := serverURL(o.Args); ok {
+		return serveHTTP(o, u)
+	}
 	cmd := exec.Command(o.Args[0], o.Args[1:]...)
 	cmd.Stderr = o.Log
 	in, err1 := cmd.StdinPipe()
@@ -55,21 +58,8 @@ func Serve(o refserver.Options) int {
 		fmt.Fprintln(o.Log, "mcp reference client:", err)
 		return 1
 	}
-	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, in: in, answers: map[string]chan map[string]any{}}
-	c.caps = map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
-	switch {
-	case c.variant["bare"]:
-		c.caps = map[string]any{}
-	case c.variant["capable"]:
-		c.caps["elicitation"] = map[string]any{}
-	}
-	// The undeclared-answer faults answer what they do not declare.
-	if c.fault["sampling-undeclared-answer"] {
-		delete(c.caps, "sampling")
-	}
-	if c.fault["roots-undeclared-answer"] {
-		delete(c.caps, "roots")
-	}
+	c := newClient(o)
+	c.in = in
 	go c.read(out)
 	code := c.run()
 	_ = in.Close()
@@ -82,6 +72,32 @@ func Serve(o refserver.Options) int {
 		<-done
 	}
 	return code
+}
+
+// newClient is the client the options make, its capabilities as the
+// variants and faults say; in is left to the transport.
+func newClient(o refserver.Options) *client {
+	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, answers: map[string]chan map[string]any{}}
+	c.caps = map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
+	switch {
+	case c.variant["bare"]:
+		c.caps = map[string]any{}
+	case c.variant["capable"]:
+		c.caps["elicitation"] = map[string]any{}
+	}
+	// no-method-header breaks a rule of 2026-07-28's requests: it speaks
+	// that revision.
+	if c.fault["no-method-header"] {
+		c.variant["modern"] = true
+	}
+	// The undeclared-answer faults answer what they do not declare.
+	if c.fault["sampling-undeclared-answer"] {
+		delete(c.caps, "sampling")
+	}
+	if c.fault["roots-undeclared-answer"] {
+		delete(c.caps, "roots")
+	}
+	return c
 }
 
 func (c *client) send(v map[string]any) {

@@ -14,7 +14,7 @@ import (
 // afresh: what it sends depends on how its server answered from the
 // first message on.
 func Scenarios() []*scenario.Scenario {
-	return []*scenario.Scenario{{
+	return append([]*scenario.Scenario{{
 		Name:  "client-session",
 		Title: "serve the client as an MCP server of the run's revision (tools, resources, prompts; progress and list_changed during a tool call; a tool whose result is an error) and, once initialized, send it ping, roots/list, sampling/createMessage and elicitation/create",
 		Rules: []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-2", "MCP-CLIENT-LIFECYCLE-3",
@@ -33,7 +33,7 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-CAPS-1", "MCP-CLIENT-CAPS-2"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return serve(env, conv{toolsOnly: true}) },
-	}}
+	}}, httpScenarios()...)
 }
 
 // Unsupported is the protocol version no client supports that the
