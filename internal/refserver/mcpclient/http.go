@@ -39,7 +39,7 @@ func serverURL(args []string) (*url.URL, bool) {
 // serveHTTP runs the reference client against the server at u.
 func serveHTTP(o refserver.Options, u *url.URL) int {
 	c := newClient(o)
-	l := newLink(u, c.fault, o.Log)
+	l := newLink(u, c.fault, c.variant, o.Log)
 	c.in = l
 	go c.read(l.lines)
 	code := c.run()
@@ -51,11 +51,13 @@ func serveHTTP(o refserver.Options, u *url.URL) int {
 type link struct {
 	url   *url.URL
 	fault map[string]bool
-	log   io.Writer
-	hc    *http.Client
-	ctx   context.Context
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	// variant ids-restart: a new session's ids begin again.
+	variant map[string]bool
+	log     io.Writer
+	hc      *http.Client
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 
 	lines *io.PipeReader
 	pw    *io.PipeWriter
@@ -71,10 +73,10 @@ type link struct {
 	init map[string]any
 }
 
-func newLink(u *url.URL, fault map[string]bool, log io.Writer) *link {
+func newLink(u *url.URL, fault, variant map[string]bool, log io.Writer) *link {
 	ctx, stop := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	return &link{url: u, fault: fault, log: log, hc: &http.Client{Timeout: 0}, ctx: ctx, stop: stop,
+	return &link{url: u, fault: fault, variant: variant, log: log, hc: &http.Client{Timeout: 0}, ctx: ctx, stop: stop,
 		lines: pr, pw: pw, post: u.String()}
 }
 
@@ -295,8 +297,11 @@ func (l *link) renew(old string) bool {
 	}
 	l.mu.Unlock()
 	// The same initialize as the first session's (capabilities, client
-	// info, revision), under an id of its own.
-	again["id"] = "renew"
+	// info, revision), under an id of its own, unless ids begin again
+	// with the session: a new session is a new id space.
+	if !l.variant["ids-restart"] {
+		again["id"] = "renew"
+	}
 	init, _ := json.Marshal(again)
 	resp, err := l.send(init)
 	if err != nil || resp.StatusCode != http.StatusOK {

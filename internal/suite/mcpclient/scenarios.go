@@ -151,6 +151,12 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	env := c.env
 	c.lastReq = in.Seq
 	key := peer.Key(id)
+	if method == "initialize" && c.initAnswered {
+		// An initialize after the first one's answer begins a new
+		// session (HTTP, after wirecheck ended the old one): ids are
+		// unique within a session, so the old session's do not count.
+		c.ids = map[string]int{}
+	}
 	if first, ok := c.ids[key]; ok && !c.dupFailed {
 		c.dupFailed = true
 		env.Fail("MCP-CLIENT-JSONRPC-2", in.Seq, fmt.Sprintf("request id %s reused: the client's request on line %d had it", key, first), "a new id for every request of the session", key)
