@@ -110,11 +110,37 @@ func serveStdio(o refserver.Options, ext *Extension) int {
 // waits (a request to the client, a slow tool) so an HTTP session ends
 // without leaving goroutines; nil on stdio.
 func newServer(o refserver.Options, out io.Writer, stop <-chan struct{}) *server {
-	return &server{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
-		subs: map[string][]any{}, running: map[string]chan struct{}{}, stop: stop}
+	return &server{state: &state{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
+		subs: map[string][]any{}, running: map[string]chan struct{}{}, stop: stop}}
 }
 
+// server is the core as the handling of one input sees it: the state
+// every input shares, and the input whose handling writes what it writes
+// (goroutines a handler starts inherit it), so an HTTP front sends each
+// message on the stream of the request it relates to, whatever else is
+// open on a core that many clients share.
 type server struct {
+	*state
+	origin *exchange
+}
+
+// from is s handling the input of exchange ex (nil: none, as on stdio).
+func (s *server) from(ex *exchange) *server { return &server{state: s.state, origin: ex} }
+
+// originWriter is an output that routes by origin (the HTTP session).
+type originWriter interface {
+	writeFrom(origin *exchange, p []byte)
+}
+
+func (s *server) output(p []byte) {
+	if o, ok := s.out.(originWriter); ok {
+		o.writeFrom(s.origin, p)
+		return
+	}
+	s.out.Write(p)
+}
+
+type state struct {
 	faults map[string]bool
 	// variants are the legal alternatives switched on (spec variants:).
 	variants map[string]bool
@@ -206,7 +232,7 @@ func (s *server) write(v any) {
 		return
 	}
 	s.wmu.Lock()
-	s.out.Write(append(b, '\n'))
+	s.output(append(b, '\n'))
 	s.wmu.Unlock()
 	if m, ok := v.(obj); ok && m["method"] == nil && (m["result"] != nil || m["error"] != nil) {
 		s.responded()
@@ -216,7 +242,7 @@ func (s *server) write(v any) {
 func (s *server) writeRaw(b []byte) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.out.Write(b)
+	s.output(b)
 }
 
 type obj = map[string]any
