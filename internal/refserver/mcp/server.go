@@ -837,19 +837,33 @@ func (s *server) logMsg(level, text string) {
 // are not batched by wirecheck; every element is answered in order.
 func (s *server) batch(arr []any) {
 	var outs []any
+	invalid := func(id any) {
+		outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32600, "message": "Invalid Request"}})
+	}
 	for _, it := range arr {
 		m, ok := it.(obj)
-		if !ok {
-			outs = append(outs, obj{"jsonrpc": "2.0", "id": nil, "error": obj{"code": -32600, "message": "Invalid Request"}})
+		if _, hasID := m["id"]; ok && !hasID && s.f("batch-drops-invalid") {
+			continue // taken for a notification, whatever it is
+		}
+		if !ok || m["jsonrpc"] != "2.0" {
+			invalid(s.invalidID(m))
 			continue
 		}
 		id, hasID := m["id"]
-		if !hasID {
-			continue
-		}
-		method, _ := m["method"].(string)
-		switch method {
-		case "ping":
+		method, isStr := m["method"].(string)
+		_, hasMethod := m["method"]
+		switch {
+		case !hasMethod && hasID && (m["result"] != nil || m["error"] != nil):
+			s.answered(id, m) // a client's response: nothing to answer
+		case !isStr || method == "":
+			// No request, nor a notification (JSON-RPC 2.0 §6: each
+			// element that is no valid request draws Invalid Request).
+			invalid(s.invalidID(m))
+		case !hasID:
+			// A notification: no answer.
+		case readableID(m) == nil:
+			invalid(nil)
+		case method == "ping":
 			outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "result": obj{}})
 		default:
 			outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32601, "message": "Method not found: " + method}})
