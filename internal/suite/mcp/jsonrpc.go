@@ -7,11 +7,10 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/mcp/sse"
-	"github.com/wirecheck/wirecheck/internal/schema"
-
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
 )
 
 func jsonrpcErrors(e *scenario.Env) error {
