@@ -110,11 +110,37 @@ func serveStdio(o refserver.Options, ext *Extension) int {
 // waits (a request to the client, a slow tool) so an HTTP session ends
 // without leaving goroutines; nil on stdio.
 func newServer(o refserver.Options, out io.Writer, stop <-chan struct{}) *server {
-	return &server{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
-		subs: map[string][]any{}, running: map[string]chan struct{}{}, stop: stop}
+	return &server{state: &state{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
+		subs: map[string][]any{}, running: map[string]chan struct{}{}, stop: stop}}
 }
 
+// server is the core as the handling of one input sees it: the state
+// every input shares, and the input whose handling writes what it writes
+// (goroutines a handler starts inherit it), so an HTTP front sends each
+// message on the stream of the request it relates to, whatever else is
+// open on a core that many clients share.
 type server struct {
+	*state
+	origin *exchange
+}
+
+// from is s handling the input of exchange ex (nil: none, as on stdio).
+func (s *server) from(ex *exchange) *server { return &server{state: s.state, origin: ex} }
+
+// originWriter is an output that routes by origin (the HTTP session).
+type originWriter interface {
+	writeFrom(origin *exchange, p []byte)
+}
+
+func (s *server) output(p []byte) {
+	if o, ok := s.out.(originWriter); ok {
+		o.writeFrom(s.origin, p)
+		return
+	}
+	s.out.Write(p)
+}
+
+type state struct {
 	faults map[string]bool
 	// variants are the legal alternatives switched on (spec variants:).
 	variants map[string]bool
@@ -208,7 +234,7 @@ func (s *server) write(v any) {
 		return
 	}
 	s.wmu.Lock()
-	s.out.Write(append(b, '\n'))
+	s.output(append(b, '\n'))
 	s.wmu.Unlock()
 	if m, ok := v.(obj); ok && m["method"] == nil && (m["result"] != nil || m["error"] != nil) {
 		s.responded()
@@ -218,7 +244,7 @@ func (s *server) write(v any) {
 func (s *server) writeRaw(b []byte) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.out.Write(b)
+	s.output(b)
 }
 
 type obj = map[string]any
@@ -814,19 +840,33 @@ func (s *server) logMsg(level, text string) {
 // are not batched by wirecheck; every element is answered in order.
 func (s *server) batch(arr []any) {
 	var outs []any
+	invalid := func(id any) {
+		outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32600, "message": "Invalid Request"}})
+	}
 	for _, it := range arr {
 		m, ok := it.(obj)
-		if !ok {
-			outs = append(outs, obj{"jsonrpc": "2.0", "id": nil, "error": obj{"code": -32600, "message": "Invalid Request"}})
+		if _, hasID := m["id"]; ok && !hasID && s.f("batch-drops-invalid") {
+			continue // taken for a notification, whatever it is
+		}
+		if !ok || m["jsonrpc"] != "2.0" {
+			invalid(s.invalidID(m))
 			continue
 		}
 		id, hasID := m["id"]
-		if !hasID {
-			continue
-		}
-		method, _ := m["method"].(string)
-		switch method {
-		case "ping":
+		method, isStr := m["method"].(string)
+		_, hasMethod := m["method"]
+		switch {
+		case !hasMethod && hasID && (m["result"] != nil || m["error"] != nil):
+			s.answered(id, m) // a client's response: nothing to answer
+		case !isStr || method == "":
+			// No request, nor a notification (JSON-RPC 2.0 §6: each
+			// element that is no valid request draws Invalid Request).
+			invalid(s.invalidID(m))
+		case !hasID:
+			// A notification: no answer.
+		case readableID(m) == nil:
+			invalid(nil)
+		case method == "ping":
 			outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "result": obj{}})
 		default:
 			outs = append(outs, obj{"jsonrpc": "2.0", "id": id, "error": obj{"code": -32601, "message": "Method not found: " + method}})

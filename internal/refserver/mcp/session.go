@@ -152,7 +152,7 @@ func (s *session) run() {
 			s.mu.Lock()
 			s.current = in.ex
 			s.mu.Unlock()
-			fatal := s.srv.handleLine(in.line, &wg)
+			fatal := s.srv.from(in.ex).handleLine(in.line, &wg)
 			s.mu.Lock()
 			s.current = nil
 			s.mu.Unlock()
@@ -245,8 +245,15 @@ func (s *session) closeEx(ex *exchange) {
 	}
 }
 
-// Write is the core's output: one message per call (server.write).
+// Write is output of the core that names no input it handles.
 func (s *session) Write(p []byte) (int, error) {
+	s.writeFrom(nil, p)
+	return len(p), nil
+}
+
+// writeFrom is the core's output: one message per call (server.write),
+// written while handling the input of origin (nil: none).
+func (s *session) writeFrom(origin *exchange, p []byte) {
 	line := bytes.TrimSpace(p)
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -254,25 +261,95 @@ func (s *session) Write(p []byte) (int, error) {
 	if dec.Decode(&v) != nil {
 		// Not a message (stdout-text): over HTTP stdout is a log.
 		s.f.stdout(p)
-		return len(p), nil
+		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
 	case <-s.quit:
-		return len(p), nil
+		return
 	default:
 	}
 	if s.f.legacy {
 		s.legacyRoute(line)
-		return len(p), nil
+		return
+	}
+	if origin != nil {
+		s.routeFrom(origin, v, line)
+		return
 	}
 	s.route(v, line)
-	return len(p), nil
 }
 
-// route sends one message of the core where plan §3.1 says. Called with
-// s.mu held.
+// routeFrom sends one message of the core to the stream of the input whose
+// handling wrote it, as the transport asks of messages related to a
+// request: never to another request's stream, however many requests
+// (of however many clients sharing a sessionless core) are open. What
+// its own stream no longer takes goes to the GET stream, as a message
+// related to no open request. Called with s.mu held.
+func (s *session) routeFrom(origin *exchange, v any, line []byte) {
+	m, isObj := v.(obj)
+	if !isObj { // a batch answer
+		s.sendFirst(line, origin, s.get)
+		return
+	}
+	method, hasMethod := m["method"].(string)
+	id, hasID := m["id"]
+	params, _ := m["params"].(obj)
+	// own is the request exchange of origin; a notification or a body
+	// that is no message has none (take reads what it gets at once).
+	var own *exchange
+	if origin.key != "" {
+		own = origin
+	}
+	switch {
+	case !hasMethod && hasID && own == nil:
+		// An answer read with a notification (a parse error, a fault
+		// answering notifications, a cancelled subscription answered) goes
+		// where the session's routing puts answers.
+		s.route(v, line)
+	case !hasMethod && hasID: // the response
+		if own.closed {
+			// Its client left, or it answered twice (double-response): a
+			// stray, on the GET stream where a client sees it.
+			s.send(s.get, line)
+			return
+		}
+		if own.method == "initialize" {
+			s.initialized(m)
+		}
+		s.send(own, line)
+		if s.f.faults["get-response"] && s.getLive {
+			s.send(s.get, line)
+		}
+		s.closeEx(own)
+	case hasID: // a request of the server
+		s.asked[show(id)] = true
+		to := s.sendFirst(line, own, s.get)
+		if s.f.faults["broadcast-requests"] && to != s.get {
+			s.send(s.get, line)
+		}
+	case method == "notifications/progress":
+		s.sendFirst(line, own, s.orphans())
+	case subscriptionOf(params) != nil:
+		sub := s.byKey[show(subscriptionOf(params))]
+		if own != nil && own.key == show(subscriptionOf(params)) {
+			sub = own
+		}
+		s.sendFirst(line, sub, s.get)
+	case method == "notifications/message":
+		s.sendFirst(line, own, s.get)
+	default:
+		var get *exchange
+		if s.getLive {
+			get = s.get
+		}
+		s.sendFirst(line, get, own, s.get)
+	}
+}
+
+// route sends one message of the core that names no request it relates
+// to where plan §3.1 says. Called with s.mu held.
 func (s *session) route(v any, line []byte) {
 	m, isObj := v.(obj)
 	if !isObj { // a batch answer

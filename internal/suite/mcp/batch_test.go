@@ -26,4 +26,22 @@ var _ = Describe("a batch POSTed over Streamable HTTP", func() {
 		v, msg := finding(rep, "MCP-JSONRPC-10")
 		Expect(v).To(Equal(verdict.Pass), msg)
 	})
+
+	It("fails a server that answers [ping, {}] without an error for the {}", func() {
+		// The POST's answer was judged on the pings alone: a server
+		// taking {} for a notification (202 for [{}]) passed.
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Revision: "2025-03-26", Command: target.Target{
+			Argv: []string{bin, "serve", "mcp", "--http", "127.0.0.1:{port}", "--fault", "batch-drops-invalid"}, Transport: "http"}},
+			runner.Config{Scenarios: named("batch"), Partial: true, Timeout: 5 * time.Second})
+		Expect(err).NotTo(HaveOccurred())
+		var failed []string
+		for _, f := range rep.Findings {
+			if f.Rule == "MCP-JSONRPC-10" && f.Verdict == verdict.Fail {
+				failed = append(failed, f.Message+" / "+f.Actual)
+			}
+		}
+		Expect(failed).To(ConsistOf(And(ContainSubstring("{}"), ContainSubstring(`"result"`))))
+	})
 })

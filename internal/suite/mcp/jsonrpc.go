@@ -3,10 +3,14 @@ package mcp
 import (
 	"errors"
 	"fmt"
+	"net/http"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/schema"
 )
 
 func jsonrpcErrors(e *scenario.Env) error {
@@ -160,8 +164,48 @@ func batch(e *scenario.Env) error {
 		e.Fail("MCP-JSONRPC-10", in.Seq, "the batch was not answered with the results of its two pings", "an array of two results, ids "+a+" and "+b, string(in.Raw))
 		return nil
 	}
-	e.Pass("MCP-JSONRPC-10", in.Seq)
+	if err := e.SendRaw([]byte(invalidBatch(scenario.NextID("wc-batch"))+"\n"), true); err != nil {
+		return fmt.Errorf("%w: %v", scenario.ErrGone, err)
+	}
+	judgeInvalidElement(e, nextResponse(e, s, e.Timeout), nil)
 	return nil
+}
+
+// invalidBatch is a batch of a ping and an element that is no request
+// (nor a notification: it has no method), which JSON-RPC 2.0 §6 answers
+// with an Invalid Request error of id null in the batch's answer.
+func invalidBatch(id string) string {
+	return fmt.Sprintf(`[{"jsonrpc":"2.0","id":%q,"method":"ping"},{}]`, id)
+}
+
+// judgeInvalidElement passes MCP-JSONRPC-10 when the batch's element that
+// is no request drew an error: one of id null in the answer's array, or
+// the whole batch refused with an error (or, over HTTP, a 4xx status),
+// as a server that checks a batch whole does. Silence fails: to the
+// client it is a request never answered. refusal is the line of an HTTP
+// refusal of the batch.
+func judgeInvalidElement(e *scenario.Env, in *peer.Inbound, refusal *int) {
+	switch {
+	case refusal != nil:
+		e.Pass("MCP-JSONRPC-10", *refusal)
+		return
+	case in == nil:
+		e.Fail("MCP-JSONRPC-10", -1, "the batch "+invalidBatch("…")+" drew no error for its element {}, which is no request",
+			"an Invalid Request error with id null among the answers (JSON-RPC 2.0 §6)", "nothing")
+		return
+	}
+	items, isArr := in.Value.([]any)
+	if !isArr {
+		items = []any{in.Value}
+	}
+	for _, it := range items {
+		if m, isObj := it.(map[string]any); isObj && m["error"] != nil && (m["id"] == nil || !isArr) {
+			e.Pass("MCP-JSONRPC-10", in.Seq)
+			return
+		}
+	}
+	e.Fail("MCP-JSONRPC-10", in.Seq, "the batch "+invalidBatch("…")+" drew no error for its element {}, which is no request",
+		"an Invalid Request error with id null among the answers (JSON-RPC 2.0 §6)", string(in.Raw))
 }
 
 // batchPost (2025-03-26 over Streamable HTTP): the batch is one POST,
@@ -183,10 +227,67 @@ func batchPost(e *scenario.Env, line, a, b string) {
 			}
 		}
 	}
-	if ids[a] && ids[b] {
-		e.Pass("MCP-JSONRPC-10", seq)
+	if !ids[a] || !ids[b] {
+		e.Fail("MCP-JSONRPC-10", seq, "the batch was not answered with the results of its two pings",
+			"a JSON array of two results, ids "+a+" and "+b+" (or an SSE stream carrying them)", answered(res))
 		return
 	}
-	e.Fail("MCP-JSONRPC-10", seq, "the batch was not answered with the results of its two pings",
-		"a JSON array of two results, ids "+a+" and "+b+" (or an SSE stream carrying them)", answered(res))
+	id := scenario.NextID("wc-batch")
+	x, _ := exchangerOf(e)
+	res, iseq := exchange(e, x, "POST a batch of a ping and {}, which is no request", httpmcp.Exchange{Method: http.MethodPost,
+		Body: []byte(invalidBatch(id)), Until: bothAnswered(id)})
+	if refused(res) {
+		judgeInvalidElement(e, nil, &iseq)
+		return
+	}
+	var in *peer.Inbound
+	for _, m := range messages(res, iseq) {
+		if in == nil || judgesError(m) {
+			in = m
+		}
+	}
+	if in == nil && res != nil {
+		// No message (202, say): what came back is the evidence.
+		in = &peer.Inbound{Raw: []byte(answered(res)), Seq: iseq, Value: nil}
+	}
+	judgeInvalidElement(e, in, nil)
+}
+
+// bothAnswered ends the SSE answer to invalidBatch(id) once it carried
+// the ping's response and an error, in one event or two, in either order
+// (the {} has no id to wait for, so the probe's default ends at the
+// first response).
+func bothAnswered(id string) func(sse.Event) bool {
+	ping, refused := false, false
+	return func(ev sse.Event) bool {
+		v, err := schema.Decode([]byte(ev.Data))
+		if err != nil {
+			return false
+		}
+		items, isArr := v.([]any)
+		if !isArr {
+			items = []any{v}
+		}
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			ping = ping || (m["id"] == id && m["result"] != nil)
+			refused = refused || m["error"] != nil
+		}
+		return ping && refused
+	}
+}
+
+// judgesError reports whether a message is an error or carries one (a
+// batch answer).
+func judgesError(m *peer.Inbound) bool {
+	items, isArr := m.Value.([]any)
+	if !isArr {
+		items = []any{m.Value}
+	}
+	for _, it := range items {
+		if o, isObj := it.(map[string]any); isObj && o["error"] != nil {
+			return true
+		}
+	}
+	return false
 }
