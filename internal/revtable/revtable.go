@@ -8,6 +8,7 @@
 package revtable
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -243,12 +244,47 @@ func Read(data []byte) (*Table, []Problem, error) {
 			List []Revision `yaml:"list"`
 		} `yaml:"versions"`
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, nil, err
+	// The versions: block alone: unmarshalling reads every token of the
+	// file (MCP's is 2,300 lines), and every `wirecheck serve mcp` reads
+	// the table at its first request. A block that does not parse alone
+	// (an alias of something outside it) is read from the whole file.
+	if err := yaml.Unmarshal(versionsBlock(data), &doc); err != nil || len(doc.Versions.List) == 0 {
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(doc.Versions.List) == 0 {
 		return nil, nil, fmt.Errorf("no versions: list")
 	}
 	t, probs := Build(doc.Versions.List)
 	return t, probs, nil
+}
+
+// versionsBlock is data with the lines outside its top-level versions:
+// block left empty, so the block's lines keep their numbers; data itself
+// when it has no such block.
+func versionsBlock(data []byte) []byte {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	start, end := -1, len(lines)
+	for i, l := range lines {
+		if start < 0 {
+			if bytes.HasPrefix(l, []byte("versions:")) {
+				start = i
+			}
+			continue
+		}
+		// The next top-level key (or document marker) ends the block.
+		if len(l) > 0 && !strings.ContainsRune(" \t#\r\n", rune(l[0])) {
+			end = i
+			break
+		}
+	}
+	if start < 0 {
+		return data
+	}
+	out := bytes.Repeat([]byte("\n"), start)
+	for _, l := range lines[start:end] {
+		out = append(out, l...)
+	}
+	return out
 }

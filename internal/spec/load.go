@@ -95,12 +95,20 @@ func Lines(data []byte, key string) []int {
 // parse: a spec has five lists, and parsing it once per list was most of
 // what `wirecheck serve` spends starting up, after package initialisation.
 func ListLines(data []byte) map[string][]int {
+	return listLines(topMapping(data))
+}
+
+// topMapping is the document's top-level mapping, or nil.
+func topMapping(data []byte) *yaml.Node {
 	var root yaml.Node
-	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil
 	}
-	m := root.Content[0]
-	if m.Kind != yaml.MappingNode {
+	return root.Content[0]
+}
+
+func listLines(m *yaml.Node) map[string][]int {
+	if m == nil {
 		return nil
 	}
 	out := map[string][]int{}
@@ -480,7 +488,10 @@ func checkSchema(schemaFS fs.FS, dirs []string, file string, bad func(string)) {
 }
 
 func setLines(p *Protocol, data []byte) {
-	lines := ListLines(data)
+	// One parse for every line: the fuzz model's once had a parse of its
+	// own, a third of the spec's load in every `wirecheck serve`.
+	top := topMapping(data)
+	lines := listLines(top)
 	for i, l := range lines["rules"] {
 		if i < len(p.Rules) {
 			p.Rules[i].Line = l
@@ -507,17 +518,13 @@ func setLines(p *Protocol, data []byte) {
 		}
 	}
 	p.unimplementedLines = lines["unimplemented"]
-	setFuzzLines(p, data)
+	setFuzzLines(p, top)
 }
 
 // setFuzzLines gives the fuzz model's follow-up requests (common and per
 // revision) the lines they are written on.
-func setFuzzLines(p *Protocol, data []byte) {
-	if p.Fuzz == nil {
-		return
-	}
-	var root yaml.Node
-	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+func setFuzzLines(p *Protocol, top *yaml.Node) {
+	if p.Fuzz == nil || top == nil {
 		return
 	}
 	child := func(n *yaml.Node, key string) *yaml.Node {
@@ -541,7 +548,7 @@ func setFuzzLines(p *Protocol, data []byte) {
 			}
 		}
 	}
-	fz := child(root.Content[0], "fuzz")
+	fz := child(top, "fuzz")
 	set(child(fz, "follow"), p.Fuzz.Follow)
 	for id, o := range p.Fuzz.PerVersion {
 		if o != nil {
