@@ -248,7 +248,7 @@ func Read(data []byte) (*Table, []Problem, error) {
 	// file (MCP's is 2,300 lines), and every `wirecheck serve mcp` reads
 	// the table at its first request. A block that does not parse alone
 	// (an alias of something outside it) is read from the whole file.
-	if err := yaml.Unmarshal(versionsBlock(data), &doc); err != nil || len(doc.Versions.List) == 0 {
+	if err := yaml.Unmarshal(Blocks(data, "versions"), &doc); err != nil || len(doc.Versions.List) == 0 {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			return nil, nil, err
 		}
@@ -260,31 +260,33 @@ func Read(data []byte) (*Table, []Problem, error) {
 	return t, probs, nil
 }
 
-// versionsBlock is data with the lines outside its top-level versions:
-// block left empty, so the block's lines keep their numbers; data itself
-// when it has no such block.
-func versionsBlock(data []byte) []byte {
+// Blocks is data with every line outside its top-level blocks of the
+// given keys left empty, so what is kept keeps its line numbers: a YAML
+// reader of a few keys of a long spec then scans those alone. Data itself
+// when it has none of them.
+func Blocks(data []byte, keys ...string) []byte {
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	start, end := -1, len(lines)
-	for i, l := range lines {
-		if start < 0 {
-			if bytes.HasPrefix(l, []byte("versions:")) {
-				start = i
-			}
-			continue
-		}
-		// The next top-level key (or document marker) ends the block.
+	out := make([]byte, 0, len(data))
+	in, found := false, false
+	for _, l := range lines {
+		// A line that starts in the first column (not a comment or a
+		// blank) starts a top-level key, ending the block before it.
 		if len(l) > 0 && !strings.ContainsRune(" \t#\r\n", rune(l[0])) {
-			end = i
-			break
+			in = false
+			for _, k := range keys {
+				if bytes.HasPrefix(l, []byte(k+":")) {
+					in, found = true, true
+				}
+			}
+		}
+		if in {
+			out = append(out, l...)
+		} else if len(l) > 0 && l[len(l)-1] == '\n' {
+			out = append(out, '\n')
 		}
 	}
-	if start < 0 {
+	if !found {
 		return data
-	}
-	out := bytes.Repeat([]byte("\n"), start)
-	for _, l := range lines[start:end] {
-		out = append(out, l...)
 	}
 	return out
 }
