@@ -15,3 +15,7 @@ func WithTestModule(id string, scenarios func() []*scenario.Scenario) (remove fu
 		modules = modules[:n:n]
 	}
 }
+
+// Servable is servable, for the test that it agrees with Check on the
+// whole spec.
+var Servable = servable

@@ -236,7 +236,7 @@ var _ = Describe(tables, func() {
 		if updateVerdicts {
 			Skip("UPDATE_VERDICTS rewrites the record")
 		}
-		record, err := readVerdicts()
+		record, err := theRecord()
 		Expect(err).NotTo(HaveOccurred())
 		var want []string
 		for _, r := range runs.registered() {

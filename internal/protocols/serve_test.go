@@ -136,3 +136,42 @@ var _ = Describe("the rule catalogue", func() {
 		Expect(protocols.WriteCatalogue(&one, "text", "nope")).To(MatchError(HavePrefix(`unknown protocol "nope"`)))
 	})
 })
+
+var _ = Describe("serve's quick check of a choice (from the spec's transports, faults and variants alone)", func() {
+	It("passes exactly the choices Check passes against the whole spec, of every protocol", func() {
+		for _, id := range protocols.IDs() {
+			p, err := protocols.LoadSpec(id)
+			Expect(err).NotTo(HaveOccurred())
+			var choices []protocols.Choice
+			for _, tr := range append([]string{"", "stdio", "http", "sse", "ws"}, p.Transports...) {
+				c := protocols.Choice{Transport: tr}
+				if tr == "http" || tr == "sse" {
+					c.Listen = "127.0.0.1:0"
+				}
+				choices = append(choices, c)
+			}
+			// Every fault and every variant, in one choice (Check asks
+			// each in turn), over the protocol's first transport.
+			all := protocols.Choice{Transport: p.Transports[0]}
+			if all.Transport != "stdio" {
+				all.Listen = "127.0.0.1:0"
+			}
+			for _, f := range p.Faults {
+				all.Faults = append(all.Faults, f.Name)
+			}
+			for _, v := range p.Variants {
+				all.Variants = append(all.Variants, v.Name)
+			}
+			choices = append(choices, all,
+				protocols.Choice{Faults: []string{"list"}}, protocols.Choice{Variants: []string{"list"}},
+				protocols.Choice{Faults: []string{"no-such-fault"}}, protocols.Choice{Variants: []string{"no-such-variant"}},
+				protocols.Choice{Listen: "127.0.0.1:0"})
+			for _, c := range choices {
+				listed, err := c.Check(p, &bytes.Buffer{})
+				Expect(protocols.Servable(id, c)).To(Equal(!listed && err == nil), "%s %+v: %v", id, c, err)
+			}
+			// The reference server's every fault and variant takes the quick way.
+			Expect(protocols.Servable(id, all)).To(BeTrue(), id)
+		}
+	})
+})

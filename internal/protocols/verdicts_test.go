@@ -146,10 +146,15 @@ func expectRecorded(r run, out outcome) {
 		recordMu.Unlock()
 		return
 	}
-	want, err := readVerdicts()
+	want, err := theRecord()
 	Expect(err).NotTo(HaveOccurred())
 	expectSame(want, r, out)
 }
+
+// theRecord is the record as read once: every spec of the tables compares
+// with it, and reading its 20,000 lines again for each of 600 specs cost
+// some seconds of CPU under -race.
+var theRecord = sync.OnceValues(readVerdicts)
 
 // expectSame fails unless a run's verdicts are those the record holds.
 func expectSame(record map[string][]string, r run, out outcome) {

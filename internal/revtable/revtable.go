@@ -8,6 +8,7 @@
 package revtable
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -243,12 +244,49 @@ func Read(data []byte) (*Table, []Problem, error) {
 			List []Revision `yaml:"list"`
 		} `yaml:"versions"`
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, nil, err
+	// The versions: block alone: unmarshalling reads every token of the
+	// file (MCP's is 2,300 lines), and every `wirecheck serve mcp` reads
+	// the table at its first request. A block that does not parse alone
+	// (an alias of something outside it) is read from the whole file.
+	if err := yaml.Unmarshal(Blocks(data, "versions"), &doc); err != nil || len(doc.Versions.List) == 0 {
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(doc.Versions.List) == 0 {
 		return nil, nil, fmt.Errorf("no versions: list")
 	}
 	t, probs := Build(doc.Versions.List)
 	return t, probs, nil
+}
+
+// Blocks is data with every line outside its top-level blocks of the
+// given keys left empty, so what is kept keeps its line numbers: a YAML
+// reader of a few keys of a long spec then scans those alone. Data itself
+// when it has none of them.
+func Blocks(data []byte, keys ...string) []byte {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	out := make([]byte, 0, len(data))
+	in, found := false, false
+	for _, l := range lines {
+		// A line that starts in the first column (not a comment or a
+		// blank) starts a top-level key, ending the block before it.
+		if len(l) > 0 && !strings.ContainsRune(" \t#\r\n", rune(l[0])) {
+			in = false
+			for _, k := range keys {
+				if bytes.HasPrefix(l, []byte(k+":")) {
+					in, found = true, true
+				}
+			}
+		}
+		if in {
+			out = append(out, l...)
+		} else if len(l) > 0 && l[len(l)-1] == '\n' {
+			out = append(out, '\n')
+		}
+	}
+	if !found {
+		return data
+	}
+	return out
 }
