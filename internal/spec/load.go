@@ -95,20 +95,20 @@ func Lines(data []byte, key string) []int {
 // parse: a spec has five lists, and parsing it once per list was most of
 // what `wirecheck serve` spends starting up, after package initialisation.
 func ListLines(data []byte) map[string][]int {
-	return listLines(topMapping(data))
+	return listLines(parseNode(data))
 }
 
-// topMapping is the document's top-level mapping, or nil.
-func topMapping(data []byte) *yaml.Node {
+// parseNode is the document's top node, nil when it has none.
+func parseNode(data []byte) *yaml.Node {
 	var root yaml.Node
-	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
 		return nil
 	}
 	return root.Content[0]
 }
 
 func listLines(m *yaml.Node) map[string][]int {
-	if m == nil {
+	if m == nil || m.Kind != yaml.MappingNode {
 		return nil
 	}
 	out := map[string][]int{}
@@ -159,6 +159,9 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		bad(1, "missing source: cite the document the rules come from")
 	}
 	p.schemaDirs = []string{p.ID}
+	if p.Schemas != "" {
+		p.schemaDirs = []string{p.Schemas}
+	}
 	if p.Base != "" {
 		if base == nil {
 			bad(1, "base %q: profiles cannot be resolved here", p.Base)
@@ -351,6 +354,25 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 		}
 		checkSetup("", f.Setup)
+		checkRequests := func(where string, rs []*FuzzRequest) {
+			for i, r := range rs {
+				switch {
+				case r == nil || r.Schema == "":
+					bad(1, "fuzz %srequests %d: schema is required", where, i+1)
+				default:
+					checkSchema(schemaFS, p.schemaDirs, r.Schema, func(m string) { bad(1, "fuzz %srequests %d: %s", where, i+1, m) })
+				}
+				if r == nil {
+					continue
+				}
+				for _, w := range r.When {
+					if !strings.HasPrefix(w, "/") {
+						bad(1, "fuzz %srequests %d: when %q is not a JSON pointer", where, i+1, w)
+					}
+				}
+			}
+		}
+		checkRequests("", f.Requests)
 		checkFollow := func(fs []*FuzzFollow) {
 			for i, fl := range fs {
 				line := 1
@@ -389,6 +411,15 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			default:
 				checkSetup("per_version "+id+" ", o.Setup)
 				checkFollow(o.Follow)
+				checkRequests("per_version "+id+" ", o.Requests)
+				if v := p.Versions.find(id); v != nil {
+					for i, r := range o.Requests {
+						if r != nil && r.Schema != "" {
+							f, _, _ := strings.Cut(v.Expand(r.Schema), "#")
+							checkSchema(schemaFS, p.schemaDirs, f, func(m string) { bad(1, "fuzz per_version %s requests %d: %s", id, i+1, m) })
+						}
+					}
+				}
 			}
 		}
 		if t := f.Tools; t != nil && (t.List == nil || t.Call == nil || t.Items == "" || t.Name == "" || t.Schema == "") {
@@ -488,9 +519,8 @@ func checkSchema(schemaFS fs.FS, dirs []string, file string, bad func(string)) {
 }
 
 func setLines(p *Protocol, data []byte) {
-	// One parse for every line: the fuzz model's once had a parse of its
-	// own, a third of the spec's load in every `wirecheck serve`.
-	top := topMapping(data)
+	// One parse for both: the spec is the largest YAML a run reads.
+	top := parseNode(data)
 	lines := listLines(top)
 	for i, l := range lines["rules"] {
 		if i < len(p.Rules) {
