@@ -107,20 +107,29 @@ func (c *Campaign) fresh() (*proc, error) {
 // budget closes (ended: closed at once, it came too late).
 func (c *Campaign) track(pr *proc) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ended {
+	ended := c.ended
+	c.inUse[pr] = struct{}{}
+	c.mu.Unlock()
+	if ended {
 		pr.p.Transport().Close()
 	}
-	c.inUse[pr] = struct{}{}
 }
 
 // endAll closes every process in use, once the campaign's ctx is done:
 // that ends any wait in the sequences under way.
+//
+// The transports are closed after c.mu is released: a close waits for
+// the process's reader, which may itself be waiting for c.mu to tally a
+// frame (Campaign.tally), and holding it here deadlocked --duration.
 func (c *Campaign) endAll() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.ended = true
+	prs := make([]*proc, 0, len(c.inUse))
 	for pr := range c.inUse {
+		prs = append(prs, pr)
+	}
+	c.mu.Unlock()
+	for _, pr := range prs {
 		pr.p.Transport().Close()
 	}
 }
