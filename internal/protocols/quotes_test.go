@@ -6,117 +6,430 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
-// quotesChecked are the protocols whose quotes were checked word for word
-// against the stored texts; a protocol joins once its quotes pass. Rules
-// quoting a URL document (an RFC) are not checked here: no copy of its
-// text is kept.
-var quotesChecked = []string{"mcp-authorization"}
-
+// Every protocol's quotes are checked against the texts kept under
+// /work/shared: the seeds (plain text or markdown) and MCP's revision
+// folders (a page's .mdx, headings named by their anchors). A quote of a
+// document kept only as a URL (an RFC, JSON-RPC, an MCP extension's
+// repository) has no local text to check against; the test logs how many
+// it leaves out and why.
 var _ = Describe("the quotes of a stored document", func() {
 	It("are its words, under the heading the section names", func() {
 		dir := os.Getenv("WIRECHECK_SHARED")
 		if dir == "" {
 			dir = "/work/shared"
 		}
-		if _, err := os.Stat(filepath.Join(dir, "reference")); err != nil {
-			Skip("no reference documents at " + dir + " (set WIRECHECK_SHARED): quotes are checked where they are")
+		for _, sub := range []string{"reference", "seeds"} {
+			if _, err := os.Stat(filepath.Join(dir, sub)); err != nil {
+				Skip("no " + sub + " documents at " + dir + " (set WIRECHECK_SHARED): quotes are checked where they are")
+			}
 		}
+		texts := map[string]*docText{}
+		seen := map[string]bool{}
+		unstored := map[string]int{}
 		checked := 0
 		var wrong []string
-		for _, id := range quotesChecked {
+		for _, id := range protocols.AllIDs() {
 			b, err := protocols.Load(id)
 			Expect(err).NotTo(HaveOccurred())
 			p := b.Protocol
 			for _, r := range p.Rules {
-				d := p.Document(p.DocOf(r))
-				if d == nil || d.File == "" || r.Quote == "" {
+				name := r.Doc
+				if name == "" {
+					name = p.Source
+				}
+				// A profile's bundle carries its base's rules: each
+				// quote once.
+				key := name + "\x00" + r.Section + "\x00" + r.Quote
+				if r.Quote == "" || seen[key] {
 					continue
 				}
-				page, heading, _ := strings.Cut(r.Section, ",")
-				page, heading = strings.TrimSpace(page), strings.TrimSpace(heading)
-				text, heads := pageText(filepath.Join(dir, "..", d.File), page)
-				if text == "" {
-					wrong = append(wrong, fmt.Sprintf("%s %s: no page %q in %s", id, r.ID, page, d.File))
+				seen[key] = true
+				d := p.Document(name)
+				if d == nil || d.File == "" {
+					unstored[name]++
 					continue
 				}
-				for _, piece := range strings.Split(r.Quote, "…") {
-					piece = normalize(piece)
-					checked++
-					at := strings.Index(text, piece)
-					switch {
-					case at < 0:
-						wrong = append(wrong, fmt.Sprintf("%s %s: %q is not in %s %s", id, r.ID, piece, d.Name, page))
-					case !slices.Contains(enclosing(heads, at), heading):
-						wrong = append(wrong, fmt.Sprintf("%s %s: %q is not under the heading %q but %q", id, r.ID, piece, heading, enclosing(heads, at)))
-					}
+				checked++
+				if msg := checkQuote(texts, dir, d, r); msg != "" {
+					wrong = append(wrong, fmt.Sprintf("%s %s: %s", id, r.ID, msg))
 				}
 			}
 		}
+		var left []string
+		for name, n := range unstored {
+			left = append(left, fmt.Sprintf("%s (%d)", name, n))
+		}
+		sort.Strings(left)
+		AddReportEntry("quotes not checked: no local text of", strings.Join(left, ", "))
+		if f := os.Getenv("QUOTES_DUMP"); f != "" {
+			_ = os.WriteFile(f, []byte(strings.Join(wrong, "\n")), 0o644)
+		}
 		Expect(wrong).To(BeEmpty())
-		Expect(checked).To(BeNumerically(">", 0))
+		Expect(checked).To(BeNumerically(">", 100))
 	})
 })
 
-type head struct {
-	at, level int
-	title     string
-}
-
-var (
-	mdLink  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	mdSpace = regexp.MustCompile(`\s+`)
-	mdHead  = regexp.MustCompile(`^(#+)\s+(.*)$`)
-)
-
-// normalize drops what a quote may leave out of the page: line breaks and
-// indentation, emphasis, code ticks and link targets.
-func normalize(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
-	s = strings.NewReplacer("**", "", "`", "").Replace(s)
-	return strings.TrimSpace(mdSpace.ReplaceAllString(s, " "))
-}
-
-// pageText is the normalized text of a page of a revision folder (the
-// page's .mdx, or every .mdx of its folder when a revision split it), with
-// where each heading starts in it.
-func pageText(root, page string) (string, []head) {
-	files, _ := filepath.Glob(filepath.Join(root, "spec", page+".mdx"))
-	more, _ := filepath.Glob(filepath.Join(root, "spec", page, "*.mdx"))
-	var b strings.Builder
-	var heads []head
-	for _, f := range append(files, more...) {
-		data, err := os.ReadFile(f)
-		Expect(err).NotTo(HaveOccurred())
-		for _, line := range strings.Split(string(data), "\n") {
-			if m := mdHead.FindStringSubmatch(line); m != nil {
-				heads = append(heads, head{b.Len(), len(m[1]), normalize(m[2])})
-			}
-			if l := normalize(line); l != "" {
-				b.WriteString(l + " ")
-			}
+// checkQuote is why r's quote is not the words of d under the section r
+// names, "" when it is. Each part of a quote between ellipses must be on
+// the page, at least once under one of the headings the section names.
+func checkQuote(texts map[string]*docText, dir string, d *spec.Document, r *spec.Rule) string {
+	path := filepath.Join(dir, "..", d.File)
+	var (
+		t     *docText
+		where []quoteSite
+	)
+	if strings.HasSuffix(d.File, "/") {
+		page, head, anchor := mcpSection(r.Section)
+		key := path + page
+		if t = texts[key]; t == nil {
+			t = mdxPage(path, page)
+			texts[key] = t
+		}
+		if t.text == "" {
+			return fmt.Sprintf("no page %q in %s", page, d.Name)
+		}
+		switch {
+		case anchor != "":
+			where = []quoteSite{{anchor: anchor}}
+		case head != "":
+			where = []quoteSite{{title: head}}
+		}
+	} else {
+		if t = texts[path]; t == nil {
+			data, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			t = seedText(string(data))
+			texts[path] = t
+		}
+		for _, alt := range seedSections(t, r.Section) {
+			where = append(where, quoteSite{path: alt})
 		}
 	}
-	return b.String(), heads
+	msg := quoteIn(t, where, d.Name, r)
+	if msg != "" && t.bare != nil && quoteIn(t.bare, where, d.Name, r) == "" {
+		return ""
+	}
+	return msg
 }
 
-// enclosing are the titles of the headings a text offset lies under: the
-// nearest, and each of a higher level before it.
-func enclosing(heads []head, at int) []string {
-	var titles []string
+// quoteIn is why r's quote is not in t under one of where, "" when it is.
+func quoteIn(t *docText, where []quoteSite, doc string, r *spec.Rule) string {
+	parts, _ := quoteParts(t, r.Quote)
+	for _, piece := range parts {
+		ats := t.find(piece)
+		if len(ats) == 0 {
+			return fmt.Sprintf("%q is not in %s %s", piece, doc, r.Section)
+		}
+		if len(where) == 0 {
+			continue
+		}
+		ok := false
+		for _, at := range ats {
+			for _, w := range where {
+				ok = ok || t.under(at, w)
+			}
+		}
+		if !ok {
+			return fmt.Sprintf("%q is not under %q but %q", piece, r.Section, t.enclosing(ats[0]))
+		}
+	}
+	return ""
+}
+
+// quoteParts are the parts of a quote a page must hold: its parts
+// between "…" (and between a part's "..." when the page has not the
+// part's own "..."), each without the note wirecheck may close it with
+// (docs/silence.md: "(silent on …)", "(no keyword, hence SHOULD)", or a
+// citation of what else the rule rests on). notes counts those.
+func quoteParts(t *docText, quote string) (parts []string, notes int) {
+	for _, p := range strings.Split(quote, "…") {
+		p = normalize(p)
+		if p != "" && len(t.find(p)) == 0 {
+			for i := range len(p) {
+				if p[i] == '(' && note.MatchString(p[i:]) {
+					p = strings.TrimSpace(p[:i])
+					notes++
+					break
+				}
+			}
+		}
+		if p != "" && len(t.find(p)) == 0 && strings.Contains(p, "...") {
+			for _, q := range strings.Split(p, "...") {
+				if q = strings.TrimSpace(q); q != "" {
+					parts = append(parts, q)
+				}
+			}
+			continue
+		}
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return parts, notes
+}
+
+// quoteSite is where a quote is said to be: a heading of the page named by
+// its anchor or its title, or a path of titles (a seed's "A › B").
+type quoteSite struct {
+	anchor, title string
+	path          []string
+}
+
+type head struct {
+	at, level     int
+	title, anchor string
+}
+
+// docText is a document's normalized text and where each of its
+// headings starts in it.
+type docText struct {
+	text  string
+	heads []head
+	bare  *docText
+}
+
+// find is where s starts in the text. A quote may join a list's items
+// with "," or ";" or leave their markers out.
+func (t *docText) find(s string) []int {
+	words := strings.Split(s, " ")
+	var re strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			re.WriteString(` (?:(?:-|\d+\.) )?`)
+		}
+		if i < len(words)-1 && strings.ContainsAny(w[len(w)-1:], ",;") {
+			re.WriteString(regexp.QuoteMeta(w[:len(w)-1]) + `[,;]?`)
+			continue
+		}
+		re.WriteString(regexp.QuoteMeta(w))
+	}
+	var ats []int
+	for _, m := range regexp.MustCompile(re.String()).FindAllStringIndex(t.text, -1) {
+		ats = append(ats, m[0])
+	}
+	return ats
+}
+
+// chain are the headings a text offset lies under: the nearest, and each
+// of a higher level before it.
+func (t *docText) chain(at int) []head {
+	var hs []head
 	level := 1 << 30
-	for i := len(heads) - 1; i >= 0; i-- {
-		if h := heads[i]; h.at <= at && h.level < level {
-			titles = append(titles, h.title)
+	for i := len(t.heads) - 1; i >= 0; i-- {
+		if h := t.heads[i]; h.at <= at && h.level < level {
+			hs = append(hs, h)
 			level = h.level
 		}
 	}
+	return hs
+}
+
+func (t *docText) enclosing(at int) []string {
+	var titles []string
+	for _, h := range t.chain(at) {
+		titles = append(titles, h.title)
+	}
 	return titles
+}
+
+// under is whether offset at lies under w. A path's last title must
+// enclose it, and each title before it head a part of the text before
+// that one: a plain-text seed gives its headings no levels, so "Tools ›
+// tools/list" cannot be read from nesting.
+func (t *docText) under(at int, w quoteSite) bool {
+	chain := t.chain(at)
+	switch {
+	case w.anchor != "":
+		return slices.ContainsFunc(chain, func(h head) bool { return h.anchor == w.anchor })
+	case w.title != "":
+		return slices.ContainsFunc(chain, func(h head) bool { return h.title == w.title })
+	}
+	last := w.path[len(w.path)-1]
+	i := slices.IndexFunc(chain, func(h head) bool { return h.title == last })
+	if i < 0 {
+		return false
+	}
+	before := chain[i].at
+	for j := len(w.path) - 2; j >= 0; j-- {
+		k := slices.IndexFunc(t.heads, func(h head) bool { return h.title == w.path[j] && h.at < before })
+		if k < 0 {
+			return false
+		}
+		before = t.heads[k].at
+	}
+	return true
+}
+
+var (
+	mdLink      = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	mdEmph      = regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*]*?)\*`)
+	mdSpace     = regexp.MustCompile(`\s+`)
+	mdHead      = regexp.MustCompile(`^(#+)\s+(.*?)\s*#*$`)
+	mdUnder     = regexp.MustCompile(`(^|[\s(])_([^_\s][^_]*?)_([\s.,;:)]|$)`)
+	mdBracket   = regexp.MustCompile(`\[([^\[\]]+)\]`)
+	braceIn     = regexp.MustCompile(`([{\[]) `)
+	braceOut    = regexp.MustCompile(` ([}\]])`)
+	codeComment = regexp.MustCompile(`\s*//.*$`)
+	boxLine     = regexp.MustCompile(`─+`)
+	listMark    = regexp.MustCompile(`^\s*([-*•])\s+`)
+	note        = regexp.MustCompile(`^\((silent on|no keyword|schema\b|JSON-RPC|RFC \d|[\w/.-]*#[\w-]+:)[\s\S]*\)$`)
+	slugDrop    = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+	typoQuote   = strings.NewReplacer("“", `"`, "”", `"`, "‘", "'", "’", "'", "•", "-", "│", "", "**", "", "__", "", "`", "")
+)
+
+// normalize drops what a quote may leave out of the page: line breaks and
+// indentation, emphasis, code ticks, link targets (and the brackets of a
+// link whose target the quote left out), the shape of its quotation marks
+// and of its bullets, and the spaces inside braces and brackets (a quote
+// writes {"a": 1} of a block's { "a": 1 }).
+func normalize(s string) string {
+	s = mdLink.ReplaceAllString(s, "$1")
+	s = typoQuote.Replace(s)
+	s = boxLine.ReplaceAllString(s, "─")
+	s = mdEmph.ReplaceAllString(s, "$1$2")
+	s = mdUnder.ReplaceAllString(s, "$1$2$3")
+	s = mdBracket.ReplaceAllString(s, "$1")
+	s = strings.TrimSpace(mdSpace.ReplaceAllString(s, " "))
+	s = braceIn.ReplaceAllString(s, "$1")
+	return braceOut.ReplaceAllString(s, "$1")
+}
+
+// slug is the anchor a page gives a heading: lower case, punctuation
+// dropped, spaces as hyphens.
+func slug(title string) string {
+	s := slugDrop.ReplaceAllString(strings.ToLower(title), "")
+	return strings.ReplaceAll(s, " ", "-")
+}
+
+// mcpSection reads an MCP section: "page#anchor" or "page, Heading" or
+// "page".
+func mcpSection(s string) (page, title, anchor string) {
+	page, anchor, _ = strings.Cut(s, "#")
+	page, title, _ = strings.Cut(page, ",")
+	return strings.TrimSpace(page), strings.TrimSpace(title), strings.TrimSpace(anchor)
+}
+
+// mdxPage is the text of a page of an MCP revision folder (the page's
+// .mdx, or every .mdx of its folder when a revision split it).
+func mdxPage(root, page string) *docText {
+	files, _ := filepath.Glob(filepath.Join(root, "spec", page+".mdx"))
+	more, _ := filepath.Glob(filepath.Join(root, "spec", page, "*.mdx"))
+	var all strings.Builder
+	for _, f := range append(files, more...) {
+		data, err := os.ReadFile(f)
+		Expect(err).NotTo(HaveOccurred())
+		all.Write(data)
+		all.WriteString("\n")
+	}
+	t := markdownText(all.String(), false)
+	t.bare = markdownText(all.String(), true)
+	return t
+}
+
+// markdownText reads "#" headings outside code fences (a "#" line in a
+// fence is a comment). A bare text leaves out the fences' "//" comments,
+// as a quote of a code block may.
+func markdownText(s string, bare bool) *docText {
+	t := &docText{}
+	var b strings.Builder
+	fence := false
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		if m := mdHead.FindStringSubmatch(line); m != nil && !fence {
+			title := normalize(m[2])
+			t.heads = append(t.heads, head{b.Len(), len(m[1]), title, slug(title)})
+			line = m[2]
+		}
+		if fence && bare {
+			line = codeComment.ReplaceAllString(line, "")
+		}
+		join(&b, normalize(listMark.ReplaceAllString(line, "- ")))
+	}
+	t.text = b.String()
+	return t
+}
+
+// join appends a normalized line to a text: apart by a space, except
+// inside braces and brackets, as normalize writes them.
+func join(b *strings.Builder, l string) {
+	if l == "" {
+		return
+	}
+	s := b.String()
+	if s != "" && !strings.HasSuffix(s, "{") && !strings.HasSuffix(s, "[") && !strings.HasPrefix(l, "}") && !strings.HasPrefix(l, "]") {
+		b.WriteString(" ")
+	}
+	b.WriteString(l)
+}
+
+// seedText reads a seed: markdown when it has "#" headings, else the
+// plain text a web page was saved as, where a heading is a short line of
+// its own between blank lines that does not end as a sentence or a
+// label does, nor follows a label (what "Command:" introduces).
+func seedText(s string) *docText {
+	lines := strings.Split(s, "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "# ") || strings.HasPrefix(l, "## ") {
+			t := markdownText(s, false)
+			t.bare = markdownText(s, true)
+			return t
+		}
+	}
+	t := &docText{}
+	var b strings.Builder
+	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
+	label := false // the last line ended as a label ("Command:") does
+	for i, line := range lines {
+		l := normalize(listMark.ReplaceAllString(line, "- "))
+		if l == "" {
+			continue
+		}
+		after := label
+		label = strings.HasSuffix(l, ":") && len(l) <= 30
+		if !after && blank(i-1) && blank(i+1) && line == strings.TrimSpace(line) && len(l) <= 60 &&
+			!strings.ContainsAny(l[:1], `{}[]"`) && !strings.ContainsAny(l[len(l)-1:], ".:,;") {
+			t.heads = append(t.heads, head{b.Len(), 1, l, slug(l)})
+		}
+		join(&b, l)
+	}
+	t.text = b.String()
+	return t
+}
+
+// seedSections are the headings a seed's section names: one, or several
+// apart by ";" or "," (when the whole is no heading), each a path of
+// titles apart by "›".
+func seedSections(t *docText, s string) [][]string {
+	isHead := func(title string) bool {
+		return slices.ContainsFunc(t.heads, func(h head) bool { return h.title == title })
+	}
+	var out [][]string
+	for _, alt := range strings.Split(s, ";") {
+		alt = strings.TrimSpace(alt)
+		alts := []string{alt}
+		if !isHead(alt) && strings.Contains(alt, ",") && !strings.Contains(alt, "›") {
+			alts = strings.Split(alt, ",")
+		}
+		for _, a := range alts {
+			var path []string
+			for _, p := range strings.Split(a, "›") {
+				path = append(path, normalize(p))
+			}
+			out = append(out, path)
+		}
+	}
+	return out
 }
