@@ -275,29 +275,35 @@ var (
 	mdEmph      = regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*]*?)\*`)
 	mdSpace     = regexp.MustCompile(`\s+`)
 	mdHead      = regexp.MustCompile(`^(#+)\s+(.*?)\s*#*$`)
-	mdUnder     = regexp.MustCompile(`(^|[\s(])_([^_\s][^_]*?)_([\s.,;:)]|$)`)
+	mdRefLink   = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
+	mdEscape    = regexp.MustCompile(`\\([_*\[\]#])`)
+	underOpen   = regexp.MustCompile(`(^|[\s(])_(\w)`)
+	underShut   = regexp.MustCompile(`(\w)_([\s.,;:)]|$)`)
 	mdBracket   = regexp.MustCompile(`\[([^\[\]]+)\]`)
 	braceIn     = regexp.MustCompile(`([{\[]) `)
 	braceOut    = regexp.MustCompile(` ([}\]])`)
 	codeComment = regexp.MustCompile(`\s*//.*$`)
 	boxLine     = regexp.MustCompile(`─+`)
 	listMark    = regexp.MustCompile(`^\s*([-*•])\s+`)
-	note        = regexp.MustCompile(`^\((silent on|no keyword|schema\b|JSON-RPC|RFC \d|[\w/.-]*#[\w-]+:)[\s\S]*\)$`)
+	note        = regexp.MustCompile(`^\((silent on|no keyword|schema\b|JSON-RPC|RFC \d|([\w/.-]+|[\w/.-]*#[\w-]+):)[\s\S]*\)$`)
 	slugDrop    = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
 	typoQuote   = strings.NewReplacer("“", `"`, "”", `"`, "‘", "'", "’", "'", "•", "-", "│", "", "**", "", "__", "", "`", "")
 )
 
 // normalize drops what a quote may leave out of the page: line breaks and
-// indentation, emphasis, code ticks, link targets (and the brackets of a
+// indentation, emphasis (an "_" opening or closing a word, which a line
+// break may part from its pair), escapes, code ticks, link targets (and the brackets of a
 // link whose target the quote left out), the shape of its quotation marks
 // and of its bullets, and the spaces inside braces and brackets (a quote
 // writes {"a": 1} of a block's { "a": 1 }).
 func normalize(s string) string {
 	s = mdLink.ReplaceAllString(s, "$1")
+	s = mdRefLink.ReplaceAllString(s, "$1")
 	s = typoQuote.Replace(s)
 	s = boxLine.ReplaceAllString(s, "─")
 	s = mdEmph.ReplaceAllString(s, "$1$2")
-	s = mdUnder.ReplaceAllString(s, "$1$2$3")
+	s = underShut.ReplaceAllString(underOpen.ReplaceAllString(s, "$1$2"), "$1$2")
+	s = mdEscape.ReplaceAllString(s, "$1")
 	s = mdBracket.ReplaceAllString(s, "$1")
 	s = strings.TrimSpace(mdSpace.ReplaceAllString(s, " "))
 	s = braceIn.ReplaceAllString(s, "$1")
