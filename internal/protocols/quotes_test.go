@@ -273,6 +273,7 @@ func (t *docText) under(at int, w quoteSite) bool {
 var (
 	mdLink      = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	mdEmph      = regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*]*?)\*`)
+	callout     = regexp.MustCompile(`^:::\w+\[(.*)\]\s*$`)
 	mdSpace     = regexp.MustCompile(`\s+`)
 	mdHead      = regexp.MustCompile(`^(#+)\s+(.*?)\s*#*$`)
 	mdRefLink   = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
@@ -352,6 +353,17 @@ func markdownText(s string, bare bool) *docText {
 	for _, line := range strings.Split(s, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
 			fence = !fence
+			continue
+		}
+		// A callout (":::tip[Title]" … ":::") is a heading of its own
+		// below every "#" one; its end returns to the heading around it.
+		if m := callout.FindStringSubmatch(line); m != nil && !fence {
+			title := normalize(m[1])
+			t.heads = append(t.heads, head{b.Len(), 7, title, slug(title)})
+			continue
+		}
+		if strings.TrimSpace(line) == ":::" && !fence {
+			t.heads = append(t.heads, head{b.Len(), 7, "", ""})
 			continue
 		}
 		if m := mdHead.FindStringSubmatch(line); m != nil && !fence {
