@@ -70,7 +70,7 @@ var _ = Describe("the quotes of a stored document", func() {
 			left = append(left, fmt.Sprintf("%s (%d)", name, n))
 		}
 		sort.Strings(left)
-		AddReportEntry("quotes not checked: no local text of", strings.Join(left, ", "))
+		AddReportEntry(fmt.Sprintf("%d quotes checked; not checked, no local text of", checked), strings.Join(left, ", "))
 		if f := os.Getenv("QUOTES_DUMP"); f != "" {
 			_ = os.WriteFile(f, []byte(strings.Join(wrong, "\n")), 0o644)
 		}
