@@ -63,6 +63,7 @@ var _ = Describe("the quotes of a stored document", func() {
 				if msg := checkQuote(texts, dir, d, r); msg != "" {
 					wrong = append(wrong, fmt.Sprintf("%s %s: %s", id, r.ID, msg))
 				}
+				wrong = append(wrong, checkSections(texts, dir, p, r)...)
 			}
 		}
 		var left []string
@@ -97,6 +98,9 @@ func checkQuote(texts map[string]*docText, dir string, d *spec.Document, r *spec
 		}
 		if t.text == "" {
 			return fmt.Sprintf("no page %q in %s", page, d.Name)
+		}
+		if msg := checkNotes(texts, path, page, t, r); msg != "" {
+			return msg
 		}
 		switch {
 		case anchor != "":
@@ -150,15 +154,15 @@ func quoteIn(t *docText, where []quoteSite, doc string, r *spec.Rule) string {
 // between "…" (and between a part's "..." when the page has not the
 // part's own "..."), each without the note wirecheck may close it with
 // (docs/silence.md: "(silent on …)", "(no keyword, hence SHOULD)", or a
-// citation of what else the rule rests on). notes counts those.
-func quoteParts(t *docText, quote string) (parts []string, notes int) {
+// citation of what else the rule rests on), returned apart.
+func quoteParts(t *docText, quote string) (parts, notes []string) {
 	for _, p := range strings.Split(quote, "…") {
 		p = normalize(p)
 		if p != "" && len(t.find(p)) == 0 {
 			for i := range len(p) {
 				if p[i] == '(' && note.MatchString(p[i:]) {
+					notes = append(notes, p[i:])
 					p = strings.TrimSpace(p[:i])
-					notes++
 					break
 				}
 			}
@@ -176,6 +180,72 @@ func quoteParts(t *docText, quote string) (parts []string, notes int) {
 		}
 	}
 	return parts, notes
+}
+
+// checkSections are the sections r names in other revisions' pages
+// (sections:, what a report cites for a run of that revision) that are
+// no page and heading of that revision's text.
+func checkSections(texts map[string]*docText, dir string, p *spec.Protocol, r *spec.Rule) []string {
+	var wrong []string
+	for rev, section := range r.Sections {
+		var d *spec.Document
+		if p.Versions != nil {
+			for _, v := range p.Versions.List {
+				if v.ID == rev {
+					d = p.Document(v.Doc)
+				}
+			}
+		}
+		if d == nil || !strings.HasSuffix(d.File, "/") {
+			continue
+		}
+		root := filepath.Join(dir, "..", d.File)
+		page, title, anchor := mcpSection(section)
+		t := texts[root+page]
+		if t == nil {
+			t = mdxPage(root, page)
+			texts[root+page] = t
+		}
+		switch {
+		case t.text == "":
+			wrong = append(wrong, fmt.Sprintf("%s: no page %q in %s", r.ID, page, d.Name))
+		case anchor != "" && !slices.ContainsFunc(t.heads, func(h head) bool { return h.anchor == anchor }),
+			title != "" && !slices.ContainsFunc(t.heads, func(h head) bool { return h.title == title }):
+			wrong = append(wrong, fmt.Sprintf("%s: no heading %q on %s of %s", r.ID, anchor+title, page, d.Name))
+		}
+	}
+	return wrong
+}
+
+// checkNotes is why a quote's note that cites a page of the same
+// revision ("(basic/index#schema: the schema \"is the source of truth …\")",
+// "(#anchor: \"…\")" on the quote's own page) does not hold that page's
+// words under that heading, "" when it does: a note is evidence too.
+func checkNotes(texts map[string]*docText, root, page string, t *docText, r *spec.Rule) string {
+	_, notes := quoteParts(t, r.Quote)
+	for _, n := range notes {
+		for _, m := range noteCite.FindAllStringSubmatch(n, -1) {
+			npage, anchor, _ := strings.Cut(m[1], "#")
+			if npage == "" {
+				npage = page
+			}
+			nt := texts[root+npage]
+			if nt == nil {
+				nt = mdxPage(root, npage)
+				texts[root+npage] = nt
+			}
+			for _, q := range quoted.FindAllStringSubmatch(m[2], -1) {
+				ats := nt.find(q[1])
+				if len(ats) == 0 {
+					return fmt.Sprintf("its note's %q is not on %s", q[1], m[1])
+				}
+				if anchor != "" && !slices.ContainsFunc(ats, func(at int) bool { return nt.under(at, quoteSite{anchor: anchor}) }) {
+					return fmt.Sprintf("its note's %q is not under %s but %q", q[1], m[1], nt.enclosing(ats[0]))
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // quoteSite is where a quote is said to be: a heading of the page named by
@@ -274,6 +344,8 @@ var (
 	mdLink      = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	mdEmph      = regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*]*?)\*`)
 	callout     = regexp.MustCompile(`^:::\w+\[(.*)\]\s*$`)
+	noteCite    = regexp.MustCompile(`(?:^\(|; )(#[\w-]+|[a-z][\w-]*(?:/[\w-]+)+(?:#[\w-]+)?): ([^;]*)`)
+	quoted      = regexp.MustCompile(`"([^"]+)"`)
 	mdSpace     = regexp.MustCompile(`\s+`)
 	mdHead      = regexp.MustCompile(`^(#+)\s+(.*?)\s*#*$`)
 	mdRefLink   = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
