@@ -72,12 +72,51 @@ var _ = Describe("the quotes of a stored document", func() {
 		}
 		sort.Strings(left)
 		AddReportEntry(fmt.Sprintf("%d quotes checked; not checked, no local text of", checked), strings.Join(left, ", "))
-		if f := os.Getenv("QUOTES_DUMP"); f != "" {
-			_ = os.WriteFile(f, []byte(strings.Join(wrong, "\n")), 0o644)
+		if len(wrong) > 0 {
+			// Fail, not Expect: Gomega would cut a long list short.
+			Fail(fmt.Sprintf("%d quotes are not their documents' words:\n%s", len(wrong), strings.Join(wrong, "\n")))
 		}
-		Expect(wrong).To(BeEmpty())
 		Expect(checked).To(BeNumerically(">", 100))
 	})
+
+	// The matcher on small texts of both layouts: what it forgives, and
+	// that it still tells a quote that is not the words.
+	DescribeTable("a quote against a text",
+		func(file, section, quote string, ok bool) {
+			root := GinkgoT().TempDir()
+			Expect(os.MkdirAll(filepath.Join(root, "shared", "seeds"), 0o755)).To(Succeed())
+			Expect(os.MkdirAll(filepath.Join(root, "shared", "reference", "r", "spec", "basic"), 0o755)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(root, "shared", "seeds", "plain.txt"), []byte(plainSeed), 0o644)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(root, "shared", "seeds", "md.txt"), []byte(mdSeed), 0o644)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(root, "shared", "reference", "r", "spec", "basic", "page.mdx"), []byte(mdxSample), 0o644)).To(Succeed())
+			msg := checkQuote(map[string]*docText{}, filepath.Join(root, "shared"), &spec.Document{Name: file, File: file}, &spec.Rule{Section: section, Quote: quote})
+			if ok {
+				Expect(msg).To(BeEmpty())
+			} else {
+				Expect(msg).NotTo(BeEmpty())
+			}
+		},
+		Entry("plain text under its heading", "shared/seeds/plain.txt", "Edge cases", "Empty lines are ignored.", true),
+		Entry("plain text: a label's line is no heading", "shared/seeds/plain.txt", "Startup contract", `First stdout line: {"ok": true,`, true),
+		Entry("plain text: another heading", "shared/seeds/plain.txt", "Startup contract", "Empty lines are ignored.", false),
+		Entry("plain text: a path of headings", "shared/seeds/plain.txt", "Startup contract › Request", "id: request id (string).", true),
+		Entry("plain text: a word changed", "shared/seeds/plain.txt", "Edge cases", "Empty lines are rejected.", false),
+		Entry("a list's items joined", "shared/seeds/plain.txt", "Edge cases", "Empty lines are ignored. Missing params.name fails.", true),
+		Entry("a list's items joined by commas", "shared/seeds/plain.txt", "Ignored notifications", "Unknown request IDs, Already completed requests", true),
+		Entry("a note closing a part", "shared/seeds/plain.txt", "Edge cases", "Empty lines are ignored. (silent on blank ones)", true),
+		Entry("a parenthesis that is no note", "shared/seeds/plain.txt", "Edge cases", "Empty lines are ignored. (always)", false),
+		Entry("parts joined by an ellipsis", "shared/seeds/plain.txt", "Startup contract; Edge cases", "First stdout line: … Runtime errors are returned", true),
+		Entry("markdown: a code block's comments left out", "shared/seeds/md.txt", "session.created", `{ "type": "session.created", "id": "uuid" }`, true),
+		Entry("markdown: a code block's comments kept", "shared/seeds/md.txt", "session.created", `"id": "uuid"  // Correlation ID`, true),
+		Entry("markdown: a '#' line in a fence is no heading", "shared/seeds/md.txt", "session.created", "After the block.", true),
+		Entry("markdown: a callout", "shared/seeds/md.txt", "Tools › Tag filtering", "Tags use AND logic.", true),
+		Entry("a page by anchor, through emphasis, links, escapes and curly quotes", "shared/reference/r/", "basic/page#error-handling", "Servers **MUST** return a _JSON-RPC error_ for an “unknown” tool named read_file (_) … See the Lifecycle page", true),
+		Entry("a page by heading title", "shared/reference/r/", "basic/page, Error Handling", "Servers MUST return a JSON-RPC error", true),
+		Entry("a page: under another anchor", "shared/reference/r/", "basic/page#overview", "Servers MUST return a JSON-RPC error", false),
+		Entry("a note citing what the page does not say", "shared/reference/r/", "basic/page#overview", `MCP is a protocol. (#error-handling: "for a known tool")`, false),
+		Entry("a note citing the page's words", "shared/reference/r/", "basic/page#overview", `MCP is a protocol. (#error-handling: "See the Lifecycle page")`, true),
+		Entry("no such page", "shared/reference/r/", "basic/none#overview", "MCP is a protocol.", false),
+	)
 })
 
 // checkQuote is why r's quote is not the words of d under the section r
@@ -523,3 +562,79 @@ func seedSections(t *docText, s string) [][]string {
 	}
 	return out
 }
+
+const plainSeed = `Docs
+
+Startup contract
+
+Command:
+
+serve --json
+
+First stdout line:
+
+{
+  "ok": true,
+  "status": "ready"
+}
+
+Request
+
+  • id: request id (string).
+
+Edge cases
+
+  • Empty lines are ignored.
+  • Missing params.name fails.
+  • Runtime errors are returned as ok: false.
+
+Ignored notifications
+
+  • Unknown request IDs
+  • Already completed requests
+`
+
+const mdSeed = `# Protocol
+
+## Messages
+
+### ` + "`session.created`" + `
+
+` + "```typescript" + `
+{
+  "type": "session.created",
+  "id": "uuid"  // Correlation ID
+}
+` + "```" + `
+
+` + "```bash" + `
+# not a heading
+` + "```" + `
+
+After the block.
+
+## Tools
+
+Some tools.
+
+:::tip[Tag filtering]
+Tags use AND logic.
+:::
+`
+
+const mdxSample = `---
+title: Page
+---
+
+## Overview
+
+MCP is a protocol.
+
+## Error Handling
+
+Servers **MUST** return a _JSON-RPC
+error_ for an "unknown" tool named ` + "`read_file`" + ` (\_).
+See the [Lifecycle][lifecycle] page.
+
+[lifecycle]: /specification/basic/lifecycle
+`
