@@ -1,8 +1,12 @@
 package interop_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -41,4 +45,89 @@ var _ = Describe("a real MCP client over stdio", func() {
 			Expect(rep.Summary.Pass).To(BeNumerically(">", 2))
 		})
 	}
+})
+
+// goSDKClient builds test/interop/goclient, a client program of the Go
+// SDK's pinned version (a module of its own, so that wirecheck's does not
+// depend on the SDK), once per test binary.
+var goSDKClient = sync.OnceValues(func() (string, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "wirecheck-go-sdk-client-")
+	if err != nil {
+		return "", err
+	}
+	goClientDir = dir
+	bin := filepath.Join(dir, "go-sdk-client")
+	cmd := exec.Command(gobin, "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join(interop.Root(), "test", "interop", "goclient")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build in test/interop/goclient: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// goClientDir holds the built client; the suite removes it when done.
+var goClientDir string
+
+var _ = AfterSuite(func() {
+	if goClientDir != "" {
+		_ = os.RemoveAll(goClientDir)
+	}
+})
+
+// The Go SDK's mcp.Client (go-sdk v1.8.0, test/interop/goclient) over
+// CommandTransport, under every revision. Its newest revision is
+// 2026-07-28: it probes with server/discover first, as that revision's
+// stdio backward compatibility says, and falls back to initialize when a
+// server of an earlier revision answers with an error. Two true findings,
+// each with the environment that shows it: declaring no capability
+// (CAPS=bare) it still answers roots/list with a result (ROOTS-1); a call
+// whose context was cancelled before it was made gets a cancellation for
+// a request never written (CANCEL-1).
+var _ = Describe("the Go SDK's client over stdio", func() {
+	revisions := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+	broken := func(env []string, rev string) []string {
+		bin, err := goSDKClient()
+		if errors.Is(err, exec.ErrNotFound) {
+			Skip("go is not on PATH: cannot build test/interop/goclient")
+		}
+		Expect(err).NotTo(HaveOccurred())
+		wc, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
+			Argv: []string{bin, target.ServerCommand}, Env: env, Client: true, Binary: wc,
+		}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout})
+		Expect(err).NotTo(HaveOccurred())
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
+				got = append(got, f.Rule+" "+f.Scenario+": "+f.Message)
+			}
+		}
+		Expect(rep.Summary.Pass).To(BeNumerically(">", 2))
+		return got
+	}
+	for _, rev := range revisions {
+		It("passes every client rule under "+rev+", declaring roots, sampling and elicitation", func() {
+			Expect(broken(nil, rev)).To(BeEmpty())
+		})
+	}
+	It("answers roots/list with a result without declaring roots (CAPS=bare): MCP-CLIENT-ROOTS-1 alone", func() {
+		for _, rev := range revisions[:4] {
+			got := broken([]string{"CAPS=bare"}, rev)
+			Expect(got).To(HaveLen(1), rev)
+			Expect(got[0]).To(HavePrefix("MCP-CLIENT-ROOTS-1 client-session:"), rev)
+		}
+	})
+	It("cancels a request it never wrote (CANCEL=early): MCP-CLIENT-CANCEL-1 alone", func() {
+		got := broken([]string{"CANCEL=early"}, "2025-11-25")
+		Expect(got).NotTo(BeEmpty())
+		for _, g := range got {
+			Expect(g).To(HavePrefix("MCP-CLIENT-CANCEL-1 "))
+		}
+	})
 })

@@ -35,6 +35,7 @@ type client struct {
 	caps           map[string]any
 	serverCaps     map[string]any
 	nextID         int
+	modern         bool // requests carry 2026-07-28's _meta
 }
 
 // Serve runs the reference client against the server o.Args names.
@@ -110,7 +111,7 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 	if c.variant["string-ids"] {
 		msg["id"] = fmt.Sprintf("c-%d", id)
 	}
-	if c.variant["modern"] {
+	if c.modern {
 		// 2026-07-28: every request says its revision and capabilities.
 		p, _ := params.(map[string]any)
 		if p == nil {
@@ -161,12 +162,19 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
-	if c.variant["modern"] {
+	c.modern = c.variant["modern"] || c.variant["probe"]
+	if c.modern {
 		d, ok := c.call("server/discover", nil)
 		if !ok {
 			return 1
 		}
-		r, _ := d["result"].(map[string]any)
+		r, isResult := d["result"].(map[string]any)
+		if !isResult && c.variant["probe"] {
+			// Any error is a server of an earlier revision (stdio's
+			// backward compatibility): initialize instead.
+			c.modern = false
+			return c.legacy()
+		}
 		c.serverCaps, _ = r["capabilities"].(map[string]any)
 		vs, _ := r["supportedVersions"].([]any)
 		if !slices.Contains(vs, any("2026-07-28")) {
@@ -175,6 +183,11 @@ func (c *client) run() int {
 		}
 		return c.work()
 	}
+	return c.legacy()
+}
+
+// legacy opens the session with the initialize handshake and works.
+func (c *client) legacy() int {
 	if c.fault["list-first"] {
 		if _, ok := c.call("tools/list", nil); !ok {
 			return 1

@@ -68,6 +68,7 @@ type conv struct {
 	initKey       string
 	progress      int
 	cancelledInit bool
+	probes        int // server/discover probes before initialize
 }
 
 // pipelineWait is how long wirecheck holds its initialize result to see
@@ -156,6 +157,17 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		env.Fail("MCP-CLIENT-JSONRPC-2", in.Seq, fmt.Sprintf("request id %s reused: the client's request on line %d had it", key, first), "a new id for every request of the session", key)
 	} else if !ok {
 		c.ids[key] = in.Seq
+	}
+	if c.handshake && method == "server/discover" && !c.anyReq {
+		// stdio's backward-compatibility probe of 2026-07-28 (basic/
+		// transports/stdio): a client of both eras asks server/discover
+		// before anything else and falls back to initialize on an error.
+		// The run's revision has no such method: answered as its server
+		// would, and no breach of initialize-first.
+		c.probes++
+		env.Notef("the client probed with server/discover, as a client of 2026-07-28 and earlier revisions does: answered -32601, as a server of %s, which has no such method", c.rev)
+		_, err := env.Reply(rpcError(id, -32601, "method not found: revision "+c.rev+" has no server/discover"))
+		return err
 	}
 	if c.handshake {
 		if !c.anyReq {
@@ -381,7 +393,7 @@ func (c *conv) finish() {
 		}
 	case !c.initAnswered:
 		env.Skip("MCP-CLIENT-LIFECYCLE-2", "the client sent no initialize")
-	case c.gone() && len(c.ids) == 1:
+	case c.gone() && len(c.ids)-c.probes == 1:
 		env.Skip("MCP-CLIENT-LIFECYCLE-2", "the client disconnected after the initialize result without another message (it may not support revision "+c.rev+")")
 	default:
 		env.Fail("MCP-CLIENT-LIFECYCLE-2", -1, fmt.Sprintf("no notifications/initialized after the initialize result (waited until %v (--timeout) passed without a message, or the client ended)", env.Timeout), "notifications/initialized", "none")
