@@ -1,16 +1,16 @@
-// Command go-sdk-client is a real MCP client for `wirecheck run
+// Command gosdk is a real MCP client for `wirecheck run
 // --protocol mcp --role client`: the Go SDK's mcp.Client over its
 // CommandTransport, as an application would use it:
 //
-//	go-sdk-client SERVER-CMD [ARGS…]
+//	gosdk SERVER-CMD [ARGS…]
 //
 // It declares roots, sampling and elicitation (CAPS=bare: none) and
-// answers them, pings, lists and calls tools (one with a progress token,
+// answers them, pings (before 2026-07-28), lists and calls tools (one with a progress token,
 // one whose result is an error; with CANCEL=early one whose context was
 // cancelled before the call), reads a resource and gets a prompt where
 // the server declared them, and closes. It lives in a
 // module of its own so that wirecheck's module does not depend on the SDK;
-// test/interop/install.sh builds it into test/interop/bin/go-sdk.
+// internal/interop builds it.
 package main
 
 //lint:file-ignore SA1019 sampling and roots, deprecated by 2026-07-28, are what the earlier revisions ask of a client.
