@@ -122,8 +122,12 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 			meta = map[string]any{}
 		}
 		meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
-		meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
-		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"}
+		if !c.fault["meta-no-capabilities"] {
+			meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
+		}
+		if !c.fault["meta-no-client-info"] {
+			meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"}
+		}
 		p["_meta"] = meta
 		params = p
 	}
@@ -162,7 +166,7 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
-	c.modern = c.variant["modern"] || c.variant["probe"]
+	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"]
 	if c.modern {
 		d, ok := c.call("server/discover", nil)
 		if !ok {

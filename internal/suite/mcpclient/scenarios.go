@@ -18,7 +18,8 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "client-session",
 		Title: "serve the client as an MCP server of the run's revision (tools, resources, prompts; progress and list_changed during a tool call; a tool whose result is an error) and, once initialized, send it ping, roots/list, sampling/createMessage and elicitation/create",
 		Rules: []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-2", "MCP-CLIENT-LIFECYCLE-3",
-			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2", "MCP-CLIENT-PROGRESS-1"},
+			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2", "MCP-CLIENT-PROGRESS-1",
+			"MCP-CLIENT-META-1", "MCP-CLIENT-META-2"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return converse(env, false) },
 	}, {
@@ -69,6 +70,9 @@ type conv struct {
 	progress      int
 	cancelledInit bool
 	probes        int // server/discover probes before initialize
+	metaSeen      int // 2026-07-28 requests whose _meta was judged
+	metaFailed    bool
+	infoFailed    bool
 }
 
 // pipelineWait is how long wirecheck holds its initialize result to see
@@ -189,6 +193,9 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			c.lateReq = in.Seq
 		}
 	}
+	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported {
+		c.judgeMeta(in, method)
+	}
 	if method == "initialize" && !c.handshake && !c.legacy {
 		// A client of an earlier revision in a run of one without
 		// initialize: its session is of the newest revision with it.
@@ -261,6 +268,34 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		return err
 	}
 	return nil
+}
+
+// metaRequired are the keys of _meta every 2026-07-28 request carries
+// (basic/index, per-request protocol fields, Required: Yes).
+var metaRequired = []string{"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"}
+
+const metaClientInfo = "io.modelcontextprotocol/clientInfo"
+
+// judgeMeta judges the _meta of a request of a 2026-07-28 session: the
+// required fields (META-1), clientInfo (META-2); each fails once, at the
+// first request without it.
+func (c *conv) judgeMeta(in *peer.Inbound, method string) {
+	c.metaSeen++
+	meta, _ := mapAt(in, "/params/_meta")
+	var missing []string
+	for _, k := range metaRequired {
+		if _, ok := meta[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 && !c.metaFailed {
+		c.metaFailed = true
+		c.env.Fail("MCP-CLIENT-META-1", in.Seq, method+" without "+strings.Join(missing, " and ")+" in its _meta", "_meta with "+strings.Join(metaRequired, " and "), strings.Join(missing, ", ")+" missing")
+	}
+	if _, ok := meta[metaClientInfo]; !ok && !c.infoFailed {
+		c.infoFailed = true
+		c.env.Fail("MCP-CLIENT-META-2", in.Seq, method+" without "+metaClientInfo+" in its _meta", "_meta with "+metaClientInfo, "none")
+	}
 }
 
 func (c *conv) notification(in *peer.Inbound, method string) error {
@@ -377,6 +412,20 @@ func (c *conv) finish() {
 	}
 	if c.progress == 0 {
 		env.Skip("MCP-CLIENT-PROGRESS-1", "the client sent no notifications/progress")
+	}
+	switch {
+	case c.metaSeen == 0:
+		why := "the client sent no request of revision 2026-07-28"
+		for _, r := range []string{"MCP-CLIENT-META-1", "MCP-CLIENT-META-2"} {
+			env.Skip(r, why)
+		}
+	default:
+		if !c.metaFailed {
+			env.Pass("MCP-CLIENT-META-1", -1)
+		}
+		if !c.infoFailed {
+			env.Pass("MCP-CLIENT-META-2", -1)
+		}
 	}
 	switch {
 	case c.cancels == 0:
