@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -166,7 +168,7 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
-	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"]
+	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"]
 	if c.modern {
 		d, ok := c.call("server/discover", nil)
 		if !ok {
@@ -238,8 +240,12 @@ func (c *client) legacy() int {
 // tools, call them, and a last round trip.
 func (c *client) work() int {
 	listID, listCh := c.request("tools/list", nil, -1)
-	if _, ok := c.await("tools/list", listCh); !ok {
+	list, ok := c.await("tools/list", listCh)
+	if !ok {
 		return 1
+	}
+	if c.fault["deref-ref"] {
+		fetchRefs(list)
 	}
 	id := -1
 	if c.fault["duplicate-id"] {
@@ -270,6 +276,32 @@ func (c *client) work() int {
 		return 1
 	}
 	return 0
+}
+
+// fetchRefs GETs every network $ref in the listed tools' inputSchemas:
+// what a schema library that resolves remote references does.
+func fetchRefs(list map[string]any) {
+	hc := &http.Client{Timeout: 2 * time.Second}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok && (strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) {
+				if resp, err := hc.Get(ref); err == nil {
+					_ = resp.Body.Close()
+				}
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	r, _ := list["result"].(map[string]any)
+	walk(r["tools"])
 }
 
 func (c *client) read(r io.Reader) {

@@ -2,7 +2,10 @@ package mcpclient
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -34,7 +37,52 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-CAPS-1", "MCP-CLIENT-CAPS-2"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return serve(env, conv{toolsOnly: true}) },
+	}, {
+		Name:  "client-schema-ref",
+		Title: "serve the client a tool whose inputSchema has a $ref to a network URI (a canary wirecheck listens on): the client never fetches it",
+		Rules: []string{"MCP-CLIENT-REF-1"},
+		Fresh: true,
+		Run:   schemaRef,
 	}}
+}
+
+// schemaRef serves the client as client-session does, with a third tool
+// whose inputSchema refers by $ref to a URL on a loopback listener of
+// wirecheck's: a request there is a dereference.
+func schemaRef(env *scenario.Env) error {
+	if r := env.Protocol.Rule("MCP-CLIENT-REF-1"); r == nil || !env.Protocol.Applies(r) {
+		// A revision without the sentence: nothing to judge.
+		_ = env.CloseInput()
+		env.Closed = true
+		return nil
+	}
+	var hits atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/schema+json")
+		_, _ = w.Write([]byte(`{"type":"object"}`))
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() { _ = srv.Close() }()
+	c := conv{canary: "http://" + ln.Addr().String() + "/profile.schema.json", toolsOnly: false}
+	if err := c.serve(env); err != nil {
+		return err
+	}
+	switch {
+	case c.legacy:
+		env.Skip("MCP-CLIENT-REF-1", "the client opened with initialize: its session is of "+legacyRevision+", whose text has no $ref resolution rule")
+	case hits.Load() > 0:
+		env.Fail("MCP-CLIENT-REF-1", -1, fmt.Sprintf("the client fetched the $ref URL %s of tool profile's inputSchema (%d requests)", c.canary, hits.Load()), "no request to the $ref's network URI", "a GET of it")
+	case !c.listedTools:
+		env.Skip("MCP-CLIENT-REF-1", "the client never listed tools, so never saw the schema")
+	default:
+		env.Pass("MCP-CLIENT-REF-1", -1)
+	}
+	return nil
 }
 
 // Unsupported is the protocol version no client supports that the
@@ -69,7 +117,9 @@ type conv struct {
 	initKey       string
 	progress      int
 	cancelledInit bool
-	probes        int // server/discover probes before initialize
+	probes        int    // server/discover probes before initialize
+	canary        string // a $ref URL in a third tool's inputSchema (client-schema-ref)
+	listedTools   bool
 	metaSeen      int // 2026-07-28 requests whose _meta was judged
 	metaFailed    bool
 	infoFailed    bool
@@ -193,7 +243,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			c.lateReq = in.Seq
 		}
 	}
-	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported {
+	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" {
 		c.judgeMeta(in, method)
 	}
 	if method == "initialize" && !c.handshake && !c.legacy {
@@ -247,6 +297,12 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		}
 	}
 	resp := answer(in, method, id)
+	if method == "tools/list" {
+		c.listedTools = true
+		if r, ok := resp["result"].(map[string]any); ok && c.canary != "" {
+			r["tools"] = append(append([]any{}, tools...), refTool(c.canary))
+		}
+	}
 	if r, ok := resp["result"].(map[string]any); ok && c.toolsOnly && method == "server/discover" {
 		r["capabilities"] = map[string]any{"tools": map[string]any{"listChanged": true}}
 	}
