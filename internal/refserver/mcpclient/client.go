@@ -168,7 +168,7 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
-	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"]
+	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"] || c.fault["mrtr-state-dropped"] || c.fault["mrtr-state-leak"] || c.fault["mrtr-no-responses"]
 	if c.modern {
 		d, ok := c.call("server/discover", nil)
 		if !ok {
@@ -251,11 +251,36 @@ func (c *client) work() int {
 	if c.fault["duplicate-id"] {
 		id = listID
 	}
-	_, callCh := c.request("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}, "_meta": map[string]any{"progressToken": "ref-1"}}, id)
-	if _, ok := c.await("tools/call", callCh); !ok {
+	echo := func() map[string]any {
+		return map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}, "_meta": map[string]any{"progressToken": "ref-1"}}
+	}
+	_, callCh := c.request("tools/call", echo(), id)
+	res, ok := c.await("tools/call", callCh)
+	if !ok {
 		return 1
 	}
-	if _, ok := c.call("tools/call", map[string]any{"name": "fail", "arguments": map[string]any{}}); !ok {
+	// 2026-07-28 (basic/patterns/mrtr): an InputRequiredResult is retried
+	// under a new id with its requestState echoed (no inputRequests are
+	// asked of this client: it constructs none).
+	r, _ := res["result"].(map[string]any)
+	state, hasState := r["requestState"].(string)
+	failArgs := map[string]any{"name": "fail", "arguments": map[string]any{}}
+	if r["resultType"] == "input_required" {
+		retry := echo()
+		if hasState && !c.fault["mrtr-state-dropped"] {
+			retry["requestState"] = state
+		}
+		if irs, ok := r["inputRequests"].(map[string]any); ok && !c.fault["mrtr-no-responses"] {
+			retry["inputResponses"] = c.inputs(irs)
+		}
+		if hasState && c.fault["mrtr-state-leak"] {
+			failArgs["requestState"] = state
+		}
+		if _, ok := c.call("tools/call", retry); !ok {
+			return 1
+		}
+	}
+	if _, ok := c.call("tools/call", failArgs); !ok {
 		return 1
 	}
 	// What the server declared decides what else the client asks for
@@ -276,6 +301,24 @@ func (c *client) work() int {
 		return 1
 	}
 	return 0
+}
+
+// inputs answers an InputRequiredResult's inputRequests as the client
+// answers the same requests sent on their own.
+func (c *client) inputs(irs map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range irs {
+		m, _ := v.(map[string]any)
+		switch m["method"] {
+		case "roots/list":
+			out[k] = map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp", "name": "tmp"}}}
+		case "sampling/createMessage":
+			out[k] = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "hello"}, "model": "wirecheck-reference", "stopReason": "endTurn"}
+		case "elicitation/create":
+			out[k] = map[string]any{"action": "decline"}
+		}
+	}
+	return out
 }
 
 // fetchRefs GETs every network $ref in the listed tools' inputSchemas:

@@ -43,14 +43,127 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-REF-1"},
 		Fresh: true,
 		Run:   schemaRef,
+	}, {
+		Name:  "client-mrtr",
+		Title: "answer the client's first call of tool echo with an InputRequiredResult carrying a requestState and an input request of a capability the call declared: a retry echoes the state exactly and answers the input, and no other request carries the state",
+		Rules: []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3"},
+		Fresh: true,
+		Run:   mrtr,
 	}}
+}
+
+// mrtrState is the requestState of wirecheck's InputRequiredResult.
+const mrtrState = "wirecheck-opaque-state.v1"
+
+// inputRequests are what client-mrtr may ask in its InputRequiredResult,
+// in order of preference: the first the client's request declared.
+var inputRequests = []struct {
+	feature, key string
+	request      map[string]any
+}{
+	{"elicitation", "wirecheck_name", map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": "your name?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}}},
+	{"roots", "wirecheck_roots", map[string]any{"method": "roots/list", "params": map[string]any{}}},
+	{"sampling", "wirecheck_sample", map[string]any{"method": "sampling/createMessage", "params": map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "say hello"}}}, "maxTokens": 16}}},
+}
+
+// mrtr serves the client as client-session does, but answers its first
+// tools/call of echo with an InputRequiredResult of a requestState and
+// one input request of a capability the call declared (none if it
+// declared none of them: then the client may retry at once).
+func mrtr(env *scenario.Env) error {
+	if !applies(env, "MCP-CLIENT-MRTR-1") {
+		_ = env.CloseInput()
+		env.Closed = true
+		return nil
+	}
+	c := conv{mrtrState: mrtrState}
+	if err := c.serve(env); err != nil {
+		return err
+	}
+	rules := []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3"}
+	switch {
+	case c.legacy:
+		for _, r := range rules {
+			env.Skip(r, "the client opened with initialize: its session is of "+legacyRevision+", which has no InputRequiredResult")
+		}
+		return nil
+	case !c.mrtrAsked:
+		for _, r := range rules {
+			env.Skip(r, "the client never called tool echo, which wirecheck answers with an InputRequiredResult")
+		}
+		return nil
+	}
+	if !c.retried {
+		env.Skip("MCP-CLIENT-MRTR-1", "the client did not retry its call of echo (a client need not)")
+		env.Skip("MCP-CLIENT-MRTR-3", "the client did not retry its call of echo (a client need not)")
+	} else if c.mrtrInput == "" {
+		env.Skip("MCP-CLIENT-MRTR-3", "the client's call of echo declared none of elicitation, roots, sampling: wirecheck asked it no input")
+	}
+	if !c.leakFailed {
+		env.Pass("MCP-CLIENT-MRTR-2", -1)
+	}
+	return nil
+}
+
+func applies(env *scenario.Env, rule string) bool {
+	r := env.Protocol.Rule(rule)
+	return r != nil && env.Protocol.Applies(r)
+}
+
+// mrtrRequest plays wirecheck's side of client-mrtr for a request of the
+// client's: true when it has answered it.
+func (c *conv) mrtrRequest(in *peer.Inbound, method string, id any) (bool, error) {
+	env := c.env
+	name, _ := in.Field("/params/name")
+	state, hasState := in.Field("/params/requestState")
+	retry := method == "tools/call" && name == "echo" && c.mrtrAsked && !c.retried
+	if hasState && state == c.mrtrState && !retry && !c.leakFailed {
+		c.leakFailed = true
+		env.Fail("MCP-CLIENT-MRTR-2", in.Seq, method+" carries the requestState wirecheck gave for the client's call of echo, though it is not that call's retry", "requestState on the retry of the call it was given for alone", fmt.Sprint(state))
+	}
+	switch {
+	case retry:
+		c.retried = true
+		if c.mrtrInput != "" {
+			if _, ok := in.Field("/params/inputResponses/" + c.mrtrInput); ok {
+				env.Pass("MCP-CLIENT-MRTR-3", in.Seq)
+			} else {
+				env.Fail("MCP-CLIENT-MRTR-3", in.Seq, "the retry of tools/call echo has no inputResponses entry "+c.mrtrInput+" for wirecheck's input request", "inputResponses."+c.mrtrInput, "none")
+			}
+		}
+		if hasState && state == c.mrtrState {
+			env.Pass("MCP-CLIENT-MRTR-1", in.Seq)
+		} else {
+			got := "no requestState"
+			if hasState {
+				got = fmt.Sprintf("requestState %v", state)
+			}
+			env.Fail("MCP-CLIENT-MRTR-1", in.Seq, "the retry of tools/call echo does not echo the requestState wirecheck gave", "requestState "+c.mrtrState, got)
+		}
+	case method == "tools/call" && name == "echo" && !c.mrtrAsked:
+		c.mrtrAsked = true
+		r := map[string]any{"resultType": "input_required", "requestState": c.mrtrState}
+		// One input of a capability the request declared, if any (a
+		// server must ask nothing undeclared).
+		caps, _ := mapAt(in, "/params/_meta/io.modelcontextprotocol~1clientCapabilities")
+		for _, ir := range inputRequests {
+			if _, ok := caps[ir.feature]; ok {
+				c.mrtrInput = ir.key
+				r["inputRequests"] = map[string]any{ir.key: ir.request}
+				break
+			}
+		}
+		_, err := env.Reply(result(id, r))
+		return true, err
+	}
+	return false, nil
 }
 
 // schemaRef serves the client as client-session does, with a third tool
 // whose inputSchema refers by $ref to a URL on a loopback listener of
 // wirecheck's: a request there is a dereference.
 func schemaRef(env *scenario.Env) error {
-	if r := env.Protocol.Rule("MCP-CLIENT-REF-1"); r == nil || !env.Protocol.Applies(r) {
+	if !applies(env, "MCP-CLIENT-REF-1") {
 		// A revision without the sentence: nothing to judge.
 		_ = env.CloseInput()
 		env.Closed = true
@@ -120,6 +233,11 @@ type conv struct {
 	probes        int    // server/discover probes before initialize
 	canary        string // a $ref URL in a third tool's inputSchema (client-schema-ref)
 	listedTools   bool
+	mrtrState     string // the requestState of client-mrtr's InputRequiredResult
+	mrtrAsked     bool
+	mrtrInput     string // key of the input request asked, "" none
+	retried       bool
+	leakFailed    bool
 	metaSeen      int // 2026-07-28 requests whose _meta was judged
 	metaFailed    bool
 	infoFailed    bool
@@ -243,7 +361,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			c.lateReq = in.Seq
 		}
 	}
-	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" {
+	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" && c.mrtrState == "" {
 		c.judgeMeta(in, method)
 	}
 	if method == "initialize" && !c.handshake && !c.legacy {
@@ -290,6 +408,11 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		}
 		c.pipelined = false
 		return err
+	}
+	if c.mrtrState != "" && !c.handshake && !c.legacy {
+		if done, err := c.mrtrRequest(in, method, id); done || err != nil {
+			return err
+		}
 	}
 	if method == "tools/call" {
 		if tok, ok := in.Field("/params/_meta/progressToken"); ok {
@@ -422,6 +545,10 @@ func (c *conv) ask() error {
 
 func (c *conv) finish() {
 	env := c.env
+	if c.canary != "" || c.mrtrState != "" {
+		// client-schema-ref and client-mrtr judge their own rules.
+		return
+	}
 	if c.toolsOnly {
 		if !c.handshake && !c.legacy {
 			// 2026-07-28 words no such rule: the spec's skip says so.
