@@ -120,12 +120,12 @@ var _ = Describe("the Go SDK's client over stdio", func() {
 			Expect(brokenBy("gosdk", nil, rev)).To(BeEmpty())
 		})
 	}
+	// Bare, one revision (the other three with initialize show the same,
+	// docs/mcp-interop.md): CI time is tight.
 	It("answers roots/list with a result without declaring roots (CAPS=bare): MCP-CLIENT-ROOTS-1 alone", func() {
-		for _, rev := range clientRevisions[:4] {
-			got := brokenBy("gosdk", []string{"CAPS=bare"}, rev)
-			Expect(got).To(HaveLen(1), rev)
-			Expect(got[0]).To(HavePrefix("MCP-CLIENT-ROOTS-1 client-session:"), rev)
-		}
+		got := brokenBy("gosdk", []string{"CAPS=bare"}, "2025-11-25")
+		Expect(got).To(HaveLen(1))
+		Expect(got[0]).To(HavePrefix("MCP-CLIENT-ROOTS-1 client-session:"))
 	})
 	It("cancels a request it never wrote (CANCEL=early): MCP-CLIENT-CANCEL-1 alone", func() {
 		got := brokenBy("gosdk", []string{"CANCEL=early"}, "2025-11-25")
@@ -139,12 +139,15 @@ var _ = Describe("the Go SDK's client over stdio", func() {
 // mcp-go's client.Client (mcp-go v1.2.1, the version the corpus pins for
 // its servers; test/interop/goclient/mcpgo) over its stdio transport: it
 // too probes with server/discover, and passes every client rule under
-// every revision, declared or bare.
+// every revision, declared or bare (bare is run under 2025-11-25 alone:
+// CI time is tight).
 var _ = Describe("mcp-go's client over stdio", func() {
 	for _, rev := range clientRevisions {
-		It("passes every client rule under "+rev+", declared and bare", func() {
+		It("passes every client rule under "+rev+", declaring roots, sampling and elicitation", func() {
 			Expect(brokenBy("mcpgo", nil, rev)).To(BeEmpty())
-			Expect(brokenBy("mcpgo", []string{"CAPS=bare"}, rev)).To(BeEmpty())
 		})
 	}
+	It("passes every client rule bare (CAPS=bare) under 2025-11-25", func() {
+		Expect(brokenBy("mcpgo", []string{"CAPS=bare"}, "2025-11-25")).To(BeEmpty())
+	})
 })
