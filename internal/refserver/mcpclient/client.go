@@ -168,7 +168,7 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
-	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"] || c.fault["mrtr-state-dropped"] || c.fault["mrtr-state-leak"] || c.fault["mrtr-no-responses"]
+	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"] || c.fault["mrtr-state-dropped"] || c.fault["mrtr-state-leak"] || c.fault["mrtr-no-responses"] || c.fault["mrtr-state-stale"]
 	if c.modern {
 		d, ok := c.call("server/discover", nil)
 		if !ok {
@@ -260,15 +260,25 @@ func (c *client) work() int {
 		return 1
 	}
 	// 2026-07-28 (basic/patterns/mrtr): an InputRequiredResult is retried
-	// under a new id with its requestState echoed (no inputRequests are
-	// asked of this client: it constructs none).
-	r, _ := res["result"].(map[string]any)
-	state, hasState := r["requestState"].(string)
+	// under a new id, with its requestState echoed (none if it has none)
+	// and its inputRequests answered; a few rounds at most.
 	failArgs := map[string]any{"name": "fail", "arguments": map[string]any{}}
-	if r["resultType"] == "input_required" {
+	last := ""
+	for round := 0; round < 3; round++ {
+		r, _ := res["result"].(map[string]any)
+		if r["resultType"] != "input_required" {
+			break
+		}
 		retry := echo()
-		if hasState && !c.fault["mrtr-state-dropped"] {
+		state, hasState := r["requestState"].(string)
+		switch {
+		case hasState && !c.fault["mrtr-state-dropped"]:
 			retry["requestState"] = state
+		case !hasState && last != "" && c.fault["mrtr-state-stale"]:
+			retry["requestState"] = last
+		}
+		if hasState {
+			last = state
 		}
 		if irs, ok := r["inputRequests"].(map[string]any); ok && !c.fault["mrtr-no-responses"] {
 			retry["inputResponses"] = c.inputs(irs)
@@ -276,7 +286,7 @@ func (c *client) work() int {
 		if hasState && c.fault["mrtr-state-leak"] {
 			failArgs["requestState"] = state
 		}
-		if _, ok := c.call("tools/call", retry); !ok {
+		if res, ok = c.call("tools/call", retry); !ok {
 			return 1
 		}
 	}

@@ -45,8 +45,8 @@ func Scenarios() []*scenario.Scenario {
 		Run:   schemaRef,
 	}, {
 		Name:  "client-mrtr",
-		Title: "answer the client's first call of tool echo with an InputRequiredResult carrying a requestState and an input request of a capability the call declared: a retry echoes the state exactly and answers the input, and no other request carries the state",
-		Rules: []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3"},
+		Title: "answer the client's first call of tool echo with an InputRequiredResult carrying a requestState and an input request of a capability the call declared: a retry echoes the state exactly and answers the input, and no other request carries the state; that retry is answered with a second InputRequiredResult without requestState, whose retry carries none",
+		Rules: []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3", "MCP-CLIENT-MRTR-4"},
 		Fresh: true,
 		Run:   mrtr,
 	}}
@@ -80,7 +80,7 @@ func mrtr(env *scenario.Env) error {
 	if err := c.serve(env); err != nil {
 		return err
 	}
-	rules := []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3"}
+	rules := []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3", "MCP-CLIENT-MRTR-4"}
 	switch {
 	case c.legacy:
 		for _, r := range rules {
@@ -98,6 +98,12 @@ func mrtr(env *scenario.Env) error {
 		env.Skip("MCP-CLIENT-MRTR-3", "the client did not retry its call of echo (a client need not)")
 	} else if c.mrtrInput == "" {
 		env.Skip("MCP-CLIENT-MRTR-3", "the client's call of echo declared none of elicitation, roots, sampling: wirecheck asked it no input")
+	}
+	switch {
+	case c.mrtrInput == "":
+		env.Skip("MCP-CLIENT-MRTR-4", "the client's call of echo declared none of elicitation, roots, sampling: wirecheck had no second input to ask without a requestState")
+	case !c.retried2:
+		env.Skip("MCP-CLIENT-MRTR-4", "the client did not retry after the second InputRequiredResult")
 	}
 	if !c.leakFailed {
 		env.Pass("MCP-CLIENT-MRTR-2", -1)
@@ -117,11 +123,19 @@ func (c *conv) mrtrRequest(in *peer.Inbound, method string, id any) (bool, error
 	name, _ := in.Field("/params/name")
 	state, hasState := in.Field("/params/requestState")
 	retry := method == "tools/call" && name == "echo" && c.mrtrAsked && !c.retried
-	if hasState && state == c.mrtrState && !retry && !c.leakFailed {
+	retry2 := method == "tools/call" && name == "echo" && c.round2 && !c.retried2
+	if hasState && state == c.mrtrState && !retry && !retry2 && !c.leakFailed {
 		c.leakFailed = true
 		env.Fail("MCP-CLIENT-MRTR-2", in.Seq, method+" carries the requestState wirecheck gave for the client's call of echo, though it is not that call's retry", "requestState on the retry of the call it was given for alone", fmt.Sprint(state))
 	}
 	switch {
+	case retry2:
+		c.retried2 = true
+		if hasState {
+			env.Fail("MCP-CLIENT-MRTR-4", in.Seq, "the retry of tools/call echo answering an InputRequiredResult without requestState carries one", "no requestState", fmt.Sprint(state))
+		} else {
+			env.Pass("MCP-CLIENT-MRTR-4", in.Seq)
+		}
 	case retry:
 		c.retried = true
 		if c.mrtrInput != "" {
@@ -140,6 +154,14 @@ func (c *conv) mrtrRequest(in *peer.Inbound, method string, id any) (bool, error
 			}
 			env.Fail("MCP-CLIENT-MRTR-1", in.Seq, "the retry of tools/call echo does not echo the requestState wirecheck gave", "requestState "+c.mrtrState, got)
 		}
+		if c.mrtrInput != "" {
+			// A second round: the same input asked again, without a
+			// requestState, which the next retry must then not carry.
+			c.round2 = true
+			r := map[string]any{"resultType": "input_required", "inputRequests": map[string]any{c.mrtrInput + "_again": c.mrtrAsk}}
+			_, err := env.Reply(result(id, r))
+			return true, err
+		}
 	case method == "tools/call" && name == "echo" && !c.mrtrAsked:
 		c.mrtrAsked = true
 		r := map[string]any{"resultType": "input_required", "requestState": c.mrtrState}
@@ -148,7 +170,7 @@ func (c *conv) mrtrRequest(in *peer.Inbound, method string, id any) (bool, error
 		caps, _ := mapAt(in, "/params/_meta/io.modelcontextprotocol~1clientCapabilities")
 		for _, ir := range inputRequests {
 			if _, ok := caps[ir.feature]; ok {
-				c.mrtrInput = ir.key
+				c.mrtrInput, c.mrtrAsk = ir.key, ir.request
 				r["inputRequests"] = map[string]any{ir.key: ir.request}
 				break
 			}
@@ -236,6 +258,9 @@ type conv struct {
 	mrtrState     string // the requestState of client-mrtr's InputRequiredResult
 	mrtrAsked     bool
 	mrtrInput     string // key of the input request asked, "" none
+	mrtrAsk       map[string]any
+	round2        bool // the retry was answered with a second InputRequiredResult, without requestState
+	retried2      bool
 	retried       bool
 	leakFailed    bool
 	metaSeen      int // 2026-07-28 requests whose _meta was judged
