@@ -1,8 +1,12 @@
 package interop_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -84,5 +88,115 @@ var _ = Describe("a real MCP client over Streamable HTTP", Label("corpus"), func
 		for _, r := range []string{"MCP-CLIENT-HTTP-1", "MCP-CLIENT-HTTP-2", "MCP-CLIENT-HTTP-3", "MCP-CLIENT-HTTP-4", "MCP-CLIENT-HTTP-7", "MCP-CLIENT-HTTP-8"} {
 			Expect(passed).To(HaveKey(r))
 		}
+	})
+})
+
+// goClients builds the client programs of test/interop/goclient (a module
+// of its own, pinning the Go SDK and mcp-go, so that wirecheck's module
+// depends on neither), once per test binary.
+var goClients = sync.OnceValues(func() (string, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "wirecheck-go-clients-")
+	if err != nil {
+		return "", err
+	}
+	goClientDir = dir
+	cmd := exec.Command(gobin, "build", "-o", dir+string(filepath.Separator), "./gosdk", "./mcpgo")
+	cmd.Dir = filepath.Join(interop.Root(), "test", "interop", "goclient")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build in test/interop/goclient: %v\n%s", err, out)
+	}
+	return dir, nil
+})
+
+// goClientDir holds the built clients; the suite removes it when done.
+var goClientDir string
+
+var _ = AfterSuite(func() {
+	if goClientDir != "" {
+		_ = os.RemoveAll(goClientDir)
+	}
+})
+
+var clientRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// brokenBy runs the client program name of test/interop/goclient with env
+// under rev and returns its failed and errored findings, each "RULE
+// SCENARIO: MESSAGE".
+func brokenBy(name string, env []string, rev string) []string {
+	// In the corpus (a go build of two SDKs and ten client runs): make
+	// interop, beside make test.
+	if os.Getenv(CorpusEnv) == "" {
+		Skip("the interop corpus runs with " + CorpusEnv + "=1 (make interop)")
+	}
+	dir, err := goClients()
+	if errors.Is(err, exec.ErrNotFound) {
+		Skip("go is not on PATH: cannot build test/interop/goclient")
+	}
+	Expect(err).NotTo(HaveOccurred())
+	wc, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
+		Argv: []string{filepath.Join(dir, name), target.ServerCommand}, Env: env, Client: true, Binary: wc,
+	}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout})
+	Expect(err).NotTo(HaveOccurred())
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
+			got = append(got, f.Rule+" "+f.Scenario+": "+f.Message)
+		}
+	}
+	Expect(rep.Summary.Pass).To(BeNumerically(">", 2))
+	return got
+}
+
+// The Go SDK's mcp.Client (go-sdk v1.8.0, test/interop/goclient/gosdk)
+// over CommandTransport, under every revision. Its newest revision is
+// 2026-07-28: it probes with server/discover first, as that revision's
+// stdio backward compatibility says, and falls back to initialize when a
+// server of an earlier revision answers with an error. Two true findings,
+// each with the environment that shows it: declaring no capability
+// (CAPS=bare) it still answers roots/list with a result (ROOTS-1); a call
+// whose context was cancelled before it was made gets a cancellation for
+// a request never written (CANCEL-1).
+var _ = Describe("the Go SDK's client over stdio", Label("corpus"), func() {
+	for _, rev := range clientRevisions {
+		It("passes every client rule under "+rev+", declaring roots, sampling and elicitation", func() {
+			Expect(brokenBy("gosdk", nil, rev)).To(BeEmpty())
+		})
+	}
+	// Bare, one revision (the other three with initialize show the same,
+	// docs/mcp-interop.md): CI time is tight.
+	It("answers roots/list with a result without declaring roots (CAPS=bare): MCP-CLIENT-ROOTS-1 alone", func() {
+		got := brokenBy("gosdk", []string{"CAPS=bare"}, "2025-11-25")
+		Expect(got).To(HaveLen(1))
+		Expect(got[0]).To(HavePrefix("MCP-CLIENT-ROOTS-1 client-session:"))
+	})
+	It("cancels a request it never wrote (CANCEL=early): MCP-CLIENT-CANCEL-1 alone", func() {
+		got := brokenBy("gosdk", []string{"CANCEL=early"}, "2025-11-25")
+		Expect(got).NotTo(BeEmpty())
+		for _, g := range got {
+			Expect(g).To(HavePrefix("MCP-CLIENT-CANCEL-1 "))
+		}
+	})
+})
+
+// mcp-go's client.Client (mcp-go v1.2.1, the version the corpus pins for
+// its servers; test/interop/goclient/mcpgo) over its stdio transport: it
+// too probes with server/discover, and passes every client rule under
+// every revision, declared or bare (bare is run under 2025-11-25 alone:
+// CI time is tight).
+var _ = Describe("mcp-go's client over stdio", Label("corpus"), func() {
+	for _, rev := range clientRevisions {
+		It("passes every client rule under "+rev+", declaring roots, sampling and elicitation", func() {
+			Expect(brokenBy("mcpgo", nil, rev)).To(BeEmpty())
+		})
+	}
+	It("passes every client rule bare (CAPS=bare) under 2025-11-25", func() {
+		Expect(brokenBy("mcpgo", []string{"CAPS=bare"}, "2025-11-25")).To(BeEmpty())
 	})
 })

@@ -256,6 +256,11 @@ func f(v string) bool { return v == modern }`),
 				if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "vendor") {
 					return filepath.SkipDir
 				}
+				// A folder with a go.mod of its own is another module
+				// (test/interop/goclient, a real client program).
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+					return filepath.SkipDir
+				}
 				return nil
 			}
 			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.ToSlash(rel) == revisionTable {

@@ -46,6 +46,11 @@ if command -v go >/dev/null; then
     mkdir -p "$dir"
     GOBIN="$PWD/$dir" GOFLAGS="${GOFLAGS:-} -mod=mod" go install "$pkg"
   done < go-servers.txt
+  # The Go SDK's client program (goclient/, a module of its own, so that
+  # wirecheck's does not depend on the SDK): internal/interop builds it;
+  # its modules are fetched here so that the build needs no network.
+  (cd goclient && GOFLAGS="${GOFLAGS:-} -mod=mod" go mod download) ||
+    echo "install.sh: go mod download in test/interop/goclient failed: the Go SDK client's test will not build it offline" >&2
 else
   echo "install.sh: go not found: the Go servers are not installed" >&2
 fi

@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,6 +37,7 @@ type client struct {
 	caps           map[string]any
 	serverCaps     map[string]any
 	nextID         int
+	modern         bool // requests carry 2026-07-28's _meta
 }
 
 // Serve runs the reference client against the server o.Args names.
@@ -126,7 +129,7 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 	if c.variant["string-ids"] {
 		msg["id"] = fmt.Sprintf("c-%d", id)
 	}
-	if c.variant["modern"] {
+	if c.modern {
 		// 2026-07-28: every request says its revision and capabilities.
 		p, _ := params.(map[string]any)
 		if p == nil {
@@ -137,8 +140,12 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 			meta = map[string]any{}
 		}
 		meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
-		meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
-		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"}
+		if !c.fault["meta-no-capabilities"] {
+			meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
+		}
+		if !c.fault["meta-no-client-info"] {
+			meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"}
+		}
 		p["_meta"] = meta
 		params = p
 	}
@@ -177,12 +184,19 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
-	if c.variant["modern"] {
+	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"] || c.fault["mrtr-state-dropped"] || c.fault["mrtr-state-leak"] || c.fault["mrtr-no-responses"] || c.fault["mrtr-state-stale"]
+	if c.modern {
 		d, ok := c.call("server/discover", nil)
 		if !ok {
 			return 1
 		}
-		r, _ := d["result"].(map[string]any)
+		r, isResult := d["result"].(map[string]any)
+		if !isResult && c.variant["probe"] {
+			// Any error is a server of an earlier revision (stdio's
+			// backward compatibility): initialize instead.
+			c.modern = false
+			return c.legacy()
+		}
 		c.serverCaps, _ = r["capabilities"].(map[string]any)
 		vs, _ := r["supportedVersions"].([]any)
 		if !slices.Contains(vs, any("2026-07-28")) {
@@ -191,6 +205,11 @@ func (c *client) run() int {
 		}
 		return c.work()
 	}
+	return c.legacy()
+}
+
+// legacy opens the session with the initialize handshake and works.
+func (c *client) legacy() int {
 	if c.fault["list-first"] {
 		if _, ok := c.call("tools/list", nil); !ok {
 			return 1
@@ -237,18 +256,57 @@ func (c *client) run() int {
 // tools, call them, and a last round trip.
 func (c *client) work() int {
 	listID, listCh := c.request("tools/list", nil, -1)
-	if _, ok := c.await("tools/list", listCh); !ok {
+	list, ok := c.await("tools/list", listCh)
+	if !ok {
 		return 1
+	}
+	if c.fault["deref-ref"] {
+		fetchRefs(list)
 	}
 	id := -1
 	if c.fault["duplicate-id"] {
 		id = listID
 	}
-	_, callCh := c.request("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}, "_meta": map[string]any{"progressToken": "ref-1"}}, id)
-	if _, ok := c.await("tools/call", callCh); !ok {
+	echo := func() map[string]any {
+		return map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}, "_meta": map[string]any{"progressToken": "ref-1"}}
+	}
+	_, callCh := c.request("tools/call", echo(), id)
+	res, ok := c.await("tools/call", callCh)
+	if !ok {
 		return 1
 	}
-	if _, ok := c.call("tools/call", map[string]any{"name": "fail", "arguments": map[string]any{}}); !ok {
+	// 2026-07-28 (basic/patterns/mrtr): an InputRequiredResult is retried
+	// under a new id, with its requestState echoed (none if it has none)
+	// and its inputRequests answered; a few rounds at most.
+	failArgs := map[string]any{"name": "fail", "arguments": map[string]any{}}
+	last := ""
+	for round := 0; round < 3; round++ {
+		r, _ := res["result"].(map[string]any)
+		if r["resultType"] != "input_required" {
+			break
+		}
+		retry := echo()
+		state, hasState := r["requestState"].(string)
+		switch {
+		case hasState && !c.fault["mrtr-state-dropped"]:
+			retry["requestState"] = state
+		case !hasState && last != "" && c.fault["mrtr-state-stale"]:
+			retry["requestState"] = last
+		}
+		if hasState {
+			last = state
+		}
+		if irs, ok := r["inputRequests"].(map[string]any); ok && !c.fault["mrtr-no-responses"] {
+			retry["inputResponses"] = c.inputs(irs)
+		}
+		if hasState && c.fault["mrtr-state-leak"] {
+			failArgs["requestState"] = state
+		}
+		if res, ok = c.call("tools/call", retry); !ok {
+			return 1
+		}
+	}
+	if _, ok := c.call("tools/call", failArgs); !ok {
 		return 1
 	}
 	// What the server declared decides what else the client asks for
@@ -269,6 +327,50 @@ func (c *client) work() int {
 		return 1
 	}
 	return 0
+}
+
+// inputs answers an InputRequiredResult's inputRequests as the client
+// answers the same requests sent on their own.
+func (c *client) inputs(irs map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range irs {
+		m, _ := v.(map[string]any)
+		switch m["method"] {
+		case "roots/list":
+			out[k] = map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp", "name": "tmp"}}}
+		case "sampling/createMessage":
+			out[k] = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "hello"}, "model": "wirecheck-reference", "stopReason": "endTurn"}
+		case "elicitation/create":
+			out[k] = map[string]any{"action": "decline"}
+		}
+	}
+	return out
+}
+
+// fetchRefs GETs every network $ref in the listed tools' inputSchemas:
+// what a schema library that resolves remote references does.
+func fetchRefs(list map[string]any) {
+	hc := &http.Client{Timeout: 2 * time.Second}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok && (strings.HasPrefix(ref, "http://") || strings.HasPrefix(ref, "https://")) {
+				if resp, err := hc.Get(ref); err == nil {
+					_ = resp.Body.Close()
+				}
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	r, _ := list["result"].(map[string]any)
+	walk(r["tools"])
 }
 
 func (c *client) read(r io.Reader) {

@@ -2,7 +2,10 @@ package mcpclient
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/peer"
@@ -18,7 +21,8 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "client-session",
 		Title: "serve the client as an MCP server of the run's revision (tools, resources, prompts; progress and list_changed during a tool call; a tool whose result is an error) and, once initialized, send it ping, roots/list, sampling/createMessage and elicitation/create",
 		Rules: []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-2", "MCP-CLIENT-LIFECYCLE-3",
-			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2", "MCP-CLIENT-PROGRESS-1"},
+			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2", "MCP-CLIENT-PROGRESS-1",
+			"MCP-CLIENT-META-1", "MCP-CLIENT-META-2"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return converse(env, false) },
 	}, {
@@ -33,7 +37,187 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-CAPS-1", "MCP-CLIENT-CAPS-2"},
 		Fresh: true,
 		Run:   func(env *scenario.Env) error { return serve(env, conv{toolsOnly: true}) },
+	}, {
+		Name:  "client-schema-ref",
+		Title: "serve the client a tool whose inputSchema has a $ref to a network URI (a canary wirecheck listens on): the client never fetches it",
+		Rules: []string{"MCP-CLIENT-REF-1"},
+		Fresh: true,
+		Run:   schemaRef,
+	}, {
+		Name:  "client-mrtr",
+		Title: "answer the client's first call of tool echo with an InputRequiredResult carrying a requestState and an input request of a capability the call declared: a retry echoes the state exactly and answers the input, and no other request carries the state; that retry is answered with a second InputRequiredResult without requestState, whose retry carries none",
+		Rules: []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3", "MCP-CLIENT-MRTR-4"},
+		Fresh: true,
+		Run:   mrtr,
 	}}, httpScenarios()...)
+}
+
+// mrtrState is the requestState of wirecheck's InputRequiredResult.
+const mrtrState = "wirecheck-opaque-state.v1"
+
+// inputRequests are what client-mrtr may ask in its InputRequiredResult,
+// in order of preference: the first the client's request declared.
+var inputRequests = []struct {
+	feature, key string
+	request      map[string]any
+}{
+	{"elicitation", "wirecheck_name", map[string]any{"method": "elicitation/create", "params": map[string]any{"mode": "form", "message": "your name?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}}},
+	{"roots", "wirecheck_roots", map[string]any{"method": "roots/list", "params": map[string]any{}}},
+	{"sampling", "wirecheck_sample", map[string]any{"method": "sampling/createMessage", "params": map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "say hello"}}}, "maxTokens": 16}}},
+}
+
+// mrtr serves the client as client-session does, but answers its first
+// tools/call of echo with an InputRequiredResult of a requestState and
+// one input request of a capability the call declared (none if it
+// declared none of them: then the client may retry at once).
+func mrtr(env *scenario.Env) error {
+	if !applies(env, "MCP-CLIENT-MRTR-1") {
+		_ = env.CloseInput()
+		env.Closed = true
+		return nil
+	}
+	c := conv{mrtrState: mrtrState}
+	if err := c.serve(env); err != nil {
+		return err
+	}
+	rules := []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3", "MCP-CLIENT-MRTR-4"}
+	switch {
+	case c.legacy:
+		for _, r := range rules {
+			env.Skip(r, "the client opened with initialize: its session is of "+legacyRevision+", which has no InputRequiredResult")
+		}
+		return nil
+	case !c.mrtrAsked:
+		for _, r := range rules {
+			env.Skip(r, "the client never called tool echo, which wirecheck answers with an InputRequiredResult")
+		}
+		return nil
+	}
+	if !c.retried {
+		env.Skip("MCP-CLIENT-MRTR-1", "the client did not retry its call of echo (a client need not)")
+		env.Skip("MCP-CLIENT-MRTR-3", "the client did not retry its call of echo (a client need not)")
+	} else if c.mrtrInput == "" {
+		env.Skip("MCP-CLIENT-MRTR-3", "the client's call of echo declared none of elicitation, roots, sampling: wirecheck asked it no input")
+	}
+	switch {
+	case c.mrtrInput == "":
+		env.Skip("MCP-CLIENT-MRTR-4", "the client's call of echo declared none of elicitation, roots, sampling: wirecheck had no second input to ask without a requestState")
+	case !c.retried2:
+		env.Skip("MCP-CLIENT-MRTR-4", "the client did not retry after the second InputRequiredResult")
+	}
+	if !c.leakFailed {
+		env.Pass("MCP-CLIENT-MRTR-2", -1)
+	}
+	return nil
+}
+
+func applies(env *scenario.Env, rule string) bool {
+	r := env.Protocol.Rule(rule)
+	return r != nil && env.Protocol.Applies(r)
+}
+
+// mrtrRequest plays wirecheck's side of client-mrtr for a request of the
+// client's: true when it has answered it.
+func (c *conv) mrtrRequest(in *peer.Inbound, method string, id any) (bool, error) {
+	env := c.env
+	name, _ := in.Field("/params/name")
+	state, hasState := in.Field("/params/requestState")
+	retry := method == "tools/call" && name == "echo" && c.mrtrAsked && !c.retried
+	retry2 := method == "tools/call" && name == "echo" && c.round2 && !c.retried2
+	if hasState && state == c.mrtrState && !retry && !retry2 && !c.leakFailed {
+		c.leakFailed = true
+		env.Fail("MCP-CLIENT-MRTR-2", in.Seq, method+" carries the requestState wirecheck gave for the client's call of echo, though it is not that call's retry", "requestState on the retry of the call it was given for alone", fmt.Sprint(state))
+	}
+	switch {
+	case retry2:
+		c.retried2 = true
+		if hasState {
+			env.Fail("MCP-CLIENT-MRTR-4", in.Seq, "the retry of tools/call echo answering an InputRequiredResult without requestState carries one", "no requestState", fmt.Sprint(state))
+		} else {
+			env.Pass("MCP-CLIENT-MRTR-4", in.Seq)
+		}
+	case retry:
+		c.retried = true
+		if c.mrtrInput != "" {
+			if _, ok := in.Field("/params/inputResponses/" + c.mrtrInput); ok {
+				env.Pass("MCP-CLIENT-MRTR-3", in.Seq)
+			} else {
+				env.Fail("MCP-CLIENT-MRTR-3", in.Seq, "the retry of tools/call echo has no inputResponses entry "+c.mrtrInput+" for wirecheck's input request", "inputResponses."+c.mrtrInput, "none")
+			}
+		}
+		if hasState && state == c.mrtrState {
+			env.Pass("MCP-CLIENT-MRTR-1", in.Seq)
+		} else {
+			got := "no requestState"
+			if hasState {
+				got = fmt.Sprintf("requestState %v", state)
+			}
+			env.Fail("MCP-CLIENT-MRTR-1", in.Seq, "the retry of tools/call echo does not echo the requestState wirecheck gave", "requestState "+c.mrtrState, got)
+		}
+		if c.mrtrInput != "" {
+			// A second round: the same input asked again, without a
+			// requestState, which the next retry must then not carry.
+			c.round2 = true
+			r := map[string]any{"resultType": "input_required", "inputRequests": map[string]any{c.mrtrInput + "_again": c.mrtrAsk}}
+			_, err := env.Reply(result(id, r))
+			return true, err
+		}
+	case method == "tools/call" && name == "echo" && !c.mrtrAsked:
+		c.mrtrAsked = true
+		r := map[string]any{"resultType": "input_required", "requestState": c.mrtrState}
+		// One input of a capability the request declared, if any (a
+		// server must ask nothing undeclared).
+		caps, _ := mapAt(in, "/params/_meta/io.modelcontextprotocol~1clientCapabilities")
+		for _, ir := range inputRequests {
+			if _, ok := caps[ir.feature]; ok {
+				c.mrtrInput, c.mrtrAsk = ir.key, ir.request
+				r["inputRequests"] = map[string]any{ir.key: ir.request}
+				break
+			}
+		}
+		_, err := env.Reply(result(id, r))
+		return true, err
+	}
+	return false, nil
+}
+
+// schemaRef serves the client as client-session does, with a third tool
+// whose inputSchema refers by $ref to a URL on a loopback listener of
+// wirecheck's: a request there is a dereference.
+func schemaRef(env *scenario.Env) error {
+	if !applies(env, "MCP-CLIENT-REF-1") {
+		// A revision without the sentence: nothing to judge.
+		_ = env.CloseInput()
+		env.Closed = true
+		return nil
+	}
+	var hits atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/schema+json")
+		_, _ = w.Write([]byte(`{"type":"object"}`))
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() { _ = srv.Close() }()
+	c := conv{canary: "http://" + ln.Addr().String() + "/profile.schema.json", toolsOnly: false}
+	if err := c.serve(env); err != nil {
+		return err
+	}
+	switch {
+	case c.legacy:
+		env.Skip("MCP-CLIENT-REF-1", "the client opened with initialize: its session is of "+legacyRevision+", whose text has no $ref resolution rule")
+	case hits.Load() > 0:
+		env.Fail("MCP-CLIENT-REF-1", -1, fmt.Sprintf("the client fetched the $ref URL %s of tool profile's inputSchema (%d requests)", c.canary, hits.Load()), "no request to the $ref's network URI", "a GET of it")
+	case !c.listedTools:
+		env.Skip("MCP-CLIENT-REF-1", "the client never listed tools, so never saw the schema")
+	default:
+		env.Pass("MCP-CLIENT-REF-1", -1)
+	}
+	return nil
 }
 
 // Unsupported is the protocol version no client supports that the
@@ -68,6 +252,20 @@ type conv struct {
 	initKey       string
 	progress      int
 	cancelledInit bool
+	probes        int    // server/discover probes before initialize
+	canary        string // a $ref URL in a third tool's inputSchema (client-schema-ref)
+	listedTools   bool
+	mrtrState     string // the requestState of client-mrtr's InputRequiredResult
+	mrtrAsked     bool
+	mrtrInput     string // key of the input request asked, "" none
+	mrtrAsk       map[string]any
+	round2        bool // the retry was answered with a second InputRequiredResult, without requestState
+	retried2      bool
+	retried       bool
+	leakFailed    bool
+	metaSeen      int // 2026-07-28 requests whose _meta was judged
+	metaFailed    bool
+	infoFailed    bool
 }
 
 // pipelineWait is how long wirecheck holds its initialize result to see
@@ -163,6 +361,17 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	} else if !ok {
 		c.ids[key] = in.Seq
 	}
+	if c.handshake && method == "server/discover" && !c.anyReq {
+		// stdio's backward-compatibility probe of 2026-07-28 (basic/
+		// transports/stdio): a client of both eras asks server/discover
+		// before anything else and falls back to initialize on an error.
+		// The run's revision has no such method: answered as its server
+		// would, and no breach of initialize-first.
+		c.probes++
+		env.Notef("the client probed with server/discover, as a client of 2026-07-28 and earlier revisions does: answered -32601, as a server of %s, which has no such method", c.rev)
+		_, err := env.Reply(rpcError(id, -32601, "method not found: revision "+c.rev+" has no server/discover"))
+		return err
+	}
 	if c.handshake {
 		if !c.anyReq {
 			c.anyReq = true
@@ -182,6 +391,9 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		if c.unsupported && !before && method != "ping" && c.lateReq == 0 {
 			c.lateReq = in.Seq
 		}
+	}
+	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" && c.mrtrState == "" {
+		c.judgeMeta(in, method)
 	}
 	if method == "initialize" && !c.handshake && !c.legacy {
 		// A client of an earlier revision in a run of one without
@@ -228,12 +440,23 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		c.pipelined = false
 		return err
 	}
+	if c.mrtrState != "" && !c.handshake && !c.legacy {
+		if done, err := c.mrtrRequest(in, method, id); done || err != nil {
+			return err
+		}
+	}
 	if method == "tools/call" {
 		if tok, ok := in.Field("/params/_meta/progressToken"); ok {
 			_, _ = c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1, "total": 2}})
 		}
 	}
 	resp := answer(in, method, id)
+	if method == "tools/list" {
+		c.listedTools = true
+		if r, ok := resp["result"].(map[string]any); ok && c.canary != "" {
+			r["tools"] = append(append([]any{}, tools...), refTool(c.canary))
+		}
+	}
 	if r, ok := resp["result"].(map[string]any); ok && c.toolsOnly && method == "server/discover" {
 		r["capabilities"] = map[string]any{"tools": map[string]any{"listChanged": true}}
 	}
@@ -255,6 +478,34 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		return err
 	}
 	return nil
+}
+
+// metaRequired are the keys of _meta every 2026-07-28 request carries
+// (basic/index, per-request protocol fields, Required: Yes).
+var metaRequired = []string{"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"}
+
+const metaClientInfo = "io.modelcontextprotocol/clientInfo"
+
+// judgeMeta judges the _meta of a request of a 2026-07-28 session: the
+// required fields (META-1), clientInfo (META-2); each fails once, at the
+// first request without it.
+func (c *conv) judgeMeta(in *peer.Inbound, method string) {
+	c.metaSeen++
+	meta, _ := mapAt(in, "/params/_meta")
+	var missing []string
+	for _, k := range metaRequired {
+		if _, ok := meta[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 && !c.metaFailed {
+		c.metaFailed = true
+		c.env.Fail("MCP-CLIENT-META-1", in.Seq, method+" without "+strings.Join(missing, " and ")+" in its _meta", "_meta with "+strings.Join(metaRequired, " and "), strings.Join(missing, ", ")+" missing")
+	}
+	if _, ok := meta[metaClientInfo]; !ok && !c.infoFailed {
+		c.infoFailed = true
+		c.env.Fail("MCP-CLIENT-META-2", in.Seq, method+" without "+metaClientInfo+" in its _meta", "_meta with "+metaClientInfo, "none")
+	}
 }
 
 func (c *conv) notification(in *peer.Inbound, method string) error {
@@ -325,6 +576,10 @@ func (c *conv) ask() error {
 
 func (c *conv) finish() {
 	env := c.env
+	if c.canary != "" || c.mrtrState != "" {
+		// client-schema-ref and client-mrtr judge their own rules.
+		return
+	}
 	if c.toolsOnly {
 		if !c.handshake && !c.legacy {
 			// 2026-07-28 words no such rule: the spec's skip says so.
@@ -373,6 +628,20 @@ func (c *conv) finish() {
 		env.Skip("MCP-CLIENT-PROGRESS-1", "the client sent no notifications/progress")
 	}
 	switch {
+	case c.metaSeen == 0:
+		why := "the client sent no request of revision 2026-07-28"
+		for _, r := range []string{"MCP-CLIENT-META-1", "MCP-CLIENT-META-2"} {
+			env.Skip(r, why)
+		}
+	default:
+		if !c.metaFailed {
+			env.Pass("MCP-CLIENT-META-1", -1)
+		}
+		if !c.infoFailed {
+			env.Pass("MCP-CLIENT-META-2", -1)
+		}
+	}
+	switch {
 	case c.cancels == 0:
 		env.Skip("MCP-CLIENT-CANCEL-1", "the client sent no notifications/cancelled")
 		env.Skip("MCP-CLIENT-CANCEL-2", "the client sent no notifications/cancelled")
@@ -387,7 +656,7 @@ func (c *conv) finish() {
 		}
 	case !c.initAnswered:
 		env.Skip("MCP-CLIENT-LIFECYCLE-2", "the client sent no initialize")
-	case c.gone() && len(c.ids) == 1:
+	case c.gone() && len(c.ids)-c.probes == 1:
 		env.Skip("MCP-CLIENT-LIFECYCLE-2", "the client disconnected after the initialize result without another message (it may not support revision "+c.rev+")")
 	default:
 		env.Fail("MCP-CLIENT-LIFECYCLE-2", -1, fmt.Sprintf("no notifications/initialized after the initialize result (waited until %v (--timeout) passed without a message, or the client ended)", env.Timeout), "notifications/initialized", "none")

@@ -11,6 +11,17 @@ var tools = []any{
 	map[string]any{"name": "fail", "description": "always fails (an error result)", "inputSchema": map[string]any{"type": "object"}},
 }
 
+// refTool is a tool whose inputSchema resolves one $ref in the document
+// and names another by a network URI, which 2026-07-28 basic/index says
+// implementations must not dereference automatically.
+func refTool(url string) map[string]any {
+	return map[string]any{"name": "profile", "description": "a profile, its schema by reference", "inputSchema": map[string]any{
+		"type":       "object",
+		"$defs":      map[string]any{"userId": map[string]any{"type": "string"}},
+		"properties": map[string]any{"id": map[string]any{"$ref": "#/$defs/userId"}, "profile": map[string]any{"$ref": url}},
+	}}
+}
+
 func result(id any, r any) map[string]any {
 	return map[string]any{"jsonrpc": "2.0", "id": id, "result": r}
 }
