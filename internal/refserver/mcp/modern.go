@@ -16,7 +16,6 @@ func show(v any) string {
 	return string(b)
 }
 
-
 // listen opens a subscription: it acknowledges the notification types it
 // honours (all of them: it declares every listChanged and subscribe), then
 // sends one resources/updated per subscribed resource at once, so a
