@@ -51,7 +51,9 @@ type Options struct {
 	Serve func(in io.Reader, out io.Writer) error
 	// Handler is an HTTP server in this process, served on a loopback
 	// port for the whole run at Path (default the protocol's endpoint,
-	// /mcp), over Transport (default "http").
+	// /mcp), over Transport (default "http"). At the end of the run its
+	// connections are closed; calls that have not returned a second
+	// later are left running and reported (HungError).
 	Handler http.Handler
 	Path    string
 
