@@ -55,4 +55,30 @@ var _ = Describe("cancellation on a core that clients share", func() {
 		// a's call was cancelled: nothing of it comes anywhere.
 		Consistently(s.get.ch).WithTimeout(400 * time.Millisecond).ShouldNot(Receive())
 	})
+
+	// The same with two subscriptions of one id, and a server that answers
+	// a subscription it ends (fault listen-answer-cancel): closing one
+	// stream ends that subscription, never the other client's.
+	It("ends only the subscription whose stream closed", func() {
+		f := NewFront(refserver.Options{Faults: []string{"listen-answer-cancel"}}, false)
+		DeferCleanup(f.Close)
+		s := f.sharedCore(discoverRev())
+		listen, err := json.Marshal(obj{"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+			"params": obj{"notifications": obj{"toolsListChanged": true}, "_meta": obj{metaVersion: discoverRev(), metaCaps: obj{}}}})
+		Expect(err).NotTo(HaveOccurred())
+		a := s.open("7", "subscriptions/listen", "")
+		b := s.open("7", "subscriptions/listen", "")
+		for _, ex := range []*exchange{a, b} {
+			_, ok := s.feed(nil, append(listen, '\n'), ex)
+			Expect(ok).To(BeTrue())
+			var line []byte
+			Eventually(ex.ch).WithTimeout(wait).Should(Receive(&line))
+			Expect(string(line)).To(ContainSubstring("notifications/subscriptions/acknowledged"))
+		}
+		s.gone(a)
+		// The cancellation has been read once a later line has.
+		_, ok := s.take(nil, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"))
+		Expect(ok).To(BeTrue())
+		Expect(b.ch).NotTo(Receive(), "b's subscription goes on, unanswered")
+	})
 })
