@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +51,9 @@ type Options struct {
 	Serve func(in io.Reader, out io.Writer) error
 	// Handler is an HTTP server in this process, served on a loopback
 	// port for the whole run at Path (default the protocol's endpoint,
-	// /mcp), over Transport (default "http").
+	// /mcp), over Transport (default "http"). At the end of the run its
+	// connections are closed; calls that have not returned a second
+	// later are left running and reported (HungError).
 	Handler http.Handler
 	Path    string
 
@@ -77,30 +79,62 @@ type Options struct {
 // returns the run's findings, one per rule and scenario, for a test that
 // wants to look further. A setup that cannot run (an unknown protocol, a
 // server that never starts) fails t at once.
+//
+// A Handler still running once the run is over and its connections are
+// closed fails t too (see Check).
 func Run(t testing.TB, o Options) []Finding {
 	t.Helper()
 	rep, err := run(o)
-	if err != nil {
+	if rep == nil {
 		t.Fatalf("wirecheck conformance (%s): %v", o.Protocol, err)
 		return nil
 	}
 	judge(t, rep, rep.Level)
+	if err != nil {
+		t.Errorf("wirecheck conformance (%s): %v", o.Protocol, err)
+	}
 	return findings(rep)
 }
 
 // Check runs the suite outside a test and returns its findings, one per
 // rule and scenario, for a program that judges them itself. Its error is
-// a setup that cannot run or a server that never started.
+// a setup that cannot run or a server that never started; or, with the
+// findings of a run that ended, a *HungError: a Handler whose calls had
+// not returned when the run was over.
 func Check(o Options) ([]Finding, error) {
 	rep, err := run(o)
-	if err != nil {
+	if rep == nil {
 		return nil, err
 	}
-	return findings(rep), nil
+	return findings(rep), err
 }
 
-// run runs the suite as `wirecheck run` does and writes the reports.
-func run(o Options) (*report.Report, error) {
+// HungError is a Handler that had calls still running handlerGrace after
+// the run closed their connections. A goroutine cannot be stopped from
+// outside, so they are left running: the process keeps their goroutines
+// (and what they hold) until they return, which may be never. The run
+// itself has ended.
+type HungError struct {
+	// Calls is how many calls of the Handler were still running.
+	Calls int
+	// Grace is how long wirecheck waited for them.
+	Grace time.Duration
+}
+
+func (e *HungError) Error() string {
+	return fmt.Sprintf("the Handler hung: %d call(s) still running %v after the run closed their connections (left running: a goroutine cannot be stopped)", e.Calls, e.Grace)
+}
+
+// handlerGrace is how long the end of a run waits for a Handler's calls
+// to return once their connections are closed (their request contexts
+// done, their writes failing), as a launched server's Close waits after
+// SIGTERM before it kills.
+const handlerGrace = time.Second
+
+// run runs the suite as `wirecheck run` does and writes the reports. A
+// report comes with no error but a *HungError (the run ended, its
+// Handler did not); any other error comes without one.
+func run(o Options) (rep *report.Report, err error) {
 	o.Level = cmp.Or(o.Level, "must")
 	o.Timeout = cmp.Or(o.Timeout, runner.DefaultTimeout)
 	o.StartupTimeout = cmp.Or(o.StartupTimeout, runner.DefaultStartupTimeout)
@@ -120,7 +154,7 @@ func run(o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
+	defer func() { err = errors.Join(err, stop()) }()
 	// A launched server's findings carry the CLI line that reruns them;
 	// one in this process can only be rerun by its test (judge says how).
 	var rerun *target.Rerun
@@ -149,8 +183,8 @@ func run(o Options) (*report.Report, error) {
 }
 
 // reach is the Target o names, and what ends it (the loopback server of
-// a Handler).
-func reach(b *protocols.Bundle, o Options) (target.Target, func(), error) {
+// a Handler; a *HungError when that leaves calls running).
+func reach(b *protocols.Bundle, o Options) (target.Target, func() error, error) {
 	named := 0
 	for _, set := range []bool{len(o.Command) > 0, o.URL != "", o.Serve != nil, o.Handler != nil} {
 		if set {
@@ -161,13 +195,16 @@ func reach(b *protocols.Bundle, o Options) (target.Target, func(), error) {
 		return target.Target{}, nil, fmt.Errorf("name the server once: Command, URL, Serve or Handler (%d given)", named)
 	}
 	t := target.Target{Argv: o.Command, Env: o.Env, Cwd: o.Dir, Transport: o.Transport, URL: o.URL, Headers: o.Headers, Paths: b.Protocol.Endpoints}
-	stop := func() {}
+	stop := func() error { return nil }
 	switch {
 	case o.Serve != nil:
 		t.Serve = o.Serve
 	case o.Handler != nil:
-		srv := httptest.NewServer(o.Handler)
-		stop = srv.Close
+		url, end, err := loopback(o.Handler, handlerGrace)
+		if err != nil {
+			return t, nil, err
+		}
+		stop = end
 		if t.Transport == "" {
 			t.Transport = "http"
 		}
@@ -175,7 +212,7 @@ func reach(b *protocols.Bundle, o Options) (target.Target, func(), error) {
 		if path == "" {
 			path = b.Protocol.Endpoint(t.Transport)
 		}
-		t.URL = srv.URL + path
+		t.URL = url + path
 	}
 	reach := protocols.Reach{URL: t.URL, Transport: t.Transport, Headers: t.Headers}
 	if err := reach.Check(b); err != nil {

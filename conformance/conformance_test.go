@@ -3,11 +3,13 @@ package conformance_test
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -138,6 +140,28 @@ var _ = Describe("conformance.Run", func() {
 			rules[f.Rule] = true
 		}
 		Expect(rules).To(HaveKey("MCP-LIFECYCLE-1"))
+	})
+
+	// A handler that never returns and never reads its body: what ends
+	// its exchanges is wirecheck's, and so is the wait at the end.
+	It("ends a run whose Handler never returns, and reports the handler hung", func() {
+		release := make(chan struct{})
+		DeferCleanup(func() { close(release) })
+		hung := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release })
+		type result struct {
+			got []conformance.Finding
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			got, err := conformance.Check(conformance.Options{Protocol: "mcp", Handler: hung, Rules: []string{"MCP-LIFECYCLE-1"},
+				Timeout: 200 * time.Millisecond, StartupTimeout: 500 * time.Millisecond})
+			done <- result{got, err}
+		}()
+		var res result
+		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(&res))
+		Expect(res.err).To(HaveOccurred())
+		Expect(res.err).To(MatchError(ContainSubstring("the Handler hung")), "the run ended; its handler did not")
 	})
 
 	DescribeTable("fails the test at once on a setup that cannot run, saying why",

@@ -22,7 +22,11 @@
 // A server need not be a process. Options.Serve runs a stdio server in
 // the test's own process (its input and output are pipes, with the same
 // bounds as a launched server's), and Options.Handler serves an
-// http.Handler on a loopback port for the HTTP transports. Reference
+// http.Handler on a loopback port for the HTTP transports. A goroutine
+// cannot be killed: a Serve or a Handler call that never returns is left
+// behind once its input or its connection is closed and a grace period
+// is over (a Handler's reported as a HungError), so it cannot hang the
+// end of the run. Reference
 // returns the built-in reference server of a protocol, with faults if
 // asked, as such a function: the way to see what a failure looks like.
 //

@@ -310,7 +310,7 @@ func (s *server) poll(id any) {
 	stop := make(chan struct{})
 	key := fmt.Sprint(id)
 	s.mu.Lock()
-	s.running[key] = stop
+	s.running[s.key(id)] = stop
 	s.mu.Unlock()
 	select {
 	case <-stop:
@@ -335,7 +335,7 @@ func (s *server) slow(id any, p obj, args obj) {
 	stop := make(chan struct{})
 	key := fmt.Sprint(id)
 	s.mu.Lock()
-	s.running[key] = stop
+	s.running[s.key(id)] = stop
 	s.mu.Unlock()
 	s.progressStep(p, 1, 2)
 	done := time.After(d)
@@ -359,7 +359,9 @@ func (s *server) slow(id any, p obj, args obj) {
 		return
 	}
 	s.mu.Lock()
-	delete(s.running, key)
+	if s.running[s.key(id)] == stop {
+		delete(s.running, s.key(id))
+	}
 	s.mu.Unlock()
 	s.progressStep(p, 2, 2)
 	s.result(id, obj{"content": []any{text(fmt.Sprintf("worked %v", d))}})

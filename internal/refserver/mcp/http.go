@@ -381,8 +381,12 @@ func (f *Front) sharedCore(v string) *session {
 func (f *Front) accept(w http.ResponseWriter, r *http.Request, s *session, msg message) {
 	stray := false
 	if msg.kind == "response" {
+		// On a core clients share a response answers nothing: the server
+		// asked its question on one exchange's stream, and "the client
+		// MUST NOT send JSON-RPC responses" in 2026-07-28 to tie a POST
+		// to it.
 		s.mu.Lock()
-		stray = !s.asked[msg.key]
+		stray = !s.asked[msg.key] || s.srv.perExchange
 		delete(s.asked, msg.key)
 		s.mu.Unlock()
 	}
@@ -554,8 +558,10 @@ func (s *session) gone(ex *exchange) {
 	modern := discovers(s.version) && !ex.finished && !s.f.faults["cancel-ignored"]
 	s.mu.Unlock()
 	if modern {
+		// Read as from ex itself: it cancels ex's request, never another
+		// client's that has the same id.
 		line, _ := json.Marshal(obj{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": obj{"requestId": json.RawMessage(ex.key), "reason": "the client closed the stream"}})
-		s.feed(nil, append(line, '\n'), nil)
+		s.feed(nil, append(line, '\n'), ex)
 	}
 }
 

@@ -16,9 +16,6 @@ func show(v any) string {
 	return string(b)
 }
 
-// idKey is the JSON text of a request id, the key of a subscription.
-func idKey(id any) string { return show(id) }
-
 // listen opens a subscription: it acknowledges the notification types it
 // honours (all of them: it declares every listChanged and subscribe), then
 // sends one resources/updated per subscribed resource at once, so a
@@ -39,7 +36,7 @@ func (s *server) listen(id any, p obj) {
 		agreed["resourceSubscriptions"] = uris
 	}
 	s.mu.Lock()
-	s.subs[idKey(id)] = uris
+	s.subs[s.key(id)] = uris
 	s.mu.Unlock()
 	if s.f("listen-no-ack") {
 		// Opened, but silent: neither acknowledgement nor updates.
@@ -72,8 +69,8 @@ func (s *server) listen(id any, p obj) {
 func (s *server) cancelled(p obj) {
 	id := p["requestId"]
 	s.mu.Lock()
-	uris, open := s.subs[idKey(id)]
-	delete(s.subs, idKey(id))
+	uris, open := s.subs[s.key(id)]
+	delete(s.subs, s.key(id))
 	if open && s.f("listen-late-notification") {
 		// One more update, sent just after the answer to the next request
 		// (lateUpdate).
@@ -82,6 +79,7 @@ func (s *server) cancelled(p obj) {
 			u = uris[0]
 		}
 		s.late = obj{"uri": u, "_meta": obj{metaSubscription: id}}
+		s.lateEx = s.origin
 	}
 	s.mu.Unlock()
 	if open && s.f("listen-answer-cancel") {
@@ -94,11 +92,12 @@ func (s *server) cancelled(p obj) {
 // request it read after the cancellation.
 func (s *server) lateUpdate() {
 	s.mu.Lock()
-	params := s.late
-	s.late = nil
+	params, ex := s.late, s.lateEx
+	s.late, s.lateEx = nil, nil
 	s.mu.Unlock()
 	if params != nil {
-		s.notify("notifications/resources/updated", params)
+		// Written for the subscription, not the request just answered.
+		s.from(ex).notify("notifications/resources/updated", params)
 	}
 }
 

@@ -110,8 +110,8 @@ func serveStdio(o refserver.Options, ext *Extension) int {
 // waits (a request to the client, a slow tool) so an HTTP session ends
 // without leaving goroutines; nil on stdio.
 func newServer(o refserver.Options, out io.Writer, stop <-chan struct{}) *server {
-	return &server{state: &state{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[string]chan map[string]any{}, level: "info", version: "2025-06-18",
-		subs: map[string][]any{}, running: map[string]chan struct{}{}, stop: stop}}
+	return &server{state: &state{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[reqKey]chan map[string]any{}, level: "info", version: "2025-06-18",
+		subs: map[reqKey][]any{}, running: map[reqKey]chan struct{}{}, stop: stop}}
 }
 
 // server is the core as the handling of one input sees it: the state
@@ -126,6 +126,28 @@ type server struct {
 
 // from is s handling the input of exchange ex (nil: none, as on stdio).
 func (s *server) from(ex *exchange) *server { return &server{state: s.state, origin: ex} }
+
+// reqKey names a request of the core's state (a running call, a
+// subscription, a request the server asked): the JSON text of its id,
+// within the exchange that carried it on a core that clients share.
+// An id is unique only among the requests of one sender (basic/index:
+// "MUST NOT match the ID of any other request the sender has issued"),
+// and a sessionless 2026-07-28 server cannot tell senders apart: each
+// exchange is the only scope it knows. Elsewhere (stdio, a session) the
+// whole core is one sender's and ex is nil.
+type reqKey struct {
+	ex *exchange
+	id string
+}
+
+// key is the reqKey of id as the input s handles names it.
+func (s *server) key(id any) reqKey {
+	k := reqKey{id: show(id)}
+	if s.perExchange {
+		k.ex = s.origin
+	}
+	return k
+}
 
 // originWriter is an output that routes by origin (the HTTP session).
 type originWriter interface {
@@ -158,20 +180,28 @@ type state struct {
 	afterCancel <-chan struct{}
 	out         io.Writer
 
+	// perExchange: clients share the core (2026-07-28 over HTTP, no
+	// session), so request ids are looked up within their exchange only
+	// (reqKey).
+	perExchange bool
+
 	mu      sync.Mutex
 	version string
 	level   string
-	waiting map[string]chan map[string]any
+	waiting map[reqKey]chan map[string]any
 	nextReq int
-	// subs are the open subscriptions/listen requests (2026-07-28), by
-	// the JSON text of their id: the resources each asked for.
-	subs map[string][]any
+	// subs are the open subscriptions/listen requests (2026-07-28): the
+	// resources each asked for.
+	subs map[reqKey][]any
 	// late is the update the fault listen-late-notification sends after
-	// the next answer (lateUpdate).
-	late obj
-	// running holds the cancellable tool calls in progress, by request id;
-	// notifications/cancelled closes the channel.
-	running map[string]chan struct{}
+	// the next answer (lateUpdate), lateEx the exchange of its
+	// subscription.
+	late   obj
+	lateEx *exchange
+	// running holds the cancellable tool calls in progress; a
+	// cancellation (notifications/cancelled, or in 2026-07-28 over HTTP
+	// the close of the call's stream) closes the channel.
+	running map[reqKey]chan struct{}
 	// listings counts the tools/list requests without a cursor (the fault
 	// tools-order-varies, the variant live-tools).
 	listings int
@@ -438,7 +468,7 @@ func (s *server) handle(m obj, wg *sync.WaitGroup) {
 
 // answered routes the client's response to a request the server sent.
 func (s *server) answered(id any, m obj) {
-	key := fmt.Sprint(id)
+	key := s.key(id)
 	s.mu.Lock()
 	ch := s.waiting[key]
 	delete(s.waiting, key)
@@ -457,7 +487,7 @@ func (s *server) ask(method string, params obj) obj {
 		id = "srv-" + strconv.Itoa(s.nextReq)
 	}
 	ch := make(chan map[string]any, 1)
-	s.waiting[fmt.Sprint(id)] = ch
+	s.waiting[s.key(id)] = ch
 	s.mu.Unlock()
 	m := obj{"jsonrpc": "2.0", "id": id, "method": method}
 	if params != nil {
@@ -893,9 +923,13 @@ func readableID(m obj) any {
 }
 
 // cancel stops the tool call a notifications/cancelled names, if it is
-// still running (an unknown or finished request is ignored).
+// still running (an unknown or finished request is ignored). On a core
+// clients share only the close of a call's own stream names it (the
+// front feeds that cancellation from the call's exchange): a
+// notifications/cancelled POST names an id of no exchange but its own,
+// as "no notifications/cancelled message is expected" there.
 func (s *server) cancel(requestID any) bool {
-	key := fmt.Sprint(requestID)
+	key := s.key(requestID)
 	next := s.nextResponse()
 	s.mu.Lock()
 	ch := s.running[key]

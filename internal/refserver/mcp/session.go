@@ -98,6 +98,9 @@ func (f *Front) newSession(version string) *session {
 	s.get = s.stream(&exchange{get: true})
 	s.srv = newServer(f.o, s, s.quit)
 	s.srv.ext = f.ext
+	// The 2026-07-28 core has no session: every client's requests meet
+	// in it.
+	s.srv.perExchange = discovers(version)
 	if version != "" && !discovers(version) {
 		s.srv.version = version
 	}
@@ -303,6 +306,10 @@ func (s *session) routeFrom(origin *exchange, v any, line []byte) {
 		own = origin
 	}
 	switch {
+	case !hasMethod && hasID && own == nil && s.srv.perExchange:
+		// An answer read with a notification, on a core clients share:
+		// its id names no other client's request, whatever its text.
+		s.sendFirst(line, origin, s.get)
 	case !hasMethod && hasID && own == nil:
 		// An answer read with a notification (a parse error, a fault
 		// answering notifications, a cancelled subscription answered) goes
@@ -332,7 +339,13 @@ func (s *session) routeFrom(origin *exchange, v any, line []byte) {
 	case method == "notifications/progress":
 		s.sendFirst(line, own, s.orphans())
 	case subscriptionOf(params) != nil:
-		sub := s.byKey[show(subscriptionOf(params))]
+		// A subscription's messages are written from its own exchange
+		// (lateUpdate included); by id only where one client owns the
+		// ids.
+		var sub *exchange
+		if !s.srv.perExchange {
+			sub = s.byKey[show(subscriptionOf(params))]
+		}
 		if own != nil && own.key == show(subscriptionOf(params)) {
 			sub = own
 		}

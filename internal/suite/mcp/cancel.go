@@ -290,10 +290,12 @@ func cancelAttempt(e *scenario.Env, s *session, t map[string]any, target time.Du
 			progressed = true
 		}
 	}
-	if err := notify(e, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": "wirecheck cancels a call in progress"}); err != nil {
+	// 2026-07-28 over Streamable HTTP cancels by closing the call's
+	// stream, and a sessionless server need not take a
+	// notifications/cancelled POST for any request of its own.
+	if err := s.cancelCall(e, c, tok, "wirecheck cancels a call in progress"); err != nil {
 		return "", err
 	}
-	judgeOf(e).cancel(tok)
 	if !progressed {
 		e.Forget(c)
 		e.Skip("MCP-CANCEL-2", fmt.Sprintf("tool %q reported no progress within %s, so wirecheck cannot show it was in progress (it was cancelled anyway)", name, time.Since(start).Round(time.Millisecond)))

@@ -81,12 +81,14 @@ func (s *session) awaitTool(e *scenario.Env, c *peer.Call, tok string, params ma
 }
 
 // cancelCall cancels a call in flight: by closing its stream in
-// 2026-07-28 over Streamable HTTP, by notifications/cancelled otherwise.
-// Its progress is no longer judged.
+// 2026-07-28 over Streamable HTTP, by notifications/cancelled otherwise
+// (the legacy HTTP+SSE transport included: a POST there carries no
+// stream of the request's to close). Its progress is no longer judged.
 func (s *session) cancelCall(e *scenario.Env, c *peer.Call, tok, reason string) error {
 	// Before the stream closes: the judge reads its frames as they come.
 	judgeOf(e).cancel(tok)
-	if rc, ok := e.RequestCloser(); ok && s.modern {
+	x, overHTTP := exchangerOf(e)
+	if rc, ok := e.RequestCloser(); ok && s.modern && overHTTP && x.Kind() == "http" {
 		rc.CloseRequest(c.Key)
 	} else if err := notify(e, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}); err != nil {
 		return err
