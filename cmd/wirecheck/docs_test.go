@@ -65,15 +65,7 @@ var _ = Describe("the docs", func() {
 			common := contract[strings.Index(contract, "Common flags"):strings.Index(contract, "Exit codes")]
 			run, _, err := root.Find([]string{"run"})
 			Expect(err).NotTo(HaveOccurred())
-			// Agreed and not built: design.md's introduction says so. When
-			// it is built, this entry fails and leaves.
-			notBuilt := map[string]bool{"role": true}
 			for _, m := range regexp.MustCompile("`--([a-z-]+)").FindAllStringSubmatch(common, -1) {
-				if notBuilt[m[1]] {
-					Expect(run.Flags().Lookup(m[1])).To(BeNil(), "--%s is built: take it out of notBuilt and design.md's note", m[1])
-					Expect(design()).To(ContainSubstring("`--" + m[1] + " client` is not built yet"))
-					continue
-				}
 				Expect(run.Flags().Lookup(m[1])).NotTo(BeNil(), "--%s", m[1])
 			}
 			By("its exit codes, as the CLI's")

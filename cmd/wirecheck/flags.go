@@ -45,11 +45,13 @@ func (r *revisionFlags) add(fl *pflag.FlagSet, paramHelp string) {
 type common struct {
 	revisionFlags
 	protocol, url, transport, cwd, level string
-	headers, env, reports                []string
-	timeout, startupTimeout              time.Duration
-	maxFrame                             sizeFlag
-	noColor, verbose, noProgress         bool
-	shard                                shard.Shard
+	// role is run's --role: server (the default) or client.
+	role                         string
+	headers, env, reports        []string
+	timeout, startupTimeout      time.Duration
+	maxFrame                     sizeFlag
+	noColor, verbose, noProgress bool
+	shard                        shard.Shard
 }
 
 func (c *common) add(cmd *cobra.Command, level, paramHelp string) {
@@ -85,11 +87,20 @@ type setup struct {
 // prepare checks the flags against the server command after "--"; only
 // names a command that takes no setting but the revision.
 func (c *common) prepare(argv []string, only string) (*setup, error) {
-	b, err := protocols.Pick(c.protocol)
+	b, err := protocols.PickRole(c.protocol, c.role)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
 	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers, Paths: b.Protocol.Endpoints, MaxFrame: int(c.maxFrame)}
+	if c.role == protocols.RoleClient {
+		t.Client = true
+		if t.Binary, err = os.Executable(); err != nil {
+			return nil, usageErr("--role client: cannot find wirecheck's own executable to connect back with: %v", err)
+		}
+		if err := t.Check(); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
 	if _, _, err := c.judging(); err != nil {
 		return nil, err
 	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {

@@ -95,7 +95,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newProtocolsCmd(), newRulesCmd(), newRunCmd(), newServeCmd(), newValidateCmd(), newReportCmd(), newFuzzCmd(), newReplayCmd(), newBaselineCmd(), &cobra.Command{Use: "version", Short: "Print the version and VCS revision of this binary",
+	root.AddCommand(newProtocolsCmd(), newRulesCmd(), newRunCmd(), newServeCmd(), newValidateCmd(), newReportCmd(), newFuzzCmd(), newReplayCmd(), newBaselineCmd(), newConnectBackCmd(), &cobra.Command{Use: "version", Short: "Print the version and VCS revision of this binary",
 		Args: cobra.NoArgs, Run: func(cmd *cobra.Command, _ []string) { cmd.Println("wirecheck", root.Version) }})
 	return root
 }

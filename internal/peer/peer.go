@@ -189,8 +189,11 @@ type Peer struct {
 
 	mu       sync.Mutex
 	scenario string
-	pending  map[string]*Call
-	answered map[string]*Call
+	// launchedFor is Options.Scenario until a scenario is set: setting
+	// that one keeps what arrived since the launch (see SetScenario).
+	launchedFor string
+	pending     map[string]*Call
+	answered    map[string]*Call
 	// bodied are the keys filed in answered since forgetBodies last ran.
 	bodied []string
 	anon   int // raw lines sent that may be answered with a null id
@@ -281,18 +284,19 @@ func New(o Options) *Peer {
 		o.Observe = func(verdict.Observation) {}
 	}
 	p := &Peer{
-		o:         o,
-		scenario:  o.Scenario,
-		started:   time.Now(),
-		pending:   map[string]*Call{},
-		answered:  map[string]*Call{},
-		serverIDs: map[string]bool{},
-		signal:    make(chan struct{}),
-		straySig:  make(chan struct{}),
-		gone:      make(chan struct{}),
-		heard:     make(chan struct{}),
-		readDone:  make(chan struct{}),
-		errDone:   make(chan struct{}),
+		o:           o,
+		scenario:    o.Scenario,
+		launchedFor: o.Scenario,
+		started:     time.Now(),
+		pending:     map[string]*Call{},
+		answered:    map[string]*Call{},
+		serverIDs:   map[string]bool{},
+		signal:      make(chan struct{}),
+		straySig:    make(chan struct{}),
+		gone:        make(chan struct{}),
+		heard:       make(chan struct{}),
+		readDone:    make(chan struct{}),
+		errDone:     make(chan struct{}),
 	}
 	p.proto.Store(o.Protocol)
 	if o.Judge != nil {
@@ -322,8 +326,19 @@ func (p *Peer) SetProtocol(proto *spec.Protocol) { p.proto.Store(proto) }
 // previous scenario left unanswered, and drops the handler it set. The
 // answers of its calls are kept only as far as a late duplicate needs
 // them (see forgetBodies).
+//
+// Setting the scenario the process was launched for (Options.Scenario)
+// keeps what arrived since: it is that scenario's, as everything a
+// client under test sends from its first message on is.
 func (p *Peer) SetScenario(name string) {
 	p.mu.Lock()
+	if name != "" && name == p.launchedFor {
+		p.launchedFor = ""
+		p.mu.Unlock()
+		p.o.Recorder.SetScenario(name)
+		return
+	}
+	p.launchedFor = ""
 	p.scenario = name
 	p.anon, p.anonIDs, p.refusedRaw = 0, 0, 0
 	p.inbox, p.inboxB, p.dropNoted, p.firstLine = nil, 0, false, nil
@@ -1149,4 +1164,18 @@ func looseKey(id any) string {
 		return v.String()
 	}
 	return Key(id)
+}
+
+// Reply sends a message that is no request of wirecheck's to track: an
+// answer to a request the other side sent, or a notification, framed by
+// the transport (Send) as a handler's answer is. It passes the frame
+// judge and the transcript; seq is its transcript line.
+func (p *Peer) Reply(msg []byte) (seq int, err error) {
+	p.sent(msg, nil)
+	seq = p.o.Recorder.Add(transcript.Sent, msg)
+	if err := p.o.Transport.Send(msg); err != nil {
+		p.note("write failed: " + err.Error())
+		return seq, err
+	}
+	return seq, nil
 }

@@ -69,7 +69,13 @@ func anchors(page string) (map[string]bool, error) {
 }
 
 var _ = Describe("the citations of mcp's rules", func() {
-	b, err := protocols.Load("mcp")
+	for _, id := range []string{"mcp", "mcp-client"} {
+		Context(id, func() { citations(id) })
+	}
+})
+
+func citations(id string) {
+	b, err := protocols.Load(id)
 
 	It("name, in each revision a rule is part of, that revision's page or an earlier one's, never a later one's", func() {
 		Expect(err).NotTo(HaveOccurred())
@@ -128,4 +134,4 @@ var _ = Describe("the citations of mcp's rules", func() {
 		}
 		Expect(bad).To(BeEmpty())
 	})
-})
+}

@@ -16,7 +16,7 @@ import (
 var _ = Describe("the documents the specs cite", func() {
 	It("are each declared with a title and, for a seed file, its sha256, in every revision", func() {
 		hash := regexp.MustCompile(`^[0-9a-f]{64}$`)
-		for _, id := range protocols.IDs() {
+		for _, id := range protocols.AllIDs() {
 			b, err := protocols.Load(id)
 			Expect(err).NotTo(HaveOccurred())
 			revs := []string{""}
@@ -50,7 +50,7 @@ var _ = Describe("the documents the specs cite", func() {
 		if _, err := os.Stat(filepath.Join(dir, "seeds")); err != nil {
 			Skip("no seed documents at " + dir + " (set WIRECHECK_SHARED): their hashes are checked where they are")
 		}
-		for _, id := range protocols.IDs() {
+		for _, id := range protocols.AllIDs() {
 			b, err := protocols.Load(id)
 			Expect(err).NotTo(HaveOccurred())
 			for _, d := range b.Protocol.Documents {

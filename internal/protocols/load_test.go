@@ -24,10 +24,10 @@ var _ = Describe("the embedded protocols", func() {
 		for _, f := range files {
 			ids = append(ids, strings.TrimSuffix(f, ".yaml"))
 		}
-		Expect(ids).To(ConsistOf(protocols.IDs()))
+		Expect(ids).To(ConsistOf(protocols.AllIDs()))
 	})
 
-	for _, id := range protocols.IDs() {
+	for _, id := range protocols.AllIDs() {
 		Context(id, func() {
 			var b *protocols.Bundle
 			BeforeEach(func() {

@@ -65,6 +65,25 @@ var _ = Describe("the mcp checks per transport", func() {
 		}
 	})
 
+	It("leaves every check of the HTTP transports' client role to mcp-client, which claims each", func() {
+		client, err := protocols.Load("mcp-client")
+		Expect(err).NotTo(HaveOccurred())
+		claimed := map[string]bool{}
+		for _, r := range client.Protocol.Rules {
+			for _, c := range r.Checks {
+				claimed[c] = true
+			}
+		}
+		n := 0
+		for c := range verdict.Checks {
+			if strings.HasPrefix(c, "client-http.") {
+				n++
+				Expect(claimed).To(HaveKey(c), "no mcp-client rule claims the check %s", c)
+			}
+		}
+		Expect(n).To(BeNumerically(">", 0))
+	})
+
 	It("refuses a transport it does not offer", func() {
 		_, err := b.Protocol.ForTransport("websocket")
 		Expect(err).To(MatchError(ContainSubstring(`protocol mcp has no transport "websocket"`)))

@@ -49,6 +49,11 @@ func Lookup(id string) (Module, error) {
 			return m, nil
 		}
 	}
+	for _, r := range roles {
+		if r.module.ID() == id {
+			return r.module, nil
+		}
+	}
 	return nil, fmt.Errorf("unknown protocol %q (known: %s)", id, strings.Join(IDs(), ", "))
 }
 
@@ -139,6 +144,9 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 		open = schema.Compile
 	}
 	dirs := []string{id}
+	if p.Schemas != "" {
+		dirs = []string{p.Schemas}
+	}
 	for bb := baseBundle; bb != nil; bb = bb.base {
 		dirs = append(dirs, bb.Protocol.ID)
 	}

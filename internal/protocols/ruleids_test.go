@@ -29,7 +29,7 @@ var ruleShape = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 // starting with one of them is taken for a rule ID, so "UTF-8" is not.
 func specRules() (ids, prefixes map[string]bool) {
 	ids, prefixes = map[string]bool{}, map[string]bool{}
-	for _, id := range protocols.IDs() {
+	for _, id := range protocols.AllIDs() {
 		b, err := protocols.Load(id)
 		Expect(err).NotTo(HaveOccurred())
 		for _, r := range b.Protocol.Rules {

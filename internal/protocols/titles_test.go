@@ -18,7 +18,7 @@ var _ = Describe("a rule's title", func() {
 		// MCP-JSONRPC-7 read "a line that is not JSON" on HTTP runs, where
 		// what is sent is a POST body.
 		var bad []string
-		for _, id := range protocols.IDs() {
+		for _, id := range protocols.AllIDs() {
 			b, err := protocols.Load(id)
 			Expect(err).NotTo(HaveOccurred())
 			if !slices.Contains(b.Protocol.Transports, "http") && !slices.Contains(b.Protocol.Transports, "sse") {

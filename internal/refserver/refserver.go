@@ -26,6 +26,9 @@ type Options struct {
 	// Stop, closed, ends an HTTP server (SIGTERM); nil runs it until the
 	// process ends.
 	Stop <-chan struct{}
+	// Args is, for a reference client (a role's module), the server it
+	// connects to: the command to launch on stdio.
+	Args []string
 }
 
 // Set turns a list of names (faults, variants) into a set.

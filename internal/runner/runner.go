@@ -224,12 +224,14 @@ type lane struct {
 	r         *run
 	id        int // its place in the plan, for Progress
 	scenarios []*scenario.Scenario
-	rec       *transcript.Recorder
-	mu        sync.Mutex
-	spans     map[string]span // guarded by mu
-	cur       string          // guarded by mu
-	s         *session.Session
-	broken    bool // the current process must be replaced before the next scenario
+	// next is the scenario the lane launches its next process for.
+	next   string
+	rec    *transcript.Recorder
+	mu     sync.Mutex
+	spans  map[string]span // guarded by mu
+	cur    string          // guarded by mu
+	s      *session.Session
+	broken bool // the current process must be replaced before the next scenario
 	// live is the current peer for the interrupt watcher, which runs on
 	// another goroutine than the one that owns s.
 	live atomic.Pointer[peer.Peer]
@@ -313,6 +315,12 @@ func (l *lane) start(ctx context.Context) error {
 	}
 	st := r.cfg.Protocol.Startup
 	scen := ""
+	if st == nil && r.cfg.Target.Client && l.next != "" {
+		// A client under test speaks first (it opens its session as it
+		// connects): what it sends is the scenario's it is launched for.
+		scen = l.next
+		l.setScenario(scen)
+	}
 	if st != nil {
 		// Named before the launch, not after: the peer empties its inbox
 		// when a scenario is set, and a server that is quick (or a runner
@@ -679,6 +687,7 @@ func (l *lane) run(ctx context.Context) {
 		}
 		if l.s == nil || l.broken {
 			l.stop()
+			l.next = s.Name
 			if err := l.start(ctx); err != nil {
 				l.endScenario("startup")
 				if ctx.Err() != nil {
@@ -716,6 +725,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	}
 	env.Restart = func() error {
 		l.stop()
+		l.next = s.Name
 		if err := l.start(ctx); err != nil {
 			return err
 		}

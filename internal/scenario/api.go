@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"iter"
 	"reflect"
@@ -164,3 +165,15 @@ func (e *Env) SetProtocol(p *spec.Protocol) { e.p.SetProtocol(p) }
 
 // SetHandler answers the server's requests with h.
 func (e *Env) SetHandler(h peer.Handler) { e.p.SetHandler(h) }
+
+// Reply sends a message wirecheck owes no answer to track (peer.Reply):
+// a response to a request the other side sent, or a notification. seq
+// is its transcript line: a frame received on an earlier line was sent
+// before the other side could have read it.
+func (e *Env) Reply(v any) (seq int, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return -1, fmt.Errorf("cannot encode message: %w", err)
+	}
+	return e.p.Reply(b)
+}

@@ -151,6 +151,9 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		bad(1, "missing source: cite the document the rules come from")
 	}
 	p.schemaDirs = []string{p.ID}
+	if p.Schemas != "" {
+		p.schemaDirs = []string{p.Schemas}
+	}
 	if p.Base != "" {
 		if base == nil {
 			bad(1, "base %q: profiles cannot be resolved here", p.Base)

@@ -26,7 +26,11 @@ type Protocol struct {
 	// and a certificate says which text it certifies against.
 	Documents []*Document `yaml:"documents"`
 	// Base names the protocol a profile extends (see profile.go).
-	Base       string   `yaml:"base"`
+	Base string `yaml:"base"`
+	// Schemas, set, is the folder of schemas/ the spec's references
+	// resolve in when it is another protocol's (a role of that protocol:
+	// the same messages, judged from the other side); unset, its ID.
+	Schemas    string   `yaml:"schemas"`
 	Transports []string `yaml:"transports"`
 	// Revision is a profile's default revision, one of its base's: the
 	// revision its document describes (sophon speaks 2024-11-05).

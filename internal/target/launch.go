@@ -48,6 +48,9 @@ func (e *NotReady) Error() string { return e.Cause }
 // there (awaitReady). No protocol request is made before the first Send:
 // each may cost the server a session.
 func (t Target) Launch(b Bounds) (transport.Transport, error) {
+	if t.Client {
+		return t.launchClient(b)
+	}
 	if t.Serve != nil {
 		return transport.InProcess(t.Serve, transport.Options{MaxFrame: t.MaxFrame})
 	}

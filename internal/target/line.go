@@ -47,6 +47,9 @@ func (t Target) Line(r Rerun) string {
 	if r.Protocol != "" && r.Command != "run" {
 		words = append(words, "--protocol", Quote(r.Protocol))
 	}
+	if t.Client {
+		words = append(words, "--role", "client")
+	}
 	if t.OverHTTP() {
 		words = append(words, "--transport", t.Kind())
 	}

@@ -51,6 +51,33 @@ type Target struct {
 	// Detected says why the transport is what it is when the user named
 	// none for a running server (see Detect): the report carries it.
 	Detected string
+	// Client makes Argv a client under test (--role client): wirecheck
+	// plays its server, listening over the transport (Kind.Listen), and
+	// the transport's placeholder (Placeholder) in Argv and the Env
+	// values becomes the endpoint the client is to reach.
+	Client bool
+	// Binary is the wirecheck executable the stdio endpoint execs to
+	// connect back (the client role on stdio).
+	Binary string
+}
+
+// The client role's placeholders: what a client's arguments or --env
+// values write where wirecheck's server endpoint goes.
+const (
+	// ServerCommand is, on stdio, the path of an executable the client
+	// launches as its server.
+	ServerCommand = "{server}"
+	// ServerURL is, over HTTP, the URL wirecheck serves on.
+	ServerURL = "{url}"
+)
+
+// Placeholder is the word the client role replaces with the endpoint
+// over the target's transport.
+func (t Target) Placeholder() string {
+	if t.OverHTTP() {
+		return ServerURL
+	}
+	return ServerCommand
 }
 
 // Port is what Argv words, Env values and the URL of a launched HTTP
@@ -96,6 +123,9 @@ func (t Target) Check() error {
 	if _, ok := transport.Lookup(t.Transport); !ok && t.Transport != "" {
 		return fmt.Errorf("--transport %q: want %s", t.Transport, transport.Alternatives(transport.Names()))
 	}
+	if t.Client {
+		return t.checkClient()
+	}
 	if t.URL != "" {
 		if err := checkURL(t.URL, len(t.Argv) > 0); err != nil {
 			return err
@@ -121,6 +151,26 @@ func (t Target) Check() error {
 	return nil
 }
 
+// checkClient is Check of a client under test.
+func (t Target) checkClient() error {
+	if t.URL != "" {
+		return fmt.Errorf("--url with --role client: wirecheck is the server and picks its own endpoint; put %s in the client's arguments or an --env value", ServerURL)
+	}
+	if len(t.Argv) == 0 {
+		return fmt.Errorf("--role client: give the client's command after --, with %s where the server goes", t.Placeholder())
+	}
+	if len(t.Headers) > 0 {
+		return fmt.Errorf("--header: wirecheck sends no HTTP request to a client under test")
+	}
+	if !t.has(t.Placeholder()) {
+		return fmt.Errorf("--role client: the client's command names no %s; put it in an argument or an --env value where the client takes its server's %s", t.Placeholder(), map[bool]string{true: "URL", false: "command"}[t.OverHTTP()])
+	}
+	if k, _ := transport.Lookup(t.Kind()); k.Listen == nil {
+		return fmt.Errorf("--role client with --transport %s: wirecheck cannot serve a client over it", t.Kind())
+	}
+	return nil
+}
+
 // flagWords are names as --transport flags: "--transport NAME".
 func flagWords(names []string) []string {
 	out := make([]string, len(names))
@@ -131,14 +181,17 @@ func flagWords(names []string) []string {
 }
 
 // hasPort reports whether {port} appears in an argument or an --env value.
-func (t Target) hasPort() bool {
+func (t Target) hasPort() bool { return t.has(Port) }
+
+// has reports whether word appears in an argument or an --env value.
+func (t Target) has(word string) bool {
 	for _, w := range t.Argv {
-		if strings.Contains(w, Port) {
+		if strings.Contains(w, word) {
 			return true
 		}
 	}
 	for _, e := range t.Env {
-		if _, v, _ := strings.Cut(e, "="); strings.Contains(v, Port) {
+		if _, v, _ := strings.Cut(e, "="); strings.Contains(v, word) {
 			return true
 		}
 	}

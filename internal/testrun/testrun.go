@@ -31,6 +31,10 @@ type Server struct {
 	Faults, Variants []string
 	// Revision of a versioned protocol to run under; "" runs the default.
 	Revision string
+	// Transport is, for a client role, the transport wirecheck serves the
+	// reference client on ("" = stdio); a fault or variant of one
+	// transport (spec `transport:`) runs over it.
+	Transport string
 	// Command, when its Argv or URL is set, is the server instead of the
 	// reference server (Faults and Variants then do not apply).
 	Command target.Target
@@ -47,12 +51,22 @@ func (s Server) Target() (target.Target, error) {
 	if err != nil {
 		return target.Target{}, err
 	}
-	argv := []string{bin, "serve", s.Protocol}
+	proto, role := protocols.RoleOf(s.Protocol)
+	argv := []string{bin, "serve", proto}
+	if role == protocols.RoleClient {
+		argv = append(argv, "--role", role)
+	}
 	for _, v := range s.Variants {
 		argv = append(argv, "--variant", v)
 	}
 	for _, f := range s.Faults {
 		argv = append(argv, "--fault", f)
+	}
+	if role == protocols.RoleClient {
+		// The reference client, its server wirecheck as the run plays it.
+		t := target.Target{Transport: s.Transport, Client: true, Binary: bin}
+		t.Argv = append(argv, "--", t.Placeholder())
+		return t, nil
 	}
 	return target.Target{Argv: argv}, nil
 }

@@ -30,6 +30,10 @@ type Kind struct {
 	// a URL alone is reached over. revision is the one the run asks for,
 	// "" for the module's default.
 	Detect func(o DialOptions, revision string) (name, why string)
+	// Listen, set, makes the endpoint a client under test connects to
+	// when wirecheck plays the server (--role client); nil for a
+	// transport without a client role.
+	Listen func(o ListenOptions) (Listener, error)
 }
 
 // DialOptions are what a Kind's Dial and Detect are handed.

@@ -3,6 +3,7 @@ package httpmcp
 import (
 	"cmp"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -11,8 +12,16 @@ import (
 // them through transport.Kind. Streamable HTTP is the one a URL alone is
 // reached over, after Detect has asked the server.
 func init() {
-	transport.Register(transport.Kind{Name: KindHTTP, Title: "HTTP", Path: "/mcp", Dial: dialKind, Detect: detectKind})
-	transport.Register(transport.Kind{Name: KindSSE, Title: "legacy HTTP+SSE", Path: "/sse", Dial: dialKind})
+	transport.Register(transport.Kind{Name: KindHTTP, Title: "HTTP", Path: "/mcp", Dial: dialKind, Detect: detectKind, Listen: listenKind(false, "/mcp")})
+	transport.Register(transport.Kind{Name: KindSSE, Title: "legacy HTTP+SSE", Path: "/sse", Dial: dialKind, Listen: listenKind(true, "/sse")})
+}
+
+// listenKind serves the transport with wirecheck as the server, for a
+// client under test (--role client).
+func listenKind(legacy bool, path string) func(transport.ListenOptions) (transport.Listener, error) {
+	return func(o transport.ListenOptions) (transport.Listener, error) {
+		return httpserve.Listen(o, legacy, path)
+	}
 }
 
 func options(o transport.DialOptions) Options {

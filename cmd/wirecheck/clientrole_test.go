@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/report"
+)
+
+var _ = Describe("wirecheck run --role client", func() {
+	It("checks the reference MCP client through {server}, and fails a faulty one with the rule and a rerun line that says --role client", func() {
+		dir := GinkgoT().TempDir()
+		out, err := exec.Command(bin(), "run", "--protocol", "mcp", "--role", "client", "--no-progress",
+			"--report", "json="+filepath.Join(dir, "r.json"),
+			"--", bin(), "serve", "mcp", "--role", "client", "--", "{server}").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+		Expect(err).NotTo(HaveOccurred())
+		var rep report.Report
+		Expect(json.Unmarshal(data, &rep)).To(Succeed())
+		Expect(rep.Summary.Fail).To(BeZero())
+		Expect(rep.Summary.Pass).To(BeNumerically(">=", 10))
+
+		cmd := exec.Command(bin(), "run", "--protocol", "mcp", "--role", "client", "--no-progress", "--timeout", "2s",
+			"--", bin(), "serve", "mcp", "--role", "client", "--fault", "ping-not-empty", "--", "{server}")
+		out, _ = cmd.CombinedOutput()
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(1), string(out))
+		Expect(string(out)).To(ContainSubstring("MCP-CLIENT-PING-1"))
+		Expect(string(out)).To(MatchRegexp(`wirecheck run --protocol mcp --scenario client-session --role client .* -- .* --fault ping-not-empty -- '\{server\}'`))
+	})
+
+	DescribeTable("refuses what has no meaning for a client, exit 2, naming it",
+		func(want string, args ...string) {
+			code, _, errs := cli("", append([]string{"run"}, args...)...)
+			Expect(code).To(Equal(2), errs)
+			Expect(errs).To(ContainSubstring(want))
+			Expect(errs).NotTo(ContainSubstring("goroutine"))
+		},
+		Entry("a protocol without a client role", "wirecheck checks no tool-host client", "--protocol", "tool-host", "--role", "client", "--", "c", "{server}"),
+		Entry("the role's module named as a protocol", "run it as --protocol mcp --role client", "--protocol", "mcp-client", "--", "c", "{server}"),
+		Entry("an unknown role", `--role "peer"`, "--protocol", "mcp", "--role", "peer", "--", "c", "{server}"),
+		Entry("--url", "--url with --role client", "--protocol", "mcp", "--role", "client", "--url", "http://127.0.0.1:1/mcp", "--", "c", "{url}"),
+		Entry("a client command without {server}", "names no {server}", "--protocol", "mcp", "--role", "client", "--", "c", "--server", "x"),
+		Entry("a client command over HTTP without {url}", "names no {url}", "--protocol", "mcp", "--role", "client", "--transport", "http", "--", "c", "{server}"),
+		Entry("no client command", "give the client's command after --", "--protocol", "mcp", "--role", "client"),
+		Entry("--header", "--header: wirecheck sends no HTTP request", "--protocol", "mcp", "--role", "client", "--header", "A: b", "--", "c", "{server}"),
+	)
+
+	It("takes {server} in an --env value as well", func() {
+		code, _, errs := cli("", "run", "--protocol", "mcp", "--role", "client", "--env", "MCP_SERVER={server}", "--startup-timeout", "1s", "--", "/nonexistent/client")
+		Expect(errs).NotTo(ContainSubstring("names no {server}"))
+		Expect(code).To(Equal(3), errs)
+	})
+
+	It("serve --role client needs the server command after --", func() {
+		code, _, errs := cli("", "serve", "mcp", "--role", "client")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("give the server command after --"))
+		code, _, errs = cli("", "serve", "mcp", "extra")
+		Expect(code).To(Equal(2))
+		Expect(errs).To(ContainSubstring("a server command follows -- only with --role client"))
+	})
+})

@@ -1,0 +1,56 @@
+package protocols_test
+
+import (
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// The client role's table, apart from the protocols' (faults_test.go,
+// verdicts.txt), whose runs are of servers: every fault of the MCP
+// reference client trips its rules and no rule it does not name; every
+// variant, and the clean client under every revision, passes.
+var _ = Describe("the MCP client role's reference client", func() {
+	const id = "mcp-client"
+	b, err := protocols.Load(id)
+	if err != nil {
+		panic(err)
+	}
+	cfg := func() runner.Config {
+		return runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4}
+	}
+	for _, f := range b.Protocol.Faults {
+		It("trips "+f.Name+"'s rules with it", func() {
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version, Transport: f.Transport}, cfg())
+			Expect(err).NotTo(HaveOccurred())
+			got := broken(rep)
+			for _, r := range f.Trips {
+				Expect(got).To(ContainElement(r), "fault %s: %s", f.Name, evidence(rep, r))
+			}
+			for _, r := range got {
+				Expect(slices.Contains(f.Trips, r) || slices.Contains(f.Also, r)).To(BeTrue(), "fault %s also broke %s:\n%s", f.Name, r, evidence(rep, r))
+			}
+		})
+	}
+	for _, v := range b.Protocol.Variants {
+		It("passes with the variant "+v.Name, func() {
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Variants: []string{v.Name}, Revision: v.Version, Transport: v.Transport}, cfg())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+		})
+	}
+	for _, rev := range b.Revisions() {
+		It("passes clean under "+rev, func() {
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev}, cfg())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))
+		})
+	}
+})

@@ -1,0 +1,348 @@
+// Package mcpclient is the reference MCP client (wirecheck serve mcp
+// --role client -- SERVER-CMD…): it launches the server command, speaks
+// MCP over its stdio, initializes, lists and calls tools, answers the
+// server's requests as its declared capabilities allow, and exits. Each
+// fault (spec mcp-client.yaml faults:) breaks one client rule; each
+// variant takes a legal alternative.
+package mcpclient
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/refserver"
+)
+
+// supported are the revisions the reference client speaks; it asks for
+// the newest.
+var supported = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+const wait = 10 * time.Second
+
+type client struct {
+	fault, variant map[string]bool
+	log            io.Writer
+	in             io.WriteCloser
+	mu             sync.Mutex
+	answers        map[string]chan map[string]any
+	caps           map[string]any
+	serverCaps     map[string]any
+	nextID         int
+}
+
+// Serve runs the reference client against the server o.Args names.
+func Serve(o refserver.Options) int {
+	if len(o.Args) == 0 {
+		fmt.Fprintln(o.Log, "mcp reference client: no server command (give it after --)")
+		return 2
+	}
+	if u, ok := serverURL(o.Args); ok {
+		return serveHTTP(o, u)
+	}
+	cmd := exec.Command(o.Args[0], o.Args[1:]...)
+	cmd.Stderr = o.Log
+	in, err1 := cmd.StdinPipe()
+	out, err2 := cmd.StdoutPipe()
+	if err1 != nil || err2 != nil {
+		fmt.Fprintln(o.Log, "mcp reference client: pipes:", err1, err2)
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(o.Log, "mcp reference client:", err)
+		return 1
+	}
+	c := newClient(o)
+	c.in = in
+	go c.read(out)
+	code := c.run()
+	_ = in.Close()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-done
+	}
+	return code
+}
+
+// newClient is the client the options make, its capabilities as the
+// variants and faults say; in is left to the transport.
+func newClient(o refserver.Options) *client {
+	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, answers: map[string]chan map[string]any{}}
+	c.caps = map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
+	switch {
+	case c.variant["bare"]:
+		c.caps = map[string]any{}
+	case c.variant["capable"]:
+		c.caps["elicitation"] = map[string]any{}
+	}
+	// no-method-header breaks a rule of 2026-07-28's requests: it speaks
+	// that revision.
+	if c.fault["no-method-header"] {
+		c.variant["modern"] = true
+	}
+	// The undeclared-answer faults answer what they do not declare.
+	if c.fault["sampling-undeclared-answer"] {
+		delete(c.caps, "sampling")
+	}
+	if c.fault["roots-undeclared-answer"] {
+		delete(c.caps, "roots")
+	}
+	return c
+}
+
+func (c *client) send(v map[string]any) {
+	b, _ := json.Marshal(v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, _ = c.in.Write(append(b, '\n'))
+}
+
+// request sends a request and returns a channel for its answer; id < 0
+// takes the next id.
+func (c *client) request(method string, params any, id int) (int, chan map[string]any) {
+	c.mu.Lock()
+	if id < 0 {
+		c.nextID++
+		id = c.nextID
+	}
+	ch := make(chan map[string]any, 2)
+	key := fmt.Sprint(id)
+	if c.variant["string-ids"] {
+		key = fmt.Sprintf("c-%d", id)
+	}
+	c.answers[key] = ch
+	c.mu.Unlock()
+	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if c.variant["string-ids"] {
+		msg["id"] = fmt.Sprintf("c-%d", id)
+	}
+	if c.variant["modern"] {
+		// 2026-07-28: every request says its revision and capabilities.
+		p, _ := params.(map[string]any)
+		if p == nil {
+			p = map[string]any{}
+		}
+		meta, _ := p["_meta"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+		meta["io.modelcontextprotocol/clientCapabilities"] = c.caps
+		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"}
+		p["_meta"] = meta
+		params = p
+	}
+	if params != nil {
+		msg["params"] = params
+	}
+	if c.fault["no-jsonrpc"] && method == "tools/list" {
+		delete(msg, "jsonrpc")
+	}
+	c.send(msg)
+	return id, ch
+}
+
+// asks is the revision the client asks for: its newest, or with the
+// variant oldest its oldest.
+func (c *client) asks() string {
+	if c.variant["oldest"] {
+		return supported[0]
+	}
+	return supported[len(supported)-1]
+}
+
+func (c *client) await(method string, ch chan map[string]any) (map[string]any, bool) {
+	select {
+	case m := <-ch:
+		return m, true
+	case <-time.After(wait):
+		fmt.Fprintf(c.log, "mcp reference client: no answer to %s within %v\n", method, wait)
+		return nil, false
+	}
+}
+
+func (c *client) call(method string, params any) (map[string]any, bool) {
+	_, ch := c.request(method, params, -1)
+	return c.await(method, ch)
+}
+
+func (c *client) run() int {
+	if c.variant["modern"] {
+		d, ok := c.call("server/discover", nil)
+		if !ok {
+			return 1
+		}
+		r, _ := d["result"].(map[string]any)
+		c.serverCaps, _ = r["capabilities"].(map[string]any)
+		vs, _ := r["supportedVersions"].([]any)
+		if !slices.Contains(vs, any("2026-07-28")) {
+			fmt.Fprintf(c.log, "mcp reference client: the server supports %v, not 2026-07-28: disconnecting\n", vs)
+			return 1
+		}
+		return c.work()
+	}
+	if c.fault["list-first"] {
+		if _, ok := c.call("tools/list", nil); !ok {
+			return 1
+		}
+	}
+	initID, initCh := c.request("initialize", map[string]any{
+		"protocolVersion": c.asks(),
+		"capabilities":    c.caps,
+		"clientInfo":      map[string]any{"name": "wirecheck-reference-client", "version": "0.1.0"},
+	}, -1)
+	var early chan map[string]any
+	if c.fault["request-before-initialized"] {
+		_, early = c.request("tools/list", nil, -1)
+	}
+	init, ok := c.await("initialize", initCh)
+	if !ok {
+		return 1
+	}
+	r, _ := init["result"].(map[string]any)
+	v, _ := r["protocolVersion"].(string)
+	c.serverCaps, _ = r["capabilities"].(map[string]any)
+	if !slices.Contains(supported, v) && !c.fault["wrong-version"] {
+		fmt.Fprintf(c.log, "mcp reference client: the server answered protocol version %q, which this client does not support: disconnecting\n", v)
+		return 1
+	}
+	if early != nil {
+		c.await("tools/list", early)
+	}
+	if c.fault["cancel-initialize"] {
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": initID}})
+	}
+	if !c.fault["no-initialized"] {
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	}
+	if c.variant["pings"] {
+		if _, ok := c.call("ping", nil); !ok {
+			return 1
+		}
+	}
+	return c.work()
+}
+
+// work is what the client is for once its session is open: list the
+// tools, call them, and a last round trip.
+func (c *client) work() int {
+	listID, listCh := c.request("tools/list", nil, -1)
+	if _, ok := c.await("tools/list", listCh); !ok {
+		return 1
+	}
+	id := -1
+	if c.fault["duplicate-id"] {
+		id = listID
+	}
+	_, callCh := c.request("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}, "_meta": map[string]any{"progressToken": "ref-1"}}, id)
+	if _, ok := c.await("tools/call", callCh); !ok {
+		return 1
+	}
+	if _, ok := c.call("tools/call", map[string]any{"name": "fail", "arguments": map[string]any{}}); !ok {
+		return 1
+	}
+	// What the server declared decides what else the client asks for
+	// (undeclared-use: whatever it declared).
+	for _, cp := range []struct{ cap, method string }{{"resources", "resources/list"}, {"prompts", "prompts/list"}} {
+		if _, ok := c.serverCaps[cp.cap]; ok || c.fault["undeclared-use"] {
+			if _, ok := c.call(cp.method, nil); !ok {
+				return 1
+			}
+		}
+	}
+	if c.fault["cancel-unknown"] {
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 777, "reason": "never sent"}})
+	}
+	// A last round trip, so every request the server sent meanwhile has
+	// been answered before the client goes.
+	if _, ok := c.call("tools/list", nil); !ok {
+		return 1
+	}
+	return 0
+}
+
+func (c *client) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		id, hasID := m["id"]
+		method, _ := m["method"].(string)
+		switch {
+		case method != "" && hasID:
+			c.answer(method, id, m)
+		case hasID:
+			c.mu.Lock()
+			ch := c.answers[fmt.Sprint(id)]
+			delete(c.answers, fmt.Sprint(id))
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		}
+	}
+}
+
+func (c *client) answer(method string, id any, m map[string]any) {
+	reply := func(res any) { c.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": res}) }
+	refuse := func(feature string) {
+		if c.variant["silent-undeclared"] {
+			return
+		}
+		c.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "this client does not support " + feature}})
+	}
+	has := func(f string) bool { _, ok := c.caps[f]; return ok }
+	switch method {
+	case "ping":
+		switch {
+		case c.fault["ping-unanswered"]:
+		case c.fault["ping-not-empty"]:
+			reply(map[string]any{"pong": true})
+		case c.fault["id-mangled"]:
+			c.send(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprint(id), "result": map[string]any{}})
+		default:
+			reply(map[string]any{})
+		}
+	case "roots/list":
+		if has("roots") || c.fault["roots-undeclared-answer"] {
+			reply(map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp", "name": "tmp"}}})
+		} else {
+			refuse("roots")
+		}
+	case "sampling/createMessage":
+		p, _ := m["params"].(map[string]any)
+		meta, _ := p["_meta"].(map[string]any)
+		if tok, ok := meta["progressToken"]; ok && (c.variant["progress"] || c.fault["progress-unknown-token"]) {
+			if c.fault["progress-unknown-token"] {
+				tok = "not-given"
+			}
+			c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1}})
+		}
+		if has("sampling") || c.fault["sampling-undeclared-answer"] {
+			reply(map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "hello"}, "model": "wirecheck-reference", "stopReason": "endTurn"})
+		} else {
+			refuse("sampling")
+		}
+	case "elicitation/create":
+		if has("elicitation") || c.fault["elicit-undeclared-answer"] {
+			reply(map[string]any{"action": "decline"})
+		} else {
+			refuse("elicitation")
+		}
+	default:
+		c.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32601, "message": "method not found"}})
+	}
+}

@@ -1,0 +1,70 @@
+package mcpclient
+
+import (
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// The HTTP transports' own scenarios: the conversation of client-session,
+// with the server breaking a stream or ending the session on the way, as
+// the revisions let a server do. Over stdio they skip.
+
+// resumeRetry is the retry field the resumption scenario sends: long enough
+// that a client ignoring it is seen, short enough for a suite.
+const resumeRetry = 200 * time.Millisecond
+
+func httpScenarios() []*scenario.Scenario {
+	return []*scenario.Scenario{{
+		Name:  "client-http-resume",
+		Title: "over HTTP, break the SSE stream of the client's first tools/call after its priming event (retry 200 ms), before the response: the client resumes it with GET and Last-Event-ID, no sooner than retry asks",
+		Rules: []string{"MCP-CLIENT-HTTP-7", "MCP-CLIENT-HTTP-8"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTP(env, httpserve.Settings{Retry: resumeRetry, DropCall: "tools/call"}, []judged{
+				{"MCP-CLIENT-HTTP-7", httpserve.CheckResumes, "the client made no tools/call: wirecheck broke no stream"},
+				{"MCP-CLIENT-HTTP-8", httpserve.CheckRetry, "the client did not reconnect to the stream wirecheck broke (MCP-CLIENT-HTTP-7 judges that)"},
+			})
+		},
+	}, {
+		Name:  "client-http-session-ends",
+		Title: "over HTTP, end the client's session once tools/list is answered: its next request gets 404, and it begins a new session with an initialize without the old id",
+		Rules: []string{"MCP-CLIENT-HTTP-9"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTP(env, httpserve.Settings{EndAfter: "tools/list"}, []judged{
+				{"MCP-CLIENT-HTTP-9", httpserve.CheckReinitialize, "the client sent nothing after wirecheck ended its session (or made no tools/list, after which it ends)"},
+			})
+		},
+	}}
+}
+
+// judged is a rule a scenario declares, the transport's check that
+// decides it, and why it is skipped when the check never came up.
+type judged struct{ rule, check, unobserved string }
+
+// overHTTP sets the session's settings, then converses as client-session
+// does; over another transport its rules skip.
+func overHTTP(env *scenario.Env, set httpserve.Settings, rules []judged) error {
+	var sv interface{ Conn() transport.Conn }
+	var s *httpserve.Session
+	if env.Ability(&sv) {
+		s, _ = sv.Conn().(*httpserve.Session)
+	}
+	if s == nil {
+		for _, r := range rules {
+			env.Skip(r.rule, "the client is not reached over Streamable HTTP: the scenario is one of that transport")
+		}
+		return nil
+	}
+	s.Set(set)
+	err := converse(env, false)
+	for _, r := range rules {
+		if !s.Reported(r.check) {
+			env.Skip(r.rule, r.unobserved)
+		}
+	}
+	return err
+}

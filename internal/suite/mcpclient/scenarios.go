@@ -1,0 +1,479 @@
+package mcpclient
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+)
+
+// Scenarios returns the client role's scenarios. Each launches the client
+// afresh: what it sends depends on how its server answered from the
+// first message on.
+func Scenarios() []*scenario.Scenario {
+	return append([]*scenario.Scenario{{
+		Name:  "client-session",
+		Title: "serve the client as an MCP server of the run's revision (tools, resources, prompts; progress and list_changed during a tool call; a tool whose result is an error) and, once initialized, send it ping, roots/list, sampling/createMessage and elicitation/create",
+		Rules: []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-2", "MCP-CLIENT-LIFECYCLE-3",
+			"MCP-CLIENT-PING-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-ELICIT-1", "MCP-CLIENT-CANCEL-1", "MCP-CLIENT-CANCEL-2", "MCP-CLIENT-PROGRESS-1"},
+		Fresh: true,
+		Run:   func(env *scenario.Env) error { return converse(env, false) },
+	}, {
+		Name:  "client-version-unsupported",
+		Title: "answer initialize with protocol version 1999-01-01, which no client supports: the client disconnects",
+		Rules: []string{"MCP-CLIENT-LIFECYCLE-4"},
+		Fresh: true,
+		Run:   func(env *scenario.Env) error { return converse(env, true) },
+	}, {
+		Name:  "client-server-tools-only",
+		Title: "serve the client as a server that declares the tools capability alone: the client asks nothing of resources, prompts, logging or completions",
+		Rules: []string{"MCP-CLIENT-CAPS-1", "MCP-CLIENT-CAPS-2"},
+		Fresh: true,
+		Run:   func(env *scenario.Env) error { return serve(env, conv{toolsOnly: true}) },
+	}}, httpScenarios()...)
+}
+
+// Unsupported is the protocol version no client supports that the
+// version scenario answers.
+const Unsupported = "1999-01-01"
+
+// conv is one client's conversation with wirecheck as its server.
+type conv struct {
+	env         *scenario.Env
+	unsupported bool
+	toolsOnly   bool // the server declares the tools capability alone
+	undeclared  int  // line of the first request of a capability it did not declare
+	handshake   bool
+	rev         string
+
+	anyReq        bool
+	initAnswered  bool
+	initLine      int // transcript line of the initialize result
+	initializedN  int // transcript line of notifications/initialized, 0: none
+	earlyFailed   bool
+	dupFailed     bool
+	lateReq       int // line of a request other than ping after an unsupported version
+	lastReq       int // line of the client's last request
+	caps          map[string]any
+	ids           map[string]int
+	cancels       int
+	calls         []outCall
+	sentUs        bool
+	listChanged   bool
+	legacy        bool // a client of an earlier revision in a run of one without initialize
+	pipelined     bool // the frame handled arrived while initialize was held
+	initKey       string
+	progress      int
+	cancelledInit bool
+}
+
+// pipelineWait is how long wirecheck holds its initialize result to see
+// whether the client sends more before it could have read it: a client
+// that does not wait writes its next request right behind initialize,
+// microseconds apart; one that waits sends nothing until the result.
+// Read from transcript order alone, a request written before the result
+// was read could arrive after the result was written.
+const pipelineWait = 100 * time.Millisecond
+
+// samplingToken is the progress token of wirecheck's sampling request:
+// the one token a client may report progress under.
+const samplingToken = "wirecheck-sampling"
+
+// legacyRevision is the revision a client that opens with initialize is
+// answered and judged by in a run of a revision without it.
+const legacyRevision = "2025-11-25"
+
+type outCall struct {
+	method, rule, feature string
+	call                  *peer.Call
+	at                    time.Time
+}
+
+func converse(env *scenario.Env, unsupported bool) error {
+	return serve(env, conv{unsupported: unsupported})
+}
+
+// serve plays the server to the client until it has gone or has been
+// silent for --timeout, then judges what it sent; c says which server.
+func serve(env *scenario.Env, c conv) error {
+	return c.serve(env)
+}
+
+func (c *conv) serve(env *scenario.Env) error {
+	rev := env.Protocol.Version
+	c.env, c.rev, c.ids = env, rev, map[string]int{}
+	c.handshake = rev == "" || env.Protocol.Has(rev, revtable.Handshake)
+	for {
+		in, err := env.NextFrame(env.Timeout, nil)
+		if err != nil {
+			break
+		}
+		if err := c.handle(in); err != nil {
+			break
+		}
+	}
+	c.finish()
+	// The client is done or idle: its connection ends, and the process
+	// with the session (each scenario launches the client afresh).
+	_ = env.CloseInput()
+	env.Closed = true
+	return nil
+}
+
+func (c *conv) gone() bool {
+	select {
+	case <-c.env.OutputEnded():
+		return true
+	case <-c.env.Exited():
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *conv) handle(in *peer.Inbound) error {
+	mv, hasM := in.Field("/method")
+	idv, hasID := in.Field("/id")
+	method, _ := mv.(string)
+	switch {
+	case hasM && hasID:
+		return c.request(in, method, idv)
+	case hasM:
+		return c.notification(in, method)
+	}
+	return nil
+}
+
+func (c *conv) request(in *peer.Inbound, method string, id any) error {
+	env := c.env
+	c.lastReq = in.Seq
+	key := peer.Key(id)
+	if first, ok := c.ids[key]; ok && !c.dupFailed {
+		c.dupFailed = true
+		env.Fail("MCP-CLIENT-JSONRPC-2", in.Seq, fmt.Sprintf("request id %s reused: the client's request on line %d had it", key, first), "a new id for every request of the session", key)
+	} else if !ok {
+		c.ids[key] = in.Seq
+	}
+	if c.handshake {
+		if !c.anyReq {
+			c.anyReq = true
+			if method == "initialize" {
+				env.Pass("MCP-CLIENT-LIFECYCLE-1", in.Seq)
+			} else {
+				env.Fail("MCP-CLIENT-LIFECYCLE-1", in.Seq, "the client's first request is "+method+", not initialize", "initialize first", method)
+			}
+		}
+		// A request on a line before the result's was sent before the
+		// client could have read it, whenever the scenario got to it.
+		before := !c.initAnswered || in.Seq < c.initLine || c.pipelined
+		if method != "initialize" && method != "ping" && before && !c.earlyFailed && !c.unsupported {
+			c.earlyFailed = true
+			env.Fail("MCP-CLIENT-LIFECYCLE-3", in.Seq, method+" sent before the server answered initialize", "only ping before the initialize result", method)
+		}
+		if c.unsupported && !before && method != "ping" && c.lateReq == 0 {
+			c.lateReq = in.Seq
+		}
+	}
+	if method == "initialize" && !c.handshake && !c.legacy {
+		// A client of an earlier revision in a run of one without
+		// initialize: its session is of the newest revision with it.
+		c.legacy = true
+		if p, err := env.Protocol.ForVersion(legacyRevision); err == nil {
+			env.SetProtocol(p)
+		}
+		env.Notef("the client opened with initialize, as a client of a revision before %s does: its session is judged by %s", c.rev, legacyRevision)
+	}
+	if method == "initialize" {
+		c.initKey = key
+		c.caps, _ = mapAt(in, "/params/capabilities")
+		v := c.rev
+		switch {
+		case c.unsupported:
+			v = Unsupported
+		case !c.handshake:
+			v = legacyRevision
+		}
+		var early []*peer.Inbound
+		for deadline := time.Now().Add(pipelineWait); ; {
+			f, err := env.NextFrame(time.Until(deadline), nil)
+			if err != nil {
+				break
+			}
+			early = append(early, f)
+		}
+		c.initAnswered = true
+		var err error
+		caps := serverCaps()
+		if c.toolsOnly {
+			caps = map[string]any{"tools": map[string]any{"listChanged": true}}
+		}
+		c.initLine, err = c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": caps, "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
+		// What came while the result was held was sent before the client
+		// could have read it.
+		c.pipelined = true
+		for _, f := range early {
+			if err == nil {
+				err = c.handle(f)
+			}
+		}
+		c.pipelined = false
+		return err
+	}
+	if method == "tools/call" {
+		if tok, ok := in.Field("/params/_meta/progressToken"); ok {
+			_, _ = c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1, "total": 2}})
+		}
+	}
+	resp := answer(in, method, id)
+	if r, ok := resp["result"].(map[string]any); ok && c.toolsOnly && method == "server/discover" {
+		r["capabilities"] = map[string]any{"tools": map[string]any{"listChanged": true}}
+	}
+	if c.toolsOnly && undeclaredMethod(method) {
+		if c.undeclared == 0 {
+			c.undeclared = in.Seq
+		}
+		resp = rpcError(id, -32601, "method not found: this server declares the tools capability alone")
+	}
+	if !c.handshake && !c.legacy {
+		modernize(resp, method)
+	}
+	if _, err := c.env.Reply(resp); err != nil {
+		return err
+	}
+	if method == "tools/call" && !c.listChanged {
+		c.listChanged = true
+		_, err := c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+		return err
+	}
+	return nil
+}
+
+func (c *conv) notification(in *peer.Inbound, method string) error {
+	switch method {
+	case "notifications/initialized":
+		if c.initializedN == 0 {
+			c.initializedN = in.Seq
+			if c.handshake && (!c.initAnswered || in.Seq < c.initLine) && !c.unsupported {
+				c.env.Fail("MCP-CLIENT-LIFECYCLE-2", in.Seq, "notifications/initialized sent before the initialize result", "initialized after the server's initialize result", "initialized first")
+			}
+		}
+		if !c.unsupported && !c.toolsOnly && c.handshake && !c.sentUs {
+			c.sentUs = true
+			return c.ask()
+		}
+	case "notifications/progress":
+		c.progress++
+		tok, _ := in.Field("/params/progressToken")
+		if tok == samplingToken {
+			c.env.Pass("MCP-CLIENT-PROGRESS-1", in.Seq)
+		} else {
+			c.env.Fail("MCP-CLIENT-PROGRESS-1", in.Seq, fmt.Sprintf("progress under token %v, which no request of wirecheck's carried", tok), "the token of wirecheck's sampling/createMessage, "+samplingToken, fmt.Sprint(tok))
+		}
+	case "notifications/cancelled":
+		c.cancels++
+		rid, _ := in.Field("/params/requestId")
+		if c.handshake && c.initKey != "" && peer.Key(rid) == c.initKey && !c.cancelledInit {
+			c.cancelledInit = true
+			c.env.Fail("MCP-CLIENT-CANCEL-2", in.Seq, "notifications/cancelled names the client's initialize request", "no cancellation of initialize", peer.Key(rid))
+		}
+		if _, ok := c.ids[peer.Key(rid)]; ok {
+			c.env.Pass("MCP-CLIENT-CANCEL-1", in.Seq)
+		} else {
+			c.env.Fail("MCP-CLIENT-CANCEL-1", in.Seq, fmt.Sprintf("cancellation of request %s, which the client never sent", peer.Key(rid)), "the id of a request the client sent", peer.Key(rid))
+		}
+	}
+	return nil
+}
+
+// ask sends the client the requests a server may send once the session
+// is initialized, whether or not the client declared their capability:
+// what it answers is judged against what it declared.
+func (c *conv) ask() error {
+	reqs := []outCall{{method: "ping", rule: "MCP-CLIENT-PING-1"},
+		{method: "roots/list", rule: "MCP-CLIENT-ROOTS-1", feature: "roots"},
+		{method: "sampling/createMessage", rule: "MCP-CLIENT-SAMPLING-1", feature: "sampling"}}
+	if c.env.Protocol.Has(c.rev, revtable.Elicitation) {
+		reqs = append(reqs, outCall{method: "elicitation/create", rule: "MCP-CLIENT-ELICIT-1", feature: "elicitation"})
+	}
+	params := map[string]any{
+		"sampling/createMessage": map[string]any{"_meta": map[string]any{"progressToken": samplingToken}, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "say hello"}}}, "maxTokens": 16},
+		"elicitation/create":     map[string]any{"message": "your name?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}},
+	}
+	for i, r := range reqs {
+		msg := map[string]any{"jsonrpc": "2.0", "id": 9001 + i, "method": r.method}
+		if p, ok := params[r.method]; ok {
+			msg["params"] = p
+		}
+		call, err := c.env.Send(msg)
+		if err != nil {
+			return err
+		}
+		r.call, r.at = call, time.Now()
+		c.calls = append(c.calls, r)
+	}
+	return nil
+}
+
+func (c *conv) finish() {
+	env := c.env
+	if c.toolsOnly {
+		if !c.handshake && !c.legacy {
+			// 2026-07-28 words no such rule: the spec's skip says so.
+			return
+		}
+		rule := "MCP-CLIENT-CAPS-1"
+		if r := env.Protocol.Rule("MCP-CLIENT-CAPS-2"); r != nil && env.Protocol.Applies(r) {
+			rule = "MCP-CLIENT-CAPS-2"
+		}
+		switch {
+		case c.undeclared != 0:
+			env.Fail(rule, c.undeclared, "the client asked for a capability the server did not declare (it declared tools alone)", "requests of tools only (and ping)", "a request of resources, prompts, logging or completions")
+		case !c.initAnswered:
+			env.Skip(rule, "the client sent no initialize")
+		default:
+			env.Pass(rule, -1)
+		}
+		return
+	}
+	if c.unsupported {
+		switch {
+		case !c.initAnswered:
+			env.Skip("MCP-CLIENT-LIFECYCLE-4", "the client sent no initialize")
+		case c.lateReq != 0:
+			env.Fail("MCP-CLIENT-LIFECYCLE-4", c.lateReq, "the client carried on after the server answered protocol version "+Unsupported, "no request but ping, then a disconnect", "a request")
+		case c.gone():
+			env.Pass("MCP-CLIENT-LIFECYCLE-4", -1)
+		default:
+			env.Fail("MCP-CLIENT-LIFECYCLE-4", -1, fmt.Sprintf("the client was still connected %v (--timeout) after the server answered protocol version %s", env.Timeout, Unsupported), "a disconnect", "still connected")
+		}
+		return
+	}
+	if len(c.ids) == 0 {
+		for _, r := range []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-3"} {
+			env.Skip(r, "the client sent no request")
+		}
+	} else {
+		if !c.dupFailed {
+			env.Pass("MCP-CLIENT-JSONRPC-2", -1)
+		}
+		if !c.earlyFailed && c.handshake {
+			env.Pass("MCP-CLIENT-LIFECYCLE-3", -1)
+		}
+	}
+	if c.progress == 0 {
+		env.Skip("MCP-CLIENT-PROGRESS-1", "the client sent no notifications/progress")
+	}
+	switch {
+	case c.cancels == 0:
+		env.Skip("MCP-CLIENT-CANCEL-1", "the client sent no notifications/cancelled")
+		env.Skip("MCP-CLIENT-CANCEL-2", "the client sent no notifications/cancelled")
+	case !c.cancelledInit && c.handshake:
+		env.Pass("MCP-CLIENT-CANCEL-2", -1)
+	}
+	switch {
+	case !c.handshake:
+	case c.initializedN != 0:
+		if c.initAnswered {
+			env.Pass("MCP-CLIENT-LIFECYCLE-2", c.initializedN)
+		}
+	case !c.initAnswered:
+		env.Skip("MCP-CLIENT-LIFECYCLE-2", "the client sent no initialize")
+	case c.gone() && len(c.ids) == 1:
+		env.Skip("MCP-CLIENT-LIFECYCLE-2", "the client disconnected after the initialize result without another message (it may not support revision "+c.rev+")")
+	default:
+		env.Fail("MCP-CLIENT-LIFECYCLE-2", -1, fmt.Sprintf("no notifications/initialized after the initialize result (waited until %v (--timeout) passed without a message, or the client ended)", env.Timeout), "notifications/initialized", "none")
+	}
+	if !c.sentUs {
+		why := "wirecheck sent no request: the client never sent notifications/initialized"
+		if !c.handshake {
+			why = "revision " + c.rev + " has no initialized notification after which wirecheck asks the client"
+		}
+		for _, r := range []string{"MCP-CLIENT-PING-1", "MCP-CLIENT-ROOTS-1", "MCP-CLIENT-SAMPLING-1", "MCP-CLIENT-ELICIT-1"} {
+			env.Skip(r, why)
+		}
+		return
+	}
+	for _, r := range c.calls {
+		c.judge(r)
+	}
+	if !env.Protocol.Has(c.rev, revtable.Elicitation) {
+		env.Skip("MCP-CLIENT-ELICIT-1", "revision "+c.rev+" has no elicitation")
+	}
+}
+
+func (c *conv) judge(r outCall) {
+	env := c.env
+	left := max(0, env.Timeout-time.Since(r.at))
+	in, err := env.Response(r.call, left)
+	if err != nil {
+		env.Forget(r.call)
+		if r.feature != "" {
+			env.Pass(r.rule, -1) // no answer is no use of an undeclared capability, and no claim of a declared one
+			return
+		}
+		if c.gone() && c.lastReq < r.call.Seq {
+			env.Skip(r.rule, "the client disconnected before answering wirecheck's "+r.method)
+			return
+		}
+		if c.gone() {
+			// It read on past the request (a stream is read in order):
+			// it sent requests after it, then left it unanswered.
+			env.Fail(r.rule, r.call.Seq, fmt.Sprintf("the client ended the session without answering wirecheck's %s, though it sent requests after it (line %d)", r.method, c.lastReq), "an empty result", "no answer")
+			return
+		}
+		env.Fail(r.rule, -1, fmt.Sprintf("no answer to wirecheck's %s within %v (--timeout)", r.method, env.Timeout), "an empty result", "no answer")
+		return
+	}
+	res, isResult := in.Field("/result")
+	if r.feature == "" {
+		m, ok := res.(map[string]any)
+		switch {
+		case !isResult:
+			env.Fail(r.rule, in.Seq, "ping answered with an error", "an empty result", string(in.Raw))
+		case !ok || len(withoutMeta(m)) > 0:
+			env.Fail(r.rule, in.Seq, "ping answered with a result that is not empty", "{}", string(in.Raw))
+		default:
+			env.Pass(r.rule, in.Seq)
+		}
+		return
+	}
+	_, declared := c.caps[r.feature]
+	if isResult && !declared {
+		env.Fail(r.rule, in.Seq, fmt.Sprintf("%s answered with a result, but the client declared no %s capability in initialize", r.method, r.feature), "an error (or no answer) without the capability", "a result")
+		return
+	}
+	env.Pass(r.rule, in.Seq)
+}
+
+func withoutMeta(m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if k != "_meta" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func mapAt(in *peer.Inbound, ptr string) (map[string]any, bool) {
+	v, ok := in.Field(ptr)
+	if !ok {
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+// undeclaredMethod reports whether method belongs to a server capability
+// other than tools: what a client of a tools-only server may not ask.
+func undeclaredMethod(method string) bool {
+	for _, p := range []string{"resources/", "prompts/", "logging/", "completion/"} {
+		if strings.HasPrefix(method, p) {
+			return true
+		}
+	}
+	return false
+}

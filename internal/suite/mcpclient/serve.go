@@ -1,0 +1,87 @@
+package mcpclient
+
+import (
+	"github.com/wirecheck/wirecheck/internal/peer"
+)
+
+// The server wirecheck plays: one tool that answers, one whose call is an
+// error result, a resource, a prompt.
+var tools = []any{
+	map[string]any{"name": "echo", "description": "returns its text", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}},
+	map[string]any{"name": "fail", "description": "always fails (an error result)", "inputSchema": map[string]any{"type": "object"}},
+}
+
+func result(id any, r any) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": id, "result": r}
+}
+
+func rpcError(id any, code int, msg string) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}}
+}
+
+func text(s string) []any { return []any{map[string]any{"type": "text", "text": s}} }
+
+// answer is wirecheck's answer as the server to a request of the client
+// (nil for initialize, which the scenario answers itself).
+func answer(in *peer.Inbound, method string, id any) map[string]any {
+	switch method {
+	case "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+		return result(id, map[string]any{})
+	case "tools/list":
+		return result(id, map[string]any{"tools": tools})
+	case "tools/call":
+		name, _ := in.Field("/params/name")
+		switch name {
+		case "echo":
+			t, _ := in.Field("/params/arguments/text")
+			s, _ := t.(string)
+			return result(id, map[string]any{"content": text(s)})
+		case "fail":
+			return result(id, map[string]any{"content": text("the tool failed, as it always does"), "isError": true})
+		}
+		return rpcError(id, -32602, "unknown tool")
+	case "resources/list":
+		return result(id, map[string]any{"resources": []any{map[string]any{"uri": "file:///wirecheck/readme.txt", "name": "readme", "mimeType": "text/plain"}}})
+	case "resources/templates/list":
+		return result(id, map[string]any{"resourceTemplates": []any{}})
+	case "resources/read":
+		uri, _ := in.Field("/params/uri")
+		if uri != "file:///wirecheck/readme.txt" {
+			return rpcError(id, -32002, "resource not found")
+		}
+		return result(id, map[string]any{"contents": []any{map[string]any{"uri": uri, "mimeType": "text/plain", "text": "wirecheck plays this server"}}})
+	case "prompts/list":
+		return result(id, map[string]any{"prompts": []any{map[string]any{"name": "greet", "description": "a greeting"}}})
+	case "prompts/get":
+		return result(id, map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hello"}}}})
+	case "server/discover":
+		return result(id, map[string]any{"supportedVersions": []any{"2026-07-28"}, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}})
+	case "completion/complete":
+		return result(id, map[string]any{"completion": map[string]any{"values": []any{}}})
+	}
+	return rpcError(id, -32601, "method not found")
+}
+
+// serverCaps are the capabilities wirecheck declares as the server.
+func serverCaps() map[string]any {
+	return map[string]any{
+		"tools":     map[string]any{"listChanged": true},
+		"resources": map[string]any{"listChanged": true, "subscribe": true},
+		"prompts":   map[string]any{"listChanged": true},
+		"logging":   map[string]any{},
+	}
+}
+
+// modernize makes a result one of 2026-07-28, which says what kind of
+// result it is and how long it may be cached.
+func modernize(resp map[string]any, method string) {
+	r, ok := resp["result"].(map[string]any)
+	if !ok {
+		return
+	}
+	r["resultType"] = "complete"
+	switch method {
+	case "server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list":
+		r["cacheScope"], r["ttlMs"] = "private", 0
+	}
+}

@@ -1,0 +1,74 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wirecheck/wirecheck/internal/transport"
+)
+
+// launchClient starts a client under test against wirecheck as its
+// server: a listener over the target's transport, the client launched
+// with the endpoint in place of its placeholder, and its first
+// connection accepted within the startup bound. A client that exits, or
+// never connects, did not start: a NotReady with its stderr.
+func (t Target) launchClient(b Bounds) (transport.Transport, error) {
+	k, _ := transport.Lookup(t.Kind())
+	if k.Listen == nil {
+		return nil, fmt.Errorf("%w: --transport %s has no client role", transport.ErrStart, t.Kind())
+	}
+	l, err := k.Listen(transport.ListenOptions{Path: t.Paths[k.Name], MaxFrame: t.MaxFrame, Binary: t.Binary})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", transport.ErrStart, err)
+	}
+	ph, ep := t.Placeholder(), l.Endpoint()
+	argv := make([]string, len(t.Argv))
+	for i, w := range t.Argv {
+		argv[i] = strings.ReplaceAll(w, ph, ep)
+	}
+	env := make([]string, len(t.Env))
+	for i, e := range t.Env {
+		k, v, _ := strings.Cut(e, "=")
+		env[i] = k + "=" + strings.ReplaceAll(v, ph, ep)
+	}
+	proc, err := transport.Launch(transport.Options{Command: argv, Dir: t.Cwd, Env: env})
+	if err != nil {
+		_ = l.Close()
+		return nil, t.whereLooked(argv, err)
+	}
+	bound := b.Startup
+	if bound <= 0 {
+		bound = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	go func() {
+		select {
+		case <-proc.Exited():
+		case <-b.Abort:
+		case <-ctx.Done():
+			return
+		}
+		cancel()
+	}()
+	conn, err := l.Accept(ctx)
+	if err != nil {
+		cause := fmt.Sprintf("the client did not connect to %s within %v (--startup-timeout)", ph, bound)
+		select {
+		case <-proc.Exited():
+			cause = fmt.Sprintf("the client exited (%s) without connecting to %s", proc.ExitStatus(), ph)
+		default:
+			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				cause = fmt.Sprintf("accepting the client's connection: %v", err)
+			}
+		}
+		nr := &NotReady{Cause: cause, Stderr: stderrTail(proc)}
+		proc.Close()
+		_ = l.Close()
+		return nil, nr
+	}
+	return transport.Serving(proc, conn, l), nil
+}

@@ -1,0 +1,54 @@
+// A real MCP client for `wirecheck run --protocol mcp --role client`: the
+// TypeScript SDK's Client over its StdioClientTransport (the SDK the
+// official conformance suite installs in official/node_modules), as an
+// application would use it. Run with Node >= 22:
+//   node ts-sdk-client.mjs SERVER-CMD [ARGS…]
+//   node ts-sdk-client.mjs URL   (Streamable HTTP; TRANSPORT=sse: the
+//                                 legacy HTTP+SSE transport)
+// It declares sampling, roots and elicitation (CAPS=bare: none) and
+// answers them, lists and calls tools (one with a progress callback, one
+// whose result is an error, one it cancels), reads a resource and gets a
+// prompt where the server declared them, and closes.
+import { Client } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
+import { StdioClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
+import { StreamableHTTPClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js";
+import { SSEClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/sse.js";
+import { CreateMessageRequestSchema, ListRootsRequestSchema, ElicitRequestSchema } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js";
+
+const [cmd, ...args] = process.argv.slice(2);
+const bare = process.env.CAPS === "bare";
+const client = new Client({ name: "ts-sdk-client", version: "1.0.0" },
+  { capabilities: bare ? {} : { sampling: {}, roots: { listChanged: true }, elicitation: {} } });
+if (!bare) {
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: "hi" }, model: "m", stopReason: "endTurn" }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///tmp", name: "tmp" }] }));
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
+}
+const overHTTP = /^https?:\/\//.test(cmd);
+const transport = !overHTTP ? new StdioClientTransport({ command: cmd, args })
+  : process.env.TRANSPORT === "sse" ? new SSEClientTransport(new URL(cmd))
+  : new StreamableHTTPClientTransport(new URL(cmd));
+await client.connect(transport);
+await client.listTools();
+await client.callTool({ name: "echo", arguments: { text: "x" } }, undefined, { onprogress: () => {} });
+await client.callTool({ name: "fail", arguments: {} });
+// Only what the server declared (lifecycle#operation: "Only use
+// capabilities that were successfully negotiated"; the SDK leaves that to
+// the application unless enforceStrictCapabilities is set).
+const server = client.getServerCapabilities() ?? {};
+if (server.resources) {
+  await client.listResources();
+  await client.readResource({ uri: "file:///wirecheck/readme.txt" });
+}
+if (server.prompts) {
+  await client.listPrompts();
+  await client.getPrompt({ name: "greet" });
+}
+const ac = new AbortController();
+const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
+ac.abort("cancelled on purpose");
+await call.catch(() => {});
+// A Streamable HTTP session the client no longer needs is ended with
+// DELETE (the SDK's close alone does not).
+if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
+await client.close();
