@@ -61,6 +61,11 @@ demo: build
 	  --report json=reports/sonde-hub.json --report junit=reports/sonde-hub.junit.xml \
 	  --report html=reports/sonde-hub.html --report markdown=reports/sonde-hub.md \
 	  -- ./$(BIN) serve sonde-hub --http '127.0.0.1:{port}'
+	@echo "== wirecheck run --protocol mcp-authorization -- wirecheck serve mcp-authorization --http 127.0.0.1:{port} (an OAuth authorization server)"
+	@./$(BIN) run --protocol mcp-authorization \
+	  --report json=reports/mcp-authorization.json --report junit=reports/mcp-authorization.junit.xml \
+	  --report html=reports/mcp-authorization.html --report markdown=reports/mcp-authorization.md \
+	  -- ./$(BIN) serve mcp-authorization --http '127.0.0.1:{port}'
 	@echo
 	@echo "== the same suite against a server that echoes the wrong id (--fault wrong-id); exit code 1 is the point"
 	@./$(BIN) run --protocol sonde-serve --scenario tools-list --timeout 1s --report html=reports/sonde-serve-fault.html \

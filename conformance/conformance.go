@@ -177,10 +177,12 @@ func reach(b *protocols.Bundle, o Options) (target.Target, func(), error) {
 		}
 		t.URL = srv.URL + path
 	}
-	if err := (protocols.Reach{URL: t.URL, Transport: t.Transport, Headers: t.Headers}).Check(b); err != nil {
+	reach := protocols.Reach{URL: t.URL, Transport: t.Transport, Headers: t.Headers}
+	if err := reach.Check(b); err != nil {
 		stop()
 		return t, nil, err
 	}
+	t.Transport = reach.Default(b)
 	if err := t.Check(); err != nil {
 		stop()
 		return t, nil, err

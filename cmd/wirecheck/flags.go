@@ -91,7 +91,8 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: c.transport, URL: c.url, Headers: c.headers, Paths: b.Protocol.Endpoints, MaxFrame: int(c.maxFrame)}
+	reach := protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}
+	t := target.Target{Argv: argv, Env: c.env, Cwd: c.cwd, Transport: reach.Default(b), URL: c.url, Headers: c.headers, Paths: b.Protocol.Endpoints, MaxFrame: int(c.maxFrame)}
 	if c.role == protocols.RoleClient {
 		t.Client = true
 		if t.Binary, err = os.Executable(); err != nil {
@@ -103,7 +104,7 @@ func (c *common) prepare(argv []string, only string) (*setup, error) {
 	}
 	if _, _, err := c.judging(); err != nil {
 		return nil, err
-	} else if err := (protocols.Reach{URL: c.url, Transport: c.transport, Headers: c.headers}).Check(b); err != nil {
+	} else if err := reach.Check(b); err != nil {
 		return nil, usageErr("%v", err)
 	} else if len(argv) == 0 && c.url == "" {
 		return nil, usageErr("no server command: give it after '--', e.g. wirecheck run --protocol %s -- ./my-server", c.protocol)

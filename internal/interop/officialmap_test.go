@@ -72,6 +72,21 @@ var _ = Describe("the map of the official suite's checks", func() {
 		}
 	})
 
+	It("maps every authorization-server check id of the installed suite, and no other, each under its scenario", func() {
+		pkg := filepath.Join(official, "node_modules", "@modelcontextprotocol", "conformance")
+		bundle, err := os.ReadFile(filepath.Join(pkg, "dist", "index.js"))
+		if err != nil {
+			Skip("the official suite is not installed (test/interop/install.sh installs it): " + err.Error())
+		}
+		checks, err := officialsuite.BundleAuthorizationChecks(bundle)
+		Expect(err).NotTo(HaveOccurred())
+		table := map[string]string{}
+		for _, c := range officialsuite.AuthorizationChecks() {
+			table[c.ID] = c.Scenario
+		}
+		Expect(table).To(Equal(checks), "internal/officialsuite/authorization.tsv against the installed suite's authorization-server checks")
+	})
+
 	It("is the table docs/official-suite.md prints", func() {
 		path := filepath.Join(interop.Root(), "docs", "official-suite.md")
 		b, err := os.ReadFile(path)

@@ -1,6 +1,7 @@
 package officialsuite
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -137,4 +138,36 @@ func BundleChecks(bundle []byte) (checks map[string]string, scenarios []string, 
 		checks[string(m[1])] = AnyScenario
 	}
 	return checks, scenarios, nil
+}
+
+// authzScenario marks a scenario of the suite's authorization command:
+// its description says what it asks of an authorization server.
+const authzScenario = "**Authorization Server Implementation Requirements:**"
+
+var checkID = regexp.MustCompile("\\bid:`([a-z0-9][a-z0-9-]*)`")
+
+// BundleAuthorizationChecks reads from the suite's bundle the check ids
+// of its authorization-server scenarios (the classes whose description
+// names authzScenario), each with its scenario.
+func BundleAuthorizationChecks(bundle []byte) (checks map[string]string, err error) {
+	checks = map[string]string{}
+	ms := className.FindAllSubmatchIndex(bundle, -1)
+	for i, m := range ms {
+		end := len(bundle)
+		if i+1 < len(ms) {
+			end = ms[i+1][0]
+		}
+		body := bundle[m[0]:end]
+		if !bytes.Contains(body, []byte(authzScenario)) {
+			continue
+		}
+		name := string(bundle[m[2]:m[3]])
+		for _, id := range checkID.FindAllSubmatch(body, -1) {
+			checks[string(id[1])] = name
+		}
+	}
+	if len(checks) == 0 {
+		return nil, fmt.Errorf("the bundle has no authorization-server scenarios: its layout changed")
+	}
+	return checks, nil
 }

@@ -23,6 +23,12 @@ const Version = "0.2.0-alpha.12"
 //go:embed checks.tsv
 var table []byte
 
+// authzTable maps the checks of the suite's authorization command, which
+// judges an authorization server (wirecheck's mcp-authorization).
+//
+//go:embed authorization.tsv
+var authzTable []byte
+
 // Status is how wirecheck stands to one check of the suite.
 type Status string
 
@@ -55,7 +61,13 @@ type Check struct {
 }
 
 // Checks are the table's rows, by scenario then id.
-func Checks() []Check {
+func Checks() []Check { return parse("checks.tsv", table) }
+
+// AuthorizationChecks are the rows of the authorization-server checks
+// (authorization.tsv), by scenario then id.
+func AuthorizationChecks() []Check { return parse("authorization.tsv", authzTable) }
+
+func parse(name string, table []byte) []Check {
 	var out []Check
 	sc := bufio.NewScanner(bytes.NewReader(table))
 	for n := 1; sc.Scan(); n++ {
@@ -65,7 +77,7 @@ func Checks() []Check {
 		}
 		f := strings.Split(line, "\t")
 		if len(f) != 5 {
-			panic(fmt.Sprintf("checks.tsv:%d: want 5 tab-separated fields, got %d", n, len(f)))
+			panic(fmt.Sprintf("%s:%d: want 5 tab-separated fields, got %d", name, n, len(f)))
 		}
 		out = append(out, Check{ID: f[0], Scenario: f[1], Status: Status(f[2]), Rules: strings.Fields(f[3]), Why: f[4]})
 	}
@@ -187,9 +199,21 @@ func Table() string {
 	n := Counts()
 	fmt.Fprintf(&b, "%d server check ids: %d covered, %d partly, %d fixture-only, %d of the extensions (not built yet), %d missing a rule, %d asking what no sentence asks.\n\n",
 		len(Checks()), n[Covered], n[Partly], n[Fixture], n[Extension], n[Missing], n[Unspoken])
-	b.WriteString("| scenario | check id | wirecheck | rules | why |\n|---|---|---|---|---|\n")
-	for _, c := range Checks() {
-		fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", c.Scenario, c.ID, c.Status, strings.Join(c.Rules, ", "), strings.ReplaceAll(c.Why, "|", "\\|"))
+	rows(&b, Checks())
+	authz := AuthorizationChecks()
+	n = map[Status]int{}
+	for _, c := range authz {
+		n[c.Status]++
 	}
+	fmt.Fprintf(&b, "\nThe suite's `authorization` command judges an authorization server; wirecheck's protocol `mcp-authorization` does (`wirecheck run --protocol mcp-authorization --url https://as.example/`). %d authorization-server check ids: %d covered, %d partly, %d missing a rule.\n\n",
+		len(authz), n[Covered], n[Partly], n[Missing])
+	rows(&b, authz)
 	return b.String()
+}
+
+func rows(b *strings.Builder, cs []Check) {
+	b.WriteString("| scenario | check id | wirecheck | rules | why |\n|---|---|---|---|---|\n")
+	for _, c := range cs {
+		fmt.Fprintf(b, "| `%s` | `%s` | %s | %s | %s |\n", c.Scenario, c.ID, c.Status, strings.Join(c.Rules, ", "), strings.ReplaceAll(c.Why, "|", "\\|"))
+	}
 }

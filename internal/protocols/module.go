@@ -8,6 +8,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/peer"
 	agentbridgeserver "github.com/wirecheck/wirecheck/internal/refserver/agentbridge"
 	mcpserver "github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	mcpauthzserver "github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
 	sondehubserver "github.com/wirecheck/wirecheck/internal/refserver/sondehub"
 	sondeserver "github.com/wirecheck/wirecheck/internal/refserver/sondeserve"
 	sophonserver "github.com/wirecheck/wirecheck/internal/refserver/sophon"
@@ -15,6 +16,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
+	mcpauthzsuite "github.com/wirecheck/wirecheck/internal/suite/mcpauthz"
 	sondehubsuite "github.com/wirecheck/wirecheck/internal/suite/sondehub"
 	sondesuite "github.com/wirecheck/wirecheck/internal/suite/sondeserve"
 	sophonsuite "github.com/wirecheck/wirecheck/internal/suite/sophon"
@@ -67,6 +69,7 @@ var modules = []Module{
 	module{id: "tool-host", scenarios: toolhostsuite.Scenarios, serve: toolhostserver.Serve},
 	module{id: "sophon", scenarios: sophonsuite.Scenarios, serve: sophonserver.Serve},
 	module{id: "sonde-hub", scenarios: sondehubsuite.Scenarios, serve: sondehubserver.Serve},
+	module{id: "mcp-authorization", scenarios: mcpauthzsuite.Scenarios, serve: mcpauthzserver.Serve},
 }
 
 // Revisions lists the revisions a run may be judged by, in the order of

@@ -20,9 +20,9 @@ type Reach struct {
 // fault; the shape of the URL and the headers is target.Target.Check's.
 func (r Reach) Check(b *Bundle) error {
 	id, offers := b.Protocol.ID, Transports(b)
-	// The target's defaults: stdio, or over a URL alone the transport
-	// registered for one.
-	tr := target.Target{Transport: r.Transport, URL: r.URL}.Kind()
+	// The target's defaults: the protocol's one transport, else stdio, or
+	// over a URL alone the transport registered for one.
+	tr := target.Target{Transport: r.Default(b), URL: r.URL}.Kind()
 	overHTTP := slices.ContainsFunc(offers, transport.OverURL)
 	switch {
 	case r.URL != "" && !overHTTP:
@@ -33,6 +33,18 @@ func (r Reach) Check(b *Bundle) error {
 		return fmt.Errorf("--header applies to HTTP transports only; this run uses stdio")
 	}
 	return nil
+}
+
+// Default is the transport named, else the one transport b's protocol
+// is reached over ("" when it offers more: the target's defaults
+// decide). A server of such a protocol is not asked which transport it
+// speaks (Target.Detect): an authorization server would be sent MCP's
+// initialize.
+func (r Reach) Default(b *Bundle) string {
+	if tr := Transports(b); r.Transport == "" && len(tr) == 1 {
+		return tr[0]
+	}
+	return r.Transport
 }
 
 // Transports are the transports b's protocol is reached over. MCP's spec

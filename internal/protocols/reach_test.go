@@ -43,3 +43,21 @@ var _ = Describe("reaching an MCP server (Reach)", func() {
 		Expect(protocols.Reach{Headers: []string{"A: b"}}.Check(b)).To(MatchError("--header applies to HTTP transports only; this run uses stdio"))
 	})
 })
+
+var _ = Describe("reaching a server of a protocol with one transport (Reach.Default)", func() {
+	It("takes that transport when none is named, by URL or launched, so the server is not asked which it speaks", func() {
+		b, err := protocols.Load("mcp-authorization")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(protocols.Reach{URL: "https://as.example/"}.Default(b)).To(Equal("http"))
+		Expect(protocols.Reach{}.Default(b)).To(Equal("http"))
+		Expect(protocols.Reach{URL: "https://as.example/"}.Check(b)).To(Succeed())
+		Expect(protocols.Reach{}.Check(b)).To(Succeed(), "launched with -- CMD, no --transport")
+		Expect(protocols.Reach{Transport: "stdio"}.Check(b)).To(MatchError(`--transport "stdio": protocol mcp-authorization supports http`))
+	})
+
+	It("leaves the choice to the target where the protocol offers several", func() {
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(protocols.Reach{URL: "http://127.0.0.1:1/mcp"}.Default(b)).To(BeEmpty())
+	})
+})

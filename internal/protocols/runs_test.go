@@ -15,6 +15,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	refmcp "github.com/wirecheck/wirecheck/internal/refserver/mcp"
+	refauthz "github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/spec"
@@ -143,6 +144,10 @@ func (r run) server() (testrun.Server, error) {
 	// reference server takes the demo token (WIRECHECK_TOKEN), which it
 	// asks on every request.
 	s.Command = target.Target{Argv: append(argv, t.Argv[3:]...), Transport: tr}
+	// An issuer with a path is named with it (--url), as its users name it.
+	if path := refauthz.PathOf(s.Variants); path != "" {
+		s.Command.URL = "http://127.0.0.1:" + target.Port + path
+	}
 	switch {
 	case b.Protocol.Base != "":
 		s.Command.Headers = []string{"Authorization: Bearer " + refmcp.DemoToken()}

@@ -78,7 +78,9 @@ func (t Target) Line(r Rerun) string {
 		words = append(words, "--level", Quote(strings.ToLower(r.Level)))
 	}
 	for _, p := range r.Params {
-		words = append(words, "--param", Quote(p))
+		// A setting that names a secret (a client secret) is masked, as
+		// an --env one is: a rerun line goes into CI logs and reports.
+		words = append(words, "--param", Quote(redact.EnvValue(p)))
 	}
 	if r.Revision != "" {
 		words = append(words, "--revision", Quote(r.Revision))

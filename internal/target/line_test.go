@@ -30,6 +30,12 @@ var _ = Describe("the rerun line", func() {
 		Expect(line).To(Equal("wirecheck replay r.yaml --protocol sonde-serve -- srv"))
 	})
 
+	It("masks a setting that names a secret", func() {
+		line := target.Target{URL: "https://as.example/"}.Line(target.Rerun{Command: "run", Params: []string{"client-id=c1", "client-secret=x1"}})
+		Expect(line).NotTo(ContainSubstring("x1"))
+		Expect(line).To(ContainSubstring("--param client-id=c1 --param 'client-secret=[REDACTED]'"))
+	})
+
 	It("masks a secret whose name is no shell variable", func() {
 		line := target.Target{Argv: []string{"srv"}, Env: []string{"MY-TOKEN=x1"}}.Line(target.Rerun{Command: "run"})
 		Expect(line).NotTo(ContainSubstring("x1"))

@@ -7,6 +7,7 @@ package testrun
 
 import (
 	"context"
+	"slices"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
@@ -14,6 +15,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -67,6 +69,17 @@ func (s Server) Target() (target.Target, error) {
 		t := target.Target{Transport: s.Transport, Client: true, Binary: bin}
 		t.Argv = append(argv, "--", t.Placeholder())
 		return t, nil
+	}
+	// A protocol spoken over HTTP alone whose reference server is not
+	// MCP's (a profile's also speaks stdio) is launched on a port the
+	// target picks, as a user would: the authorization server has no
+	// stdio to speak.
+	b, err := protocols.Load(s.Protocol)
+	if err != nil {
+		return target.Target{}, err
+	}
+	if tr := b.Protocol.Transports; b.Protocol.Base == "" && len(tr) > 0 && !slices.Contains(tr, transport.Stdio) {
+		return target.Target{Argv: append(argv, "--"+tr[0], "127.0.0.1:"+target.Port), Transport: tr[0]}, nil
 	}
 	return target.Target{Argv: argv}, nil
 }
