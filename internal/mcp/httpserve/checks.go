@@ -35,14 +35,26 @@ const (
 	// CheckReinitialize: after a 404 for its session id the client starts
 	// a new session with an initialize that carries no session id.
 	CheckReinitialize = "client-http.reinitialize"
+	// CheckAuthPRM: the client fetched the protected resource metadata
+	// before asking anything of the authorization server (auth.go).
+	CheckAuthPRM = "client-http.auth-prm"
+	// CheckAuthPKCE: an authorization request carries an S256
+	// code_challenge, and the token request the verifier of one.
+	CheckAuthPKCE = "client-http.auth-pkce"
+	// CheckAuthResource: authorization and token requests carry resource,
+	// the MCP server's canonical URI.
+	CheckAuthResource = "client-http.auth-resource"
+	// CheckAuthBearer: once issued a token, every request carries it in
+	// the Authorization header, never in the query string.
+	CheckAuthBearer = "client-http.auth-bearer"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.
-	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders} {
+	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders, CheckAuthBearer} {
 		verdict.Register(c, "requests")
 	}
 	verdict.Register(CheckAcceptGet, "GETs")

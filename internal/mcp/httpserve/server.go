@@ -86,6 +86,8 @@ type Server struct {
 	inflight, streaming atomic.Int64
 	done                chan struct{}
 	closed              bool
+	// guard, set, makes the endpoint a protected resource (auth.go).
+	guard atomic.Pointer[guard]
 	wg                  sync.WaitGroup
 }
 
@@ -253,6 +255,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.inflight.Add(-1)
 	if s.legacy {
 		s.serveLegacy(w, r)
+		return
+	}
+	if s.guarded(w, r) {
 		return
 	}
 	if r.URL.Path != s.path {

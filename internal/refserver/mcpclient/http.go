@@ -69,6 +69,13 @@ type link struct {
 	getOpen bool
 	// init is the client's initialize, which a new session repeats.
 	init map[string]any
+	// token is the access token the client was issued (oauth.go).
+	token string
+
+	// authMu lets one 401 at a time lead to an authorization; authTries
+	// counts them, so a server refusing every token is not asked forever.
+	authMu    sync.Mutex
+	authTries int
 }
 
 func newLink(u *url.URL, fault map[string]bool, log io.Writer) *link {
@@ -145,6 +152,18 @@ func (l *link) headers(req *http.Request, accept string) {
 	if version != "" && mcprevisions.Has(version, revtable.VersionHeader) && !l.fault["no-protocol-version-header"] {
 		req.Header.Set("MCP-Protocol-Version", version)
 	}
+	l.mu.Lock()
+	token := l.token
+	l.mu.Unlock()
+	switch {
+	case token == "":
+	case l.fault["token-in-query"]:
+		q := req.URL.Query()
+		q.Set("access_token", token)
+		req.URL.RawQuery = q.Encode()
+	default:
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 }
 
 // Write sends one line the client wrote: one message, one POST. A
@@ -202,7 +221,40 @@ func (l *link) legacyChecked() bool {
 	return l.legacy || l.sid != ""
 }
 
+// send POSTs one message; answered 401, it authorizes (once) and sends
+// it again with the token.
 func (l *link) send(body []byte) (*http.Response, error) {
+	l.mu.Lock()
+	used := l.token
+	l.mu.Unlock()
+	resp, err := l.post1(body)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	www := resp.Header.Get("WWW-Authenticate")
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	l.authMu.Lock()
+	l.mu.Lock()
+	renewed := l.token != used
+	l.mu.Unlock()
+	if !renewed {
+		if l.authTries >= 1 {
+			l.authMu.Unlock()
+			return nil, fmt.Errorf("HTTP 401 again after authorizing: giving up")
+		}
+		l.authTries++
+		if err := l.authorize(www); err != nil {
+			l.authMu.Unlock()
+			fmt.Fprintln(l.log, "mcp reference client: authorization:", err)
+			return nil, err
+		}
+	}
+	l.authMu.Unlock()
+	return l.post1(body)
+}
+
+func (l *link) post1(body []byte) (*http.Response, error) {
 	l.mu.Lock()
 	post := l.post
 	l.mu.Unlock()

@@ -38,7 +38,36 @@ func httpScenarios() []*scenario.Scenario {
 				{"MCP-CLIENT-HTTP-9", httpserve.CheckReinitialize, "the client sent nothing after wirecheck ended its session (or made no tools/list, after which it ends)"},
 			})
 		},
+	}, {
+		Name:  "client-auth",
+		Title: "over HTTP, make the server a protected resource once the client has connected: its next request is answered 401 with WWW-Authenticate naming the protected resource metadata, whose authorization server (wirecheck's, approving at once) the client authorizes with, then every request carries the token",
+		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{}, []judged{
+				{"MCP-CLIENT-AUTH-1", httpserve.CheckAuthPRM, "the client asked nothing of the authorization server after its 401 (it does not authorize)"},
+				{"MCP-CLIENT-AUTH-2", httpserve.CheckAuthPKCE, "the client made no authorization request"},
+				{"MCP-CLIENT-AUTH-3", httpserve.CheckAuthResource, "the client made no authorization or token request"},
+				{"MCP-CLIENT-AUTH-4", httpserve.CheckAuthBearer, "the client was never issued a token"},
+			})
+		},
 	}}
+}
+
+// authSince is the first revision with MCP's authorization as the client
+// rules judge it (protected resource metadata, resource indicators).
+const authSince = "2025-06-18"
+
+// overHTTPAuth protects the server with a, then converses as overHTTP
+// does; a run of a revision before authSince judges none of it.
+func overHTTPAuth(env *scenario.Env, a *httpserve.Auth, rules []judged) error {
+	if v := env.Protocol.Version; v != "" && v < authSince {
+		for _, r := range rules {
+			env.Skip(r.rule, "the run's revision "+v+" has no protected resource metadata: the client's authorization is judged from "+authSince+" on")
+		}
+		return nil
+	}
+	return overHTTPWith(env, httpserve.Settings{}, a, rules)
 }
 
 // judged is a rule a scenario declares, the transport's check that
@@ -48,6 +77,11 @@ type judged struct{ rule, check, unobserved string }
 // overHTTP sets the session's settings, then converses as client-session
 // does; over another transport its rules skip.
 func overHTTP(env *scenario.Env, set httpserve.Settings, rules []judged) error {
+	return overHTTPWith(env, set, nil, rules)
+}
+
+// overHTTPWith is overHTTP, the server protected by a when it is set.
+func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, rules []judged) error {
 	var sv interface{ Conn() transport.Conn }
 	var s *httpserve.Session
 	if env.Ability(&sv) {
@@ -60,6 +94,12 @@ func overHTTP(env *scenario.Env, set httpserve.Settings, rules []judged) error {
 		return nil
 	}
 	s.Set(set)
+	if a != nil {
+		if err := s.Protect(a); err != nil {
+			return err
+		}
+		defer func() { _ = s.Protect(nil) }()
+	}
 	err := converse(env, false)
 	for _, r := range rules {
 		if !s.Reported(r.check) {

@@ -1,0 +1,209 @@
+package httpserve
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// Auth makes the server a protected resource (MCP's authorization, 2025-06-18
+// on): a request to the MCP endpoint without a token the mock
+// authorization server issued for this endpoint is answered 401 with
+// WWW-Authenticate naming the protected resource metadata (RFC 9728),
+// served at the well-known URIs of the endpoint; the authorization
+// server (internal/refserver/mcpauthz, approving without a human) is
+// mounted on the same listener under ASPath.
+type Auth struct {
+	// Scope, when set, is the scope parameter of the challenge.
+	Scope string
+	// ScopesSupported are the metadata's scopes_supported (none: left out).
+	ScopesSupported []string
+}
+
+// ASPath is the authorization server's issuer path on the listener.
+const ASPath = "/as"
+
+// prmPrefix is RFC 9728's well-known URI prefix.
+const prmPrefix = "/.well-known/oauth-protected-resource"
+
+// guard is the protection in force: the authorization server and what
+// the client has done against it so far.
+type guard struct {
+	Auth
+	as *mcpauthz.Server
+
+	mu sync.Mutex
+	// prm: the client fetched the protected resource metadata.
+	prm bool
+	// asSeen: the client has made a request of the authorization server.
+	asSeen bool
+	// challenges are the code challenges of the client's authorization
+	// requests (the method beside each), by challenge.
+	challenges map[string]string
+	// issued: a token was issued; from then on every request carries it.
+	issued bool
+}
+
+// Protect makes the server a protected resource from its next request on
+// (nil: open again). A client already connected meets the 401 on its
+// next request, as a server may ask for authorization at any request.
+func (s *Server) Protect(a *Auth) error {
+	if a == nil {
+		s.guard.Store(nil)
+		return nil
+	}
+	g := &guard{Auth: *a, challenges: map[string]string{}}
+	as, err := mcpauthz.New(mcpauthz.Options{Path: ASPath, Observe: func(r mcpauthz.Request) { s.observeAS(g, r) }})
+	if err != nil {
+		return err
+	}
+	g.as = as
+	s.guard.Store(g)
+	return nil
+}
+
+// Protect protects the session's server (Server.Protect).
+func (c *Session) Protect(a *Auth) error { return c.srv.Protect(a) }
+
+// base is the listener's origin, http://127.0.0.1:PORT.
+func (s *Server) base() string { return strings.TrimSuffix(s.url, s.path) }
+
+// prmURL is the metadata's path-based well-known URI (RFC 9728 §3.1).
+func (s *Server) prmURL() string { return s.base() + prmPrefix + s.path }
+
+// guarded serves what a protected resource adds (its metadata, the
+// authorization server) and refuses a request of the MCP endpoint
+// without a valid token; false when the request is the endpoint's to
+// handle.
+func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
+	g := s.guard.Load()
+	if g == nil {
+		return false
+	}
+	p := r.URL.Path
+	switch {
+	case p == prmPrefix+s.path || p == prmPrefix:
+		g.mu.Lock()
+		g.prm = true
+		g.mu.Unlock()
+		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + ASPath}, "bearer_methods_supported": []string{"header"}}
+		if len(g.ScopesSupported) > 0 {
+			m["scopes_supported"] = g.ScopesSupported
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(m)
+		return true
+	case p != s.path:
+		g.as.ServeHTTP(w, r)
+		return true
+	}
+	if q := r.URL.Query(); q.Has("access_token") {
+		s.check(CheckAuthBearer, verdict.Fail, "the access token is in the URI query string", "Authorization: Bearer <token>, never the query string", "?access_token=…")
+	}
+	token, ok := bearer(r.Header.Get("Authorization"))
+	g.mu.Lock()
+	issued := g.issued
+	g.mu.Unlock()
+	if ok {
+		if _, err := g.as.Verify(token, s.base()+ASPath, s.url); err == nil {
+			s.check(CheckAuthBearer, verdict.Pass, "", "", "")
+			return false
+		}
+	}
+	if issued {
+		got := "no Authorization header"
+		if ok {
+			got = "a Bearer token wirecheck's authorization server did not issue for " + s.url
+		}
+		s.check(CheckAuthBearer, verdict.Fail, r.Method+" to the MCP endpoint after the client was issued a token, without it", "Authorization: Bearer <the token issued for "+s.url+">", got)
+	}
+	ch := fmt.Sprintf(`Bearer resource_metadata=%q`, s.prmURL())
+	if g.Scope != "" {
+		ch += fmt.Sprintf(`, scope=%q`, g.Scope)
+	}
+	w.Header().Set("WWW-Authenticate", ch)
+	http.Error(w, "authorization required", http.StatusUnauthorized)
+	return true
+}
+
+// bearer is the token of an Authorization: Bearer header.
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// observeAS judges what the client asked of the authorization server.
+func (s *Server) observeAS(g *guard, r mcpauthz.Request) {
+	g.mu.Lock()
+	first := !g.asSeen
+	g.asSeen = true
+	prm := g.prm
+	g.mu.Unlock()
+	if first {
+		if prm {
+			s.check(CheckAuthPRM, verdict.Pass, "", "", "")
+		} else {
+			s.check(CheckAuthPRM, verdict.Fail, "the client asked the authorization server ("+r.URL.Path+") without fetching the protected resource metadata first", "a GET of "+s.prmURL()+" (named by WWW-Authenticate) before any request of the authorization server", r.Method+" "+r.URL.Path)
+		}
+	}
+	switch r.Endpoint {
+	case "authorize":
+		ch, m := r.Form.Get("code_challenge"), r.Form.Get("code_challenge_method")
+		switch {
+		case ch == "":
+			s.check(CheckAuthPKCE, verdict.Fail, "the authorization request has no code_challenge", "code_challenge and code_challenge_method=S256", "none")
+		case m != "S256":
+			s.check(CheckAuthPKCE, verdict.Fail, "the authorization request's code_challenge_method is not S256 (the authorization server's metadata lists S256 alone)", "code_challenge_method=S256", fmt.Sprintf("code_challenge_method=%q", m))
+		default:
+			s.check(CheckAuthPKCE, verdict.Pass, "", "", "")
+		}
+		g.mu.Lock()
+		g.challenges[ch] = m
+		g.mu.Unlock()
+		s.judgeResource("authorization", r.Form)
+	case "token":
+		if r.Form.Get("grant_type") == "authorization_code" {
+			v := r.Form.Get("code_verifier")
+			g.mu.Lock()
+			_, known := g.challenges[mcpauthz.S256(v)]
+			g.mu.Unlock()
+			if v == "" {
+				s.check(CheckAuthPKCE, verdict.Fail, "the token request has no code_verifier", "the code_verifier of the authorization request's challenge", "none")
+			} else if !known {
+				s.check(CheckAuthPKCE, verdict.Fail, "the token request's code_verifier is not the one of any code_challenge the client sent (S256)", "BASE64URL(SHA256(code_verifier)) equal to the code_challenge", v)
+			} else {
+				s.check(CheckAuthPKCE, verdict.Pass, "", "", "")
+			}
+		}
+		s.judgeResource("token", r.Form)
+		if r.Status == http.StatusOK {
+			g.mu.Lock()
+			g.issued = true
+			g.mu.Unlock()
+		}
+	}
+}
+
+// judgeResource: RFC 8707's resource in an authorization or token request,
+// the MCP server's canonical URI (with or without a trailing slash: RFC
+// 8707 leaves both, MCP recommends without).
+func (s *Server) judgeResource(what string, f url.Values) {
+	got, ok := f["resource"]
+	switch {
+	case !ok || len(got) == 0:
+		s.check(CheckAuthResource, verdict.Fail, "the "+what+" request has no resource parameter", "resource="+s.url, "none")
+	case strings.TrimSuffix(got[0], "/") != s.url:
+		s.check(CheckAuthResource, verdict.Fail, "the "+what+" request's resource is not the MCP server's canonical URI", "resource="+s.url, "resource="+got[0])
+	default:
+		s.check(CheckAuthResource, verdict.Pass, "", "", "")
+	}
+}

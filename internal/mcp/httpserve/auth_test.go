@@ -1,0 +1,61 @@
+package httpserve_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+)
+
+var _ = Describe("the server as a protected resource", func() {
+	authChecks := []string{httpserve.CheckAuthPRM, httpserve.CheckAuthPKCE, httpserve.CheckAuthResource, httpserve.CheckAuthBearer}
+
+	It("answers 401 naming its metadata, which names the authorization server it mounts", func() {
+		s, _ := listen(false, httpserve.Settings{})
+		Expect(s.Protect(&httpserve.Auth{Scope: "mcp", ScopesSupported: []string{"mcp"}})).To(Succeed())
+		resp, err := http.Post(s.Endpoint(), "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
+		base := strings.TrimSuffix(s.Endpoint(), "/mcp")
+		Expect(resp.Header.Get("WWW-Authenticate")).To(Equal(`Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp", scope="mcp"`))
+		resp, err = http.Get(base + "/.well-known/oauth-protected-resource/mcp")
+		Expect(err).NotTo(HaveOccurred())
+		var prm map[string]any
+		Expect(json.NewDecoder(resp.Body).Decode(&prm)).To(Succeed())
+		resp.Body.Close()
+		Expect(prm).To(HaveKeyWithValue("resource", s.Endpoint()))
+		Expect(prm).To(HaveKeyWithValue("authorization_servers", ConsistOf(base+httpserve.ASPath)))
+		resp, err = http.Get(base + "/.well-known/oauth-authorization-server" + httpserve.ASPath)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	})
+
+	It("sees the reference client authorize with PKCE S256 and resource, then send its token on every request", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		Expect(s.Protect(&httpserve.Auth{Scope: "mcp"})).To(Succeed())
+		Expect(refClient(s)).To(Equal(0))
+		for _, c := range authChecks {
+			Expect(rec.passedOnly(c)).To(BeTrue(), c)
+		}
+	})
+
+	DescribeTable("trips the check its fault breaks",
+		func(fault, check string) {
+			s, rec := listen(false, httpserve.Settings{})
+			Expect(s.Protect(&httpserve.Auth{})).To(Succeed())
+			refClient(s, fault)
+			Expect(rec.failed(check)).To(BeTrue(), check)
+		},
+		Entry(nil, "no-prm", httpserve.CheckAuthPRM),
+		Entry(nil, "no-pkce", httpserve.CheckAuthPKCE),
+		Entry(nil, "plain-pkce", httpserve.CheckAuthPKCE),
+		Entry(nil, "no-resource", httpserve.CheckAuthResource),
+		Entry(nil, "token-in-query", httpserve.CheckAuthBearer),
+	)
+})
