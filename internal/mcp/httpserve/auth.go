@@ -1,14 +1,16 @@
 package httpserve
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
-	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -17,14 +19,37 @@ import (
 // authorization server issued for this endpoint is answered 401 with
 // WWW-Authenticate naming the protected resource metadata (RFC 9728),
 // served at the well-known URIs of the endpoint; the authorization
-// server (internal/refserver/mcpauthz, approving without a human) is
-// mounted on the same listener under ASPath.
+// server (a scenario mounts internal/refserver/mcpauthz, which approves
+// without a human) is served on the same listener under ASPath.
 type Auth struct {
 	// Scope, when set, is the scope parameter of the challenge.
 	Scope string
 	// ScopesSupported are the metadata's scopes_supported (none: left out).
 	ScopesSupported []string
+	// AS is the authorization server, served for every path but the MCP
+	// endpoint's and the metadata's; its issuer is the listener's origin
+	// followed by ASPath.
+	AS http.Handler
+	// Verify checks that token was issued by issuer for resource.
+	Verify func(token, issuer, resource string) error
 }
+
+// ASRequest is one request the authorization server handled, as
+// Guard.Observe is told it.
+type ASRequest struct {
+	// Endpoint is metadata, authorize, token, register, jwks or "".
+	Endpoint string
+	Method   string
+	Path     string
+	// Form is the query (authorize) or the form body (token).
+	Form url.Values
+	// Status is the status the server answered.
+	Status int
+}
+
+// NewGuard makes the protection a; the authorization server tells its
+// Observe what it handled, and Server.Protect puts it in force.
+func NewGuard(a Auth) *Guard { return &Guard{Auth: a, challenges: map[string]string{}} }
 
 // ASPath is the authorization server's issuer path on the listener.
 const ASPath = "/as"
@@ -32,11 +57,11 @@ const ASPath = "/as"
 // prmPrefix is RFC 9728's well-known URI prefix.
 const prmPrefix = "/.well-known/oauth-protected-resource"
 
-// guard is the protection in force: the authorization server and what
-// the client has done against it so far.
-type guard struct {
+// Guard is a protection: the authorization server and what the client
+// has done against it so far.
+type Guard struct {
 	Auth
-	as *mcpauthz.Server
+	srv atomic.Pointer[Server]
 
 	mu sync.Mutex
 	// prm: the client fetched the protected resource metadata.
@@ -53,23 +78,22 @@ type guard struct {
 // Protect makes the server a protected resource from its next request on
 // (nil: open again). A client already connected meets the 401 on its
 // next request, as a server may ask for authorization at any request.
-func (s *Server) Protect(a *Auth) error {
-	if a == nil {
-		s.guard.Store(nil)
-		return nil
+func (s *Server) Protect(g *Guard) {
+	if g != nil {
+		g.srv.Store(s)
 	}
-	g := &guard{Auth: *a, challenges: map[string]string{}}
-	as, err := mcpauthz.New(mcpauthz.Options{Path: ASPath, Observe: func(r mcpauthz.Request) { s.observeAS(g, r) }})
-	if err != nil {
-		return err
-	}
-	g.as = as
 	s.guard.Store(g)
-	return nil
 }
 
 // Protect protects the session's server (Server.Protect).
-func (c *Session) Protect(a *Auth) error { return c.srv.Protect(a) }
+func (c *Session) Protect(g *Guard) { c.srv.Protect(g) }
+
+// Observe is told each request the authorization server handled.
+func (g *Guard) Observe(r ASRequest) {
+	if s := g.srv.Load(); s != nil {
+		s.observeAS(g, r)
+	}
+}
 
 // base is the listener's origin, http://127.0.0.1:PORT.
 func (s *Server) base() string { return strings.TrimSuffix(s.url, s.path) }
@@ -100,7 +124,7 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		_ = json.NewEncoder(w).Encode(m)
 		return true
 	case p != s.path:
-		g.as.ServeHTTP(w, r)
+		g.AS.ServeHTTP(w, r)
 		return true
 	}
 	if q := r.URL.Query(); q.Has("access_token") {
@@ -111,7 +135,7 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 	issued := g.issued
 	g.mu.Unlock()
 	if ok {
-		if _, err := g.as.Verify(token, s.base()+ASPath, s.url); err == nil {
+		if err := g.Verify(token, s.base()+ASPath, s.url); err == nil {
 			s.check(CheckAuthBearer, verdict.Pass, "", "", "")
 			return false
 		}
@@ -142,7 +166,7 @@ func bearer(h string) (string, bool) {
 }
 
 // observeAS judges what the client asked of the authorization server.
-func (s *Server) observeAS(g *guard, r mcpauthz.Request) {
+func (s *Server) observeAS(g *Guard, r ASRequest) {
 	g.mu.Lock()
 	first := !g.asSeen
 	g.asSeen = true
@@ -152,7 +176,7 @@ func (s *Server) observeAS(g *guard, r mcpauthz.Request) {
 		if prm {
 			s.check(CheckAuthPRM, verdict.Pass, "", "", "")
 		} else {
-			s.check(CheckAuthPRM, verdict.Fail, "the client asked the authorization server ("+r.URL.Path+") without fetching the protected resource metadata first", "a GET of "+s.prmURL()+" (named by WWW-Authenticate) before any request of the authorization server", r.Method+" "+r.URL.Path)
+			s.check(CheckAuthPRM, verdict.Fail, "the client asked the authorization server ("+r.Path+") without fetching the protected resource metadata first", "a GET of "+s.prmURL()+" (named by WWW-Authenticate) before any request of the authorization server", r.Method+" "+r.Path)
 		}
 	}
 	switch r.Endpoint {
@@ -174,7 +198,7 @@ func (s *Server) observeAS(g *guard, r mcpauthz.Request) {
 		if r.Form.Get("grant_type") == "authorization_code" {
 			v := r.Form.Get("code_verifier")
 			g.mu.Lock()
-			_, known := g.challenges[mcpauthz.S256(v)]
+			_, known := g.challenges[s256(v)]
 			g.mu.Unlock()
 			if v == "" {
 				s.check(CheckAuthPKCE, verdict.Fail, "the token request has no code_verifier", "the code_verifier of the authorization request's challenge", "none")
@@ -206,4 +230,10 @@ func (s *Server) judgeResource(what string, f url.Values) {
 	default:
 		s.check(CheckAuthResource, verdict.Pass, "", "", "")
 	}
+}
+
+// s256 is PKCE's S256 challenge of a verifier (RFC 7636 §4.2).
+func s256(verifier string) string {
+	h := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(h[:])
 }

@@ -9,14 +9,22 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+	"github.com/wirecheck/wirecheck/internal/suite/mcpclient"
 )
+
+// protect puts a on s with the reference authorization server mounted.
+func protect(s *httpserve.Server, a httpserve.Auth) {
+	g, err := mcpclient.Guard(a)
+	Expect(err).NotTo(HaveOccurred())
+	s.Protect(g)
+}
 
 var _ = Describe("the server as a protected resource", func() {
 	authChecks := []string{httpserve.CheckAuthPRM, httpserve.CheckAuthPKCE, httpserve.CheckAuthResource, httpserve.CheckAuthBearer}
 
 	It("answers 401 naming its metadata, which names the authorization server it mounts", func() {
 		s, _ := listen(false, httpserve.Settings{})
-		Expect(s.Protect(&httpserve.Auth{Scope: "mcp", ScopesSupported: []string{"mcp"}})).To(Succeed())
+		protect(s, httpserve.Auth{Scope: "mcp", ScopesSupported: []string{"mcp"}})
 		resp, err := http.Post(s.Endpoint(), "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		Expect(err).NotTo(HaveOccurred())
 		resp.Body.Close()
@@ -38,7 +46,7 @@ var _ = Describe("the server as a protected resource", func() {
 
 	It("sees the reference client authorize with PKCE S256 and resource, then send its token on every request", func() {
 		s, rec := listen(false, httpserve.Settings{})
-		Expect(s.Protect(&httpserve.Auth{Scope: "mcp"})).To(Succeed())
+		protect(s, httpserve.Auth{Scope: "mcp"})
 		Expect(refClient(s)).To(Equal(0))
 		for _, c := range authChecks {
 			Expect(rec.passedOnly(c)).To(BeTrue(), c)
@@ -48,7 +56,7 @@ var _ = Describe("the server as a protected resource", func() {
 	DescribeTable("trips the check its fault breaks",
 		func(fault, check string) {
 			s, rec := listen(false, httpserve.Settings{})
-			Expect(s.Protect(&httpserve.Auth{})).To(Succeed())
+			protect(s, httpserve.Auth{})
 			refClient(s, fault)
 			Expect(rec.failed(check)).To(BeTrue(), check)
 		},

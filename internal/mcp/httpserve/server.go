@@ -87,8 +87,8 @@ type Server struct {
 	done                chan struct{}
 	closed              bool
 	// guard, set, makes the endpoint a protected resource (auth.go).
-	guard atomic.Pointer[guard]
-	wg                  sync.WaitGroup
+	guard atomic.Pointer[Guard]
+	wg    sync.WaitGroup
 }
 
 // settle waits, at most limit, until no request of the client is being

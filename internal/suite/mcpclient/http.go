@@ -54,16 +54,13 @@ func httpScenarios() []*scenario.Scenario {
 	}}
 }
 
-// authSince is the first revision with MCP's authorization as the client
-// rules judge it (protected resource metadata, resource indicators).
-const authSince = "2025-06-18"
-
 // overHTTPAuth protects the server with a, then converses as overHTTP
-// does; a run of a revision before authSince judges none of it.
+// does; a run of a revision whose rules of it do not apply (before
+// 2025-06-18) judges none of it.
 func overHTTPAuth(env *scenario.Env, a *httpserve.Auth, rules []judged) error {
-	if v := env.Protocol.Version; v != "" && v < authSince {
+	if r := env.Protocol.Rule(rules[0].rule); r != nil && !env.Protocol.Applies(r) {
 		for _, r := range rules {
-			env.Skip(r.rule, "the run's revision "+v+" has no protected resource metadata: the client's authorization is judged from "+authSince+" on")
+			env.Skip(r.rule, "the run's revision has no protected resource metadata: the client's authorization is judged from 2025-06-18 on")
 		}
 		return nil
 	}
@@ -95,10 +92,12 @@ func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, 
 	}
 	s.Set(set)
 	if a != nil {
-		if err := s.Protect(a); err != nil {
+		g, err := Guard(*a)
+		if err != nil {
 			return err
 		}
-		defer func() { _ = s.Protect(nil) }()
+		s.Protect(g)
+		defer s.Protect(nil)
 	}
 	err := converse(env, false)
 	for _, r := range rules {
