@@ -8,9 +8,21 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
+
+// only are the scenarios of scs named name.
+func only(scs []*scenario.Scenario, name string) []*scenario.Scenario {
+	var out []*scenario.Scenario
+	for _, s := range scs {
+		if s.Name == name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // The client role's table, apart from the protocols' (faults_test.go,
 // verdicts.txt), whose runs are of servers: every fault of the MCP
@@ -51,6 +63,18 @@ var _ = Describe("the MCP client role's reference client", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))
+		})
+	}
+	// Over HTTP the scenario client-auth makes wirecheck a protected
+	// resource: the clean client authorizes and passes every AUTH rule.
+	for _, rev := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		It("authorizes when asked over HTTP under "+rev+", passing every AUTH rule", func() {
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev, Transport: "http"}, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Scenarios: only(b.Scenarios, "client-auth")})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+			for _, r := range []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4"} {
+				Expect(broken(rep, verdict.Pass)).To(ContainElement(r))
+			}
 		})
 	}
 })

@@ -134,18 +134,22 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 	g.mu.Lock()
 	issued := g.issued
 	g.mu.Unlock()
-	if ok {
-		if err := g.Verify(token, s.base()+ASPath, s.url); err == nil {
-			s.check(CheckAuthBearer, verdict.Pass, "", "", "")
-			return false
-		}
+	// The rule is the header's: a token sent there passes it, valid or
+	// not (one the server refuses is answered 401 all the same); none sent
+	// once one was issued fails it.
+	switch {
+	case ok:
+		s.check(CheckAuthBearer, verdict.Pass, "", "", "")
+	case issued:
+		s.check(CheckAuthBearer, verdict.Fail, r.Method+" to the MCP endpoint after the client was issued a token, without it in the Authorization header", "Authorization: Bearer <the token issued for "+s.url+">", "no Authorization header")
 	}
-	if issued {
-		got := "no Authorization header"
-		if ok {
-			got = "a Bearer token wirecheck's authorization server did not issue for " + s.url
-		}
-		s.check(CheckAuthBearer, verdict.Fail, r.Method+" to the MCP endpoint after the client was issued a token, without it", "Authorization: Bearer <the token issued for "+s.url+">", got)
+	if r.Method == http.MethodDelete {
+		// The session's end is let through whatever the token: a client
+		// refused authorization still owes it.
+		return false
+	}
+	if ok && g.Verify(token, s.base()+ASPath, s.url) == nil {
+		return false
 	}
 	ch := fmt.Sprintf(`Bearer resource_metadata=%q`, s.prmURL())
 	if g.Scope != "" {
