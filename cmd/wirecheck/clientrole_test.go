@@ -57,6 +57,16 @@ var _ = Describe("wirecheck run --role client", func() {
 		Expect(code).To(Equal(3), errs)
 	})
 
+	It("ends at exit 3, saying why and with its stderr, when the client exits or never connects", func() {
+		code, out, errs := cli("", "run", "--protocol", "mcp", "--role", "client", "--no-color", "--", "sh", "-c", "echo oops >&2; exit 4", "{server}")
+		Expect(code).To(Equal(3), out+errs)
+		Expect(out + errs).To(ContainSubstring("the client exited (exit 4) without connecting to {server}"))
+		Expect(out + errs).To(ContainSubstring("oops"))
+		code, out, errs = cli("", "run", "--protocol", "mcp", "--role", "client", "--no-color", "--startup-timeout", "300ms", "--", "sh", "-c", "sleep 30", "{server}")
+		Expect(code).To(Equal(3), out+errs)
+		Expect(out + errs).To(ContainSubstring("the client did not connect to {server} within 300ms (--startup-timeout)"))
+	})
+
 	It("serve --role client needs the server command after --", func() {
 		code, _, errs := cli("", "serve", "mcp", "--role", "client")
 		Expect(code).To(Equal(2))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -26,8 +27,9 @@ func newServeCmd() *cobra.Command {
 				return usageErr("%v", err)
 			}
 			o.Args = args[1:]
+			listing := slices.Contains(faults, "list") || slices.Contains(variants, "list")
 			switch {
-			case role == protocols.RoleClient && len(o.Args) == 0:
+			case role == protocols.RoleClient && len(o.Args) == 0 && !listing:
 				return usageErr("serve %s --role client: give the server command after --, e.g. -- ./my-server", args[0])
 			case role != protocols.RoleClient && len(o.Args) > 0:
 				return usageErr("serve %s: unexpected arguments %q (a server command follows -- only with --role client)", args[0], o.Args)

@@ -57,6 +57,20 @@ var _ = Describe("the MCP client role's reference client", func() {
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 		})
 	}
+	for _, over := range []struct{ transport, revision, variant string }{
+		{"http", "2025-11-25", ""}, {"http", "2026-07-28", "modern"}, {"sse", "2024-11-05", ""},
+	} {
+		It("passes clean over "+over.transport+" under "+over.revision, func() {
+			s := testrun.Server{Protocol: id, Revision: over.revision, Transport: over.transport}
+			if over.variant != "" {
+				s.Variants = []string{over.variant}
+			}
+			rep, err := testrun.Run(s, cfg())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))
+		})
+	}
 	for _, rev := range b.Revisions() {
 		It("passes clean under "+rev, func() {
 			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev}, cfg())

@@ -56,6 +56,13 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 	}()
 	conn, err := l.Accept(ctx)
 	if err != nil {
+		select {
+		case <-b.Abort:
+			proc.Close()
+			_ = l.Close()
+			return nil, ErrAborted
+		default:
+		}
 		cause := fmt.Sprintf("the client did not connect to %s within %v (--startup-timeout)", ph, bound)
 		select {
 		case <-proc.Exited():

@@ -27,7 +27,11 @@ func Serving(proc Transport, conn Conn, l Listener) Transport {
 			// its connection at the end is judged (HTTP: a session
 			// ended with DELETE), while its scenario still runs.
 			if f, ok := conn.(Finisher); ok {
+				// Finish has taken in what the client sent: no need
+				// to linger for it.
 				f.Finish()
+				_ = conn.Close()
+				return
 			}
 			select {
 			case <-conn.Done():

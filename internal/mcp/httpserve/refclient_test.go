@@ -77,6 +77,7 @@ var _ = Describe("the reference client over HTTP", func() {
 				// Its reconnection is a plain GET stream, which carries no
 				// response: the client waits on it until the server goes.
 				go func() {
+					defer GinkgoRecover()
 					Eventually(func() int { return len(rec.verdicts(httpserve.CheckAcceptGet)) }).Should(BeNumerically(">=", 2))
 					_ = s.Close()
 				}()

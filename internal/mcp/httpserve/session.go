@@ -29,14 +29,17 @@ type Session struct {
 	recv chan transport.Frame
 	done chan struct{}
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	set      Settings
-	hooks    *transport.Hooks
-	q        []transport.Frame
-	qclosed  bool
-	nexch    int
-	revision string
+	mu      sync.Mutex
+	cond    *sync.Cond
+	set     Settings
+	hooks   *transport.Hooks
+	q       []transport.Frame
+	qbytes  int
+	qclosed bool
+	// overflowed is set once a frame was dropped at maxQueued.
+	overflowed bool
+	nexch      int
+	revision   string
 	// initialized is set once the initialize response went out: the
 	// requests after it owe the session id and the version header.
 	initialized bool
@@ -229,11 +232,29 @@ func (c *Session) end(forget bool) {
 // deliver queues a frame for Recv: a handler never waits on a consumer.
 func (c *Session) deliver(f transport.Frame) {
 	c.mu.Lock()
-	if !c.qclosed {
+	switch {
+	case c.qclosed:
+	case c.qbytes+len(f.Raw) > maxQueued && len(c.q) > 0:
+		// A client that floods faster than the peer judges: what is
+		// past the cap is dropped, as a stdio transport drops it.
+		c.overflowed = true
+	default:
 		c.q = append(c.q, f)
+		c.qbytes += len(f.Raw)
 		c.cond.Signal()
 	}
 	c.mu.Unlock()
+}
+
+// maxQueued caps the bytes of the client's messages not yet taken by
+// Recv (transport.DefaultMaxBuffered, as on stdio).
+const maxQueued = transport.DefaultMaxBuffered
+
+// Overflowed reports whether frames were dropped at that cap.
+func (c *Session) Overflowed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.overflowed
 }
 
 func (c *Session) pump() {
@@ -249,6 +270,7 @@ func (c *Session) pump() {
 		}
 		f := c.q[0]
 		c.q = c.q[1:]
+		c.qbytes -= len(f.Raw)
 		c.mu.Unlock()
 		select {
 		case c.recv <- f:
@@ -358,11 +380,18 @@ func (c *Session) Send(msg []byte) error {
 			c.revision = m.version
 			c.initialized = true
 		}
-		err := x.answer(m.key, msg)
 		if c.set.EndAfter != "" && method == c.set.EndAfter && !c.endedAfter && c.ID() != "" {
+			// Retired before the answer goes out: the client may send
+			// its next request as soon as it reads it.
 			c.endedAfter = true
 			c.retireDue = true
-			c.retireWhenOwedNothing()
+			c.retireWhenOwedNothing(x.stream)
+		}
+		err := x.answer(m.key, msg)
+		if st := x.stream; st != nil && st.ended && !st.awaitingResume {
+			// Nothing resumes a stream that ended whole: the session
+			// need not keep it.
+			delete(c.streams, st.id)
 		}
 		return err
 	}
@@ -376,12 +405,13 @@ func (c *Session) Send(msg []byte) error {
 // requests; c.mu held.
 func (c *Session) answered(key string) {
 	delete(c.owed, key)
-	c.retireWhenOwedNothing()
+	c.retireWhenOwedNothing(nil)
 }
 
 // retireWhenOwedNothing ends the session's id as EndAfter asked once the
 // client owes wirecheck no answer; c.mu held (released while retiring).
-func (c *Session) retireWhenOwedNothing() {
+// Its streams end but keep, which carries the answer still to go out.
+func (c *Session) retireWhenOwedNothing(keep *stream) {
 	if !c.retireDue || len(c.owed) > 0 {
 		return
 	}
@@ -389,10 +419,12 @@ func (c *Session) retireWhenOwedNothing() {
 	c.retired = true
 	old, after := c.ID(), c.set.EndAfter
 	for _, st := range c.streams {
-		st.detach()
+		if st != keep {
+			st.detach()
+		}
 	}
 	c.mu.Unlock()
-	c.note("wirecheck ended session " + old + " after answering " + after + ": the client's next request gets 404, and the new session it owes goes on in this connection")
+	c.note("wirecheck ends session " + old + " with its answer to " + after + ": the client's next request gets 404, and the new session it owes goes on in this connection")
 	c.srv.retire(c, old)
 	c.mu.Lock()
 }

@@ -473,22 +473,25 @@ func (l *link) openGet() {
 	}
 	l.getOpen = true
 	l.mu.Unlock()
+	// The GET is sent, and its answer's headers read, before the client
+	// goes on: the stream is open (or refused) by then.
+	req, err := http.NewRequestWithContext(l.ctx, http.MethodGet, l.url.String(), nil)
+	if err != nil {
+		return
+	}
+	l.headers(req, "text/event-stream")
+	resp, err := l.hc.Do(req)
+	if err != nil {
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return
+	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		req, err := http.NewRequestWithContext(l.ctx, http.MethodGet, l.url.String(), nil)
-		if err != nil {
-			return
-		}
-		l.headers(req, "text/event-stream")
-		resp, err := l.hc.Do(req)
-		if err != nil {
-			return
-		}
 		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return
-		}
 		l.events(resp.Body, "\x00")
 	}()
 }
