@@ -1,6 +1,7 @@
 package mcpauthz_test
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -85,6 +86,37 @@ var _ = Describe("the mcp-authorization scenarios", func() {
 		v := verdicts(refuse)
 		Expect(v["MCP-AUTHZ-CODE-1"]).To(And(HavePrefix("skip"), ContainSubstring("--param resource=")))
 		Expect(v["MCP-AUTHZ-TOKEN-1"]).To(HavePrefix("skip"))
+	})
+
+	It("end, bounded, against a server whose authorize redirects forever and whose token endpoint never answers", func() {
+		as, err := mcpauthz.New(mcpauthz.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		hostile := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case strings.HasSuffix(r.URL.Path, "/authorize"):
+				http.Redirect(w, r, r.URL.String(), http.StatusFound)
+			case strings.HasSuffix(r.URL.Path, "/token"):
+				// Read to the end, so the server notices the client
+				// leave (and the run's server can close); then hold on.
+				_, _ = io.Copy(io.Discard, r.Body)
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+			default:
+				as.ServeHTTP(w, r)
+			}
+		})
+		start := time.Now()
+		fs, err := conformance.Check(conformance.Options{Protocol: "mcp-authorization", Handler: hostile, Timeout: 300 * time.Millisecond})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second))
+		v := map[string]string{}
+		for _, f := range fs {
+			v[f.Rule] = f.Verdict + " " + f.Message
+		}
+		Expect(v["MCP-AUTHZ-CODE-1"]).To(And(HavePrefix("skip"), ContainSubstring("redirects")))
+		Expect(v["MCP-AUTHZ-ERR-1"]).To(HavePrefix("fail"), "a token endpoint that never answers refuses nothing")
 	})
 
 	It("skip the grant, saying how to go on, when the authorization endpoint asks a human to log in", func() {
