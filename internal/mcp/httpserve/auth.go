@@ -26,6 +26,9 @@ type Auth struct {
 	Scope string
 	// ScopesSupported are the metadata's scopes_supported (none: left out).
 	ScopesSupported []string
+	// NoHint leaves resource_metadata out of the challenge: the client
+	// must construct the well-known URIs, path-based first.
+	NoHint bool
 	// AS is the authorization server, served for every path but the MCP
 	// endpoint's and the metadata's; its issuer is the listener's origin
 	// followed by ASPath.
@@ -64,8 +67,12 @@ type Guard struct {
 	srv atomic.Pointer[Server]
 
 	mu sync.Mutex
-	// prm: the client fetched the protected resource metadata.
-	prm bool
+	// prm: the client fetched the protected resource metadata; prmFirst
+	// is the path of its first request of a metadata URI.
+	prm      bool
+	prmFirst string
+	// asMeta: the client asked for the authorization server's metadata.
+	asMeta bool
 	// asSeen: the client has made a request of the authorization server.
 	asSeen bool
 	// challenges are the code challenges of the client's authorization
@@ -112,7 +119,20 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 	}
 	p := r.URL.Path
 	switch {
-	case p == prmPrefix+s.path || p == prmPrefix:
+	case strings.HasPrefix(p, prmPrefix):
+		g.mu.Lock()
+		first := g.prmFirst == ""
+		if first {
+			g.prmFirst = p
+		}
+		g.mu.Unlock()
+		if first {
+			s.judgePRMOrder(g, p)
+		}
+		if p != prmPrefix+s.path && p != prmPrefix {
+			http.NotFound(w, r)
+			return true
+		}
 		g.mu.Lock()
 		g.prm = true
 		g.mu.Unlock()
@@ -151,13 +171,42 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 	if ok && g.Verify(token, s.base()+ASPath, s.url) == nil {
 		return false
 	}
-	ch := fmt.Sprintf(`Bearer resource_metadata=%q`, s.prmURL())
+	var params []string
+	if !g.NoHint {
+		params = append(params, fmt.Sprintf(`resource_metadata=%q`, s.prmURL()))
+	}
 	if g.Scope != "" {
-		ch += fmt.Sprintf(`, scope=%q`, g.Scope)
+		params = append(params, fmt.Sprintf(`scope=%q`, g.Scope))
+	}
+	ch := "Bearer"
+	if len(params) > 0 {
+		ch += " " + strings.Join(params, ", ")
 	}
 	w.Header().Set("WWW-Authenticate", ch)
 	http.Error(w, "authorization required", http.StatusUnauthorized)
 	return true
+}
+
+// judgePRMOrder: the first metadata URI the client asked is the one the
+// challenge named or, with none named, the path-based well-known URI.
+func (s *Server) judgePRMOrder(g *Guard, p string) {
+	want, why := prmPrefix+s.path, "the resource_metadata URL the WWW-Authenticate challenge named"
+	if g.NoHint {
+		why = "the path-based well-known URI, as the challenge named no resource_metadata"
+	}
+	if p == want {
+		s.check(CheckAuthPRMOrder, verdict.Pass, "", "", "")
+		return
+	}
+	s.check(CheckAuthPRMOrder, verdict.Fail, "the client's first request for protected resource metadata is not "+why, "GET "+s.base()+want+" first", "GET "+s.base()+p)
+}
+
+// isASMetadata: a request of one of the well-known URIs an authorization
+// server's metadata may be at (RFC 8414, OpenID Connect Discovery,
+// inserted or appended).
+func isASMetadata(p string) bool {
+	return strings.HasPrefix(p, "/.well-known/oauth-authorization-server") || strings.HasPrefix(p, "/.well-known/openid-configuration") ||
+		strings.HasSuffix(p, "/.well-known/openid-configuration")
 }
 
 // bearer is the token of an Authorization: Bearer header.
@@ -181,6 +230,20 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 			s.check(CheckAuthPRM, verdict.Pass, "", "", "")
 		} else {
 			s.check(CheckAuthPRM, verdict.Fail, "the client asked the authorization server ("+r.Path+") without fetching the protected resource metadata first", "a GET of "+s.prmURL()+" (named by WWW-Authenticate) before any request of the authorization server", r.Method+" "+r.Path)
+		}
+	}
+	if isASMetadata(r.Path) {
+		g.mu.Lock()
+		first := !g.asMeta
+		g.asMeta = true
+		g.mu.Unlock()
+		if first {
+			want := "/.well-known/oauth-authorization-server" + ASPath
+			if r.Path == want {
+				s.check(CheckAuthASOrder, verdict.Pass, "", "", "")
+			} else {
+				s.check(CheckAuthASOrder, verdict.Fail, "the client's first request for the authorization server's metadata is not RFC 8414's URI with the issuer's path inserted", "GET "+s.base()+want+" first (then OpenID Connect Discovery's, inserted, then appended)", r.Method+" "+s.base()+r.Path)
+			}
 		}
 	}
 	switch r.Endpoint {

@@ -20,7 +20,8 @@ func protect(s *httpserve.Server, a httpserve.Auth) {
 }
 
 var _ = Describe("the server as a protected resource", func() {
-	authChecks := []string{httpserve.CheckAuthPRM, httpserve.CheckAuthPKCE, httpserve.CheckAuthResource, httpserve.CheckAuthBearer}
+	authChecks := []string{httpserve.CheckAuthPRM, httpserve.CheckAuthPKCE, httpserve.CheckAuthResource, httpserve.CheckAuthBearer,
+		httpserve.CheckAuthPRMOrder, httpserve.CheckAuthASOrder}
 
 	It("answers 401 naming its metadata, which names the authorization server it mounts", func() {
 		s, _ := listen(false, httpserve.Settings{})
@@ -65,5 +66,15 @@ var _ = Describe("the server as a protected resource", func() {
 		Entry(nil, "plain-pkce", httpserve.CheckAuthPKCE),
 		Entry(nil, "no-resource", httpserve.CheckAuthResource),
 		Entry(nil, "token-in-query", httpserve.CheckAuthBearer),
+		Entry(nil, "prm-root-first", httpserve.CheckAuthPRMOrder),
+		Entry(nil, "oidc-first", httpserve.CheckAuthASOrder),
 	)
+
+	It("sees the reference client construct the path-based metadata URI first when the challenge names none", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{NoHint: true})
+		Expect(refClient(s)).To(Equal(0))
+		Expect(rec.passedOnly(httpserve.CheckAuthPRMOrder)).To(BeTrue())
+		Expect(rec.passedOnly(httpserve.CheckAuthBearer)).To(BeTrue())
+	})
 })

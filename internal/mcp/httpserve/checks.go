@@ -47,10 +47,16 @@ const (
 	// CheckAuthBearer: once issued a token, every request carries it in
 	// the Authorization header, never in the query string.
 	CheckAuthBearer = "client-http.auth-bearer"
+	// CheckAuthPRMOrder: the first metadata URI asked is the challenge's
+	// resource_metadata, else the path-based well-known URI.
+	CheckAuthPRMOrder = "client-http.auth-prm-order"
+	// CheckAuthASOrder: the first authorization server metadata URI asked
+	// is RFC 8414's with the issuer's path inserted.
+	CheckAuthASOrder = "client-http.auth-as-order"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

@@ -48,6 +48,9 @@ func (l *link) authorize(www string) error {
 		prm.AuthorizationServers = []string{origin}
 	} else {
 		tries := []string{params["resource_metadata"], origin + "/.well-known/oauth-protected-resource" + l.url.Path, origin + "/.well-known/oauth-protected-resource"}
+		if l.fault["prm-root-first"] {
+			tries = []string{origin + "/.well-known/oauth-protected-resource", params["resource_metadata"]}
+		}
 		var err error
 		for _, u := range tries {
 			if u == "" {
@@ -73,7 +76,11 @@ func (l *link) authorize(www string) error {
 	}
 	p := strings.TrimSuffix(as.Path, "/")
 	aso := as.Scheme + "://" + as.Host
-	for _, u := range []string{aso + "/.well-known/oauth-authorization-server" + p, aso + "/.well-known/openid-configuration" + p, aso + p + "/.well-known/openid-configuration"} {
+	order := []string{aso + "/.well-known/oauth-authorization-server" + p, aso + "/.well-known/openid-configuration" + p, aso + p + "/.well-known/openid-configuration"}
+	if l.fault["oidc-first"] {
+		order = []string{order[1], order[2], order[0]}
+	}
+	for _, u := range order {
 		if err = l.getJSON(u, &meta); err == nil {
 			break
 		}

@@ -41,7 +41,7 @@ func httpScenarios() []*scenario.Scenario {
 	}, {
 		Name:  "client-auth",
 		Title: "over HTTP, make the server a protected resource once the client has connected: its next request is answered 401 with WWW-Authenticate naming the protected resource metadata, whose authorization server (wirecheck's, approving at once) the client authorizes with, then every request carries the token",
-		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4"},
+		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
 			return overHTTPAuth(env, &httpserve.Auth{}, []judged{
@@ -49,20 +49,36 @@ func httpScenarios() []*scenario.Scenario {
 				{"MCP-CLIENT-AUTH-2", httpserve.CheckAuthPKCE, "the client made no authorization request"},
 				{"MCP-CLIENT-AUTH-3", httpserve.CheckAuthResource, "the client made no authorization or token request"},
 				{"MCP-CLIENT-AUTH-4", httpserve.CheckAuthBearer, "the client was never issued a token"},
+				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
+				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
+			})
+		},
+	}, {
+		Name:  "client-auth-no-hint",
+		Title: "over HTTP, as client-auth, the 401's challenge naming no resource_metadata: the client asks the path-based well-known URI for the protected resource metadata before the root one",
+		Rules: []string{"MCP-CLIENT-AUTH-5"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{NoHint: true}, []judged{
+				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
 			})
 		},
 	}}
 }
 
 // overHTTPAuth protects the server with a, then converses as overHTTP
-// does; a run of a revision whose rules of it do not apply (before
-// 2025-06-18) judges none of it.
+// does; in a run of a revision whose rules of it do not apply (before
+// 2025-06-18, or 2025-11-25 for some) the server is not protected and
+// the client converses all the same, so it ends as it would.
 func overHTTPAuth(env *scenario.Env, a *httpserve.Auth, rules []judged) error {
-	if r := env.Protocol.Rule(rules[0].rule); r != nil && !env.Protocol.Applies(r) {
-		for _, r := range rules {
-			env.Skip(r.rule, "the run's revision has no protected resource metadata: the client's authorization is judged from 2025-06-18 on")
+	applies := false
+	for _, r := range rules {
+		if rule := env.Protocol.Rule(r.rule); rule != nil && env.Protocol.Applies(rule) {
+			applies = true
 		}
-		return nil
+	}
+	if !applies {
+		a = nil
 	}
 	return overHTTPWith(env, httpserve.Settings{}, a, rules)
 }
