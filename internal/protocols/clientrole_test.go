@@ -86,7 +86,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev, Transport: "http"}, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Scenarios: only(b.Scenarios, "client-auth", "client-auth-no-hint")})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
-			for _, r := range []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6"} {
+			for _, r := range []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-7"} {
 				if r >= "MCP-CLIENT-AUTH-5" && rev == "2025-06-18" {
 					continue
 				}

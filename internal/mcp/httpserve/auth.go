@@ -80,6 +80,8 @@ type Guard struct {
 	challenges map[string]string
 	// issued: a token was issued; from then on every request carries it.
 	issued bool
+	// authorizations counts the client's authorization requests.
+	authorizations int
 }
 
 // Protect makes the server a protected resource from its next request on
@@ -259,7 +261,12 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		}
 		g.mu.Lock()
 		g.challenges[ch] = m
+		g.authorizations++
+		first := g.authorizations == 1
 		g.mu.Unlock()
+		if first {
+			s.judgeScope(g, r.Form)
+		}
 		s.judgeResource("authorization", r.Form)
 	case "token":
 		if r.Form.Get("grant_type") == "authorization_code" {
@@ -282,6 +289,54 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 			g.mu.Unlock()
 		}
 	}
+}
+
+// judgeScope: the first authorization request's scope is the challenge's,
+// else every one of scopes_supported, else none (offline_access aside,
+// which 2026-07-28 lets a client add when the authorization server
+// offers it); compared as sets.
+func (s *Server) judgeScope(g *Guard, f url.Values) {
+	want, from := g.Scope, "the WWW-Authenticate challenge's scope"
+	if want == "" {
+		want, from = strings.Join(g.ScopesSupported, " "), "every scope of the protected resource metadata's scopes_supported (the challenge named none)"
+	}
+	if want == "" {
+		from = "no scope parameter (neither the challenge nor the metadata names one)"
+	}
+	set := func(sc string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range strings.Fields(sc) {
+			if x != "offline_access" {
+				m[x] = true
+			}
+		}
+		return m
+	}
+	got, has := f["scope"]
+	gotSet := map[string]bool{}
+	if has && len(got) > 0 {
+		gotSet = set(got[0])
+	}
+	if len(gotSet) == len(set(want)) && func() bool {
+		for k := range set(want) {
+			if !gotSet[k] {
+				return false
+			}
+		}
+		return true
+	}() {
+		s.check(CheckAuthScope, verdict.Pass, "", "", "")
+		return
+	}
+	actual := "no scope parameter"
+	if has && len(got) > 0 {
+		actual = "scope=" + got[0]
+	}
+	expected := "scope=" + want
+	if want == "" {
+		expected = "no scope parameter"
+	}
+	s.check(CheckAuthScope, verdict.Fail, "the first authorization request's scope is not "+from, expected, actual)
 }
 
 // judgeResource: RFC 8707's resource in an authorization or token request,

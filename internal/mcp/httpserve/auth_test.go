@@ -21,7 +21,7 @@ func protect(s *httpserve.Server, a httpserve.Auth) {
 
 var _ = Describe("the server as a protected resource", func() {
 	authChecks := []string{httpserve.CheckAuthPRM, httpserve.CheckAuthPKCE, httpserve.CheckAuthResource, httpserve.CheckAuthBearer,
-		httpserve.CheckAuthPRMOrder, httpserve.CheckAuthASOrder}
+		httpserve.CheckAuthPRMOrder, httpserve.CheckAuthASOrder, httpserve.CheckAuthScope}
 
 	It("answers 401 naming its metadata, which names the authorization server it mounts", func() {
 		s, _ := listen(false, httpserve.Settings{})
@@ -68,6 +68,19 @@ var _ = Describe("the server as a protected resource", func() {
 		Entry(nil, "token-in-query", httpserve.CheckAuthBearer),
 		Entry(nil, "prm-root-first", httpserve.CheckAuthPRMOrder),
 		Entry(nil, "oidc-first", httpserve.CheckAuthASOrder),
+		Entry(nil, "ignores-scope", httpserve.CheckAuthScope),
+	)
+
+	DescribeTable("sees the reference client pick its scope as the revision orders",
+		func(a httpserve.Auth) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, a)
+			Expect(refClient(s)).To(Equal(0))
+			Expect(rec.passedOnly(httpserve.CheckAuthScope)).To(BeTrue())
+		},
+		Entry("the challenge's", httpserve.Auth{Scope: "a", ScopesSupported: []string{"a", "b"}}),
+		Entry("scopes_supported's", httpserve.Auth{ScopesSupported: []string{"a", "b"}}),
+		Entry("none", httpserve.Auth{}),
 	)
 
 	It("sees the reference client construct the path-based metadata URI first when the challenge names none", func() {

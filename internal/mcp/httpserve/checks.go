@@ -53,10 +53,13 @@ const (
 	// CheckAuthASOrder: the first authorization server metadata URI asked
 	// is RFC 8414's with the issuer's path inserted.
 	CheckAuthASOrder = "client-http.auth-as-order"
+	// CheckAuthScope: the first authorization request asks the
+	// challenge's scope, else scopes_supported, else none.
+	CheckAuthScope = "client-http.auth-scope"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

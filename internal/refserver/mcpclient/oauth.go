@@ -117,6 +117,9 @@ func (l *link) authorize(www string) error {
 	if scope == "" {
 		scope = strings.Join(prm.ScopesSupported, " ")
 	}
+	if l.fault["ignores-scope"] {
+		scope = "everything"
+	}
 	if scope != "" {
 		q.Set("scope", scope)
 	}

@@ -40,27 +40,29 @@ func httpScenarios() []*scenario.Scenario {
 		},
 	}, {
 		Name:  "client-auth",
-		Title: "over HTTP, make the server a protected resource once the client has connected: its next request is answered 401 with WWW-Authenticate naming the protected resource metadata, whose authorization server (wirecheck's, approving at once) the client authorizes with, then every request carries the token",
-		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6"},
+		Title: "over HTTP, make the server a protected resource once the client has connected: its next request is answered 401 with WWW-Authenticate naming the protected resource metadata and the scope mcp:tools (the metadata lists mcp:tools and mcp:resources), whose authorization server (wirecheck's, approving at once) the client authorizes with, then every request carries the token",
+		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-7"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{}, []judged{
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ScopesSupported: []string{"mcp:tools", "mcp:resources"}}, []judged{
 				{"MCP-CLIENT-AUTH-1", httpserve.CheckAuthPRM, "the client asked nothing of the authorization server after its 401 (it does not authorize)"},
 				{"MCP-CLIENT-AUTH-2", httpserve.CheckAuthPKCE, "the client made no authorization request"},
 				{"MCP-CLIENT-AUTH-3", httpserve.CheckAuthResource, "the client made no authorization or token request"},
 				{"MCP-CLIENT-AUTH-4", httpserve.CheckAuthBearer, "the client was never issued a token"},
 				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
 				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
+				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
 			})
 		},
 	}, {
 		Name:  "client-auth-no-hint",
-		Title: "over HTTP, as client-auth, the 401's challenge naming no resource_metadata: the client asks the path-based well-known URI for the protected resource metadata before the root one",
-		Rules: []string{"MCP-CLIENT-AUTH-5"},
+		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported",
+		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{NoHint: true}, []judged{
+			return overHTTPAuth(env, &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}}, []judged{
 				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
+				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
 			})
 		},
 	}}
