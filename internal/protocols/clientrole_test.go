@@ -83,10 +83,10 @@ var _ = Describe("the MCP client role's reference client", func() {
 	// resource: the clean client authorizes and passes every AUTH rule.
 	for _, rev := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
 		It("authorizes when asked over HTTP under "+rev+", passing every AUTH rule", func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev, Transport: "http"}, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Scenarios: only(b.Scenarios, "client-auth", "client-auth-no-hint")})
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev, Transport: "http"}, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Scenarios: only(b.Scenarios, "client-auth", "client-auth-no-hint", "client-auth-step-up", "client-auth-retry-limit")})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
-			for _, r := range []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-7"} {
+			for _, r := range []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-8", "MCP-CLIENT-AUTH-9"} {
 				if r >= "MCP-CLIENT-AUTH-5" && rev == "2025-06-18" {
 					continue
 				}

@@ -1,12 +1,15 @@
 package httpserve
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,8 +36,16 @@ type Auth struct {
 	// endpoint's and the metadata's; its issuer is the listener's origin
 	// followed by ASPath.
 	AS http.Handler
-	// Verify checks that token was issued by issuer for resource.
-	Verify func(token, issuer, resource string) error
+	// Verify checks that token was issued by issuer for resource and
+	// returns the scope it grants.
+	Verify func(token, issuer, resource string) (scope string, err error)
+	// StepUp, when set, is a scope a tools/call needs: a token without
+	// it is answered 403 insufficient_scope naming the token's scopes and
+	// this one.
+	StepUp string
+	// StepUpNever answers every tools/call 403 insufficient_scope, the
+	// scope granted or not: a client must give up after a few tries.
+	StepUpNever bool
 }
 
 // ASRequest is one request the authorization server handled, as
@@ -82,6 +93,12 @@ type Guard struct {
 	issued bool
 	// authorizations counts the client's authorization requests.
 	authorizations int
+	// stepUp is the scope the last 403 asked, stepUps how many 403s went
+	// out, afterStepUp the authorization requests since the first one.
+	stepUp       string
+	stepUps      int
+	afterStepUp  int
+	stepUpJudged bool
 }
 
 // Protect makes the server a protected resource from its next request on
@@ -91,7 +108,24 @@ func (s *Server) Protect(g *Guard) {
 	if g != nil {
 		g.srv.Store(s)
 	}
-	s.guard.Store(g)
+	if old := s.guard.Swap(g); old != nil && old != g {
+		s.judgeRetries(old)
+	}
+}
+
+// retryLimit is how many authorizations after a first 403 a client may
+// make before it is judged to loop: "no more than a few times".
+const retryLimit = 3
+
+// judgeRetries, once a protection ends: a client answered 403 for good
+// gave up within retryLimit authorizations.
+func (s *Server) judgeRetries(g *Guard) {
+	g.mu.Lock()
+	n, asked := g.afterStepUp, g.stepUps > 0
+	g.mu.Unlock()
+	if g.StepUpNever && asked && n <= retryLimit {
+		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
+	}
 }
 
 // Protect protects the session's server (Server.Protect).
@@ -170,8 +204,10 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		// refused authorization still owes it.
 		return false
 	}
-	if ok && g.Verify(token, s.base()+ASPath, s.url) == nil {
-		return false
+	if ok {
+		if scope, err := g.Verify(token, s.base()+ASPath, s.url); err == nil {
+			return s.stepUp(g, w, r, scope)
+		}
 	}
 	var params []string
 	if !g.NoHint {
@@ -263,9 +299,21 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		g.challenges[ch] = m
 		g.authorizations++
 		first := g.authorizations == 1
+		need, judged := g.stepUp, g.stepUpJudged
+		if need != "" {
+			g.afterStepUp++
+			g.stepUpJudged = true
+		}
+		loops := g.StepUpNever && g.afterStepUp == retryLimit+1
 		g.mu.Unlock()
 		if first {
 			s.judgeScope(g, r.Form)
+		}
+		if need != "" && !judged {
+			s.judgeStepUpScope(need, r.Form.Get("scope"))
+		}
+		if loops {
+			s.check(CheckAuthRetryLimit, verdict.Fail, fmt.Sprintf("the client authorized again more than %d times for a request the server keeps refusing 403 insufficient_scope", retryLimit), fmt.Sprintf("at most %d new authorizations, then the request treated as failed", retryLimit), fmt.Sprintf("%d authorizations", retryLimit+1))
 		}
 		s.judgeResource("authorization", r.Form)
 	case "token":
@@ -289,6 +337,50 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 			g.mu.Unlock()
 		}
 	}
+}
+
+// stepUp answers 403 insufficient_scope to a tools/call whose token lacks
+// the scope the guard asks for it (every tools/call with StepUpNever), and
+// judges a client that goes on with the token a 403 found short; true
+// when it answered.
+func (s *Server) stepUp(g *Guard, w http.ResponseWriter, r *http.Request, granted string) bool {
+	if g.StepUp == "" || r.Method != http.MethodPost {
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != "tools/call" {
+		return false
+	}
+	have := strings.Fields(granted)
+	// A tools/call again with the token a 403 found short: no step-up.
+	g.mu.Lock()
+	short := g.stepUp != "" && !slices.Contains(have, g.StepUp)
+	judged := g.stepUpJudged
+	if short && !judged {
+		g.stepUpJudged = true
+	}
+	g.mu.Unlock()
+	if short && !judged {
+		s.check(CheckAuthStepUp, verdict.Fail, "after a 403 insufficient_scope the client sent tools/call again with the token it was refused, without authorizing anew", "a new authorization asking "+g.StepUp+", then the request with the new token", "the same token, scope "+granted)
+	}
+	if !g.StepUpNever && slices.Contains(have, g.StepUp) {
+		return false
+	}
+	need := strings.Join(append(slices.DeleteFunc(have, func(x string) bool { return x == g.StepUp }), g.StepUp), " ")
+	g.mu.Lock()
+	g.stepUp = need
+	g.stepUps++
+	g.mu.Unlock()
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, need, s.prmURL()))
+	http.Error(w, "insufficient scope", http.StatusForbidden)
+	return true
 }
 
 // judgeScope: the first authorization request's scope is the challenge's,
@@ -337,6 +429,19 @@ func (s *Server) judgeScope(g *Guard, f url.Values) {
 		expected = "no scope parameter"
 	}
 	s.check(CheckAuthScope, verdict.Fail, "the first authorization request's scope is not "+from, expected, actual)
+}
+
+// judgeStepUpScope: the authorization after a 403 asks every scope the
+// challenge named.
+func (s *Server) judgeStepUpScope(need, got string) {
+	have := strings.Fields(got)
+	for _, x := range strings.Fields(need) {
+		if !slices.Contains(have, x) {
+			s.check(CheckAuthStepUp, verdict.Fail, "the authorization after a 403 insufficient_scope does not ask every scope the challenge named", "scope including "+need, "scope="+got)
+			return
+		}
+	}
+	s.check(CheckAuthStepUp, verdict.Pass, "", "", "")
 }
 
 // judgeResource: RFC 8707's resource in an authorization or token request,

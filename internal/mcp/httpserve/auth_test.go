@@ -71,6 +71,31 @@ var _ = Describe("the server as a protected resource", func() {
 		Entry(nil, "ignores-scope", httpserve.CheckAuthScope),
 	)
 
+	It("sees the reference client step up on 403 insufficient_scope, and stop when refused for good", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write"})
+		Expect(refClient(s)).To(Equal(0))
+		Expect(rec.passedOnly(httpserve.CheckAuthStepUp)).To(BeTrue())
+
+		s, rec = listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write", StepUpNever: true})
+		Expect(refClient(s)).To(Equal(0))
+		s.Protect(nil)
+		Expect(rec.passedOnly(httpserve.CheckAuthRetryLimit)).To(BeTrue())
+	})
+
+	DescribeTable("trips the step-up checks with its faults",
+		func(fault string, a httpserve.Auth, check string) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, a)
+			refClient(s, fault)
+			s.Protect(nil)
+			Expect(rec.failed(check)).To(BeTrue(), check)
+		},
+		Entry(nil, "no-step-up", httpserve.Auth{StepUp: "mcp:write"}, httpserve.CheckAuthStepUp),
+		Entry(nil, "retry-forever", httpserve.Auth{StepUp: "mcp:write", StepUpNever: true}, httpserve.CheckAuthRetryLimit),
+	)
+
 	DescribeTable("sees the reference client pick its scope as the revision orders",
 		func(a httpserve.Auth) {
 			s, rec := listen(false, httpserve.Settings{})

@@ -56,10 +56,16 @@ const (
 	// CheckAuthScope: the first authorization request asks the
 	// challenge's scope, else scopes_supported, else none.
 	CheckAuthScope = "client-http.auth-scope"
+	// CheckAuthStepUp: after a 403 insufficient_scope the client
+	// authorizes anew asking the challenge's scopes.
+	CheckAuthStepUp = "client-http.auth-step-up"
+	// CheckAuthRetryLimit: refused 403 for good, the client stops
+	// authorizing after a few tries.
+	CheckAuthRetryLimit = "client-http.auth-retry-limit"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

@@ -222,36 +222,60 @@ func (l *link) legacyChecked() bool {
 }
 
 // send POSTs one message; answered 401, it authorizes (once) and sends
-// it again with the token.
+// it again with the token; answered 403 insufficient_scope, it authorizes
+// again with the challenge's scope (step-up) and sends it once more, then
+// treats the request as failed (the fault retry-forever keeps going,
+// bounded; no-step-up sends it again with the same token).
 func (l *link) send(body []byte) (*http.Response, error) {
-	l.mu.Lock()
-	used := l.token
-	l.mu.Unlock()
-	resp, err := l.post1(body)
-	if err != nil || resp.StatusCode != http.StatusUnauthorized {
-		return resp, err
-	}
-	www := resp.Header.Get("WWW-Authenticate")
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	l.authMu.Lock()
-	l.mu.Lock()
-	renewed := l.token != used
-	l.mu.Unlock()
-	if !renewed {
-		if l.authTries >= 1 {
-			l.authMu.Unlock()
-			return nil, fmt.Errorf("HTTP 401 again after authorizing: giving up")
-		}
-		l.authTries++
-		if err := l.authorize(www); err != nil {
-			l.authMu.Unlock()
-			fmt.Fprintln(l.log, "mcp reference client: authorization:", err)
+	for tries := 0; ; tries++ {
+		l.mu.Lock()
+		used := l.token
+		l.mu.Unlock()
+		resp, err := l.post1(body)
+		if err != nil {
 			return nil, err
 		}
+		www := resp.Header.Get("WWW-Authenticate")
+		limit := 0
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized:
+			limit = 1
+		case resp.StatusCode == http.StatusForbidden && strings.Contains(www, "insufficient_scope"):
+			limit = 1
+			if l.fault["retry-forever"] {
+				limit = 10
+			}
+		default:
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if tries >= limit {
+			return nil, fmt.Errorf("HTTP %d again after authorizing: giving up", resp.StatusCode)
+		}
+		if resp.StatusCode == http.StatusForbidden && l.fault["no-step-up"] {
+			continue
+		}
+		l.authMu.Lock()
+		l.mu.Lock()
+		renewed := l.token != used
+		l.mu.Unlock()
+		if !renewed {
+			if resp.StatusCode == http.StatusUnauthorized && l.authTries >= 2 {
+				l.authMu.Unlock()
+				return nil, fmt.Errorf("HTTP 401 after authorizing twice: giving up")
+			}
+			if resp.StatusCode == http.StatusUnauthorized {
+				l.authTries++
+			}
+			if err := l.authorize(www); err != nil {
+				l.authMu.Unlock()
+				fmt.Fprintln(l.log, "mcp reference client: authorization:", err)
+				return nil, err
+			}
+		}
+		l.authMu.Unlock()
 	}
-	l.authMu.Unlock()
-	return l.post1(body)
 }
 
 func (l *link) post1(body []byte) (*http.Response, error) {

@@ -18,9 +18,12 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 		return nil, err
 	}
 	a.AS = as
-	a.Verify = func(token, issuer, resource string) error {
-		_, err := as.Verify(token, issuer, resource)
-		return err
+	a.Verify = func(token, issuer, resource string) (string, error) {
+		c, err := as.Verify(token, issuer, resource)
+		if err != nil {
+			return "", err
+		}
+		return c.Scope, nil
 	}
 	g = httpserve.NewGuard(a)
 	return g, nil

@@ -55,6 +55,26 @@ func httpScenarios() []*scenario.Scenario {
 			})
 		},
 	}, {
+		Name:  "client-auth-step-up",
+		Title: "over HTTP, as client-auth, a tools/call whose token lacks the scope mcp:write answered 403 insufficient_scope naming it: the client authorizes anew asking it, then calls again",
+		Rules: []string{"MCP-CLIENT-AUTH-8"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write"}, []judged{
+				{"MCP-CLIENT-AUTH-8", httpserve.CheckAuthStepUp, "the client made no tools/call wirecheck refused 403, or did nothing after it"},
+			})
+		},
+	}, {
+		Name:  "client-auth-retry-limit",
+		Title: "over HTTP, as client-auth, every tools/call answered 403 insufficient_scope whatever the token's scope: the client gives up after a few authorizations",
+		Rules: []string{"MCP-CLIENT-AUTH-9"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write", StepUpNever: true}, []judged{
+				{"MCP-CLIENT-AUTH-9", httpserve.CheckAuthRetryLimit, "the client made no tools/call wirecheck refused 403"},
+			})
+		},
+	}, {
 		Name:  "client-auth-no-hint",
 		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported",
 		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7"},
@@ -115,9 +135,13 @@ func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, 
 			return err
 		}
 		s.Protect(g)
-		defer s.Protect(nil)
 	}
 	err := converse(env, false)
+	if a != nil {
+		// Ending the protection judges what is judged only at the end
+		// (a client refused for good stopped trying).
+		s.Protect(nil)
+	}
 	for _, r := range rules {
 		if !s.Reported(r.check) {
 			env.Skip(r.rule, r.unobserved)
