@@ -46,6 +46,11 @@ type Auth struct {
 	// StepUpNever answers every tools/call 403 insufficient_scope, the
 	// scope granted or not: a client must give up after a few tries.
 	StepUpNever bool
+	// Iss tampers with the iss of every authorization response (the
+	// metadata advertises it): IssMissing leaves it out, IssSlash adds a
+	// trailing slash to it (a client comparing without normalization
+	// rejects both and never redeems the code).
+	Iss string
 }
 
 // ASRequest is one request the authorization server handled, as
@@ -63,7 +68,15 @@ type ASRequest struct {
 
 // NewGuard makes the protection a; the authorization server tells its
 // Observe what it handled, and Server.Protect puts it in force.
-func NewGuard(a Auth) *Guard { return &Guard{Auth: a, challenges: map[string]string{}} }
+func NewGuard(a Auth) *Guard {
+	return &Guard{Auth: a, challenges: map[string]string{}, tampered: map[string]bool{}}
+}
+
+// The tamperings of Auth.Iss.
+const (
+	IssMissing = "missing"
+	IssSlash   = "slash"
+)
 
 // ASPath is the authorization server's issuer path on the listener.
 const ASPath = "/as"
@@ -99,6 +112,10 @@ type Guard struct {
 	stepUps      int
 	afterStepUp  int
 	stepUpJudged bool
+	// tampered are the codes of authorization responses whose iss was
+	// tampered with; redeemed says one was sent to the token endpoint.
+	tampered map[string]bool
+	redeemed bool
 }
 
 // Protect makes the server a protected resource from its next request on
@@ -122,7 +139,11 @@ const retryLimit = 3
 func (s *Server) judgeRetries(g *Guard) {
 	g.mu.Lock()
 	n, asked := g.afterStepUp, g.stepUps > 0
+	tampered, redeemed := len(g.tampered) > 0, g.redeemed
 	g.mu.Unlock()
+	if tampered && !redeemed {
+		s.check(CheckAuthIss, verdict.Pass, "", "", "")
+	}
 	if g.StepUpNever && asked && n <= retryLimit {
 		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
 	}
@@ -180,6 +201,9 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		_ = json.NewEncoder(w).Encode(m)
 		return true
 	case p != s.path:
+		if g.Iss != "" && p == ASPath+"/authorize" {
+			w = &tamper{ResponseWriter: w, g: g}
+		}
 		g.AS.ServeHTTP(w, r)
 		return true
 	}
@@ -317,6 +341,19 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		}
 		s.judgeResource("authorization", r.Form)
 	case "token":
+		g.mu.Lock()
+		bad := g.tampered[r.Form.Get("code")] && !g.redeemed
+		if bad {
+			g.redeemed = true
+		}
+		g.mu.Unlock()
+		if bad {
+			why := "an authorization response without iss, from an authorization server whose metadata advertises it"
+			if g.Iss == IssSlash {
+				why = "an authorization response whose iss is not the issuer (a trailing slash added: no normalization before the comparison)"
+			}
+			s.check(CheckAuthIss, verdict.Fail, "the client sent the token endpoint the code of "+why, "the response rejected: no token request with its code", "grant_type=authorization_code with that code")
+		}
 		if r.Form.Get("grant_type") == "authorization_code" {
 			v := r.Form.Get("code_verifier")
 			g.mu.Lock()
@@ -463,4 +500,30 @@ func (s *Server) judgeResource(what string, f url.Values) {
 func s256(verifier string) string {
 	h := sha256.Sum256([]byte(verifier))
 	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
+// tamper rewrites the iss of the authorization response's redirect as
+// Auth.Iss says, and keeps its code.
+type tamper struct {
+	http.ResponseWriter
+	g *Guard
+}
+
+func (t *tamper) WriteHeader(code int) {
+	h := t.ResponseWriter.Header()
+	if loc, err := url.Parse(h.Get("Location")); err == nil && loc.Query().Get("code") != "" {
+		q := loc.Query()
+		switch t.g.Iss {
+		case IssMissing:
+			q.Del("iss")
+		case IssSlash:
+			q.Set("iss", q.Get("iss")+"/")
+		}
+		loc.RawQuery = q.Encode()
+		h.Set("Location", loc.String())
+		t.g.mu.Lock()
+		t.g.tampered[q.Get("code")] = true
+		t.g.mu.Unlock()
+	}
+	t.ResponseWriter.WriteHeader(code)
 }

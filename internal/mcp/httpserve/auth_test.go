@@ -84,6 +84,23 @@ var _ = Describe("the server as a protected resource", func() {
 		Expect(rec.passedOnly(httpserve.CheckAuthRetryLimit)).To(BeTrue())
 	})
 
+	DescribeTable("sees the reference client reject a tampered iss, and ignores-iss redeem it",
+		func(iss string) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, httpserve.Auth{Iss: iss})
+			refClient(s)
+			s.Protect(nil)
+			Expect(rec.passedOnly(httpserve.CheckAuthIss)).To(BeTrue())
+			s, rec = listen(false, httpserve.Settings{})
+			protect(s, httpserve.Auth{Iss: iss})
+			refClient(s, "ignores-iss")
+			s.Protect(nil)
+			Expect(rec.failed(httpserve.CheckAuthIss)).To(BeTrue())
+		},
+		Entry(nil, httpserve.IssMissing),
+		Entry(nil, httpserve.IssSlash),
+	)
+
 	DescribeTable("trips the step-up checks with its faults",
 		func(fault string, a httpserve.Auth, check string) {
 			s, rec := listen(false, httpserve.Settings{})

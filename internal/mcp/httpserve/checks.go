@@ -62,10 +62,13 @@ const (
 	// CheckAuthRetryLimit: refused 403 for good, the client stops
 	// authorizing after a few tries.
 	CheckAuthRetryLimit = "client-http.auth-retry-limit"
+	// CheckAuthIss: an authorization response whose iss is missing (though
+	// advertised) or not the issuer is rejected: its code never redeemed.
+	CheckAuthIss = "client-http.auth-iss"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

@@ -69,6 +69,8 @@ func (l *link) authorize(www string) error {
 		return err
 	}
 	var meta struct {
+		Issuer                string   `json:"issuer"`
+		IssSupported          bool     `json:"authorization_response_iss_parameter_supported"`
 		AuthorizationEndpoint string   `json:"authorization_endpoint"`
 		TokenEndpoint         string   `json:"token_endpoint"`
 		RegistrationEndpoint  string   `json:"registration_endpoint"`
@@ -123,7 +125,7 @@ func (l *link) authorize(www string) error {
 	if scope != "" {
 		q.Set("scope", scope)
 	}
-	code, err := l.authorizationCode(meta.AuthorizationEndpoint, q)
+	code, err := l.authorizationCode(meta.AuthorizationEndpoint, q, meta.Issuer, meta.IssSupported)
 	if err != nil {
 		return err
 	}
@@ -148,7 +150,7 @@ func (l *link) authorize(www string) error {
 
 // authorizationCode sends the authorization request and reads the code
 // from the redirect, as the browser would deliver it.
-func (l *link) authorizationCode(endpoint string, q url.Values) (string, error) {
+func (l *link) authorizationCode(endpoint string, q url.Values, issuer string, issAdvertised bool) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return "", err
@@ -169,6 +171,18 @@ func (l *link) authorizationCode(endpoint string, q url.Values) (string, error) 
 		return "", fmt.Errorf("authorization: HTTP %d, no redirect", resp.StatusCode)
 	}
 	back := loc.Query()
+	// RFC 9207 §2.4 as 2026-07-28 words it: a present iss is compared as
+	// a plain string with the issuer of the metadata; an absent one is
+	// refused when the metadata advertises it.
+	if !l.fault["ignores-iss"] {
+		iss, has := back["iss"]
+		switch {
+		case has && (len(iss) != 1 || iss[0] != issuer):
+			return "", fmt.Errorf("authorization response rejected: iss %q is not the issuer %q", iss, issuer)
+		case !has && issAdvertised:
+			return "", errors.New("authorization response rejected: no iss, though the metadata advertises it")
+		}
+	}
 	if e := back.Get("error"); e != "" {
 		return "", fmt.Errorf("authorization refused: %s %s", e, back.Get("error_description"))
 	}

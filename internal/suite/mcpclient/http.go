@@ -75,6 +75,26 @@ func httpScenarios() []*scenario.Scenario {
 			})
 		},
 	}, {
+		Name:  "client-auth-iss-missing",
+		Title: "over HTTP, as client-auth, every authorization response without iss though the authorization server's metadata advertises it: the client rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-10"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Iss: httpserve.IssMissing}, []judged{
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
+			})
+		},
+	}, {
+		Name:  "client-auth-iss-slash",
+		Title: "over HTTP, as client-auth, every authorization response's iss the issuer with a trailing slash added: the client, comparing without normalization, rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-10"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Iss: httpserve.IssSlash}, []judged{
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
+			})
+		},
+	}, {
 		Name:  "client-auth-no-hint",
 		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported",
 		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7"},
