@@ -51,6 +51,10 @@ type Auth struct {
 	// trailing slash to it (a client comparing without normalization
 	// rejects both and never redeems the code).
 	Iss string
+	// WrongIssuer: the authorization server's metadata names an issuer
+	// other than the one its URL was built from (the scenario mounts one
+	// so); a client must not use it: no request of its endpoints.
+	WrongIssuer bool
 }
 
 // ASRequest is one request the authorization server handled, as
@@ -116,6 +120,8 @@ type Guard struct {
 	// tampered with; redeemed says one was sent to the token endpoint.
 	tampered map[string]bool
 	redeemed bool
+	// usedWrong: the client used metadata whose issuer was wrong.
+	usedWrong bool
 }
 
 // Protect makes the server a protected resource from its next request on
@@ -143,6 +149,12 @@ func (s *Server) judgeRetries(g *Guard) {
 	g.mu.Unlock()
 	if tampered && !redeemed {
 		s.check(CheckAuthIss, verdict.Pass, "", "", "")
+	}
+	g.mu.Lock()
+	wrongOK := g.WrongIssuer && g.asMeta && !g.usedWrong
+	g.mu.Unlock()
+	if wrongOK {
+		s.check(CheckAuthIssuer, verdict.Pass, "", "", "")
 	}
 	if g.StepUpNever && asked && n <= retryLimit {
 		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
@@ -306,6 +318,15 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 			} else {
 				s.check(CheckAuthASOrder, verdict.Fail, "the client's first request for the authorization server's metadata is not RFC 8414's URI with the issuer's path inserted", "GET "+s.base()+want+" first (then OpenID Connect Discovery's, inserted, then appended)", r.Method+" "+s.base()+r.Path)
 			}
+		}
+	}
+	if g.WrongIssuer && (r.Endpoint == "authorize" || r.Endpoint == "token" || r.Endpoint == "register") {
+		g.mu.Lock()
+		first := !g.usedWrong
+		g.usedWrong = true
+		g.mu.Unlock()
+		if first {
+			s.check(CheckAuthIssuer, verdict.Fail, "the client used the authorization server's metadata though its issuer is not the one the metadata URL was built from", "the metadata rejected: no request of its endpoints", r.Method+" "+r.Path)
 		}
 	}
 	switch r.Endpoint {

@@ -101,6 +101,19 @@ var _ = Describe("the server as a protected resource", func() {
 		Entry(nil, httpserve.IssSlash),
 	)
 
+	It("sees the reference client refuse metadata of another issuer, and ignores-metadata-issuer use it", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{WrongIssuer: true})
+		refClient(s)
+		s.Protect(nil)
+		Expect(rec.passedOnly(httpserve.CheckAuthIssuer)).To(BeTrue())
+		s, rec = listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{WrongIssuer: true})
+		refClient(s, "ignores-metadata-issuer")
+		s.Protect(nil)
+		Expect(rec.failed(httpserve.CheckAuthIssuer)).To(BeTrue())
+	})
+
 	DescribeTable("trips the step-up checks with its faults",
 		func(fault string, a httpserve.Auth, check string) {
 			s, rec := listen(false, httpserve.Settings{})

@@ -65,10 +65,13 @@ const (
 	// CheckAuthIss: an authorization response whose iss is missing (though
 	// advertised) or not the issuer is rejected: its code never redeemed.
 	CheckAuthIss = "client-http.auth-iss"
+	// CheckAuthIssuer: metadata whose issuer is not the one its URL was
+	// built from is not used.
+	CheckAuthIssuer = "client-http.auth-issuer"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

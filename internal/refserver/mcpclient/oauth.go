@@ -90,6 +90,10 @@ func (l *link) authorize(www string) error {
 	if err != nil || meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "" || meta.RegistrationEndpoint == "" {
 		return fmt.Errorf("no usable authorization server metadata at %s: %v", as, err)
 	}
+	// RFC 8414 §3.3: the issuer is the one the URL was built from, as is.
+	if meta.Issuer != prm.AuthorizationServers[0] && !l.fault["ignores-metadata-issuer"] {
+		return fmt.Errorf("authorization server metadata rejected: issuer %q, fetched for %q", meta.Issuer, prm.AuthorizationServers[0])
+	}
 	reg, _ := json.Marshal(map[string]any{"client_name": "wirecheck reference client", "redirect_uris": []string{redirectURI},
 		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code"}, "response_types": []string{"code"}})
 	var client struct {

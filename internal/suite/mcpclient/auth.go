@@ -11,7 +11,11 @@ import (
 // request shown to the guard's checks.
 func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	var g *httpserve.Guard
-	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Observe: func(r mcpauthz.Request) {
+	var faults []string
+	if a.WrongIssuer {
+		faults = append(faults, "issuer-mismatch")
+	}
+	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
 		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status})
 	}})
 	if err != nil {

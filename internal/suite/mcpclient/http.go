@@ -95,6 +95,16 @@ func httpScenarios() []*scenario.Scenario {
 			})
 		},
 	}, {
+		Name:  "client-auth-issuer-mismatch",
+		Title: "over HTTP, as client-auth, the authorization server's metadata naming an issuer other than the URL it was fetched for: the client does not use it",
+		Rules: []string{"MCP-CLIENT-AUTH-11"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{WrongIssuer: true}, []judged{
+				{"MCP-CLIENT-AUTH-11", httpserve.CheckAuthIssuer, "the client asked for no authorization server metadata"},
+			})
+		},
+	}, {
 		Name:  "client-auth-no-hint",
 		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported",
 		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7"},
