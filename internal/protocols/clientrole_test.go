@@ -14,17 +14,6 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// only are the scenarios of scs named names.
-func only(scs []*scenario.Scenario, names ...string) []*scenario.Scenario {
-	var out []*scenario.Scenario
-	for _, s := range scs {
-		if slices.Contains(names, s.Name) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // The client role's table, apart from the protocols' (faults_test.go,
 // verdicts.txt), whose runs are of servers: every fault of the MCP
 // reference client trips its rules and no rule it does not name; every
