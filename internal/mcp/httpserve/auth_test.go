@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/suite/mcpclient"
 )
 
@@ -53,6 +54,19 @@ var _ = Describe("the server as a protected resource", func() {
 			Expect(rec.passedOnly(c)).To(BeTrue(), c)
 		}
 	})
+
+	DescribeTable("sees the reference client authenticate at the token endpoint as it registered",
+		func(variant string) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, httpserve.Auth{Scope: "mcp"})
+			Expect(refClientWith(s, refserver.Options{Variants: []string{variant}})).To(Equal(0))
+			for _, c := range authChecks {
+				Expect(rec.passedOnly(c)).To(BeTrue(), c)
+			}
+		},
+		Entry(nil, "secret-basic"),
+		Entry(nil, "secret-post"),
+	)
 
 	DescribeTable("trips the check its fault breaks",
 		func(fault, check string) {

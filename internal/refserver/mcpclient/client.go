@@ -86,8 +86,8 @@ func newClient(o refserver.Options) *client {
 		c.caps["elicitation"] = map[string]any{}
 	}
 	// no-method-header and ignores-iss(-metadata-issuer) break rules of
-	// 2026-07-28 alone:
-	// they speak that revision, as the modern variant does.
+	// 2026-07-28 alone: they speak that revision, as the modern variant
+	// does.
 	if c.fault["no-method-header"] || c.fault["ignores-iss"] || c.fault["ignores-metadata-issuer"] {
 		c.variant["modern"] = true
 	}

@@ -40,6 +40,7 @@ func serverURL(args []string) (*url.URL, bool) {
 func serveHTTP(o refserver.Options, u *url.URL) int {
 	c := newClient(o)
 	l := newLink(u, c.fault, o.Log)
+	l.variant = c.variant
 	c.in = l
 	go c.read(l.lines)
 	code := c.run()
@@ -71,6 +72,9 @@ type link struct {
 	init map[string]any
 	// token is the access token the client was issued (oauth.go).
 	token string
+	// variant are the client's variants (how it authenticates at the
+	// token endpoint).
+	variant map[string]bool
 
 	// authMu lets one 401 at a time lead to an authorization; authTries
 	// counts them, so a server refusing every token is not asked forever.

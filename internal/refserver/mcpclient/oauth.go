@@ -94,10 +94,21 @@ func (l *link) authorize(www string) error {
 	if meta.Issuer != prm.AuthorizationServers[0] && !l.fault["ignores-metadata-issuer"] {
 		return fmt.Errorf("authorization server metadata rejected: issuer %q, fetched for %q", meta.Issuer, prm.AuthorizationServers[0])
 	}
+	// A public client by default; the variants secret-basic and
+	// secret-post register a confidential one (RFC 7591) and authenticate
+	// at the token endpoint as they registered.
+	method := "none"
+	switch {
+	case l.variant["secret-basic"]:
+		method = "client_secret_basic"
+	case l.variant["secret-post"]:
+		method = "client_secret_post"
+	}
 	reg, _ := json.Marshal(map[string]any{"client_name": "wirecheck reference client", "redirect_uris": []string{redirectURI},
-		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code"}, "response_types": []string{"code"}})
+		"token_endpoint_auth_method": method, "grant_types": []string{"authorization_code"}, "response_types": []string{"code"}})
 	var client struct {
-		ID string `json:"client_id"`
+		ID     string `json:"client_id"`
+		Secret string `json:"client_secret"`
 	}
 	if err := l.postJSON(meta.RegistrationEndpoint, "application/json", reg, &client); err != nil || client.ID == "" {
 		return fmt.Errorf("registration: %v", err)
@@ -134,6 +145,15 @@ func (l *link) authorize(www string) error {
 		return err
 	}
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI}, "client_id": {client.ID}}
+	var basic *[2]string
+	switch method {
+	case "client_secret_post":
+		form.Set("client_secret", client.Secret)
+	case "client_secret_basic":
+		// RFC 6749 §2.3.1: the form-encoded id and secret as Basic's.
+		basic = &[2]string{url.QueryEscape(client.ID), url.QueryEscape(client.Secret)}
+		form.Del("client_id")
+	}
 	if !l.fault["no-pkce"] {
 		form.Set("code_verifier", verifier)
 	}
@@ -143,7 +163,7 @@ func (l *link) authorize(www string) error {
 	var tok struct {
 		AccessToken string `json:"access_token"`
 	}
-	if err := l.postJSON(meta.TokenEndpoint, "application/x-www-form-urlencoded", []byte(form.Encode()), &tok); err != nil || tok.AccessToken == "" {
+	if err := l.postForm(meta.TokenEndpoint, form, basic, &tok); err != nil || tok.AccessToken == "" {
 		return fmt.Errorf("token request: %v", err)
 	}
 	l.mu.Lock()
@@ -210,6 +230,18 @@ func (l *link) postJSON(u, ct string, body []byte, v any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", ct)
+	return l.doJSON(req, v)
+}
+
+func (l *link) postForm(u string, form url.Values, basic *[2]string, v any) error {
+	req, err := http.NewRequestWithContext(l.ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if basic != nil {
+		req.SetBasicAuth(basic[0], basic[1])
+	}
 	return l.doJSON(req, v)
 }
 
