@@ -274,7 +274,7 @@ func (l *link) send(body []byte) (*http.Response, error) {
 			}
 			if err := l.authorize(www); err != nil {
 				l.authMu.Unlock()
-				fmt.Fprintln(l.log, "mcp reference client: authorization:", err)
+				fmt.Fprintln(l.log, "mcp reference client: OAuth flow failed:", err)
 				return nil, err
 			}
 		}
