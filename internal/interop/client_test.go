@@ -53,7 +53,8 @@ var _ = Describe("a real MCP client over stdio", func() {
 // (it throws and exits without DELETE); after wirecheck ends its session
 // it does not begin another (the SDK's transport throws on 404), so
 // MCP-CLIENT-HTTP-9 is unobserved, not failed: a client that stops is
-// no client that carries on without a session. In the corpus (four Node
+// no client that carries on without a session. Without an OAuth
+// provider it gives up on a 401 the same way (client-auth scenarios). In the corpus (four Node
 // starts): make interop.
 var _ = Describe("a real MCP client over Streamable HTTP", Label("corpus"), func() {
 	It("the TypeScript SDK's Client passes every MUST client rule under 2025-11-25, HTTP's included", func() {
@@ -78,7 +79,14 @@ var _ = Describe("a real MCP client over Streamable HTTP", Label("corpus"), func
 				broken = append(broken, f.Rule+" in "+f.Scenario)
 			}
 		}
-		Expect(broken).To(ConsistOf("MCP-CLIENT-HTTP-6 in client-version-unsupported"))
+		// Given no OAuth provider (the script passes none), the SDK throws
+		// on the 401 of the client-auth scenarios and exits without
+		// DELETE, as it does on an unsupported revision; the AUTH rules,
+		// never exercised, skip.
+		Expect(broken).To(ContainElement("MCP-CLIENT-HTTP-6 in client-version-unsupported"))
+		for _, b := range broken {
+			Expect(b).To(Or(Equal("MCP-CLIENT-HTTP-6 in client-version-unsupported"), MatchRegexp(`^MCP-CLIENT-HTTP-6 in client-auth`)))
+		}
 		passed := map[string]bool{}
 		for _, f := range rep.Findings {
 			if f.Verdict == verdict.Pass {

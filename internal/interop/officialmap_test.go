@@ -12,6 +12,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/interop"
 	"github.com/wirecheck/wirecheck/internal/officialsuite"
+	"github.com/wirecheck/wirecheck/internal/protocols"
 )
 
 // The doc's generated table sits between these markers;
@@ -85,6 +86,43 @@ var _ = Describe("the map of the official suite's checks", func() {
 			table[c.ID] = c.Scenario
 		}
 		Expect(table).To(Equal(checks), "internal/officialsuite/authorization.tsv against the installed suite's authorization-server checks")
+	})
+
+	It("maps every client check id of the installed suite, and no other", func() {
+		pkg := filepath.Join(official, "node_modules", "@modelcontextprotocol", "conformance")
+		bundle, err := os.ReadFile(filepath.Join(pkg, "dist", "index.js"))
+		if err != nil {
+			Skip("the official suite is not installed (test/interop/install.sh installs it): " + err.Error())
+		}
+		checks, err := officialsuite.BundleClientChecks(bundle)
+		Expect(err).NotTo(HaveOccurred())
+		// Ids only: a shared helper's checks sit ahead of the scenario
+		// classes that use them; the table names the scenario a run
+		// emits each in.
+		var inBundle, inTable []string
+		for id := range checks {
+			inBundle = append(inBundle, id)
+		}
+		for _, c := range officialsuite.ClientChecks() {
+			inTable = append(inTable, c.ID)
+		}
+		sort.Strings(inBundle)
+		sort.Strings(inTable)
+		Expect(inTable).To(Equal(inBundle), "internal/officialsuite/client.tsv against the installed suite's client checks")
+	})
+
+	It("names in the client table only rules the client role has", func() {
+		b, err := protocols.PickRole("mcp", protocols.RoleClient)
+		Expect(err).NotTo(HaveOccurred())
+		have := map[string]bool{}
+		for _, r := range b.Protocol.Rules {
+			have[r.ID] = true
+		}
+		for _, c := range officialsuite.ClientChecks() {
+			for _, r := range c.Rules {
+				Expect(have).To(HaveKey(r), c.ID+" names a rule specs/mcp-client.yaml does not have")
+			}
+		}
 	})
 
 	It("is the table docs/official-suite.md prints", func() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // The suite ships one minified bundle (dist/index.js) and no list of its
@@ -48,19 +49,30 @@ const (
 	lastServerScenario  = "http-custom-header-server-validation"
 )
 
-// BundleChecks are the server check ids of the suite's bundle, each with
-// the scenario whose code holds it (the scenario class it is in or, for a
-// helper ahead of a class, the class after it), and the server scenarios.
-func BundleChecks(bundle []byte) (checks map[string]string, scenarios []string, err error) {
-	type class struct {
-		at   int
-		name string
-	}
+type class struct {
+	at   int
+	name string
+}
+
+// classesOf are the bundle's scenario classes, by where they begin.
+func classesOf(bundle []byte) []class {
 	var classes []class
 	for _, m := range className.FindAllSubmatchIndex(bundle, -1) {
 		classes = append(classes, class{m[0], string(bundle[m[2]:m[3]])})
 	}
-	first, last := -1, -1
+	return classes
+}
+
+// classEnd is where a class ends, "}};" (its last method, the class, the
+// declaration) with the next module's first declaration after it: const,
+// var or function at the top level, never let, which inside a method
+// follows a block's "}};" too.
+var classEnd = regexp.MustCompile(`\}\};(?:const |var |function |async function )`)
+
+// serverBounds are the server scenarios' part of the bundle [lo, hi) and
+// the indexes of their first and last class.
+func serverBounds(bundle []byte, classes []class) (first, last, lo, hi int, err error) {
+	first, last = -1, -1
 	for i, c := range classes {
 		switch c.name {
 		case firstServerScenario:
@@ -70,19 +82,25 @@ func BundleChecks(bundle []byte) (checks map[string]string, scenarios []string, 
 		}
 	}
 	if first < 1 || last < first {
-		return nil, nil, fmt.Errorf("the bundle has no server scenarios %s…%s: its layout changed", firstServerScenario, lastServerScenario)
+		return 0, 0, 0, 0, fmt.Errorf("the bundle has no server scenarios %s…%s: its layout changed", firstServerScenario, lastServerScenario)
 	}
-	// A class ends "}};" (its last method, the class, the declaration)
-	// with the next module's first declaration after it: const, var or
-	// function at the top level, never let, which inside a method
-	// follows a block's "}};" too.
-	classEnd := regexp.MustCompile(`\}\};(?:const |var |function |async function )`)
 	start := classEnd.FindIndex(bundle[classes[first-1].at:classes[first].at])
 	end := classEnd.FindIndex(bundle[classes[last].at:])
 	if start == nil || end == nil {
-		return nil, nil, fmt.Errorf("the bundle's server scenarios have no bounds: its layout changed")
+		return 0, 0, 0, 0, fmt.Errorf("the bundle's server scenarios have no bounds: its layout changed")
 	}
-	lo, hi := classes[first-1].at+start[0]+3, classes[last].at+end[0]+3
+	return first, last, classes[first-1].at + start[0] + 3, classes[last].at + end[0] + 3, nil
+}
+
+// BundleChecks are the server check ids of the suite's bundle, each with
+// the scenario whose code holds it (the scenario class it is in or, for a
+// helper ahead of a class, the class after it), and the server scenarios.
+func BundleChecks(bundle []byte) (checks map[string]string, scenarios []string, err error) {
+	classes := classesOf(bundle)
+	first, last, lo, hi, err := serverBounds(bundle, classes)
+	if err != nil {
+		return nil, nil, err
+	}
 	region := bundle[lo:hi]
 	var names []class
 	for _, c := range classes[first : last+1] {
@@ -168,6 +186,63 @@ func BundleAuthorizationChecks(bundle []byte) (checks map[string]string, err err
 	}
 	if len(checks) == 0 {
 		return nil, fmt.Errorf("the bundle has no authorization-server scenarios: its layout changed")
+	}
+	return checks, nil
+}
+
+// clientCheckID is a client check's id as the suite writes it: beside its
+// name (a spec reference has an id and a url, and upper case).
+var clientCheckID = regexp.MustCompile("\\bid:`([a-z][A-Za-z0-9$]*(?:-[A-Za-z0-9$]+)*)`,name:`")
+
+// BundleClientChecks reads from the suite's bundle the check ids of its
+// client scenarios: every check id outside the server scenarios' part
+// and the authorization-server scenarios, but the runner's schema checks
+// (which checks.tsv keeps). A check's scenario is the class it sits in
+// or, for a helper ahead of the classes that share it, the one after it;
+// the table keeps the scenario a run emits it in, so only ids are
+// compared.
+func BundleClientChecks(bundle []byte) (checks map[string]string, err error) {
+	classes := classesOf(bundle)
+	_, _, lo, hi, err := serverBounds(bundle, classes)
+	if err != nil {
+		return nil, err
+	}
+	type span struct{ lo, hi int }
+	skip := []span{{lo, hi}}
+	for i, c := range classes {
+		end := len(bundle)
+		if i+1 < len(classes) {
+			end = classes[i+1].at
+		}
+		if bytes.Contains(bundle[c.at:end], []byte(authzScenario)) {
+			skip = append(skip, span{c.at, end})
+		}
+	}
+	owner := func(at int) string {
+		i := sort.Search(len(classes), func(i int) bool { return classes[i].at > at }) - 1
+		if i < 0 {
+			return classes[0].name
+		}
+		return classes[i].name
+	}
+	checks = map[string]string{}
+next:
+	for _, m := range clientCheckID.FindAllSubmatchIndex(bundle, -1) {
+		for _, s := range skip {
+			if m[0] >= s.lo && m[0] < s.hi {
+				continue next
+			}
+		}
+		id := string(bundle[m[2]:m[3]])
+		if strings.HasPrefix(id, "wire-schema-") {
+			continue
+		}
+		if _, ok := checks[id]; !ok {
+			checks[id] = owner(m[0])
+		}
+	}
+	if len(checks) == 0 {
+		return nil, fmt.Errorf("the bundle has no client scenarios: its layout changed")
 	}
 	return checks, nil
 }

@@ -40,6 +40,18 @@ var _ = Describe("reading the suite's check ids from its bundle", func() {
 		}))
 	})
 
+	It("finds the client checks outside the server and authorization-server scenarios, but the runner's schema checks", func() {
+		b := bundle + "var Az=class{constructor(){this.name=`authorization-code-grant`,this.description=`**Authorization Server Implementation Requirements:** x`}run(){c.push({id:`authorization-code-grant`,name:`AuthorizationCodeGrant`})}};" +
+			"var Hs=class{constructor(){this.name=`http-standard-headers`}run(){c.push({id:`sep-2243-client-includes-standard-headers`,name:`X`,specReferences:[{id:`SEP-2243`,url:`u`}]});let x={client_id:`not-an-id`}}};"
+		checks, err := officialsuite.BundleClientChecks([]byte(b))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(checks).To(Equal(map[string]string{
+			"client-only-check":                         "client-scenario",
+			"authorization-request":                     "auth/basic-cimd",
+			"sep-2243-client-includes-standard-headers": "http-standard-headers",
+		}))
+	})
+
 	It("says so when the bundle's layout is not the one it reads", func() {
 		_, _, err := officialsuite.BundleChecks([]byte("var a=class{constructor(){this.name=`tools-list`}};"))
 		Expect(err).To(MatchError(ContainSubstring("its layout changed")))

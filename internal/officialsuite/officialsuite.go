@@ -29,6 +29,12 @@ var table []byte
 //go:embed authorization.tsv
 var authzTable []byte
 
+// clientTable maps the checks of the suite's client scenarios, which
+// judge an MCP client (wirecheck's client role, --role client).
+//
+//go:embed client.tsv
+var clientTable []byte
+
 // Status is how wirecheck stands to one check of the suite.
 type Status string
 
@@ -66,6 +72,10 @@ func Checks() []Check { return parse("checks.tsv", table) }
 // AuthorizationChecks are the rows of the authorization-server checks
 // (authorization.tsv), by scenario then id.
 func AuthorizationChecks() []Check { return parse("authorization.tsv", authzTable) }
+
+// ClientChecks are the rows of the client checks (client.tsv), by
+// scenario then id.
+func ClientChecks() []Check { return parse("client.tsv", clientTable) }
 
 func parse(name string, table []byte) []Check {
 	var out []Check
@@ -208,6 +218,14 @@ func Table() string {
 	fmt.Fprintf(&b, "\nThe suite's `authorization` command judges an authorization server; wirecheck's protocol `mcp-authorization` does (`wirecheck run --protocol mcp-authorization --url https://as.example/`). %d authorization-server check ids: %d covered, %d partly, %d missing a rule.\n\n",
 		len(authz), n[Covered], n[Partly], n[Missing])
 	rows(&b, authz)
+	cl := ClientChecks()
+	n = map[Status]int{}
+	for _, c := range cl {
+		n[c.Status]++
+	}
+	fmt.Fprintf(&b, "\nThe suite's client scenarios (`list --client`) judge an MCP client; wirecheck's client role does (`wirecheck run --protocol mcp --role client --transport http -- CLIENT-CMD {url}`). %d client check ids: %d covered, %d partly, %d fixture-only, %d of the extensions (not built yet), %d missing a rule, %d asking what no sentence asks.\n\n",
+		len(cl), n[Covered], n[Partly], n[Fixture], n[Extension], n[Missing], n[Unspoken])
+	rows(&b, cl)
 	return b.String()
 }
 

@@ -80,7 +80,7 @@ var _ = Describe("the table of the official suite's checks", func() {
 	It("prints every row in the table and counts them by status", func() {
 		t := officialsuite.Table()
 		n := officialsuite.Counts()
-		Expect(strings.Count(t, "\n| `")).To(Equal(len(officialsuite.Checks()) + len(officialsuite.AuthorizationChecks())))
+		Expect(strings.Count(t, "\n| `")).To(Equal(len(officialsuite.Checks()) + len(officialsuite.AuthorizationChecks()) + len(officialsuite.ClientChecks())))
 		total := 0
 		for _, v := range n {
 			total += v
@@ -88,6 +88,7 @@ var _ = Describe("the table of the official suite's checks", func() {
 		Expect(total).To(Equal(len(officialsuite.Checks())))
 		Expect(t).To(ContainSubstring("| `ping` | `ping` | covered | MCP-PING-1 |"))
 		Expect(t).To(ContainSubstring("| `authorization-code-grant` | `authorization-code-grant` | covered | MCP-AUTHZ-CODE-1,"))
+		Expect(t).To(ContainSubstring("| `sse-retry` | `client-sse-retry-timing` | covered | MCP-CLIENT-HTTP-8 |"))
 	})
 })
 

@@ -2,12 +2,14 @@ package protocols_test
 
 import (
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -65,6 +67,33 @@ var _ = Describe("the MCP client role's reference client", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))
+		})
+	}
+	// Over HTTP the client-auth scenarios make wirecheck a protected
+	// resource: the clean client authorizes and passes every AUTH rule of
+	// the revision.
+	var auth []*scenario.Scenario
+	for _, sc := range b.Scenarios {
+		if strings.HasPrefix(sc.Name, "client-auth") {
+			auth = append(auth, sc)
+		}
+	}
+	for _, rev := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		It("authorizes when asked over HTTP under "+rev+", passing every AUTH rule of the revision", func() {
+			s := testrun.Server{Protocol: id, Revision: rev, Transport: "http"}
+			if rev == "2026-07-28" {
+				// A client of the revision: one that opens with initialize
+				// is judged by 2025-11-25's rules.
+				s.Variants = []string{"modern"}
+			}
+			rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Scenarios: auth})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+			for _, r := range b.Protocol.Rules {
+				if strings.HasPrefix(r.ID, "MCP-CLIENT-AUTH-") && slices.Contains(r.Versions, rev) {
+					Expect(broken(rep, verdict.Pass)).To(ContainElement(r.ID))
+				}
+			}
 		})
 	}
 })

@@ -35,14 +35,47 @@ const (
 	// CheckReinitialize: after a 404 for its session id the client starts
 	// a new session with an initialize that carries no session id.
 	CheckReinitialize = "client-http.reinitialize"
+	// CheckAuthPRM: the client fetched the protected resource metadata
+	// before asking anything of the authorization server (auth.go).
+	CheckAuthPRM = "client-http.auth-prm"
+	// CheckAuthPKCE: an authorization request carries an S256
+	// code_challenge, and the token request the verifier of one.
+	CheckAuthPKCE = "client-http.auth-pkce"
+	// CheckAuthResource: authorization and token requests carry resource,
+	// the MCP server's canonical URI.
+	CheckAuthResource = "client-http.auth-resource"
+	// CheckAuthBearer: once issued a token, every request carries it in
+	// the Authorization header, never in the query string.
+	CheckAuthBearer = "client-http.auth-bearer"
+	// CheckAuthPRMOrder: the first metadata URI asked is the challenge's
+	// resource_metadata, else the path-based well-known URI.
+	CheckAuthPRMOrder = "client-http.auth-prm-order"
+	// CheckAuthASOrder: the first authorization server metadata URI asked
+	// is RFC 8414's with the issuer's path inserted.
+	CheckAuthASOrder = "client-http.auth-as-order"
+	// CheckAuthScope: the first authorization request asks the
+	// challenge's scope, else scopes_supported, else none.
+	CheckAuthScope = "client-http.auth-scope"
+	// CheckAuthStepUp: after a 403 insufficient_scope the client
+	// authorizes anew asking the challenge's scopes.
+	CheckAuthStepUp = "client-http.auth-step-up"
+	// CheckAuthRetryLimit: refused 403 for good, the client stops
+	// authorizing after a few tries.
+	CheckAuthRetryLimit = "client-http.auth-retry-limit"
+	// CheckAuthIss: an authorization response whose iss is missing (though
+	// advertised) or not the issuer is rejected: its code never redeemed.
+	CheckAuthIss = "client-http.auth-iss"
+	// CheckAuthIssuer: metadata whose issuer is not the one its URL was
+	// built from is not used.
+	CheckAuthIssuer = "client-http.auth-issuer"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.
-	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders} {
+	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders, CheckAuthBearer} {
 		verdict.Register(c, "requests")
 	}
 	verdict.Register(CheckAcceptGet, "GETs")

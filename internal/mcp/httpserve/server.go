@@ -86,7 +86,9 @@ type Server struct {
 	inflight, streaming atomic.Int64
 	done                chan struct{}
 	closed              bool
-	wg                  sync.WaitGroup
+	// guard, set, makes the endpoint a protected resource (auth.go).
+	guard atomic.Pointer[Guard]
+	wg    sync.WaitGroup
 }
 
 // settle waits, at most limit, until no request of the client is being
@@ -253,6 +255,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.inflight.Add(-1)
 	if s.legacy {
 		s.serveLegacy(w, r)
+		return
+	}
+	if s.guarded(w, r) {
 		return
 	}
 	if r.URL.Path != s.path {

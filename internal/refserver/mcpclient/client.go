@@ -88,9 +88,10 @@ func newClient(o refserver.Options) *client {
 	case c.variant["capable"]:
 		c.caps["elicitation"] = map[string]any{}
 	}
-	// no-method-header breaks a rule of 2026-07-28's requests: it speaks
-	// that revision.
-	if c.fault["no-method-header"] {
+	// no-method-header and ignores-iss(-metadata-issuer) break rules of
+	// 2026-07-28 alone: they speak that revision, as the modern variant
+	// does.
+	if c.fault["no-method-header"] || c.fault["ignores-iss"] || c.fault["ignores-metadata-issuer"] {
 		c.variant["modern"] = true
 	}
 	// The undeclared-answer faults answer what they do not declare.

@@ -51,13 +51,11 @@ func serveHTTP(o refserver.Options, u *url.URL) int {
 type link struct {
 	url   *url.URL
 	fault map[string]bool
-	// variant ids-restart: a new session's ids begin again.
-	variant map[string]bool
-	log     io.Writer
-	hc      *http.Client
-	ctx     context.Context
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	log   io.Writer
+	hc    *http.Client
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
 
 	lines *io.PipeReader
 	pw    *io.PipeWriter
@@ -71,6 +69,16 @@ type link struct {
 	getOpen bool
 	// init is the client's initialize, which a new session repeats.
 	init map[string]any
+	// token is the access token the client was issued (oauth.go).
+	token string
+	// variant are the client's variants (how it authenticates at the
+	// token endpoint; ids-restart: a new session's ids begin again).
+	variant map[string]bool
+
+	// authMu lets one 401 at a time lead to an authorization; authTries
+	// counts them, so a server refusing every token is not asked forever.
+	authMu    sync.Mutex
+	authTries int
 }
 
 func newLink(u *url.URL, fault, variant map[string]bool, log io.Writer) *link {
@@ -147,6 +155,18 @@ func (l *link) headers(req *http.Request, accept string) {
 	if version != "" && mcprevisions.Has(version, revtable.VersionHeader) && !l.fault["no-protocol-version-header"] {
 		req.Header.Set("MCP-Protocol-Version", version)
 	}
+	l.mu.Lock()
+	token := l.token
+	l.mu.Unlock()
+	switch {
+	case token == "":
+	case l.fault["token-in-query"]:
+		q := req.URL.Query()
+		q.Set("access_token", token)
+		req.URL.RawQuery = q.Encode()
+	default:
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 }
 
 // Write sends one line the client wrote: one message, one POST. A
@@ -204,7 +224,64 @@ func (l *link) legacyChecked() bool {
 	return l.legacy || l.sid != ""
 }
 
+// send POSTs one message; answered 401, it authorizes (once) and sends
+// it again with the token; answered 403 insufficient_scope, it authorizes
+// again with the challenge's scope (step-up) and sends it once more, then
+// treats the request as failed (the fault retry-forever keeps going,
+// bounded; no-step-up sends it again with the same token).
 func (l *link) send(body []byte) (*http.Response, error) {
+	for tries := 0; ; tries++ {
+		l.mu.Lock()
+		used := l.token
+		l.mu.Unlock()
+		resp, err := l.post1(body)
+		if err != nil {
+			return nil, err
+		}
+		www := resp.Header.Get("WWW-Authenticate")
+		limit := 0
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized:
+			limit = 1
+		case resp.StatusCode == http.StatusForbidden && strings.Contains(www, "insufficient_scope"):
+			limit = 1
+			if l.fault["retry-forever"] {
+				limit = 10
+			}
+		default:
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if tries >= limit {
+			return nil, fmt.Errorf("HTTP %d again after authorizing: giving up", resp.StatusCode)
+		}
+		if resp.StatusCode == http.StatusForbidden && l.fault["no-step-up"] {
+			continue
+		}
+		l.authMu.Lock()
+		l.mu.Lock()
+		renewed := l.token != used
+		l.mu.Unlock()
+		if !renewed {
+			if resp.StatusCode == http.StatusUnauthorized && l.authTries >= 2 {
+				l.authMu.Unlock()
+				return nil, fmt.Errorf("HTTP 401 after authorizing twice: giving up")
+			}
+			if resp.StatusCode == http.StatusUnauthorized {
+				l.authTries++
+			}
+			if err := l.authorize(www); err != nil {
+				l.authMu.Unlock()
+				fmt.Fprintln(l.log, "mcp reference client: OAuth flow failed:", err)
+				return nil, err
+			}
+		}
+		l.authMu.Unlock()
+	}
+}
+
+func (l *link) post1(body []byte) (*http.Response, error) {
 	l.mu.Lock()
 	post := l.post
 	l.mu.Unlock()

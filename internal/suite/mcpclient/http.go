@@ -38,7 +38,101 @@ func httpScenarios() []*scenario.Scenario {
 				{"MCP-CLIENT-HTTP-9", httpserve.CheckReinitialize, "the client sent nothing after wirecheck ended its session (or made no tools/list, after which it ends)"},
 			})
 		},
+	}, {
+		Name:  "client-auth",
+		Title: "over HTTP, make the server a protected resource once the client has connected: its next request is answered 401 with WWW-Authenticate naming the protected resource metadata and the scope mcp:tools (the metadata lists mcp:tools and mcp:resources), whose authorization server (wirecheck's, approving at once) the client authorizes with, then every request carries the token",
+		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-7"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ScopesSupported: []string{"mcp:tools", "mcp:resources"}}, []judged{
+				{"MCP-CLIENT-AUTH-1", httpserve.CheckAuthPRM, "the client asked nothing of the authorization server after its 401 (it does not authorize)"},
+				{"MCP-CLIENT-AUTH-2", httpserve.CheckAuthPKCE, "the client made no authorization request"},
+				{"MCP-CLIENT-AUTH-3", httpserve.CheckAuthResource, "the client made no authorization or token request"},
+				{"MCP-CLIENT-AUTH-4", httpserve.CheckAuthBearer, "the client was never issued a token"},
+				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
+				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
+				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
+			})
+		},
+	}, {
+		Name:  "client-auth-step-up",
+		Title: "over HTTP, as client-auth, a tools/call whose token lacks the scope mcp:write answered 403 insufficient_scope naming it: the client authorizes anew asking it, then calls again",
+		Rules: []string{"MCP-CLIENT-AUTH-8"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write"}, []judged{
+				{"MCP-CLIENT-AUTH-8", httpserve.CheckAuthStepUp, "the client made no tools/call wirecheck refused 403, or did nothing after it"},
+			})
+		},
+	}, {
+		Name:  "client-auth-retry-limit",
+		Title: "over HTTP, as client-auth, every tools/call answered 403 insufficient_scope whatever the token's scope: the client gives up after a few authorizations",
+		Rules: []string{"MCP-CLIENT-AUTH-9"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write", StepUpNever: true}, []judged{
+				{"MCP-CLIENT-AUTH-9", httpserve.CheckAuthRetryLimit, "the client made no tools/call wirecheck refused 403"},
+			})
+		},
+	}, {
+		Name:  "client-auth-iss-missing",
+		Title: "over HTTP, as client-auth, every authorization response without iss though the authorization server's metadata advertises it: the client rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-10"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Iss: httpserve.IssMissing}, []judged{
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
+			})
+		},
+	}, {
+		Name:  "client-auth-iss-slash",
+		Title: "over HTTP, as client-auth, every authorization response's iss the issuer with a trailing slash added: the client, comparing without normalization, rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-10"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Iss: httpserve.IssSlash}, []judged{
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
+			})
+		},
+	}, {
+		Name:  "client-auth-issuer-mismatch",
+		Title: "over HTTP, as client-auth, the authorization server's metadata naming an issuer other than the URL it was fetched for: the client does not use it",
+		Rules: []string{"MCP-CLIENT-AUTH-11"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{WrongIssuer: true}, []judged{
+				{"MCP-CLIENT-AUTH-11", httpserve.CheckAuthIssuer, "the client asked for no authorization server metadata"},
+			})
+		},
+	}, {
+		Name:  "client-auth-no-hint",
+		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported",
+		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}}, []judged{
+				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
+				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
+			})
+		},
 	}}
+}
+
+// overHTTPAuth protects the server with a, then converses as overHTTP
+// does; in a run of a revision whose rules of it do not apply (before
+// 2025-06-18, or 2025-11-25 for some) the server is not protected and
+// the client converses all the same, so it ends as it would.
+func overHTTPAuth(env *scenario.Env, a *httpserve.Auth, rules []judged) error {
+	applies := false
+	for _, r := range rules {
+		if rule := env.Protocol.Rule(r.rule); rule != nil && env.Protocol.Applies(rule) {
+			applies = true
+		}
+	}
+	if !applies {
+		a = nil
+	}
+	return overHTTPWith(env, httpserve.Settings{}, a, rules)
 }
 
 // judged is a rule a scenario declares, the transport's check that
@@ -48,6 +142,11 @@ type judged struct{ rule, check, unobserved string }
 // overHTTP sets the session's settings, then converses as client-session
 // does; over another transport its rules skip.
 func overHTTP(env *scenario.Env, set httpserve.Settings, rules []judged) error {
+	return overHTTPWith(env, set, nil, rules)
+}
+
+// overHTTPWith is overHTTP, the server protected by a when it is set.
+func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, rules []judged) error {
 	var sv interface{ Conn() transport.Conn }
 	var s *httpserve.Session
 	if env.Ability(&sv) {
@@ -60,7 +159,19 @@ func overHTTP(env *scenario.Env, set httpserve.Settings, rules []judged) error {
 		return nil
 	}
 	s.Set(set)
+	if a != nil {
+		g, err := Guard(*a)
+		if err != nil {
+			return err
+		}
+		s.Protect(g)
+	}
 	err := converse(env, false)
+	if a != nil {
+		// Ending the protection judges what is judged only at the end
+		// (a client refused for good stopped trying).
+		s.Protect(nil)
+	}
 	for _, r := range rules {
 		if !s.Reported(r.check) {
 			env.Skip(r.rule, r.unobserved)

@@ -1,0 +1,550 @@
+package httpserve
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wirecheck/wirecheck/internal/verdict"
+)
+
+// Auth makes the server a protected resource (MCP's authorization, 2025-06-18
+// on): a request to the MCP endpoint without a token the mock
+// authorization server issued for this endpoint is answered 401 with
+// WWW-Authenticate naming the protected resource metadata (RFC 9728),
+// served at the well-known URIs of the endpoint; the authorization
+// server (a scenario mounts internal/refserver/mcpauthz, which approves
+// without a human) is served on the same listener under ASPath.
+type Auth struct {
+	// Scope, when set, is the scope parameter of the challenge.
+	Scope string
+	// ScopesSupported are the metadata's scopes_supported (none: left out).
+	ScopesSupported []string
+	// NoHint leaves resource_metadata out of the challenge: the client
+	// must construct the well-known URIs, path-based first.
+	NoHint bool
+	// AS is the authorization server, served for every path but the MCP
+	// endpoint's and the metadata's; its issuer is the listener's origin
+	// followed by ASPath.
+	AS http.Handler
+	// Verify checks that token was issued by issuer for resource and
+	// returns the scope it grants.
+	Verify func(token, issuer, resource string) (scope string, err error)
+	// StepUp, when set, is a scope a tools/call needs: a token without
+	// it is answered 403 insufficient_scope naming the token's scopes and
+	// this one.
+	StepUp string
+	// StepUpNever answers every tools/call 403 insufficient_scope, the
+	// scope granted or not: a client must give up after a few tries.
+	StepUpNever bool
+	// Iss tampers with the iss of every authorization response (the
+	// metadata advertises it): IssMissing leaves it out, IssSlash adds a
+	// trailing slash to it (a client comparing without normalization
+	// rejects both and never redeems the code).
+	Iss string
+	// WrongIssuer: the authorization server's metadata names an issuer
+	// other than the one its URL was built from (the scenario mounts one
+	// so); a client must not use it: no request of its endpoints.
+	WrongIssuer bool
+}
+
+// ASRequest is one request the authorization server handled, as
+// Guard.Observe is told it.
+type ASRequest struct {
+	// Endpoint is metadata, authorize, token, register, jwks or "".
+	Endpoint string
+	Method   string
+	Path     string
+	// Form is the query (authorize) or the form body (token).
+	Form url.Values
+	// Status is the status the server answered.
+	Status int
+}
+
+// NewGuard makes the protection a; the authorization server tells its
+// Observe what it handled, and Server.Protect puts it in force.
+func NewGuard(a Auth) *Guard {
+	return &Guard{Auth: a, challenges: map[string]string{}, tampered: map[string]bool{}}
+}
+
+// The tamperings of Auth.Iss.
+const (
+	IssMissing = "missing"
+	IssSlash   = "slash"
+)
+
+// ASPath is the authorization server's issuer path on the listener.
+const ASPath = "/as"
+
+// prmPrefix is RFC 9728's well-known URI prefix.
+const prmPrefix = "/.well-known/oauth-protected-resource"
+
+// Guard is a protection: the authorization server and what the client
+// has done against it so far.
+type Guard struct {
+	Auth
+	srv atomic.Pointer[Server]
+
+	mu sync.Mutex
+	// prm: the client fetched the protected resource metadata; prmFirst
+	// is the path of its first request of a metadata URI.
+	prm      bool
+	prmFirst string
+	// asMeta: the client asked for the authorization server's metadata.
+	asMeta bool
+	// asSeen: the client has made a request of the authorization server.
+	asSeen bool
+	// challenges are the code challenges of the client's authorization
+	// requests (the method beside each), by challenge.
+	challenges map[string]string
+	// issued: a token was issued; from then on every request carries it.
+	issued bool
+	// authorizations counts the client's authorization requests.
+	authorizations int
+	// stepUp is the scope the last 403 asked, stepUps how many 403s went
+	// out, afterStepUp the authorization requests since the first one.
+	stepUp       string
+	stepUps      int
+	afterStepUp  int
+	stepUpJudged bool
+	// tampered are the codes of authorization responses whose iss was
+	// tampered with; redeemed says one was sent to the token endpoint.
+	tampered map[string]bool
+	redeemed bool
+	// usedWrong: the client used metadata whose issuer was wrong.
+	usedWrong bool
+}
+
+// Protect makes the server a protected resource from its next request on
+// (nil: open again). A client already connected meets the 401 on its
+// next request, as a server may ask for authorization at any request.
+func (s *Server) Protect(g *Guard) {
+	if g != nil {
+		g.srv.Store(s)
+	}
+	if old := s.guard.Swap(g); old != nil && old != g {
+		s.judgeRetries(old)
+	}
+}
+
+// retryLimit is how many authorizations after a first 403 a client may
+// make before it is judged to loop: "no more than a few times".
+const retryLimit = 3
+
+// judgeRetries, once a protection ends: a client answered 403 for good
+// gave up within retryLimit authorizations.
+func (s *Server) judgeRetries(g *Guard) {
+	g.mu.Lock()
+	n, asked := g.afterStepUp, g.stepUps > 0
+	tampered, redeemed := len(g.tampered) > 0, g.redeemed
+	g.mu.Unlock()
+	if tampered && !redeemed {
+		s.check(CheckAuthIss, verdict.Pass, "", "", "")
+	}
+	g.mu.Lock()
+	wrongOK := g.WrongIssuer && g.asMeta && !g.usedWrong
+	g.mu.Unlock()
+	if wrongOK {
+		s.check(CheckAuthIssuer, verdict.Pass, "", "", "")
+	}
+	if g.StepUpNever && asked && n <= retryLimit {
+		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
+	}
+}
+
+// Protect protects the session's server (Server.Protect).
+func (c *Session) Protect(g *Guard) { c.srv.Protect(g) }
+
+// Observe is told each request the authorization server handled.
+func (g *Guard) Observe(r ASRequest) {
+	if s := g.srv.Load(); s != nil {
+		s.observeAS(g, r)
+	}
+}
+
+// base is the listener's origin, http://127.0.0.1:PORT.
+func (s *Server) base() string { return strings.TrimSuffix(s.url, s.path) }
+
+// prmURL is the metadata's path-based well-known URI (RFC 9728 §3.1).
+func (s *Server) prmURL() string { return s.base() + prmPrefix + s.path }
+
+// guarded serves what a protected resource adds (its metadata, the
+// authorization server) and refuses a request of the MCP endpoint
+// without a valid token; false when the request is the endpoint's to
+// handle.
+func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
+	g := s.guard.Load()
+	if g == nil {
+		return false
+	}
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, prmPrefix):
+		g.mu.Lock()
+		first := g.prmFirst == ""
+		if first {
+			g.prmFirst = p
+		}
+		g.mu.Unlock()
+		if first {
+			s.judgePRMOrder(g, p)
+		}
+		if p != prmPrefix+s.path && p != prmPrefix {
+			http.NotFound(w, r)
+			return true
+		}
+		g.mu.Lock()
+		g.prm = true
+		g.mu.Unlock()
+		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + ASPath}, "bearer_methods_supported": []string{"header"}}
+		if len(g.ScopesSupported) > 0 {
+			m["scopes_supported"] = g.ScopesSupported
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(m)
+		return true
+	case p != s.path:
+		if g.Iss != "" && p == ASPath+"/authorize" {
+			w = &tamper{ResponseWriter: w, g: g}
+		}
+		g.AS.ServeHTTP(w, r)
+		return true
+	}
+	if q := r.URL.Query(); q.Has("access_token") {
+		s.check(CheckAuthBearer, verdict.Fail, "the access token is in the URI query string", "Authorization: Bearer <token>, never the query string", "?access_token=…")
+	}
+	token, ok := bearer(r.Header.Get("Authorization"))
+	g.mu.Lock()
+	issued := g.issued
+	g.mu.Unlock()
+	// The rule is the header's: a token sent there passes it, valid or
+	// not (one the server refuses is answered 401 all the same); none sent
+	// once one was issued fails it.
+	switch {
+	case ok:
+		s.check(CheckAuthBearer, verdict.Pass, "", "", "")
+	case issued:
+		s.check(CheckAuthBearer, verdict.Fail, r.Method+" to the MCP endpoint after the client was issued a token, without it in the Authorization header", "Authorization: Bearer <the token issued for "+s.url+">", "no Authorization header")
+	}
+	if r.Method == http.MethodDelete {
+		// The session's end is let through whatever the token: a client
+		// refused authorization still owes it.
+		return false
+	}
+	if ok {
+		if scope, err := g.Verify(token, s.base()+ASPath, s.url); err == nil {
+			return s.stepUp(g, w, r, scope)
+		}
+	}
+	var params []string
+	if !g.NoHint {
+		params = append(params, fmt.Sprintf(`resource_metadata=%q`, s.prmURL()))
+	}
+	if g.Scope != "" {
+		params = append(params, fmt.Sprintf(`scope=%q`, g.Scope))
+	}
+	ch := "Bearer"
+	if len(params) > 0 {
+		ch += " " + strings.Join(params, ", ")
+	}
+	w.Header().Set("WWW-Authenticate", ch)
+	http.Error(w, "authorization required", http.StatusUnauthorized)
+	return true
+}
+
+// judgePRMOrder: the first metadata URI the client asked is the one the
+// challenge named or, with none named, the path-based well-known URI.
+func (s *Server) judgePRMOrder(g *Guard, p string) {
+	want, why := prmPrefix+s.path, "the resource_metadata URL the WWW-Authenticate challenge named"
+	if g.NoHint {
+		why = "the path-based well-known URI, as the challenge named no resource_metadata"
+	}
+	if p == want {
+		s.check(CheckAuthPRMOrder, verdict.Pass, "", "", "")
+		return
+	}
+	s.check(CheckAuthPRMOrder, verdict.Fail, "the client's first request for protected resource metadata is not "+why, "GET "+s.base()+want+" first", "GET "+s.base()+p)
+}
+
+// isASMetadata: a request of one of the well-known URIs an authorization
+// server's metadata may be at (RFC 8414, OpenID Connect Discovery,
+// inserted or appended).
+func isASMetadata(p string) bool {
+	return strings.HasPrefix(p, "/.well-known/oauth-authorization-server") || strings.HasPrefix(p, "/.well-known/openid-configuration") ||
+		strings.HasSuffix(p, "/.well-known/openid-configuration")
+}
+
+// bearer is the token of an Authorization: Bearer header.
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(tok), true
+}
+
+// observeAS judges what the client asked of the authorization server.
+func (s *Server) observeAS(g *Guard, r ASRequest) {
+	g.mu.Lock()
+	first := !g.asSeen
+	g.asSeen = true
+	prm := g.prm
+	g.mu.Unlock()
+	if first {
+		if prm {
+			s.check(CheckAuthPRM, verdict.Pass, "", "", "")
+		} else {
+			s.check(CheckAuthPRM, verdict.Fail, "the client asked the authorization server ("+r.Path+") without fetching the protected resource metadata first", "a GET of "+s.prmURL()+" (named by WWW-Authenticate) before any request of the authorization server", r.Method+" "+r.Path)
+		}
+	}
+	if isASMetadata(r.Path) {
+		g.mu.Lock()
+		first := !g.asMeta
+		g.asMeta = true
+		g.mu.Unlock()
+		if first {
+			want := "/.well-known/oauth-authorization-server" + ASPath
+			if r.Path == want {
+				s.check(CheckAuthASOrder, verdict.Pass, "", "", "")
+			} else {
+				s.check(CheckAuthASOrder, verdict.Fail, "the client's first request for the authorization server's metadata is not RFC 8414's URI with the issuer's path inserted", "GET "+s.base()+want+" first (then OpenID Connect Discovery's, inserted, then appended)", r.Method+" "+s.base()+r.Path)
+			}
+		}
+	}
+	if g.WrongIssuer && (r.Endpoint == "authorize" || r.Endpoint == "token" || r.Endpoint == "register") {
+		g.mu.Lock()
+		first := !g.usedWrong
+		g.usedWrong = true
+		g.mu.Unlock()
+		if first {
+			s.check(CheckAuthIssuer, verdict.Fail, "the client used the authorization server's metadata though its issuer is not the one the metadata URL was built from", "the metadata rejected: no request of its endpoints", r.Method+" "+r.Path)
+		}
+	}
+	switch r.Endpoint {
+	case "authorize":
+		ch, m := r.Form.Get("code_challenge"), r.Form.Get("code_challenge_method")
+		switch {
+		case ch == "":
+			s.check(CheckAuthPKCE, verdict.Fail, "the authorization request has no code_challenge", "code_challenge and code_challenge_method=S256", "none")
+		case m != "S256":
+			s.check(CheckAuthPKCE, verdict.Fail, "the authorization request's code_challenge_method is not S256 (the authorization server's metadata lists S256 alone)", "code_challenge_method=S256", fmt.Sprintf("code_challenge_method=%q", m))
+		default:
+			s.check(CheckAuthPKCE, verdict.Pass, "", "", "")
+		}
+		g.mu.Lock()
+		g.challenges[ch] = m
+		g.authorizations++
+		first := g.authorizations == 1
+		need, judged := g.stepUp, g.stepUpJudged
+		if need != "" {
+			g.afterStepUp++
+			g.stepUpJudged = true
+		}
+		loops := g.StepUpNever && g.afterStepUp == retryLimit+1
+		g.mu.Unlock()
+		if first {
+			s.judgeScope(g, r.Form)
+		}
+		if need != "" && !judged {
+			s.judgeStepUpScope(need, r.Form.Get("scope"))
+		}
+		if loops {
+			s.check(CheckAuthRetryLimit, verdict.Fail, fmt.Sprintf("the client authorized again more than %d times for a request the server keeps refusing 403 insufficient_scope", retryLimit), fmt.Sprintf("at most %d new authorizations, then the request treated as failed", retryLimit), fmt.Sprintf("%d authorizations", retryLimit+1))
+		}
+		s.judgeResource("authorization", r.Form)
+	case "token":
+		g.mu.Lock()
+		bad := g.tampered[r.Form.Get("code")] && !g.redeemed
+		if bad {
+			g.redeemed = true
+		}
+		g.mu.Unlock()
+		if bad {
+			why := "an authorization response without iss, from an authorization server whose metadata advertises it"
+			if g.Iss == IssSlash {
+				why = "an authorization response whose iss is not the issuer (a trailing slash added: no normalization before the comparison)"
+			}
+			s.check(CheckAuthIss, verdict.Fail, "the client sent the token endpoint the code of "+why, "the response rejected: no token request with its code", "grant_type=authorization_code with that code")
+		}
+		if r.Form.Get("grant_type") == "authorization_code" {
+			v := r.Form.Get("code_verifier")
+			g.mu.Lock()
+			_, known := g.challenges[s256(v)]
+			g.mu.Unlock()
+			if v == "" {
+				s.check(CheckAuthPKCE, verdict.Fail, "the token request has no code_verifier", "the code_verifier of the authorization request's challenge", "none")
+			} else if !known {
+				s.check(CheckAuthPKCE, verdict.Fail, "the token request's code_verifier is not the one of any code_challenge the client sent (S256)", "BASE64URL(SHA256(code_verifier)) equal to the code_challenge", v)
+			} else {
+				s.check(CheckAuthPKCE, verdict.Pass, "", "", "")
+			}
+		}
+		s.judgeResource("token", r.Form)
+		if r.Status == http.StatusOK {
+			g.mu.Lock()
+			g.issued = true
+			g.mu.Unlock()
+		}
+	}
+}
+
+// stepUp answers 403 insufficient_scope to a tools/call whose token lacks
+// the scope the guard asks for it (every tools/call with StepUpNever), and
+// judges a client that goes on with the token a 403 found short; true
+// when it answered.
+func (s *Server) stepUp(g *Guard, w http.ResponseWriter, r *http.Request, granted string) bool {
+	if g.StepUp == "" || r.Method != http.MethodPost {
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != "tools/call" {
+		return false
+	}
+	have := strings.Fields(granted)
+	// A tools/call again with the token a 403 found short: no step-up.
+	g.mu.Lock()
+	short := g.stepUp != "" && !slices.Contains(have, g.StepUp)
+	judged := g.stepUpJudged
+	if short && !judged {
+		g.stepUpJudged = true
+	}
+	g.mu.Unlock()
+	if short && !judged {
+		s.check(CheckAuthStepUp, verdict.Fail, "after a 403 insufficient_scope the client sent tools/call again with the token it was refused, without authorizing anew", "a new authorization asking "+g.StepUp+", then the request with the new token", "the same token, scope "+granted)
+	}
+	if !g.StepUpNever && slices.Contains(have, g.StepUp) {
+		return false
+	}
+	need := strings.Join(append(slices.DeleteFunc(have, func(x string) bool { return x == g.StepUp }), g.StepUp), " ")
+	g.mu.Lock()
+	g.stepUp = need
+	g.stepUps++
+	g.mu.Unlock()
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q`, need, s.prmURL()))
+	http.Error(w, "insufficient scope", http.StatusForbidden)
+	return true
+}
+
+// judgeScope: the first authorization request's scope is the challenge's,
+// else every one of scopes_supported, else none (offline_access aside,
+// which 2026-07-28 lets a client add when the authorization server
+// offers it); compared as sets.
+func (s *Server) judgeScope(g *Guard, f url.Values) {
+	want, from := g.Scope, "the WWW-Authenticate challenge's scope"
+	if want == "" {
+		want, from = strings.Join(g.ScopesSupported, " "), "every scope of the protected resource metadata's scopes_supported (the challenge named none)"
+	}
+	if want == "" {
+		from = "no scope parameter (neither the challenge nor the metadata names one)"
+	}
+	set := func(sc string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range strings.Fields(sc) {
+			if x != "offline_access" {
+				m[x] = true
+			}
+		}
+		return m
+	}
+	got, has := f["scope"]
+	gotSet := map[string]bool{}
+	if has && len(got) > 0 {
+		gotSet = set(got[0])
+	}
+	if len(gotSet) == len(set(want)) && func() bool {
+		for k := range set(want) {
+			if !gotSet[k] {
+				return false
+			}
+		}
+		return true
+	}() {
+		s.check(CheckAuthScope, verdict.Pass, "", "", "")
+		return
+	}
+	actual := "no scope parameter"
+	if has && len(got) > 0 {
+		actual = "scope=" + got[0]
+	}
+	expected := "scope=" + want
+	if want == "" {
+		expected = "no scope parameter"
+	}
+	s.check(CheckAuthScope, verdict.Fail, "the first authorization request's scope is not "+from, expected, actual)
+}
+
+// judgeStepUpScope: the authorization after a 403 asks every scope the
+// challenge named.
+func (s *Server) judgeStepUpScope(need, got string) {
+	have := strings.Fields(got)
+	for _, x := range strings.Fields(need) {
+		if !slices.Contains(have, x) {
+			s.check(CheckAuthStepUp, verdict.Fail, "the authorization after a 403 insufficient_scope does not ask every scope the challenge named", "scope including "+need, "scope="+got)
+			return
+		}
+	}
+	s.check(CheckAuthStepUp, verdict.Pass, "", "", "")
+}
+
+// judgeResource: RFC 8707's resource in an authorization or token request,
+// the MCP server's canonical URI (with or without a trailing slash: RFC
+// 8707 leaves both, MCP recommends without).
+func (s *Server) judgeResource(what string, f url.Values) {
+	got, ok := f["resource"]
+	switch {
+	case !ok || len(got) == 0:
+		s.check(CheckAuthResource, verdict.Fail, "the "+what+" request has no resource parameter", "resource="+s.url, "none")
+	case strings.TrimSuffix(got[0], "/") != s.url:
+		s.check(CheckAuthResource, verdict.Fail, "the "+what+" request's resource is not the MCP server's canonical URI", "resource="+s.url, "resource="+got[0])
+	default:
+		s.check(CheckAuthResource, verdict.Pass, "", "", "")
+	}
+}
+
+// s256 is PKCE's S256 challenge of a verifier (RFC 7636 §4.2).
+func s256(verifier string) string {
+	h := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}
+
+// tamper rewrites the iss of the authorization response's redirect as
+// Auth.Iss says, and keeps its code.
+type tamper struct {
+	http.ResponseWriter
+	g *Guard
+}
+
+func (t *tamper) WriteHeader(code int) {
+	h := t.ResponseWriter.Header()
+	if loc, err := url.Parse(h.Get("Location")); err == nil && loc.Query().Get("code") != "" {
+		q := loc.Query()
+		switch t.g.Iss {
+		case IssMissing:
+			q.Del("iss")
+		case IssSlash:
+			q.Set("iss", q.Get("iss")+"/")
+		}
+		loc.RawQuery = q.Encode()
+		h.Set("Location", loc.String())
+		t.g.mu.Lock()
+		t.g.tampered[q.Get("code")] = true
+		t.g.mu.Unlock()
+	}
+	t.ResponseWriter.WriteHeader(code)
+}

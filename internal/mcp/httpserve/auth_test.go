@@ -1,0 +1,162 @@
+package httpserve_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+	"github.com/wirecheck/wirecheck/internal/refserver"
+	"github.com/wirecheck/wirecheck/internal/suite/mcpclient"
+)
+
+// protect puts a on s with the reference authorization server mounted.
+func protect(s *httpserve.Server, a httpserve.Auth) {
+	g, err := mcpclient.Guard(a)
+	Expect(err).NotTo(HaveOccurred())
+	s.Protect(g)
+}
+
+var _ = Describe("the server as a protected resource", func() {
+	authChecks := []string{httpserve.CheckAuthPRM, httpserve.CheckAuthPKCE, httpserve.CheckAuthResource, httpserve.CheckAuthBearer,
+		httpserve.CheckAuthPRMOrder, httpserve.CheckAuthASOrder, httpserve.CheckAuthScope}
+
+	It("answers 401 naming its metadata, which names the authorization server it mounts", func() {
+		s, _ := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp", ScopesSupported: []string{"mcp"}})
+		resp, err := http.Post(s.Endpoint(), "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
+		base := strings.TrimSuffix(s.Endpoint(), "/mcp")
+		Expect(resp.Header.Get("WWW-Authenticate")).To(Equal(`Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp", scope="mcp"`))
+		resp, err = http.Get(base + "/.well-known/oauth-protected-resource/mcp")
+		Expect(err).NotTo(HaveOccurred())
+		var prm map[string]any
+		Expect(json.NewDecoder(resp.Body).Decode(&prm)).To(Succeed())
+		resp.Body.Close()
+		Expect(prm).To(HaveKeyWithValue("resource", s.Endpoint()))
+		Expect(prm).To(HaveKeyWithValue("authorization_servers", ConsistOf(base+httpserve.ASPath)))
+		resp, err = http.Get(base + "/.well-known/oauth-authorization-server" + httpserve.ASPath)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	})
+
+	It("sees the reference client authorize with PKCE S256 and resource, then send its token on every request", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp"})
+		Expect(refClient(s)).To(Equal(0))
+		for _, c := range authChecks {
+			Expect(rec.passedOnly(c)).To(BeTrue(), c)
+		}
+	})
+
+	DescribeTable("sees the reference client authenticate at the token endpoint as it registered",
+		func(variant string) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, httpserve.Auth{Scope: "mcp"})
+			Expect(refClientWith(s, refserver.Options{Variants: []string{variant}})).To(Equal(0))
+			for _, c := range authChecks {
+				Expect(rec.passedOnly(c)).To(BeTrue(), c)
+			}
+		},
+		Entry(nil, "secret-basic"),
+		Entry(nil, "secret-post"),
+	)
+
+	DescribeTable("trips the check its fault breaks",
+		func(fault, check string) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, httpserve.Auth{})
+			refClient(s, fault)
+			Expect(rec.failed(check)).To(BeTrue(), check)
+		},
+		Entry(nil, "no-prm", httpserve.CheckAuthPRM),
+		Entry(nil, "no-pkce", httpserve.CheckAuthPKCE),
+		Entry(nil, "plain-pkce", httpserve.CheckAuthPKCE),
+		Entry(nil, "no-resource", httpserve.CheckAuthResource),
+		Entry(nil, "token-in-query", httpserve.CheckAuthBearer),
+		Entry(nil, "prm-root-first", httpserve.CheckAuthPRMOrder),
+		Entry(nil, "oidc-first", httpserve.CheckAuthASOrder),
+		Entry(nil, "ignores-scope", httpserve.CheckAuthScope),
+	)
+
+	It("sees the reference client step up on 403 insufficient_scope, and stop when refused for good", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write"})
+		Expect(refClient(s)).To(Equal(0))
+		Expect(rec.passedOnly(httpserve.CheckAuthStepUp)).To(BeTrue())
+
+		s, rec = listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write", StepUpNever: true})
+		Expect(refClient(s)).To(Equal(0))
+		s.Protect(nil)
+		Expect(rec.passedOnly(httpserve.CheckAuthRetryLimit)).To(BeTrue())
+	})
+
+	DescribeTable("sees the reference client reject a tampered iss, and ignores-iss redeem it",
+		func(iss string) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, httpserve.Auth{Iss: iss})
+			refClient(s)
+			s.Protect(nil)
+			Expect(rec.passedOnly(httpserve.CheckAuthIss)).To(BeTrue())
+			s, rec = listen(false, httpserve.Settings{})
+			protect(s, httpserve.Auth{Iss: iss})
+			refClient(s, "ignores-iss")
+			s.Protect(nil)
+			Expect(rec.failed(httpserve.CheckAuthIss)).To(BeTrue())
+		},
+		Entry(nil, httpserve.IssMissing),
+		Entry(nil, httpserve.IssSlash),
+	)
+
+	It("sees the reference client refuse metadata of another issuer, and ignores-metadata-issuer use it", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{WrongIssuer: true})
+		refClient(s)
+		s.Protect(nil)
+		Expect(rec.passedOnly(httpserve.CheckAuthIssuer)).To(BeTrue())
+		s, rec = listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{WrongIssuer: true})
+		refClient(s, "ignores-metadata-issuer")
+		s.Protect(nil)
+		Expect(rec.failed(httpserve.CheckAuthIssuer)).To(BeTrue())
+	})
+
+	DescribeTable("trips the step-up checks with its faults",
+		func(fault string, a httpserve.Auth, check string) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, a)
+			refClient(s, fault)
+			s.Protect(nil)
+			Expect(rec.failed(check)).To(BeTrue(), check)
+		},
+		Entry(nil, "no-step-up", httpserve.Auth{StepUp: "mcp:write"}, httpserve.CheckAuthStepUp),
+		Entry(nil, "retry-forever", httpserve.Auth{StepUp: "mcp:write", StepUpNever: true}, httpserve.CheckAuthRetryLimit),
+	)
+
+	DescribeTable("sees the reference client pick its scope as the revision orders",
+		func(a httpserve.Auth) {
+			s, rec := listen(false, httpserve.Settings{})
+			protect(s, a)
+			Expect(refClient(s)).To(Equal(0))
+			Expect(rec.passedOnly(httpserve.CheckAuthScope)).To(BeTrue())
+		},
+		Entry("the challenge's", httpserve.Auth{Scope: "a", ScopesSupported: []string{"a", "b"}}),
+		Entry("scopes_supported's", httpserve.Auth{ScopesSupported: []string{"a", "b"}}),
+		Entry("none", httpserve.Auth{}),
+	)
+
+	It("sees the reference client construct the path-based metadata URI first when the challenge names none", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{NoHint: true})
+		Expect(refClient(s)).To(Equal(0))
+		Expect(rec.passedOnly(httpserve.CheckAuthPRMOrder)).To(BeTrue())
+		Expect(rec.passedOnly(httpserve.CheckAuthBearer)).To(BeTrue())
+	})
+})

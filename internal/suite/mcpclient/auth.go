@@ -1,0 +1,34 @@
+package mcpclient
+
+import (
+	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
+)
+
+// Guard is the protection a scenario puts on wirecheck's endpoint: a,
+// with the reference authorization server mounted (internal/refserver/
+// mcpauthz: registration open, approval at once, S256 alone), its every
+// request shown to the guard's checks.
+func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
+	var g *httpserve.Guard
+	var faults []string
+	if a.WrongIssuer {
+		faults = append(faults, "issuer-mismatch")
+	}
+	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
+		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status})
+	}})
+	if err != nil {
+		return nil, err
+	}
+	a.AS = as
+	a.Verify = func(token, issuer, resource string) (string, error) {
+		c, err := as.Verify(token, issuer, resource)
+		if err != nil {
+			return "", err
+		}
+		return c.Scope, nil
+	}
+	g = httpserve.NewGuard(a)
+	return g, nil
+}
