@@ -768,6 +768,11 @@ func fill(v any, name string, args any, pr *proc) any {
 		case x == "$token":
 			pr.tokens++
 			return fmt.Sprintf("wc-fuzz-progress-%d", pr.tokens)
+		case x == "$stray":
+			pr.strays++
+			return fmt.Sprintf("wc-fuzz-stray-%d", pr.strays)
+		case x == "$asked":
+			return pr.asked()
 		case strings.HasPrefix(x, "$last:"):
 			if got, ok := pr.last[strings.TrimPrefix(x, "$last:")]; ok {
 				return jsonval.Clone(got)

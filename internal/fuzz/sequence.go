@@ -61,8 +61,9 @@ type proc struct {
 	// ids numbers the requests of the process (f1, f2, …): one id is never
 	// used twice on one process, as MCP asks of a session.
 	ids int
-	// tokens numbers the progress tokens it was sent ($token).
-	tokens int
+	// tokens numbers the progress tokens it was sent ($token); strays
+	// the ids of unasked responses ($stray).
+	tokens, strays int
 	tools  []tool
 	last   map[string]any // values carried from response to request
 	// handshake are the answers of its setup (what the server declared,
@@ -365,6 +366,14 @@ func (pr *proc) setupSteps() error {
 	}
 	for _, step := range f.Setup {
 		pr.setShape("setup")
+		if m, ok := spec.SetupAwait(step); ok {
+			// The target speaks first (a client's handshake, which the
+			// handler answers): the setup waits until it is done.
+			if err := pr.do(scenario.Step{ExpectFrame: true, Seek: true, Assert: scenario.Assert{Match: m}}); err != nil {
+				return err
+			}
+			continue
+		}
 		if n, ok := spec.SetupNotification(step); ok {
 			if err := pr.notify(fill(n, "", nil, pr)); err != nil {
 				return err
@@ -470,6 +479,11 @@ func (s *sequence) draw() *action {
 	if s.c.request == nil {
 		actions = []string{"bytes"}
 	}
+	if f := s.c.cfg.Protocol.Fuzz; f != nil && len(f.Frames) > 0 {
+		// Appended last, and only where the model has frames: the draws
+		// of every other campaign stay what they were.
+		actions = append(actions, "frame", "frame")
+	}
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.validRequest()
@@ -477,6 +491,8 @@ func (s *sequence) draw() *action {
 			_, err := pr.call(v)
 			return err
 		}}
+	case "frame":
+		return s.drawFrame()
 	case "follow":
 		return s.drawFollow()
 	case "undo":

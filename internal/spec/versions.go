@@ -212,6 +212,12 @@ func (f *Fuzz) forVersion(v *Version) *Fuzz {
 	for _, r := range requests {
 		out.Requests = append(out.Requests, &FuzzRequest{Schema: v.Expand(r.Schema), When: r.When})
 	}
+	out.Frames = nil
+	for _, fr := range f.Frames {
+		c := *fr
+		c.Frame, _ = expandValue(fr.Frame, v).(map[string]any)
+		out.Frames = append(out.Frames, &c)
+	}
 	out.Follow = nil
 	for _, fl := range follow {
 		c := *fl

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"sync"
@@ -35,6 +36,10 @@ type client struct {
 	caps           map[string]any
 	serverCaps     map[string]any
 	nextID         int
+	// sent are the ids of every request the client sent (crash-on-unknown-id);
+	// eof is closed once the server's output ends.
+	sent map[string]bool
+	eof  chan struct{}
 }
 
 // Serve runs the reference client against the server o.Args names.
@@ -55,7 +60,7 @@ func Serve(o refserver.Options) int {
 		fmt.Fprintln(o.Log, "mcp reference client:", err)
 		return 1
 	}
-	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, in: in, answers: map[string]chan map[string]any{}}
+	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, in: in, answers: map[string]chan map[string]any{}, sent: map[string]bool{}, eof: make(chan struct{})}
 	c.caps = map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
 	switch {
 	case c.variant["bare"]:
@@ -72,6 +77,10 @@ func Serve(o refserver.Options) int {
 	}
 	go c.read(out)
 	code := c.run()
+	if code == 0 && c.variant["linger"] {
+		// An interactive client: the session lasts until the server ends it.
+		<-c.eof
+	}
 	_ = in.Close()
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
@@ -105,6 +114,7 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 		key = fmt.Sprintf("c-%d", id)
 	}
 	c.answers[key] = ch
+	c.sent[key] = true
 	c.mu.Unlock()
 	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
 	if c.variant["string-ids"] {
@@ -256,23 +266,36 @@ func (c *client) work() int {
 }
 
 func (c *client) read(r io.Reader) {
+	defer close(c.eof)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			if c.fault["hang-on-bad-line"] && !json.Valid(sc.Bytes()) {
+				// Waits for the rest of a message that never comes.
+				select {}
+			}
 			continue
 		}
 		id, hasID := m["id"]
-		method, _ := m["method"].(string)
+		mv, hasM := m["method"]
+		method, _ := mv.(string)
 		switch {
 		case method != "" && hasID:
 			c.answer(method, id, m)
+		case hasM && hasID:
+			c.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "invalid request: method is not a name"}})
 		case hasID:
 			c.mu.Lock()
 			ch := c.answers[fmt.Sprint(id)]
 			delete(c.answers, fmt.Sprint(id))
+			known := c.sent[fmt.Sprint(id)]
 			c.mu.Unlock()
+			if !known && c.fault["crash-on-unknown-id"] {
+				fmt.Fprintf(c.log, "mcp reference client: a response to id %v, which it never sent: exiting\n", id)
+				os.Exit(3)
+			}
 			if ch != nil {
 				ch <- m
 			}
