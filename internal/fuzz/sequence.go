@@ -64,8 +64,8 @@ type proc struct {
 	// tokens numbers the progress tokens it was sent ($token); strays
 	// the ids of unasked responses ($stray).
 	tokens, strays int
-	tools  []tool
-	last   map[string]any // values carried from response to request
+	tools          []tool
+	last           map[string]any // values carried from response to request
 	// handshake are the answers of its setup (what the server declared,
 	// which follow-up requests' conditions read); items are the names
 	// each source listed; undo the answered follow-up requests a later
