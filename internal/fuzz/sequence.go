@@ -603,7 +603,15 @@ func (s *sequence) method() *methodRequests {
 
 func (s *sequence) validRequest() any {
 	if m := s.method(); m != nil {
-		return m.valid.Draw(s.t, "request")
+		v := m.valid.Draw(s.t, "request")
+		if obj, ok := v.(map[string]any); ok {
+			for k, x := range s.c.cfg.Protocol.Fuzz.Envelope {
+				if _, has := obj[k]; !has {
+					obj[k] = jsonval.Clone(x)
+				}
+			}
+		}
+		return v
 	}
 	return s.c.validRequest.Draw(s.t, "request")
 }

@@ -391,6 +391,11 @@ type Fuzz struct {
 	// request of the process carries) and "$asked" (the id of the last
 	// request the target sent).
 	Frames []*FuzzFrame `yaml:"frames"`
+	// Envelope are members a request drawn from one of Requests' schemas
+	// is given where it lacks them: a revision whose method schemas
+	// leave out the JSON-RPC envelope ("jsonrpc") would otherwise send
+	// requests a peer may drop unread, each costing a timeout.
+	Envelope map[string]any `yaml:"envelope"`
 }
 
 // FuzzFrame is one message the fuzzer may send unasked: Label names it
