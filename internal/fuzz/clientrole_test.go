@@ -67,7 +67,7 @@ var _ = Describe("fuzz in the client role (mcp --role client)", func() {
 
 			bin, err := testbin.Wirecheck()
 			Expect(err).NotTo(HaveOccurred())
-			replay := func(faults ...string) int {
+			replay := func(faults ...string) (int, string) {
 				args := []string{"replay", file, "--timeout", "300ms", "--level", "should", "--", bin, "serve", "mcp", "--role", "client", "--variant", "linger"}
 				for _, f := range faults {
 					args = append(args, "--fault", f)
@@ -79,11 +79,14 @@ var _ = Describe("fuzz in the client role (mcp --role client)", func() {
 				if err != nil && !errors.As(err, &ee) {
 					Fail(err.Error())
 				}
-				GinkgoWriter.Println(string(out))
-				return cmd.ProcessState.ExitCode()
+				return cmd.ProcessState.ExitCode(), string(out)
 			}
-			Expect(replay(fault)).To(Equal(1), "the reproducer fails the faulty client")
-			Expect(replay()).To(Equal(0), "the reproducer passes the clean client")
+			code, out := replay(fault)
+			Expect(code).To(Equal(1), "the reproducer fails the faulty client:\n%s", out)
+			// Replay, as fuzz, answers the client as its server.
+			Expect(out).To(MatchRegexp(`→ \{"id":\d+,"jsonrpc":"2.0","result":`))
+			code, out = replay()
+			Expect(code).To(Equal(0), "the reproducer passes the clean client:\n%s", out)
 			_ = os.RemoveAll(dir)
 		})
 	}
