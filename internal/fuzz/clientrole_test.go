@@ -29,7 +29,7 @@ func clientCampaign(runs int, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: p, Schemas: b.Schemas, Handler: b.StepHandler(p), Judge: b.Judge, Target: t,
 		Runs: runs, Seed: 1, Jobs: 2, Timeout: 300 * time.Millisecond, StartupTimeout: 5 * time.Second,
-		ShrinkTime: 2 * time.Second, MaxFailures: 1,
+		ShrinkTime: time.Second, MaxFailures: 1,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	bugs, err := c.Run(context.Background())
