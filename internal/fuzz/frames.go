@@ -26,10 +26,18 @@ func (s *sequence) drawFrame() *action {
 	if n > 1 {
 		shape = fmt.Sprintf("%s, %d in a row", fr.Label, n)
 	}
+	var result any
+	if g := s.c.results[fr]; g != nil {
+		result = g.Draw(s.t, "result")
+	}
 	return &action{shape, func() error {
 		var steps []scenario.Step
 		for range n {
-			b, err := json.Marshal(fill(fr.Frame, "", nil, pr))
+			v := fill(fr.Frame, "", nil, pr)
+			if m, ok := v.(map[string]any); ok && result != nil {
+				m["result"] = result
+			}
+			b, err := json.Marshal(v)
 			if err != nil {
 				return err
 			}

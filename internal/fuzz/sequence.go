@@ -282,7 +282,7 @@ func (pr *proc) observe(o verdict.Observation) {
 		// A step's own observation: grouped under the action it ends.
 		o.Scenario = pr.shape
 	}
-	if o.Verdict == verdict.Fail && pr.c.sentUnknown(pr.p.Recorder(), o.Seq) {
+	if o.Verdict == verdict.Fail && pr.c.sentUnknown(pr.rec, o.Seq) {
 		// The failure is on a request of a generated method the protocol
 		// does not define (left unanswered, say): that is its cause,
 		// whichever action sent it (one request, a pipeline, a split
@@ -334,8 +334,12 @@ func (c *Campaign) start() (*proc, error) {
 	if err != nil {
 		return nil, c.startError(err)
 	}
+	// A target that speaks first (a client under test) is observed from
+	// its connection on: what observe reads is set under its lock.
+	pr.mu.Lock()
 	pr.s, pr.p, pr.env = s, s.Peer(), s.Env()
 	pr.rec = pr.p.Recorder()
+	pr.mu.Unlock()
 	pr.setShape("startup")
 	if err := s.AwaitReady(); err != nil {
 		s.Close()

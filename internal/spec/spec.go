@@ -405,6 +405,10 @@ type FuzzFrame struct {
 	Label  string         `yaml:"label"`
 	Frame  map[string]any `yaml:"frame"`
 	Repeat int            `yaml:"repeat"`
+	// Result, when set, is a schema the frame's "result" is drawn from
+	// (a valid value, its edges as likely as its middle): an answer a
+	// peer must parse whatever it holds.
+	Result string `yaml:"result"`
 }
 
 // FuzzRequest is the schema of one kind of request the fuzzer draws

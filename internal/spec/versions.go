@@ -174,6 +174,11 @@ func (p *Protocol) SchemaRefs() []string {
 		for _, r := range p.Fuzz.Requests {
 			out = append(out, r.Schema)
 		}
+		for _, fr := range p.Fuzz.Frames {
+			if fr.Result != "" {
+				out = append(out, fr.Result)
+			}
+		}
 	}
 	return out
 }
@@ -216,6 +221,7 @@ func (f *Fuzz) forVersion(v *Version) *Fuzz {
 	for _, fr := range f.Frames {
 		c := *fr
 		c.Frame, _ = expandValue(fr.Frame, v).(map[string]any)
+		c.Result = v.Expand(fr.Result)
 		out.Frames = append(out.Frames, &c)
 	}
 	out.Follow = nil

@@ -281,6 +281,22 @@ func (c *client) read(r io.Reader) {
 		id, hasID := m["id"]
 		mv, hasM := m["method"]
 		method, _ := mv.(string)
+		switch id.(type) {
+		case string, float64:
+		case nil:
+			if hasM && hasID {
+				// MCP: a request's id is a string or an integer, never null.
+				c.send(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "invalid request: a null id"}})
+				continue
+			}
+		default:
+			// JSON-RPC 2.0 § 5: an id that is no id is an invalid
+			// request, answered with a null id, not echoed.
+			if hasM {
+				c.send(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "invalid request: the id is neither a string nor a number"}})
+			}
+			continue
+		}
 		switch {
 		case method != "" && hasID:
 			c.answer(method, id, m)
