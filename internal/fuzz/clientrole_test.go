@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 )
@@ -48,6 +49,30 @@ var _ = Describe("fuzz in the client role (mcp --role client)", func() {
 	// Each fuzz-only fault of the reference client (spec faults with
 	// fuzz: true), found within a few sequences and saved so that replay,
 	// in the client role, shows it again and the clean client passes it.
+	// A client speaks first: what it sends on connecting is judged while
+	// the campaign may still be starting its process (observe once read a
+	// peer not yet set there and panicked; the window is too narrow for
+	// this test to hit every time, it shows such a frame is judged).
+	It("judges a client's first frame, sent as it connects", func() {
+		b, err := protocols.Load("mcp-client")
+		Expect(err).NotTo(HaveOccurred())
+		p, err := b.Protocol.ForVersion("")
+		Expect(err).NotTo(HaveOccurred())
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		script := `printf '%s\n' '{"jsonrpc":"1.0","id":1,"method":"initialize"}' | "$0"`
+		c, err := fuzz.New(fuzz.Config{
+			Protocol: p, Schemas: b.Schemas, Handler: b.StepHandler(p), Judge: b.Judge,
+			Target: target.Target{Argv: []string{"sh", "-c", script, target.ServerCommand}, Client: true, Binary: bin},
+			Runs:   1, Seed: 1, Timeout: 200 * time.Millisecond, StartupTimeout: 5 * time.Second, ShrinkTime: time.Second, MaxFailures: 1,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bugs).NotTo(BeEmpty())
+		Expect(bugs[0].Rule).To(Equal("MCP-CLIENT-JSONRPC-1"))
+	})
+
 	b, err := protocols.Load("mcp-client")
 	if err != nil {
 		panic(err)
