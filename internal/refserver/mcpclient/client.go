@@ -1,8 +1,10 @@
 // Package mcpclient is the reference MCP client (wirecheck serve mcp
 // --role client -- SERVER-CMD…): it launches the server command, speaks
 // MCP over its stdio, initializes, lists and calls tools, answers the
-// server's requests as its declared capabilities allow, and exits. Each
-// fault (spec mcp-client.yaml faults:) breaks one client rule; each
+// server's requests as its declared capabilities allow, and exits (with
+// the variant linger, once the server ends the session: the client a
+// fuzz campaign fuzzes). Each fault (spec mcp-client.yaml faults:) breaks
+// one client rule, those marked fuzz only under hostile input; each
 // variant takes a legal alternative.
 package mcpclient
 
