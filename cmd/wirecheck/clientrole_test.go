@@ -95,5 +95,12 @@ var _ = Describe("wirecheck fuzz --role client", func() {
 		saved, err := os.ReadFile(files[0])
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(saved)).To(MatchRegexp(`→ \{"id":1,"jsonrpc":"2.0","result":\{"capabilities"`))
+
+		// --protocol mcp without --role: the file's role is the client's.
+		cmd = exec.Command(bin(), append([]string{"replay", files[0], "--protocol", "mcp", "--timeout", "500ms", "--level", "should", "--"},
+			append(client, "--fault", "crash-on-unknown-id", "--", "{server}")...)...)
+		out, _ = cmd.CombinedOutput()
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(1), string(out))
+		Expect(string(out)).To(ContainSubstring("MCP-CLIENT-SURVIVE-1"))
 	})
 })

@@ -45,7 +45,13 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	if f.protocol, err = protocols.ProtocolOf(saved, f.protocol); err != nil {
 		return usageErr("%v", err)
 	}
-	// A file of a role's module (a client's reproducer) replays in that role.
+	// A file of a role's module (a client's reproducer) replays in that
+	// role, --protocol naming its protocol or not.
+	for _, sv := range saved {
+		if proto, role := protocols.RoleOf(sv.Protocol); role != protocols.RoleServer && proto == f.protocol && !cmd.Flags().Changed("role") {
+			f.role = role
+		}
+	}
 	if proto, role := protocols.RoleOf(f.protocol); role != protocols.RoleServer {
 		if cmd.Flags().Changed("role") && f.role != role {
 			return usageErr("the files are of the %s role of %s; --role %s cannot replay them", role, proto, f.role)
