@@ -76,3 +76,31 @@ var _ = Describe("wirecheck run --role client", func() {
 		Expect(errs).To(ContainSubstring("a server command follows -- only with --role client"))
 	})
 })
+
+var _ = Describe("wirecheck fuzz --role client", func() {
+	// The clean campaign and replay are internal/fuzz's (clientrole_test.go).
+	It("fuzzes the reference MCP client as a hostile server, saves a reproducer whose replay line says --role client", func() {
+		dir := GinkgoT().TempDir()
+		client := []string{bin(), "serve", "mcp", "--role", "client", "--variant", "linger"}
+		cmd := exec.Command(bin(), append([]string{"fuzz", "--protocol", "mcp", "--role", "client", "--no-progress", "--runs", "30", "--jobs", "1", "--timeout", "500ms",
+			"--shrink-time", "2s", "--max-failures", "1", "--save", dir, "--"}, append(client, "--fault", "crash-on-unknown-id", "--", "{server}")...)...)
+		out, _ := cmd.CombinedOutput()
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(1), string(out))
+		Expect(string(out)).To(ContainSubstring("MCP-CLIENT-SURVIVE-1"))
+		Expect(string(out)).To(MatchRegexp(`wirecheck replay \S+\.yaml --protocol mcp --role client .*--fault crash-on-unknown-id -- '\{server\}'`))
+		// wirecheck, as the server, answered the client's initialize.
+		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(files).To(HaveLen(1))
+		saved, err := os.ReadFile(files[0])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(saved)).To(MatchRegexp(`→ \{"id":1,"jsonrpc":"2.0","result":\{"capabilities"`))
+
+		// --protocol mcp without --role: the file's role is the client's.
+		cmd = exec.Command(bin(), append([]string{"replay", files[0], "--protocol", "mcp", "--timeout", "500ms", "--level", "should", "--"},
+			append(client, "--fault", "crash-on-unknown-id", "--", "{server}")...)...)
+		out, _ = cmd.CombinedOutput()
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(1), string(out))
+		Expect(string(out)).To(ContainSubstring("MCP-CLIENT-SURVIVE-1"))
+	})
+})

@@ -25,7 +25,7 @@ type fuzzFlags struct {
 func newFuzzCmd() *cobra.Command {
 	var f fuzzFlags
 	cmd := &cobra.Command{
-		Use:     "fuzz --protocol P [--duration D] [--runs N] [--seed S] [--save DIR] [--revision V] -- CMD [ARGS…]",
+		Use:     "fuzz --protocol P [--role server|client] [--duration D] [--runs N] [--seed S] [--save DIR] [--revision V] -- CMD [ARGS…]",
 		Short:   "Generate valid, invalid and malformed request sequences; shrink and save what breaks",
 		Long:    help("fuzz", "long"),
 		Example: help("fuzz", "example"),
@@ -47,6 +47,7 @@ func newFuzzCmd() *cobra.Command {
 	fl.Var(&f.shard, "shard", "fuzz only shard i of n of the campaign (by seed batch; --runs is shared out), for several machines")
 	fl.IntVar(&f.freshEvery, "fresh-every", fuzz.DefaultFreshEvery, "most sequences one server process serves before a fresh one replaces it (1: a process per sequence)")
 	fl.IntVar(&f.jobs, "jobs", runner.DefaultJobs, "sequences that may run at once, each on a server process of its own (as run's --jobs); the same seed finds the same first failure whatever this is; 1 runs one sequence at a time")
+	fl.StringVar(&f.role, "role", "server", "what the target is: server (wirecheck plays a hostile client) or client (wirecheck plays a hostile server the client's command reaches through {server})")
 	fl.IntVar(&f.maxFails, "max-failures", 0, "end the campaign once this many distinct failures are found, each shrunk and saved (0: no limit)")
 	return cmd
 }
@@ -78,7 +79,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags, argv []string) error {
 	replay := func(file string) string { return s.t.Line(f.rerun("replay", []string{file}, "")) }
 	level, _, _ := f.judging()
 	c, err := fuzz.New(fuzz.Config{
-		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.Handler, Judge: s.b.Judge, Target: s.t, FreshEvery: f.freshEvery, Jobs: f.jobs,
+		Protocol: s.proto, Schemas: s.b.Schemas, Handler: s.b.StepHandler(s.proto), Judge: s.b.Judge, Target: s.t, FreshEvery: f.freshEvery, Jobs: f.jobs,
 		Runs: f.runs, Duration: f.duration, Seed: f.seed, MaxActions: f.maxActions,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, ShrinkTime: f.shrinkTime,
 		Level: level, Rules: f.rules, Replay: replay, Shard: f.shard, MaxFailures: f.maxFails,

@@ -29,6 +29,7 @@ func newReplayCmd() *cobra.Command {
 		},
 	}
 	f.add(cmd, "may", "KEY=VALUE setting, over the one the files carry (repeatable)")
+	cmd.Flags().StringVar(&f.role, "role", "server", "what the target is: server, or client (the files' role when they name one: a client's reproducer replays against a client command with {server})")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "show passing findings too")
 	return cmd
 }
@@ -44,6 +45,19 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 	if f.protocol, err = protocols.ProtocolOf(saved, f.protocol); err != nil {
 		return usageErr("%v", err)
 	}
+	// A file of a role's module (a client's reproducer) replays in that
+	// role, --protocol naming its protocol or not.
+	for _, sv := range saved {
+		if proto, role := protocols.RoleOf(sv.Protocol); role != protocols.RoleServer && proto == f.protocol && !cmd.Flags().Changed("role") {
+			f.role = role
+		}
+	}
+	if proto, role := protocols.RoleOf(f.protocol); role != protocols.RoleServer {
+		if cmd.Flags().Changed("role") && f.role != role {
+			return usageErr("the files are of the %s role of %s; --role %s cannot replay them", role, proto, f.role)
+		}
+		f.protocol, f.role = proto, role
+	}
 	// A bad revision a flag names (all too) is refused before the files' are read.
 	s, err := f.prepare(argv, "")
 	if err != nil || s.all != nil {
@@ -55,7 +69,7 @@ func runReplay(cmd *cobra.Command, f *common, files, argv []string) error {
 		return usageErr("%v", err)
 	}
 	rep, runErr := runner.Run(ctx, runner.Config{
-		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.Handler, Judge: s.b.Judge, Target: s.t,
+		Protocol: s.b.Protocol, Schemas: s.b.Schemas, Scenarios: scs, Handler: s.b.StepHandler(s.proto), Judge: s.b.Judge, Target: s.t,
 		Timeout: f.timeout, StartupTimeout: f.startupTimeout, Partial: true, Params: params,
 		// The settings a file carries it applies itself.
 		Rerun: new(f.rerun("replay", nil, f.level)),

@@ -205,6 +205,9 @@ type Campaign struct {
 	// requests are the methods the revision and its extensions define
 	// (spec.FuzzRequest), drawn beside the generic request.
 	requests []*methodRequests
+	// results draw the results of the model's frames that name a schema
+	// (spec.FuzzFrame.Result), by the frame.
+	results map[*spec.FuzzFrame]*rapid.Generator[any]
 
 	sequences atomic.Int64
 	generated atomic.Int64
@@ -336,6 +339,21 @@ func New(cfg Config) (*Campaign, error) {
 		c.lastPtrs = lastPointers(f)
 	}
 	c.methods = knownMethods(cfg.Protocol)
+	if f := cfg.Protocol.Fuzz; f != nil {
+		for _, fr := range f.Frames {
+			if fr.Result == "" {
+				continue
+			}
+			sch := cfg.Schemas.Get(fr.Result)
+			if sch == nil {
+				return nil, fmt.Errorf("protocol %s: fuzz frame result schema %s is not compiled", cfg.Protocol.ID, fr.Result)
+			}
+			if c.results == nil {
+				c.results = map[*spec.FuzzFrame]*rapid.Generator[any]{}
+			}
+			c.results[fr] = gen.Valid(sch)
+		}
+	}
 	if f := cfg.Protocol.Fuzz; f != nil && f.Request != "" {
 		c.request = cfg.Schemas.Get(f.Request)
 		if c.request == nil {
@@ -768,6 +786,11 @@ func fill(v any, name string, args any, pr *proc) any {
 		case x == "$token":
 			pr.tokens++
 			return fmt.Sprintf("wc-fuzz-progress-%d", pr.tokens)
+		case x == "$stray":
+			pr.strays++
+			return fmt.Sprintf("wc-fuzz-stray-%d", pr.strays)
+		case x == "$asked":
+			return pr.asked()
 		case strings.HasPrefix(x, "$last:"):
 			if got, ok := pr.last[strings.TrimPrefix(x, "$last:")]; ok {
 				return jsonval.Clone(got)

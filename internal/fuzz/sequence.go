@@ -61,10 +61,11 @@ type proc struct {
 	// ids numbers the requests of the process (f1, f2, …): one id is never
 	// used twice on one process, as MCP asks of a session.
 	ids int
-	// tokens numbers the progress tokens it was sent ($token).
-	tokens int
-	tools  []tool
-	last   map[string]any // values carried from response to request
+	// tokens numbers the progress tokens it was sent ($token); strays
+	// the ids of unasked responses ($stray).
+	tokens, strays int
+	tools          []tool
+	last           map[string]any // values carried from response to request
 	// handshake are the answers of its setup (what the server declared,
 	// which follow-up requests' conditions read); items are the names
 	// each source listed; undo the answered follow-up requests a later
@@ -281,7 +282,7 @@ func (pr *proc) observe(o verdict.Observation) {
 		// A step's own observation: grouped under the action it ends.
 		o.Scenario = pr.shape
 	}
-	if o.Verdict == verdict.Fail && pr.c.sentUnknown(pr.p.Recorder(), o.Seq) {
+	if o.Verdict == verdict.Fail && pr.c.sentUnknown(pr.rec, o.Seq) {
 		// The failure is on a request of a generated method the protocol
 		// does not define (left unanswered, say): that is its cause,
 		// whichever action sent it (one request, a pipeline, a split
@@ -333,8 +334,12 @@ func (c *Campaign) start() (*proc, error) {
 	if err != nil {
 		return nil, c.startError(err)
 	}
+	// A target that speaks first (a client under test) is observed from
+	// its connection on: what observe reads is set under its lock.
+	pr.mu.Lock()
 	pr.s, pr.p, pr.env = s, s.Peer(), s.Env()
 	pr.rec = pr.p.Recorder()
+	pr.mu.Unlock()
 	pr.setShape("startup")
 	if err := s.AwaitReady(); err != nil {
 		s.Close()
@@ -365,6 +370,14 @@ func (pr *proc) setupSteps() error {
 	}
 	for _, step := range f.Setup {
 		pr.setShape("setup")
+		if m, ok := spec.SetupAwait(step); ok {
+			// The target speaks first (a client's handshake, which the
+			// handler answers): the setup waits until it is done.
+			if err := pr.do(scenario.Step{ExpectFrame: true, Seek: true, Assert: scenario.Assert{Match: m}}); err != nil {
+				return err
+			}
+			continue
+		}
 		if n, ok := spec.SetupNotification(step); ok {
 			if err := pr.notify(fill(n, "", nil, pr)); err != nil {
 				return err
@@ -470,6 +483,11 @@ func (s *sequence) draw() *action {
 	if s.c.request == nil {
 		actions = []string{"bytes"}
 	}
+	if f := s.c.cfg.Protocol.Fuzz; f != nil && len(f.Frames) > 0 {
+		// Appended last, and only where the model has frames: the draws
+		// of every other campaign stay what they were.
+		actions = append(actions, "frame", "frame")
+	}
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.validRequest()
@@ -477,6 +495,8 @@ func (s *sequence) draw() *action {
 			_, err := pr.call(v)
 			return err
 		}}
+	case "frame":
+		return s.drawFrame()
 	case "follow":
 		return s.drawFollow()
 	case "undo":
@@ -587,7 +607,15 @@ func (s *sequence) method() *methodRequests {
 
 func (s *sequence) validRequest() any {
 	if m := s.method(); m != nil {
-		return m.valid.Draw(s.t, "request")
+		v := m.valid.Draw(s.t, "request")
+		if obj, ok := v.(map[string]any); ok {
+			for k, x := range s.c.cfg.Protocol.Fuzz.Envelope {
+				if _, has := obj[k]; !has {
+					obj[k] = jsonval.Clone(x)
+				}
+			}
+		}
+		return v
 	}
 	return s.c.validRequest.Draw(s.t, "request")
 }

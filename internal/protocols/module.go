@@ -14,6 +14,7 @@ import (
 	sophonserver "github.com/wirecheck/wirecheck/internal/refserver/sophon"
 	toolhostserver "github.com/wirecheck/wirecheck/internal/refserver/toolhost"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/spec"
 	agentbridgesuite "github.com/wirecheck/wirecheck/internal/suite/agentbridge"
 	mcpsuite "github.com/wirecheck/wirecheck/internal/suite/mcp"
 	mcpauthzsuite "github.com/wirecheck/wirecheck/internal/suite/mcpauthz"
@@ -46,6 +47,15 @@ type Judged interface {
 	Judge() peer.NewJudge
 }
 
+// Stepped is a Module whose peer, in scenarios made of steps (a fuzz
+// campaign's sequences, the files replay runs), needs a handler made for
+// the run's revision: a client role's, where the target asks and
+// wirecheck, as its server, answers every request (its Go scenarios
+// answer for themselves). StepHandler is nil where there is none.
+type Stepped interface {
+	StepHandler(p *spec.Protocol) peer.Handler
+}
+
 // module is a Module made of the package-level functions of a suite and
 // a reference server; every built-in protocol (modules, below) is one.
 type module struct {
@@ -54,6 +64,8 @@ type module struct {
 	handler   peer.Handler
 	judge     peer.NewJudge
 	serve     func(ServeOptions) int
+	// steps, when set, is the handler of step scenarios (Stepped).
+	steps func(*spec.Protocol) peer.Handler
 }
 
 func (m module) ID() string                      { return m.id }
@@ -61,6 +73,13 @@ func (m module) Scenarios() []*scenario.Scenario { return m.scenarios() }
 func (m module) Handler() peer.Handler           { return m.handler }
 func (m module) Judge() peer.NewJudge            { return m.judge }
 func (m module) Serve(o ServeOptions) int        { return m.serve(o) }
+
+func (m module) StepHandler(p *spec.Protocol) peer.Handler {
+	if m.steps == nil {
+		return nil
+	}
+	return m.steps(p)
+}
 
 var modules = []Module{
 	module{id: "sonde-serve", scenarios: sondesuite.Scenarios, serve: sondeserver.Serve},

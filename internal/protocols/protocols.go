@@ -36,10 +36,25 @@ type Bundle struct {
 	// Judge makes the protocol's frame judge of one server process (nil
 	// when it has none); a profile has its base's.
 	Judge peer.NewJudge
+	// steps makes the handler of step scenarios (Stepped), nil for most.
+	steps func(*spec.Protocol) peer.Handler
 
 	// base is the bundle of the protocol a profile extends (nil for a
 	// protocol of its own).
 	base *Bundle
+}
+
+// StepHandler is the handler of scenarios made of steps (fuzz's
+// sequences, replay's files) under p, the run's revision of the
+// bundle's protocol: the module's step handler where it has one
+// (Stepped), else Handler.
+func (b *Bundle) StepHandler(p *spec.Protocol) peer.Handler {
+	if b.steps != nil {
+		if h := b.steps(p); h != nil {
+			return h
+		}
+	}
+	return b.Handler
 }
 
 // Lookup returns the module of a protocol.
@@ -178,6 +193,9 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 	}
 	scs = append(scs, m.Scenarios()...)
 	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: m.Serve, Handler: handler, Judge: judge, base: baseBundle}
+	if st, ok := m.(Stepped); ok {
+		b.steps = st.StepHandler
+	}
 	if !strict {
 		return b, nil
 	}

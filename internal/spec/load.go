@@ -351,9 +351,19 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 						bad(1, "fuzz %ssetup step %d: notify takes a message (an object) and stands alone", where, i+1)
 					}
 				}
+				if _, has := st["await"]; has {
+					if _, ok := SetupAwait(st); !ok {
+						bad(1, "fuzz %ssetup step %d: await takes the fields to match (an object) and stands alone", where, i+1)
+					}
+				}
 			}
 		}
 		checkSetup("", f.Setup)
+		for i, fr := range f.Frames {
+			if fr == nil || len(fr.Frame) == 0 || fr.Label == "" {
+				bad(1, "fuzz frames %d: a frame (an object) and its label are required", i+1)
+			}
+		}
 		checkRequests := func(where string, rs []*FuzzRequest) {
 			for i, r := range rs {
 				switch {

@@ -316,6 +316,10 @@ type Fault struct {
 	// Version is the revision of a versioned protocol the fault is run
 	// under (default: the protocol's default), for rules of one revision.
 	Version string `yaml:"version"`
+	// Fuzz marks a fault only hostile input shows (a crash on a response
+	// to an id never sent): the run's scenarios send none, so the fault
+	// table runs it through a fuzz campaign instead.
+	Fuzz bool `yaml:"fuzz"`
 	// Transport is the transport the fault is run over, for a fault of
 	// one transport (default: each transport on which a rule it trips
 	// holds, see Protocol.FaultTransports).
@@ -379,6 +383,32 @@ type Fuzz struct {
 	// generic request rarely names a method, so without them a campaign
 	// never reaches a method's params.
 	Requests []*FuzzRequest `yaml:"requests"`
+	// Frames are messages the fuzzer sends unasked and awaits no answer
+	// to: where the target is the one that asks (a client under test),
+	// the answers and notifications it did not ask for (a response to an
+	// id it never sent, a second one to a request, a storm of one
+	// notification). Templates as elsewhere, and "$stray" (an id no
+	// request of the process carries) and "$asked" (the id of the last
+	// request the target sent).
+	Frames []*FuzzFrame `yaml:"frames"`
+	// Envelope are members a request drawn from one of Requests' schemas
+	// is given where it lacks them: a revision whose method schemas
+	// leave out the JSON-RPC envelope ("jsonrpc") would otherwise send
+	// requests a peer may drop unread, each costing a timeout.
+	Envelope map[string]any `yaml:"envelope"`
+}
+
+// FuzzFrame is one message the fuzzer may send unasked: Label names it
+// in reports; Repeat, when above 1, is the most times it is sent in a row
+// (the count drawn from 1 to it).
+type FuzzFrame struct {
+	Label  string         `yaml:"label"`
+	Frame  map[string]any `yaml:"frame"`
+	Repeat int            `yaml:"repeat"`
+	// Result, when set, is a schema the frame's "result" is drawn from
+	// (a valid value, its edges as likely as its middle): an answer a
+	// peer must parse whatever it holds.
+	Result string `yaml:"result"`
 }
 
 // FuzzRequest is the schema of one kind of request the fuzzer draws
@@ -469,6 +499,18 @@ func SetupNotification(step map[string]any) (map[string]any, bool) {
 		return nil, false
 	}
 	m, ok := step["notify"].(map[string]any)
+	return m, ok
+}
+
+// SetupAwait returns what a setup step {await: MATCH} waits for: the
+// first frame of the target whose fields match (JSON pointer to value),
+// passing over the others, as where the target speaks first (a client's
+// handshake); false for another step.
+func SetupAwait(step map[string]any) (map[string]any, bool) {
+	if len(step) != 1 {
+		return nil, false
+	}
+	m, ok := step["await"].(map[string]any)
 	return m, ok
 }
 

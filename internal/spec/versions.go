@@ -174,6 +174,11 @@ func (p *Protocol) SchemaRefs() []string {
 		for _, r := range p.Fuzz.Requests {
 			out = append(out, r.Schema)
 		}
+		for _, fr := range p.Fuzz.Frames {
+			if fr.Result != "" {
+				out = append(out, fr.Result)
+			}
+		}
 	}
 	return out
 }
@@ -211,6 +216,13 @@ func (f *Fuzz) forVersion(v *Version) *Fuzz {
 	out.Requests = nil
 	for _, r := range requests {
 		out.Requests = append(out.Requests, &FuzzRequest{Schema: v.Expand(r.Schema), When: r.When})
+	}
+	out.Frames = nil
+	for _, fr := range f.Frames {
+		c := *fr
+		c.Frame, _ = expandValue(fr.Frame, v).(map[string]any)
+		c.Result = v.Expand(fr.Result)
+		out.Frames = append(out.Frames, &c)
 	}
 	out.Follow = nil
 	for _, fl := range follow {

@@ -8,7 +8,9 @@
 // It declares sampling, roots and elicitation (CAPS=bare: none) and
 // answers them, lists and calls tools (one with a progress callback, one
 // whose result is an error, one it cancels), reads a resource and gets a
-// prompt where the server declared them, and closes.
+// prompt where the server declared them, and closes; with LINGER=1 it
+// stays connected until the server ends the session instead, as an
+// interactive client does (what `wirecheck fuzz --role client` needs).
 import { Client } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
 import { StreamableHTTPClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js";
@@ -48,6 +50,9 @@ const ac = new AbortController();
 const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
 ac.abort("cancelled on purpose");
 await call.catch(() => {});
+if (process.env.LINGER === "1") {
+  await new Promise((resolve) => { client.onclose = resolve; });
+}
 // A Streamable HTTP session the client no longer needs is ended with
 // DELETE (the SDK's close alone does not).
 if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();

@@ -1,8 +1,10 @@
 // Package mcpclient is the reference MCP client (wirecheck serve mcp
 // --role client -- SERVER-CMD…): it launches the server command, speaks
 // MCP over its stdio, initializes, lists and calls tools, answers the
-// server's requests as its declared capabilities allow, and exits. Each
-// fault (spec mcp-client.yaml faults:) breaks one client rule; each
+// server's requests as its declared capabilities allow, and exits (with
+// the variant linger, once the server ends the session: the client a
+// fuzz campaign fuzzes). Each fault (spec mcp-client.yaml faults:) breaks
+// one client rule, those marked fuzz only under hostile input; each
 // variant takes a legal alternative.
 package mcpclient
 
@@ -12,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -38,6 +41,10 @@ type client struct {
 	serverCaps     map[string]any
 	nextID         int
 	modern         bool // requests carry 2026-07-28's _meta
+	// sent are the ids of every request the client sent (crash-on-unknown-id);
+	// eof is closed once the server's output ends.
+	sent map[string]bool
+	eof  chan struct{}
 }
 
 // Serve runs the reference client against the server o.Args names.
@@ -65,6 +72,10 @@ func Serve(o refserver.Options) int {
 	c.in = in
 	go c.read(out)
 	code := c.run()
+	if code == 0 && c.variant["linger"] {
+		// An interactive client: the session lasts until the server ends it.
+		<-c.eof
+	}
 	_ = in.Close()
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
@@ -80,7 +91,7 @@ func Serve(o refserver.Options) int {
 // newClient is the client the options make, its capabilities as the
 // variants and faults say; in is left to the transport.
 func newClient(o refserver.Options) *client {
-	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, answers: map[string]chan map[string]any{}}
+	c := &client{fault: refserver.Set(o.Faults), variant: refserver.Set(o.Variants), log: o.Log, answers: map[string]chan map[string]any{}, sent: map[string]bool{}, eof: make(chan struct{})}
 	c.caps = map[string]any{"roots": map[string]any{"listChanged": true}, "sampling": map[string]any{}}
 	switch {
 	case c.variant["bare"]:
@@ -125,6 +136,7 @@ func (c *client) request(method string, params any, id int) (int, chan map[strin
 		key = fmt.Sprintf("c-%d", id)
 	}
 	c.answers[key] = ch
+	c.sent[key] = true
 	c.mu.Unlock()
 	msg := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
 	if c.variant["string-ids"] {
@@ -375,23 +387,52 @@ func fetchRefs(list map[string]any) {
 }
 
 func (c *client) read(r io.Reader) {
+	defer close(c.eof)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var m map[string]any
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			if c.fault["hang-on-bad-line"] && !json.Valid(sc.Bytes()) {
+				// Waits for the rest of a message that never comes.
+				select {}
+			}
 			continue
 		}
 		id, hasID := m["id"]
-		method, _ := m["method"].(string)
+		mv, hasM := m["method"]
+		method, _ := mv.(string)
+		switch id.(type) {
+		case string, float64:
+		case nil:
+			if hasM && hasID {
+				// MCP: a request's id is a string or an integer, never null.
+				c.send(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "invalid request: a null id"}})
+				continue
+			}
+		default:
+			// JSON-RPC 2.0 § 5: an id that is no id is an invalid
+			// request, answered with a null id, not echoed.
+			if hasM {
+				c.send(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "invalid request: the id is neither a string nor a number"}})
+			}
+			continue
+		}
 		switch {
 		case method != "" && hasID:
 			c.answer(method, id, m)
+		case hasM && hasID:
+			c.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32600, "message": "invalid request: method is not a name"}})
 		case hasID:
 			c.mu.Lock()
 			ch := c.answers[fmt.Sprint(id)]
 			delete(c.answers, fmt.Sprint(id))
+			known := c.sent[fmt.Sprint(id)]
 			c.mu.Unlock()
+			if !known && c.fault["crash-on-unknown-id"] {
+				fmt.Fprintf(c.log, "mcp reference client: a response to id %v, which it never sent: exiting\n", id)
+				os.Exit(3)
+			}
 			if ch != nil {
 				ch <- m
 			}

@@ -1,7 +1,11 @@
 package mcpclient
 
 import (
+	"encoding/json"
+
 	"github.com/wirecheck/wirecheck/internal/peer"
+	"github.com/wirecheck/wirecheck/internal/revtable"
+	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
 // The server wirecheck plays: one tool that answers, one whose call is an
@@ -94,5 +98,39 @@ func modernize(resp map[string]any, method string) {
 	switch method {
 	case "server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 		r["cacheScope"], r["ttlMs"] = "private", 0
+	}
+}
+
+// StepHandler answers, as the MCP server of revision p, every request a
+// client under test sends in a scenario of steps (a fuzz campaign's
+// sequences, a reproducer replay runs): initialize with p's revision and
+// wirecheck's capabilities, the rest as the suite's server does. The Go
+// scenarios answer for themselves and run without it. A revision with
+// no handshake gets its results in that revision's form.
+func StepHandler(p *spec.Protocol) peer.Handler {
+	rev := p.Version
+	handshake := rev == "" || p.Has(rev, revtable.Handshake)
+	return func(in *peer.Inbound) []byte {
+		mv, _ := in.Field("/method")
+		method, _ := mv.(string)
+		id, hasID := in.Field("/id")
+		if !hasID || method == "" {
+			return nil
+		}
+		var resp map[string]any
+		if method == "initialize" {
+			v := rev
+			if !handshake {
+				v = legacyRevision
+			}
+			resp = result(id, map[string]any{"protocolVersion": v, "capabilities": serverCaps(), "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}})
+		} else {
+			resp = answer(in, method, id)
+			if !handshake {
+				modernize(resp, method)
+			}
+		}
+		b, _ := json.Marshal(resp)
+		return b
 	}
 }

@@ -1,0 +1,118 @@
+package fuzz_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+	"github.com/wirecheck/wirecheck/internal/testrun"
+)
+
+// clientCampaign fuzzes the MCP reference client (lingering, so it stays
+// to be fuzzed) in the client role, wirecheck its hostile server.
+func clientCampaign(runs int, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
+	b, err := protocols.Load("mcp-client")
+	Expect(err).NotTo(HaveOccurred())
+	p, err := b.Protocol.ForVersion("")
+	Expect(err).NotTo(HaveOccurred())
+	t, err := testrun.Server{Protocol: "mcp-client", Variants: []string{"linger"}, Faults: faults}.Target()
+	Expect(err).NotTo(HaveOccurred())
+	c, err := fuzz.New(fuzz.Config{
+		Protocol: p, Schemas: b.Schemas, Handler: b.StepHandler(p), Judge: b.Judge, Target: t,
+		Runs: runs, Seed: 1, Jobs: 2, Timeout: 300 * time.Millisecond, StartupTimeout: 5 * time.Second,
+		ShrinkTime: time.Second, MaxFailures: 1,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	bugs, err := c.Run(context.Background())
+	Expect(err).NotTo(HaveOccurred())
+	return c, bugs
+}
+
+var _ = Describe("fuzz in the client role (mcp --role client)", func() {
+	It("passes the clean reference client: no failure, survival and the frame rules judged", func() {
+		c, bugs := clientCampaign(12)
+		Expect(bugs).To(BeEmpty())
+		Expect(c.Passes()).To(HaveKey("MCP-CLIENT-SURVIVE-1"))
+		Expect(c.Passes()).To(HaveKey("MCP-CLIENT-JSONRPC-1"))
+	})
+
+	// Each fuzz-only fault of the reference client (spec faults with
+	// fuzz: true), found within a few sequences and saved so that replay,
+	// in the client role, shows it again and the clean client passes it.
+	// A client speaks first: what it sends on connecting is judged while
+	// the campaign may still be starting its process (observe once read a
+	// peer not yet set there and panicked; the window is too narrow for
+	// this test to hit every time, it shows such a frame is judged).
+	It("judges a client's first frame, sent as it connects", func() {
+		b, err := protocols.Load("mcp-client")
+		Expect(err).NotTo(HaveOccurred())
+		p, err := b.Protocol.ForVersion("")
+		Expect(err).NotTo(HaveOccurred())
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		script := `printf '%s\n' '{"jsonrpc":"1.0","id":1,"method":"initialize"}' | "$0"`
+		c, err := fuzz.New(fuzz.Config{
+			Protocol: p, Schemas: b.Schemas, Handler: b.StepHandler(p), Judge: b.Judge,
+			Target: target.Target{Argv: []string{"sh", "-c", script, target.ServerCommand}, Client: true, Binary: bin},
+			Runs:   1, Seed: 1, Timeout: 200 * time.Millisecond, StartupTimeout: 5 * time.Second, ShrinkTime: time.Second, MaxFailures: 1,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bugs).NotTo(BeEmpty())
+		Expect(bugs[0].Rule).To(Equal("MCP-CLIENT-JSONRPC-1"))
+	})
+
+	b, err := protocols.Load("mcp-client")
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range b.Protocol.Faults {
+		if !f.Fuzz {
+			continue
+		}
+		fault := f.Name
+		It("finds the reference client's "+fault+", and replay reproduces it", func() {
+			c, bugs := clientCampaign(30, fault)
+			Expect(bugs).NotTo(BeEmpty())
+			Expect(f.Trips).To(ContainElement(bugs[0].Rule))
+			dir := GinkgoT().TempDir()
+			file, err := c.Save(bugs[0], dir)
+			Expect(err).NotTo(HaveOccurred())
+
+			bin, err := testbin.Wirecheck()
+			Expect(err).NotTo(HaveOccurred())
+			replay := func(faults ...string) (int, string) {
+				args := []string{"replay", file, "--timeout", "300ms", "--level", "should", "--", bin, "serve", "mcp", "--role", "client", "--variant", "linger"}
+				for _, f := range faults {
+					args = append(args, "--fault", f)
+				}
+				cmd := exec.Command(bin, append(args, "--", "{server}")...)
+				cmd.Dir = filepath.Dir(file)
+				out, err := cmd.CombinedOutput()
+				var ee *exec.ExitError
+				if err != nil && !errors.As(err, &ee) {
+					Fail(err.Error())
+				}
+				return cmd.ProcessState.ExitCode(), string(out)
+			}
+			code, out := replay(fault)
+			Expect(code).To(Equal(1), "the reproducer fails the faulty client:\n%s", out)
+			// Replay, as fuzz, answers the client as its server.
+			Expect(out).To(MatchRegexp(`→ \{"id":\d+,"jsonrpc":"2.0","result":`))
+			code, out = replay()
+			Expect(code).To(Equal(0), "the reproducer passes the clean client:\n%s", out)
+			_ = os.RemoveAll(dir)
+		})
+	}
+})
