@@ -403,6 +403,7 @@ func (t *docText) under(at int, w quoteSite) bool {
 
 var (
 	mdLink      = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	wrappedLink = regexp.MustCompile(`\[([^\]\n]*)\n[ \t]*([^\]\n]*)\]\(`)
 	mdEmph      = regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*]*?)\*`)
 	callout     = regexp.MustCompile(`^:::\w+\[(.*)\]\s*$`)
 	noteCite    = regexp.MustCompile(`(?:^\(|; )(#[\w-]+|[a-z][\w-]*(?:/[\w-]+)+(?:#[\w-]+)?): ([^;]*)`)
@@ -496,6 +497,11 @@ func mdxPage(root, page string) *docText {
 // fence is a comment). A bare text leaves out the fences' "//" comments,
 // as a quote of a code block may.
 func markdownText(s string, bare bool) *docText {
+	// A link's text may wrap ("[negotiated during\ninitialization](…)"):
+	// lines are read one by one, so it is joined first.
+	if strings.Contains(s, "](") {
+		s = wrappedLink.ReplaceAllString(s, "[$1 $2](")
+	}
 	t := &docText{}
 	var b strings.Builder
 	fence := false

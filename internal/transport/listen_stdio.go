@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -36,12 +37,24 @@ func listenStdio(o ListenOptions) (Listener, error) {
 	}
 	script := filepath.Join(dir, "server")
 	body := "#!/bin/sh\nexec " + shellQuote(o.Binary) + " connect-back " + shellQuote(sock) + "\n"
-	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+	if err := writeExecutable(script, []byte(body)); err != nil {
 		_ = ln.Close()
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("stdio listener: %w", err)
 	}
 	return &stdioListener{dir: dir, script: script, ln: ln, maxFrame: o.MaxFrame}, nil
+}
+
+// writeExecutable writes a file that another process will exec. The
+// write is done under syscall.ForkLock: a process forked while the file
+// is open for writing holds that descriptor until it execs (close-on-exec
+// closes it only then), and exec of a file open for writing anywhere
+// fails with ETXTBSY ("text file busy"), which lanes starting clients at
+// once under load hit.
+func writeExecutable(name string, body []byte) error {
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
+	return os.WriteFile(name, body, 0o700)
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
