@@ -194,8 +194,13 @@ func taskExtension(e *scenario.Env) error {
 // routing on the header and the server reading the body act on two tasks.
 func judgeTaskName(e *scenario.Env, s *session, v *extVerdicts, first *peer.Inbound, id string) {
 	x, ok := exchangerOf(e)
-	if !ok {
-		v.skip("MCP-TASKEXT-15", "routing headers are Streamable HTTP's; the server is reached over another transport")
+	if !ok || x.Kind() != "http" {
+		// The runner skips it by the spec's transports; a probe over the
+		// legacy transport would be answered on the session's stream.
+		v.seen["MCP-TASKEXT-15"] = true
+		for _, r := range applying(e, []string{"MCP-TASKEXT-15"}) {
+			e.Skip(r, "routing headers are Streamable HTTP's; this run speaks another transport")
+		}
 		return
 	}
 	if !isResult(first) {
