@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // sentMethods runs a short campaign against the MCP reference server at a
@@ -23,8 +24,12 @@ func sentMethods(revision string, runs int) map[string]int {
 			}
 			method, _ := m["method"].(string)
 			sent[method]++
-			if p, ok := m["params"].(map[string]any); ok && method == "tools/call" && p["task"] != nil {
+			p, _ := m["params"].(map[string]any)
+			if method == "tools/call" && p["task"] != nil {
 				sent["tools/call with a task"]++
+			}
+			if declaresTasksExt(p) {
+				sent[method+" declaring the tasks extension"]++
 			}
 		}
 	}})
@@ -43,6 +48,13 @@ var _ = Describe("fuzz draws the methods of the revision and of the extensions t
 		}
 	})
 
+	It("sends the 2026-07-28 tasks extension's methods, declaring it, about the tasks its calls made", func() {
+		sent := sentMethods("2026-07-28", 120)
+		for _, m := range []string{"tools/call", "tasks/get", "tasks/update", "tasks/cancel"} {
+			Expect(sent).To(HaveKeyWithValue(m+" declaring the tasks extension", BeNumerically(">", 0)), "%s (sent: %v)", m, sent)
+		}
+	})
+
 	It("sends the 2026-07-28 skills methods", func() {
 		sent := sentMethods("2026-07-28", 40)
 		for _, m := range []string{"skills/list", "skills/get", "resources/directory/read"} {
@@ -51,13 +63,34 @@ var _ = Describe("fuzz draws the methods of the revision and of the extensions t
 	})
 
 	DescribeTable("finds a fault of the reference server's extension handling by the rule judging its answers",
-		func(revision, fault, rule string) {
-			bugs := revCampaign("mcp", revision, fuzz.Config{Runs: 40, Seed: 3, ShrinkTime: time.Nanosecond, MaxFailures: 1,
-				Rules: []string{rule}}, "--fault", fault)
+		func(revision, fault, rule string, runs int, serve ...string) {
+			bugs := revCampaign("mcp", revision, fuzz.Config{Runs: runs, Seed: 3, ShrinkTime: time.Nanosecond, MaxFailures: 1,
+				Rules: []string{rule}}, append([]string{"--fault", fault}, serve...)...)
 			Expect(rulesOf(bugs)).To(ContainElement(HavePrefix(rule + " after ")))
 		},
-		Entry(nil, "2025-11-25", "task-create-bad", "MCP-TASKS-2"),
-		Entry(nil, "2025-11-25", "task-get-wrong", "MCP-TASKS-4"),
-		Entry(nil, "2026-07-28", "skills-entry-no-resources", "MCP-SKILLS-5"),
+		Entry(nil, "2025-11-25", "task-create-bad", "MCP-TASKS-2", 40),
+		Entry(nil, "2025-11-25", "task-get-wrong", "MCP-TASKS-4", 40),
+		Entry(nil, "2026-07-28", "skills-entry-no-resources", "MCP-SKILLS-5", 40),
+		// Its tasks created completed: a campaign's sequences are quicker
+		// than a task's run.
+		Entry(nil, "2026-07-28", "task-ext-get-no-result", "MCP-TASKEXT-6", 120, "--variant", "task-ext-immediate"),
 	)
+
+	// The reference server refuses over HTTP a tasks/get whose Mcp-Name
+	// is not its taskId (MCP-TASKEXT-15): the fault is found only if the
+	// campaign's tasks/get carry the header as the extension asks.
+	It("finds it over Streamable HTTP too, its tasks/get carrying Mcp-Name", func() {
+		bugs, _ := fuzzServed([]string{"--fault", "task-ext-get-no-result", "--variant", "task-ext-immediate"}, "2026-07-28", "http", 40, 4, verdict.Should, "MCP-TASKEXT-6")
+		Expect(bugRules(bugs)).To(ContainElement(HavePrefix("MCP-TASKEXT-6 ")))
+	})
 })
+
+// declaresTasksExt reports whether a request's params declare the 2026-07-28
+// tasks extension in their _meta.
+func declaresTasksExt(p map[string]any) bool {
+	meta, _ := p["_meta"].(map[string]any)
+	caps, _ := meta["io.modelcontextprotocol/clientCapabilities"].(map[string]any)
+	ext, _ := caps["extensions"].(map[string]any)
+	_, ok := ext["io.modelcontextprotocol/tasks"]
+	return ok
+}

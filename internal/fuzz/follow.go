@@ -66,7 +66,7 @@ func (pr *proc) listSources() error {
 	sort.Strings(names)
 	for _, name := range names {
 		src := f.Sources[name]
-		if !pr.declares(src.When) {
+		if src.List == nil || !pr.declares(src.When) {
 			continue
 		}
 		pr.setShape("list " + name)
@@ -188,7 +188,17 @@ func pointers(v any) []string {
 // acknowledgement expected.
 func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
 	v := fill(req, item, nil, pr)
+	own, _ := peer.Pointer(v, "/params/_meta")
+	own = jsonval.Clone(own)
 	name := pr.request(v)
+	// The model's params replace what a generated request says of
+	// them; a follow-up's own _meta members (a capability it declares
+	// beside the model's) are the model's intent, kept beside them.
+	if m, ok := own.(map[string]any); ok {
+		if p, ok := v.(map[string]any)["params"].(map[string]any); ok {
+			p["_meta"] = mergeObjects(p["_meta"], m)
+		}
+	}
 	id, _ := peer.Pointer(v, pr.c.cfg.Protocol.Correlation.ID)
 	if fl.Open == nil {
 		if err := pr.do(scenario.Step{Send: v, As: name}, scenario.Step{Expect: name}); err != nil {
@@ -216,6 +226,23 @@ func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
 	// Open once sent: a later action may cancel it whatever came back.
 	pr.open = append(pr.open, opened{fl: fl, name: name, id: id})
 	return pr.do(steps...)
+}
+
+// mergeObjects is base with over's members added, objects both hold
+// merged member by member, over winning any other clash.
+func mergeObjects(base any, over map[string]any) any {
+	b, ok := base.(map[string]any)
+	if !ok {
+		return over
+	}
+	for k, x := range over {
+		if xo, isObj := x.(map[string]any); isObj {
+			b[k] = mergeObjects(b[k], xo)
+			continue
+		}
+		b[k] = x
+	}
+	return b
 }
 
 // maxYielded bounds the items a process's follow-up requests add to a

@@ -19,16 +19,23 @@ import (
 // for none) at a revision ("" its default) over an HTTP transport, and
 // returns the bugs found and the rules judged (passed at least once).
 func fuzzOver(fault, revision, tr string, runs int, seed uint64, level verdict.Level, rules ...string) ([]*fuzz.Bug, []string) {
+	var serve []string
+	if fault != "" {
+		serve = []string{"--fault", fault}
+	}
+	return fuzzServed(serve, revision, tr, runs, seed, level, rules...)
+}
+
+// fuzzServed is fuzzOver of the reference server started with the serve
+// flags given (faults and variants).
+func fuzzServed(serve []string, revision, tr string, runs int, seed uint64, level verdict.Level, rules ...string) ([]*fuzz.Bug, []string) {
 	bin, err := testbin.Wirecheck()
 	Expect(err).NotTo(HaveOccurred())
 	b, err := protocols.Load("mcp")
 	Expect(err).NotTo(HaveOccurred())
 	p, err := b.Protocol.ForVersion(revision)
 	Expect(err).NotTo(HaveOccurred())
-	argv := []string{bin, "serve", "mcp", "--" + tr, "127.0.0.1:{port}"}
-	if fault != "" {
-		argv = append(argv, "--fault", fault)
-	}
+	argv := append([]string{bin, "serve", "mcp", "--" + tr, "127.0.0.1:{port}"}, serve...)
 	c, err := fuzz.New(fuzz.Config{Protocol: p, Schemas: b.Schemas, Handler: b.Handler, Judge: b.Judge,
 		Target: target.Target{Argv: argv, Transport: tr, Paths: p.Endpoints},
 		Runs:   runs, Seed: seed, Level: level, Rules: rules, MaxFailures: 1, ShrinkTime: time.Nanosecond,

@@ -178,8 +178,31 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if verr != nil {
 		return r.report(), verr
 	}
+	if cfg.Schemas != nil {
+		// Every schema the run judges by, compiled before the lanes start:
+		// the decoded documents a compiler keeps for later compiles then
+		// go, rather than stay live beside the compiled schemas all run.
+		cfg.Schemas.Settle(judgedSchemas(cfg.Protocol))
+	}
 	err := r.all(ctx)
 	return r.report(), err
+}
+
+// judgedSchemas are the schemas the peer judges a run's frames by: its
+// kinds' and its frame rules'.
+func judgedSchemas(p *spec.Protocol) []string {
+	var out []string
+	for _, k := range p.Kinds {
+		if k.Schema != "" {
+			out = append(out, k.Schema)
+		}
+	}
+	for _, r := range p.Rules {
+		if r.Frames != nil && r.Frames.Schema != "" && r.AppliesTo(p.Version) {
+			out = append(out, r.Frames.Schema)
+		}
+	}
+	return out
 }
 
 // Pool is the lanes and starts that several runs at once share: the

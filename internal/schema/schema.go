@@ -50,6 +50,10 @@ type Registry struct {
 	c      *jsonschema.Compiler
 	byFile map[string]*jsonschema.Schema
 	byFrag map[string]*jsonschema.Schema
+	// fsys and known let a compiler be made again once Settle dropped
+	// the last (see compiler).
+	fsys  fs.FS
+	known map[string]bool
 }
 
 // Compile registers every .json file under the folders in fsys and
@@ -88,21 +92,14 @@ func open(fsys fs.FS, eager bool, dirs ...string) (*Registry, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("schema.Open: no folder")
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	// The formats a schema names are part of its contract (MCP's blob
-	// "MUST be properly encoded", and its schema says so with "byte").
-	c.AssertFormat()
-	c.RegisterFormat(byteFormat)
 	base := Base
 	if !eager {
 		base = trustedBase
 	}
-	r := &Registry{dir: dirs[0], files: map[string]string{}, base: base, c: c, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{}}
-	// Never fetch anything from the network or disk: every $ref must
-	// resolve to a file of these folders.
 	known := map[string]bool{}
-	c.UseLoader(fsLoader{fsys: fsys, known: known, base: base})
+	r := &Registry{dir: dirs[0], files: map[string]string{}, base: base, byFile: map[string]*jsonschema.Schema{}, byFrag: map[string]*jsonschema.Schema{},
+		fsys: fsys, known: known}
+	c := r.compiler()
 	for i, dir := range dirs {
 		var files []string
 		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
@@ -143,6 +140,42 @@ func open(fsys fs.FS, eager bool, dirs ...string) (*Registry, error) {
 	return r, nil
 }
 
+// compiler is the registry's compiler, made when there is none (at open,
+// and after Settle): it reads a file the first time a compile needs it.
+// r.mu is held, or the registry is not shared yet.
+func (r *Registry) compiler() *jsonschema.Compiler {
+	if r.c != nil {
+		return r.c
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	// The formats a schema names are part of its contract (MCP's blob
+	// "MUST be properly encoded", and its schema says so with "byte").
+	c.AssertFormat()
+	c.RegisterFormat(byteFormat)
+	// Never fetch anything from the network or disk: every $ref must
+	// resolve to a file of these folders.
+	c.UseLoader(fsLoader{fsys: r.fsys, known: r.known, base: r.base})
+	r.c = c
+	return c
+}
+
+// Settle compiles the schemas refs name (as Get takes them) and then lets
+// the compiler go, and with it the decoded documents it holds to resolve
+// later compiles: for MCP's five revisions some megabytes, beside a
+// compiled form a third of that, live for the whole of a run that needs
+// nothing else. A later Get of another schema makes a compiler again,
+// which reads the files it needs anew. Refs that do not compile are left
+// to Get and Check to report.
+func (r *Registry) Settle(refs []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ref := range refs {
+		r.getLocked(ref)
+	}
+	r.c = nil
+}
+
 // readDoc reads one schema file as the compiler takes it.
 func readDoc(fsys fs.FS, f string) (any, error) {
 	data, err := fs.ReadFile(fsys, f)
@@ -162,10 +195,14 @@ func readDoc(fsys fs.FS, f string) (any, error) {
 func (r *Registry) compile(file string) (*jsonschema.Schema, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.compileLocked(file)
+}
+
+func (r *Registry) compileLocked(file string) (*jsonschema.Schema, error) {
 	if s := r.byFile[file]; s != nil {
 		return s, nil
 	}
-	s, err := r.c.Compile(r.base + r.files[file])
+	s, err := r.compiler().Compile(r.base + r.files[file])
 	if err != nil {
 		return nil, fmt.Errorf("schemas/%s: %s", r.files[file], strings.ReplaceAll(err.Error(), r.base, "schemas/"))
 	}
@@ -178,20 +215,24 @@ func (r *Registry) compile(file string) (*jsonschema.Schema, error) {
 // (compiled on first use, then cached). It returns nil when there is no
 // such file or fragment.
 func (r *Registry) Get(file string) *jsonschema.Schema {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.getLocked(file)
+}
+
+func (r *Registry) getLocked(file string) *jsonschema.Schema {
 	f, frag, isFrag := strings.Cut(file, "#")
 	if r.files[f] == "" {
 		return nil
 	}
 	if !isFrag {
-		s, _ := r.compile(f)
+		s, _ := r.compileLocked(f)
 		return s
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if s, ok := r.byFrag[file]; ok {
 		return s
 	}
-	s, err := r.c.Compile(r.base + r.files[f] + "#" + frag)
+	s, err := r.compiler().Compile(r.base + r.files[f] + "#" + frag)
 	if err != nil {
 		s = nil
 	}
@@ -216,7 +257,7 @@ func (r *Registry) Check(file string) string {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := r.c.Compile(r.base + r.files[f] + "#" + frag); err != nil {
+	if _, err := r.compiler().Compile(r.base + r.files[f] + "#" + frag); err != nil {
 		return fmt.Sprintf("schema %q: %s", file, strings.ReplaceAll(err.Error(), r.base, "schemas/"))
 	}
 	return fmt.Sprintf("schema %q does not compile", file)

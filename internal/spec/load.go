@@ -397,8 +397,12 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		checkFollow(f.Follow)
 		for name, src := range f.Sources {
 			switch {
-			case src == nil || src.List == nil || src.Items == "" || src.Name == "":
-				bad(1, "fuzz source %q: list, items and name are all required", name)
+			case src == nil:
+				bad(1, "fuzz source %q: list, items and name, or {} (items only follow-ups yield)", name)
+			case src.List == nil && src.Items == "" && src.Name == "" && src.Next == nil:
+				// Made, never listed: items only follow-ups yield.
+			case src.List == nil || src.Items == "" || src.Name == "":
+				bad(1, "fuzz source %q: list, items and name are all required (or none: items only follow-ups yield)", name)
 			case !strings.HasPrefix(src.Items, "/") || !strings.HasPrefix(src.Name, "/"):
 				bad(1, "fuzz source %q: items and name are JSON pointers", name)
 			case src.Next != nil && (!strings.HasPrefix(src.Next.From, "/") || !strings.HasPrefix(src.Next.To, "/")):

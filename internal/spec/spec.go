@@ -423,7 +423,9 @@ type FuzzRequest struct {
 // FuzzSource is a list of the server's items, read (every page) once a
 // process is set up and every condition of When holds: List is the
 // request, Items the pointer of the array in its answer, Name the
-// pointer of an item's name in it ($name of a follow-up request).
+// pointer of an item's name in it ($name of a follow-up request). A source
+// without them ({}) is never listed: its items are what follow-up requests
+// yield (the tasks a call makes, where no request lists them).
 type FuzzSource struct {
 	When  []string       `yaml:"when"`
 	List  map[string]any `yaml:"list"`

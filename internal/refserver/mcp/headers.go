@@ -71,7 +71,7 @@ func (f *Front) headerMismatch(r *http.Request, body []byte) string {
 	if !m.NameRequired() {
 		return ""
 	}
-	if !f.faults["mcp-name-unchecked"] {
+	if !f.nameUnchecked(m.Method) {
 		switch v, ok := get("Mcp-Name"); {
 		case !ok:
 			return missing("Mcp-Name")
@@ -83,6 +83,15 @@ func (f *Front) headerMismatch(r *http.Request, body []byte) string {
 		return f.paramMismatch(get, m.Name, m.Arguments)
 	}
 	return ""
+}
+
+// nameUnchecked reports whether a fault leaves the Mcp-Name of method
+// unchecked: the core's methods and the tasks extension's each have one.
+func (f *Front) nameUnchecked(method string) bool {
+	if strings.HasPrefix(method, "tasks/") {
+		return f.faults["task-ext-name-unchecked"]
+	}
+	return f.faults["mcp-name-unchecked"]
 }
 
 // paramMismatch judges the Mcp-Param headers of a call of one of the

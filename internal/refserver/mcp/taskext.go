@@ -97,7 +97,9 @@ func (s *server) taskExtCall(id any, p obj) bool {
 		s.tasks = map[string]*task{}
 	}
 	s.nextTask++
-	t.id = fmt.Sprintf("task-%d-%x", s.nextTask, now.UnixNano())
+	// Numbered as the 2025-11-25 tasks are: a fuzz reproducer names the
+	// taskId a call made, and its replay must make the same one.
+	t.id = fmt.Sprintf("task-%d", s.nextTask)
 	s.tasks[t.id] = t
 	view := s.taskExtView(t)
 	// Read under the lock: a tasks/cancel may change it once answered.

@@ -19,7 +19,7 @@ const tasksExt = "io.modelcontextprotocol/tasks"
 
 var taskExtRules = []string{"MCP-TASKEXT-1", "MCP-TASKEXT-2", "MCP-TASKEXT-3", "MCP-TASKEXT-4", "MCP-TASKEXT-5", "MCP-TASKEXT-6",
 	"MCP-TASKEXT-7", "MCP-TASKEXT-8", "MCP-TASKEXT-9", "MCP-TASKEXT-10", "MCP-TASKEXT-11", "MCP-TASKEXT-12", "MCP-TASKEXT-13",
-	"MCP-TASKEXT-14"}
+	"MCP-TASKEXT-14", "MCP-TASKEXT-15"}
 
 // taskProbes bounds the tools called to find one the server makes a task
 // of.
@@ -123,7 +123,7 @@ func taskExtension(e *scenario.Env) error {
 		if err == nil {
 			v.skipRest(fmt.Sprintf("no call of the first %d listed tools declaring %s was answered with a task (creating one is the server's choice)", taskProbes, tasksExt),
 				"MCP-TASKEXT-1", "MCP-TASKEXT-2", "MCP-TASKEXT-3", "MCP-TASKEXT-4", "MCP-TASKEXT-5", "MCP-TASKEXT-6", "MCP-TASKEXT-7",
-				"MCP-TASKEXT-8", "MCP-TASKEXT-9", "MCP-TASKEXT-10", "MCP-TASKEXT-13", "MCP-TASKEXT-14")
+				"MCP-TASKEXT-8", "MCP-TASKEXT-9", "MCP-TASKEXT-10", "MCP-TASKEXT-13", "MCP-TASKEXT-14", "MCP-TASKEXT-15")
 		}
 		return err
 	}
@@ -151,6 +151,7 @@ func taskExtension(e *scenario.Env) error {
 		}
 		judgeGot(v, first, id)
 	}
+	judgeTaskName(e, s, v, first, id)
 	if err := updateTask(e, s, v, id); err != nil {
 		return err
 	}
@@ -185,6 +186,40 @@ func taskExtension(e *scenario.Env) error {
 		return cancelTask(e, s, v, id2, "new")
 	}
 	return nil
+}
+
+// judgeTaskName sends over HTTP the tasks/get just served again, its
+// Mcp-Name naming another task: the headers disagree with the body, which
+// the core's Server Validation refuses (MCP-TASKEXT-15), lest a balancer
+// routing on the header and the server reading the body act on two tasks.
+func judgeTaskName(e *scenario.Env, s *session, v *extVerdicts, first *peer.Inbound, id string) {
+	x, ok := exchangerOf(e)
+	if !ok || x.Kind() != "http" {
+		// The runner skips it by the spec's transports; a probe over the
+		// legacy transport would be answered on the session's stream.
+		v.seen["MCP-TASKEXT-15"] = true
+		for _, r := range applying(e, []string{"MCP-TASKEXT-15"}) {
+			e.Skip(r, "routing headers are Streamable HTTP's; this run speaks another transport")
+		}
+		return
+	}
+	if !isResult(first) {
+		v.skip("MCP-TASKEXT-15", "tasks/get of the task with its headers as the body says was not served: nothing to set a mismatch against")
+		return
+	}
+	body := rawJSON(request("tasks/get", map[string]any{"taskId": id, "_meta": metaWith(s.requested, withTasks())}))
+	what := "tasks/get of the task " + show(id) + " with Mcp-Name naming another task"
+	res, seq := exchange(e, x, what, withHeaders(body, map[string]string{"Mcp-Name": "wirecheck-other-task"}))
+	v.seen["MCP-TASKEXT-15"] = true
+	if mismatched(res) {
+		e.Pass("MCP-TASKEXT-15", seq)
+		return
+	}
+	how := "was not refused with 400 and HeaderMismatch"
+	if served(res) {
+		how = "was served"
+	}
+	e.Fail("MCP-TASKEXT-15", seq, what+" "+how+", while the same request with Mcp-Name "+show(id)+" was served (line "+fmt.Sprint(first.Seq)+")", wantMismatch, answered(res))
 }
 
 func str(v any) string {

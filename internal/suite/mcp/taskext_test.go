@@ -53,7 +53,7 @@ var _ = Describe("the tasks extension (2026-07-28)", func() {
 	}
 	all := func(v verdict.Verdict, except map[string]verdict.Verdict) map[string]verdict.Verdict {
 		out := map[string]verdict.Verdict{}
-		for i := 1; i <= 14; i++ {
+		for i := 1; i <= 15; i++ {
 			out["MCP-TASKEXT-"+strconv.Itoa(i)] = v
 		}
 		for r, ev := range except {
@@ -64,6 +64,10 @@ var _ = Describe("the tasks extension (2026-07-28)", func() {
 
 	DescribeTable("a server with the extension passes every rule it exercises",
 		func(variants []string, overHTTP bool, want map[string]verdict.Verdict) {
+			if !overHTTP {
+				// Routing headers are HTTP's.
+				want = mergeVerdicts(want, map[string]verdict.Verdict{"MCP-TASKEXT-15": verdict.Skip})
+			}
 			Expect(extOf(extRun(nil, variants, overHTTP))).To(Equal(all(verdict.Pass, want)))
 		},
 		Entry("stdio", nil, false, nil),
@@ -107,4 +111,20 @@ var _ = Describe("the tasks extension (2026-07-28)", func() {
 		Entry(nil, "task-ext-ungated", "MCP-TASKEXT-13"),
 		Entry(nil, "task-ext-listen-ungated", "MCP-TASKEXT-14"),
 	)
+
+	It("fails MCP-TASKEXT-15 of a server over HTTP serving tasks/get whose Mcp-Name is another task's", func() {
+		Expect(extOf(extRun([]string{"task-ext-name-unchecked"}, nil, true))).To(Equal(all(verdict.Pass,
+			map[string]verdict.Verdict{"MCP-TASKEXT-15": verdict.Fail})))
+	})
 })
+
+func mergeVerdicts(a, b map[string]verdict.Verdict) map[string]verdict.Verdict {
+	out := map[string]verdict.Verdict{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
