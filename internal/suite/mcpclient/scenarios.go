@@ -318,7 +318,7 @@ type conv struct {
 	probed        bool // the client probed: a request of 2026-07-28 before initialize
 	fellBack      int  // line of the initialize after the probe, -1: none
 	stayedModern  int  // line of a modern request other than a probe after it, -1: none
-	metaSeen      int // 2026-07-28 requests whose _meta was judged
+	metaSeen      int  // 2026-07-28 requests whose _meta was judged
 	metaFailed    bool
 	infoFailed    bool
 }
