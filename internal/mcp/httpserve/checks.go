@@ -24,6 +24,15 @@ const (
 	// CheckMetadataHeaders: Mcp-Method (and Mcp-Name where required)
 	// mirror the body (2026-07-28, request metadata).
 	CheckMetadataHeaders = "client-http.metadata-headers"
+	// CheckParamHeaders: a tools/call of a tool listed with x-mcp-header
+	// annotations mirrors each argument with a value into its Mcp-Param
+	// header (2026-07-28).
+	CheckParamHeaders = "client-http.param-headers"
+	// CheckParamEncoding: a mirrored value that cannot travel plain is
+	// Base64-encoded in the sentinel form.
+	CheckParamEncoding = "client-http.param-encoding"
+	// CheckParamNull: a null argument is not mirrored.
+	CheckParamNull = "client-http.param-null"
 	// CheckDelete: a session the client leaves is ended with DELETE.
 	// Judged when the listener closes: only then is the client done.
 	CheckDelete = "client-http.delete"
@@ -75,7 +84,7 @@ func init() {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.
-	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders, CheckAuthBearer} {
+	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders, CheckAuthBearer, CheckParamHeaders, CheckParamEncoding, CheckParamNull} {
 		verdict.Register(c, "requests")
 	}
 	verdict.Register(CheckAcceptGet, "GETs")

@@ -65,6 +65,8 @@ type Session struct {
 	retired bool
 	// reported are the checks this session has reported.
 	reported map[string]bool
+	// tools are those of the tools/list results wirecheck sent, by name.
+	tools map[string]listedTool
 }
 
 func newSession(srv *Server, set Settings) *Session {
@@ -376,6 +378,9 @@ func (c *Session) Send(msg []byte) error {
 		}
 		delete(c.open, m.key)
 		method := x.methods[m.key]
+		if method == "tools/list" {
+			c.learnTools(msg)
+		}
 		if method == "initialize" && m.version != "" {
 			c.revision = m.version
 			c.initialized = true

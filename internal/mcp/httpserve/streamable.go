@@ -152,6 +152,9 @@ func (c *Session) metadata(r *http.Request, what string, body []byte, m message)
 	if !ok {
 		return
 	}
+	if req.Method == "tools/call" && req.HasName {
+		c.params(r, req)
+	}
 	if got := r.Header.Get("Mcp-Method"); got != req.Method {
 		c.check(CheckMetadataHeaders, verdict.Fail, "had an Mcp-Method header other than its method", "Mcp-Method: "+req.Method, where(r, what)+fmt.Sprintf(" with Mcp-Method: %q", got))
 		return

@@ -134,32 +134,49 @@ func token(s string) bool {
 	return s != ""
 }
 
-// Value is the header value an argument at p.Path puts in Mcp-Param, or
-// false when the header is to be omitted (no value, or null: "Client MUST
-// omit the header"). Strings as they are, integers in decimal, booleans
-// lower case, then encoded (Encode).
-func (p Param) Value(args any) (string, bool) {
-	v := args
+// At is the argument at p.Path: present is false when the arguments
+// hold nothing there (a null there is present, and nil).
+func (p Param) At(args any) (v any, present bool) {
+	v = args
 	for _, k := range p.Path {
 		m, ok := v.(map[string]any)
 		if !ok {
-			return "", false
+			return nil, false
 		}
 		if v, ok = m[k]; !ok {
-			return "", false
+			return nil, false
 		}
 	}
+	return v, true
+}
+
+// Raw is the string an argument at p.Path converts to before encoding
+// (strings as they are, integers in decimal, booleans lower case), or
+// false when the header is to be omitted (no value, or null: "Client MUST
+// omit the header").
+func (p Param) Raw(args any) (string, bool) {
+	v, _ := p.At(args)
 	switch x := v.(type) {
 	case string:
-		return Encode(x), true
+		return x, true
 	case bool:
 		return strconv.FormatBool(x), true
 	case json.Number:
-		return Encode(Decimal(string(x))), true
+		return Decimal(string(x)), true
 	case float64:
-		return Encode(Decimal(strconv.FormatFloat(x, 'f', -1, 64))), true
+		return Decimal(strconv.FormatFloat(x, 'f', -1, 64)), true
 	}
 	return "", false
+}
+
+// Value is the header value an argument at p.Path puts in Mcp-Param: Raw,
+// encoded (Encode).
+func (p Param) Value(args any) (string, bool) {
+	raw, ok := p.Raw(args)
+	if !ok {
+		return "", false
+	}
+	return Encode(raw), true
 }
 
 // Decimal writes a JSON number holding an integer value in decimal (42.0,

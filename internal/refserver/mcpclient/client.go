@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/mcpheader"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 )
 
@@ -45,6 +46,16 @@ type client struct {
 	// eof is closed once the server's output ends.
 	sent map[string]bool
 	eof  chan struct{}
+	// params are the valid x-mcp-header annotations of the tools listed,
+	// by tool name: what the HTTP link mirrors into Mcp-Param headers.
+	params map[string][]mcpheader.Param
+}
+
+// paramsOf are the annotations of tool name the link mirrors.
+func (c *client) paramsOf(name string) []mcpheader.Param {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.params[name]
 }
 
 // Serve runs the reference client against the server o.Args names.
@@ -99,11 +110,16 @@ func newClient(o refserver.Options) *client {
 	case c.variant["capable"]:
 		c.caps["elicitation"] = map[string]any{}
 	}
-	// no-method-header and ignores-iss(-metadata-issuer) break rules of
-	// 2026-07-28 alone: they speak that revision, as the modern variant
-	// does.
-	if c.fault["no-method-header"] || c.fault["ignores-iss"] || c.fault["ignores-metadata-issuer"] {
-		c.variant["modern"] = true
+	// no-method-header, the Mcp-Param faults and ignores-iss
+	// (-metadata-issuer) break rules of 2026-07-28 alone: they speak that
+	// revision, as the modern variant does.
+	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools"} {
+		if c.fault[f] {
+			c.variant["modern"] = true
+		}
+	}
+	if c.fault["fallback-on-32601-only"] {
+		c.variant["probe"] = true
 	}
 	// The undeclared-answer faults answer what they do not declare.
 	if c.fault["sampling-undeclared-answer"] {
@@ -197,7 +213,7 @@ func (c *client) call(method string, params any) (map[string]any, bool) {
 }
 
 func (c *client) run() int {
-	c.modern = c.variant["modern"] || c.variant["probe"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"] || c.fault["mrtr-state-dropped"] || c.fault["mrtr-state-leak"] || c.fault["mrtr-no-responses"] || c.fault["mrtr-state-stale"]
+	c.modern = c.variant["modern"] || c.variant["probe"] || c.variant["param-base64-all"] || c.fault["meta-no-capabilities"] || c.fault["meta-no-client-info"] || c.fault["deref-ref"] || c.fault["mrtr-state-dropped"] || c.fault["mrtr-state-leak"] || c.fault["mrtr-no-responses"] || c.fault["mrtr-state-stale"]
 	if c.modern {
 		d, ok := c.call("server/discover", nil)
 		if !ok {
@@ -206,9 +222,15 @@ func (c *client) run() int {
 		r, isResult := d["result"].(map[string]any)
 		if !isResult && c.variant["probe"] {
 			// Any error is a server of an earlier revision (stdio's
-			// backward compatibility): initialize instead.
-			c.modern = false
-			return c.legacy()
+			// backward compatibility): initialize instead; the fault
+			// fallback-on-32601-only takes every other code for a
+			// modern server's.
+			e, _ := d["error"].(map[string]any)
+			if code, _ := e["code"].(float64); !c.fault["fallback-on-32601-only"] || code == -32601 {
+				c.modern = false
+				return c.legacy()
+			}
+			return c.work()
 		}
 		c.serverCaps, _ = r["capabilities"].(map[string]any)
 		vs, _ := r["supportedVersions"].([]any)
@@ -322,6 +344,9 @@ func (c *client) work() int {
 	if _, ok := c.call("tools/call", failArgs); !ok {
 		return 1
 	}
+	if !c.callOthers(list) {
+		return 1
+	}
 	// What the server declared decides what else the client asks for
 	// (undeclared-use: whatever it declared).
 	for _, cp := range []struct{ cap, method string }{{"resources", "resources/list"}, {"prompts", "prompts/list"}} {
@@ -340,6 +365,71 @@ func (c *client) work() int {
 		return 1
 	}
 	return 0
+}
+
+// callOthers calls every other tool listed whose arguments it can make,
+// leaving out (as a client over Streamable HTTP must) a tool whose
+// x-mcp-header annotations are invalid, unless the fault keeps-invalid-
+// tools; its valid annotations go to the link first.
+func (c *client) callOthers(list map[string]any) bool {
+	r, _ := list["result"].(map[string]any)
+	ts, _ := r["tools"].([]any)
+	for _, t := range ts {
+		tool, _ := t.(map[string]any)
+		name, _ := tool["name"].(string)
+		if name == "" || name == "echo" || name == "fail" {
+			continue
+		}
+		ps, err := mcpheader.Params(tool["inputSchema"])
+		if err != nil && !c.fault["keeps-invalid-tools"] {
+			fmt.Fprintf(c.log, "mcp reference client: tool %s rejected: %v\n", name, err)
+			continue
+		}
+		c.mu.Lock()
+		if c.params == nil {
+			c.params = map[string][]mcpheader.Param{}
+		}
+		c.params[name] = ps
+		c.mu.Unlock()
+		schema, _ := tool["inputSchema"].(map[string]any)
+		a, _ := arguments(schema)
+		args, _ := a.(map[string]any)
+		if args == nil {
+			args = map[string]any{}
+		}
+		if _, ok := c.call("tools/call", map[string]any{"name": name, "arguments": args}); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// arguments makes a value for a schema: its default where it has one
+// (null too), else one of its type (objects property by property); false
+// for what it cannot make.
+func arguments(schema map[string]any) (any, bool) {
+	if d, ok := schema["default"]; ok {
+		return d, true
+	}
+	switch schema["type"] {
+	case "string":
+		return "wirecheck", true
+	case "integer":
+		return 1, true
+	case "boolean":
+		return true, true
+	case "object":
+		out := map[string]any{}
+		props, _ := schema["properties"].(map[string]any)
+		for k, v := range props {
+			sub, _ := v.(map[string]any)
+			if a, ok := arguments(sub); ok {
+				out[k] = a
+			}
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // inputs answers an InputRequiredResult's inputRequests as the client

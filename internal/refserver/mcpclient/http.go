@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ func serverURL(args []string) (*url.URL, bool) {
 func serveHTTP(o refserver.Options, u *url.URL) int {
 	c := newClient(o)
 	l := newLink(u, c.fault, c.variant, o.Log)
+	l.params = c.paramsOf
 	c.in = l
 	go c.read(l.lines)
 	code := c.run()
@@ -79,6 +81,8 @@ type link struct {
 	// counts them, so a server refusing every token is not asked forever.
 	authMu    sync.Mutex
 	authTries int
+	// params are a tool's x-mcp-header annotations, by its name.
+	params func(tool string) []mcpheader.Param
 }
 
 func newLink(u *url.URL, fault, variant map[string]bool, log io.Writer) *link {
@@ -133,6 +137,37 @@ func (l *link) metadata(req *http.Request, body []byte) {
 	}
 	if r.NameRequired() && r.HasName {
 		req.Header.Set("Mcp-Name", mcpheader.Encode(r.Name))
+	}
+	if r.Method == "tools/call" && r.HasName && l.params != nil && !l.fault["no-param-headers"] {
+		l.mirror(req, r, l.params(r.Name))
+	}
+}
+
+// mirror puts the tool's annotated arguments in Mcp-Param headers
+// (streamable-http, Custom Headers from Tool Parameters): none for a
+// null one, Base64 where a value cannot travel plain; the faults
+// param-null-sent and param-unencoded do otherwise, the variant
+// param-base64-all encodes every value.
+func (l *link) mirror(req *http.Request, r mcpheader.Request, ps []mcpheader.Param) {
+	for _, p := range ps {
+		if v, present := p.At(r.Arguments); present && v == nil {
+			if l.fault["param-null-sent"] {
+				req.Header.Set(p.Header(), "null")
+			}
+			continue
+		}
+		raw, ok := p.Raw(r.Arguments)
+		if !ok {
+			continue
+		}
+		v := mcpheader.Encode(raw)
+		switch {
+		case l.fault["param-unencoded"]:
+			v = raw
+		case l.variant["param-base64-all"]:
+			v = "=?base64?" + base64.StdEncoding.EncodeToString([]byte(raw)) + "?="
+		}
+		req.Header.Set(p.Header(), v)
 	}
 }
 

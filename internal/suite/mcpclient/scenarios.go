@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcprevisions"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -49,7 +50,53 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-MRTR-1", "MCP-CLIENT-MRTR-2", "MCP-CLIENT-MRTR-3", "MCP-CLIENT-MRTR-4"},
 		Fresh: true,
 		Run:   mrtr,
+	}, {
+		Name:  "client-probe-fallback",
+		Title: "play a server of " + legacyRevision + " that answers the client's first request of 2026-07-28 (its server/discover probe) with error " + fmt.Sprint(probeCode) + ", not the -32601 of an unknown method, and no recognized modern error: a client of both eras falls back to initialize",
+		Rules: []string{"MCP-CLIENT-LIFECYCLE-5"},
+		Fresh: true,
+		Run:   probeFallback,
 	}}, httpScenarios()...)
+}
+
+// probeCode is the error client-probe-fallback answers a probe with: one
+// the stdio text names as a legacy server's common answer, other than
+// -32601, and no modern error's (-32020 to -32022).
+const probeCode = -32602
+
+// probeFallback serves the client as a legacy server would: every
+// request of 2026-07-28 before initialize gets probeCode, initialize a
+// session of legacyRevision.
+func probeFallback(env *scenario.Env) error {
+	const rule = "MCP-CLIENT-LIFECYCLE-5"
+	if !applies(env, rule) {
+		_ = env.CloseInput()
+		env.Closed = true
+		return nil
+	}
+	c := conv{probeCode: probeCode, fellBack: -1, stayedModern: -1}
+	if err := c.serve(env); err != nil {
+		return err
+	}
+	switch {
+	case !c.probed:
+		env.Skip(rule, "the client sent no request of 2026-07-28 before initialize (it opened with initialize, or sent nothing): no probe, no fallback")
+	case c.fellBack >= 0:
+		env.Pass(rule, c.fellBack)
+	case c.stayedModern >= 0:
+		env.Fail(rule, c.stayedModern, fmt.Sprintf("answered error %d to its probe, no recognized modern error, the client went on with requests of 2026-07-28 instead of falling back to initialize: it took the server for a modern one", probeCode), "initialize (the server is legacy: \"any other error\")", "another request of 2026-07-28")
+	default:
+		env.Skip(rule, fmt.Sprintf("answered error %d to its probe, the client neither fell back to initialize nor went on: a client of 2026-07-28 alone stops there as it should (it has no initialize), a client of both eras keyed to -32601 stops the same, and one launch cannot tell them apart", probeCode))
+	}
+	return nil
+}
+
+// modernRequest reports whether a request carries 2026-07-28's _meta
+// revision: a request of a client that speaks the revision.
+func modernRequest(in *peer.Inbound) bool {
+	v, _ := in.Field("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+	s, _ := v.(string)
+	return s != "" && mcprevisions.Has(s, revtable.RequiredMeta)
 }
 
 // mrtrState is the requestState of wirecheck's InputRequiredResult.
@@ -263,7 +310,15 @@ type conv struct {
 	retried2      bool
 	retried       bool
 	leakFailed    bool
-	metaSeen      int // 2026-07-28 requests whose _meta was judged
+	headers       bool // client-http-custom-headers: tools with x-mcp-header annotations
+	calledRoute   int  // line of the client's first call of route, -1: none
+	calledInvalid int  // line of its first call of an invalid tool, -1: none
+	invalidName   string
+	probeCode     int  // client-probe-fallback: the error code the probe gets
+	probed        bool // the client probed: a request of 2026-07-28 before initialize
+	fellBack      int  // line of the initialize after the probe, -1: none
+	stayedModern  int  // line of a modern request other than a probe after it, -1: none
+	metaSeen      int  // 2026-07-28 requests whose _meta was judged
 	metaFailed    bool
 	infoFailed    bool
 }
@@ -361,6 +416,22 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	} else if !ok {
 		c.ids[key] = in.Seq
 	}
+	if c.probeCode != 0 && !c.legacy && method != "initialize" && modernRequest(in) {
+		// A legacy server: no request of 2026-07-28 is known to it.
+		if !c.probed {
+			c.probed = true
+			env.Notef("wirecheck answers the client's %s with error %d, as a server of %s may answer a request before initialize", method, c.probeCode, legacyRevision)
+		} else if c.stayedModern < 0 && method != "server/discover" {
+			// A probe sent again is still a probe; another request
+			// of the revision takes the server for a modern one.
+			c.stayedModern = in.Seq
+		}
+		_, err := env.Reply(rpcError(id, c.probeCode, "Invalid params: the server is not initialized"))
+		return err
+	}
+	if method == "initialize" && c.probed && c.fellBack < 0 {
+		c.fellBack = in.Seq
+	}
 	if c.handshake && method == "server/discover" && !c.anyReq {
 		// stdio's backward-compatibility probe of 2026-07-28 (basic/
 		// transports/stdio): a client of both eras asks server/discover
@@ -392,7 +463,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			c.lateReq = in.Seq
 		}
 	}
-	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" && c.mrtrState == "" {
+	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" && c.mrtrState == "" && !c.headers && c.probeCode == 0 {
 		c.judgeMeta(in, method)
 	}
 	if method == "initialize" && !c.handshake && !c.legacy {
@@ -445,6 +516,27 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			return err
 		}
 	}
+	if c.headers && method == "tools/call" {
+		name, _ := in.Field("/params/name")
+		switch {
+		case name == "route":
+			if c.calledRoute < 0 {
+				c.calledRoute = in.Seq
+			}
+			resp := result(id, map[string]any{"content": text("routed")})
+			modernize(resp, method)
+			_, err := c.env.Reply(resp)
+			return err
+		case invalidTool(name):
+			if c.calledInvalid < 0 {
+				c.calledInvalid, c.invalidName = in.Seq, fmt.Sprint(name)
+			}
+			resp := result(id, map[string]any{"content": text("a tool the client should have rejected")})
+			modernize(resp, method)
+			_, err := c.env.Reply(resp)
+			return err
+		}
+	}
 	if method == "tools/call" {
 		if tok, ok := in.Field("/params/_meta/progressToken"); ok {
 			_, _ = c.env.Reply(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": map[string]any{"progressToken": tok, "progress": 1, "total": 2}})
@@ -455,6 +547,9 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		c.listedTools = true
 		if r, ok := resp["result"].(map[string]any); ok && c.canary != "" {
 			r["tools"] = append(append([]any{}, tools...), refTool(c.canary))
+		}
+		if r, ok := resp["result"].(map[string]any); ok && c.headers {
+			r["tools"] = append(append(append([]any{}, tools...), routeTool), invalidTools...)
 		}
 	}
 	if r, ok := resp["result"].(map[string]any); ok && c.toolsOnly && method == "server/discover" {
@@ -576,8 +671,9 @@ func (c *conv) ask() error {
 
 func (c *conv) finish() {
 	env := c.env
-	if c.canary != "" || c.mrtrState != "" {
-		// client-schema-ref and client-mrtr judge their own rules.
+	if c.canary != "" || c.mrtrState != "" || c.headers || c.probeCode != 0 {
+		// client-schema-ref, client-mrtr, client-http-custom-headers and
+		// client-probe-fallback judge their own rules.
 		return
 	}
 	if c.toolsOnly {

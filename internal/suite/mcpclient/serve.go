@@ -134,3 +134,52 @@ func StepHandler(p *spec.Protocol) peer.Handler {
 		return b
 	}
 }
+
+// routeTool is a tool whose inputSchema marks parameters with
+// x-mcp-header (2026-07-28 basic/transports/streamable-http, Custom
+// Headers from Tool Parameters): a string, an integer, a boolean, a
+// string nested in an object, and a nullable one. The defaults are the
+// arguments a client without others may take: one is null (its header is
+// omitted), two cannot travel plain (Base64).
+var routeTool = map[string]any{"name": "route", "description": "routes a query; its annotated arguments travel in Mcp-Param headers too", "inputSchema": map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"region":   map[string]any{"type": "string", "x-mcp-header": "Region", "default": "us-west1"},
+		"priority": map[string]any{"type": "integer", "x-mcp-header": "Priority", "default": 42},
+		"verbose":  map[string]any{"type": "boolean", "x-mcp-header": "Verbose", "default": false},
+		"greeting": map[string]any{"type": "string", "x-mcp-header": "Greeting", "default": "Hello, 世界"},
+		"tag":      map[string]any{"type": []any{"string", "null"}, "x-mcp-header": "Tag", "default": nil},
+		"target": map[string]any{"type": "object", "properties": map[string]any{
+			"zone": map[string]any{"type": "string", "x-mcp-header": "Zone", "default": " padded "},
+		}},
+		"query": map[string]any{"type": "string", "default": "SELECT 1"},
+	},
+}}
+
+// invalidTools break one constraint each on x-mcp-header values, which a
+// client over Streamable HTTP rejects (leaves out of its tools); each is
+// invalid on every reading of the text.
+var invalidTools = []any{
+	badTool("bad_empty", "an empty x-mcp-header", map[string]any{"v": map[string]any{"type": "string", "x-mcp-header": ""}}),
+	badTool("bad_token", "an x-mcp-header that is no HTTP token (a space)", map[string]any{"v": map[string]any{"type": "string", "x-mcp-header": "Bad Name"}}),
+	badTool("bad_duplicate", "two x-mcp-header values equal but for case", map[string]any{
+		"a": map[string]any{"type": "string", "x-mcp-header": "Tenant"},
+		"b": map[string]any{"type": "string", "x-mcp-header": "tenant"}}),
+	badTool("bad_object", "an x-mcp-header on an object", map[string]any{"v": map[string]any{"type": "object", "x-mcp-header": "Data"}}),
+	badTool("bad_number", "an x-mcp-header on a number", map[string]any{"v": map[string]any{"type": "number", "x-mcp-header": "Ratio"}}),
+	badTool("bad_items", "an x-mcp-header under items, not reachable by properties alone", map[string]any{"v": map[string]any{"type": "array", "items": map[string]any{"type": "string", "x-mcp-header": "Item"}}}),
+}
+
+func badTool(name, what string, props map[string]any) map[string]any {
+	return map[string]any{"name": name, "description": "invalid: " + what, "inputSchema": map[string]any{"type": "object", "properties": props}}
+}
+
+// invalidTool reports whether name is one of invalidTools.
+func invalidTool(name any) bool {
+	for _, t := range invalidTools {
+		if t.(map[string]any)["name"] == name {
+			return true
+		}
+	}
+	return false
+}
