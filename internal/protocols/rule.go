@@ -119,13 +119,21 @@ func writeRule(w io.Writer, b *Bundle, r *spec.Rule) {
 		}
 	}
 	if len(faults) == 0 {
-		fmt.Fprintf(w, "Faults:      none of the reference server's trips it\n")
+		ref := "server"
+		if _, role := RoleOf(p.ID); role != RoleServer {
+			ref = role
+		}
+		fmt.Fprintf(w, "Faults:      none of the reference %s's trips it\n", ref)
 	} else {
 		fmt.Fprintf(w, "Faults:      %s\n", faults[0])
 		for _, f := range faults[1:] {
 			fmt.Fprintf(w, "             %s\n", f)
 		}
-		fmt.Fprintf(w, "             (wirecheck serve %s --fault NAME serves one)\n", p.ID)
+		if proto, role := RoleOf(p.ID); role != RoleServer {
+			fmt.Fprintf(w, "             (wirecheck serve %s --role %s --fault NAME -- SERVER-CMD serves one)\n", proto, role)
+		} else {
+			fmt.Fprintf(w, "             (wirecheck serve %s --fault NAME serves one)\n", p.ID)
+		}
 	}
 }
 
