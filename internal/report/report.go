@@ -113,6 +113,12 @@ type Report struct {
 	// cite, each pinned by its hash.
 	Server    *Server    `json:"server,omitempty"`
 	Revision  string     `json:"revision,omitempty"`
+	// Role is "client" for a run that checked a client (run --role
+	// client: wirecheck played its server), absent for a server; Client
+	// is then the client as it named itself (MCP clientInfo), in place
+	// of Server. Protocol stays the id of the rules judged (mcp-client).
+	Role   string  `json:"role,omitempty"`
+	Client *Server `json:"client,omitempty"`
 	Documents []Document `json:"documents,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
@@ -136,7 +142,17 @@ type NotStarted struct {
 
 // Said is the run's end in a sentence: what happened to the server, and
 // why.
-func (n *NotStarted) Said() string {
+func (n *NotStarted) Said() string { return n.said("server") }
+
+// notStartedSaid is Said of r's NotStarted, naming the target by r's role.
+func (r *Report) notStartedSaid() string {
+	if r.Role == "client" {
+		return r.NotStarted.said("client")
+	}
+	return r.NotStarted.Said()
+}
+
+func (n *NotStarted) said(who string) string {
 	what := "could not be started"
 	switch n.State {
 	case "unreachable":
@@ -144,7 +160,7 @@ func (n *NotStarted) Said() string {
 	case "not-ready":
 		what = "never became ready"
 	}
-	return "the server " + what + ": " + n.Reason
+	return "the " + who + " " + what + ": " + n.Reason
 }
 
 // Interrupt marks r as ended by signal (SIGINT, SIGTERM) after it had run
