@@ -40,8 +40,8 @@ type htmlPage struct {
 	// Certified labels Server: "Server", or "Client" for a run that
 	// checked a client (Role says so).
 	Certified, Role string
-	Documents        []htmlDocument
-	Failures         []htmlRule
+	Documents       []htmlDocument
+	Failures        []htmlRule
 }
 
 type htmlDocument struct{ Title, Name, Ref, SHA256 string }

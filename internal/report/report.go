@@ -111,14 +111,14 @@ type Report struct {
 	// certificate.go): the server as it names itself, the protocol
 	// revision a run of one judged it by, and the documents the rules
 	// cite, each pinned by its hash.
-	Server    *Server    `json:"server,omitempty"`
-	Revision  string     `json:"revision,omitempty"`
+	Server   *Server `json:"server,omitempty"`
+	Revision string  `json:"revision,omitempty"`
 	// Role is "client" for a run that checked a client (run --role
 	// client: wirecheck played its server), absent for a server; Client
 	// is then the client as it named itself (MCP clientInfo), in place
 	// of Server. Protocol stays the id of the rules judged (mcp-client).
-	Role   string  `json:"role,omitempty"`
-	Client *Server `json:"client,omitempty"`
+	Role      string     `json:"role,omitempty"`
+	Client    *Server    `json:"client,omitempty"`
 	Documents []Document `json:"documents,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
