@@ -172,13 +172,13 @@ func reach(b *protocols.Bundle, o Options) (target.Target, func(), error) {
 	stop := func() {}
 	if o.Role == protocols.RoleClient {
 		if len(o.Command) == 0 {
-			return t, nil, errors.New("Role client: give the client's Command, with {server} (or {url} over HTTP) where it takes its server")
+			return t, nil, errors.New("role client: give the client's Command, with {server} (or {url} over HTTP) where it takes its server")
 		}
 		// The stdio endpoint execs this binary to connect back: the
 		// package's init relays (connectback.go).
 		exe, err := os.Executable()
 		if err != nil {
-			return t, nil, fmt.Errorf("Role client: cannot find this program's executable to connect back with: %w", err)
+			return t, nil, fmt.Errorf("role client: cannot find this program's executable to connect back with: %w", err)
 		}
 		t.Client, t.Binary = true, exe
 	}
