@@ -147,6 +147,13 @@ var _ = Describe("the first hour of a client", func() {
 			Eventually(processes).WithArguments("1000.25").Should(BeEmpty())
 		})
 
+		It("that lingers after its session (never exits) is judged and ended, with nothing left", func() {
+			code, out := run("--scenario", "client-session", "--timeout", "1s", "--", "sh", "-c", `"$1" serve mcp --role client -- "$0"; exec sleep 1000.75`, "{server}", bin())
+			Expect(code).To(Equal(0), out)
+			Expect(out).To(MatchRegexp(`(?m)^pass +MCP-CLIENT-LIFECYCLE-1 `))
+			Eventually(processes).WithArguments("1000.75").Should(BeEmpty())
+		})
+
 		It("that connects and sends nothing is an error, not a pass, and is ended with nothing left", func() {
 			code, out := run("--scenario", "client-session", "--timeout", "500ms", "--", "sh", "-c", `sleep 1000.5 | "$0"`, "{server}")
 			Expect(code).To(Equal(1), out)
