@@ -52,7 +52,15 @@ var _ = Describe("the first hour of a client", func() {
 		Expect(code).To(Equal(2))
 		Expect(errs).To(ContainSubstring("did you mean MCP-CLIENT-LIFECYCLE-1"))
 
-		code, _, errs = cli("", "rules", "--role", "client")
+		By("the whole catalogue has the client's rules, and finds one by its ID alone")
+		code, out, _ = cli("", "rules")
+		Expect(code).To(Equal(0))
+		Expect(out).To(MatchRegexp(`(?m)^MCP-CLIENT-PING-1 +MUST `))
+		code, out, _ = cli("", "rules", "MCP-CLIENT-PING-1")
+		Expect(code).To(Equal(0))
+		Expect(out).To(HavePrefix("MCP-CLIENT-PING-1  MUST  (mcp-client)"))
+
+				code, _, errs = cli("", "rules", "--role", "client")
 		Expect(code).To(Equal(2))
 		Expect(errs).To(ContainSubstring("--protocol mcp --role client"))
 

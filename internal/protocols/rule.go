@@ -18,11 +18,10 @@ type UnknownRuleError struct {
 }
 
 func (e *UnknownRuleError) Error() string {
-	where := "no protocol"
+	msg := fmt.Sprintf("rule %q: no protocol defines it", e.ID)
 	if e.Protocol != "" {
-		where = "protocol " + e.Protocol
+		msg = fmt.Sprintf("rule %q: protocol %s defines no such rule", e.ID, e.Protocol)
 	}
-	msg := fmt.Sprintf("rule %q: %s defines no such rule", e.ID, where)
 	if len(e.Near) > 0 {
 		msg += "; did you mean " + strings.Join(e.Near, ", ") + "?"
 	}
@@ -36,7 +35,9 @@ func (e *UnknownRuleError) Error() string {
 // server's faults that trip it. id is looked up in protocol (every
 // protocol when "").
 func WriteRule(w io.Writer, protocol, id string) error {
-	ids := IDs()
+	// Every catalogue, a role's too: a client's rule ID given alone is
+	// found where it is.
+	ids := AllIDs()
 	if protocol != "" {
 		ids = []string{protocol}
 	}
