@@ -60,7 +60,7 @@ var _ = Describe("the first hour of a client", func() {
 		Expect(code).To(Equal(0))
 		Expect(out).To(HavePrefix("MCP-CLIENT-PING-1  MUST  (mcp-client)"))
 
-				code, _, errs = cli("", "rules", "--role", "client")
+		code, _, errs = cli("", "rules", "--role", "client")
 		Expect(code).To(Equal(2))
 		Expect(errs).To(ContainSubstring("--protocol mcp --role client"))
 
