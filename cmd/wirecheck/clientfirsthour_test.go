@@ -135,7 +135,7 @@ var _ = Describe("the first hour of a client", func() {
 			Expect(all).To(ContainSubstring("The client never connected: the suite did not run (exit 3)."))
 			Expect(all).To(ContainSubstring("cause:    the client exited (exit 1) without connecting to {server}"))
 			Expect(all).To(ContainSubstring("no server configured"))
-			Expect(all).To(ContainSubstring("hint:     {server} becomes the command of an MCP server"))
+			Expect(all).To(ContainSubstring("hint:     {server} becomes the command of a server"))
 			Expect(all).NotTo(ContainSubstring("OPTIONS *"), "no port was awaited")
 			doc := validJSON(filepath.Join(dir, "r.json"))
 			Expect(doc).To(HaveKeyWithValue("role", "client"))

@@ -115,8 +115,9 @@ type Report struct {
 	Revision string  `json:"revision,omitempty"`
 	// Role is "client" for a run that checked a client (run --role
 	// client: wirecheck played its server), absent for a server; Client
-	// is then the client as it named itself (MCP clientInfo), in place
-	// of Server. Protocol stays the id of the rules judged (mcp-client).
+	// is then the client as it named itself (a handshake's client info),
+	// in place of Server. Protocol stays the id of the rules judged (the
+	// client role's module).
 	Role      string     `json:"role,omitempty"`
 	Client    *Server    `json:"client,omitempty"`
 	Documents []Document `json:"documents,omitempty"`

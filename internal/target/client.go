@@ -85,7 +85,7 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 // connection to the endpoint its placeholder became.
 func (t Target) awaitedClient(ph string) string {
 	if t.OverHTTP() {
-		return "the client's first request to " + ph + " (the URL wirecheck serves the MCP endpoint on)"
+		return "the client's first request to " + ph + " (the URL wirecheck serves on)"
 	}
 	return "the client to start " + ph + " (an executable wirecheck made, in place of the server command) and connect through it"
 }
@@ -95,9 +95,9 @@ func (t Target) awaitedClient(ph string) string {
 // server (a flag it ignores, a config file it never reads), or the client
 // waits for a user before it connects.
 func (t Target) connectHint(ph string) string {
-	becomes, takes := "the command of an MCP server (wirecheck's)", "the command of its MCP server"
+	becomes, takes := "the command of a server (wirecheck's)", "the command of its server"
 	if t.OverHTTP() {
-		becomes, takes = "the URL of an MCP server (wirecheck's)", "its MCP server's URL"
+		becomes, takes = "the URL of a server (wirecheck's)", "its server's URL"
 	}
 	return fmt.Sprintf("%s becomes %s: put it where the client takes %s (an argument, or --env NAME=%s), "+
 		"and run the client so that it connects at once, without waiting for a user (a headless or one-shot mode)", ph, becomes, takes, ph)
