@@ -70,6 +70,11 @@ demo: build
 	  --report json=reports/mcp-authorization.json --report junit=reports/mcp-authorization.junit.xml \
 	  --report html=reports/mcp-authorization.html --report markdown=reports/mcp-authorization.md \
 	  -- ./$(BIN) serve mcp-authorization --http '127.0.0.1:{port}'
+	@echo "== wirecheck run --protocol mcp --role client -- wirecheck serve mcp --role client -- {server} (the reference MCP client; wirecheck plays its server)"
+	@./$(BIN) run --protocol mcp --role client \
+	  --report json=reports/mcp-client.json --report junit=reports/mcp-client.junit.xml \
+	  --report html=reports/mcp-client.html --report markdown=reports/mcp-client.md \
+	  -- ./$(BIN) serve mcp --role client -- '{server}'
 	@echo
 	@echo "== the same suite against a server that echoes the wrong id (--fault wrong-id); exit code 1 is the point"
 	@./$(BIN) run --protocol sonde-serve --scenario tools-list --timeout 1s --report html=reports/sonde-serve-fault.html \

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,12 @@ import (
 type Options struct {
 	// Protocol is the suite: "mcp", "sonde-serve", … (`wirecheck protocols`).
 	Protocol string
+	// Role is what the target is: "server" (the default) or "client", as
+	// run --role client: wirecheck plays the server, and Command is the
+	// client's, with {server} where it takes its server's command (on
+	// stdio: an executable this test binary serves, see ConnectBack) or,
+	// with Transport "http" or "sse", {url} where it takes its URL.
+	Role string
 	// Revision of a protocol with revisions ("" for its default; "all"
 	// runs the suite in each, side by side, as run --revision all does).
 	Revision string
@@ -138,7 +145,7 @@ func run(o Options) (rep *report.Report, err error) {
 	o.Level = cmp.Or(o.Level, "must")
 	o.Timeout = cmp.Or(o.Timeout, runner.DefaultTimeout)
 	o.StartupTimeout = cmp.Or(o.StartupTimeout, runner.DefaultStartupTimeout)
-	b, err := protocols.Pick(o.Protocol)
+	b, err := protocols.PickRole(o.Protocol, o.Role)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +203,18 @@ func reach(b *protocols.Bundle, o Options) (target.Target, func() error, error) 
 	}
 	t := target.Target{Argv: o.Command, Env: o.Env, Cwd: o.Dir, Transport: o.Transport, URL: o.URL, Headers: o.Headers, Paths: b.Protocol.Endpoints}
 	stop := func() error { return nil }
+	if o.Role == protocols.RoleClient {
+		if len(o.Command) == 0 {
+			return t, nil, errors.New("role client: give the client's Command, with {server} (or {url} over HTTP) where it takes its server")
+		}
+		// The stdio endpoint execs this binary to connect back: the
+		// package's init relays (connectback.go).
+		exe, err := os.Executable()
+		if err != nil {
+			return t, nil, fmt.Errorf("role client: cannot find this program's executable to connect back with: %w", err)
+		}
+		t.Client, t.Binary = true, exe
+	}
 	switch {
 	case o.Serve != nil:
 		t.Serve = o.Serve

@@ -30,6 +30,18 @@
 // returns the built-in reference server of a protocol, with faults if
 // asked, as such a function: the way to see what a failure looks like.
 //
+// A client team sets Role "client": wirecheck plays the server, and the
+// client's Command names it {server} where it takes its server's command
+// (over HTTP, {url} where it takes its URL), as run --role client does:
+//
+//	conformance.Run(t, conformance.Options{Protocol: "mcp", Role: "client",
+//		Command: []string{"./bin/agent", "--mcp-server", "{server}", "--list-tools"}})
+//
+// On stdio {server} is a script that runs the test binary itself to relay
+// the client's pipes back to the run; the package's init does that relay
+// and exits, so nothing is to be installed. The rules are the client
+// role's (MCP-CLIENT-*, `wirecheck rules --protocol mcp --role client`).
+//
 // Options mirror the flags of `wirecheck run`; their zero values are the
 // command's defaults.
 package conformance

@@ -70,6 +70,27 @@ var _ = Describe("the ci recipes", Ordered, func() {
 		}, ciNames{firstShard: "conformance 1/4", shardArtifact: "conformance %d/4", gate: "conformance-gate", gateArtifact: "conformance-gate"}),
 	)
 
+	It("GitHub Actions, checking a client: the run fails, every report kept and naming the client, the annotations name the rule", func() {
+		var doc ghWorkflow
+		Expect(yaml.Unmarshal([]byte(recipe("github-client")), &doc)).To(Succeed())
+		res := r.github(doc)
+		Expect(res.failed["client-conformance"]).To(BeTrue(), "the faulty client fails the job: %s", res.log)
+		Expect(res.artifacts["client-conformance"]).To(ConsistOf("client.json", "client.xml", "client.html"), res.log)
+		dir := res.dirs["client-conformance"]
+		var rep struct {
+			Protocol, Role string
+			Client         struct{ Name string }
+			Summary        struct{ Fail int }
+		}
+		Expect(json.Unmarshal([]byte(readFile(filepath.Join(dir, "client.json"))), &rep)).To(Succeed())
+		Expect(rep.Protocol).To(Equal("mcp-client"))
+		Expect(rep.Role).To(Equal("client"))
+		Expect(rep.Client.Name).To(Equal("wirecheck-reference-client"))
+		Expect(rep.Summary.Fail).To(BeNumerically(">", 0))
+		Expect(readFile(filepath.Join(dir, "client.xml"))).To(ContainSubstring("<failure"))
+		Expect(readFile(filepath.Join(dir, "step-summary.md"))).To(ContainSubstring("MCP-CLIENT-LIFECYCLE-1"))
+	})
+
 	It("Kubernetes: every pod's report and reproducers on the volume, the merge written, the gate failed, a reproducer that fails", func() {
 		var job k8sJob
 		Expect(yaml.Unmarshal([]byte(recipe("kubernetes")), &job)).To(Succeed())
@@ -121,7 +142,7 @@ func readFile(p string) string {
 // recipeRun is what the recipes run against: a faulty server, this
 // checkout as wirecheck's source, a GOPATH of their own.
 type recipeRun struct {
-	root, repo, server, gopath, basePath, podBin string
+	root, repo, server, client, gopath, basePath, podBin string
 }
 
 func newRecipeRun() *recipeRun {
@@ -131,6 +152,10 @@ func newRecipeRun() *recipeRun {
 	r := &recipeRun{root: root, repo: repo, server: filepath.Join(root, "server"), gopath: filepath.Join(root, "gopath")}
 	// MCP-STDIO-1 fails in every lane and every fuzz sequence: each shard fails.
 	Expect(os.WriteFile(r.server, []byte("#!/bin/sh\nexec '"+bin()+"' serve mcp --fault stdout-text\n"), 0o755)).To(Succeed())
+	// The client recipe's client: --mcp-server CMD --list-tools, and it
+	// sends tools/list before initialize.
+	r.client = filepath.Join(root, "client")
+	Expect(os.WriteFile(r.client, []byte("#!/bin/sh\n[ \"$1\" = --mcp-server ] || exit 9\nexec '"+bin()+"' serve mcp --role client --fault list-first -- \"$2\"\n"), 0o755)).To(Succeed())
 	// PATH without any wirecheck: the recipes must install it.
 	var dirs []string
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
@@ -188,7 +213,7 @@ func isYourBuild(step string) bool { return strings.TrimSpace(step) == "make bui
 
 // yourServer stands in for the user's build of their server.
 func (r *recipeRun) yourServer(dir string) string {
-	return "mkdir -p bin && ln -sf '" + r.server + "' bin/server"
+	return "mkdir -p bin && ln -sf '" + r.server + "' bin/server && ln -sf '" + r.client + "' bin/client"
 }
 
 // expectReports checks the reports a gate writes: a merged JSON report

@@ -12,7 +12,7 @@ func newRunCmd() *cobra.Command {
 	var r certify.Request // the flags of the run fill it in
 	cmd := &cobra.Command{
 		Use:     "run --protocol P [flags] (-- CMD [ARGS…] | --url URL)",
-		Short:   "Run the protocol's suite against a launched server",
+		Short:   "Run the protocol's suite against a launched server (or, --role client, a client)",
 		Long:    help("run", "long"),
 		Example: help("run", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {

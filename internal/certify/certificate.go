@@ -9,7 +9,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/spec"
 )
 
-// identities collects what the server processes of a run said they are
+// identities collects what the target's processes of a run said they are
 // (scenario.Env.Identify, from every lane): the first names the report's
 // server; another name or version is kept for a note, since a certificate
 // must not claim one server where several answered.
@@ -34,14 +34,20 @@ func (ids *identities) add(name, version string) {
 // certify fills in what rep certifies: the server as it named itself, the
 // revision of a run of one, and the documents the report's rules cite (in
 // every revision of a run over several).
-func (ids *identities) certify(rep *report.Report, ps ...*spec.Protocol) {
+func (ids *identities) certify(rep *report.Report, client bool, ps ...*spec.Protocol) {
 	if rep == nil {
 		return
 	}
 	ids.mu.Lock()
-	rep.Server = ids.first
+	who, named := "server", &rep.Server
+	if client {
+		// The target is a client: it is what the report certifies, and
+		// the server (wirecheck) is no claim of the report's.
+		rep.Role, who, named = "client", "client", &rep.Client
+	}
+	*named = ids.first
 	if len(ids.others) > 0 {
-		rep.Notes = append(rep.Notes, "the server named itself "+ids.first.String()+" and, in other processes of the run, "+strings.Join(ids.others, ", "))
+		rep.Notes = append(rep.Notes, "the "+who+" named itself "+ids.first.String()+" and, in other processes of the run, "+strings.Join(ids.others, ", "))
 	}
 	ids.mu.Unlock()
 	if len(ps) == 1 && ps[0].Versions != nil {

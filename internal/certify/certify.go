@@ -122,10 +122,10 @@ func (p *Plan) Run(ctx context.Context, live runner.Progress) (*report.Report, e
 				ps = append(ps, q)
 			}
 		}
-		ids.certify(rep, ps...)
+		ids.certify(rep, p.req.Target.Client, ps...)
 	} else {
 		rep, err = runner.Run(ctx, cfg)
-		ids.certify(rep, cfg.Protocol)
+		ids.certify(rep, p.req.Target.Client, cfg.Protocol)
 	}
 	p.known.Apply(rep)
 	return rep, err

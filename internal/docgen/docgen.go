@@ -38,7 +38,7 @@ type Gen struct {
 }
 
 // Sections are the generated sections by name, in the order they are made.
-var Sections = []string{"github", "baseline", "shards", "demo", "fault-demo", "fuzz", "protocols", "faults"}
+var Sections = []string{"github", "baseline", "shards", "demo", "fault-demo", "client", "fuzz", "protocols", "faults"}
 
 // self is how every run names the binary.
 const self = "./bin/wirecheck"
@@ -82,6 +82,9 @@ func (g Gen) Make() (map[string]string, error) {
 		return nil, err
 	}
 	if out["fault-demo"], err = g.faultDemo(); err != nil {
+		return nil, err
+	}
+	if out["client"], err = g.client(); err != nil {
 		return nil, err
 	}
 	if out["fuzz"], err = g.fuzz(); err != nil {
@@ -291,6 +294,35 @@ func (g Gen) faultDemo() (string, error) {
 	keep = append(keep, lines[len(lines)-2:]...)
 	return fence("wirecheck run --protocol sonde-serve --scenario tools-list --timeout 1s -- ./bin/wirecheck serve sonde-serve --fault wrong-id", keep), nil
 }
+
+// client is the client role: the reference client with a fault that
+// sends tools/list before initialize, judged by the lifecycle rules. The
+// header is kept for the client it names, the version left out.
+func (g Gen) client() (string, error) {
+	args := []string{"run", "--protocol", "mcp", "--role", "client", "--rules", "MCP-CLIENT-LIFECYCLE-*", "--no-color", "--no-progress",
+		"--", self, "serve", "mcp", "--role", "client", "--fault", "list-first", "--", "{server}"}
+	out, err := g.must(1, args...)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	keep := []string{clientVersion.ReplaceAllString(lines[0], "wirecheck … · ")}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "VERDICT") {
+			for _, r := range lines[i:] {
+				if r == "" {
+					break
+				}
+				keep = append(keep, r)
+			}
+		}
+	}
+	keep = append(keep, "…")
+	keep = append(keep, lines[len(lines)-2:]...)
+	return fence("wirecheck run --protocol mcp --role client --rules 'MCP-CLIENT-LIFECYCLE-*' -- ./bin/wirecheck serve mcp --role client --fault list-first -- {server}", keep), nil
+}
+
+var clientVersion = regexp.MustCompile(`^wirecheck \S+ · `)
 
 // fuzz is a short campaign against a server that answers one request
 // twice: its summary, then the reproducer it saved.

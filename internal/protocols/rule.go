@@ -18,11 +18,10 @@ type UnknownRuleError struct {
 }
 
 func (e *UnknownRuleError) Error() string {
-	where := "no protocol"
+	msg := fmt.Sprintf("rule %q: no protocol defines it", e.ID)
 	if e.Protocol != "" {
-		where = "protocol " + e.Protocol
+		msg = fmt.Sprintf("rule %q: protocol %s defines no such rule", e.ID, e.Protocol)
 	}
-	msg := fmt.Sprintf("rule %q: %s defines no such rule", e.ID, where)
 	if len(e.Near) > 0 {
 		msg += "; did you mean " + strings.Join(e.Near, ", ") + "?"
 	}
@@ -36,7 +35,9 @@ func (e *UnknownRuleError) Error() string {
 // server's faults that trip it. id is looked up in protocol (every
 // protocol when "").
 func WriteRule(w io.Writer, protocol, id string) error {
-	ids := IDs()
+	// Every catalogue, a role's too: a client's rule ID given alone is
+	// found where it is.
+	ids := AllIDs()
 	if protocol != "" {
 		ids = []string{protocol}
 	}
@@ -119,13 +120,21 @@ func writeRule(w io.Writer, b *Bundle, r *spec.Rule) {
 		}
 	}
 	if len(faults) == 0 {
-		fmt.Fprintf(w, "Faults:      none of the reference server's trips it\n")
+		ref := "server"
+		if _, role := RoleOf(p.ID); role != RoleServer {
+			ref = role
+		}
+		fmt.Fprintf(w, "Faults:      none of the reference %s's trips it\n", ref)
 	} else {
 		fmt.Fprintf(w, "Faults:      %s\n", faults[0])
 		for _, f := range faults[1:] {
 			fmt.Fprintf(w, "             %s\n", f)
 		}
-		fmt.Fprintf(w, "             (wirecheck serve %s --fault NAME serves one)\n", p.ID)
+		if proto, role := RoleOf(p.ID); role != RoleServer {
+			fmt.Fprintf(w, "             (wirecheck serve %s --role %s --fault NAME -- SERVER-CMD serves one)\n", proto, role)
+		} else {
+			fmt.Fprintf(w, "             (wirecheck serve %s --fault NAME serves one)\n", p.ID)
+		}
 	}
 }
 

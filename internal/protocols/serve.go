@@ -134,7 +134,8 @@ func WriteTable(w io.Writer) error {
 // WriteCatalogue writes the rules of protocol id (of every protocol for
 // "") as a text table or as JSON, for `wirecheck rules`.
 func WriteCatalogue(w io.Writer, format, id string) error {
-	ids := IDs()
+	// The whole catalogue is every module's, the roles' among them.
+	ids := AllIDs()
 	if id != "" {
 		ids = []string{id}
 	}

@@ -43,6 +43,12 @@ func mergeCertificate(out, r *Report) {
 	if out.Server == nil {
 		out.Server = r.Server
 	}
+	if out.Client == nil {
+		out.Client = r.Client
+	}
+	if out.Role == "" {
+		out.Role = r.Role
+	}
 	if out.Revision == "" && len(out.Documents) == 0 {
 		out.Revision = r.Revision
 	} else if out.Revision != r.Revision {
@@ -53,4 +59,13 @@ func mergeCertificate(out, r *Report) {
 			out.Documents = append(out.Documents, d)
 		}
 	}
+}
+
+// Certified is what r certifies, as a label and its identity: the server,
+// or for a run with role client the client.
+func (r *Report) Certified() (label string, who *Server) {
+	if r.Role == "client" {
+		return "Client", r.Client
+	}
+	return "Server", r.Server
 }

@@ -99,9 +99,13 @@ func WriteConsole(w io.Writer, r *Report, opt ConsoleOptions) error {
 	p := painter(opt.Color)
 	rs := rows(r)
 
-	fmt.Fprintf(bw, "%s · %s · target %s\n",
+	target := "target " + line(r.Target, capLine)
+	if r.Role == "client" && r.Client.String() != "" {
+		target = "client " + line(r.Client.String(), capLine) + " · " + target
+	}
+	fmt.Fprintf(bw, "%s · %s · %s\n",
 		p.paint(sgrBold, line(strings.TrimSpace(orDefault(r.Tool, "wirecheck")+" "+r.Version), capLine)),
-		line(r.Protocol, capLine), line(r.Target, capLine))
+		line(r.Protocol, capLine), target)
 	fmt.Fprintf(bw, "started %s\n", started(r.Started))
 	if r.Level != "" {
 		fmt.Fprintf(bw, "judged at level %s: a failure at or above it fails the run (%s)\n", strings.ToUpper(string(r.Level)), LevelDefaults)

@@ -30,7 +30,7 @@ func WriteGitHub(w io.Writer, r *Report) error {
 	if n := r.NotStarted; n != nil {
 		// One cause, said once: the rules' errors are scenarios not run,
 		// none of them the server's.
-		fmt.Fprintf(bw, "::error title=%s::%s\n", escapeProperty("wirecheck: the suite did not run"), escapeData(line(n.Said(), capMessage)))
+		fmt.Fprintf(bw, "::error title=%s::%s\n", escapeProperty("wirecheck: the suite did not run"), escapeData(line(r.notStartedSaid(), capMessage)))
 		if err := bw.Flush(); err != nil {
 			return fmt.Errorf("report: writing GitHub annotations: %w", err)
 		}

@@ -37,8 +37,11 @@ type htmlPage struct {
 	// What the report certifies (certificate.go): the server as it named
 	// itself, the revision or revisions, the documents and their hashes.
 	Server, Revision string
-	Documents        []htmlDocument
-	Failures         []htmlRule
+	// Certified labels Server: "Server", or "Client" for a run that
+	// checked a client (Role says so).
+	Certified, Role string
+	Documents       []htmlDocument
+	Failures        []htmlRule
 }
 
 type htmlDocument struct{ Title, Name, Ref, SHA256 string }
@@ -121,7 +124,14 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for _, n := range r.Notes {
 		page.Notes = append(page.Notes, block(n, capMessage))
 	}
-	page.Server = line(r.Server.String(), capLine)
+	label, who := r.Certified()
+	page.Certified, page.Server = label, line(who.String(), capLine)
+	if r.Role != "" {
+		page.Role = r.Role
+		if label == "Client" {
+			page.Role += " (wirecheck played the server it talks to)"
+		}
+	}
 	page.Revision = line(r.Revision, 32)
 	if len(r.Revisions) > 0 {
 		var ids []string
@@ -310,7 +320,10 @@ svg.seq .failing text.label,svg.seq text.cross{fill:#cf222e;font-weight:700}
 <p><span class="badge overall {{.VerdictClass}}">{{.Verdict}}</span> {{.Level}}{{if .Why}} ({{.Why}}){{end}}</p>
 <dl class="meta">
 {{- if .Server}}
-<dt>Server</dt><dd class="server">{{.Server}}</dd>
+<dt>{{.Certified}}</dt><dd class="{{if eq .Certified "Client"}}client{{else}}server{{end}}">{{.Server}}</dd>
+{{- end}}
+{{- if .Role}}
+<dt>Role</dt><dd class="role">{{.Role}}</dd>
 {{- end}}
 <dt>Protocol</dt><dd>{{.Protocol}}</dd>
 {{- if .Revision}}

@@ -108,6 +108,8 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		{"tool", strings.TrimSpace(r.Tool + " " + r.Version)},
 		{"protocol", r.Protocol},
 		{"target", r.Target},
+		{"role", r.Role},
+		{"client", r.Client.String()},
 		{"level", string(r.Level)},
 		{"interrupted", r.Signal},
 		{"not_started", notStarted(r)},
@@ -254,5 +256,5 @@ func notStarted(r *Report) string {
 	if r.NotStarted == nil {
 		return ""
 	}
-	return r.NotStarted.Said()
+	return r.notStartedSaid()
 }

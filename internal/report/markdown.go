@@ -25,6 +25,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 
 	fmt.Fprintf(bw, "# %s conformance report\n\n", md(r.Protocol))
 	fmt.Fprintf(bw, "**%s** %s%s\n\n", word, md(level), md(why(r, rs)))
+	if r.Role == "client" {
+		// A client's report names what it certifies, as the HTML one
+		// does: the target's command alone says nothing of which client.
+		fmt.Fprintf(bw, "- Client: %s (role client: wirecheck played the server it talks to)\n", md(line(orDefault(r.Client.String(), "(it named itself nowhere)"), capLine)))
+	}
 	fmt.Fprintf(bw, "- Target: %s\n", md(line(r.Target, capMessage)))
 	fmt.Fprintf(bw, "- Started: %s\n", md(started(r.Started)))
 	fmt.Fprintf(bw, "- Duration: %s\n", duration(r.DurationMS))

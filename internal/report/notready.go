@@ -44,6 +44,9 @@ type NotReady struct {
 	// Check says what to check.
 	URL   string
 	Check string
+	// Client says the target is a client under test (--role client),
+	// which the block names instead of a server.
+	Client bool
 }
 
 // Record is n as the JSON report states it (Report.NotStarted).
@@ -138,7 +141,14 @@ func WriteNotReady(w io.Writer, n NotReady, color bool) error {
 	case n.Launched:
 		what = "never became ready"
 	}
-	fmt.Fprintf(bw, "%s\n", p.verdict(verdict.Error, fmt.Sprintf("The server %s: the suite did not run (exit %d).", what, n.Code)))
+	who := "server"
+	if n.Client {
+		who = "client"
+		if n.Launched && n.URL == "" {
+			what = "never connected"
+		}
+	}
+	fmt.Fprintf(bw, "%s\n", p.verdict(verdict.Error, fmt.Sprintf("The %s %s: the suite did not run (exit %d).", who, what, n.Code)))
 	fmt.Fprintf(bw, "  awaited:  %s\n", line(n.Awaited, capMessage))
 	if n.Within > 0 {
 		waited := n.Within.String()

@@ -111,8 +111,15 @@ type Report struct {
 	// certificate.go): the server as it names itself, the protocol
 	// revision a run of one judged it by, and the documents the rules
 	// cite, each pinned by its hash.
-	Server    *Server    `json:"server,omitempty"`
-	Revision  string     `json:"revision,omitempty"`
+	Server   *Server `json:"server,omitempty"`
+	Revision string  `json:"revision,omitempty"`
+	// Role is "client" for a run that checked a client (run --role
+	// client: wirecheck played its server), absent for a server; Client
+	// is then the client as it named itself (a handshake's client info),
+	// in place of Server. Protocol stays the id of the rules judged (the
+	// client role's module).
+	Role      string     `json:"role,omitempty"`
+	Client    *Server    `json:"client,omitempty"`
 	Documents []Document `json:"documents,omitempty"`
 
 	// stale counts the baseline entries a strict baseline found judged
@@ -136,7 +143,17 @@ type NotStarted struct {
 
 // Said is the run's end in a sentence: what happened to the server, and
 // why.
-func (n *NotStarted) Said() string {
+func (n *NotStarted) Said() string { return n.said("server") }
+
+// notStartedSaid is Said of r's NotStarted, naming the target by r's role.
+func (r *Report) notStartedSaid() string {
+	if r.Role == "client" {
+		return r.NotStarted.said("client")
+	}
+	return r.NotStarted.Said()
+}
+
+func (n *NotStarted) said(who string) string {
 	what := "could not be started"
 	switch n.State {
 	case "unreachable":
@@ -144,7 +161,7 @@ func (n *NotStarted) Said() string {
 	case "not-ready":
 		what = "never became ready"
 	}
-	return "the server " + what + ": " + n.Reason
+	return "the " + who + " " + what + ": " + n.Reason
 }
 
 // Interrupt marks r as ended by signal (SIGINT, SIGTERM) after it had run

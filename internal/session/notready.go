@@ -21,8 +21,9 @@ func NotReady(err error, rep *report.Report, p *spec.Protocol, command string, w
 	}
 	ready := cmp.Or(p.Startup, &spec.Startup{})
 	n := &report.NotReady{Command: command, Code: code, Within: within, Flag: "--startup-timeout",
-		Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr}
+		Cause: ns.Cause, Launched: ns.Launched, Stderr: ns.Stderr, Client: ns.Client}
 	n = n.Explain(rep, ready.Kind, ready.Rule)
+	n.Hint = cmp.Or(ns.Hint, n.Hint)
 	switch {
 	case ns.URL != "":
 		// Nothing was launched, and the wait was the connection's own.

@@ -8,6 +8,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,10 @@ type NotStarted struct {
 	// be reached (see Reach); Check then says what to check.
 	URL   string
 	Check string
+	// Client says the target is a client under test (--role client):
+	// the block names it so. Hint is what to check for a launched one.
+	Client bool
+	Hint   string
 }
 
 func (e *NotStarted) Error() string {
@@ -149,9 +154,10 @@ func Launch(o Options) (*Session, error) {
 	case errors.Is(err, target.ErrAborted):
 		return nil, ErrAborted
 	case errors.As(err, &nr):
-		return nil, &NotStarted{Cause: nr.Cause, Launched: true, Stderr: nr.Stderr, Awaited: "an answer on its port (OPTIONS *, or a TLS handshake)"}
+		return nil, &NotStarted{Cause: nr.Cause, Launched: true, Stderr: nr.Stderr, Client: o.Target.Client, Hint: nr.Hint,
+			Awaited: cmp.Or(nr.Awaited, "an answer on its port (OPTIONS *, or a TLS handshake)")}
 	case err != nil:
-		return nil, &NotStarted{Cause: err.Error()}
+		return nil, &NotStarted{Cause: err.Error(), Client: o.Target.Client}
 	}
 	p := peer.New(o.PeerOptions(t))
 	hook(t, p, o.Recorder)

@@ -37,7 +37,7 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 	proc, err := transport.Launch(transport.Options{Command: argv, Dir: t.Cwd, Env: env})
 	if err != nil {
 		_ = l.Close()
-		return nil, t.whereLooked(argv, err)
+		return nil, clientStartErr{t.whereLooked(argv, err)}
 	}
 	bound := b.Startup
 	if bound <= 0 {
@@ -64,6 +64,7 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 		default:
 		}
 		cause := fmt.Sprintf("the client did not connect to %s within %v (--startup-timeout)", ph, bound)
+		hint := t.connectHint(ph)
 		select {
 		case <-proc.Exited():
 			cause = fmt.Sprintf("the client exited (%s) without connecting to %s", proc.ExitStatus(), ph)
@@ -72,10 +73,42 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 				cause = fmt.Sprintf("accepting the client's connection: %v", err)
 			}
 		}
-		nr := &NotReady{Cause: cause, Stderr: stderrTail(proc)}
+		nr := &NotReady{Cause: cause, Stderr: stderrTail(proc), Awaited: t.awaitedClient(ph), Hint: hint}
 		proc.Close()
 		_ = l.Close()
 		return nil, nr
 	}
 	return transport.Serving(proc, conn, l), nil
 }
+
+// awaitedClient is what a client under test is waited for: the first
+// connection to the endpoint its placeholder became.
+func (t Target) awaitedClient(ph string) string {
+	if t.OverHTTP() {
+		return "the client's first request to " + ph + " (the URL wirecheck serves on)"
+	}
+	return "the client to start " + ph + " (an executable wirecheck made, in place of the server command) and connect through it"
+}
+
+// connectHint is the usual cause of a client that never reached wirecheck:
+// the placeholder is in its command but not where the client takes its
+// server (a flag it ignores, a config file it never reads), or the client
+// waits for a user before it connects.
+func (t Target) connectHint(ph string) string {
+	becomes, takes := "the command of a server (wirecheck's)", "the command of its server"
+	if t.OverHTTP() {
+		becomes, takes = "the URL of a server (wirecheck's)", "its server's URL"
+	}
+	return fmt.Sprintf("%s becomes %s: put it where the client takes %s (an argument, or --env NAME=%s), "+
+		"and run the client so that it connects at once, without waiting for a user (a headless or one-shot mode)", ph, becomes, takes, ph)
+}
+
+// clientStartErr is a launch error of a client under test, which the
+// transport words for the server it usually launches.
+type clientStartErr struct{ error }
+
+func (e clientStartErr) Error() string {
+	return strings.Replace(e.error.Error(), transport.ErrStart.Error(), "cannot start the client", 1)
+}
+
+func (e clientStartErr) Unwrap() error { return e.error }

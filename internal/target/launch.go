@@ -38,6 +38,10 @@ type NotReady struct {
 	Cause string
 	// Stderr holds the last lines the process wrote on stderr.
 	Stderr []string
+	// Awaited, when set, is what the wait was for (a client under test's
+	// connection) where it is not a launched server's port; Hint what to
+	// check when the evidence points at a usual cause.
+	Awaited, Hint string
 }
 
 func (e *NotReady) Error() string { return e.Cause }

@@ -274,6 +274,8 @@ const Unsupported = "1999-01-01"
 // conv is one client's conversation with wirecheck as its server.
 type conv struct {
 	env         *scenario.Env
+	identified  bool
+	heard       bool // the client sent a frame
 	unsupported bool
 	toolsOnly   bool // the server declares the tools capability alone
 	undeclared  int  // line of the first request of a capability it did not declare
@@ -364,6 +366,7 @@ func (c *conv) serve(env *scenario.Env) error {
 		if err != nil {
 			break
 		}
+		c.heard = true
 		if err := c.handle(in); err != nil {
 			break
 		}
@@ -403,6 +406,7 @@ func (c *conv) handle(in *peer.Inbound) error {
 func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	env := c.env
 	c.lastReq = in.Seq
+	c.identify(in, method)
 	key := peer.Key(id)
 	if method == "initialize" && c.initAnswered {
 		// An initialize after the first one's answer begins a new
@@ -671,6 +675,15 @@ func (c *conv) ask() error {
 
 func (c *conv) finish() {
 	env := c.env
+	if !c.heard {
+		// Nothing was judged, and a run whose every rule is a skip
+		// would read as a pass: the harness says it could not tell.
+		what := fmt.Sprintf("stayed connected and sent nothing for %v (--timeout)", env.Timeout)
+		if c.gone() {
+			what = "closed the connection without sending anything"
+		}
+		env.Errorf("MCP-CLIENT-JSONRPC-1", "the client %s: nothing of it could be judged. A client that waits for a user before it speaks needs a mode in which it initializes at once (a headless or one-shot mode, a command that lists tools)", what)
+	}
 	if c.canary != "" || c.mrtrState != "" || c.headers || c.probeCode != 0 {
 		// client-schema-ref, client-mrtr, client-http-custom-headers and
 		// client-probe-fallback judge their own rules.
@@ -847,4 +860,24 @@ func undeclaredMethod(method string) bool {
 		}
 	}
 	return false
+}
+
+// identify tells the report who the client says it is, for the
+// certificate: initialize's clientInfo, or (2026-07-28, no handshake) the
+// clientInfo every request's _meta carries. Once per scenario is enough.
+func (c *conv) identify(in *peer.Inbound, method string) {
+	if c.identified {
+		return
+	}
+	info, ok := mapAt(in, "/params/_meta/io.modelcontextprotocol~1clientInfo")
+	if method == "initialize" {
+		info, ok = mapAt(in, "/params/clientInfo")
+	}
+	if !ok {
+		return
+	}
+	name, _ := info["name"].(string)
+	version, _ := info["version"].(string)
+	c.identified = true
+	c.env.Identify(name, version)
 }
