@@ -220,7 +220,9 @@ var (
 // output: the wall time of a summary, the offsets of transcript lines.
 func stable(line string) string {
 	line = summaryTime.ReplaceAllString(line, "")
-	line = transcriptTime.ReplaceAllString(line, "$1$3")
+	// The offset column is right-aligned to the run's widest offset, so
+	// the indent before it varies too: one fixed indent stands for both.
+	line = transcriptTime.ReplaceAllString(line, "       $3")
 	return msgRate.ReplaceAllString(line, "")
 }
 
