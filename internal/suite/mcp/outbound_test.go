@@ -42,6 +42,12 @@ var sentOnPurpose = []purpose{
 	{scenario: "invalid-request", what: `a request whose method is 42`,
 		why:   "MCP-JSONRPC-8: JSON that is not a valid request object is answered -32600",
 		match: func(m outMsg) bool { return m.field("method") == float64(42) }},
+	{scenario: "batch", revision: "2025-03-26", what: "a batch [ping, {}] whose second element is an empty object",
+		why: "MCP-JSONRPC-10: an element of a batch that is no request is answered Invalid Request (JSON-RPC 2.0 §6)",
+		match: func(m outMsg) bool {
+			o, ok := m.value.(map[string]any)
+			return ok && len(o) == 0
+		}},
 	{scenario: "logging", what: `logging/setLevel to the level "loudest"`,
 		why: "MCP-LOGGING-2: an invalid log level is refused -32602",
 		match: func(m outMsg) bool {
