@@ -359,6 +359,14 @@ func (c *client) work() int {
 	if c.fault["cancel-unknown"] {
 		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 777, "reason": "never sent"}})
 	}
+	if c.variant["cancel-overtakes"] {
+		// The cancellation of the last call reaches the server first, as
+		// when its POST overtakes the call's (the two travel apart).
+		c.mu.Lock()
+		next := c.nextID + 1
+		c.mu.Unlock()
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": next, "reason": "overtook its request"}})
+	}
 	// A last round trip, so every request the server sent meanwhile has
 	// been answered before the client goes.
 	if _, ok := c.call("tools/list", nil); !ok {

@@ -282,17 +282,21 @@ type conv struct {
 	handshake   bool
 	rev         string
 
-	anyReq        bool
-	initAnswered  bool
-	initLine      int // transcript line of the initialize result
-	initializedN  int // transcript line of notifications/initialized, 0: none
-	earlyFailed   bool
-	dupFailed     bool
-	lateReq       int // line of a request other than ping after an unsupported version
-	lastReq       int // line of the client's last request
-	caps          map[string]any
-	ids           map[string]int
-	cancels       int
+	anyReq       bool
+	initAnswered bool
+	initLine     int // transcript line of the initialize result
+	initializedN int // transcript line of notifications/initialized, 0: none
+	earlyFailed  bool
+	dupFailed    bool
+	lateReq      int // line of a request other than ping after an unsupported version
+	lastReq      int // line of the client's last request
+	caps         map[string]any
+	ids          map[string]int
+	cancels      int
+	// unmatched are cancellations of ids not yet seen as requests, over
+	// HTTP, where the request's POST and the cancellation's travel apart
+	// and may arrive in either order: judged when the scenario ends.
+	unmatched     []unmatchedCancel
 	calls         []outCall
 	sentUs        bool
 	listChanged   bool
@@ -637,6 +641,8 @@ func (c *conv) notification(in *peer.Inbound, method string) error {
 		}
 		if _, ok := c.ids[peer.Key(rid)]; ok {
 			c.env.Pass("MCP-CLIENT-CANCEL-1", in.Seq)
+		} else if httpSession(c.env) != nil {
+			c.unmatched = append(c.unmatched, unmatchedCancel{peer.Key(rid), in.Seq})
 		} else {
 			c.env.Fail("MCP-CLIENT-CANCEL-1", in.Seq, fmt.Sprintf("cancellation of request %s, which the client never sent", peer.Key(rid)), "the id of a request the client sent", peer.Key(rid))
 		}
@@ -748,6 +754,13 @@ func (c *conv) finish() {
 		}
 		if !c.infoFailed {
 			env.Pass("MCP-CLIENT-META-2", -1)
+		}
+	}
+	for _, u := range c.unmatched {
+		if _, ok := c.ids[u.key]; ok {
+			env.Pass("MCP-CLIENT-CANCEL-1", u.seq)
+		} else {
+			env.Fail("MCP-CLIENT-CANCEL-1", u.seq, fmt.Sprintf("cancellation of request %s, which the client never sent", u.key), "the id of a request the client sent", u.key)
 		}
 	}
 	switch {
@@ -880,4 +893,11 @@ func (c *conv) identify(in *peer.Inbound, method string) {
 	version, _ := info["version"].(string)
 	c.identified = true
 	c.env.Identify(name, version)
+}
+
+// unmatchedCancel is a cancellation (its transcript line) of a request id
+// not seen yet when it came.
+type unmatchedCancel struct {
+	key string
+	seq int
 }
