@@ -1,19 +1,10 @@
 package mcp_test
 
 import (
-	"strconv"
-	"strings"
-	"time"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -23,43 +14,11 @@ import (
 // each task-ext-* fault fails the rule it plants.
 var _ = Describe("the tasks extension (2026-07-28)", func() {
 	extRun := func(faults, variants []string, overHTTP bool) *report.Report {
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		var only []*scenario.Scenario
-		for _, sc := range b.Scenarios {
-			if sc.Name == "tasks-extension" {
-				only = append(only, sc)
-			}
-		}
-		Expect(only).To(HaveLen(1))
-		srv := testrun.Server{Protocol: "mcp", Revision: "2026-07-28", Faults: faults, Variants: variants}
-		if overHTTP {
-			t, stop := testrun.Front(refserver.Options{Faults: faults, Variants: variants}, nil)
-			DeferCleanup(stop)
-			srv.Command = t
-		}
-		rep, err := testrun.Run(srv, runner.Config{Scenarios: only, Timeout: 5 * time.Second})
-		Expect(err).NotTo(HaveOccurred())
-		return rep
+		return runScenario("tasks-extension", "2026-07-28", faults, variants, overHTTP)
 	}
-	extOf := func(rep *report.Report) map[string]verdict.Verdict {
-		out := map[string]verdict.Verdict{}
-		for r, v := range testrun.Verdicts(rep) {
-			if strings.HasPrefix(r, "MCP-TASKEXT-") {
-				out[r] = v
-			}
-		}
-		return out
-	}
+	extOf := func(rep *report.Report) map[string]verdict.Verdict { return familyOf(rep, "MCP-TASKEXT-") }
 	all := func(v verdict.Verdict, except map[string]verdict.Verdict) map[string]verdict.Verdict {
-		out := map[string]verdict.Verdict{}
-		for i := 1; i <= 15; i++ {
-			out["MCP-TASKEXT-"+strconv.Itoa(i)] = v
-		}
-		for r, ev := range except {
-			out[r] = ev
-		}
-		return out
+		return allOf("MCP-TASKEXT-", 15, v, except)
 	}
 
 	DescribeTable("a server with the extension passes every rule it exercises",

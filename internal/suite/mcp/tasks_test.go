@@ -1,19 +1,10 @@
 package mcp_test
 
 import (
-	"strconv"
-	"strings"
-	"time"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/report"
-	"github.com/wirecheck/wirecheck/internal/runner"
-	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -23,41 +14,11 @@ import (
 // the rule it plants.
 var _ = Describe("tasks (2025-11-25)", func() {
 	tasksRun := func(faults, variants []string, overHTTP bool) *report.Report {
-		b, err := protocols.Load("mcp")
-		Expect(err).NotTo(HaveOccurred())
-		var only []*scenario.Scenario
-		for _, sc := range b.Scenarios {
-			if sc.Name == "tasks" {
-				only = append(only, sc)
-			}
-		}
-		Expect(only).To(HaveLen(1))
-		srv := testrun.Server{Protocol: "mcp", Revision: "2025-11-25", Faults: faults, Variants: variants}
-		if overHTTP {
-			t, stop := testrun.Front(refserver.Options{Faults: faults, Variants: variants}, nil)
-			DeferCleanup(stop)
-			srv.Command = t
-		}
-		rep, err := testrun.Run(srv, runner.Config{Scenarios: only, Timeout: 5 * time.Second})
-		Expect(err).NotTo(HaveOccurred())
-		return rep
+		return runScenario("tasks", "2025-11-25", faults, variants, overHTTP)
 	}
-	tasksOf := func(rep *report.Report) map[string]verdict.Verdict {
-		out := map[string]verdict.Verdict{}
-		for r, v := range testrun.Verdicts(rep) {
-			if strings.HasPrefix(r, "MCP-TASKS-") {
-				out[r] = v
-			}
-		}
-		return out
-	}
+	tasksOf := func(rep *report.Report) map[string]verdict.Verdict { return familyOf(rep, "MCP-TASKS-") }
 	all := func(v verdict.Verdict, except string, ev verdict.Verdict) map[string]verdict.Verdict {
-		out := map[string]verdict.Verdict{}
-		for i := 1; i <= 12; i++ {
-			out["MCP-TASKS-"+strconv.Itoa(i)] = v
-		}
-		out[except] = ev
-		return out
+		return allOf("MCP-TASKS-", 12, v, map[string]verdict.Verdict{except: ev})
 	}
 
 	DescribeTable("the server with tasks passes every rule",
