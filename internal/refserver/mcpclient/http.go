@@ -240,6 +240,9 @@ func (l *link) Write(line []byte) (int, error) {
 		}()
 		return len(line), nil
 	}
+	l.mu.Lock()
+	sid := l.sid
+	l.mu.Unlock()
 	resp, err := l.send(body)
 	if err != nil {
 		fmt.Fprintln(l.log, "mcp reference client:", err)
@@ -248,7 +251,7 @@ func (l *link) Write(line []byte) (int, error) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if m.Method == "notifications/initialized" && resp.StatusCode == http.StatusAccepted {
-		l.openGet()
+		l.openGet(sid)
 	}
 	return len(line), nil
 }
@@ -530,9 +533,14 @@ func (l *link) events(body io.Reader, key string) (last string, retry time.Durat
 
 // openGet opens the standalone stream the server sends its own messages
 // on, where it offers one.
-func (l *link) openGet() {
+//
+// sid is the session the initialized notification was sent in: a
+// request answered 404 meanwhile may have begun renewing the session
+// (its id cleared until the new one is known), and a GET then would go
+// out without a session id, or into a session not yet initialized.
+func (l *link) openGet(sid string) {
 	l.mu.Lock()
-	if l.getOpen || l.legacy {
+	if l.getOpen || l.legacy || l.sid != sid {
 		l.mu.Unlock()
 		return
 	}
@@ -545,6 +553,9 @@ func (l *link) openGet() {
 		return
 	}
 	l.headers(req, "text/event-stream")
+	if sid != "" && !l.fault["no-session-id"] {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
 	resp, err := l.hc.Do(req)
 	if err != nil {
 		return
