@@ -8,14 +8,14 @@ import (
 
 // The skills extension's host side (io.modelcontextprotocol/skills,
 // SEP-2640), with the variants skills and skills-load and the faults
-// skills-prefetch and skills-directory-read: the reference client speaks
+// skills-prefetch, skills-support-first and skills-directory-read: the reference client speaks
 // 2026-07-28 and declares the extension.
 
 const skillsExt = "io.modelcontextprotocol/skills"
 
 // skillsOn reports whether the client takes part in the extension.
 func (c *client) skillsOn() bool {
-	return c.variant["skills"] || c.variant["skills-load"] || c.fault["skills-prefetch"] || c.fault["skills-directory-read"]
+	return c.variant["skills"] || c.variant["skills-load"] || c.fault["skills-prefetch"] || c.fault["skills-support-first"] || c.fault["skills-directory-read"]
 }
 
 // useSkills lists the skills of a server that declares the extension and
@@ -66,6 +66,17 @@ func (c *client) useSkills() bool {
 					if _, ok := c.call("resources/read", map[string]any{"uri": uri}); !ok {
 						return false
 					}
+				}
+			}
+		}
+	case c.fault["skills-support-first"] && len(entries) > 0:
+		// The first skill's supporting files, its SKILL.md never read.
+		res, _ := entries[0]["resources"].([]any)
+		for _, f := range res {
+			m, _ := f.(map[string]any)
+			if uri, ok := m["uri"].(string); ok && !strings.HasSuffix(uri, "/SKILL.md") {
+				if _, ok := c.call("resources/read", map[string]any{"uri": uri}); !ok {
+					return false
 				}
 			}
 		}
