@@ -168,8 +168,8 @@ func (c *conv) skillsRequest(in *peer.Inbound, method string, id any) (bool, err
 		} else if !st.loaded[s.name] && st.early == 0 {
 			st.early, st.earlyURI = in.Seq, u
 		}
-		mime := "text/markdown"
-		resp = result(id, map[string]any{"contents": []any{map[string]any{"uri": u, "mimeType": mime, "text": text}}})
+		// Every file of the three skills is markdown.
+		resp = result(id, map[string]any{"contents": []any{map[string]any{"uri": u, "mimeType": "text/markdown", "text": text}}})
 	default:
 		return false, nil
 	}
