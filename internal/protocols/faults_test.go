@@ -17,7 +17,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// The tables' runs answer within a second and start within five.
+// The tables' runs answer within a second and start within five; a run
+// with a fault or a variant whose spec entry sets timeout: answers within
+// that instead (run.bound).
 const (
 	timeout        = time.Second
 	startupTimeout = 5 * time.Second
