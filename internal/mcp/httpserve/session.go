@@ -316,8 +316,7 @@ func parse(b []byte) (message, bool) {
 		d := json.NewDecoder(bytes.NewReader(v.ID))
 		d.UseNumber()
 		if d.Decode(&id) == nil {
-			k, _ := json.Marshal(id)
-			m.key = string(k)
+			m.key = transport.IDKey(id)
 		}
 	}
 	return m, true
