@@ -191,12 +191,7 @@ func (s *server) skillsCaps(caps obj) {
 	if !s.skillsOn() {
 		return
 	}
-	ext, _ := caps["extensions"].(obj)
-	if ext == nil {
-		ext = obj{}
-		caps["extensions"] = ext
-	}
-	ext[skillsExt] = obj{"directoryRead": true}
+	declareExtension(caps, skillsExt, obj{"directoryRead": true})
 	if s.f("skills-no-resources") {
 		delete(caps, "resources")
 	}

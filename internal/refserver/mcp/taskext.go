@@ -28,12 +28,19 @@ func (s *server) tasksExtCaps(caps obj) {
 	if !s.tasksExtOn() {
 		return
 	}
+	declareExtension(caps, tasksExt, obj{})
+}
+
+// declareExtension adds an extension, with its settings, to the
+// capabilities' extensions object (made if absent: the skills and the
+// tasks extensions share it).
+func declareExtension(caps obj, name string, settings obj) {
 	ext, _ := caps["extensions"].(obj)
 	if ext == nil {
 		ext = obj{}
 		caps["extensions"] = ext
 	}
-	ext[tasksExt] = obj{}
+	ext[name] = settings
 }
 
 // asksTasks reports whether a request's _meta declares the extension.
