@@ -2,8 +2,6 @@ package httpserve
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wirecheck/wirecheck/internal/pkce"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -378,7 +377,7 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		if r.Form.Get("grant_type") == "authorization_code" {
 			v := r.Form.Get("code_verifier")
 			g.mu.Lock()
-			_, known := g.challenges[s256(v)]
+			_, known := g.challenges[pkce.S256(v)]
 			g.mu.Unlock()
 			if v == "" {
 				s.check(CheckAuthPKCE, verdict.Fail, "the token request has no code_verifier", "the code_verifier of the authorization request's challenge", "none")
@@ -515,12 +514,6 @@ func (s *Server) judgeResource(what string, f url.Values) {
 	default:
 		s.check(CheckAuthResource, verdict.Pass, "", "", "")
 	}
-}
-
-// s256 is PKCE's S256 challenge of a verifier (RFC 7636 §4.2).
-func s256(verifier string) string {
-	h := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
 // tamper rewrites the iss of the authorization response's redirect as

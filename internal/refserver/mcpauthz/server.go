@@ -21,7 +21,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -38,6 +37,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/wirecheck/wirecheck/internal/pkce"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 )
 
@@ -403,9 +403,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, body []byte) {
 		// what it supports, and says so in its answer.
 		method = methods[0]
 	}
-	c := Client{ID: "client-" + random(12), RedirectURIs: m.RedirectURIs, AuthMethod: method}
+	c := Client{ID: "client-" + pkce.Random(12), RedirectURIs: m.RedirectURIs, AuthMethod: method}
 	if method != "none" {
-		c.Secret = random(24)
+		c.Secret = pkce.Random(24)
 	}
 	s.Register(c)
 	out := map[string]any{
@@ -554,7 +554,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, q url.Values)
 			return
 		}
 	}
-	code := random(24)
+	code := pkce.Random(24)
 	s.mu.Lock()
 	if len(s.codes) >= maxKept {
 		clear(s.codes)
@@ -633,7 +633,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	case g.redirect != f.Get("redirect_uri"):
 		s.tokenError(w, http.StatusBadRequest, "invalid_grant", "redirect_uri differs from the authorization request's", false)
 		return
-	case !s.faults["pkce-not-enforced"] && s256(f.Get("code_verifier")) != g.challenge:
+	case !s.faults["pkce-not-enforced"] && pkce.S256(f.Get("code_verifier")) != g.challenge:
 		s.tokenError(w, http.StatusBadRequest, "invalid_grant", "code_verifier does not match the code_challenge", false)
 		return
 	}
@@ -654,7 +654,7 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 	iss := s.Issuer(r)
 	now := s.o.Now()
 	claims := Claims{Claims: jwt.Claims{Issuer: iss, Subject: "wirecheck-user", IssuedAt: jwt.NewNumericDate(now),
-		NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(s.o.TokenTTL)), ID: random(12)},
+		NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(s.o.TokenTTL)), ID: pkce.Random(12)},
 		ClientID: c.ID, Scope: g.scope}
 	if resource != "" {
 		claims.Audience = jwt.Audience{resource}
@@ -667,7 +667,7 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 		err error
 	)
 	if s.variants["opaque-tokens"] {
-		at = random(32)
+		at = pkce.Random(32)
 		s.mu.Lock()
 		if len(s.opaque) >= maxKept {
 			clear(s.opaque)
@@ -678,7 +678,7 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 		s.tokenError(w, http.StatusInternalServerError, "server_error", "signing failed", false)
 		return
 	}
-	rt := random(32)
+	rt := pkce.Random(32)
 	g.expires = now.Add(30 * 24 * time.Hour)
 	s.mu.Lock()
 	if len(s.refresh) >= maxKept {
@@ -728,20 +728,6 @@ func writeJSON(w http.ResponseWriter, status int, v any, noStore bool) {
 }
 
 func readAll(r *http.Request) ([]byte, error) { return io.ReadAll(r.Body) }
-
-// S256 is PKCE's code challenge of a verifier (RFC 7636 §4.2).
-func S256(verifier string) string { return s256(verifier) }
-
-func s256(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-func random(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
 
 // Serve runs the reference authorization server on o.HTTP until o.Stop is
 // closed (or the process ends).

@@ -2,9 +2,6 @@ package mcpclient
 
 import (
 	"bytes"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +10,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/pkce"
 )
 
 // The reference client's authorization (MCP basic/authorization, 2025-06-18
@@ -113,16 +112,16 @@ func (l *link) authorize(www string) error {
 	if err := l.postJSON(meta.RegistrationEndpoint, "application/json", reg, &client); err != nil || client.ID == "" {
 		return fmt.Errorf("registration: %v", err)
 	}
-	verifier := randomString(32)
+	verifier := pkce.Random(32)
 	resource := l.url.String()
-	q := url.Values{"response_type": {"code"}, "client_id": {client.ID}, "redirect_uri": {redirectURI}, "state": {randomString(8)}}
+	q := url.Values{"response_type": {"code"}, "client_id": {client.ID}, "redirect_uri": {redirectURI}, "state": {pkce.Random(8)}}
 	switch {
 	case l.fault["no-pkce"]:
 	case l.fault["plain-pkce"]:
 		q.Set("code_challenge", verifier)
 		q.Set("code_challenge_method", "plain")
 	default:
-		q.Set("code_challenge", s256(verifier))
+		q.Set("code_challenge", pkce.S256(verifier))
 		q.Set("code_challenge_method", "S256")
 	}
 	if !l.fault["no-resource"] {
@@ -260,15 +259,4 @@ func (l *link) doJSON(req *http.Request, v any) error {
 		return fmt.Errorf("%s %s: HTTP %d", req.Method, req.URL, resp.StatusCode)
 	}
 	return json.Unmarshal(b, v)
-}
-
-func randomString(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func s256(verifier string) string {
-	h := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(h[:])
 }
