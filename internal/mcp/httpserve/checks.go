@@ -77,10 +77,29 @@ const (
 	// CheckAuthIssuer: metadata whose issuer is not the one its URL was
 	// built from is not used.
 	CheckAuthIssuer = "client-http.auth-issuer"
+	// CheckCCGrant: given client credentials (the client-credentials
+	// extension), the client asks its token with the client credentials
+	// grant (authext.go).
+	CheckCCGrant = "client-http.cc-grant"
+	// CheckCCAuth: that request authenticates the client with a client
+	// assertion (RFC 7523) or the secret it was given.
+	CheckCCAuth = "client-http.cc-auth"
+	// CheckCCClaims: a client assertion's iss and sub are the client's id.
+	CheckCCClaims = "client-http.cc-claims"
+	// CheckCCAssertion: a client assertion verifies with the key given,
+	// names the authorization server in aud and has not expired.
+	CheckCCAssertion = "client-http.cc-assertion"
+	// CheckWIFGrant: given a workload's JWT (workload identity
+	// federation), the client asks its token with the JWT bearer grant.
+	CheckWIFGrant = "client-http.wif-grant"
+	// CheckWIFAssertion: that request's assertion is the workload's JWT,
+	// which verifies.
+	CheckWIFAssertion = "client-http.wif-assertion"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer,
+		CheckCCGrant, CheckCCAuth, CheckCCClaims, CheckCCAssertion, CheckWIFGrant, CheckWIFAssertion} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

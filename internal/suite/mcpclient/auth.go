@@ -1,6 +1,8 @@
 package mcpclient
 
 import (
+	"crypto/ecdsa"
+
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
 )
@@ -15,9 +17,21 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	if a.WrongIssuer {
 		faults = append(faults, "issuer-mismatch")
 	}
-	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
-		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status})
-	}})
+	o := mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
+		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Header: r.Header, Status: r.Status})
+	}}
+	// Under an extension the authorization server takes only its grant,
+	// from the client the run provisioned.
+	p := a.Provisions
+	switch a.Extension {
+	case httpserve.ExtClientCredentials:
+		o.Grants = []string{mcpauthz.GrantClientCredentials}
+		o.Clients = []mcpauthz.Client{{ID: p.ClientID, Secret: p.ClientSecret, Key: &p.ClientKey.PublicKey}}
+	case httpserve.ExtWorkloadIdentity:
+		o.Grants = []string{mcpauthz.GrantJWTBearer}
+		o.Trusted = map[string]*ecdsa.PublicKey{p.WorkloadIssuer: &p.WorkloadKey.PublicKey}
+	}
+	as, err := mcpauthz.New(o)
 	if err != nil {
 		return nil, err
 	}
