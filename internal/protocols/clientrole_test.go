@@ -24,8 +24,11 @@ var _ = Describe("the MCP client role's reference client", func() {
 	if err != nil {
 		panic(err)
 	}
+	// Every authorization extension selected: the reference client
+	// implements them all, and their faults need them judged.
+	exts := map[string]string{"extension": "client-credentials\nworkload-identity"}
 	cfg := func() runner.Config {
-		return runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4}
+		return runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Params: exts}
 	}
 	for _, f := range b.Protocol.Faults {
 		if f.Fuzz {
