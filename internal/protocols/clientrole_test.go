@@ -26,7 +26,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	// Every authorization extension selected: the reference client
 	// implements them all, and their faults need them judged.
-	exts := map[string]string{"extension": "client-credentials\nworkload-identity"}
+	exts := map[string]string{"extension": "client-credentials\nworkload-identity\nenterprise-managed"}
 	cfg := func() runner.Config {
 		return runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Params: exts}
 	}

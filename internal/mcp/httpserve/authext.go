@@ -19,14 +19,30 @@ const (
 	ExtClientCredentials = "client-credentials"
 	// ExtWorkloadIdentity is workload identity federation (SEP-1933).
 	ExtWorkloadIdentity = "workload-identity"
+	// ExtEnterpriseManaged is enterprise-managed authorization (SEP-990).
+	ExtEnterpriseManaged = "enterprise-managed"
+)
+
+// The token exchange of SEP-990 (RFC 8693).
+const (
+	grantTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+	tokenTypeIDJAG     = "urn:ietf:params:oauth:token-type:id-jag"
+	tokenTypeIDToken   = "urn:ietf:params:oauth:token-type:id_token"
 )
 
 // judgeExtension judges a request of the client to the authorization
 // server under the extension g puts in force.
 func (s *Server) judgeExtension(g *Guard, r ASRequest) {
 	grant, check, want := "client_credentials", CheckCCGrant, "the client credentials grant"
-	if g.Extension == ExtWorkloadIdentity {
+	switch g.Extension {
+	case ExtWorkloadIdentity:
 		grant, check, want = GrantJWTBearer, CheckWIFGrant, "the JWT bearer grant with its workload's JWT"
+	case ExtEnterpriseManaged:
+		if r.Endpoint == "idp-token" {
+			s.judgeExchange(r)
+			return
+		}
+		grant, check, want = GrantJWTBearer, CheckEMAGrant, "the JWT bearer grant with the ID-JAG its IdP issued"
 	}
 	switch r.Endpoint {
 	case "authorize", "register":
@@ -40,12 +56,90 @@ func (s *Server) judgeExtension(g *Guard, r ASRequest) {
 		s.check(check, verdict.Fail, "the client's token request is not of "+want, "grant_type="+grant, "grant_type="+gt)
 		return
 	}
-	s.check(check, verdict.Pass, "", "", "")
-	if g.Extension == ExtWorkloadIdentity {
+	switch g.Extension {
+	case ExtWorkloadIdentity:
+		s.check(check, verdict.Pass, "", "", "")
 		s.judgeWorkload(r)
+	case ExtEnterpriseManaged:
+		s.judgeIDJAG(r)
+	default:
+		s.check(check, verdict.Pass, "", "", "")
+		s.judgeClientAuth(r)
+	}
+}
+
+// judgeExchange: the token exchange at the IdP carries every parameter
+// SEP-990 §4 requires, with the values the client was given or found:
+// the ID token, the authorization server's issuer, the MCP server's URL.
+func (s *Server) judgeExchange(r ASRequest) {
+	f := r.Form
+	iss := s.base() + ASPath
+	var wrong []string
+	for _, w := range []struct{ name, want string }{
+		{"grant_type", grantTokenExchange}, {"requested_token_type", tokenTypeIDJAG},
+		{"subject_token_type", tokenTypeIDToken}, {"subject_token", s.prov.IDToken},
+	} {
+		if f.Get(w.name) != w.want {
+			wrong = append(wrong, w.name)
+		}
+	}
+	if a := strings.TrimSuffix(f.Get("audience"), "/"); a != iss {
+		wrong = append(wrong, "audience")
+	}
+	if rs := strings.TrimSuffix(f.Get("resource"), "/"); rs != s.url {
+		wrong = append(wrong, "resource")
+	}
+	if len(wrong) > 0 {
+		s.check(CheckEMAExchange, verdict.Fail, "the client's token exchange at the IdP lacks or misstates "+strings.Join(wrong, ", "),
+			"grant_type="+grantTokenExchange+", requested_token_type="+tokenTypeIDJAG+", audience="+iss+", resource="+s.url+", subject_token=<the ID token given ({id_token})>, subject_token_type="+tokenTypeIDToken,
+			clipForm(f))
 		return
 	}
-	s.judgeClientAuth(r)
+	s.check(CheckEMAExchange, verdict.Pass, "", "", "")
+}
+
+// clipForm is a form for evidence, its tokens shortened.
+func clipForm(f url.Values) string {
+	var parts []string
+	for _, k := range []string{"grant_type", "requested_token_type", "audience", "resource", "subject_token_type", "subject_token"} {
+		if v, ok := f[k]; ok {
+			parts = append(parts, k+"="+clip(strings.Join(v, ",")))
+		} else {
+			parts = append(parts, k+" missing")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// judgeIDJAG: the JWT bearer request presents an ID-JAG the IdP signed
+// (typ oauth-id-jag+jwt), for this authorization server, unexpired, and
+// authenticates the client with the credentials it was given.
+func (s *Server) judgeIDJAG(r ASRequest) {
+	a := r.Form.Get("assertion")
+	claims, err := jwtClaims(a, &s.prov.IdPKey.PublicKey)
+	if err == nil {
+		if why := judgeJWT(claims, s.asAudiences(), time.Now()); why != "" {
+			err = fmt.Errorf("%s", why)
+		} else if typ := jwtTyp(a); typ != "oauth-id-jag+jwt" {
+			err = fmt.Errorf("its typ is %q, not oauth-id-jag+jwt: not the ID-JAG the token exchange issued", typ)
+		}
+	}
+	if a == "" {
+		err = fmt.Errorf("there is none")
+	}
+	if err != nil {
+		s.check(CheckEMAGrant, verdict.Fail, "the assertion of the client's JWT bearer request is no ID-JAG of its IdP for this authorization server: "+err.Error(), "assertion=<the ID-JAG the token exchange returned>", clip(a))
+		return
+	}
+	id, secret, how := basicAuth(r.Header.Get("Authorization"))
+	if how == "" {
+		id, secret = r.Form.Get("client_id"), r.Form.Get("client_secret")
+	}
+	if id != s.prov.ClientID || secret != s.prov.ClientSecret {
+		s.check(CheckEMAGrant, verdict.Fail, "the client's JWT bearer request does not authenticate it with the credentials it was given", "client_id "+s.prov.ClientID+" and its secret ({client_secret}), in HTTP Basic or the form", "client_id "+id+redactedSecret(secret, s.prov.ClientSecret))
+		return
+	}
+	s.check(CheckEMAGrant, verdict.Pass, "", "", "")
 }
 
 // asAudiences are what an assertion's aud may name: the authorization

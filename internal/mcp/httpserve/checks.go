@@ -95,11 +95,18 @@ const (
 	// CheckWIFAssertion: that request's assertion is the workload's JWT,
 	// which verifies.
 	CheckWIFAssertion = "client-http.wif-assertion"
+	// CheckEMAExchange: under enterprise-managed authorization the client
+	// exchanges its ID token at its IdP (RFC 8693) with every parameter
+	// SEP-990 requires.
+	CheckEMAExchange = "client-http.ema-exchange"
+	// CheckEMAGrant: it then presents the ID-JAG with the JWT bearer
+	// grant, authenticated with its credentials.
+	CheckEMAGrant = "client-http.ema-grant"
 )
 
 func init() {
 	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer,
-		CheckCCGrant, CheckCCAuth, CheckCCClaims, CheckCCAssertion, CheckWIFGrant, CheckWIFAssertion} {
+		CheckCCGrant, CheckCCAuth, CheckCCClaims, CheckCCAssertion, CheckWIFGrant, CheckWIFAssertion, CheckEMAExchange, CheckEMAGrant} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

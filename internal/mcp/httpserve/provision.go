@@ -35,6 +35,13 @@ type Provisions struct {
 	// Assertion is the workload's JWT: iss WorkloadIssuer, aud the
 	// authorization server's issuer, valid for an hour.
 	Assertion string
+	// IdPIssuer is the enterprise identity provider's issuer (served on
+	// the listener under IdPPath, enterprise-managed authorization,
+	// SEP-990); IdPKey signs its ID tokens and ID-JAGs; IDToken is the
+	// user's ID token the client got at single sign-on, aud IdPClientID
+	// (the client's id at the IdP).
+	IdPIssuer, IdPClientID, IDToken string
+	IdPKey                          *ecdsa.PrivateKey
 }
 
 // The words a client's argv and --env values may name (transport
@@ -45,7 +52,16 @@ const (
 	// WordClientKey is the client's private key, PEM (PKCS #8, P-256).
 	WordClientKey = "{client_key}"
 	WordAssertion = "{assertion}"
+	// The enterprise IdP's: the ID token, its token endpoint, the
+	// client's id there.
+	WordIDToken          = "{id_token}"
+	WordIdPTokenEndpoint = "{idp_token_endpoint}"
+	WordIdPClientID      = "{idp_client_id}"
 )
+
+// IdPPath is the enterprise identity provider's issuer path on the
+// listener.
+const IdPPath = "/idp"
 
 // workloadIssuer is the workload identity issuer's identifier: a name the
 // authorization server is configured to trust, never fetched.
@@ -57,19 +73,26 @@ const AssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 // GrantJWTBearer is RFC 7523 §2.1's grant_type.
 const GrantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
-func newProvisions(asIssuer string) (Provisions, error) {
-	ck, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return Provisions{}, err
+func newProvisions(base string) (Provisions, error) {
+	var keys [3]*ecdsa.PrivateKey
+	for i := range keys {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return Provisions{}, err
+		}
+		keys[i] = k
 	}
-	wk, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return Provisions{}, err
-	}
-	p := Provisions{ClientID: "wirecheck-client-" + randomWord(6), ClientSecret: randomWord(24), ClientKey: ck, WorkloadIssuer: workloadIssuer, WorkloadKey: wk}
+	p := Provisions{ClientID: "wirecheck-client-" + randomWord(6), ClientSecret: randomWord(24), ClientKey: keys[0], WorkloadIssuer: workloadIssuer, WorkloadKey: keys[1],
+		IdPIssuer: base + IdPPath, IdPClientID: "wirecheck-sso-" + randomWord(6), IdPKey: keys[2]}
 	now := time.Now()
-	p.Assertion, err = SignES256(wk, map[string]any{"iss": workloadIssuer, "sub": "wirecheck-workload", "aud": asIssuer,
+	var err error
+	p.Assertion, err = SignES256(p.WorkloadKey, map[string]any{"iss": workloadIssuer, "sub": "wirecheck-workload", "aud": base + ASPath,
 		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "jti": randomWord(12)}, "JWT")
+	if err != nil {
+		return p, err
+	}
+	p.IDToken, err = SignES256(p.IdPKey, map[string]any{"iss": p.IdPIssuer, "sub": "wirecheck-user", "aud": p.IdPClientID,
+		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}, "JWT")
 	return p, err
 }
 
@@ -77,7 +100,8 @@ func newProvisions(asIssuer string) (Provisions, error) {
 func (p Provisions) Words() map[string]string {
 	der, _ := x509.MarshalPKCS8PrivateKey(p.ClientKey)
 	key := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-	return map[string]string{WordClientID: p.ClientID, WordClientSecret: p.ClientSecret, WordClientKey: key, WordAssertion: p.Assertion}
+	return map[string]string{WordClientID: p.ClientID, WordClientSecret: p.ClientSecret, WordClientKey: key, WordAssertion: p.Assertion,
+		WordIDToken: p.IDToken, WordIdPTokenEndpoint: p.IdPIssuer + "/token", WordIdPClientID: p.IdPClientID}
 }
 
 // Provisions are the words the client's argv and --env values may name
@@ -180,4 +204,18 @@ func randomWord(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return b64(b)
+}
+
+// jwtTyp is a JWS header's typ, "" when it has none.
+func jwtTyp(token string) string {
+	h, _, _ := strings.Cut(token, ".")
+	b, err := base64.RawURLEncoding.DecodeString(h)
+	if err != nil {
+		return ""
+	}
+	var hd struct {
+		Typ string `json:"typ"`
+	}
+	_ = json.Unmarshal(b, &hd)
+	return hd.Typ
 }

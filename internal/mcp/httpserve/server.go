@@ -133,7 +133,7 @@ func Listen(o transport.ListenOptions, legacy bool, defaultPath string) (*Server
 	if o.Hooks != nil {
 		s.hooks = *o.Hooks
 	}
-	if s.prov, err = newProvisions(s.base() + ASPath); err != nil {
+	if s.prov, err = newProvisions(s.base()); err != nil {
 		_ = ln.Close()
 		return nil, err
 	}

@@ -41,6 +41,9 @@ func (s *Server) extensionMetadata(m map[string]any) {
 	}
 	m["grant_types_supported"] = s.o.Grants
 	m["token_endpoint_auth_methods_supported"] = []string{"none"}
+	if s.o.IDJAG {
+		m["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic", "client_secret_post"}
+	}
 	if slices.Contains(s.o.Grants, GrantClientCredentials) {
 		m["token_endpoint_auth_methods_supported"] = []string{"private_key_jwt", "client_secret_basic", "client_secret_post"}
 		m["token_endpoint_auth_signing_alg_values_supported"] = []string{string(jose.ES256)}
@@ -72,13 +75,25 @@ func (s *Server) extensionGrant(w http.ResponseWriter, r *http.Request, gt strin
 		g.client = c.ID
 		s.issue(w, r, c, g)
 	case GrantJWTBearer:
-		sub, err := s.bearerAssertion(r, f.Get("assertion"))
+		var c Client
+		if s.o.IDJAG {
+			var basic bool
+			var err error
+			if c, basic, err = s.clientAuth(r); err != nil {
+				s.tokenError(w, http.StatusUnauthorized, "invalid_client", err.Error(), basic)
+				return
+			}
+		}
+		sub, err := s.bearerAssertion(r, f.Get("assertion"), c.ID)
 		if err != nil {
 			s.tokenError(w, http.StatusBadRequest, "invalid_grant", err.Error(), false)
 			return
 		}
-		g.client = sub
-		s.issue(w, r, Client{ID: sub}, g)
+		if c.ID == "" {
+			c.ID = sub
+		}
+		g.client = c.ID
+		s.issue(w, r, c, g)
 	}
 }
 
@@ -147,13 +162,25 @@ func (s *Server) clientAuth(r *http.Request) (Client, bool, error) {
 // bearerAssertion verifies a JWT bearer grant's assertion: signed by an
 // issuer the server trusts, for this server, not expired. It returns the
 // subject the token is issued to.
-func (s *Server) bearerAssertion(r *http.Request, assertion string) (string, error) {
+// Under IDJAG the assertion is an ID-JAG for client (SEP-990 §5.1).
+func (s *Server) bearerAssertion(r *http.Request, assertion, client string) (string, error) {
 	if assertion == "" {
 		return "", errors.New("no assertion")
 	}
 	tok, err := jwt.ParseSigned(assertion, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		return "", fmt.Errorf("assertion: %v", err)
+	}
+	if s.o.IDJAG {
+		if typ, _ := tok.Headers[0].ExtraHeaders[jose.HeaderType].(string); typ != TypIDJAG {
+			return "", fmt.Errorf("assertion: typ %q is not %s", typ, TypIDJAG)
+		}
+		var jag struct {
+			ClientID string `json:"client_id"`
+		}
+		if err := tok.UnsafeClaimsWithoutVerification(&jag); err != nil || jag.ClientID != client {
+			return "", fmt.Errorf("assertion: client_id %q is not the client authenticated (%q)", jag.ClientID, client)
+		}
 	}
 	var unverified jwt.Claims
 	if err := tok.UnsafeClaimsWithoutVerification(&unverified); err != nil {

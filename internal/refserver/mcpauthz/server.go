@@ -77,6 +77,10 @@ type Options struct {
 	// Trusted are the issuers whose JWTs the jwt-bearer grant takes, by
 	// issuer, with the key each signs with.
 	Trusted map[string]*ecdsa.PublicKey
+	// IDJAG makes the jwt-bearer grant enterprise-managed authorization's
+	// (SEP-990): its assertion an ID-JAG (typ oauth-id-jag+jwt) whose
+	// client_id is the client, which authenticates with its secret.
+	IDJAG bool
 	// Fetch gets a Client ID Metadata Document (default: an HTTP GET,
 	// bounded in time and size, redirects not followed).
 	Fetch func(ctx context.Context, url string) ([]byte, error)

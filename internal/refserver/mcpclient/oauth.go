@@ -76,6 +76,7 @@ func (l *link) authorize(www string) error {
 		RegistrationEndpoint  string   `json:"registration_endpoint"`
 		ScopesSupported       []string `json:"scopes_supported"`
 		GrantTypes            []string `json:"grant_types_supported"`
+		AuthMethods           []string `json:"token_endpoint_auth_methods_supported"`
 	}
 	p := strings.TrimSuffix(as.Path, "/")
 	aso := as.Scheme + "://" + as.Host
@@ -104,7 +105,7 @@ func (l *link) authorize(www string) error {
 	if l.fault["ignores-scope"] {
 		scope = "everything"
 	}
-	if done, err := l.extensionGrant(meta.GrantTypes, meta.TokenEndpoint, meta.Issuer, scope); done {
+	if done, err := l.extensionGrant(meta.GrantTypes, meta.AuthMethods, meta.TokenEndpoint, meta.Issuer, scope); done {
 		return err
 	}
 	if meta.AuthorizationEndpoint == "" || meta.RegistrationEndpoint == "" {

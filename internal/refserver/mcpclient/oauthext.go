@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -36,16 +37,23 @@ const (
 	EnvClientSecret = "MCP_CLIENT_SECRET"
 	EnvClientKey    = "MCP_CLIENT_KEY"
 	EnvAssertion    = "MCP_WORKLOAD_JWT"
+	// Enterprise-managed authorization's: the user's ID token from single
+	// sign-on, the IdP's token endpoint, the client's id there.
+	EnvIDToken          = "MCP_ID_TOKEN"
+	EnvIdPTokenEndpoint = "MCP_IDP_TOKEN_ENDPOINT"
+	EnvIdPClientID      = "MCP_IDP_CLIENT_ID"
 )
 
 // creds are the credentials the client was given.
 type creds struct {
-	id, secret, assertion string
-	key                   *ecdsa.PrivateKey
+	id, secret, assertion      string
+	idToken, idpToken, idpUser string
+	key                        *ecdsa.PrivateKey
 }
 
 func credsFromEnv() creds {
-	c := creds{id: os.Getenv(EnvClientID), secret: os.Getenv(EnvClientSecret), assertion: os.Getenv(EnvAssertion)}
+	c := creds{id: os.Getenv(EnvClientID), secret: os.Getenv(EnvClientSecret), assertion: os.Getenv(EnvAssertion),
+		idToken: os.Getenv(EnvIDToken), idpToken: os.Getenv(EnvIdPTokenEndpoint), idpUser: os.Getenv(EnvIdPClientID)}
 	if b, _ := pem.Decode([]byte(os.Getenv(EnvClientKey))); b != nil {
 		if k, err := x509.ParsePKCS8PrivateKey(b.Bytes); err == nil {
 			c.key, _ = k.(*ecdsa.PrivateKey)
@@ -56,15 +64,12 @@ func credsFromEnv() creds {
 
 // extensionGrant gets a token by an extension's grant when the metadata
 // offers one the client has credentials for; false when none applies.
-func (l *link) extensionGrant(grants []string, tokenEndpoint, issuer, scope string) (bool, error) {
-	has := func(g string) bool {
-		for _, x := range grants {
-			if x == g {
-				return true
-			}
-		}
-		return false
-	}
+func (l *link) extensionGrant(grants, methods []string, tokenEndpoint, issuer, scope string) (bool, error) {
+	has := func(g string) bool { return slices.Contains(grants, g) }
+	// An authorization server that takes the JWT bearer grant from
+	// clients that authenticate takes an ID-JAG (enterprise-managed
+	// authorization); one that takes it from none, a workload's JWT.
+	authenticated := slices.Contains(methods, "client_secret_basic") || slices.Contains(methods, "client_secret_post")
 	c := l.creds
 	form := url.Values{}
 	var basic *[2]string
@@ -93,7 +98,25 @@ func (l *link) extensionGrant(grants []string, tokenEndpoint, issuer, scope stri
 			}
 			form.Set("client_assertion", a)
 		}
-	case has(grantJWTBearer) && c.assertion != "":
+	case has(grantJWTBearer) && authenticated && c.idToken != "" && c.idpToken != "" && c.id != "":
+		jag, err := l.exchange(issuer, scope)
+		if err != nil {
+			return true, err
+		}
+		if l.fault["ema-id-token-as-grant"] {
+			jag = c.idToken
+		}
+		form.Set("grant_type", grantJWTBearer)
+		form.Set("assertion", jag)
+		switch {
+		case l.fault["ema-no-client-auth"]:
+		case l.variant["ema-secret-post"]:
+			form.Set("client_id", c.id)
+			form.Set("client_secret", c.secret)
+		default:
+			basic = &[2]string{url.QueryEscape(c.id), url.QueryEscape(c.secret)}
+		}
+	case has(grantJWTBearer) && !authenticated && c.assertion != "":
 		form.Set("grant_type", grantJWTBearer)
 		if l.fault["wif-wrong-grant"] {
 			form.Set("grant_type", "client_credentials")
@@ -125,6 +148,32 @@ func (l *link) extensionGrant(grants []string, tokenEndpoint, issuer, scope stri
 	l.token = tok.AccessToken
 	l.mu.Unlock()
 	return true, nil
+}
+
+// exchange trades the user's ID token at the IdP for an ID-JAG for the
+// authorization server and this MCP server (RFC 8693, SEP-990 §4).
+func (l *link) exchange(issuer, scope string) (string, error) {
+	c := l.creds
+	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"},
+		"requested_token_type": {"urn:ietf:params:oauth:token-type:id-jag"}, "audience": {issuer},
+		"resource": {l.url.String()}, "subject_token": {c.idToken}, "subject_token_type": {"urn:ietf:params:oauth:token-type:id_token"}}
+	if c.idpUser != "" {
+		form.Set("client_id", c.idpUser)
+	}
+	if scope != "" {
+		form.Set("scope", scope)
+	}
+	if l.fault["ema-exchange-no-resource"] {
+		form.Del("resource")
+	}
+	var out struct {
+		AccessToken     string `json:"access_token"`
+		IssuedTokenType string `json:"issued_token_type"`
+	}
+	if err := l.postForm(c.idpToken, form, nil, &out); err != nil || out.AccessToken == "" {
+		return "", fmt.Errorf("token exchange at the IdP: %v", err)
+	}
+	return out.AccessToken, nil
 }
 
 // clientAssertion is RFC 7523 §2.2's client assertion: iss and sub the

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"crypto/ecdsa"
+	"net/http"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
@@ -30,12 +31,28 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	case httpserve.ExtWorkloadIdentity:
 		o.Grants = []string{mcpauthz.GrantJWTBearer}
 		o.Trusted = map[string]*ecdsa.PublicKey{p.WorkloadIssuer: &p.WorkloadKey.PublicKey}
+	case httpserve.ExtEnterpriseManaged:
+		o.Grants, o.IDJAG = []string{mcpauthz.GrantJWTBearer}, true
+		o.Clients = []mcpauthz.Client{{ID: p.ClientID, Secret: p.ClientSecret}}
+		o.Trusted = map[string]*ecdsa.PublicKey{p.IdPIssuer: &p.IdPKey.PublicKey}
 	}
 	as, err := mcpauthz.New(o)
 	if err != nil {
 		return nil, err
 	}
 	a.AS = as
+	if a.Extension == httpserve.ExtEnterpriseManaged {
+		// The enterprise IdP beside the authorization server, on the
+		// same listener.
+		idp, err := mcpauthz.NewIdP(mcpauthz.IdPOptions{Path: httpserve.IdPPath, Key: p.IdPKey, Audience: p.IdPClientID, ClientID: p.ClientID, Observe: o.Observe})
+		if err != nil {
+			return nil, err
+		}
+		mux := http.NewServeMux()
+		mux.Handle(httpserve.IdPPath+"/", idp)
+		mux.Handle("/", as)
+		a.AS = mux
+	}
 	a.Verify = func(token, issuer, resource string) (string, error) {
 		c, err := as.Verify(token, issuer, resource)
 		if err != nil {

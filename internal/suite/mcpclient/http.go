@@ -142,6 +142,17 @@ func httpScenarios() []*scenario.Scenario {
 			})
 		},
 	}, {
+		Name:  "client-ema",
+		Title: "with --param extension=enterprise-managed, over HTTP, as client-auth but the authorization server takes only the JWT bearer grant of an ID-JAG from the client whose id and secret the client was given, and an enterprise IdP on the same listener exchanges the user's ID token the client was given ({id_token}, {idp_token_endpoint}, {idp_client_id}) for an ID-JAG (RFC 8693): the client exchanges, then presents the ID-JAG",
+		Rules: []string{"MCP-CLIENT-EMA-1", "MCP-CLIENT-EMA-2"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return extensionAuth(env, httpserve.ExtEnterpriseManaged, []judged{
+				{"MCP-CLIENT-EMA-1", httpserve.CheckEMAExchange, "the client made no token exchange at its IdP"},
+				{"MCP-CLIENT-EMA-2", httpserve.CheckEMAGrant, "the client asked the authorization server for no token after its 401 (it does not authorize)"},
+			})
+		},
+	}, {
 		Name:  "client-http-custom-headers",
 		Title: "over HTTP under 2026-07-28, list besides echo and fail a tool route whose inputSchema marks parameters with x-mcp-header (a string, an integer, a boolean, a nested string, a nullable one; its defaults include values that need Base64 and a null) and six tools whose annotations are invalid (empty, no token, repeated but for case, on an object, on a number, under items): a call of route mirrors its arguments into Mcp-Param headers, Base64 where a value cannot travel plain, none for a null, and the client calls none of the six",
 		Rules: []string{"MCP-CLIENT-HTTP-11", "MCP-CLIENT-HTTP-12", "MCP-CLIENT-HTTP-13", "MCP-CLIENT-HTTP-14"},
@@ -177,6 +188,7 @@ const ExtensionParam = "extension"
 var Extensions = map[string]string{
 	httpserve.ExtClientCredentials: httpserve.WordClientID + " with " + httpserve.WordClientKey + " or " + httpserve.WordClientSecret,
 	httpserve.ExtWorkloadIdentity:  httpserve.WordAssertion,
+	httpserve.ExtEnterpriseManaged: httpserve.WordClientID + ", " + httpserve.WordClientSecret + ", " + httpserve.WordIDToken + ", " + httpserve.WordIdPTokenEndpoint + " and " + httpserve.WordIdPClientID,
 }
 
 // extensionAuth protects the server under extension ext when the run
