@@ -2,6 +2,7 @@ package httpserve_test
 
 import (
 	"crypto/ecdsa"
+	"encoding/json"
 	"crypto/elliptic"
 	"crypto/rand"
 	"net/http"
@@ -113,4 +114,41 @@ var _ = Describe("the server judging the authorization extensions' token request
 		}, false, http.StatusBadRequest),
 		Entry("with none", func(s *httpserve.Server, p httpserve.Provisions) string { return "" }, false, http.StatusBadRequest),
 	)
+
+	It("judges enterprise-managed authorization's token exchange and ID-JAG grant", func() {
+		s, rec, p := guarded(httpserve.ExtEnterpriseManaged)
+		base := strings.TrimSuffix(s.Endpoint(), "/mcp")
+		exchange := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"}, "requested_token_type": {"urn:ietf:params:oauth:token-type:id-jag"},
+			"audience": {issuer(s)}, "resource": {s.Endpoint()}, "subject_token": {p.IDToken}, "subject_token_type": {"urn:ietf:params:oauth:token-type:id_token"}}
+		post := func(u string, form url.Values, basic ...string) (int, string) {
+			req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			if len(basic) == 2 {
+				req.SetBasicAuth(basic[0], basic[1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			var out struct {
+				AccessToken string `json:"access_token"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&out)
+			return resp.StatusCode, out.AccessToken
+		}
+		code, jag := post(base+httpserve.IdPPath+"/token", exchange)
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(rec.passedOnly(httpserve.CheckEMAExchange)).To(BeTrue())
+		code, _ = post(base+httpserve.ASPath+"/token", url.Values{"grant_type": {httpserve.GrantJWTBearer}, "assertion": {jag}, "resource": {s.Endpoint()}}, p.ClientID, p.ClientSecret)
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(rec.passedOnly(httpserve.CheckEMAGrant)).To(BeTrue())
+
+		// The ID token itself is no ID-JAG; an exchange for another
+		// audience misstates it.
+		code, _ = post(base+httpserve.ASPath+"/token", url.Values{"grant_type": {httpserve.GrantJWTBearer}, "assertion": {p.IDToken}}, p.ClientID, p.ClientSecret)
+		Expect(code).To(Equal(http.StatusBadRequest))
+		Expect(rec.failed(httpserve.CheckEMAGrant)).To(BeTrue())
+		exchange.Set("audience", "https://elsewhere.example")
+		post(base+httpserve.IdPPath+"/token", exchange)
+		Expect(rec.failed(httpserve.CheckEMAExchange)).To(BeTrue())
+	})
 })

@@ -154,4 +154,43 @@ var _ = Describe("the reference authorization server's extension grants", func()
 			}
 		})
 	})
+
+	Describe("enterprise-managed authorization", func() {
+		It("exchanges an ID token it issued for an ID-JAG, which the authorization server takes from the authenticated client it names", func() {
+			ik := key()
+			// The issuers are the test server's URL: known once it listens.
+			mux := http.NewServeMux()
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			as, err := mcpauthz.New(mcpauthz.Options{Grants: []string{mcpauthz.GrantJWTBearer}, IDJAG: true,
+				Clients: []mcpauthz.Client{{ID: "app", Secret: "s3cret"}}, Trusted: map[string]*ecdsa.PublicKey{srv.URL + "/idp": &ik.PublicKey}})
+			Expect(err).NotTo(HaveOccurred())
+			idp, err := mcpauthz.NewIdP(mcpauthz.IdPOptions{Path: "/idp", Key: ik, Audience: "sso-app", ClientID: "app"})
+			Expect(err).NotTo(HaveOccurred())
+			mux.Handle("/idp/", idp)
+			mux.Handle("/", as)
+
+			idToken := sign(ik, jwt.Claims{Issuer: srv.URL + "/idp", Subject: "alice", Audience: jwt.Audience{"sso-app"}, Expiry: jwt.NewNumericDate(time.Now().Add(time.Hour))})
+			exchange := url.Values{"grant_type": {mcpauthz.GrantTokenExchange}, "requested_token_type": {mcpauthz.TokenTypeIDJAG},
+				"audience": {srv.URL}, "resource": {resource}, "subject_token": {idToken}, "subject_token_type": {mcpauthz.TokenTypeIDToken}}
+			code, out := post(srv.URL+"/idp/token", exchange)
+			Expect(code).To(Equal(http.StatusOK), "%v", out)
+			Expect(out["issued_token_type"]).To(Equal(mcpauthz.TokenTypeIDJAG))
+			jag := out["access_token"].(string)
+
+			grant := url.Values{"grant_type": {mcpauthz.GrantJWTBearer}, "assertion": {jag}, "resource": {resource}}
+			code, out = post(srv.URL+"/token", grant)
+			Expect(code).To(Equal(http.StatusUnauthorized), "no client authentication: %v", out)
+			code, out = post(srv.URL+"/token", url.Values{"grant_type": {mcpauthz.GrantJWTBearer}, "assertion": {idToken}}, "app", "s3cret")
+			Expect(code).To(Equal(http.StatusBadRequest), "an ID token is no ID-JAG: %v", out)
+			code, out = post(srv.URL+"/token", grant, "app", "s3cret")
+			Expect(code).To(Equal(http.StatusOK), "%v", out)
+			_, err = as.Verify(out["access_token"].(string), srv.URL, resource)
+			Expect(err).NotTo(HaveOccurred())
+
+			exchange.Del("resource")
+			code, _ = post(srv.URL+"/idp/token", exchange)
+			Expect(code).To(Equal(http.StatusBadRequest))
+		})
+	})
 })
