@@ -2,9 +2,9 @@ package httpserve_test
 
 import (
 	"crypto/ecdsa"
-	"encoding/json"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"

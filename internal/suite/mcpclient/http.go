@@ -1,6 +1,8 @@
 package mcpclient
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -189,6 +191,21 @@ var Extensions = map[string]string{
 	httpserve.ExtClientCredentials: httpserve.WordClientID + " with " + httpserve.WordClientKey + " or " + httpserve.WordClientSecret,
 	httpserve.ExtWorkloadIdentity:  httpserve.WordAssertion,
 	httpserve.ExtEnterpriseManaged: httpserve.WordClientID + ", " + httpserve.WordClientSecret + ", " + httpserve.WordIDToken + ", " + httpserve.WordIdPTokenEndpoint + " and " + httpserve.WordIdPClientID,
+}
+
+// CheckParams refuses an extension the client role has no scenario of.
+func CheckParams(params map[string]string) error {
+	v, ok := params[ExtensionParam]
+	if !ok {
+		return nil
+	}
+	for _, e := range strings.Split(v, "\n") {
+		if _, known := Extensions[e]; !known {
+			names := slices.Sorted(maps.Keys(Extensions))
+			return fmt.Errorf("--param %s=%s: no such authorization extension; want one of %s", ExtensionParam, e, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // extensionAuth protects the server under extension ext when the run
