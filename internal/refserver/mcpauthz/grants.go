@@ -32,11 +32,14 @@ const (
 const leeway = 30 * time.Second
 
 // extensionMetadata makes the metadata of a server of the extension
-// grants: those grants alone, no authorization endpoint, no registration
-// (SEP-1046: "Dynamic Client Registration is not used in this flow").
+// grants: those grants alone, no registration (SEP-1046: "Dynamic Client
+// Registration is not used in this flow"). The authorization endpoint
+// stays listed, though no grant listed uses it (RFC 8414 lets it go
+// then): clients read metadata without it as broken (the TypeScript
+// SDK's schema requires it), and the server a client meets is to be
+// the one every client can use.
 func (s *Server) extensionMetadata(m map[string]any) {
-	for _, k := range []string{"authorization_endpoint", "registration_endpoint", "code_challenge_methods_supported",
-		"client_id_metadata_document_supported", "authorization_response_iss_parameter_supported"} {
+	for _, k := range []string{"registration_endpoint", "client_id_metadata_document_supported"} {
 		delete(m, k)
 	}
 	m["grant_types_supported"] = s.o.Grants

@@ -73,7 +73,7 @@ var _ = Describe("the reference authorization server's extension grants", func()
 				"client_assertion": {assertion}, "resource": {resource}}
 		}
 
-		It("lists the grant and the methods, and no authorization endpoint or registration", func() {
+		It("lists the grant and the methods, and no registration", func() {
 			resp, err := http.Get(srv.URL + "/.well-known/oauth-authorization-server")
 			Expect(err).NotTo(HaveOccurred())
 			var m map[string]any
@@ -81,7 +81,6 @@ var _ = Describe("the reference authorization server's extension grants", func()
 			resp.Body.Close()
 			Expect(m["grant_types_supported"]).To(ConsistOf("client_credentials"))
 			Expect(m["token_endpoint_auth_methods_supported"]).To(ContainElements("private_key_jwt", "client_secret_basic"))
-			Expect(m).NotTo(HaveKey("authorization_endpoint"))
 			Expect(m).NotTo(HaveKey("registration_endpoint"))
 		})
 
