@@ -26,10 +26,13 @@ var _ = Describe("the MCP client role's reference client", func() {
 	if err != nil {
 		panic(err)
 	}
+	// Every authorization extension selected: the reference client
+	// implements them all, and their faults need them judged.
+	exts := map[string]string{"extension": "client-credentials\nworkload-identity\nenterprise-managed"}
 	// cfg is a run's configuration; own is its fault's or variant's
 	// timeout: (0: the tables').
 	cfg := func(own time.Duration) runner.Config {
-		return runner.Config{Timeout: cmp.Or(own, timeout), StartupTimeout: startupTimeout, Jobs: 4}
+		return runner.Config{Timeout: cmp.Or(own, timeout), StartupTimeout: startupTimeout, Jobs: 4, Params: exts}
 	}
 	for _, f := range b.Protocol.Faults {
 		if f.Fuzz {

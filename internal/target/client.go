@@ -25,14 +25,21 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 		return nil, fmt.Errorf("%w: %w", transport.ErrStart, err)
 	}
 	ph, ep := t.Placeholder(), l.Endpoint()
+	words := []string{ph, ep}
+	if p, ok := l.(transport.Provisioner); ok {
+		for w, v := range p.Provisions() {
+			words = append(words, w, v)
+		}
+	}
+	expand := strings.NewReplacer(words...)
 	argv := make([]string, len(t.Argv))
 	for i, w := range t.Argv {
-		argv[i] = strings.ReplaceAll(w, ph, ep)
+		argv[i] = expand.Replace(w)
 	}
 	env := make([]string, len(t.Env))
 	for i, e := range t.Env {
 		k, v, _ := strings.Cut(e, "=")
-		env[i] = k + "=" + strings.ReplaceAll(v, ph, ep)
+		env[i] = k + "=" + expand.Replace(v)
 	}
 	proc, err := transport.Launch(transport.Options{Command: argv, Dir: t.Cwd, Env: env})
 	if err != nil {

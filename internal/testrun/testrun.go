@@ -68,6 +68,12 @@ func (s Server) Target() (target.Target, error) {
 		// The reference client, its server wirecheck as the run plays it.
 		t := target.Target{Transport: s.Transport, Client: true, Binary: bin}
 		t.Argv = append(argv, "--", t.Placeholder())
+		if t.OverHTTP() {
+			// The credentials the run provisions (MCP's authorization
+			// extensions), where the reference client reads them.
+			t.Env = []string{"MCP_CLIENT_ID={client_id}", "MCP_CLIENT_SECRET={client_secret}", "MCP_CLIENT_KEY={client_key}", "MCP_WORKLOAD_JWT={assertion}",
+				"MCP_ID_TOKEN={id_token}", "MCP_IDP_TOKEN_ENDPOINT={idp_token_endpoint}", "MCP_IDP_CLIENT_ID={idp_client_id}"}
+		}
 		return t, nil
 	}
 	// A protocol spoken over HTTP alone whose reference server is not

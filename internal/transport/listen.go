@@ -32,6 +32,14 @@ type Listener interface {
 	Close() error
 }
 
+// Provisioner is a Listener that gives the client more than its
+// endpoint: words its argv and --env values may name ("{client_id}"),
+// each replaced at launch by what the listener made for it (credentials
+// an operator would provision the client with).
+type Provisioner interface {
+	Provisions() map[string]string
+}
+
 // ListenOptions are what a Kind's Listen is handed.
 type ListenOptions struct {
 	// Path is the URL path an HTTP endpoint is served on ("" = Kind.Path).

@@ -54,6 +54,14 @@ type Auth struct {
 	// other than the one its URL was built from (the scenario mounts one
 	// so); a client must not use it: no request of its endpoints.
 	WrongIssuer bool
+	// Extension, set, is the authorization extension in force
+	// (authext.go): the client, given its credentials (Provisions), gets
+	// its token with the extension's grant, judged as it asks.
+	Extension string
+	// Provisions are what the client was given (Session.Provisioned):
+	// the authorization server knows the client and trusts the workload's
+	// issuer by them.
+	Provisions Provisions
 }
 
 // ASRequest is one request the authorization server handled, as
@@ -65,6 +73,8 @@ type ASRequest struct {
 	Path     string
 	// Form is the query (authorize) or the form body (token).
 	Form url.Values
+	// Header are the request's headers (a token request's HTTP Basic).
+	Header http.Header
 	// Status is the status the server answered.
 	Status int
 }
@@ -327,6 +337,9 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		if first {
 			s.check(CheckAuthIssuer, verdict.Fail, "the client used the authorization server's metadata though its issuer is not the one the metadata URL was built from", "the metadata rejected: no request of its endpoints", r.Method+" "+r.Path)
 		}
+	}
+	if g.Extension != "" {
+		s.judgeExtension(g, r)
 	}
 	switch r.Endpoint {
 	case "authorize":

@@ -88,7 +88,9 @@ type Server struct {
 	closed              bool
 	// guard, set, makes the endpoint a protected resource (auth.go).
 	guard atomic.Pointer[Guard]
-	wg    sync.WaitGroup
+	// prov are the credentials the client is given (provision.go).
+	prov Provisions
+	wg   sync.WaitGroup
 }
 
 // settle waits, at most limit, until no request of the client is being
@@ -130,6 +132,10 @@ func Listen(o transport.ListenOptions, legacy bool, defaultPath string) (*Server
 	}
 	if o.Hooks != nil {
 		s.hooks = *o.Hooks
+	}
+	if s.prov, err = newProvisions(s.base()); err != nil {
+		_ = ln.Close()
+		return nil, err
 	}
 	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(1)

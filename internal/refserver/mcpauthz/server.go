@@ -69,6 +69,18 @@ type Options struct {
 	// client_id is one (MCP 2025-11-25: "The `client_id` URL **MUST** use
 	// the \"https\" scheme").
 	HTTPClientIDs bool
+	// Grants, set, are the only grant types the server takes and lists
+	// (grants.go): client_credentials (the client-credentials extension)
+	// or RFC 7523's jwt-bearer (workload identity federation); it then
+	// offers no authorization endpoint and no registration.
+	Grants []string
+	// Trusted are the issuers whose JWTs the jwt-bearer grant takes, by
+	// issuer, with the key each signs with.
+	Trusted map[string]*ecdsa.PublicKey
+	// IDJAG makes the jwt-bearer grant enterprise-managed authorization's
+	// (SEP-990): its assertion an ID-JAG (typ oauth-id-jag+jwt) whose
+	// client_id is the client, which authenticates with its secret.
+	IDJAG bool
 	// Fetch gets a Client ID Metadata Document (default: an HTTP GET,
 	// bounded in time and size, redirects not followed).
 	Fetch func(ctx context.Context, url string) ([]byte, error)
@@ -83,6 +95,10 @@ type Client struct {
 	// AuthMethod is how it authenticates at the token endpoint: none,
 	// client_secret_basic or client_secret_post ("" is none).
 	AuthMethod string `json:"token_endpoint_auth_method"`
+	// Key, set, is the public key of a client that authenticates with
+	// private_key_jwt (RFC 7523 §2.2); a client of the extension grants
+	// may authenticate with it or its secret (grants.go).
+	Key *ecdsa.PublicKey `json:"-"`
 }
 
 // Request is one request the server handled, as Observe sees it.
@@ -127,6 +143,9 @@ type Server struct {
 type grant struct {
 	client, redirect, challenge, resource, scope string
 	expires                                      time.Time
+	// noRefresh issues no refresh token (the client credentials grant:
+	// "A refresh token SHOULD NOT be included", RFC 6749 §4.4.3).
+	noRefresh bool
 }
 
 // maxKept bounds the clients, codes and opaque tokens kept: a hostile
@@ -343,6 +362,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.variants["no-registration"] {
 		m["registration_endpoint"] = iss + "/register"
+	}
+	if len(s.o.Grants) > 0 {
+		s.extensionMetadata(m)
 	}
 	if !s.faults["no-cimd"] {
 		m["client_id_metadata_document_supported"] = true
@@ -593,6 +615,10 @@ func (s *Server) authenticate(r *http.Request) (c Client, basic bool, err error)
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	gt := f.Get("grant_type")
+	if len(s.o.Grants) > 0 {
+		s.extensionGrant(w, r, gt)
+		return
+	}
 	if gt != "authorization_code" && gt != "refresh_token" {
 		s.tokenError(w, http.StatusBadRequest, "unsupported_grant_type", fmt.Sprintf("grant_type %q is not supported", gt), false)
 		return
@@ -678,15 +704,18 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 		s.tokenError(w, http.StatusInternalServerError, "server_error", "signing failed", false)
 		return
 	}
-	rt := pkce.Random(32)
-	g.expires = now.Add(30 * 24 * time.Hour)
-	s.mu.Lock()
-	if len(s.refresh) >= maxKept {
-		clear(s.refresh)
+	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.o.TokenTTL.Seconds())}
+	if !g.noRefresh {
+		rt := pkce.Random(32)
+		g.expires = now.Add(30 * 24 * time.Hour)
+		s.mu.Lock()
+		if len(s.refresh) >= maxKept {
+			clear(s.refresh)
+		}
+		s.refresh[rt] = g
+		s.mu.Unlock()
+		out["refresh_token"] = rt
 	}
-	s.refresh[rt] = g
-	s.mu.Unlock()
-	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.o.TokenTTL.Seconds()), "refresh_token": rt}
 	if g.scope != "" {
 		out["scope"] = g.scope
 	}

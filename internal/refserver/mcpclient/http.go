@@ -42,6 +42,7 @@ func serveHTTP(o refserver.Options, u *url.URL) int {
 	c := newClient(o)
 	l := newLink(u, c.fault, c.variant, o.Log)
 	l.params = c.paramsOf
+	l.creds = credsFromEnv()
 	c.in = l
 	go c.read(l.lines)
 	code := c.run()
@@ -76,6 +77,9 @@ type link struct {
 	// variant are the client's variants (how it authenticates at the
 	// token endpoint; ids-restart: a new session's ids begin again).
 	variant map[string]bool
+
+	// creds are what the client was given out of band (oauthext.go).
+	creds creds
 
 	// authMu lets one 401 at a time lead to an authorization; authTries
 	// counts them, so a server refusing every token is not asked forever.

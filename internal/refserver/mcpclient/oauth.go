@@ -74,6 +74,8 @@ func (l *link) authorize(www string) error {
 		TokenEndpoint         string   `json:"token_endpoint"`
 		RegistrationEndpoint  string   `json:"registration_endpoint"`
 		ScopesSupported       []string `json:"scopes_supported"`
+		GrantTypes            []string `json:"grant_types_supported"`
+		AuthMethods           []string `json:"token_endpoint_auth_methods_supported"`
 	}
 	p := strings.TrimSuffix(as.Path, "/")
 	aso := as.Scheme + "://" + as.Host
@@ -86,12 +88,27 @@ func (l *link) authorize(www string) error {
 			break
 		}
 	}
-	if err != nil || meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "" || meta.RegistrationEndpoint == "" {
+	if err != nil || meta.TokenEndpoint == "" {
 		return fmt.Errorf("no usable authorization server metadata at %s: %v", as, err)
 	}
 	// RFC 8414 §3.3: the issuer is the one the URL was built from, as is.
 	if meta.Issuer != prm.AuthorizationServers[0] && !l.fault["ignores-metadata-issuer"] {
 		return fmt.Errorf("authorization server metadata rejected: issuer %q, fetched for %q", meta.Issuer, prm.AuthorizationServers[0])
+	}
+	// The scope the challenge asks, else all the server supports, else none
+	// (2025-11-25 basic/authorization, Scope Selection Strategy).
+	scope := params["scope"]
+	if scope == "" {
+		scope = strings.Join(prm.ScopesSupported, " ")
+	}
+	if l.fault["ignores-scope"] {
+		scope = "everything"
+	}
+	if done, err := l.extensionGrant(meta.GrantTypes, meta.AuthMethods, meta.TokenEndpoint, meta.Issuer, scope); done {
+		return err
+	}
+	if meta.AuthorizationEndpoint == "" || meta.RegistrationEndpoint == "" {
+		return fmt.Errorf("no usable authorization server metadata at %s: no authorization or registration endpoint", as)
 	}
 	// A public client by default; the variants secret-basic and
 	// secret-post register a confidential one (RFC 7591) and authenticate
@@ -126,15 +143,6 @@ func (l *link) authorize(www string) error {
 	}
 	if !l.fault["no-resource"] {
 		q.Set("resource", resource)
-	}
-	// The scope the challenge asks, else all the server supports, else none
-	// (2025-11-25 basic/authorization, Scope Selection Strategy).
-	scope := params["scope"]
-	if scope == "" {
-		scope = strings.Join(prm.ScopesSupported, " ")
-	}
-	if l.fault["ignores-scope"] {
-		scope = "everything"
 	}
 	if scope != "" {
 		q.Set("scope", scope)

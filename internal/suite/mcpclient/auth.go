@@ -1,6 +1,9 @@
 package mcpclient
 
 import (
+	"crypto/ecdsa"
+	"net/http"
+
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
 )
@@ -15,13 +18,41 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	if a.WrongIssuer {
 		faults = append(faults, "issuer-mismatch")
 	}
-	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
-		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status})
-	}})
+	o := mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
+		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Header: r.Header, Status: r.Status})
+	}}
+	// Under an extension the authorization server takes only its grant,
+	// from the client the run provisioned.
+	p := a.Provisions
+	switch a.Extension {
+	case httpserve.ExtClientCredentials:
+		o.Grants = []string{mcpauthz.GrantClientCredentials}
+		o.Clients = []mcpauthz.Client{{ID: p.ClientID, Secret: p.ClientSecret, Key: &p.ClientKey.PublicKey}}
+	case httpserve.ExtWorkloadIdentity:
+		o.Grants = []string{mcpauthz.GrantJWTBearer}
+		o.Trusted = map[string]*ecdsa.PublicKey{p.WorkloadIssuer: &p.WorkloadKey.PublicKey}
+	case httpserve.ExtEnterpriseManaged:
+		o.Grants, o.IDJAG = []string{mcpauthz.GrantJWTBearer}, true
+		o.Clients = []mcpauthz.Client{{ID: p.ClientID, Secret: p.ClientSecret}}
+		o.Trusted = map[string]*ecdsa.PublicKey{p.IdPIssuer: &p.IdPKey.PublicKey}
+	}
+	as, err := mcpauthz.New(o)
 	if err != nil {
 		return nil, err
 	}
 	a.AS = as
+	if a.Extension == httpserve.ExtEnterpriseManaged {
+		// The enterprise IdP beside the authorization server, on the
+		// same listener.
+		idp, err := mcpauthz.NewIdP(mcpauthz.IdPOptions{Path: httpserve.IdPPath, Key: p.IdPKey, Audience: p.IdPClientID, ClientID: p.ClientID, Observe: o.Observe})
+		if err != nil {
+			return nil, err
+		}
+		mux := http.NewServeMux()
+		mux.Handle(httpserve.IdPPath+"/", idp)
+		mux.Handle("/", as)
+		a.AS = mux
+	}
 	a.Verify = func(token, issuer, resource string) (string, error) {
 		c, err := as.Verify(token, issuer, resource)
 		if err != nil {
