@@ -388,6 +388,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if s.faults["no-s256"] {
 		m["code_challenge_methods_supported"] = []string{"plain"}
 	}
+	if s.faults["no-pkce-methods"] {
+		delete(m, "code_challenge_methods_supported")
+	}
 	b, _ := json.Marshal(m)
 	ct := "application/json"
 	if s.faults["metadata-as-text"] {
@@ -447,6 +450,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	if s.faults["registration-shape"] {
 		delete(out, "client_id")
+	}
+	if s.faults["registration-200"] {
 		writeJSON(w, http.StatusOK, out, true)
 		return
 	}
@@ -722,7 +727,11 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 	if s.faults["token-shape"] {
 		delete(out, "token_type")
 	}
-	writeJSON(w, http.StatusOK, out, !s.faults["token-cacheable"])
+	status := http.StatusOK
+	if s.faults["token-201"] {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, out, !s.faults["token-cacheable"])
 }
 
 // tokenError answers as RFC 6749 §5.2 shapes it (or as a fault misshapes
@@ -735,6 +744,9 @@ func (s *Server) tokenError(w http.ResponseWriter, status int, code, why string,
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = fmt.Fprintln(w, "token request refused: "+why)
 		return
+	}
+	if s.faults["token-error-500"] {
+		status = http.StatusInternalServerError
 	}
 	if s.faults["error-codes"] {
 		code = "invalid_request"

@@ -131,7 +131,7 @@ func newClient(o refserver.Options) *client {
 	if c.fault["sampling-undeclared-answer"] {
 		delete(c.caps, "sampling")
 	}
-	if c.fault["roots-undeclared-answer"] {
+	if c.fault["roots-undeclared-answer"] || c.variant["roots-undeclared-empty"] {
 		delete(c.caps, "roots")
 	}
 	return c
@@ -568,9 +568,12 @@ func (c *client) answer(method string, id any, m map[string]any) {
 			reply(map[string]any{})
 		}
 	case "roots/list":
-		if has("roots") || c.fault["roots-undeclared-answer"] {
+		switch {
+		case has("roots") || c.fault["roots-undeclared-answer"]:
 			reply(map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp", "name": "tmp"}}})
-		} else {
+		case c.variant["roots-undeclared-empty"]:
+			reply(map[string]any{"roots": []any{}})
+		default:
 			refuse("roots")
 		}
 	case "sampling/createMessage":

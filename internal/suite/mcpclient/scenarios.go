@@ -847,11 +847,27 @@ func (c *conv) judge(r outCall) {
 		return
 	}
 	_, declared := c.caps[r.feature]
+	if isResult && !declared && r.feature == "roots" && noRoots(res) {
+		// client/roots binds "Clients that support roots": an empty list
+		// exposes no root, so it is no support of roots but a courtesy
+		// to a server asking what was never offered (the Go SDK's client
+		// answers so when it declares none). Roots listed undeclared are
+		// support, and fail.
+		env.Pass(r.rule, in.Seq)
+		return
+	}
 	if isResult && !declared {
 		env.Fail(r.rule, in.Seq, fmt.Sprintf("%s answered with a result, but the client declared no %s capability in initialize", r.method, r.feature), "an error (or no answer) without the capability", "a result")
 		return
 	}
 	env.Pass(r.rule, in.Seq)
+}
+
+// noRoots reports whether a roots/list result lists no root.
+func noRoots(res any) bool {
+	m, _ := res.(map[string]any)
+	roots, ok := m["roots"].([]any)
+	return ok && len(roots) == 0
 }
 
 func withoutMeta(m map[string]any) map[string]any {
