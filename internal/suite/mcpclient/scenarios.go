@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -278,25 +277,18 @@ type conv struct {
 	heard       bool // the client sent a frame
 	unsupported bool
 	toolsOnly   bool // the server declares the tools capability alone
-	undeclared  int  // line of the first request of a capability it did not declare
 	handshake   bool
 	rev         string
 
-	anyReq       bool
-	initAnswered bool
-	initLine     int // transcript line of the initialize result
-	initializedN int // transcript line of notifications/initialized, 0: none
-	earlyFailed  bool
-	dupFailed    bool
-	lateReq      int // line of a request other than ping after an unsupported version
-	lastReq      int // line of the client's last request
-	caps         map[string]any
-	ids          map[string]int
-	cancels      int
-	// unmatched are cancellations of ids not yet seen as requests, over
-	// HTTP, where the request's POST and the cancellation's travel apart
-	// and may arrive in either order: judged when the scenario ends.
-	unmatched     []unmatchedCancel
+	anyReq        bool
+	initAnswered  bool
+	initLine      int // transcript line of the initialize result
+	initializedN  int // transcript line of notifications/initialized, 0: none
+	lateReq       int // line of a request other than ping after an unsupported version
+	lastReq       int // line of the client's last request
+	caps          map[string]any
+	ids           map[string]int
+	cancels       int
 	calls         []outCall
 	sentUs        bool
 	listChanged   bool
@@ -304,7 +296,6 @@ type conv struct {
 	pipelined     bool // the frame handled arrived while initialize was held
 	initKey       string
 	progress      int
-	cancelledInit bool
 	probes        int    // server/discover probes before initialize
 	canary        string // a $ref URL in a third tool's inputSchema (client-schema-ref)
 	listedTools   bool
@@ -324,9 +315,6 @@ type conv struct {
 	probed        bool // the client probed: a request of 2026-07-28 before initialize
 	fellBack      int  // line of the initialize after the probe, -1: none
 	stayedModern  int  // line of a modern request other than a probe after it, -1: none
-	metaSeen      int  // 2026-07-28 requests whose _meta was judged
-	metaFailed    bool
-	infoFailed    bool
 }
 
 // pipelineWait is how long wirecheck holds its initialize result to see
@@ -418,10 +406,10 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		// unique within a session, so the old session's do not count.
 		c.ids = map[string]int{}
 	}
-	if first, ok := c.ids[key]; ok && !c.dupFailed {
-		c.dupFailed = true
-		env.Fail("MCP-CLIENT-JSONRPC-2", in.Seq, fmt.Sprintf("request id %s reused: the client's request on line %d had it", key, first), "a new id for every request of the session", key)
-	} else if !ok {
+	// The frame judge (judge.go) judges the id, the lifecycle, _meta and
+	// capabilities of every request; the conversation keeps what it needs
+	// to play the server and to judge at its end.
+	if _, ok := c.ids[key]; !ok {
 		c.ids[key] = in.Seq
 	}
 	if c.probeCode != 0 && !c.legacy && method != "initialize" && modernRequest(in) {
@@ -452,27 +440,11 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		return err
 	}
 	if c.handshake {
-		if !c.anyReq {
-			c.anyReq = true
-			if method == "initialize" {
-				env.Pass("MCP-CLIENT-LIFECYCLE-1", in.Seq)
-			} else {
-				env.Fail("MCP-CLIENT-LIFECYCLE-1", in.Seq, "the client's first request is "+method+", not initialize", "initialize first", method)
-			}
-		}
-		// A request on a line before the result's was sent before the
-		// client could have read it, whenever the scenario got to it.
+		c.anyReq = true
 		before := !c.initAnswered || in.Seq < c.initLine || c.pipelined
-		if method != "initialize" && method != "ping" && before && !c.earlyFailed && !c.unsupported {
-			c.earlyFailed = true
-			env.Fail("MCP-CLIENT-LIFECYCLE-3", in.Seq, method+" sent before the server answered initialize", "only ping before the initialize result", method)
-		}
 		if c.unsupported && !before && method != "ping" && c.lateReq == 0 {
 			c.lateReq = in.Seq
 		}
-	}
-	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" && c.mrtrState == "" && !c.headers && c.probeCode == 0 {
-		c.judgeMeta(in, method)
 	}
 	if method == "initialize" && !c.handshake && !c.legacy {
 		// A client of an earlier revision in a run of one without
@@ -485,7 +457,6 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	}
 	if method == "initialize" {
 		c.initKey = key
-		c.caps, _ = mapAt(in, "/params/capabilities")
 		v := c.rev
 		switch {
 		case c.unsupported:
@@ -563,10 +534,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	if r, ok := resp["result"].(map[string]any); ok && c.toolsOnly && method == "server/discover" {
 		r["capabilities"] = map[string]any{"tools": map[string]any{"listChanged": true}}
 	}
-	if c.toolsOnly && undeclaredMethod(method) {
-		if c.undeclared == 0 {
-			c.undeclared = in.Seq
-		}
+	if c.toolsOnly && serverFeature(method) != "" {
 		resp = rpcError(id, -32601, "method not found: this server declares the tools capability alone")
 	}
 	if !c.handshake && !c.legacy {
@@ -589,63 +557,23 @@ var metaRequired = []string{"io.modelcontextprotocol/protocolVersion", "io.model
 
 const metaClientInfo = "io.modelcontextprotocol/clientInfo"
 
-// judgeMeta judges the _meta of a request of a 2026-07-28 session: the
-// required fields (META-1), clientInfo (META-2); each fails once, at the
-// first request without it.
-func (c *conv) judgeMeta(in *peer.Inbound, method string) {
-	c.metaSeen++
-	meta, _ := mapAt(in, "/params/_meta")
-	var missing []string
-	for _, k := range metaRequired {
-		if _, ok := meta[k]; !ok {
-			missing = append(missing, k)
-		}
-	}
-	if len(missing) > 0 && !c.metaFailed {
-		c.metaFailed = true
-		c.env.Fail("MCP-CLIENT-META-1", in.Seq, method+" without "+strings.Join(missing, " and ")+" in its _meta", "_meta with "+strings.Join(metaRequired, " and "), strings.Join(missing, ", ")+" missing")
-	}
-	if _, ok := meta[metaClientInfo]; !ok && !c.infoFailed {
-		c.infoFailed = true
-		c.env.Fail("MCP-CLIENT-META-2", in.Seq, method+" without "+metaClientInfo+" in its _meta", "_meta with "+metaClientInfo, "none")
-	}
-}
-
 func (c *conv) notification(in *peer.Inbound, method string) error {
 	switch method {
 	case "notifications/initialized":
 		if c.initializedN == 0 {
 			c.initializedN = in.Seq
-			if c.handshake && (!c.initAnswered || in.Seq < c.initLine) && !c.unsupported {
-				c.env.Fail("MCP-CLIENT-LIFECYCLE-2", in.Seq, "notifications/initialized sent before the initialize result", "initialized after the server's initialize result", "initialized first")
-			}
 		}
 		if !c.unsupported && !c.toolsOnly && c.handshake && !c.sentUs {
 			c.sentUs = true
 			return c.ask()
 		}
 	case "notifications/progress":
+		// Judged by the frame judge: its token, against those of
+		// wirecheck's requests.
 		c.progress++
-		tok, _ := in.Field("/params/progressToken")
-		if tok == samplingToken {
-			c.env.Pass("MCP-CLIENT-PROGRESS-1", in.Seq)
-		} else {
-			c.env.Fail("MCP-CLIENT-PROGRESS-1", in.Seq, fmt.Sprintf("progress under token %v, which no request of wirecheck's carried", tok), "the token of wirecheck's sampling/createMessage, "+samplingToken, fmt.Sprint(tok))
-		}
 	case "notifications/cancelled":
+		// Judged by the frame judge (CANCEL-1, CANCEL-2).
 		c.cancels++
-		rid, _ := in.Field("/params/requestId")
-		if c.handshake && c.initKey != "" && peer.Key(rid) == c.initKey && !c.cancelledInit {
-			c.cancelledInit = true
-			c.env.Fail("MCP-CLIENT-CANCEL-2", in.Seq, "notifications/cancelled names the client's initialize request", "no cancellation of initialize", peer.Key(rid))
-		}
-		if _, ok := c.ids[peer.Key(rid)]; ok {
-			c.env.Pass("MCP-CLIENT-CANCEL-1", in.Seq)
-		} else if httpSession(c.env) != nil {
-			c.unmatched = append(c.unmatched, unmatchedCancel{peer.Key(rid), in.Seq})
-		} else {
-			c.env.Fail("MCP-CLIENT-CANCEL-1", in.Seq, fmt.Sprintf("cancellation of request %s, which the client never sent", peer.Key(rid)), "the id of a request the client sent", peer.Key(rid))
-		}
 	}
 	return nil
 }
@@ -705,8 +633,8 @@ func (c *conv) finish() {
 			rule = "MCP-CLIENT-CAPS-2"
 		}
 		switch {
-		case c.undeclared != 0:
-			env.Fail(rule, c.undeclared, "the client asked for a capability the server did not declare (it declared tools alone)", "requests of tools only (and ping)", "a request of resources, prompts, logging or completions")
+		case judgeOf(env).judged(rule).fail > 0:
+			// The frame judge failed it at the request.
 		case !c.initAnswered:
 			env.Skip(rule, "the client sent no initialize")
 		default:
@@ -731,51 +659,32 @@ func (c *conv) finish() {
 		for _, r := range []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-3"} {
 			env.Skip(r, "the client sent no request")
 		}
-	} else {
-		if !c.dupFailed {
-			env.Pass("MCP-CLIENT-JSONRPC-2", -1)
-		}
-		if !c.earlyFailed && c.handshake {
-			env.Pass("MCP-CLIENT-LIFECYCLE-3", -1)
-		}
+	} else if c.handshake && judgeOf(env).judged("MCP-CLIENT-LIFECYCLE-3") == (count{}) {
+		// Initialize alone: nothing was sent early.
+		env.Pass("MCP-CLIENT-LIFECYCLE-3", -1)
 	}
 	if c.progress == 0 {
 		env.Skip("MCP-CLIENT-PROGRESS-1", "the client sent no notifications/progress")
 	}
-	switch {
-	case c.metaSeen == 0:
+	if judgeOf(env).judged("MCP-CLIENT-META-1") == (count{}) {
 		why := "the client sent no request of revision 2026-07-28"
 		for _, r := range []string{"MCP-CLIENT-META-1", "MCP-CLIENT-META-2"} {
 			env.Skip(r, why)
 		}
-	default:
-		if !c.metaFailed {
-			env.Pass("MCP-CLIENT-META-1", -1)
-		}
-		if !c.infoFailed {
-			env.Pass("MCP-CLIENT-META-2", -1)
-		}
 	}
-	for _, u := range c.unmatched {
-		if _, ok := c.ids[u.key]; ok {
-			env.Pass("MCP-CLIENT-CANCEL-1", u.seq)
-		} else {
-			env.Fail("MCP-CLIENT-CANCEL-1", u.seq, fmt.Sprintf("cancellation of request %s, which the client never sent", u.key), "the id of a request the client sent", u.key)
-		}
+	// Over HTTP a cancellation may overtake its request's POST: what no
+	// request of the session matched by its end names none the client sent.
+	for _, u := range judgeOf(env).leftover() {
+		env.Fail("MCP-CLIENT-CANCEL-1", u.seq, fmt.Sprintf("cancellation of request %s, which the client never sent", u.key), "the id of a request the client sent", u.key)
 	}
-	switch {
-	case c.cancels == 0:
+	if c.cancels == 0 {
 		env.Skip("MCP-CLIENT-CANCEL-1", "the client sent no notifications/cancelled")
 		env.Skip("MCP-CLIENT-CANCEL-2", "the client sent no notifications/cancelled")
-	case !c.cancelledInit && c.handshake:
-		env.Pass("MCP-CLIENT-CANCEL-2", -1)
 	}
 	switch {
 	case !c.handshake:
 	case c.initializedN != 0:
-		if c.initAnswered {
-			env.Pass("MCP-CLIENT-LIFECYCLE-2", c.initializedN)
-		}
+		// The frame judge judged it when it came.
 	case !c.initAnswered:
 		env.Skip("MCP-CLIENT-LIFECYCLE-2", "the client sent no initialize")
 	case c.gone() && len(c.ids)-c.probes == 1:
@@ -824,25 +733,8 @@ func (c *conv) judge(r outCall) {
 		env.Fail(r.rule, -1, fmt.Sprintf("no answer to wirecheck's %s within %v (--timeout)", r.method, env.Timeout), "an empty result", "no answer")
 		return
 	}
-	res, isResult := in.Field("/result")
-	if r.feature == "" {
-		m, ok := res.(map[string]any)
-		switch {
-		case !isResult:
-			env.Fail(r.rule, in.Seq, "ping answered with an error", "an empty result", string(in.Raw))
-		case !ok || len(withoutMeta(m)) > 0:
-			env.Fail(r.rule, in.Seq, "ping answered with a result that is not empty", "{}", string(in.Raw))
-		default:
-			env.Pass(r.rule, in.Seq)
-		}
-		return
-	}
-	_, declared := c.caps[r.feature]
-	if isResult && !declared {
-		env.Fail(r.rule, in.Seq, fmt.Sprintf("%s answered with a result, but the client declared no %s capability in initialize", r.method, r.feature), "an error (or no answer) without the capability", "a result")
-		return
-	}
-	env.Pass(r.rule, in.Seq)
+	// An answer: the frame judge judged it as it came.
+	_ = in
 }
 
 func withoutMeta(m map[string]any) map[string]any {
@@ -862,17 +754,6 @@ func mapAt(in *peer.Inbound, ptr string) (map[string]any, bool) {
 	}
 	m, ok := v.(map[string]any)
 	return m, ok
-}
-
-// undeclaredMethod reports whether method belongs to a server capability
-// other than tools: what a client of a tools-only server may not ask.
-func undeclaredMethod(method string) bool {
-	for _, p := range []string{"resources/", "prompts/", "logging/", "completion/"} {
-		if strings.HasPrefix(method, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // identify tells the report who the client says it is, for the
