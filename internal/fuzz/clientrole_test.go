@@ -2,10 +2,12 @@ package fuzz_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,9 +15,11 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
+	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
 // clientCampaign fuzzes the MCP reference client (lingering, so it stays
@@ -36,6 +40,45 @@ func clientCampaign(runs int, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
 	bugs, err := c.Run(context.Background())
 	Expect(err).NotTo(HaveOccurred())
 	return c, bugs
+}
+
+// failing are the rules a verdict table fails.
+func failing(vs map[string]verdict.Verdict) []string {
+	var out []string
+	for r, v := range vs {
+		if v == verdict.Fail {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// replayedFailures replays a client-role reproducer against the reference
+// client with fault, and returns the rules its JSON report fails.
+func replayedFailures(file, fault string) ([]string, string) {
+	bin, err := testbin.Wirecheck()
+	Expect(err).NotTo(HaveOccurred())
+	out := filepath.Join(filepath.Dir(file), "replay.json")
+	cmd := exec.Command(bin, "replay", file, "--report", "json="+out, "--", bin, "serve", "mcp", "--role", "client", "--variant", "linger", "--fault", fault, "--", "{server}")
+	msg, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		Fail(err.Error())
+	}
+	raw, err := os.ReadFile(out)
+	Expect(err).NotTo(HaveOccurred(), "%s", msg)
+	var rep struct {
+		Findings []struct{ Rule, Verdict string } `json:"findings"`
+	}
+	Expect(json.Unmarshal(raw, &rep)).To(Succeed())
+	var rules []string
+	for _, f := range rep.Findings {
+		if f.Verdict == "fail" {
+			rules = append(rules, f.Rule)
+		}
+	}
+	saved, _ := os.ReadFile(file)
+	return rules, string(saved) + "\n" + string(msg)
 }
 
 var _ = Describe("fuzz in the client role (mcp --role client)", func() {
@@ -76,6 +119,35 @@ var _ = Describe("fuzz in the client role (mcp --role client)", func() {
 	b, err := protocols.Load("mcp-client")
 	if err != nil {
 		panic(err)
+	}
+	// Issue 29: faults of the frame judge's rules that a fuzz session
+	// provokes (wirecheck asks the client for roots, sampling and
+	// elicitation, and pings it; the client opens its session as its
+	// program does). Fuzz reports the rule run reports, and the saved
+	// reproducer replays to that rule's failure.
+	for _, fault := range []string{"no-jsonrpc", "list-first", "duplicate-id", "ping-not-empty", "roots-undeclared-answer", "sampling-undeclared-answer", "elicit-undeclared-answer", "cancel-initialize", "cancel-unknown"} {
+		It("reports the reference client's "+fault+" under the rule run reports, and replays to it", func() {
+			f := b.Protocol.Fault(fault)
+			Expect(f).NotTo(BeNil())
+			rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Faults: []string{fault}}, runner.Config{Timeout: time.Second, StartupTimeout: 5 * time.Second, Jobs: 2})
+			Expect(err).NotTo(HaveOccurred())
+			ran := failing(testrun.Verdicts(rep))
+			c, bugs := clientCampaign(20, fault)
+			Expect(bugs).NotTo(BeEmpty())
+			Expect(f.Trips).To(ContainElement(bugs[0].Rule))
+			Expect(ran).To(ContainElement(bugs[0].Rule), "run's failures: %v", ran)
+			// Replayed where wirecheck's steps provoke the frame (the
+			// client's own spontaneous frames, as cancel-unknown's, may
+			// come after a short reproducer has ended).
+			if !slices.Contains([]string{"list-first", "roots-undeclared-answer", "ping-not-empty"}, fault) {
+				return
+			}
+			dir := GinkgoT().TempDir()
+			file, err := c.Save(bugs[0], dir)
+			Expect(err).NotTo(HaveOccurred())
+			got, why := replayedFailures(file, fault)
+			Expect(got).To(ContainElement(bugs[0].Rule), "%s", why)
+		})
 	}
 	for _, f := range b.Protocol.Faults {
 		if !f.Fuzz {
