@@ -293,7 +293,6 @@ type conv struct {
 	sentUs        bool
 	listChanged   bool
 	legacy        bool // a client of an earlier revision in a run of one without initialize
-	pipelined     bool // the frame handled arrived while initialize was held
 	initKey       string
 	progress      int
 	probes        int    // server/discover probes before initialize
@@ -317,13 +316,35 @@ type conv struct {
 	stayedModern  int  // line of a modern request other than a probe after it, -1: none
 }
 
-// pipelineWait is how long wirecheck holds its initialize result to see
-// whether the client sends more before it could have read it: a client
-// that does not wait writes its next request right behind initialize,
-// microseconds apart; one that waits sends nothing until the result.
-// Read from transcript order alone, a request written before the result
-// was read could arrive after the result was written.
-const pipelineWait = 100 * time.Millisecond
+// barrierID is the id of the ping wirecheck sends before its initialize
+// result (basic/lifecycle: the server may send pings before initialized).
+const barrierID = 9000
+
+// barrier pings the client before wirecheck answers its initialize, and
+// waits for the answer: on a stream (stdio) the client reads in order, so
+// whatever it wrote before its answer to the ping, it wrote before it
+// could have read the initialize result, which is not written yet; the
+// frame judge, which sees those frames read before the result was
+// written, fails a request among them (LIFECYCLE-3). It replaces a fixed
+// hold of the result: a client that pipelines is caught whatever the
+// machine's load. Over HTTP each message travels apart and no order
+// holds, so there is no barrier: a request is early when it is read
+// before the result is written. A client that leaves the ping
+// unanswered is waited for --timeout once, then answered.
+func (c *conv) barrier() error {
+	if httpSession(c.env) != nil {
+		return nil
+	}
+	call, err := c.env.Send(map[string]any{"jsonrpc": "2.0", "id": barrierID, "method": "ping"})
+	if err != nil {
+		return err
+	}
+	if _, err := c.env.Response(call, c.env.Timeout); err != nil {
+		c.env.Forget(call)
+		c.env.Notef("the client did not answer wirecheck's ping before its initialize result within %v (--timeout): the result is sent now", c.env.Timeout)
+	}
+	return nil
+}
 
 // samplingToken is the progress token of wirecheck's sampling request:
 // the one token a client may report progress under.
@@ -441,7 +462,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 	}
 	if c.handshake {
 		c.anyReq = true
-		before := !c.initAnswered || in.Seq < c.initLine || c.pipelined
+		before := !c.initAnswered || in.Seq < c.initLine
 		if c.unsupported && !before && method != "ping" && c.lateReq == 0 {
 			c.lateReq = in.Seq
 		}
@@ -464,13 +485,8 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		case !c.handshake:
 			v = legacyRevision
 		}
-		var early []*peer.Inbound
-		for deadline := time.Now().Add(pipelineWait); ; {
-			f, err := env.NextFrame(time.Until(deadline), nil)
-			if err != nil {
-				break
-			}
-			early = append(early, f)
+		if err := c.barrier(); err != nil {
+			return err
 		}
 		c.initAnswered = true
 		var err error
@@ -478,16 +494,9 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		if c.toolsOnly {
 			caps = map[string]any{"tools": map[string]any{"listChanged": true}}
 		}
+		// What the client sent meanwhile waits in the queue: read after
+		// this, on transcript lines before the result's.
 		c.initLine, err = c.env.Reply(result(id, map[string]any{"protocolVersion": v, "capabilities": caps, "serverInfo": map[string]any{"name": "wirecheck", "version": "0.1.0"}}))
-		// What came while the result was held was sent before the client
-		// could have read it.
-		c.pipelined = true
-		for _, f := range early {
-			if err == nil {
-				err = c.handle(f)
-			}
-		}
-		c.pipelined = false
 		return err
 	}
 	if c.mrtrState != "" && !c.handshake && !c.legacy {
