@@ -85,7 +85,32 @@ func probeFallback(env *scenario.Env) error {
 	case c.stayedModern >= 0:
 		env.Fail(rule, c.stayedModern, fmt.Sprintf("answered error %d to its probe, no recognized modern error, the client went on with requests of 2026-07-28 instead of falling back to initialize: it took the server for a modern one", probeCode), "initialize (the server is legacy: \"any other error\")", "another request of 2026-07-28")
 	default:
-		env.Skip(rule, fmt.Sprintf("answered error %d to its probe, the client neither fell back to initialize nor went on: a client of 2026-07-28 alone stops there as it should (it has no initialize), a client of both eras keyed to -32601 stops the same, and one launch cannot tell them apart", probeCode))
+		return controlLaunch(env, rule)
+	}
+	return nil
+}
+
+// controlLaunch tells apart the two clients that stop when their probe
+// is answered probeCode: a client of 2026-07-28 alone (it has no
+// initialize to fall back to) and a client of both eras whose fallback
+// is keyed to -32601. Launched again and answered -32601, the first
+// stops again; the second falls back, and so shows that the code decided
+// its fallback, which "MUST NOT be keyed to one specific error code".
+func controlLaunch(env *scenario.Env, rule string) error {
+	env.Notef("answered error %d to its probe, the client neither fell back to initialize nor went on: launched again, its probe is answered -32601", probeCode)
+	if err := env.Restart(); err != nil {
+		return err
+	}
+	env.Closed = false
+	c := conv{probeCode: -32601, fellBack: -1, stayedModern: -1}
+	if err := c.serve(env); err != nil {
+		return err
+	}
+	switch {
+	case c.fellBack >= 0:
+		env.Fail(rule, c.fellBack, fmt.Sprintf("answered error %d to its probe, the client stopped; launched again and answered -32601, it fell back to initialize: its fallback is keyed to -32601", probeCode), "initialize after any error (\"any other error\": the server is legacy)", fmt.Sprintf("initialize after -32601 alone, a stop after %d", probeCode))
+	default:
+		env.Skip(rule, fmt.Sprintf("answered error %d or -32601 to its probe, the client fell back to initialize after neither: a client of 2026-07-28 alone (it has no initialize to fall back to), as it should", probeCode))
 	}
 	return nil
 }
@@ -443,7 +468,11 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			// of the revision takes the server for a modern one.
 			c.stayedModern = in.Seq
 		}
-		_, err := env.Reply(rpcError(id, c.probeCode, "Invalid params: the server is not initialized"))
+		msg := "Invalid params: the server is not initialized"
+		if c.probeCode == -32601 {
+			msg = "Method not found"
+		}
+		_, err := env.Reply(rpcError(id, c.probeCode, msg))
 		return err
 	}
 	if method == "initialize" && c.probed && c.fellBack < 0 {
