@@ -25,11 +25,20 @@ import (
 // clientCampaign fuzzes the MCP reference client (lingering, so it stays
 // to be fuzzed) in the client role, wirecheck its hostile server.
 func clientCampaign(runs int, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
+	return clientCampaignOver("", runs, faults...)
+}
+
+// clientCampaignOver is clientCampaign over a transport ("": stdio).
+func clientCampaignOver(over string, runs int, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
 	b, err := protocols.Load("mcp-client")
 	Expect(err).NotTo(HaveOccurred())
 	p, err := b.Protocol.ForVersion("")
 	Expect(err).NotTo(HaveOccurred())
-	t, err := testrun.Server{Protocol: "mcp-client", Variants: []string{"linger"}, Faults: faults}.Target()
+	if over != "" {
+		p, err = p.ForTransport(over)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	t, err := testrun.Server{Protocol: "mcp-client", Variants: []string{"linger"}, Faults: faults, Transport: over}.Target()
 	Expect(err).NotTo(HaveOccurred())
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: p, Schemas: b.Schemas, Handler: b.StepHandler(p), Judge: b.Judge, Target: t,
@@ -149,13 +158,23 @@ var _ = Describe("fuzz in the client role (mcp --role client)", func() {
 			Expect(got).To(ContainElement(bugs[0].Rule), "%s", why)
 		})
 	}
+	// Over Streamable HTTP, wirecheck a hostile HTTP server (its
+	// disturbances among the actions), the same judge.
+	for _, fault := range []string{"roots-undeclared-answer", "ping-not-empty"} {
+		It("reports the reference client's "+fault+" over HTTP under the rule run reports", func() {
+			f := b.Protocol.Fault(fault)
+			_, bugs := clientCampaignOver("http", 20, fault)
+			Expect(bugs).NotTo(BeEmpty())
+			Expect(f.Trips).To(ContainElement(bugs[0].Rule))
+		})
+	}
 	for _, f := range b.Protocol.Faults {
 		if !f.Fuzz {
 			continue
 		}
-		fault := f.Name
+		fault, over := f.Name, f.Transport
 		It("finds the reference client's "+fault+", and replay reproduces it", func() {
-			c, bugs := clientCampaign(30, fault)
+			c, bugs := clientCampaignOver(over, 30, fault)
 			Expect(bugs).NotTo(BeEmpty())
 			Expect(f.Trips).To(ContainElement(bugs[0].Rule))
 			dir := GinkgoT().TempDir()
@@ -165,11 +184,16 @@ var _ = Describe("fuzz in the client role (mcp --role client)", func() {
 			bin, err := testbin.Wirecheck()
 			Expect(err).NotTo(HaveOccurred())
 			replay := func(faults ...string) (int, string) {
-				args := []string{"replay", file, "--timeout", "300ms", "--level", "should", "--", bin, "serve", "mcp", "--role", "client", "--variant", "linger"}
+				args := []string{"replay", file, "--timeout", "300ms", "--level", "should"}
+				placeholder := "{server}"
+				if over != "" {
+					args, placeholder = append(args, "--transport", over), "{url}"
+				}
+				args = append(args, "--", bin, "serve", "mcp", "--role", "client", "--variant", "linger")
 				for _, f := range faults {
 					args = append(args, "--fault", f)
 				}
-				cmd := exec.Command(bin, append(args, "--", "{server}")...)
+				cmd := exec.Command(bin, append(args, "--", placeholder)...)
 				cmd.Dir = filepath.Dir(file)
 				out, err := cmd.CombinedOutput()
 				var ee *exec.ExitError

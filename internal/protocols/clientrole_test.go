@@ -34,7 +34,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 			// Only hostile input shows it: the run, which sends none,
 			// passes; internal/fuzz's client-role campaign finds it.
 			It("passes the run with the fuzz-only fault "+f.Name, func() {
-				rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version}, cfg())
+				rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version, Transport: f.Transport}, cfg())
 				Expect(err).NotTo(HaveOccurred())
 				Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			})
