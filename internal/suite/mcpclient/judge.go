@@ -111,14 +111,6 @@ func (j *judge) leftover() []unmatchedCancel {
 	return slices.Clone(j.unmatched)
 }
 
-// initAnswered reports whether wirecheck answered the client's
-// initialize with a result.
-func (j *judge) initAnswered() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return !j.answeredAt.IsZero()
-}
-
 // tallied records a verdict and passes it on; j.mu is held.
 type tallied struct {
 	v peer.Verdicts

@@ -311,7 +311,6 @@ type conv struct {
 	initializedN  int // transcript line of notifications/initialized, 0: none
 	lateReq       int // line of a request other than ping after an unsupported version
 	lastReq       int // line of the client's last request
-	caps          map[string]any
 	ids           map[string]int
 	cancels       int
 	calls         []outCall
