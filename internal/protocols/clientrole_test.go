@@ -1,6 +1,8 @@
 package protocols_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -143,5 +145,34 @@ rm -rf "$d"`
 		rep, err := testrun.Run(testrun.Server{Protocol: id, Command: target.Target{Argv: []string{"sh", "-c", script, target.ServerCommand}, Client: true, Binary: bin}}, c)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(testrun.Verdicts(rep)).To(HaveKeyWithValue("MCP-CLIENT-LIFECYCLE-3", verdict.Fail), "%s", evidence(rep, "MCP-CLIENT-LIFECYCLE-3"))
+	})
+	// A client speaks as it connects: launched for a scenario whose rules
+	// do not hold in the run, its frames would be judged there or not as
+	// its start went. Such a scenario launches no client: the client here
+	// counts its launches.
+	It("launches no client for a scenario none of whose rules holds in the run, and says why each is skipped", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		log := filepath.Join(GinkgoT().TempDir(), "launches")
+		client := target.Target{Argv: []string{"sh", "-c", `echo launched >>"$0"; exec "$@"`, log, bin, "serve", "mcp", "--role", "client", "--fault", "list-first", "--", target.ServerCommand}, Client: true, Binary: bin}
+		rep, err := testrun.Run(testrun.Server{Protocol: id, Command: client}, cfg())
+		Expect(err).NotTo(HaveOccurred())
+		p, err := b.Protocol.ForVersion("")
+		Expect(err).NotTo(HaveOccurred())
+		want := 0
+		for _, sc := range b.Scenarios {
+			if slices.ContainsFunc(sc.Rules, func(r string) bool { return p.WhyNotApplied(p.Rule(r)) == "" }) {
+				want++
+			}
+		}
+		raw, err := os.ReadFile(log)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(raw), "launched")).To(Equal(want))
+		Expect(want).To(BeNumerically("<", len(b.Scenarios)))
+		for _, f := range rep.Findings {
+			if f.Scenario == "client-probe-fallback" || f.Scenario == "client-mrtr" || f.Scenario == "client-schema-ref" {
+				Expect(f.Verdict).To(Equal(verdict.Skip), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
+			}
+		}
 	})
 })
