@@ -488,6 +488,12 @@ func (s *sequence) draw() *action {
 		// of every other campaign stay what they were.
 		actions = append(actions, "frame", "frame")
 	}
+	disturbances := pr.disturbances()
+	if len(disturbances) > 0 {
+		// Last again: only a transport that can misbehave below the
+		// messages (the client role over HTTP) offers any.
+		actions = append(actions, "disturb")
+	}
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.validRequest()
@@ -497,6 +503,11 @@ func (s *sequence) draw() *action {
 		}}
 	case "frame":
 		return s.drawFrame()
+	case "disturb":
+		d := rapid.SampledFrom(disturbances).Draw(s.t, "disturbance")
+		return &action{"transport disturbed: " + d, func() error {
+			return pr.do(scenario.Step{Disturb: d}, pr.probeStep())
+		}}
 	case "follow":
 		return s.drawFollow()
 	case "undo":

@@ -124,7 +124,7 @@ func newClient(o refserver.Options) *client {
 		c.variant["modern"] = true
 		c.caps["extensions"] = map[string]any{skillsExt: map[string]any{}}
 	}
-	if c.fault["fallback-on-32601-only"] {
+	if c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"] {
 		c.variant["probe"] = true
 	}
 	// The undeclared-answer faults answer what they do not declare.
@@ -231,10 +231,17 @@ func (c *client) run() int {
 			// backward compatibility): initialize instead; the fault
 			// fallback-on-32601-only takes every other code for a
 			// modern server's.
+			// stop-unless-32601 takes it for a server that refuses
+			// the client and stops.
 			e, _ := d["error"].(map[string]any)
-			if code, _ := e["code"].(float64); !c.fault["fallback-on-32601-only"] || code == -32601 {
+			keyed := c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"]
+			if code, _ := e["code"].(float64); !keyed || code == -32601 {
 				c.modern = false
 				return c.legacy()
+			}
+			if c.fault["stop-unless-32601"] {
+				fmt.Fprintf(c.log, "mcp reference client: server/discover answered error %v: stopping\n", e["code"])
+				return 1
 			}
 			return c.work()
 		}
