@@ -1,0 +1,63 @@
+package fuzz_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/wirecheck/wirecheck/internal/fuzz"
+	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
+)
+
+// A server may make its taskIds and cursors anew each run: a reproducer
+// that repeated the ones the fuzzed server made would ask the replayed
+// one about a task it never made. The variant random-ids makes them so.
+var _ = Describe("a reproducer of a finding about what the server made", func() {
+	It("refers to the taskIds and cursors of the replayed server's answers: replayed, the same rule fails, and only it", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		serve := []string{bin, "serve", "mcp", "--fault", "task-get-wrong", "--variant", "random-ids", "--variant", "one-per-page"}
+		b, err := protocols.Load("mcp")
+		Expect(err).NotTo(HaveOccurred())
+		p, err := b.Protocol.ForVersion("2025-11-25")
+		Expect(err).NotTo(HaveOccurred())
+		c, err := fuzz.New(fuzz.Config{Protocol: p, Schemas: b.Schemas, Handler: b.Handler, Judge: b.Judge,
+			Target: target.Target{Argv: serve}, Timeout: time.Second, StartupTimeout: 5 * time.Second,
+			Runs: 40, Seed: 3, ShrinkTime: 5 * time.Second, MaxFailures: 1, Rules: []string{"MCP-TASKS-4"}})
+		Expect(err).NotTo(HaveOccurred())
+		bugs, err := c.Run(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rulesOf(bugs)).To(ConsistOf(HavePrefix("MCP-TASKS-4 after ")))
+		file, err := c.Save(bugs[0], GinkgoT().TempDir())
+		Expect(err).NotTo(HaveOccurred())
+
+		data, err := os.ReadFile(file)
+		Expect(err).NotTo(HaveOccurred())
+		var steps []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				steps = append(steps, l)
+			}
+		}
+		saved := strings.Join(steps, "\n")
+		Expect(saved).To(MatchRegexp(`taskId:\s*\n\s*\$from: r\d+\n\s*\$path: /result/task/taskId`), "the tasks/get refers to the call's answer")
+		Expect(saved).To(MatchRegexp(`cursor:\s*\n\s*\$from: r\d+\n\s*\$path: /result/nextCursor`), "a page refers to the cursor of the page before")
+		Expect(saved).NotTo(MatchRegexp(`taskId: \S`), "no taskId the fuzzed server made")
+
+		out, _ := exec.Command(bin, append([]string{"replay", file, "--"}, serve...)...).CombinedOutput()
+		failed := regexp.MustCompile(`(?m)^\s*FAIL\s+(\S+)\s+(?:MUST|SHOULD|MAY)\s`).FindAllStringSubmatch(string(out), -1)
+		var rules []string
+		for _, m := range failed {
+			rules = append(rules, m[1])
+		}
+		Expect(rules).To(ConsistOf("MCP-TASKS-4"), string(out))
+	})
+})
