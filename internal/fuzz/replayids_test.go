@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -52,12 +53,21 @@ var _ = Describe("a reproducer of a finding about what the server made", func() 
 		Expect(saved).To(MatchRegexp(`cursor:\s*\n\s*\$from: r\d+\n\s*\$path: /result/nextCursor`), "a page refers to the cursor of the page before")
 		Expect(saved).NotTo(MatchRegexp(`taskId: \S`), "no taskId the fuzzed server made")
 
-		out, _ := exec.Command(bin, append([]string{"replay", file, "--"}, serve...)...).CombinedOutput()
+		// What the server answered, copied: no answer says it was asked
+		// about a task or a cursor it never made.
+		answered := filepath.Join(GinkgoT().TempDir(), "stdout")
+		teed := append([]string{"bash", "-c", `out=$1; shift; "$@" | tee -a "$out"`, "wirecheck-tee", answered}, serve...)
+		out, _ := exec.Command(bin, append([]string{"replay", file, "--"}, teed...)...).CombinedOutput()
 		failed := regexp.MustCompile(`(?m)^\s*FAIL\s+(\S+)\s+(?:MUST|SHOULD|MAY)\s`).FindAllStringSubmatch(string(out), -1)
 		var rules []string
 		for _, m := range failed {
 			rules = append(rules, m[1])
 		}
 		Expect(rules).To(ConsistOf("MCP-TASKS-4"), string(out))
+		got, err := os.ReadFile(answered)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(got)).To(ContainSubstring(`"nextCursor"`), "the pages were read")
+		Expect(string(got)).NotTo(ContainSubstring("unknown cursor"))
+		Expect(string(got)).NotTo(ContainSubstring("Task not found"))
 	})
 })
