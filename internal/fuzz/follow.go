@@ -304,10 +304,10 @@ func (pr *proc) itemValue(source, item string) any {
 	return item
 }
 
-// hold keeps the answer to the last request sent past its unit (do
+// hold keeps the answer to the send named name past its unit (do
 // forgets the sends of the unit before), for a later request refers to
-// it, and returns its name: a cursor (a page's request refers to the
-// answer before) or an item the server made.
+// it: its cursor (the next page's request) or an item the server made.
+// It returns name.
 func (pr *proc) hold(name string) string {
 	pr.held[name] = true
 	return name
