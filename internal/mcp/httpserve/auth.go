@@ -55,7 +55,30 @@ type Auth struct {
 	// other than the one its URL was built from (the scenario mounts one
 	// so); a client must not use it: no request of its endpoints.
 	WrongIssuer bool
+	// IssUnadvertised: the metadata does not advertise
+	// authorization_response_iss_parameter_supported, though the
+	// responses carry iss (as Iss tampers with it): a client compares a
+	// present iss all the same (2026-07-28's table, third row).
+	IssUnadvertised bool
+	// ASRoot serves the authorization server at the listener's root: an
+	// issuer without a path, whose metadata URIs have none either.
+	ASRoot bool
+	// ASMetadata is where the authorization server publishes its
+	// metadata: "" RFC 8414's URI alone, MetadataOpenID OpenID Connect
+	// Discovery's alone (inserted and appended), MetadataAppended the
+	// appended one alone: a client reaches it only by trying every URI
+	// of the priority order.
+	ASMetadata string
+	// ASScopes are the authorization server metadata's scopes_supported
+	// (nil: mcp alone), where offline_access is offered or not.
+	ASScopes []string
 }
+
+// The places of Auth.ASMetadata.
+const (
+	MetadataOpenID   = "openid"
+	MetadataAppended = "openid-appended"
+)
 
 // ASRequest is one request the authorization server handled, as
 // Guard.Observe is told it.
@@ -66,6 +89,8 @@ type ASRequest struct {
 	Path     string
 	// Form is the query (authorize) or the form body (token).
 	Form url.Values
+	// Body is a registration's JSON body.
+	Body []byte
 	// Status is the status the server answered.
 	Status int
 }
@@ -80,7 +105,12 @@ func NewGuard(a Auth) *Guard {
 const (
 	IssMissing = "missing"
 	IssSlash   = "slash"
+	// IssOther puts another server's issuer in iss.
+	IssOther = "other"
 )
+
+// otherIssuer is the iss IssOther puts in an authorization response.
+const otherIssuer = "https://as.invalid"
 
 // ASPath is the authorization server's issuer path on the listener.
 const ASPath = "/as"
@@ -122,6 +152,39 @@ type Guard struct {
 	redeemed bool
 	// usedWrong: the client used metadata whose issuer was wrong.
 	usedWrong bool
+	// asTried are the metadata URIs of the priority order the client
+	// asked, in order, before one answered; asFound: one answered;
+	// asFailed: the order was judged broken.
+	asTried  []string
+	asFound  bool
+	asFailed bool
+	// grantTypes are the grant_types of the client's registration
+	// (registered: it registered); wantsRefresh: it asked offline_access
+	// or redeemed a refresh token, the wish the refresh-token guidance
+	// is for.
+	grantTypes   []string
+	registered   bool
+	wantsRefresh bool
+	// offlineJudged: an authorization request's offline_access was judged.
+	offlineJudged bool
+}
+
+// asPath is the issuer's path on the listener ("" at the root).
+func (g *Guard) asPath() string {
+	if g.ASRoot {
+		return ""
+	}
+	return ASPath
+}
+
+// asMetadataOrder are the metadata URIs (paths) of the issuer, in the
+// order 2025-11-25's Authorization Server Metadata Discovery lists them.
+func (g *Guard) asMetadataOrder() []string {
+	p := g.asPath()
+	if p == "" {
+		return []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"}
+	}
+	return []string{"/.well-known/oauth-authorization-server" + p, "/.well-known/openid-configuration" + p, p + "/.well-known/openid-configuration"}
 }
 
 // Protect makes the server a protected resource from its next request on
@@ -159,6 +222,8 @@ func (s *Server) judgeRetries(g *Guard) {
 	if g.StepUpNever && asked && n <= retryLimit {
 		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
 	}
+	s.judgeASGaveUp(g)
+	s.judgeGrantTypes(g)
 }
 
 // Protect protects the session's server (Server.Protect).
@@ -205,7 +270,7 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		g.mu.Lock()
 		g.prm = true
 		g.mu.Unlock()
-		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + ASPath}, "bearer_methods_supported": []string{"header"}}
+		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + g.asPath()}, "bearer_methods_supported": []string{"header"}}
 		if len(g.ScopesSupported) > 0 {
 			m["scopes_supported"] = g.ScopesSupported
 		}
@@ -213,7 +278,14 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		_ = json.NewEncoder(w).Encode(m)
 		return true
 	case p != s.path:
-		if g.Iss != "" && p == ASPath+"/authorize" {
+		if g.ASMetadata == MetadataAppended && p == "/.well-known/openid-configuration"+g.asPath() {
+			// Only the appended URI serves the metadata: the inserted one
+			// is missing as on a server that does not publish it there.
+			s.observeAS(g, ASRequest{Method: r.Method, Path: p, Status: http.StatusNotFound})
+			http.NotFound(w, r)
+			return true
+		}
+		if g.Iss != "" && p == g.asPath()+"/authorize" {
 			w = &tamper{ResponseWriter: w, g: g}
 		}
 		g.AS.ServeHTTP(w, r)
@@ -241,7 +313,7 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if ok {
-		if scope, err := g.Verify(token, s.base()+ASPath, s.url); err == nil {
+		if scope, err := g.Verify(token, s.base()+g.asPath(), s.url); err == nil {
 			return s.stepUp(g, w, r, scope)
 		}
 	}
@@ -307,18 +379,7 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		}
 	}
 	if isASMetadata(r.Path) {
-		g.mu.Lock()
-		first := !g.asMeta
-		g.asMeta = true
-		g.mu.Unlock()
-		if first {
-			want := "/.well-known/oauth-authorization-server" + ASPath
-			if r.Path == want {
-				s.check(CheckAuthASOrder, verdict.Pass, "", "", "")
-			} else {
-				s.check(CheckAuthASOrder, verdict.Fail, "the client's first request for the authorization server's metadata is not RFC 8414's URI with the issuer's path inserted", "GET "+s.base()+want+" first (then OpenID Connect Discovery's, inserted, then appended)", r.Method+" "+s.base()+r.Path)
-			}
-		}
+		s.judgeASOrder(g, r)
 	}
 	if g.WrongIssuer && (r.Endpoint == "authorize" || r.Endpoint == "token" || r.Endpoint == "register") {
 		g.mu.Lock()
@@ -330,7 +391,17 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		}
 	}
 	switch r.Endpoint {
+	case "register":
+		var reg struct {
+			GrantTypes []string `json:"grant_types"`
+		}
+		if json.Unmarshal(r.Body, &reg) == nil {
+			g.mu.Lock()
+			g.registered, g.grantTypes = true, reg.GrantTypes
+			g.mu.Unlock()
+		}
 	case "authorize":
+		s.judgeOffline(g, r.Form)
 		ch, m := r.Form.Get("code_challenge"), r.Form.Get("code_challenge_method")
 		switch {
 		case ch == "":
@@ -370,10 +441,18 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		g.mu.Unlock()
 		if bad {
 			why := "an authorization response without iss, from an authorization server whose metadata advertises it"
-			if g.Iss == IssSlash {
+			switch g.Iss {
+			case IssSlash:
 				why = "an authorization response whose iss is not the issuer (a trailing slash added: no normalization before the comparison)"
+			case IssOther:
+				why = "an authorization response whose iss is another server's (" + otherIssuer + "), though the metadata does not advertise iss: a present iss is compared all the same"
 			}
 			s.check(CheckAuthIss, verdict.Fail, "the client sent the token endpoint the code of "+why, "the response rejected: no token request with its code", "grant_type=authorization_code with that code")
+		}
+		if r.Form.Get("grant_type") == "refresh_token" {
+			g.mu.Lock()
+			g.wantsRefresh = true
+			g.mu.Unlock()
 		}
 		if r.Form.Get("grant_type") == "authorization_code" {
 			v := r.Form.Get("code_verifier")
@@ -539,6 +618,8 @@ func (t *tamper) WriteHeader(code int) {
 			q.Del("iss")
 		case IssSlash:
 			q.Set("iss", q.Get("iss")+"/")
+		case IssOther:
+			q.Set("iss", otherIssuer)
 		}
 		loc.RawQuery = q.Encode()
 		h.Set("Location", loc.String())

@@ -11,12 +11,23 @@ import (
 // request shown to the guard's checks.
 func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	var g *httpserve.Guard
-	var faults []string
+	var faults, variants []string
 	if a.WrongIssuer {
 		faults = append(faults, "issuer-mismatch")
 	}
-	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
-		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status})
+	if a.IssUnadvertised {
+		faults = append(faults, "iss-unadvertised")
+	}
+	if a.ASMetadata != "" {
+		// MetadataAppended too: the guard hides the inserted URI.
+		variants = append(variants, "openid-only")
+	}
+	path := httpserve.ASPath
+	if a.ASRoot {
+		path = ""
+	}
+	as, err := mcpauthz.New(mcpauthz.Options{Path: path, Faults: faults, Variants: variants, ScopesSupported: a.ASScopes, Observe: func(r mcpauthz.Request) {
+		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Body: r.Body, Status: r.Status})
 	}})
 	if err != nil {
 		return nil, err

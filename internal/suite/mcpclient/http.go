@@ -52,6 +52,8 @@ func httpScenarios() []*scenario.Scenario {
 				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
 				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
 				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
+				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
+				{"MCP-CLIENT-AUTH-14", httpserve.CheckAuthOffline, "the client made no authorization request"},
 			})
 		},
 	}, {
@@ -116,6 +118,47 @@ func httpScenarios() []*scenario.Scenario {
 			})
 		},
 	}, {
+		Name:  "client-auth-openid-appended",
+		Title: "over HTTP, as client-auth, the authorization server (issuer " + httpserve.ASPath + ") publishing its metadata at OpenID Connect Discovery's appended URI alone: the client asks RFC 8414's URI with the path inserted, then OpenID Connect Discovery's inserted, then appended, and authorizes",
+		Rules: []string{"MCP-CLIENT-AUTH-6"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ASMetadata: httpserve.MetadataAppended}, []judged{
+				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
+			})
+		},
+	}, {
+		Name:  "client-auth-root-openid",
+		Title: "over HTTP, as client-auth, the authorization server's issuer the listener's origin (no path), its metadata published by OpenID Connect Discovery alone: the client tries both RFC 8414's and OpenID Connect Discovery's URIs, in either order, and authorizes",
+		Rules: []string{"MCP-CLIENT-AUTH-12"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ASRoot: true, ASMetadata: httpserve.MetadataOpenID}, []judged{
+				{"MCP-CLIENT-AUTH-12", httpserve.CheckAuthASRoot, "the client asked for no authorization server metadata"},
+			})
+		},
+	}, {
+		Name:  "client-auth-offline-access",
+		Title: "over HTTP, as client-auth, the authorization server's metadata offering offline_access in scopes_supported: a client that asks it (as it may) registered refresh_token among its grant_types",
+		Rules: []string{"MCP-CLIENT-AUTH-13", "MCP-CLIENT-AUTH-14"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ASScopes: []string{"mcp:tools", "offline_access"}}, []judged{
+				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
+				{"MCP-CLIENT-AUTH-14", httpserve.CheckAuthOffline, "the client made no authorization request"},
+			})
+		},
+	}, {
+		Name:  "client-auth-iss-unadvertised",
+		Title: "over HTTP, as client-auth, the authorization server's metadata not advertising authorization_response_iss_parameter_supported, and every authorization response's iss another server's: the client compares a present iss all the same, rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-10"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Iss: httpserve.IssOther, IssUnadvertised: true}, []judged{
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
+			})
+		},
+	}, {
 		Name:  "client-http-custom-headers",
 		Title: "over HTTP under 2026-07-28, list besides echo and fail a tool route whose inputSchema marks parameters with x-mcp-header (a string, an integer, a boolean, a nested string, a nullable one; its defaults include values that need Base64 and a null) and six tools whose annotations are invalid (empty, no token, repeated but for case, on an object, on a number, under items): a call of route mirrors its arguments into Mcp-Param headers, Base64 where a value cannot travel plain, none for a null, and the client calls none of the six",
 		Rules: []string{"MCP-CLIENT-HTTP-11", "MCP-CLIENT-HTTP-12", "MCP-CLIENT-HTTP-13", "MCP-CLIENT-HTTP-14"},
@@ -123,6 +166,10 @@ func httpScenarios() []*scenario.Scenario {
 		Run:   customHeaders,
 	}}
 }
+
+// noRefreshWish is why MCP-CLIENT-AUTH-13 skips: the guidance is for
+// clients that desire refresh tokens.
+const noRefreshWish = "the client registered no client (dynamic registration), or showed no wish for refresh tokens (it asked no offline_access and redeemed no refresh token): the guidance is for \"MCP Clients that desire refresh tokens\""
 
 // overHTTPAuth protects the server with a, then converses as overHTTP
 // does; in a run of a revision whose rules of it do not apply (before
