@@ -108,13 +108,15 @@ func httpScenarios() []*scenario.Scenario {
 		},
 	}, {
 		Name:  "client-auth-no-hint",
-		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported",
-		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7"},
+		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported; the authorization server's metadata offers offline_access, which a client may ask (offline_access aside from the scopes judged), and one that asks it registered refresh_token among its grant_types",
+		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-13", "MCP-CLIENT-AUTH-14"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}}, []judged{
+			return overHTTPAuth(env, &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}, ASScopes: []string{"mcp:tools", "mcp:resources", "offline_access"}}, []judged{
 				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
 				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
+				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
+				{"MCP-CLIENT-AUTH-14", httpserve.CheckAuthOffline, "the client made no authorization request"},
 			})
 		},
 	}, {
@@ -128,33 +130,19 @@ func httpScenarios() []*scenario.Scenario {
 			})
 		},
 	}, {
+		// One scenario, not two: each costs a client process in every
+		// run of the tables.
 		Name:  "client-auth-root-openid",
-		Title: "over HTTP, as client-auth, the authorization server's issuer the listener's origin (no path), its metadata published by OpenID Connect Discovery alone: the client tries both RFC 8414's and OpenID Connect Discovery's URIs, in either order, and authorizes",
-		Rules: []string{"MCP-CLIENT-AUTH-12"},
+		Title: "over HTTP, as client-auth, the authorization server's issuer the listener's origin (no path), its metadata published by OpenID Connect Discovery alone: the client tries both RFC 8414's and OpenID Connect Discovery's URIs, in either order; at 2026-07-28 the metadata does not advertise authorization_response_iss_parameter_supported and every authorization response's iss is another server's: the client compares a present iss all the same, rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-12", "MCP-CLIENT-AUTH-10"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ASRoot: true, ASMetadata: httpserve.MetadataOpenID}, []judged{
+			a := &httpserve.Auth{Scope: "mcp:tools", ASRoot: true, ASMetadata: httpserve.MetadataOpenID}
+			if applies(env, "MCP-CLIENT-AUTH-10") {
+				a.Iss, a.IssUnadvertised = httpserve.IssOther, true
+			}
+			return overHTTPAuth(env, a, []judged{
 				{"MCP-CLIENT-AUTH-12", httpserve.CheckAuthASRoot, "the client asked for no authorization server metadata"},
-			})
-		},
-	}, {
-		Name:  "client-auth-offline-access",
-		Title: "over HTTP, as client-auth, the authorization server's metadata offering offline_access in scopes_supported: a client that asks it (as it may) registered refresh_token among its grant_types",
-		Rules: []string{"MCP-CLIENT-AUTH-13", "MCP-CLIENT-AUTH-14"},
-		Fresh: true,
-		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ASScopes: []string{"mcp:tools", "offline_access"}}, []judged{
-				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
-				{"MCP-CLIENT-AUTH-14", httpserve.CheckAuthOffline, "the client made no authorization request"},
-			})
-		},
-	}, {
-		Name:  "client-auth-iss-unadvertised",
-		Title: "over HTTP, as client-auth, the authorization server's metadata not advertising authorization_response_iss_parameter_supported, and every authorization response's iss another server's: the client compares a present iss all the same, rejects it and never redeems its code",
-		Rules: []string{"MCP-CLIENT-AUTH-10"},
-		Fresh: true,
-		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{Iss: httpserve.IssOther, IssUnadvertised: true}, []judged{
 				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
 			})
 		},
