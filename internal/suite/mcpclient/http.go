@@ -226,8 +226,17 @@ func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, 
 		// (a client refused for good stopped trying).
 		s.Protect(nil)
 	}
+	// A client that opened with initialize in a run of a revision
+	// without it is judged by legacyRevision: a rule of the run's
+	// revision alone is then no rule of its session, whatever the
+	// transport reported.
+	session := env.Peer().Protocol()
 	for _, r := range rules {
-		if !s.Reported(r.check) {
+		rule := session.Rule(r.rule)
+		switch {
+		case session != env.Protocol && rule != nil && !session.Applies(rule):
+			env.Skip(r.rule, "the client opened with initialize: its session is of "+legacyRevision+", which has no such rule")
+		case !s.Reported(r.check):
 			env.Skip(r.rule, r.unobserved)
 		}
 	}
