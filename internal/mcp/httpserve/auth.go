@@ -505,7 +505,7 @@ func (s *Server) stepUp(g *Guard, w http.ResponseWriter, r *http.Request, grante
 	}
 	g.mu.Unlock()
 	if short && !judged {
-		s.check(CheckAuthStepUp, verdict.Fail, "after a 403 insufficient_scope the client sent tools/call again with the token it was refused, without authorizing anew", "a new authorization asking "+g.StepUp+", then the request with the new token", "the same token, scope "+granted)
+		s.check(CheckAuthStepUp, verdict.Fail, "after a 403 insufficient_scope the client sent tools/call again with a token still without the scope the challenge named (the one refused, or one refreshed with the same scopes), without authorizing anew", "a new authorization asking "+g.StepUp+", then the request with the new token", "a token of scope "+granted)
 	}
 	if !g.StepUpNever && slices.Contains(have, g.StepUp) {
 		return false
