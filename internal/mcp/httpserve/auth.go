@@ -60,6 +60,14 @@ type Auth struct {
 	// responses carry iss (as Iss tampers with it): a client compares a
 	// present iss all the same (2026-07-28's table, third row).
 	IssUnadvertised bool
+	// IssAbsent: the metadata does not advertise iss and the responses
+	// carry none.
+	IssAbsent bool
+	// IssProceed judges that the client redeems a code whose response is
+	// valid as the revision's table has it though the metadata does not
+	// advertise iss (the issuer's iss, or none): its rows say compare and
+	// proceed.
+	IssProceed bool
 	// ASRoot serves the authorization server at the listener's root: an
 	// issuer without a path, whose metadata URIs have none either.
 	ASRoot bool
@@ -98,7 +106,7 @@ type ASRequest struct {
 // NewGuard makes the protection a; the authorization server tells its
 // Observe what it handled, and Server.Protect puts it in force.
 func NewGuard(a Auth) *Guard {
-	return &Guard{Auth: a, challenges: map[string]string{}, tampered: map[string]bool{}}
+	return &Guard{Auth: a, challenges: map[string]string{}, tampered: map[string]bool{}, proceed: map[string]bool{}}
 }
 
 // The tamperings of Auth.Iss.
@@ -150,6 +158,10 @@ type Guard struct {
 	// tampered with; redeemed says one was sent to the token endpoint.
 	tampered map[string]bool
 	redeemed bool
+	// proceed are the codes of valid responses IssProceed judges;
+	// proceeded says one was redeemed.
+	proceed   map[string]bool
+	proceeded bool
 	// usedWrong: the client used metadata whose issuer was wrong.
 	usedWrong bool
 	// asTried are the metadata URIs of the priority order the client
@@ -224,6 +236,16 @@ func (s *Server) judgeRetries(g *Guard) {
 	}
 	s.judgeASGaveUp(g)
 	s.judgeGrantTypes(g)
+	g.mu.Lock()
+	stuck := len(g.proceed) > 0 && !g.proceeded
+	g.mu.Unlock()
+	if stuck {
+		why := "without iss, from an authorization server whose metadata does not advertise it (the table's fourth row: proceed)"
+		if !g.IssAbsent {
+			why = "whose iss is the issuer, from an authorization server whose metadata does not advertise iss (the table's third row: compare, and the two are equal)"
+		}
+		s.check(CheckAuthIss, verdict.Fail, "the client never redeemed the code of an authorization response "+why, "the code sent to the token endpoint", "no token request with it")
+	}
 }
 
 // Protect protects the session's server (Server.Protect).
@@ -285,7 +307,7 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 			http.NotFound(w, r)
 			return true
 		}
-		if g.Iss != "" && p == g.asPath()+"/authorize" {
+		if (g.Iss != "" || g.IssProceed) && p == g.asPath()+"/authorize" {
 			w = &tamper{ResponseWriter: w, g: g}
 		}
 		g.AS.ServeHTTP(w, r)
@@ -433,6 +455,14 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		}
 		s.judgeResource("authorization", r.Form)
 	case "token":
+		g.mu.Lock()
+		valid := g.proceed[r.Form.Get("code")]
+		first := valid && !g.proceeded
+		g.proceeded = g.proceeded || valid
+		g.mu.Unlock()
+		if first {
+			s.check(CheckAuthIss, verdict.Pass, "", "", "")
+		}
 		g.mu.Lock()
 		bad := g.tampered[r.Form.Get("code")] && !g.redeemed
 		if bad {
@@ -613,6 +643,14 @@ func (t *tamper) WriteHeader(code int) {
 	h := t.ResponseWriter.Header()
 	if loc, err := url.Parse(h.Get("Location")); err == nil && loc.Query().Get("code") != "" {
 		q := loc.Query()
+		if t.g.Iss == "" {
+			// IssProceed: the response as the server sent it.
+			t.g.mu.Lock()
+			t.g.proceed[q.Get("code")] = true
+			t.g.mu.Unlock()
+			t.ResponseWriter.WriteHeader(code)
+			return
+		}
 		switch t.g.Iss {
 		case IssMissing:
 			q.Del("iss")

@@ -105,6 +105,10 @@ var _ = Describe("the client's discovery of the authorization server's metadata"
 		Entry("offline-always asks it all the same", httpserve.Auth{}, refserver.Options{Faults: []string{"offline-always"}}, httpserve.CheckAuthOffline, false),
 		Entry("compares an unadvertised iss", httpserve.Auth{Iss: httpserve.IssOther, IssUnadvertised: true}, refserver.Options{}, httpserve.CheckAuthIss, true),
 		Entry("iss-only-when-advertised redeems it", httpserve.Auth{Iss: httpserve.IssOther, IssUnadvertised: true}, refserver.Options{Faults: []string{"iss-only-when-advertised"}}, httpserve.CheckAuthIss, false),
+		Entry("redeems the code of the issuer's iss unadvertised", httpserve.Auth{IssUnadvertised: true, IssProceed: true}, refserver.Options{}, httpserve.CheckAuthIss, true),
+		Entry("iss-strict does not", httpserve.Auth{IssUnadvertised: true, IssProceed: true}, refserver.Options{Faults: []string{"iss-strict"}}, httpserve.CheckAuthIss, false),
+		Entry("redeems the code of a response without iss, unadvertised", httpserve.Auth{IssAbsent: true, IssProceed: true}, refserver.Options{}, httpserve.CheckAuthIss, true),
+		Entry("iss-strict does not, there either", httpserve.Auth{IssAbsent: true, IssProceed: true}, refserver.Options{Faults: []string{"iss-strict"}}, httpserve.CheckAuthIss, false),
 	)
 
 	It("does not judge the grant types of a client that wants no refresh token", func() {

@@ -113,7 +113,7 @@ func newClient(o refserver.Options) *client {
 	// no-method-header, the Mcp-Param faults and ignores-iss
 	// (-metadata-issuer) break rules of 2026-07-28 alone: they speak that
 	// revision, as the modern variant does.
-	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "iss-only-when-advertised", "refresh-unregistered", "offline-always", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools"} {
+	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "iss-only-when-advertised", "iss-strict", "refresh-unregistered", "offline-always", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools"} {
 		if c.fault[f] {
 			c.variant["modern"] = true
 		}

@@ -222,6 +222,8 @@ func (l *link) authorizationCode(endpoint string, q url.Values, issuer string, i
 	if !l.fault["ignores-iss"] {
 		iss, has := back["iss"]
 		switch {
+		case l.fault["iss-strict"] && (!has || !issAdvertised):
+			return "", errors.New("authorization response rejected: iss absent or not advertised")
 		case has && !issAdvertised && l.fault["iss-only-when-advertised"]:
 		case has && (len(iss) != 1 || iss[0] != issuer):
 			return "", fmt.Errorf("authorization response rejected: iss %q is not the issuer %q", iss, issuer)

@@ -18,6 +18,9 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	if a.IssUnadvertised {
 		faults = append(faults, "iss-unadvertised")
 	}
+	if a.IssAbsent {
+		variants = append(variants, "no-iss")
+	}
 	if a.ASMetadata != "" {
 		// MetadataAppended too: the guard hides the inserted URI.
 		variants = append(variants, "openid-only")

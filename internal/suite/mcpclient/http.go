@@ -108,11 +108,16 @@ func httpScenarios() []*scenario.Scenario {
 		},
 	}, {
 		Name:  "client-auth-no-hint",
-		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported; the authorization server's metadata offers offline_access, which a client may ask (offline_access aside from the scopes judged), and one that asks it registered refresh_token among its grant_types",
-		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-13", "MCP-CLIENT-AUTH-14"},
+		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported; the authorization server's metadata offers offline_access, which a client may ask (offline_access aside from the scopes judged), and one that asks it registered refresh_token among its grant_types; at 2026-07-28 the metadata does not advertise iss and the responses carry none: the client proceeds and redeems the code",
+		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-13", "MCP-CLIENT-AUTH-14", "MCP-CLIENT-AUTH-10"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}, ASScopes: []string{"mcp:tools", "mcp:resources", "offline_access"}}, []judged{
+			a := &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}, ASScopes: []string{"mcp:tools", "mcp:resources", "offline_access"}}
+			if applies(env, "MCP-CLIENT-AUTH-10") {
+				a.IssAbsent, a.IssProceed = true, true
+			}
+			return overHTTPAuth(env, a, []judged{
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
 				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
 				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
 				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
@@ -121,12 +126,17 @@ func httpScenarios() []*scenario.Scenario {
 		},
 	}, {
 		Name:  "client-auth-openid-appended",
-		Title: "over HTTP, as client-auth, the authorization server (issuer " + httpserve.ASPath + ") publishing its metadata at OpenID Connect Discovery's appended URI alone: the client asks RFC 8414's URI with the path inserted, then OpenID Connect Discovery's inserted, then appended, and authorizes",
-		Rules: []string{"MCP-CLIENT-AUTH-6"},
+		Title: "over HTTP, as client-auth, the authorization server (issuer " + httpserve.ASPath + ") publishing its metadata at OpenID Connect Discovery's appended URI alone: the client asks RFC 8414's URI with the path inserted, then OpenID Connect Discovery's inserted, then appended, and authorizes; at 2026-07-28 the metadata does not advertise authorization_response_iss_parameter_supported though every response carries the issuer's iss: the client compares it, finds it equal and redeems the code",
+		Rules: []string{"MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-10"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ASMetadata: httpserve.MetadataAppended}, []judged{
+			a := &httpserve.Auth{Scope: "mcp:tools", ASMetadata: httpserve.MetadataAppended}
+			if applies(env, "MCP-CLIENT-AUTH-10") {
+				a.IssUnadvertised, a.IssProceed = true, true
+			}
+			return overHTTPAuth(env, a, []judged{
 				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
 			})
 		},
 	}, {
