@@ -148,6 +148,10 @@ func oauthHandler() (auth.OAuthHandler, error) {
 		}},
 		RedirectURL:         redirectURL,
 		RequestRefreshToken: true,
+		// ACCEPT_UNADVERTISED_ISS=1: the issuer's iss accepted though the
+		// metadata does not advertise it (2026-07-28's table, third row);
+		// the SDK's default rejects it.
+		AcceptUnadvertisedIss: os.Getenv("ACCEPT_UNADVERTISED_ISS") == "1",
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
 			if err != nil {
