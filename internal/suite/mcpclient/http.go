@@ -143,17 +143,18 @@ func httpScenarios() []*scenario.Scenario {
 		// One scenario, not two: each costs a client process in every
 		// run of the tables.
 		Name:  "client-auth-root-openid",
-		Title: "over HTTP, as client-auth, the authorization server's issuer the listener's origin (no path), its metadata published by OpenID Connect Discovery alone: the client tries both RFC 8414's and OpenID Connect Discovery's URIs, in either order; at 2026-07-28 the metadata does not advertise authorization_response_iss_parameter_supported and every authorization response's iss is another server's: the client compares a present iss all the same, rejects it and never redeems its code",
-		Rules: []string{"MCP-CLIENT-AUTH-12", "MCP-CLIENT-AUTH-10"},
+		Title: "over HTTP, as client-auth but with no scope in the challenge and no scopes_supported in the protected resource metadata (the client asks no scope), the authorization server's issuer the listener's origin (no path), its metadata published by OpenID Connect Discovery alone: the client tries both RFC 8414's and OpenID Connect Discovery's URIs, in either order; at 2026-07-28 the metadata does not advertise authorization_response_iss_parameter_supported and every authorization response's iss is another server's: the client compares a present iss all the same, rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-12", "MCP-CLIENT-AUTH-10", "MCP-CLIENT-AUTH-7"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			a := &httpserve.Auth{Scope: "mcp:tools", ASRoot: true, ASMetadata: httpserve.MetadataOpenID}
+			a := &httpserve.Auth{ASRoot: true, ASMetadata: httpserve.MetadataOpenID}
 			if applies(env, "MCP-CLIENT-AUTH-10") {
 				a.Iss, a.IssUnadvertised = httpserve.IssOther, true
 			}
 			return overHTTPAuth(env, a, []judged{
 				{"MCP-CLIENT-AUTH-12", httpserve.CheckAuthASRoot, "the client asked for no authorization server metadata"},
 				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
+				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
 			})
 		},
 	}, {
