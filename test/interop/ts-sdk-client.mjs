@@ -91,10 +91,16 @@ if (server.prompts) {
   await client.listPrompts();
   await client.getPrompt({ name: "greet" });
 }
-const ac = new AbortController();
-const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
-ac.abort("cancelled on purpose");
-await call.catch(() => {});
+// Not with OAUTH=1: the transport then awaits the provider's tokens
+// before each POST, so the call's POST may still be on its way when the
+// close below aborts it, and wirecheck sees a cancellation of a request
+// that never reached it (docs/mcp-interop.md).
+if (!authProvider) {
+  const ac = new AbortController();
+  const call = client.callTool({ name: "echo", arguments: { text: "y" } }, undefined, { signal: ac.signal });
+  ac.abort("cancelled on purpose");
+  await call.catch(() => {});
+}
 if (process.env.LINGER === "1") {
   await new Promise((resolve) => { client.onclose = resolve; });
 }
