@@ -83,7 +83,18 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, mo
 	if sid == "" {
 		s.mu.Lock()
 		owed := len(s.notFound) > 0
+		// The rule is of requests after initialize: before wirecheck
+		// assigned an id (a GET first, as a client probing for the
+		// legacy transport may send) no id is owed.
+		assigned := len(s.ended) > 0
+		for id := range s.sessions {
+			assigned = assigned || id != ""
+		}
 		s.mu.Unlock()
+		if !assigned {
+			http.Error(w, "Mcp-Session-Id required (initialize first)", http.StatusBadRequest)
+			return nil
+		}
 		if owed {
 			s.check(CheckReinitialize, verdict.Fail, "after a 404 for its session the client sent a request other than initialize without a session id", "initialize without Mcp-Session-Id", where(r, what)+" without Mcp-Session-Id")
 		}
