@@ -56,6 +56,19 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(rec.Failed(httpserve.CheckAcceptPost)).To(BeTrue())
 	})
 
+	It("owes no session id before it assigned one: a GET first is refused 400 and judged nothing", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		serve(s, nil)
+		req, err := http.NewRequest(http.MethodGet, s.Endpoint(), nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(rec.Verdicts(httpserve.CheckSessionID)).To(BeEmpty())
+	})
+
 	It("answers 404 once wirecheck ends the session, and judges the client's new initialize", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		cl := newClient(s.Endpoint())

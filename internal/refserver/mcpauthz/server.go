@@ -84,6 +84,9 @@ type Options struct {
 	// Fetch gets a Client ID Metadata Document (default: an HTTP GET,
 	// bounded in time and size, redirects not followed).
 	Fetch func(ctx context.Context, url string) ([]byte, error)
+	// ScopesSupported are the metadata's scopes_supported (nil: mcp): a
+	// test of a client offers offline_access there or not.
+	ScopesSupported []string
 }
 
 // Client is a registered client.
@@ -359,6 +362,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": s.methods(),
 		"scopes_supported":                      []string{"mcp"},
+	}
+	if s.o.ScopesSupported != nil {
+		m["scopes_supported"] = s.o.ScopesSupported
 	}
 	if !s.variants["no-registration"] {
 		m["registration_endpoint"] = iss + "/register"

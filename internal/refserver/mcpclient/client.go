@@ -113,7 +113,7 @@ func newClient(o refserver.Options) *client {
 	// no-method-header, the Mcp-Param faults and ignores-iss
 	// (-metadata-issuer) break rules of 2026-07-28 alone: they speak that
 	// revision, as the modern variant does.
-	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools"} {
+	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "iss-only-when-advertised", "iss-strict", "refresh-unregistered", "offline-always", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools"} {
 		if c.fault[f] {
 			c.variant["modern"] = true
 		}
@@ -123,6 +123,9 @@ func newClient(o refserver.Options) *client {
 		// every request's _meta carries.
 		c.variant["modern"] = true
 		c.caps["extensions"] = map[string]any{skillsExt: map[string]any{}}
+	}
+	if c.variant["no-refresh"] {
+		c.variant["modern"] = true
 	}
 	if c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"] {
 		c.variant["probe"] = true

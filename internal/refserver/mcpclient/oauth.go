@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/pkce"
@@ -80,8 +81,17 @@ func (l *link) authorize(www string) error {
 	p := strings.TrimSuffix(as.Path, "/")
 	aso := as.Scheme + "://" + as.Host
 	order := []string{aso + "/.well-known/oauth-authorization-server" + p, aso + "/.well-known/openid-configuration" + p, aso + p + "/.well-known/openid-configuration"}
-	if l.fault["oidc-first"] {
-		order = []string{order[1], order[2], order[0]}
+	if p == "" {
+		// Without a path the inserted and appended URIs are one.
+		order = order[:2]
+	}
+	switch {
+	case l.fault["oidc-first"]:
+		order = append(order[1:], order[0])
+	case l.fault["no-oidc"]:
+		order = order[:1]
+	case l.variant["oidc-root-first"] && p == "":
+		order = []string{order[1], order[0]}
 	}
 	for _, u := range order {
 		if err = l.getJSON(u, &meta); err == nil {
@@ -120,8 +130,16 @@ func (l *link) authorize(www string) error {
 	case l.variant["secret-post"]:
 		method = "client_secret_post"
 	}
+	// It wants refresh tokens (2026-07-28 Refresh Tokens): it registers
+	// for them, and asks offline_access where the metadata offers it (a
+	// MAY); the variant no-refresh wants none.
+	wantsRefresh := !l.variant["no-refresh"]
+	grants := []string{"authorization_code"}
+	if wantsRefresh && !l.fault["refresh-unregistered"] {
+		grants = append(grants, "refresh_token")
+	}
 	reg, _ := json.Marshal(map[string]any{"client_name": "wirecheck reference client", "redirect_uris": []string{redirectURI},
-		"token_endpoint_auth_method": method, "grant_types": []string{"authorization_code"}, "response_types": []string{"code"}})
+		"token_endpoint_auth_method": method, "grant_types": grants, "response_types": []string{"code"}})
 	var client struct {
 		ID     string `json:"client_id"`
 		Secret string `json:"client_secret"`
@@ -143,6 +161,9 @@ func (l *link) authorize(www string) error {
 	}
 	if !l.fault["no-resource"] {
 		q.Set("resource", resource)
+	}
+	if (wantsRefresh && slices.Contains(meta.ScopesSupported, "offline_access")) || l.fault["offline-always"] {
+		scope = strings.TrimSpace(scope + " offline_access")
 	}
 	if scope != "" {
 		q.Set("scope", scope)
@@ -208,6 +229,9 @@ func (l *link) authorizationCode(endpoint string, q url.Values, issuer string, i
 	if !l.fault["ignores-iss"] {
 		iss, has := back["iss"]
 		switch {
+		case l.fault["iss-strict"] && (!has || !issAdvertised):
+			return "", errors.New("authorization response rejected: iss absent or not advertised")
+		case has && !issAdvertised && l.fault["iss-only-when-advertised"]:
 		case has && (len(iss) != 1 || iss[0] != issuer):
 			return "", fmt.Errorf("authorization response rejected: iss %q is not the issuer %q", iss, issuer)
 		case !has && issAdvertised:

@@ -14,12 +14,26 @@ import (
 // request shown to the guard's checks.
 func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	var g *httpserve.Guard
-	var faults []string
+	var faults, variants []string
 	if a.WrongIssuer {
 		faults = append(faults, "issuer-mismatch")
 	}
-	o := mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
-		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Header: r.Header, Status: r.Status})
+	if a.IssUnadvertised {
+		faults = append(faults, "iss-unadvertised")
+	}
+	if a.IssAbsent {
+		variants = append(variants, "no-iss")
+	}
+	if a.ASMetadata != "" {
+		// MetadataAppended too: the guard hides the inserted URI.
+		variants = append(variants, "openid-only")
+	}
+	path := httpserve.ASPath
+	if a.ASRoot {
+		path = ""
+	}
+	o := mcpauthz.Options{Path: path, Faults: faults, Variants: variants, ScopesSupported: a.ASScopes, Observe: func(r mcpauthz.Request) {
+		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Header: r.Header, Body: r.Body, Status: r.Status})
 	}}
 	// Under an extension the authorization server takes only its grant,
 	// from the client the run provisioned.

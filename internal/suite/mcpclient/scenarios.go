@@ -701,6 +701,13 @@ func (c *conv) finish() {
 		}
 		return
 	}
+	if c.handshake && !c.anyReq && c.probes > 0 && len(c.ids) > 0 {
+		// Its probe answered, the client sent nothing more: no first
+		// request of the handshake to judge (over HTTP a client may fall
+		// back only on a 400, 2026-07-28 basic/transports/streamable-http
+		// "Backward Compatibility", and wirecheck answers the probe -32601).
+		env.Skip("MCP-CLIENT-LIFECYCLE-1", "the client sent no request but its server/discover probe: it did not fall back to initialize after the -32601 wirecheck answered")
+	}
 	if len(c.ids) == 0 {
 		for _, r := range []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-3"} {
 			env.Skip(r, "the client sent no request")
