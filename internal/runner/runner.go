@@ -641,8 +641,10 @@ func (r *run) all(ctx context.Context) error {
 		case <-done:
 		}
 	}()
-	// The lanes with the longest waits start first; each lane starts once
-	// the one before it has its first start token.
+	// The lanes with the longest waits start first (and the pool hands a
+	// free lane to the waiting lane with the longest wait of all the runs
+	// that share it: LaneFor); each lane starts once the one before it
+	// has its first start token.
 	order := slices.Clone(r.lanes)
 	slices.SortStableFunc(order, func(a, b *lane) int { return cmp.Compare(b.idle(), a.idle()) })
 	var wg sync.WaitGroup
@@ -652,7 +654,7 @@ func (r *run) all(ctx context.Context) error {
 			defer wg.Done()
 			defer l.settle()
 			defer l.begin()
-			free, ok := r.cfg.Pool.Lane(ctx)
+			free, ok := r.cfg.Pool.LaneFor(ctx, l.idle())
 			if !ok {
 				l.r.notRun(l.scenarios, interrupted)
 				l.notRun = len(l.scenarios)

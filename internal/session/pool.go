@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Pool is the one bound on server sessions that run and fuzz share: how
@@ -14,7 +16,31 @@ import (
 // several lanes should not start a dozen servers in the same instant.
 // Several users may share one pool: the revisions of `run --revision all`
 // run side by side in one, as lanes do.
-type Pool struct{ slots, starting chan struct{} }
+type Pool struct {
+	starting chan struct{}
+	lanes    *lanes
+}
+
+// lanes are the lane slots of a pool: a free one goes to the waiter that
+// declared the longest wait (LaneFor), the earliest of those first. The
+// revisions of `run --revision all` each order their own lanes, longest
+// declared wait first, and wait side by side: first come, first served,
+// a revision whose schemas took longest to compile had its long lane (a
+// task the server runs for seconds, the run's floor) queue behind the
+// others' quick ones (docs/official-suite.md).
+type lanes struct {
+	mu      sync.Mutex
+	jobs    int
+	busy    int
+	seq     uint64
+	waiting []*laneWaiter
+}
+
+type laneWaiter struct {
+	wait  time.Duration
+	seq   uint64
+	ready chan struct{}
+}
 
 // NewPool bounds its users to jobs lanes at once and starts sessions
 // starting at once (0: one per CPU).
@@ -22,28 +48,82 @@ func NewPool(jobs, starts int) *Pool {
 	if starts <= 0 {
 		starts = runtime.NumCPU()
 	}
-	return &Pool{slots: make(chan struct{}, max(1, jobs)), starting: make(chan struct{}, starts)}
+	return &Pool{lanes: &lanes{jobs: max(1, jobs)}, starting: make(chan struct{}, starts)}
 }
 
 // Jobs is how many lanes the pool runs at once.
-func (p *Pool) Jobs() int { return cap(p.slots) }
+func (p *Pool) Jobs() int { return p.lanes.jobs }
 
 // WithJobs is a pool of jobs lanes that shares p's start bound (a run on
 // a fixed port keeps to one lane, its starts still counted with the
 // rest).
 func (p *Pool) WithJobs(jobs int) *Pool {
-	return &Pool{slots: make(chan struct{}, max(1, jobs)), starting: p.starting}
+	return &Pool{lanes: &lanes{jobs: max(1, jobs)}, starting: p.starting}
 }
 
 // Lane waits for a lane to be free and returns the function that frees
 // it; false when ctx ended first.
-func (p *Pool) Lane(ctx context.Context) (func(), bool) {
+func (p *Pool) Lane(ctx context.Context) (func(), bool) { return p.LaneFor(ctx, 0) }
+
+// LaneFor is Lane for a lane that declares it will wait on its server
+// for about wait by design: of the lanes waiting, the one that declared
+// the longest gets the next free lane.
+func (p *Pool) LaneFor(ctx context.Context, wait time.Duration) (func(), bool) {
+	l := p.lanes
+	l.mu.Lock()
+	if l.busy < l.jobs && len(l.waiting) == 0 {
+		l.busy++
+		l.mu.Unlock()
+		return l.freer(), true
+	}
+	w := &laneWaiter{wait: wait, seq: l.seq, ready: make(chan struct{})}
+	l.seq++
+	l.waiting = append(l.waiting, w)
+	l.mu.Unlock()
 	select {
-	case p.slots <- struct{}{}:
-		return p.freer(p.slots), true
+	case <-w.ready:
+		return l.freer(), true
 	case <-ctx.Done():
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		select {
+		case <-w.ready:
+			// Granted as ctx ended: handed on, not kept.
+			l.handOn()
+		default:
+			l.waiting = slices.DeleteFunc(l.waiting, func(o *laneWaiter) bool { return o == w })
+		}
 		return nil, false
 	}
+}
+
+func (l *lanes) freer() func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			l.mu.Lock()
+			l.handOn()
+			l.mu.Unlock()
+		})
+	}
+}
+
+// handOn gives a lane being freed to the waiter that declared the
+// longest wait, or frees it. l.mu is held.
+func (l *lanes) handOn() {
+	if len(l.waiting) == 0 {
+		l.busy--
+		return
+	}
+	best := 0
+	for i, w := range l.waiting {
+		if b := l.waiting[best]; w.wait > b.wait || (w.wait == b.wait && w.seq < b.seq) {
+			best = i
+		}
+	}
+	w := l.waiting[best]
+	l.waiting = slices.Delete(l.waiting, best, best+1)
+	close(w.ready)
 }
 
 // Start waits for a start to be free and returns the function that frees

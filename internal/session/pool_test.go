@@ -13,6 +13,41 @@ import (
 )
 
 var _ = Describe("the session pool", func() {
+	It("gives a free lane to the waiting lane that declared the longest wait, whoever asked first", func() {
+		p := session.NewPool(1, 1)
+		free, ok := p.Lane(context.Background())
+		Expect(ok).To(BeTrue())
+		got := make(chan string, 3)
+		ask := func(name string, wait time.Duration, waiting int) {
+			go func() {
+				f, ok := p.LaneFor(context.Background(), wait)
+				if ok {
+					got <- name
+					f()
+				}
+			}()
+			Eventually(func() int { return session.Waiting(p) }).Should(Equal(waiting))
+		}
+		ask("quick", 0, 1)
+		ask("task", 5*time.Second, 2)
+		ask("also quick", 0, 3)
+		free()
+		Expect([]string{<-got, <-got, <-got}).To(Equal([]string{"task", "quick", "also quick"}))
+	})
+	It("hands on a lane granted to a waiter whose ctx ended", func() {
+		p := session.NewPool(1, 1)
+		free, _ := p.Lane(context.Background())
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan bool)
+		go func() { _, ok := p.LaneFor(ctx, time.Second); done <- ok }()
+		Eventually(func() int { return session.Waiting(p) }).Should(Equal(1))
+		cancel()
+		Expect(<-done).To(BeFalse())
+		free()
+		f, ok := p.Lane(context.Background())
+		Expect(ok).To(BeTrue(), "the lane came free")
+		f()
+	})
 	It("bounds the lanes at once, and frees a lane once", func() {
 		p := session.NewPool(2, 1)
 		Expect(p.Jobs()).To(Equal(2))

@@ -429,8 +429,8 @@ func (x *exchange) accepted(ctx context.Context, resp *http.Response) {
 	// else there (`{}`, text) is http.accepted's evidence, no frame.
 	if resp.StatusCode/100 == 2 {
 		for _, f := range frames {
-			if len(parseMessages(f)) > 0 {
-				x.deliver(f, resp, http.MethodPost, false, "")
+			if msgs := parseMessages(f); len(msgs) > 0 {
+				x.deliverParsed(f, msgs, resp, http.MethodPost, false, "")
 			}
 		}
 	}
@@ -501,13 +501,21 @@ func quote(b []byte) string {
 // deliver hands one message to the peer and learns from it what the
 // transport needs: the negotiated version, the answer's arrival.
 func (x *exchange) deliver(raw []byte, resp *http.Response, verb string, stream bool, eventID string) []message {
+	if x.abandoned.Load() {
+		return nil
+	}
+	return x.deliverParsed(raw, parseMessages(raw), resp, verb, stream, eventID)
+}
+
+// deliverParsed is deliver of a message its caller parsed already
+// (parseMessages decodes the whole of it: once is enough).
+func (x *exchange) deliverParsed(raw []byte, msgs []message, resp *http.Response, verb string, stream bool, eventID string) []message {
 	c := x.c
 	if x.abandoned.Load() {
 		return nil
 	}
 	v := x.via(resp, verb)
 	v.Stream, v.EventID = stream, eventID
-	msgs := parseMessages(raw)
 	for _, m := range msgs {
 		if m.response && verb == http.MethodPost {
 			c.firstSeen(c.posted, m.key, x.n)
@@ -689,7 +697,8 @@ func (x *exchange) refusal(resp *http.Response) {
 	if x.wantsAnswer() {
 		frames := messagesIn(b, resp.Header.Get("Content-Type"))
 		for _, f := range frames {
-			for _, m := range parseMessages(f) {
+			msgs := parseMessages(f)
+			for _, m := range msgs {
 				if x.answers(m) {
 					if len(frames) > 1 && bytes.Equal(frames[0], bytes.TrimSpace(b)) {
 						// The body was several JSON values (splitBody):
@@ -697,7 +706,7 @@ func (x *exchange) refusal(resp *http.Response) {
 						// is not.
 						x.deliver(frames[0], resp, http.MethodPost, false, "")
 					}
-					x.deliver(f, resp, http.MethodPost, false, "")
+					x.deliverParsed(f, msgs, resp, http.MethodPost, false, "")
 					return
 				}
 			}

@@ -376,7 +376,7 @@ func (c *client) getOnce(ctx context.Context) bool {
 		// (JSON-RPC asks for a reply, and it came) nor, arriving before
 		// the POST stream's progress, an early end of the request.
 		if !owed {
-			x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID)
+			x.deliverParsed([]byte(ev.Data), msgs, resp, http.MethodGet, true, ev.ID)
 		}
 	}
 }

@@ -63,6 +63,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "tasks",
 		Title: "2025-11-25: a tool called as a task: created working, polled, its result once terminal as without a task, listed, kept terminal; a working task cancelled; unknown taskIds refused",
 		Rules: taskRules,
+		Idle:  taskIdle,
 		Run:   taskLifecycle,
 	}, {
 		Name:  "log-level",

@@ -16,6 +16,20 @@ import (
 var taskRules = []string{"MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3", "MCP-TASKS-4", "MCP-TASKS-5", "MCP-TASKS-6",
 	"MCP-TASKS-7", "MCP-TASKS-8", "MCP-TASKS-9", "MCP-TASKS-10", "MCP-TASKS-11", "MCP-TASKS-12"}
 
+// cancelSettle is how long a cancelled task is given before it is polled
+// again.
+const cancelSettle = 500 * time.Millisecond
+
+// taskIdle is the wait the tasks scenario declares (scenario.Idle, by
+// which the runner starts the lanes that wait most first): a task's own
+// run, which the scenario waits out, and cancelSettle beside it. How long
+// a task runs is the server's to say (tasks are for work that outlasts a
+// request) and unknown beforehand; seconds rank its lane among the first
+// to start, so that wait overlaps the rest of the run instead of
+// following it (docs/official-suite.md: server-everything's one task
+// tool runs some 5 s).
+const taskIdle = 5 * time.Second
+
 // noSuchTask is a taskId no server issued.
 const noSuchTask = "wirecheck-no-such-task-0"
 
@@ -87,6 +101,15 @@ func taskLifecycle(e *scenario.Env) error {
 	}
 	name, _ := taskTool["name"].(string)
 	args := toolArgs(e, taskTool, taskIdx)
+	// The task cancelled while working is made and cancelled first, and
+	// polled again last: the settling it is given then passes while the
+	// other task runs its course, rather than after it.
+	var cancelled *cancelledTask
+	if canCancel {
+		if cancelled, err = cancelWorking(e, s, name, args); err != nil {
+			return err
+		}
+	}
 	id, err := createTask(e, s, name, args)
 	if err != nil || id == "" {
 		if err == nil {
@@ -135,7 +158,7 @@ func taskLifecycle(e *scenario.Env) error {
 	} else {
 		e.Skip("MCP-TASKS-8", "the task never reached a terminal status")
 	}
-	return cancelWorking(e, s, name, args)
+	return cancelled.stays(e, s)
 }
 
 // terminal reports whether a task status is one a task keeps for good.
@@ -421,52 +444,67 @@ func listed(e *scenario.Env, s *session, id string) error {
 	return nil
 }
 
+// cancelledTask is a task cancelled while working, to be polled again
+// once cancelSettle has passed since.
+type cancelledTask struct {
+	id string
+	at time.Time
+}
+
 // cancelWorking creates a task and cancels it at once: the answer says
-// cancelled, and so does tasks/get, then and once the task would have
-// ended.
-func cancelWorking(e *scenario.Env, s *session, name string, args map[string]any) error {
+// cancelled (MCP-TASKS-9). Nil when there is nothing to poll again.
+func cancelWorking(e *scenario.Env, s *session, name string, args map[string]any) (*cancelledTask, error) {
 	in, err := s.call(e, "tools/call", taskCall(name, args))
 	if err != nil {
 		if unjudged(err) {
 			e.Skip("MCP-TASKS-9", err.Error())
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
 	id, ok := field(in, "/result/task/taskId").(string)
 	if !ok {
-		e.Skip("MCP-TASKS-9", "the second task-augmented call of "+show(name)+" made no task")
-		return nil
+		e.Skip("MCP-TASKS-9", "the task-augmented call of "+show(name)+" to cancel made no task")
+		return nil, nil
 	}
 	in, err = s.call(e, "tasks/cancel", map[string]any{"taskId": id})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !isResult(in) {
 		st, got, err := getTask(e, s, id)
 		if err != nil || got == nil {
-			return err
+			return nil, err
 		}
 		if terminal(st) && st != "cancelled" {
 			e.Skip("MCP-TASKS-9", "the task was "+show(st)+" before wirecheck's tasks/cancel reached it")
-			return nil
+			return nil, nil
 		}
 		e.Fail("MCP-TASKS-9", in.Seq, "tasks/cancel of the working task "+show(id)+" was refused", "the task, status cancelled", string(in.Raw))
-		return nil
+		return nil, nil
 	}
 	if st := field(in, "/result/status"); st != "cancelled" {
 		e.Fail("MCP-TASKS-9", in.Seq, "tasks/cancel of the working task "+show(id)+" answered the status "+show(st), "status cancelled", string(in.Raw))
-		return nil
+		return nil, nil
 	}
 	e.Pass("MCP-TASKS-9", in.Seq)
-	// Long enough for a task the server kept running to have ended.
-	s.settle(e, 500*time.Millisecond)
-	st, got, err := getTask(e, s, id)
+	return &cancelledTask{id: id, at: time.Now()}, nil
+}
+
+// stays polls the cancelled task once cancelSettle has passed since its
+// cancellation (long enough for a task the server kept running to have
+// ended): tasks/get must still say cancelled.
+func (c *cancelledTask) stays(e *scenario.Env, s *session) error {
+	if c == nil {
+		return nil
+	}
+	s.settle(e, time.Until(c.at.Add(cancelSettle)))
+	st, got, err := getTask(e, s, c.id)
 	if err != nil || got == nil {
 		return err
 	}
 	if st != "cancelled" {
-		e.Fail("MCP-TASKS-9", got.Seq, "the task "+show(id)+", cancelled, is now "+show(st), "status cancelled", string(got.Raw))
+		e.Fail("MCP-TASKS-9", got.Seq, "the task "+show(c.id)+", cancelled, is now "+show(st), "status cancelled", string(got.Raw))
 	} else {
 		e.Pass("MCP-TASKS-9", got.Seq)
 	}

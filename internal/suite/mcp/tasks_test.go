@@ -5,6 +5,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/suite/mcp"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -55,4 +57,26 @@ var _ = Describe("tasks (2025-11-25)", func() {
 		Entry(nil, "task-unknown-ok", "MCP-TASKS-10"),
 		Entry(nil, "task-list-empty", "MCP-TASKS-11"),
 	)
+})
+
+// The runner starts the lanes that declare the longest waits first
+// (scenario.Idle); the tasks scenario waits out a task the server runs for
+// as long as it likes (server-everything's, some 5 s: the whole run's
+// floor), so its lane must not start behind a queue of quick ones.
+var _ = Describe("the tasks scenario's declared wait", func() {
+	It("is the longest of the suite's, so its lane starts first", func() {
+		all := mcp.Scenarios()
+		var tasks *scenario.Scenario
+		for _, s := range all {
+			if s.Name == "tasks" {
+				tasks = s
+			}
+		}
+		Expect(tasks).NotTo(BeNil())
+		for _, s := range all {
+			if s != tasks {
+				Expect(tasks.Idle).To(BeNumerically(">", s.Idle), "scenario %s", s.Name)
+			}
+		}
+	})
 })
