@@ -27,12 +27,12 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 	ph, ep := t.Placeholder(), l.Endpoint()
 	argv := make([]string, len(t.Argv))
 	for i, w := range t.Argv {
-		argv[i] = strings.ReplaceAll(w, ph, ep)
+		argv[i] = expand(w, ph, ep)
 	}
 	env := make([]string, len(t.Env))
 	for i, e := range t.Env {
 		k, v, _ := strings.Cut(e, "=")
-		env[i] = k + "=" + strings.ReplaceAll(v, ph, ep)
+		env[i] = k + "=" + expand(v, ph, ep)
 	}
 	proc, err := transport.Launch(transport.Options{Command: argv, Dir: t.Cwd, Env: env})
 	if err != nil {

@@ -69,7 +69,27 @@ const (
 	ServerCommand = "{server}"
 	// ServerURL is, over HTTP, the URL wirecheck serves on.
 	ServerURL = "{url}"
+	// ClientID and ClientSecret are, over HTTP, the credentials of a
+	// client the run's authorization server knows beforehand (an OAuth
+	// pre-registration): PreregisteredID and PreregisteredSecret. A
+	// client given them may authorize without registering.
+	ClientID     = "{client_id}"
+	ClientSecret = "{client_secret}"
 )
+
+// The pre-registered client's credentials. Fixed, not drawn per run: the
+// authorization server they open is a mock on loopback that approves
+// every request, and a run's transcript stays the same from run to run.
+const (
+	PreregisteredID     = "wirecheck-preregistered-client"
+	PreregisteredSecret = "wirecheck-preregistered-secret"
+)
+
+// expand puts the endpoint and the pre-registered credentials in place of
+// their placeholders in one argument or --env value.
+func expand(w, ph, endpoint string) string {
+	return strings.NewReplacer(ph, endpoint, ClientID, PreregisteredID, ClientSecret, PreregisteredSecret).Replace(w)
+}
 
 // Placeholder is the word the client role replaces with the endpoint
 // over the target's transport.

@@ -66,7 +66,10 @@ func (s Server) Target() (target.Target, error) {
 	}
 	if role == protocols.RoleClient {
 		// The reference client, its server wirecheck as the run plays it.
-		t := target.Target{Transport: s.Transport, Client: true, Binary: bin}
+		t := target.Target{Transport: s.Transport, Client: true, Binary: bin,
+			// The pre-registered credentials, which the client's variants
+			// preregistered* use.
+			Env: []string{"MCP_CLIENT_ID=" + target.ClientID, "MCP_CLIENT_SECRET=" + target.ClientSecret}}
 		t.Argv = append(argv, "--", t.Placeholder())
 		return t, nil
 	}

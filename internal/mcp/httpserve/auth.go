@@ -55,6 +55,34 @@ type Auth struct {
 	// other than the one its URL was built from (the scenario mounts one
 	// so); a client must not use it: no request of its endpoints.
 	WrongIssuer bool
+
+	// CIMD: the authorization server's metadata advertises
+	// client_id_metadata_document_supported (the scenario mounts one so):
+	// a client should identify itself by the URL of its Client ID
+	// Metadata Document rather than register.
+	CIMD bool
+	// NoRegistration: the authorization server offers no registration
+	// endpoint (the scenario mounts one so).
+	NoRegistration bool
+	// Migrate: the scenario mounts a second authorization server as AS2.
+	Migrate bool
+	// PreID and PreSecret are a client the authorization server knows
+	// beforehand, whose credentials the run hands to the client under
+	// test: a token request of PreID is judged to authenticate with
+	// PreSecret.
+	PreID, PreSecret string
+	// AS2, set, is a second authorization server, its issuer the
+	// listener's origin followed by AS2Path: once the client made a
+	// request with a token of the first, the protected resource metadata
+	// names AS2 alone and only tokens Verify2 takes pass.
+	AS2     http.Handler
+	Verify2 func(token, issuer, resource string) (scope string, err error)
+	// Issued1 says whether a client id is one the first authorization
+	// server issued or was given (its secret beside it), Refresh1 whether
+	// a refresh token is one it issued: credentials the second must never
+	// be shown.
+	Issued1  func(id string) (secret string, ok bool)
+	Refresh1 func(rt string) bool
 }
 
 // ASRequest is one request the authorization server handled, as
@@ -68,6 +96,21 @@ type ASRequest struct {
 	Form url.Values
 	// Status is the status the server answered.
 	Status int
+	// Second: the request was of Auth.AS2.
+	Second bool
+	// Header is the request's header (HTTP Basic client authentication);
+	// Body a registration's JSON.
+	Header http.Header
+	Body   []byte
+}
+
+// Document is a Client ID Metadata Document the authorization server
+// fetched (or failed to fetch) for a URL client_id.
+type Document struct {
+	URL  string
+	Body []byte
+	// Err is why it could not be fetched ("" when it was).
+	Err string
 }
 
 // NewGuard makes the protection a; the authorization server tells its
@@ -84,6 +127,10 @@ const (
 
 // ASPath is the authorization server's issuer path on the listener.
 const ASPath = "/as"
+
+// AS2Path is the second authorization server's (Auth.AS2): a path no
+// endpoint or well-known URI of the first contains.
+const AS2Path = "/as2"
 
 // prmPrefix is RFC 9728's well-known URI prefix.
 const prmPrefix = "/.well-known/oauth-protected-resource"
@@ -122,6 +169,8 @@ type Guard struct {
 	redeemed bool
 	// usedWrong: the client used metadata whose issuer was wrong.
 	usedWrong bool
+	// reg is what client registration showed (registration.go).
+	reg regState
 }
 
 // Protect makes the server a protected resource from its next request on
@@ -159,6 +208,7 @@ func (s *Server) judgeRetries(g *Guard) {
 	if g.StepUpNever && asked && n <= retryLimit {
 		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
 	}
+	s.judgeRegEnd(g)
 }
 
 // Protect protects the session's server (Server.Protect).
@@ -168,6 +218,15 @@ func (c *Session) Protect(g *Guard) { c.srv.Protect(g) }
 func (g *Guard) Observe(r ASRequest) {
 	if s := g.srv.Load(); s != nil {
 		s.observeAS(g, r)
+		s.observeReg(g, r)
+	}
+}
+
+// ObserveDocument is told each Client ID Metadata Document the
+// authorization server fetched.
+func (g *Guard) ObserveDocument(d Document) {
+	if s := g.srv.Load(); s != nil {
+		s.judgeDocument(d)
 	}
 }
 
@@ -205,12 +264,15 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		g.mu.Lock()
 		g.prm = true
 		g.mu.Unlock()
-		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + ASPath}, "bearer_methods_supported": []string{"header"}}
+		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + g.issuer()}, "bearer_methods_supported": []string{"header"}}
 		if len(g.ScopesSupported) > 0 {
 			m["scopes_supported"] = g.ScopesSupported
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(m)
+		return true
+	case p != s.path && g.AS2 != nil && strings.Contains(p, AS2Path):
+		g.AS2.ServeHTTP(w, r)
 		return true
 	case p != s.path:
 		if g.Iss != "" && p == ASPath+"/authorize" {
@@ -241,7 +303,7 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if ok {
-		if scope, err := g.Verify(token, s.base()+ASPath, s.url); err == nil {
+		if scope, err := g.verify(token, s.base(), s.url); err == nil {
 			return s.stepUp(g, w, r, scope)
 		}
 	}

@@ -75,6 +75,7 @@ func (l *link) authorize(www string) error {
 		TokenEndpoint         string   `json:"token_endpoint"`
 		RegistrationEndpoint  string   `json:"registration_endpoint"`
 		ScopesSupported       []string `json:"scopes_supported"`
+		CIMD                  bool     `json:"client_id_metadata_document_supported"`
 	}
 	p := strings.TrimSuffix(as.Path, "/")
 	aso := as.Scheme + "://" + as.Host
@@ -87,31 +88,16 @@ func (l *link) authorize(www string) error {
 			break
 		}
 	}
-	if err != nil || meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "" || meta.RegistrationEndpoint == "" {
+	if err != nil || meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "" {
 		return fmt.Errorf("no usable authorization server metadata at %s: %v", as, err)
 	}
 	// RFC 8414 §3.3: the issuer is the one the URL was built from, as is.
 	if meta.Issuer != prm.AuthorizationServers[0] && !l.fault["ignores-metadata-issuer"] {
 		return fmt.Errorf("authorization server metadata rejected: issuer %q, fetched for %q", meta.Issuer, prm.AuthorizationServers[0])
 	}
-	// A public client by default; the variants secret-basic and
-	// secret-post register a confidential one (RFC 7591) and authenticate
-	// at the token endpoint as they registered.
-	method := "none"
-	switch {
-	case l.variant["secret-basic"]:
-		method = "client_secret_basic"
-	case l.variant["secret-post"]:
-		method = "client_secret_post"
-	}
-	reg, _ := json.Marshal(map[string]any{"client_name": "wirecheck reference client", "redirect_uris": []string{redirectURI},
-		"token_endpoint_auth_method": method, "grant_types": []string{"authorization_code"}, "response_types": []string{"code"}})
-	var client struct {
-		ID     string `json:"client_id"`
-		Secret string `json:"client_secret"`
-	}
-	if err := l.postJSON(meta.RegistrationEndpoint, "application/json", reg, &client); err != nil || client.ID == "" {
-		return fmt.Errorf("registration: %v", err)
+	client, err := l.clientFor(meta.Issuer, meta.CIMD, meta.RegistrationEndpoint)
+	if err != nil {
+		return err
 	}
 	verifier := randomString(32)
 	resource := l.url.String()
@@ -146,7 +132,7 @@ func (l *link) authorize(www string) error {
 	}
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI}, "client_id": {client.ID}}
 	var basic *[2]string
-	switch method {
+	switch client.Method {
 	case "client_secret_post":
 		form.Set("client_secret", client.Secret)
 	case "client_secret_basic":

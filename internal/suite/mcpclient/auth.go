@@ -1,34 +1,131 @@
 package mcpclient
 
 import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
+	"github.com/wirecheck/wirecheck/internal/target"
 )
 
 // Guard is the protection a scenario puts on wirecheck's endpoint: a,
 // with the reference authorization server mounted (internal/refserver/
 // mcpauthz: registration open, approval at once, S256 alone), its every
-// request shown to the guard's checks.
+// request shown to the guard's checks. The server knows the client the
+// run's {client_id} and {client_secret} name; with a.Migrate a second one
+// (which does not) is mounted as AS2.
 func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	var g *httpserve.Guard
-	var faults []string
+	var faults, variants []string
 	if a.WrongIssuer {
 		faults = append(faults, "issuer-mismatch")
 	}
-	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Observe: func(r mcpauthz.Request) {
-		g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status})
-	}})
+	if !a.CIMD {
+		faults = append(faults, "no-cimd")
+	}
+	if a.NoRegistration {
+		variants = append(variants, "no-registration")
+	}
+	a.PreID, a.PreSecret = target.PreregisteredID, target.PreregisteredSecret
+	observe := func(second bool) func(mcpauthz.Request) {
+		return func(r mcpauthz.Request) {
+			g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status,
+				Second: second, Header: r.Header, Body: r.Body})
+		}
+	}
+	fetch := func(ctx context.Context, u string) ([]byte, error) {
+		b, err := fetchLoopback(ctx, u)
+		var beyond errBeyond
+		switch {
+		case errors.As(err, &beyond):
+		case err != nil:
+			g.ObserveDocument(httpserve.Document{URL: u, Err: err.Error()})
+		default:
+			g.ObserveDocument(httpserve.Document{URL: u, Body: b})
+		}
+		return b, err
+	}
+	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Variants: variants, Observe: observe(false), Fetch: fetch,
+		Clients: []mcpauthz.Client{{ID: a.PreID, Secret: a.PreSecret, AuthMethod: mcpauthz.SecretEither}}})
 	if err != nil {
 		return nil, err
 	}
 	a.AS = as
-	a.Verify = func(token, issuer, resource string) (string, error) {
+	a.Verify = verifier(as)
+	a.Issued1 = func(id string) (string, bool) {
+		c, ok := as.Issued(id)
+		return c.Secret, ok
+	}
+	a.Refresh1 = as.IssuedRefresh
+	if a.Migrate {
+		as2, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.AS2Path, Faults: []string{"no-cimd"}, Observe: observe(true), Fetch: fetch})
+		if err != nil {
+			return nil, err
+		}
+		a.AS2, a.Verify2 = as2, verifier(as2)
+	}
+	g = httpserve.NewGuard(a)
+	return g, nil
+}
+
+func verifier(as *mcpauthz.Server) func(token, issuer, resource string) (string, error) {
+	return func(token, issuer, resource string) (string, error) {
 		c, err := as.Verify(token, issuer, resource)
 		if err != nil {
 			return "", err
 		}
 		return c.Scope, nil
 	}
-	g = httpserve.NewGuard(a)
-	return g, nil
+}
+
+// errBeyond: a client_id URL whose host is not a loopback address, which
+// wirecheck does not fetch (it sends nothing beyond loopback the user did
+// not name).
+type errBeyond struct{ host string }
+
+func (e errBeyond) Error() string {
+	return "the metadata document's host " + e.host + " is not a loopback address: wirecheck fetches nothing beyond loopback"
+}
+
+// maxDocument bounds a fetched Client ID Metadata Document.
+const maxDocument = 64 << 10
+
+// fetchLoopback gets a Client ID Metadata Document from a loopback host.
+// A client under test serves its document there with a certificate no CA
+// signed, so the certificate is not verified: the connection never leaves
+// the machine.
+func fetchLoopback(ctx context.Context, u string) ([]byte, error) {
+	p, err := url.Parse(u)
+	if err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(p.Hostname()); p.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, errBeyond{p.Hostname()}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	hc := &http.Client{
+		Transport:     &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // loopback only, see above
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxDocument))
 }
