@@ -307,6 +307,14 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 			return s.stepUp(g, w, r, scope)
 		}
 	}
+	if !ok && !issued && s.notification(w, r) {
+		// Until a token is issued a notification goes through, as the
+		// official suite's protected server lets it: the 401 lands on a
+		// request, which a client sends again once authorized. A
+		// notifications/initialized refused would be lost to a client
+		// that reconnects instead, and the session judged without it.
+		return false
+	}
 	var params []string
 	if !g.NoHint {
 		params = append(params, fmt.Sprintf(`resource_metadata=%q`, s.prmURL()))
@@ -321,6 +329,24 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("WWW-Authenticate", ch)
 	http.Error(w, "authorization required", http.StatusUnauthorized)
 	return true
+}
+
+// notification reports whether r is a POST of one JSON-RPC notification;
+// its body is left for the endpoint to read.
+func (s *Server) notification(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method != "" && m.ID == nil
 }
 
 // judgePRMOrder: the first metadata URI the client asked is the one the
