@@ -3,6 +3,8 @@
 // CommandTransport, as an application would use it:
 //
 //	gosdk SERVER-CMD [ARGS…]
+//	gosdk URL   (Streamable HTTP; AUTH=1: authorizes with the SDK's
+//	             auth.AuthorizationCodeHandler, see oauth.go)
 //
 // It declares roots, sampling and elicitation (CAPS=bare: none) and
 // answers them, pings (before 2026-07-28), lists and calls tools (one with a progress token,
@@ -20,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,7 +58,19 @@ func run(cmd string, args []string) error {
 	if os.Getenv("CAPS") != "bare" {
 		client.AddRoots(&mcp.Root{URI: "file:///tmp", Name: "tmp"})
 	}
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(cmd, args...)}, nil)
+	var transport mcp.Transport = &mcp.CommandTransport{Command: exec.Command(cmd, args...)}
+	if strings.HasPrefix(cmd, "http://") || strings.HasPrefix(cmd, "https://") {
+		st := &mcp.StreamableClientTransport{Endpoint: cmd}
+		if os.Getenv("AUTH") == "1" {
+			h, err := oauthHandler()
+			if err != nil {
+				return err
+			}
+			st.OAuthHandler = h
+		}
+		transport = st
+	}
+	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		return err
 	}
