@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/interop"
+	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/target"
@@ -34,10 +35,9 @@ import (
 // most) and the Go SDK (2026-07-28). In the corpus (make interop).
 //
 // Triaged (docs/mcp-interop.md): the Go SDK given pre-registered
-// credentials without their issuer (wirecheck hands out {client_id} and
-// {client_secret}, not the issuer) takes them to the authorization server
-// the metadata moves to: MCP-CLIENT-REG-6 and -7, true of the client as
-// configured ("MUST associate those credentials with the specific
+// credentials without their issuer ({issuer}) takes them to the
+// authorization server the metadata moves to: MCP-CLIENT-REG-6 and -7,
+// true of the client as configured ("MUST associate those credentials with the specific
 // authorization server that issued them"). The TypeScript SDK's GET
 // stream authorizes without the 401's scope (MCP-CLIENT-AUTH-7, a SHOULD,
 // when its GET is refused before its POST) and steps up by refreshing
@@ -87,6 +87,14 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 		rep = runClient(argv, "2026-07-28", append([]string{"AUTH=1"}, pre...))
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(HaveKeyWithValue("MCP-CLIENT-REG-5", verdict.Pass))
 		expectOnly(rep, "MCP-CLIENT-REG-6", "MCP-CLIENT-REG-7")
+		// Bound to their issuer, the credentials are not taken to the
+		// second authorization server: the SDK reports the mismatch (a
+		// SHOULD of the page) rather than registering there, and neither
+		// rule is judged.
+		rep = runClient(argv, "2026-07-28", append([]string{"AUTH=1", "MCP_CLIENT_ISSUER=" + httpserve.Issuer}, pre...))
+		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-5", verdict.Pass),
+			HaveKeyWithValue("MCP-CLIENT-REG-6", verdict.Skip), HaveKeyWithValue("MCP-CLIENT-REG-7", verdict.Skip)))
+		expectOnly(rep)
 	})
 })
 

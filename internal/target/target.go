@@ -72,7 +72,9 @@ const (
 	// ClientID and ClientSecret are, over HTTP, the credentials of a
 	// client the run's authorization server knows beforehand (an OAuth
 	// pre-registration): PreregisteredID and PreregisteredSecret. A
-	// client given them may authorize without registering.
+	// client given them may authorize without registering. (An HTTP
+	// listener fills {issuer}, the authorization server they belong to:
+	// transport.Placeholders.)
 	ClientID     = "{client_id}"
 	ClientSecret = "{client_secret}"
 )
@@ -84,12 +86,6 @@ const (
 	PreregisteredID     = "wirecheck-preregistered-client"
 	PreregisteredSecret = "wirecheck-preregistered-secret"
 )
-
-// expand puts the endpoint and the pre-registered credentials in place of
-// their placeholders in one argument or --env value.
-func expand(w, ph, endpoint string) string {
-	return strings.NewReplacer(ph, endpoint, ClientID, PreregisteredID, ClientSecret, PreregisteredSecret).Replace(w)
-}
 
 // Placeholder is the word the client role replaces with the endpoint
 // over the target's transport.

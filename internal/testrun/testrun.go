@@ -9,6 +9,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
@@ -69,7 +70,7 @@ func (s Server) Target() (target.Target, error) {
 		t := target.Target{Transport: s.Transport, Client: true, Binary: bin,
 			// The pre-registered credentials, which the client's variants
 			// preregistered* use.
-			Env: []string{"MCP_CLIENT_ID=" + target.ClientID, "MCP_CLIENT_SECRET=" + target.ClientSecret}}
+			Env: []string{"MCP_CLIENT_ID=" + target.ClientID, "MCP_CLIENT_SECRET=" + target.ClientSecret, "MCP_CLIENT_ISSUER=" + httpserve.Issuer}}
 		t.Argv = append(argv, "--", t.Placeholder())
 		return t, nil
 	}

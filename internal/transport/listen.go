@@ -32,6 +32,13 @@ type Listener interface {
 	Close() error
 }
 
+// Placeholders is a Listener that fills more words of the client's argv
+// and --env values than its endpoint: what only it knows once listening
+// (an HTTP listener's authorization server's issuer).
+type Placeholders interface {
+	Placeholders() map[string]string
+}
+
 // ListenOptions are what a Kind's Listen is handed.
 type ListenOptions struct {
 	// Path is the URL path an HTTP endpoint is served on ("" = Kind.Path).

@@ -143,6 +143,16 @@ func Listen(o transport.ListenOptions, legacy bool, defaultPath string) (*Server
 // Endpoint is the URL that replaces {url} in the client's argv.
 func (s *Server) Endpoint() string { return s.url }
 
+// Issuer is the placeholder of a client's argv and --env for the issuer of
+// the authorization server a protection mounts first: the one the run's
+// pre-registered client ({client_id}, {client_secret}) belongs to.
+const Issuer = "{issuer}"
+
+// Placeholders fills Issuer (transport.Placeholders).
+func (s *Server) Placeholders() map[string]string {
+	return map[string]string{Issuer: s.base() + ASPath}
+}
+
 // Set changes the settings of the sessions that begin after it.
 func (s *Server) Set(set Settings) {
 	s.mu.Lock()

@@ -13,8 +13,9 @@ import (
 // Who the reference client is to an authorization server (MCP
 // basic/authorization, client registration, 2025-11-25 on), in the
 // priority order the page gives: the pre-registered credentials the run
-// hands it (variants preregistered*, through MCP_CLIENT_ID and
-// MCP_CLIENT_SECRET) for the authorization server they were given for;
+// hands it (variants preregistered*, through MCP_CLIENT_ID,
+// MCP_CLIENT_SECRET and MCP_CLIENT_ISSUER) for the authorization server
+// they were given for;
 // else the URL of a Client ID Metadata Document it serves itself, where
 // the server advertises client_id_metadata_document_supported; else
 // dynamic registration (RFC 7591), anew with every authorization server.
@@ -40,6 +41,9 @@ type registrations struct {
 const (
 	envClientID     = "MCP_CLIENT_ID"
 	envClientSecret = "MCP_CLIENT_SECRET"
+	// envClientIssuer, set, is the issuer they belong to; unset, the first
+	// authorization server the client meets.
+	envClientIssuer = "MCP_CLIENT_ISSUER"
 )
 
 // clientFor is the client's identity at the authorization server issuer,
@@ -54,6 +58,9 @@ func (l *link) clientFor(issuer string, cimd bool, registration string) (oauthCl
 		return c, nil
 	}
 	if pre := l.variant["preregistered"] || l.variant["preregistered-post"]; pre && os.Getenv(envClientID) != "" {
+		if bound := os.Getenv(envClientIssuer); bound != "" && r.preIssuer == "" {
+			r.preIssuer = bound
+		}
 		if r.preIssuer == "" || r.preIssuer == issuer {
 			r.preIssuer = issuer
 			r.mu.Unlock()

@@ -19,7 +19,7 @@ const redirectURL = "http://127.0.0.1:9/callback"
 
 // oauthHandler is the SDK's authorization-code handler as an application
 // configures it: pre-registered credentials when MCP_CLIENT_ID and
-// MCP_CLIENT_SECRET are set, a Client ID Metadata Document it serves over
+// MCP_CLIENT_SECRET are set (bound to MCP_CLIENT_ISSUER), a Client ID Metadata Document it serves over
 // TLS on loopback when CIMD=1, and dynamic registration (its
 // application_type inferred by the SDK from the loopback redirect URI).
 // No browser: the authorization server approves at once and its
@@ -32,7 +32,9 @@ func oauthHandler() (*auth.AuthorizationCodeHandler, error) {
 		AuthorizationCodeFetcher: fetchCode,
 	}
 	if id := os.Getenv("MCP_CLIENT_ID"); id != "" {
-		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: id, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: os.Getenv("MCP_CLIENT_SECRET")}}
+		// Bound to their authorization server when MCP_CLIENT_ISSUER names it.
+		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: id, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: os.Getenv("MCP_CLIENT_SECRET")},
+			Issuer: os.Getenv("MCP_CLIENT_ISSUER")}
 	}
 	if os.Getenv("CIMD") == "1" {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: serveDocument()}
