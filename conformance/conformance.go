@@ -32,8 +32,9 @@ type Options struct {
 	// Role is what the target is: "server" (the default) or "client", as
 	// run --role client: wirecheck plays the server, and Command is the
 	// client's, with {server} where it takes its server's command (on
-	// stdio: an executable this test binary serves, see ConnectBack) or,
-	// with Transport "http" or "sse", {url} where it takes its URL.
+	// stdio: an executable that runs this test binary to relay, see the
+	// package doc) or, with Transport "http" or "sse", {url} where it
+	// takes its URL.
 	Role string
 	// Revision of a protocol with revisions ("" for its default; "all"
 	// runs the suite in each, side by side, as run --revision all does).

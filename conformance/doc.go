@@ -37,10 +37,14 @@
 //	conformance.Run(t, conformance.Options{Protocol: "mcp", Role: "client",
 //		Command: []string{"./bin/agent", "--mcp-server", "{server}", "--list-tools"}})
 //
-// On stdio {server} is a script that runs the test binary itself to relay
-// the client's pipes back to the run; the package's init does that relay
-// and exits, so nothing is to be installed. The rules are the client
-// role's (MCP-CLIENT-*, `wirecheck rules --protocol mcp --role client`).
+// On stdio {server} is a script that runs the test binary itself, as
+// `TEST-BINARY connect-back SOCKET`, to relay the client's pipes back to
+// the run; the package's init does that relay and exits, before the
+// testing package or a TestMain sees those arguments, so nothing is to be
+// installed and no TestMain is needed. Started with any other arguments
+// (or a SOCKET that is not one a run made, in a wirecheck-client- folder)
+// the binary runs as it would. The rules are the client role's
+// (MCP-CLIENT-*, `wirecheck rules --protocol mcp --role client`).
 //
 // Options mirror the flags of `wirecheck run`; their zero values are the
 // command's defaults.

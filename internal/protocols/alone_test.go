@@ -49,7 +49,7 @@ var _ = Describe("a scenario run alone, as its Reproduce line runs it", func() {
 			srv, err := r.server()
 			Expect(err).NotTo(HaveOccurred())
 			for _, s := range b.Scenarios {
-				rep, err := testrun.Run(srv, runner.Config{Scenarios: []*scenario.Scenario{s}, Timeout: timeout, StartupTimeout: startupTimeout})
+				rep, err := testrun.Run(srv, runner.Config{Scenarios: []*scenario.Scenario{s}, Timeout: r.bound(b), StartupTimeout: startupTimeout})
 				Expect(err).NotTo(HaveOccurred(), "scenario %s alone", s.Name)
 				for _, f := range rep.Findings {
 					// Over its other transports a clean server passes at

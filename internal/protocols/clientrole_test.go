@@ -1,8 +1,10 @@
 package protocols_test
 
 import (
+	"cmp"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,22 +26,27 @@ var _ = Describe("the MCP client role's reference client", func() {
 	if err != nil {
 		panic(err)
 	}
-	cfg := func() runner.Config {
-		return runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4}
+	// Every authorization extension selected: the reference client
+	// implements them all, and their faults need them judged.
+	exts := map[string]string{"extension": "client-credentials\nworkload-identity\nenterprise-managed"}
+	// cfg is a run's configuration; own is its fault's or variant's
+	// timeout: (0: the tables').
+	cfg := func(own time.Duration) runner.Config {
+		return runner.Config{Timeout: cmp.Or(own, timeout), StartupTimeout: startupTimeout, Jobs: 4, Params: exts}
 	}
 	for _, f := range b.Protocol.Faults {
 		if f.Fuzz {
 			// Only hostile input shows it: the run, which sends none,
 			// passes; internal/fuzz's client-role campaign finds it.
 			It("passes the run with the fuzz-only fault "+f.Name, func() {
-				rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version}, cfg())
+				rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version}, cfg(f.RunTimeout()))
 				Expect(err).NotTo(HaveOccurred())
 				Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			})
 			continue
 		}
 		It("trips "+f.Name+"'s rules with it", func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version, Transport: f.Transport}, cfg())
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version, Transport: f.Transport}, cfg(f.RunTimeout()))
 			Expect(err).NotTo(HaveOccurred())
 			got := broken(rep)
 			for _, r := range f.Trips {
@@ -52,7 +59,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	for _, v := range b.Protocol.Variants {
 		It("passes with the variant "+v.Name, func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Variants: []string{v.Name}, Revision: v.Version, Transport: v.Transport}, cfg())
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Variants: []string{v.Name}, Revision: v.Version, Transport: v.Transport}, cfg(v.RunTimeout()))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 		})
@@ -62,10 +69,12 @@ var _ = Describe("the MCP client role's reference client", func() {
 	} {
 		It("passes clean over "+over.transport+" under "+over.revision, func() {
 			s := testrun.Server{Protocol: id, Revision: over.revision, Transport: over.transport}
+			var own time.Duration
 			if over.variant != "" {
 				s.Variants = []string{over.variant}
+				own = b.Protocol.Variant(over.variant).RunTimeout()
 			}
-			rep, err := testrun.Run(s, cfg())
+			rep, err := testrun.Run(s, cfg(own))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))
@@ -73,7 +82,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	for _, rev := range b.Revisions() {
 		It("passes clean under "+rev, func() {
-			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev}, cfg())
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: rev}, cfg(0))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))

@@ -56,6 +56,12 @@ type Stepped interface {
 	StepHandler(p *spec.Protocol) peer.Handler
 }
 
+// ParamChecker is a Module whose suite takes --param settings of its
+// own: CheckParams refuses a value it would not know what to do with.
+type ParamChecker interface {
+	CheckParams(params map[string]string) error
+}
+
 // module is a Module made of the package-level functions of a suite and
 // a reference server; every built-in protocol (modules, below) is one.
 type module struct {
@@ -66,6 +72,15 @@ type module struct {
 	serve     func(ServeOptions) int
 	// steps, when set, is the handler of step scenarios (Stepped).
 	steps func(*spec.Protocol) peer.Handler
+	// params, when set, checks the run's --param settings (ParamChecker).
+	params func(map[string]string) error
+}
+
+func (m module) CheckParams(params map[string]string) error {
+	if m.params == nil {
+		return nil
+	}
+	return m.params(params)
 }
 
 func (m module) ID() string                      { return m.id }

@@ -38,6 +38,8 @@ type Bundle struct {
 	Judge peer.NewJudge
 	// steps makes the handler of step scenarios (Stepped), nil for most.
 	steps func(*spec.Protocol) peer.Handler
+	// checkParams refuses --param settings the suite cannot use.
+	checkParams func(map[string]string) error
 
 	// base is the bundle of the protocol a profile extends (nil for a
 	// protocol of its own).
@@ -195,6 +197,9 @@ func load(id string, specFS, schemaFS, fixtureFS fs.FS, loading map[string]bool,
 	b := &Bundle{Protocol: p, Schemas: reg, Scenarios: scs, Serve: m.Serve, Handler: handler, Judge: judge, base: baseBundle}
 	if st, ok := m.(Stepped); ok {
 		b.steps = st.StepHandler
+	}
+	if pc, ok := m.(ParamChecker); ok {
+		b.checkParams = pc.CheckParams
 	}
 	if !strict {
 		return b, nil

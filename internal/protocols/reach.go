@@ -16,10 +16,11 @@ type Reach struct {
 }
 
 // Check refuses a way of reaching the server that b's transports (the
-// spec's top-level transports:) do not offer. Its errors name the flag at
+// spec's top-level transports:, the one place a protocol says how it is
+// reached) do not offer. Its errors name the flag at
 // fault; the shape of the URL and the headers is target.Target.Check's.
 func (r Reach) Check(b *Bundle) error {
-	id, offers := b.Protocol.ID, Transports(b)
+	id, offers := b.Protocol.ID, b.Protocol.Transports
 	// The target's defaults: the protocol's one transport, else stdio, or
 	// over a URL alone the transport registered for one.
 	tr := target.Target{Transport: r.Default(b), URL: r.URL}.Kind()
@@ -41,19 +42,8 @@ func (r Reach) Check(b *Bundle) error {
 // speaks (Target.Detect): an authorization server would be sent MCP's
 // initialize.
 func (r Reach) Default(b *Bundle) string {
-	if tr := Transports(b); r.Transport == "" && len(tr) == 1 {
+	if tr := b.Protocol.Transports; r.Transport == "" && len(tr) == 1 {
 		return tr[0]
 	}
 	return r.Transport
-}
-
-// Transports are the transports b's protocol is reached over. MCP's spec
-// lists stdio only until its HTTP rules land (specs/mcp.yaml's
-// transports:); the HTTP transport serves it meanwhile.
-func Transports(b *Bundle) []string {
-	tr := b.Protocol.Transports
-	if b.Protocol.ID == "mcp" && !slices.Contains(tr, "http") {
-		tr = append(slices.Clip(tr), "http", "sse")
-	}
-	return tr
 }

@@ -30,7 +30,7 @@ var _ = Describe("reaching an MCP server (Reach)", func() {
 
 	It("accepts a URL, the HTTP transports and headers", func() {
 		Expect(err).NotTo(HaveOccurred())
-		Expect(protocols.Transports(b)).To(ContainElements("stdio", "http", "sse"))
+		Expect(b.Protocol.Transports).To(ContainElements("stdio", "http", "sse"), "specs/mcp.yaml declares them")
 		Expect(protocols.Reach{URL: "http://127.0.0.1:1/mcp", Headers: []string{"A: b"}}.Check(b)).To(Succeed())
 		Expect(protocols.Reach{Transport: "sse", URL: "http://127.0.0.1:1/sse"}.Check(b)).To(Succeed())
 		Expect(protocols.Reach{Transport: "http"}.Check(b)).To(Succeed())

@@ -1,6 +1,7 @@
 package protocols_test
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -76,6 +78,23 @@ func (r run) transport(b *protocols.Bundle) string {
 		return r.Transport
 	}
 	return b.Protocol.Transports[0]
+}
+
+// bound is r's --timeout: its fault's or variant's own (the spec entry's
+// timeout:), else the tables' one second.
+func (r run) bound(b *protocols.Bundle) time.Duration {
+	var own time.Duration
+	switch r.Kind {
+	case "fault":
+		if f := b.Protocol.Fault(r.Name); f != nil {
+			own = f.RunTimeout()
+		}
+	case "variant":
+		if v := b.Protocol.Variant(r.Name); v != nil {
+			own = v.RunTimeout()
+		}
+	}
+	return cmp.Or(own, timeout)
 }
 
 // faultRun is the run of a fault under its own revision, if it names one,
@@ -339,8 +358,8 @@ func (p *pool) work() {
 	}
 }
 
-// execute runs r as the tables always have: one-second answers, five
-// seconds to start.
+// execute runs r as the tables always have: one-second answers (or the
+// fault's or variant's own timeout:), five seconds to start.
 func execute(r run) (out outcome) {
 	defer func() {
 		// A panic in a run must fail its spec, not end the suite.
@@ -352,6 +371,10 @@ func execute(r run) (out outcome) {
 	if err != nil {
 		return outcome{err: err}
 	}
-	rep, err := testrun.Run(s, runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Params: tableParams[r.Protocol]})
+	b, err := protocols.Load(r.Protocol)
+	if err != nil {
+		return outcome{err: err}
+	}
+	rep, err := testrun.Run(s, runner.Config{Timeout: r.bound(b), StartupTimeout: startupTimeout, Params: tableParams[r.Protocol]})
 	return outcome{rep, err, r.Transport}
 }

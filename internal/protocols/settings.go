@@ -67,6 +67,11 @@ func (b *Bundle) Settings(revision string, params []string, only string) (*Setti
 	} else if s.Revision != "" {
 		s.Params[key] = s.Revision
 	}
+	if b.checkParams != nil {
+		if err := b.checkParams(s.Params); err != nil {
+			return nil, err
+		}
+	}
 	var err error
 	s.Protocol, err = b.ForParams(s.Params, "")
 	return s, err

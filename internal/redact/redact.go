@@ -23,13 +23,17 @@ func Text(s string) string {
 	return authValue.ReplaceAllString(s, "${1}${2}"+Mask)
 }
 
+var placeholder = regexp.MustCompile(`^\{[a-z_]+\}$`)
+
 var secretName = regexp.MustCompile(`(?i)(token|secret|passw|api_?key|auth|credential|private)`)
 
 // EnvValue redacts the value of a KEY=VALUE setting whose key names a
 // secret, for reproduce lines and report targets.
 func EnvValue(kv string) string {
-	k, _, ok := strings.Cut(kv, "=")
-	if ok && secretName.MatchString(k) {
+	k, v, ok := strings.Cut(kv, "=")
+	// A placeholder wirecheck fills at launch ("{client_secret}") is
+	// the same on every rerun and says nothing of the secret.
+	if ok && secretName.MatchString(k) && !placeholder.MatchString(v) {
 		return k + "=" + Mask
 	}
 	return kv

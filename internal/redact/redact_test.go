@@ -32,5 +32,7 @@ var _ = Describe("EnvValue", func() {
 		Entry("api key", "OPENAI_API_KEY=sk-1", "OPENAI_API_KEY=[REDACTED]"),
 		Entry("password", "DB_PASSWORD=hunter2", "DB_PASSWORD=[REDACTED]"),
 		Entry("plain", "LOG_LEVEL=debug", "LOG_LEVEL=debug"),
+		Entry("a placeholder wirecheck fills", "MCP_CLIENT_SECRET={client_secret}", "MCP_CLIENT_SECRET={client_secret}"),
+		Entry("a placeholder inside a secret", "MCP_CLIENT_SECRET=x{client_secret}", "MCP_CLIENT_SECRET=[REDACTED]"),
 	)
 })

@@ -93,6 +93,18 @@ func (e *Env) Exited() <-chan struct{} { return e.p.Transport().Exited() }
 // closed stdout).
 func (e *Env) OutputEnded() <-chan struct{} { return e.p.Gone() }
 
+// OutputOver reports whether the server's output has ended by now: a
+// call whose wait failed was on a server that died, not one that was
+// slow (the peer knows which, with no timing of the scenario's own).
+func (e *Env) OutputOver() bool {
+	select {
+	case <-e.OutputEnded():
+		return true
+	default:
+		return false
+	}
+}
+
 // StderrTail is the last lines the server wrote on stderr (none without a
 // process: an Env a unit test made).
 func (e *Env) StderrTail() []string {

@@ -463,6 +463,9 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 				bad(f.Line, "fault %q: rule %s is not in the catalogue", f.Name, id)
 			}
 		}
+		if m := badTimeout(f.Timeout); m != "" {
+			bad(f.Line, "fault %q: %s", f.Name, m)
+		}
 	}
 	for _, v := range p.Variants {
 		if v.Name == "" || v.Name == "list" {
@@ -477,6 +480,9 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 		}
 		if v.Version != "" && (p.Versions == nil || p.Versions.find(v.Version) == nil) {
 			bad(v.Line, "variant %q: version %q is not in the spec's versions list", v.Name, v.Version)
+		}
+		if m := badTimeout(v.Timeout); m != "" {
+			bad(v.Line, "variant %q: %s", v.Name, m)
 		}
 	}
 	if v := p.Versions; v != nil {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
@@ -324,8 +325,15 @@ type Fault struct {
 	// one transport (default: each transport on which a rule it trips
 	// holds, see Protocol.FaultTransports).
 	Transport string `yaml:"transport"`
-	Line      int    `yaml:"-"`
+	// Timeout, set, is the --timeout the verdict tables run the fault
+	// with instead of their own (one second): a Go duration ("5s"). See
+	// Variant.Timeout.
+	Timeout string `yaml:"timeout"`
+	Line    int    `yaml:"-"`
 }
+
+// RunTimeout is the fault's Timeout, 0 when it sets none.
+func (f *Fault) RunTimeout() time.Duration { return runTimeout(f.Timeout) }
 
 // Variant is a legal alternative a correct server may choose, which the
 // reference server can be told to take.
@@ -340,7 +348,36 @@ type Variant struct {
 	// Transport is the transport the variant is run over, for a choice
 	// only one transport offers (default: every transport of the protocol).
 	Transport string `yaml:"transport"`
-	Line      int    `yaml:"-"`
+	// Timeout, set, is the --timeout the verdict tables run the variant
+	// with instead of their own (one second): a Go duration ("5s"), for
+	// a variant whose answers take long by what they are (a 5 MB answer
+	// parsed and validated under -race, on a loaded machine). It is for
+	// the tables' margin, never to widen a bound a rule judges: a rule's
+	// own bound is its scenario's within:.
+	Timeout string `yaml:"timeout"`
+	Line    int    `yaml:"-"`
+}
+
+// RunTimeout is the variant's Timeout, 0 when it sets none.
+func (v *Variant) RunTimeout() time.Duration { return runTimeout(v.Timeout) }
+
+// runTimeout reads a fault's or a variant's timeout: 0 when it is unset
+// or not a positive duration (which Load refuses).
+func runTimeout(s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return d
+}
+
+// badTimeout says what is wrong with a fault's or a variant's timeout:,
+// "" when it is unset or a positive duration.
+func badTimeout(s string) string {
+	if s == "" || runTimeout(s) > 0 {
+		return ""
+	}
+	return fmt.Sprintf("timeout %q: want a positive duration with a unit, such as 5s", s)
 }
 
 // Fuzz describes, in data, what the fuzzer needs to drive a protocol: the

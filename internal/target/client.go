@@ -25,21 +25,21 @@ func (t Target) launchClient(b Bounds) (transport.Transport, error) {
 		return nil, fmt.Errorf("%w: %w", transport.ErrStart, err)
 	}
 	ph, ep := t.Placeholder(), l.Endpoint()
-	words := []string{ph, ep, ClientID, PreregisteredID, ClientSecret, PreregisteredSecret}
-	if more, ok := l.(transport.Placeholders); ok {
-		for k, v := range more.Placeholders() {
-			words = append(words, k, v)
+	words := []string{ph, ep}
+	if p, ok := l.(transport.Provisioner); ok {
+		for w, v := range p.Provisions() {
+			words = append(words, w, v)
 		}
 	}
-	r := strings.NewReplacer(words...)
+	expand := strings.NewReplacer(words...)
 	argv := make([]string, len(t.Argv))
 	for i, w := range t.Argv {
-		argv[i] = r.Replace(w)
+		argv[i] = expand.Replace(w)
 	}
 	env := make([]string, len(t.Env))
 	for i, e := range t.Env {
 		k, v, _ := strings.Cut(e, "=")
-		env[i] = k + "=" + r.Replace(v)
+		env[i] = k + "=" + expand.Replace(v)
 	}
 	proc, err := transport.Launch(transport.Options{Command: argv, Dir: t.Cwd, Env: env})
 	if err != nil {

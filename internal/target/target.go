@@ -62,29 +62,15 @@ type Target struct {
 }
 
 // The client role's placeholders: what a client's arguments or --env
-// values write where wirecheck's server endpoint goes.
+// values write where wirecheck's server endpoint goes. (A listener may
+// fill more words, the credentials it provisions the client with:
+// transport.Provisioner.)
 const (
 	// ServerCommand is, on stdio, the path of an executable the client
 	// launches as its server.
 	ServerCommand = "{server}"
 	// ServerURL is, over HTTP, the URL wirecheck serves on.
 	ServerURL = "{url}"
-	// ClientID and ClientSecret are, over HTTP, the credentials of a
-	// client the run's authorization server knows beforehand (an OAuth
-	// pre-registration): PreregisteredID and PreregisteredSecret. A
-	// client given them may authorize without registering. (An HTTP
-	// listener fills {issuer}, the authorization server they belong to:
-	// transport.Placeholders.)
-	ClientID     = "{client_id}"
-	ClientSecret = "{client_secret}"
-)
-
-// The pre-registered client's credentials. Fixed, not drawn per run: the
-// authorization server they open is a mock on loopback that approves
-// every request, and a run's transcript stays the same from run to run.
-const (
-	PreregisteredID     = "wirecheck-preregistered-client"
-	PreregisteredSecret = "wirecheck-preregistered-secret"
 )
 
 // Placeholder is the word the client role replaces with the endpoint

@@ -9,7 +9,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
@@ -67,11 +66,16 @@ func (s Server) Target() (target.Target, error) {
 	}
 	if role == protocols.RoleClient {
 		// The reference client, its server wirecheck as the run plays it.
-		t := target.Target{Transport: s.Transport, Client: true, Binary: bin,
-			// The pre-registered credentials, which the client's variants
-			// preregistered* use.
-			Env: []string{"MCP_CLIENT_ID=" + target.ClientID, "MCP_CLIENT_SECRET=" + target.ClientSecret, "MCP_CLIENT_ISSUER=" + httpserve.Issuer}}
+		t := target.Target{Transport: s.Transport, Client: true, Binary: bin}
 		t.Argv = append(argv, "--", t.Placeholder())
+		if t.OverHTTP() {
+			// The credentials the run provisions, where the reference
+			// client reads them: the pre-registered client's and the
+			// issuer it belongs to (its variants preregistered*), and
+			// what MCP's authorization extensions presume.
+			t.Env = []string{"MCP_CLIENT_ID={client_id}", "MCP_CLIENT_SECRET={client_secret}", "MCP_CLIENT_ISSUER={issuer}", "MCP_CLIENT_KEY={client_key}",
+				"MCP_WORKLOAD_JWT={assertion}", "MCP_ID_TOKEN={id_token}", "MCP_IDP_TOKEN_ENDPOINT={idp_token_endpoint}", "MCP_IDP_CLIENT_ID={idp_client_id}"}
+		}
 		return t, nil
 	}
 	// A protocol spoken over HTTP alone whose reference server is not

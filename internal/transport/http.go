@@ -1,8 +1,23 @@
 package transport
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
+
+// IDKey is the canonical JSON text of a decoded JSON-RPC id, so ids of
+// different JSON types never collide: the key the peer tracks its calls
+// by (peer.Key), and so the key a transport names a request by in
+// Via.For, for a frame's End to find the pending call.
+func IDKey(id any) string {
+	b, err := json.Marshal(id)
+	if err != nil {
+		return fmt.Sprint(id)
+	}
+	return string(b)
+}
 
 // Via says how a frame came over HTTP. It is nil on stdio.
 type Via struct {

@@ -32,11 +32,14 @@ type Listener interface {
 	Close() error
 }
 
-// Placeholders is a Listener that fills more words of the client's argv
-// and --env values than its endpoint: what only it knows once listening
-// (an HTTP listener's authorization server's issuer).
-type Placeholders interface {
-	Placeholders() map[string]string
+// Provisioner is a Listener that gives the client more than its
+// endpoint: words its argv and --env values may name ("{client_id}",
+// "{issuer}"), each replaced at launch by what the listener made for it
+// or knows only once listening (credentials an operator would provision
+// the client with, the issuer of the authorization server they belong
+// to).
+type Provisioner interface {
+	Provisions() map[string]string
 }
 
 // ListenOptions are what a Kind's Listen is handed.

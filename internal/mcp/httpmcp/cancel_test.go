@@ -53,7 +53,7 @@ var _ = Describe("CloseRequest", func() {
 		f := next(t)
 		Expect(f.Raw).NotTo(BeNil(), "an End frame: %+v", f.HTTP)
 		Expect(string(f.Raw)).To(ContainSubstring(`"next-1"`))
-		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(BeEmpty(), "a stream the client closed is not judged")
+		Expect(hk.Verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(BeEmpty(), "a stream the client closed is not judged")
 	})
 
 	It("reports false for a request never sent or already answered", func() {

@@ -59,15 +59,15 @@ var _ = Describe("checks", func() {
 			t, hk := dial(server(h).URL, "http", 2*time.Second)
 			handshake(t)
 			Expect(t.Send([]byte(note))).To(Succeed())
-			Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPRefusedStatus) }).Should(HaveLen(2))
+			Eventually(func() []verdict.Verdict { return hk.Verdicts(httpmcp.CheckHTTPRefusedStatus) }).Should(HaveLen(2))
 			if accepted == "" {
-				Expect(hk.verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
+				Expect(hk.Verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
 			} else {
-				Expect(hk.verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass, accepted))
+				Expect(hk.Verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass, accepted))
 			}
-			Expect(hk.verdicts(httpmcp.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, refused))
+			Expect(hk.Verdicts(httpmcp.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, refused))
 			if evidence != "" {
-				Expect(hk.failure(httpmcp.CheckHTTPAccepted) + hk.failure(httpmcp.CheckHTTPRefusedStatus)).To(ContainSubstring(evidence))
+				Expect(hk.Failure(httpmcp.CheckHTTPAccepted) + hk.Failure(httpmcp.CheckHTTPRefusedStatus)).To(ContainSubstring(evidence))
 			}
 		},
 		Entry("202, no body", 202, "", verdict.Pass, verdict.Pass, ""),
@@ -89,10 +89,10 @@ var _ = Describe("checks", func() {
 			Expect(t.WriteRaw([]byte(bad))).To(Succeed())
 			next(t)
 		}
-		Expect(hk.verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
+		Expect(hk.Verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass)) // initialized's
 		Expect(t.Send([]byte(note))).To(Succeed())
-		Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPAccepted) }).Should(ConsistOf(verdict.Pass, verdict.Fail))
-		Expect(hk.verdicts(httpmcp.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, verdict.Fail))
+		Eventually(func() []verdict.Verdict { return hk.Verdicts(httpmcp.CheckHTTPAccepted) }).Should(ConsistOf(verdict.Pass, verdict.Fail))
+		Expect(hk.Verdicts(httpmcp.CheckHTTPRefusedStatus)).To(ConsistOf(verdict.Pass, verdict.Fail))
 	})
 
 	It("fails http.content-type on JSON labelled text/plain, and still delivers it", func() {
@@ -106,8 +106,8 @@ var _ = Describe("checks", func() {
 		f := next(t)
 		Expect(f.HTTP.For).To(Equal("2"))
 		Expect(f.Raw).NotTo(BeNil())
-		Expect(hk.verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Fail))
-		Expect(hk.failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring(`HTTP 200, text/plain, body "{\"jsonrpc\"`))
+		Expect(hk.Verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Fail))
+		Expect(hk.Failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring(`HTTP 200, text/plain, body "{\"jsonrpc\"`))
 	})
 
 	// Each answers every request the same wrong way; the check fails once
@@ -121,7 +121,7 @@ var _ = Describe("checks", func() {
 				Expect(t.Send([]byte(req))).To(Succeed())
 				next(t)
 			}
-			Expect(hk.failure(check)).To(ContainSubstring(want))
+			Expect(hk.Failure(check)).To(ContainSubstring(want))
 		},
 		Entry("http.content-type on two JSON objects in one body", "2025-06-18", func(w http.ResponseWriter, m rpc) {
 			w.Header().Set("Content-Type", "application/json")
@@ -151,7 +151,7 @@ var _ = Describe("checks", func() {
 		Expect(f.HTTP.For).To(Equal("2"))
 		Expect(f.HTTP.End).To(Equal("the SSE stream closed before the response"))
 		Expect(f.HTTP.Dropped).To(BeTrue())
-		Expect(hk.failure(httpmcp.CheckHTTPStreamHasResponse)).To(ContainSubstring("request 2, 1 events"))
+		Expect(hk.Failure(httpmcp.CheckHTTPStreamHasResponse)).To(ContainSubstring("request 2, 1 events"))
 	})
 
 	It("fails http.stream-closes on a stream left open after the response, and closes it", func() {
@@ -167,7 +167,7 @@ var _ = Describe("checks", func() {
 		Expect(t.Send([]byte(listReq))).To(Succeed())
 		next(t)
 		Eventually(closed).WithTimeout(10 * time.Second).Should(BeClosed())
-		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPStreamCloses) }).Should(ContainSubstring("still open 1s after the response"))
+		Eventually(func() string { return hk.Failure(httpmcp.CheckHTTPStreamCloses) }).Should(ContainSubstring("still open 1s after the response"))
 	})
 
 	It("fails the checks judged once per stream (http.xaccel, http.priming) with one message whatever the stream, naming it in the actual value", func() {
@@ -188,19 +188,17 @@ var _ = Describe("checks", func() {
 			Expect(verdict.Counted).To(HaveKey(check))
 			msgs := map[string]bool{}
 			var acts []string
-			hk.mu.Lock()
-			for _, o := range hk.got {
-				if o.check == check && o.v == verdict.Fail {
-					msgs[o.msg] = true
-					acts = append(acts, o.act)
+			for _, o := range hk.Outcomes() {
+				if o.Check == check && o.Verdict == verdict.Fail {
+					msgs[o.Msg] = true
+					acts = append(acts, o.Actual)
 				}
 			}
-			hk.mu.Unlock()
 			Expect(msgs).To(HaveLen(1), check)
 			Expect(acts).To(HaveLen(2), check+": tools/list and ping")
 		}
-		Expect(hk.failure(httpmcp.CheckHTTPPriming)).To(ContainSubstring("actual: the tools/list SSE stream: first event"))
-		Expect(hk.failure(httpmcp.CheckHTTPXAccel)).To(ContainSubstring(`actual: the POST SSE response: X-Accel-Buffering: ""`))
+		Expect(hk.Failure(httpmcp.CheckHTTPPriming)).To(ContainSubstring("actual: the tools/list SSE stream: first event"))
+		Expect(hk.Failure(httpmcp.CheckHTTPXAccel)).To(ContainSubstring(`actual: the POST SSE response: X-Accel-Buffering: ""`))
 	})
 
 	DescribeTable("http.priming, only in 2025-11-25",
@@ -213,7 +211,7 @@ var _ = Describe("checks", func() {
 			handshake(t)
 			Expect(t.Send([]byte(listReq))).To(Succeed())
 			next(t)
-			Expect(hk.verdicts(httpmcp.CheckHTTPPriming)).To(Equal(want))
+			Expect(hk.Verdicts(httpmcp.CheckHTTPPriming)).To(Equal(want))
 		},
 		Entry("id and empty data", "2025-11-25", "id: 0\ndata:\n\n", []verdict.Verdict{verdict.Pass}),
 		Entry("comments then an id-only block", "2025-11-25", ": hi\nid: 0\n\n", []verdict.Verdict{verdict.Pass}),
@@ -231,7 +229,7 @@ var _ = Describe("checks", func() {
 			handshake(t)
 			Expect(t.Send([]byte(listReq))).To(Succeed())
 			Expect(next(t).HTTP.End).NotTo(BeEmpty())
-			Expect(hk.verdicts(httpmcp.CheckHTTPRetry)).To(ConsistOf(want))
+			Expect(hk.Verdicts(httpmcp.CheckHTTPRetry)).To(ConsistOf(want))
 		},
 		Entry("retry sent", "retry: 50\n", verdict.Pass),
 		Entry("no retry", "", verdict.Fail),
@@ -244,7 +242,7 @@ var _ = Describe("checks", func() {
 		}}
 		t, hk := dial(server(m).URL, "http", 2*time.Second)
 		handshake(t)
-		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPGetStream) }).Should(ContainSubstring(`HTTP 200, application/json, body "{}"`))
+		Eventually(func() string { return hk.Failure(httpmcp.CheckHTTPGetStream) }).Should(ContainSubstring(`HTTP 200, application/json, body "{}"`))
 	})
 
 	It("fails http.get-no-response on a response on the GET stream, and http.one-stream on a request on two streams", func() {
@@ -271,8 +269,8 @@ var _ = Describe("checks", func() {
 		t, hk := dial(server(h).URL, "http", 2*time.Second)
 		handshake(t)
 		Expect(t.Send([]byte(listReq))).To(Succeed())
-		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPGetNoResponse) }).Should(ContainSubstring("id 7"))
-		Eventually(func() string { return hk.failure(httpmcp.CheckHTTPOneStream) }).Should(ContainSubstring(`id "s1"`))
+		Eventually(func() string { return hk.Failure(httpmcp.CheckHTTPGetNoResponse) }).Should(ContainSubstring("id 7"))
+		Eventually(func() string { return hk.Failure(httpmcp.CheckHTTPOneStream) }).Should(ContainSubstring(`id "s1"`))
 	})
 
 	It("delivers a response copied onto the GET stream once: the POST owed it, the copy is http.get-no-response's evidence only", func() {
@@ -320,7 +318,7 @@ var _ = Describe("checks", func() {
 			}
 		}
 		Expect(ids).To(ConsistOf("2", "77"))
-		Expect(hk.failure(httpmcp.CheckHTTPGetNoResponse)).To(ContainSubstring("id 2"))
+		Expect(hk.Failure(httpmcp.CheckHTTPGetNoResponse)).To(ContainSubstring("id 2"))
 	})
 
 	It("delivers each value of a body of several JSON values after the body as it came", func() {
@@ -348,7 +346,7 @@ var _ = Describe("checks", func() {
 		t, hk := dial(server(h).URL, "http", 2*time.Second)
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		next(t)
-		Expect(hk.failure(httpmcp.CheckHTTPSessionID)).To(ContainSubstring(`"sess 1"`))
+		Expect(hk.Failure(httpmcp.CheckHTTPSessionID)).To(ContainSubstring(`"sess 1"`))
 	})
 })
 
@@ -377,9 +375,9 @@ var _ = Describe("resumption", func() {
 		Expect(f.HTTP.For).To(Equal("2"))
 		Expect(f.HTTP.EventID).To(Equal("e2"))
 		Expect(lastID.Load()).To(Equal("e1"))
-		Expect(hk.verdicts(httpmcp.CheckHTTPRetry)).To(ConsistOf(verdict.Pass))
-		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
-		Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(hk.Verdicts(httpmcp.CheckHTTPRetry)).To(ConsistOf(verdict.Pass))
+		Expect(hk.Verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+		Eventually(func() []verdict.Verdict { return hk.Verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
 	})
 
 	It("does not resume in 2026-07-28, whose streams are not resumable", func() {

@@ -64,7 +64,7 @@ func (c *client) owe(body []byte, out outgoing, raw bool, n int) {
 		keys = append(keys[:len(keys):len(keys)], "null")
 		var m map[string]any
 		if json.Unmarshal(body, &m) == nil && m["id"] != nil {
-			keys = append(keys, idKey(m["id"]))
+			keys = append(keys, transport.IDKey(m["id"]))
 		}
 	}
 	for _, k := range keys {

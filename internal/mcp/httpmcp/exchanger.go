@@ -2,6 +2,7 @@ package httpmcp
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -65,4 +66,22 @@ type Result struct {
 	Frames [][]byte
 	// Closed is set when the server ended the stream itself.
 	Closed bool
+}
+
+// Describe says in a few words what an exchange got, for a finding's
+// evidence: "no answer", else its status, its Content-Type and, when it
+// has one, its body as body renders it (each suite bounds it, and masks
+// what it must).
+func (r *Result) Describe(body func([]byte) string) string {
+	if r == nil || r.Status == 0 {
+		return "no answer"
+	}
+	s := fmt.Sprintf("HTTP %d", r.Status)
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		s += " " + ct
+	}
+	if len(r.Body) > 0 {
+		s += ": " + body(r.Body)
+	}
+	return s
 }

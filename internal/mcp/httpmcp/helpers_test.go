@@ -13,65 +13,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/testhooks"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
-
-// outcome is one Hooks.Check call.
-type outcome struct {
-	check string
-	v     verdict.Verdict
-	msg   string
-	exp   string
-	act   string
-}
-
-type hooks struct {
-	mu    sync.Mutex
-	got   []outcome
-	notes []string
-}
-
-func (h *hooks) Hooks() transport.Hooks {
-	return transport.Hooks{
-		Check: func(c string, v verdict.Verdict, msg, exp, act string) {
-			h.mu.Lock()
-			h.got = append(h.got, outcome{c, v, msg, exp, act})
-			h.mu.Unlock()
-		},
-		Note: func(s string) int {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			h.notes = append(h.notes, s)
-			return len(h.notes)
-		},
-	}
-}
-
-// verdicts lists the verdicts check got so far.
-func (h *hooks) verdicts(check string) []verdict.Verdict {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var vs []verdict.Verdict
-	for _, o := range h.got {
-		if o.check == check {
-			vs = append(vs, o.v)
-		}
-	}
-	return vs
-}
-
-// failure is check's first failing outcome's message and evidence.
-func (h *hooks) failure(check string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, o := range h.got {
-		if o.check == check && o.v == verdict.Fail {
-			return o.msg + " | expected: " + o.exp + " | actual: " + o.act
-		}
-	}
-	return ""
-}
 
 // server is an httptest server closed when the spec ends, before the
 // leak check; the quit channels are closed first, for the handlers that
@@ -88,15 +32,15 @@ func server(h http.Handler, quit ...chan struct{}) *httptest.Server {
 }
 
 // dial connects to u with a short timeout and hooks; Close at spec end.
-func dial(u, kind string, timeout time.Duration) (transport.Transport, *hooks) {
+func dial(u, kind string, timeout time.Duration) (transport.Transport, *testhooks.Recorder) {
 	return dialCapped(u, kind, timeout, 0)
 }
 
 // dialCapped is dial with MaxFrame (--max-frame) set; 0 is its default.
-func dialCapped(u, kind string, timeout time.Duration, maxFrame int) (transport.Transport, *hooks) {
+func dialCapped(u, kind string, timeout time.Duration, maxFrame int) (transport.Transport, *testhooks.Recorder) {
 	t, err := httpmcp.Dial(httpmcp.Options{URL: u, Kind: kind, Timeout: timeout, Headers: []string{"X-Token: secret"}, MaxFrame: maxFrame})
 	Expect(err).NotTo(HaveOccurred())
-	h := &hooks{}
+	h := &testhooks.Recorder{}
 	t.(transport.Hooked).SetHooks(h.Hooks())
 	DeferCleanup(func() {
 		done := make(chan struct{})

@@ -112,7 +112,7 @@ var _ = Describe("hostile servers", func() {
 		end := next(t).HTTP
 		Expect(end.End).To(Equal("an SSE event over wirecheck's --max-frame 100KiB"))
 		Expect(end.OverCap).To(BeTrue())
-		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).NotTo(ContainElement(verdict.Fail))
+		Expect(hk.Verdicts(httpmcp.CheckHTTPStreamHasResponse)).NotTo(ContainElement(verdict.Fail))
 	})
 
 	It("refuses a Content-Length over the cap before reading", func() {

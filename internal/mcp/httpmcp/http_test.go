@@ -41,10 +41,10 @@ var _ = Describe("Streamable HTTP", func() {
 		Expect(last.Get("Mcp-Session-Id")).To(Equal("session-1"))
 		Expect(last.Get("MCP-Protocol-Version")).To(Equal("2025-06-18"))
 
-		Expect(h.verdicts(httpmcp.CheckHTTPSessionID)).To(ConsistOf(verdict.Pass))
-		Expect(h.verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass))
-		Expect(h.verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
-		Eventually(func() []verdict.Verdict { return h.verdicts(httpmcp.CheckHTTPGetStream) }).Should(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckHTTPSessionID)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckHTTPAccepted)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
+		Eventually(func() []verdict.Verdict { return h.Verdicts(httpmcp.CheckHTTPGetStream) }).Should(ConsistOf(verdict.Pass))
 	})
 
 	It("sends no version header before 2025-06-18", func() {
@@ -103,9 +103,9 @@ var _ = Describe("Streamable HTTP", func() {
 		f := handshake(t)
 		Expect(f.HTTP.Stream).To(BeTrue())
 		Expect(f.HTTP.For).To(Equal("1"))
-		Eventually(func() []verdict.Verdict { return h.verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
-		Expect(h.verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
-		Expect(h.verdicts(httpmcp.CheckHTTPXAccel)).To(ConsistOf(verdict.Pass))
+		Eventually(func() []verdict.Verdict { return h.Verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckHTTPXAccel)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("opens the GET stream after initialized, delivers its messages, and DELETEs the session on CloseInput", func() {
@@ -122,11 +122,11 @@ var _ = Describe("Streamable HTTP", func() {
 		Expect(string(f.Raw)).To(ContainSubstring("list_changed"))
 		Expect(f.HTTP.Verb).To(Equal("GET"))
 		Expect(f.HTTP.Stream).To(BeTrue())
-		Expect(h.verdicts(httpmcp.CheckHTTPGetStream)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckHTTPGetStream)).To(ConsistOf(verdict.Pass))
 		Expect(t.CloseInput()).To(Succeed())
 		Expect(m.verbs()).To(ContainElement("DELETE"))
 		hs := m.headers()
 		Expect(hs[len(hs)-1].Get("Mcp-Session-Id")).To(Equal("session-1"))
-		Eventually(func() []verdict.Verdict { return h.verdicts(httpmcp.CheckHTTPGetNoResponse) }).Should(ConsistOf(verdict.Pass))
+		Eventually(func() []verdict.Verdict { return h.Verdicts(httpmcp.CheckHTTPGetNoResponse) }).Should(ConsistOf(verdict.Pass))
 	})
 })

@@ -86,13 +86,13 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(f.HTTP.Verb).To(Equal("GET"))
 		Expect(f.HTTP.Stream).To(BeTrue())
 		Expect(t.Send([]byte(initedNote))).To(Succeed())
-		Expect(h.verdicts(httpmcp.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
-		Expect(h.verdicts(httpmcp.CheckSSEStream)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckSSEStream)).To(ConsistOf(verdict.Pass))
 		// The notification's POST is judged when its answer comes, which
 		// Send does not wait for.
-		Eventually(func() []verdict.Verdict { return h.verdicts(httpmcp.CheckSSEPostAccepted) }).WithTimeout(time.Minute).
+		Eventually(func() []verdict.Verdict { return h.Verdicts(httpmcp.CheckSSEPostAccepted) }).WithTimeout(time.Minute).
 			Should(ConsistOf(verdict.Pass, verdict.Pass))
-		Expect(h.verdicts(httpmcp.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
 		Expect(t.(httpmcp.Exchanger).Kind()).To(Equal("sse"))
 	})
 
@@ -103,8 +103,8 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		t, h := dial(s.URL+"/sse", "sse", 2*time.Second)
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		next(t)
-		Expect(h.verdicts(httpmcp.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
-		Expect(h.verdicts(httpmcp.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("delivers a message in another event type, failing sse.message-event", func() {
@@ -112,7 +112,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		t, h := dial(server(l).URL+"/sse", "sse", 2*time.Second)
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		next(t)
-		Expect(h.failure(httpmcp.CheckSSEMessageEvent)).To(ContainSubstring(`type "response"`))
+		Expect(h.Failure(httpmcp.CheckSSEMessageEvent)).To(ContainSubstring(`type "response"`))
 	})
 
 	It("delivers a message in the POST's body, failing sse.message-event", func() {
@@ -121,7 +121,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		f := next(t)
 		Expect(f.HTTP.Verb).To(Equal("POST"))
-		Expect(h.failure(httpmcp.CheckSSEMessageEvent)).To(ContainSubstring("POST's HTTP response body"))
+		Expect(h.Failure(httpmcp.CheckSSEMessageEvent)).To(ContainSubstring("POST's HTTP response body"))
 	})
 
 	It("takes a JSON-RPC error in the 4xx refusing a body that is no JSON-RPC message as that body's answer, not a misplaced server message", func() {
@@ -133,7 +133,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		f := next(t)
 		Expect(string(f.Raw)).To(ContainSubstring("-32700"))
 		Expect(f.HTTP.Verb).To(Equal("POST"))
-		Expect(h.verdicts(httpmcp.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
+		Expect(h.Verdicts(httpmcp.CheckSSEMessageEvent)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("delivers a message event whose data is no JSON to the peer as it came, which charges it to ndjson.json (MCP-SSE-4)", func() {
@@ -158,8 +158,8 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(f.Raw).To(BeNil())
 		Expect(f.HTTP.For).To(Equal("1"))
 		Expect(f.HTTP.End).To(ContainSubstring("another origin"))
-		Expect(h.failure(httpmcp.CheckSSEEndpointOrigin)).To(ContainSubstring("elsewhere.invalid"))
-		Expect(h.verdicts(httpmcp.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
+		Expect(h.Failure(httpmcp.CheckSSEEndpointOrigin)).To(ContainSubstring("elsewhere.invalid"))
+		Expect(h.Verdicts(httpmcp.CheckSSEEndpoint)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("ends the request when no endpoint event comes within the timeout", func() {
@@ -168,7 +168,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		f := next(t)
 		Expect(f.HTTP.End).To(ContainSubstring("no endpoint event"))
-		Expect(h.failure(httpmcp.CheckSSEEndpoint)).To(ContainSubstring("no endpoint event"))
+		Expect(h.Failure(httpmcp.CheckSSEEndpoint)).To(ContainSubstring("no endpoint event"))
 	})
 
 	It("ends the requests waiting when the stream ends", func() {
@@ -198,7 +198,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		t, hooks := dial(server(h).URL+"/sse", "sse", 2*time.Second)
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		Expect(next(t).HTTP.End).NotTo(BeEmpty())
-		Expect(hooks.failure(httpmcp.CheckSSEStream)).To(ContainSubstring("application/json"))
+		Expect(hooks.Failure(httpmcp.CheckSSEStream)).To(ContainSubstring("application/json"))
 	})
 
 	It("fails no sse.stream when authorization refuses the GET (401): the run lacks a token, and the end says so", func() {
@@ -210,7 +210,7 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		// dial sends an X-Token header, no Authorization.
 		Expect(next(t).HTTP.End).To(ContainSubstring("HTTP 401"))
-		Expect(hooks.verdicts(httpmcp.CheckSSEStream)).To(BeEmpty())
+		Expect(hooks.Verdicts(httpmcp.CheckSSEStream)).To(BeEmpty())
 	})
 
 	It("leaves a refused body that is no JSON-RPC message to the bad-input rules, not sse.post-accepted", func() {
@@ -232,11 +232,11 @@ var _ = Describe("legacy HTTP+SSE", func() {
 			"{\"jsonrpc\":\"2.0\",\"method\":\"p\xc3(\",\"id\":4}"} {
 			Expect(t.WriteRaw([]byte(bad))).To(Succeed())
 		}
-		Expect(hooks.verdicts(httpmcp.CheckSSEPostAccepted)).To(BeEmpty())
+		Expect(hooks.Verdicts(httpmcp.CheckSSEPostAccepted)).To(BeEmpty())
 		Expect(t.Send([]byte(initedNote))).To(Succeed())
 		// Send returns at the status line; the verdict follows the body.
-		Eventually(func() string { return hooks.failure(httpmcp.CheckSSEPostAccepted) }).Should(ContainSubstring("HTTP 400"))
-		Expect(hooks.verdicts(httpmcp.CheckSSEPostAccepted)).To(HaveLen(1), "the valid notification's alone")
+		Eventually(func() string { return hooks.Failure(httpmcp.CheckSSEPostAccepted) }).Should(ContainSubstring("HTTP 400"))
+		Expect(hooks.Verdicts(httpmcp.CheckSSEPostAccepted)).To(HaveLen(1), "the valid notification's alone")
 	})
 
 	It("fails sse.post-accepted on a refused POST and ends its request", func() {
@@ -245,6 +245,6 @@ var _ = Describe("legacy HTTP+SSE", func() {
 		Expect(t.Send([]byte(initReq))).To(Succeed())
 		f := next(t)
 		Expect(f.HTTP.End).To(ContainSubstring("HTTP 404"))
-		Expect(h.failure(httpmcp.CheckSSEPostAccepted)).To(ContainSubstring("HTTP 404"))
+		Expect(h.Failure(httpmcp.CheckSSEPostAccepted)).To(ContainSubstring("HTTP 404"))
 	})
 })

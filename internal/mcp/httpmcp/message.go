@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/wirecheck/wirecheck/internal/schema"
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // What a POST carries decides what its answer must be: a request wants a
@@ -47,16 +47,6 @@ type message struct {
 	version string
 }
 
-// idKey is peer.Key: the canonical JSON text of a decoded id, so the End
-// frames the transport keys by it find the peer's pending call.
-func idKey(id any) string {
-	b, err := json.Marshal(id)
-	if err != nil {
-		return fmt.Sprint(id)
-	}
-	return string(b)
-}
-
 func decode(b []byte) (any, bool) {
 	// schema.Decode is encoding/json's decoding with UseNumber and nothing
 	// after the value, in one pass: every body and every frame sent comes
@@ -80,7 +70,7 @@ func classify(b []byte) outgoing {
 		id, hasID := m["id"]
 		switch {
 		case method != "" && hasID && id != nil:
-			return outgoing{kind: kindRequest, method: method, key: idKey(id)}, true
+			return outgoing{kind: kindRequest, method: method, key: transport.IDKey(id)}, true
 		case method != "" && !hasID:
 			return outgoing{kind: kindNotification, method: method}, true
 		case method == "" && hasID && (m["result"] != nil || m["error"] != nil):
@@ -182,7 +172,7 @@ func messageOf(v any) (message, bool) {
 	var id any
 	id, msg.hasID = m["id"]
 	if msg.hasID {
-		msg.key = idKey(id)
+		msg.key = transport.IDKey(id)
 	}
 	_, hasResult := m["result"]
 	_, msg.isError = m["error"]

@@ -1,8 +1,6 @@
 package httpmcp
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -89,22 +87,10 @@ const maxParamTools = 4096
 // client MUST reject (server/tools.mdx § x-mcp-header), so it gets none.
 // Called with c.mu held.
 func (c *client) learnParams(raw []byte) {
-	var m struct {
-		Result struct {
-			Tools []struct {
-				Name        string `json:"name"`
-				InputSchema any    `json:"inputSchema"`
-			} `json:"tools"`
-		} `json:"result"`
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if d.Decode(&m) != nil {
-		return
-	}
-	for _, t := range m.Result.Tools {
-		ps, err := mcpheader.Params(t.InputSchema)
-		if err != nil || len(ps) == 0 {
+	tools, _ := mcpheader.Listed(raw)
+	for _, t := range tools {
+		ps := t.Params
+		if t.Err != nil || len(ps) == 0 {
 			delete(c.params, t.Name)
 			continue
 		}

@@ -89,7 +89,7 @@ var _ = Describe("answers", func() {
 		t, hk := dial(server(h).URL, "http", 2*time.Second)
 		handshake(t)
 		Expect(ended(t).HTTP.End).To(ContainSubstring("held no response (HTTP 202"))
-		Expect(hk.failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring("HTTP 202, no Content-Type, no body"))
+		Expect(hk.Failure(httpmcp.CheckHTTPContentType)).To(ContainSubstring("HTTP 202, no Content-Type, no body"))
 	})
 
 	It("delivers a JSON array answering a batch whole, as stdio does, and knows it answered", func() {
@@ -103,7 +103,7 @@ var _ = Describe("answers", func() {
 		f := next(t)
 		Expect(string(f.Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":5`))
 		Expect(string(f.Raw)).To(ContainSubstring(`"id":6`))
-		Expect(hk.verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
+		Expect(hk.Verdicts(httpmcp.CheckHTTPContentType)).To(ConsistOf(verdict.Pass, verdict.Pass))
 		Consistently(t.Recv(), 200*time.Millisecond).ShouldNot(Receive()) // no End frame
 	})
 
@@ -118,8 +118,8 @@ var _ = Describe("answers", func() {
 		Expect(t.Send([]byte(`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`))).To(Succeed())
 		Expect(string(next(t).Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":5`))
 		Expect(string(next(t).Raw)).To(HavePrefix(`[{"jsonrpc":"2.0","id":6`))
-		Eventually(func() []verdict.Verdict { return hk.verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
-		Expect(hk.verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
+		Eventually(func() []verdict.Verdict { return hk.Verdicts(httpmcp.CheckHTTPStreamCloses) }).Should(ConsistOf(verdict.Pass))
+		Expect(hk.Verdicts(httpmcp.CheckHTTPStreamHasResponse)).To(ConsistOf(verdict.Pass))
 	})
 
 	It("ends only the requests of a batch its stream left unanswered", func() {

@@ -2,8 +2,6 @@ package httpserve
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wirecheck/wirecheck/internal/pkce"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -66,11 +65,16 @@ type Auth struct {
 	NoRegistration bool
 	// Migrate: the scenario mounts a second authorization server as AS2.
 	Migrate bool
-	// PreID and PreSecret are a client the authorization server knows
-	// beforehand, whose credentials the run hands to the client under
-	// test: a token request of PreID is judged to authenticate with
-	// PreSecret.
-	PreID, PreSecret string
+	// Provisions are what the client was given (Session.Provisioned):
+	// the authorization server knows the pre-registered client
+	// (ClientID, ClientSecret: a token request of that id is judged to
+	// authenticate with that secret) and, under an extension, trusts the
+	// workload's issuer by them.
+	Provisions Provisions
+	// Extension, set, is the authorization extension in force
+	// (authext.go): the client, given its credentials (Provisions), gets
+	// its token with the extension's grant, judged as it asks.
+	Extension string
 	// AS2, set, is a second authorization server, its issuer the
 	// listener's origin followed by AS2Path: once the client made a
 	// request with a token of the first, the protected resource metadata
@@ -94,14 +98,14 @@ type ASRequest struct {
 	Path     string
 	// Form is the query (authorize) or the form body (token).
 	Form url.Values
+	// Header are the request's headers (a token request's HTTP Basic).
+	Header http.Header
+	// Body is a registration's JSON.
+	Body []byte
 	// Status is the status the server answered.
 	Status int
 	// Second: the request was of Auth.AS2.
 	Second bool
-	// Header is the request's header (HTTP Basic client authentication);
-	// Body a registration's JSON.
-	Header http.Header
-	Body   []byte
 }
 
 // Document is a Client ID Metadata Document the authorization server
@@ -417,6 +421,9 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 			s.check(CheckAuthIssuer, verdict.Fail, "the client used the authorization server's metadata though its issuer is not the one the metadata URL was built from", "the metadata rejected: no request of its endpoints", r.Method+" "+r.Path)
 		}
 	}
+	if g.Extension != "" {
+		s.judgeExtension(g, r)
+	}
 	switch r.Endpoint {
 	case "authorize":
 		ch, m := r.Form.Get("code_challenge"), r.Form.Get("code_challenge_method")
@@ -466,7 +473,7 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		if r.Form.Get("grant_type") == "authorization_code" {
 			v := r.Form.Get("code_verifier")
 			g.mu.Lock()
-			_, known := g.challenges[s256(v)]
+			_, known := g.challenges[pkce.S256(v)]
 			g.mu.Unlock()
 			if v == "" {
 				s.check(CheckAuthPKCE, verdict.Fail, "the token request has no code_verifier", "the code_verifier of the authorization request's challenge", "none")
@@ -603,12 +610,6 @@ func (s *Server) judgeResource(what string, f url.Values) {
 	default:
 		s.check(CheckAuthResource, verdict.Pass, "", "", "")
 	}
-}
-
-// s256 is PKCE's S256 challenge of a verifier (RFC 7636 §4.2).
-func s256(verifier string) string {
-	h := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(h[:])
 }
 
 // tamper rewrites the iss of the authorization response's redirect as

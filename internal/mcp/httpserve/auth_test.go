@@ -73,7 +73,7 @@ var _ = Describe("the server as a protected resource", func() {
 		Expect(json.NewDecoder(resp.Body).Decode(&prm)).To(Succeed())
 		resp.Body.Close()
 		Expect(prm).To(HaveKeyWithValue("authorization_servers", ConsistOf(base+httpserve.AS2Path)))
-		Expect(rec.passedOnly(httpserve.CheckRegReregister)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckRegReregister)).To(BeTrue())
 	})
 
 	It("sees the reference client authorize with PKCE S256 and resource, then send its token on every request", func() {
@@ -81,7 +81,7 @@ var _ = Describe("the server as a protected resource", func() {
 		protect(s, httpserve.Auth{Scope: "mcp"})
 		Expect(refClient(s)).To(Equal(0))
 		for _, c := range authChecks {
-			Expect(rec.passedOnly(c)).To(BeTrue(), c)
+			Expect(rec.PassedOnly(c)).To(BeTrue(), c)
 		}
 	})
 
@@ -91,7 +91,7 @@ var _ = Describe("the server as a protected resource", func() {
 			protect(s, httpserve.Auth{Scope: "mcp"})
 			Expect(refClientWith(s, refserver.Options{Variants: []string{variant}})).To(Equal(0))
 			for _, c := range authChecks {
-				Expect(rec.passedOnly(c)).To(BeTrue(), c)
+				Expect(rec.PassedOnly(c)).To(BeTrue(), c)
 			}
 		},
 		Entry(nil, "secret-basic"),
@@ -103,7 +103,7 @@ var _ = Describe("the server as a protected resource", func() {
 			s, rec := listen(false, httpserve.Settings{})
 			protect(s, httpserve.Auth{})
 			refClient(s, fault)
-			Expect(rec.failed(check)).To(BeTrue(), check)
+			Expect(rec.Failed(check)).To(BeTrue(), check)
 		},
 		Entry(nil, "no-prm", httpserve.CheckAuthPRM),
 		Entry(nil, "no-pkce", httpserve.CheckAuthPKCE),
@@ -119,13 +119,13 @@ var _ = Describe("the server as a protected resource", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		protect(s, httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write"})
 		Expect(refClient(s)).To(Equal(0))
-		Expect(rec.passedOnly(httpserve.CheckAuthStepUp)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckAuthStepUp)).To(BeTrue())
 
 		s, rec = listen(false, httpserve.Settings{})
 		protect(s, httpserve.Auth{Scope: "mcp:tools", StepUp: "mcp:write", StepUpNever: true})
 		Expect(refClient(s)).To(Equal(0))
 		s.Protect(nil)
-		Expect(rec.passedOnly(httpserve.CheckAuthRetryLimit)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckAuthRetryLimit)).To(BeTrue())
 	})
 
 	DescribeTable("sees the reference client reject a tampered iss, and ignores-iss redeem it",
@@ -134,12 +134,12 @@ var _ = Describe("the server as a protected resource", func() {
 			protect(s, httpserve.Auth{Iss: iss})
 			refClient(s)
 			s.Protect(nil)
-			Expect(rec.passedOnly(httpserve.CheckAuthIss)).To(BeTrue())
+			Expect(rec.PassedOnly(httpserve.CheckAuthIss)).To(BeTrue())
 			s, rec = listen(false, httpserve.Settings{})
 			protect(s, httpserve.Auth{Iss: iss})
 			refClient(s, "ignores-iss")
 			s.Protect(nil)
-			Expect(rec.failed(httpserve.CheckAuthIss)).To(BeTrue())
+			Expect(rec.Failed(httpserve.CheckAuthIss)).To(BeTrue())
 		},
 		Entry(nil, httpserve.IssMissing),
 		Entry(nil, httpserve.IssSlash),
@@ -150,12 +150,12 @@ var _ = Describe("the server as a protected resource", func() {
 		protect(s, httpserve.Auth{WrongIssuer: true})
 		refClient(s)
 		s.Protect(nil)
-		Expect(rec.passedOnly(httpserve.CheckAuthIssuer)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckAuthIssuer)).To(BeTrue())
 		s, rec = listen(false, httpserve.Settings{})
 		protect(s, httpserve.Auth{WrongIssuer: true})
 		refClient(s, "ignores-metadata-issuer")
 		s.Protect(nil)
-		Expect(rec.failed(httpserve.CheckAuthIssuer)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckAuthIssuer)).To(BeTrue())
 	})
 
 	DescribeTable("trips the step-up checks with its faults",
@@ -164,7 +164,7 @@ var _ = Describe("the server as a protected resource", func() {
 			protect(s, a)
 			refClient(s, fault)
 			s.Protect(nil)
-			Expect(rec.failed(check)).To(BeTrue(), check)
+			Expect(rec.Failed(check)).To(BeTrue(), check)
 		},
 		Entry(nil, "no-step-up", httpserve.Auth{StepUp: "mcp:write"}, httpserve.CheckAuthStepUp),
 		Entry(nil, "retry-forever", httpserve.Auth{StepUp: "mcp:write", StepUpNever: true}, httpserve.CheckAuthRetryLimit),
@@ -175,7 +175,7 @@ var _ = Describe("the server as a protected resource", func() {
 			s, rec := listen(false, httpserve.Settings{})
 			protect(s, a)
 			Expect(refClient(s)).To(Equal(0))
-			Expect(rec.passedOnly(httpserve.CheckAuthScope)).To(BeTrue())
+			Expect(rec.PassedOnly(httpserve.CheckAuthScope)).To(BeTrue())
 		},
 		Entry("the challenge's", httpserve.Auth{Scope: "a", ScopesSupported: []string{"a", "b"}}),
 		Entry("scopes_supported's", httpserve.Auth{ScopesSupported: []string{"a", "b"}}),
@@ -186,7 +186,7 @@ var _ = Describe("the server as a protected resource", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		protect(s, httpserve.Auth{NoHint: true})
 		Expect(refClient(s)).To(Equal(0))
-		Expect(rec.passedOnly(httpserve.CheckAuthPRMOrder)).To(BeTrue())
-		Expect(rec.passedOnly(httpserve.CheckAuthBearer)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckAuthPRMOrder)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckAuthBearer)).To(BeTrue())
 	})
 })

@@ -97,10 +97,36 @@ const (
 	// CheckRegNoReuse: the other authorization server never sees the
 	// first one's client id, secret or refresh token.
 	CheckRegNoReuse = "client-http.reg-no-reuse"
+	// CheckCCGrant: given client credentials (the client-credentials
+	// extension), the client asks its token with the client credentials
+	// grant (authext.go).
+	CheckCCGrant = "client-http.cc-grant"
+	// CheckCCAuth: that request authenticates the client with a client
+	// assertion (RFC 7523) or the secret it was given.
+	CheckCCAuth = "client-http.cc-auth"
+	// CheckCCClaims: a client assertion's iss and sub are the client's id.
+	CheckCCClaims = "client-http.cc-claims"
+	// CheckCCAssertion: a client assertion verifies with the key given,
+	// names the authorization server in aud and has not expired.
+	CheckCCAssertion = "client-http.cc-assertion"
+	// CheckWIFGrant: given a workload's JWT (workload identity
+	// federation), the client asks its token with the JWT bearer grant.
+	CheckWIFGrant = "client-http.wif-grant"
+	// CheckWIFAssertion: that request's assertion is the workload's JWT,
+	// which verifies.
+	CheckWIFAssertion = "client-http.wif-assertion"
+	// CheckEMAExchange: under enterprise-managed authorization the client
+	// exchanges its ID token at its IdP (RFC 8693) with every parameter
+	// SEP-990 requires.
+	CheckEMAExchange = "client-http.ema-exchange"
+	// CheckEMAGrant: it then presents the ID-JAG with the JWT bearer
+	// grant, authenticated with its credentials.
+	CheckEMAGrant = "client-http.ema-grant"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer, CheckRegCIMDUsed, CheckRegReregister, CheckRegNoReuse} {
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer,
+		CheckRegCIMDUsed, CheckRegReregister, CheckRegNoReuse, CheckCCGrant, CheckCCAuth, CheckCCClaims, CheckCCAssertion, CheckWIFGrant, CheckWIFAssertion, CheckEMAExchange, CheckEMAGrant} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,71 +16,19 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/mcp/sse"
+	"github.com/wirecheck/wirecheck/internal/testhooks"
 	"github.com/wirecheck/wirecheck/internal/transport"
-	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// observed is one check a hook received.
-type observed struct {
-	check  string
-	v      verdict.Verdict
-	msg    string
-	actual string
-}
-
-// recorder collects what the transport reports through its hooks.
-type recorder struct {
-	mu    sync.Mutex
-	seen  []observed
-	notes []string
-}
-
-func (r *recorder) hooks() *transport.Hooks {
-	return &transport.Hooks{
-		Check: func(check string, v verdict.Verdict, msg, _, actual string) {
-			r.mu.Lock()
-			r.seen = append(r.seen, observed{check, v, msg, actual})
-			r.mu.Unlock()
-		},
-		Note: func(text string) int {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			r.notes = append(r.notes, text)
-			return len(r.notes)
-		},
-	}
-}
-
-// verdicts are the verdicts check got, in order.
-func (r *recorder) verdicts(check string) []verdict.Verdict {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []verdict.Verdict
-	for _, o := range r.seen {
-		if o.check == check {
-			out = append(out, o.v)
-		}
-	}
-	return out
-}
-
-func (r *recorder) failed(check string) bool {
-	return slices.Contains(r.verdicts(check), verdict.Fail)
-}
-
-func (r *recorder) passedOnly(check string) bool {
-	v := r.verdicts(check)
-	return len(v) > 0 && !slices.Contains(v, verdict.Fail)
-}
-
 // listen starts a server whose listener is closed after the spec.
-func listen(legacy bool, set httpserve.Settings) (*httpserve.Server, *recorder) {
-	rec := &recorder{}
+func listen(legacy bool, set httpserve.Settings) (*httpserve.Server, *testhooks.Recorder) {
+	rec := &testhooks.Recorder{}
+	hooks := rec.Hooks()
 	path := "/mcp"
 	if legacy {
 		path = "/sse"
 	}
-	s, err := httpserve.Listen(transport.ListenOptions{Hooks: rec.hooks(), MaxFrame: 1 << 20}, legacy, path)
+	s, err := httpserve.Listen(transport.ListenOptions{Hooks: &hooks, MaxFrame: 1 << 20}, legacy, path)
 	Expect(err).NotTo(HaveOccurred())
 	s.Set(set)
 	DeferCleanup(s.Close)

@@ -1,8 +1,6 @@
 package httpserve
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -27,27 +25,17 @@ type listedTool struct {
 // learnTools notes the tools of a tools/list result wirecheck sends; c.mu
 // held.
 func (c *Session) learnTools(msg []byte) {
-	var v struct {
-		Result struct {
-			Tools []struct {
-				Name        string `json:"name"`
-				InputSchema any    `json:"inputSchema"`
-			} `json:"tools"`
-		} `json:"result"`
-	}
-	d := json.NewDecoder(bytes.NewReader(msg))
-	d.UseNumber()
-	if d.Decode(&v) != nil {
+	tools, ok := mcpheader.Listed(msg)
+	if !ok {
 		return
 	}
 	if c.tools == nil {
 		c.tools = map[string]listedTool{}
 	}
-	for _, t := range v.Result.Tools {
-		ps, err := mcpheader.Params(t.InputSchema)
-		lt := listedTool{params: ps}
-		if err != nil {
-			lt.invalid = err.Error()
+	for _, t := range tools {
+		lt := listedTool{params: t.Params}
+		if t.Err != nil {
+			lt.invalid = t.Err.Error()
 		}
 		c.tools[t.Name] = lt
 	}

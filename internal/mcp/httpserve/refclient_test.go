@@ -41,7 +41,7 @@ var _ = Describe("the reference client over HTTP", func() {
 		s, rec := listen(false, httpserve.Settings{Retry: 30 * time.Millisecond, DropCall: "tools/call"})
 		Expect(refClient(s)).To(Equal(0))
 		for _, c := range every {
-			Expect(rec.passedOnly(c)).To(BeTrue(), c)
+			Expect(rec.PassedOnly(c)).To(BeTrue(), c)
 		}
 	})
 
@@ -55,19 +55,19 @@ var _ = Describe("the reference client over HTTP", func() {
 	It("speaks 2026-07-28 without a session, its request metadata in headers", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		Expect(refClientWith(s, refserver.Options{Variants: []string{"modern"}})).To(Equal(0))
-		Expect(rec.passedOnly(httpserve.CheckMetadataHeaders)).To(BeTrue())
-		Expect(rec.passedOnly(httpserve.CheckVersionHeader)).To(BeTrue())
-		Expect(rec.verdicts(httpserve.CheckSessionID)).To(BeEmpty())
+		Expect(rec.PassedOnly(httpserve.CheckMetadataHeaders)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckVersionHeader)).To(BeTrue())
+		Expect(rec.Verdicts(httpserve.CheckSessionID)).To(BeEmpty())
 
 		s, rec = listen(false, httpserve.Settings{})
 		refClientWith(s, refserver.Options{Variants: []string{"modern"}, Faults: []string{"no-method-header"}})
-		Expect(rec.failed(httpserve.CheckMetadataHeaders)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckMetadataHeaders)).To(BeTrue())
 	})
 
 	It("starts a new session when its own ends", func() {
 		s, rec := listen(false, httpserve.Settings{EndAfter: "tools/list"})
 		Expect(refClient(s)).To(Equal(0))
-		Expect(rec.passedOnly(httpserve.CheckReinitialize)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckReinitialize)).To(BeTrue())
 	})
 
 	DescribeTable("trips the check its fault breaks",
@@ -78,14 +78,14 @@ var _ = Describe("the reference client over HTTP", func() {
 				// response: the client waits on it until the server goes.
 				go func() {
 					defer GinkgoRecover()
-					Eventually(func() int { return len(rec.verdicts(httpserve.CheckAcceptGet)) }).Should(BeNumerically(">=", 2))
+					Eventually(func() int { return len(rec.Verdicts(httpserve.CheckAcceptGet)) }).Should(BeNumerically(">=", 2))
 					_ = s.Close()
 				}()
 			}
 			refClient(s, fault)
 			Expect(s.Close()).To(Succeed())
 			for _, c := range checks {
-				Expect(rec.failed(c)).To(BeTrue(), c)
+				Expect(rec.Failed(c)).To(BeTrue(), c)
 			}
 		},
 		Entry(nil, "wrong-accept", httpserve.Settings{}, httpserve.CheckAcceptPost, httpserve.CheckAcceptGet),
@@ -109,6 +109,6 @@ var _ = Describe("the reference client over HTTP", func() {
 		Expect(mcpclient.Serve(refserver.Options{Args: []string{s.Endpoint()}, Faults: []string{"no-delete"}, Log: GinkgoWriter})).To(Equal(0))
 		c = <-serveOne
 		c.Finish()
-		Expect(rec.verdicts(httpserve.CheckDelete)).To(HaveExactElements(BeEquivalentTo("fail")))
+		Expect(rec.Verdicts(httpserve.CheckDelete)).To(HaveExactElements(BeEquivalentTo("fail")))
 	})
 })

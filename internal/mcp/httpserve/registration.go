@@ -85,7 +85,7 @@ func (s *Server) observeReg(g *Guard, r ASRequest) {
 			g.mu.Unlock()
 			switch {
 			case !first:
-			case isURLClientID(id) || (g.PreID != "" && id == g.PreID):
+			case isURLClientID(id) || g.preregistered(id):
 				// A pre-registered client comes first in the priority order.
 				s.check(CheckRegCIMDUsed, verdict.Pass, "", "", "")
 			default:
@@ -97,8 +97,10 @@ func (s *Server) observeReg(g *Guard, r ASRequest) {
 		}
 	case "token":
 		id, secret := tokenClient(r)
-		if !r.Second && g.PreID != "" && id == g.PreID {
-			if secret == g.PreSecret {
+		// Under an extension its own rules judge how the client
+		// authenticates (a client assertion needs no secret).
+		if !r.Second && g.Extension == "" && g.preregistered(id) {
+			if secret == g.Provisions.ClientSecret {
 				s.check(CheckRegPreregistered, verdict.Pass, "", "", "")
 			} else {
 				got := "no client secret"
@@ -112,6 +114,12 @@ func (s *Server) observeReg(g *Guard, r ASRequest) {
 			s.judgeSecond(g, id, secret, r.Form.Get("refresh_token"), "token request")
 		}
 	}
+}
+
+// preregistered: id is the client the run provisioned, which the first
+// authorization server knows beforehand.
+func (g *Guard) preregistered(id string) bool {
+	return g.Provisions.ClientID != "" && id == g.Provisions.ClientID
 }
 
 // tokenClient is the client_id and secret a token request authenticates

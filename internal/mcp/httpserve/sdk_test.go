@@ -75,7 +75,7 @@ var _ = Describe("the TypeScript SDK's client against wirecheck's server", Label
 			ContainSubstring(`{"kind":"sse","tools":["echo"],"text":"echoed"`)))
 		for _, c := range []string{httpserve.CheckAcceptPost, httpserve.CheckAcceptGet, httpserve.CheckSessionID,
 			httpserve.CheckVersionHeader, httpserve.CheckVersionNegotiated, httpserve.CheckDelete, httpserve.CheckResumes, httpserve.CheckRetry} {
-			Expect(rec.passedOnly(c)).To(BeTrue(), c)
+			Expect(rec.PassedOnly(c)).To(BeTrue(), c)
 		}
 	})
 })

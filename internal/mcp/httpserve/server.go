@@ -88,7 +88,9 @@ type Server struct {
 	closed              bool
 	// guard, set, makes the endpoint a protected resource (auth.go).
 	guard atomic.Pointer[Guard]
-	wg    sync.WaitGroup
+	// prov are the credentials the client is given (provision.go).
+	prov Provisions
+	wg   sync.WaitGroup
 }
 
 // settle waits, at most limit, until no request of the client is being
@@ -131,6 +133,10 @@ func Listen(o transport.ListenOptions, legacy bool, defaultPath string) (*Server
 	if o.Hooks != nil {
 		s.hooks = *o.Hooks
 	}
+	if s.prov, err = newProvisions(s.base()); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
 	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.wg.Add(1)
 	go func() {
@@ -142,16 +148,6 @@ func Listen(o transport.ListenOptions, legacy bool, defaultPath string) (*Server
 
 // Endpoint is the URL that replaces {url} in the client's argv.
 func (s *Server) Endpoint() string { return s.url }
-
-// Issuer is the placeholder of a client's argv and --env for the issuer of
-// the authorization server a protection mounts first: the one the run's
-// pre-registered client ({client_id}, {client_secret}) belongs to.
-const Issuer = "{issuer}"
-
-// Placeholders fills Issuer (transport.Placeholders).
-func (s *Server) Placeholders() map[string]string {
-	return map[string]string{Issuer: s.base() + ASPath}
-}
 
 // Set changes the settings of the sessions that begin after it.
 func (s *Server) Set(set Settings) {

@@ -126,15 +126,9 @@ func (c *Session) SetHooks(h transport.Hooks) {
 
 func (c *Session) check(name string, v verdict.Verdict, msg, expected, actual string) {
 	c.mu.Lock()
-	h := c.hooks
+	h := c.hooksLocked()
 	c.reported[name] = true
 	c.mu.Unlock()
-	if h == nil {
-		if f := c.srv.hooks.Check; f != nil {
-			f(name, v, msg, expected, actual)
-		}
-		return
-	}
 	if h.Check != nil {
 		h.Check(name, v, msg, expected, actual)
 	}
@@ -142,17 +136,20 @@ func (c *Session) check(name string, v verdict.Verdict, msg, expected, actual st
 
 func (c *Session) note(text string) {
 	c.mu.Lock()
-	h := c.hooks
+	h := c.hooksLocked()
 	c.mu.Unlock()
-	if h == nil {
-		if f := c.srv.hooks.Note; f != nil {
-			f(text)
-		}
-		return
-	}
 	if h.Note != nil {
 		h.Note(text)
 	}
+}
+
+// hooksLocked are the hooks c reports to: its own once SetHooks gave
+// them, else the listener's; c.mu held.
+func (c *Session) hooksLocked() transport.Hooks {
+	if c.hooks != nil {
+		return *c.hooks
+	}
+	return c.srv.hooks
 }
 
 // Recv delivers the client's messages, one HTTP body each.
@@ -319,8 +316,7 @@ func parse(b []byte) (message, bool) {
 		d := json.NewDecoder(bytes.NewReader(v.ID))
 		d.UseNumber()
 		if d.Decode(&id) == nil {
-			k, _ := json.Marshal(id)
-			m.key = string(k)
+			m.key = transport.IDKey(id)
 		}
 	}
 	return m, true

@@ -24,7 +24,7 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(resp.Header.Get("X-Accel-Buffering")).To(Equal("no"))
 		Expect(messages(resp)).To(ConsistOf(ContainSubstring(`"echo"`)))
 		for _, c := range []string{httpserve.CheckAcceptPost, httpserve.CheckSessionID, httpserve.CheckVersionHeader, httpserve.CheckVersionNegotiated} {
-			Expect(rec.passedOnly(c)).To(BeTrue(), c)
+			Expect(rec.PassedOnly(c)).To(BeTrue(), c)
 		}
 	})
 
@@ -45,15 +45,15 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		cl := newClient(s.Endpoint())
 		_, sid := initialize(cl, s)
 		Expect(cl.post(with(goodPost, "MCP-Protocol-Version", "2025-06-18"), toolsList).StatusCode).To(Equal(http.StatusBadRequest))
-		Expect(rec.failed(httpserve.CheckSessionID)).To(BeTrue())
-		Expect(rec.failed(httpserve.CheckVersionHeader)).To(BeFalse())
+		Expect(rec.Failed(httpserve.CheckSessionID)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckVersionHeader)).To(BeFalse())
 		messages(cl.post(with(goodPost, "Mcp-Session-Id", sid), toolsList))
-		Expect(rec.failed(httpserve.CheckVersionHeader)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckVersionHeader)).To(BeTrue())
 		messages(cl.post(with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-03-26"), `{"jsonrpc":"2.0","id":5,"method":"ping"}`))
-		Expect(rec.failed(httpserve.CheckVersionNegotiated)).To(BeTrue())
-		Expect(rec.failed(httpserve.CheckAcceptPost)).To(BeFalse())
+		Expect(rec.Failed(httpserve.CheckVersionNegotiated)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckAcceptPost)).To(BeFalse())
 		messages(cl.post(with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18", "Accept", "application/json"), `{"jsonrpc":"2.0","id":6,"method":"ping"}`))
-		Expect(rec.failed(httpserve.CheckAcceptPost)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckAcceptPost)).To(BeTrue())
 	})
 
 	It("answers 404 once wirecheck ends the session, and judges the client's new initialize", func() {
@@ -64,13 +64,13 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Eventually(c.Done()).Should(BeClosed())
 		Expect(cl.post(with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18"), toolsList).StatusCode).To(Equal(http.StatusNotFound))
 		Expect(cl.post(with(goodPost, "Mcp-Session-Id", sid), initBody).StatusCode).To(Equal(http.StatusNotFound))
-		Expect(rec.verdicts(httpserve.CheckReinitialize)).To(HaveExactElements(BeEquivalentTo("fail")))
+		Expect(rec.Verdicts(httpserve.CheckReinitialize)).To(HaveExactElements(BeEquivalentTo("fail")))
 		Expect(cl.post(goodPost, toolsList).StatusCode).To(Equal(http.StatusBadRequest))
-		Expect(rec.verdicts(httpserve.CheckReinitialize)).To(HaveExactElements(BeEquivalentTo("fail"), BeEquivalentTo("fail")), "a request without the id, but no initialize")
+		Expect(rec.Verdicts(httpserve.CheckReinitialize)).To(HaveExactElements(BeEquivalentTo("fail"), BeEquivalentTo("fail")), "a request without the id, but no initialize")
 		_, sid2 := initialize(cl, s)
 		Expect(sid2).NotTo(Equal(sid))
-		Expect(rec.verdicts(httpserve.CheckReinitialize)).To(HaveLen(3))
-		Expect(rec.verdicts(httpserve.CheckReinitialize)[2]).To(BeEquivalentTo("pass"))
+		Expect(rec.Verdicts(httpserve.CheckReinitialize)).To(HaveLen(3))
+		Expect(rec.Verdicts(httpserve.CheckReinitialize)[2]).To(BeEquivalentTo("pass"))
 	})
 
 	It("carries wirecheck's requests on the GET stream, and answers GET 405 when the settings say so", func() {
@@ -84,11 +84,11 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ev.Data).To(ContainSubstring(`"roots/list"`))
 		Expect(ev.ID).To(HavePrefix("s"))
-		Expect(rec.passedOnly(httpserve.CheckAcceptGet)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckAcceptGet)).To(BeTrue())
 
 		c.Set(httpserve.Settings{NoGet: true})
 		Expect(cl.do(http.MethodGet, s.Endpoint(), map[string]string{"Accept": "application/json", "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"}, "").StatusCode).To(Equal(http.StatusMethodNotAllowed))
-		Expect(rec.failed(httpserve.CheckAcceptGet)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckAcceptGet)).To(BeTrue())
 	})
 
 	It("holds wirecheck's messages until a stream opens", func() {
@@ -108,20 +108,20 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		c, sid := initialize(cl, s)
 		Expect(cl.do(http.MethodDelete, s.Endpoint(), map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"}, "").StatusCode).To(Equal(http.StatusOK))
 		Eventually(c.Done()).Should(BeClosed())
-		Expect(rec.passedOnly(httpserve.CheckDelete)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckDelete)).To(BeTrue())
 		Expect(cl.post(with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18"), toolsList).StatusCode).To(Equal(http.StatusNotFound))
 
 		s2, rec2 := listen(false, httpserve.Settings{})
 		c2, _ := initialize(newClient(s2.Endpoint()), s2)
 		Expect(s2.Close()).To(Succeed())
-		Expect(rec2.verdicts(httpserve.CheckDelete)).To(BeEmpty(), "the listener's end is not the client's")
+		Expect(rec2.Verdicts(httpserve.CheckDelete)).To(BeEmpty(), "the listener's end is not the client's")
 		c2.Finish()
-		Expect(rec2.verdicts(httpserve.CheckDelete)).To(BeEmpty(), "closing the listener ended the session: nothing is owed")
+		Expect(rec2.Verdicts(httpserve.CheckDelete)).To(BeEmpty(), "closing the listener ended the session: nothing is owed")
 
 		s3, rec3 := listen(false, httpserve.Settings{})
 		c3, _ := initialize(newClient(s3.Endpoint()), s3)
 		c3.Finish()
-		Expect(rec3.verdicts(httpserve.CheckDelete)).To(HaveExactElements(BeEquivalentTo("fail")))
+		Expect(rec3.Verdicts(httpserve.CheckDelete)).To(HaveExactElements(BeEquivalentTo("fail")))
 	})
 
 	It("breaks a stream before its response and replays it to a GET with Last-Event-ID, judging the wait against retry", func() {
@@ -143,8 +143,8 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		get := map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18", "Last-Event-ID": last}
 		resp = cl.do(http.MethodGet, s.Endpoint(), get, "")
 		Expect(messages(resp)).To(ConsistOf(`{"jsonrpc":"2.0","id":9,"result":{}}`))
-		Expect(rec.verdicts(httpserve.CheckResumes)).To(HaveExactElements(BeEquivalentTo("pass")))
-		Expect(rec.verdicts(httpserve.CheckRetry)).To(HaveExactElements(BeEquivalentTo("fail")))
+		Expect(rec.Verdicts(httpserve.CheckResumes)).To(HaveExactElements(BeEquivalentTo("pass")))
+		Expect(rec.Verdicts(httpserve.CheckRetry)).To(HaveExactElements(BeEquivalentTo("fail")))
 
 		// Waiting it out passes.
 		resp = cl.post(h, `{"jsonrpc":"2.0","id":10,"method":"slow"}`)
@@ -155,7 +155,7 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		resp = cl.do(http.MethodGet, s.Endpoint(), with(get, "Last-Event-ID", r.LastID()), "")
 		Expect(c.Send([]byte(`{"jsonrpc":"2.0","id":10,"result":{}}`))).To(Succeed())
 		Expect(messages(resp)).To(ConsistOf(`{"jsonrpc":"2.0","id":10,"result":{}}`))
-		Expect(rec.verdicts(httpserve.CheckRetry)).To(HaveExactElements(BeEquivalentTo("fail"), BeEquivalentTo("pass")))
+		Expect(rec.Verdicts(httpserve.CheckRetry)).To(HaveExactElements(BeEquivalentTo("fail"), BeEquivalentTo("pass")))
 	})
 
 	It("breaks the stream of the first call of DropCall's method itself, and ends the session after EndAfter's", func() {
@@ -169,7 +169,7 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(err).To(HaveOccurred(), "broken before the response")
 		resp = cl.do(http.MethodGet, s.Endpoint(), map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18", "Last-Event-ID": r.LastID()}, "")
 		Expect(messages(resp)).To(ConsistOf(ContainSubstring("echoed")))
-		Expect(rec.passedOnly(httpserve.CheckResumes)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckResumes)).To(BeTrue())
 		Expect(messages(cl.post(h, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`))).To(ConsistOf(ContainSubstring("echoed")), "only the first call's stream breaks")
 
 		Expect(messages(cl.post(h, toolsList))).To(ConsistOf(ContainSubstring(`"echo"`)))
@@ -181,7 +181,7 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(resp.Header.Get("Mcp-Session-Id")).NotTo(BeEmpty())
 		Expect(resp.Header.Get("Mcp-Session-Id")).NotTo(Equal(sid))
 		Expect(messages(resp)).To(ConsistOf(ContainSubstring(`"protocolVersion"`)))
-		Expect(rec.passedOnly(httpserve.CheckReinitialize)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckReinitialize)).To(BeTrue())
 	})
 
 	It("fails a client that never resumes a broken stream", func() {
@@ -193,7 +193,7 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(c.Drop("9")).To(BeTrue())
 		_, _ = nextData(r)
 		Expect(s.Close()).To(Succeed())
-		Expect(rec.verdicts(httpserve.CheckResumes)).To(HaveExactElements(BeEquivalentTo("fail")))
+		Expect(rec.Verdicts(httpserve.CheckResumes)).To(HaveExactElements(BeEquivalentTo("fail")))
 	})
 
 	It("serves sessionless 2026-07-28 and judges its request metadata headers", func() {
@@ -206,12 +206,12 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		responder(c, nil)
 		Expect(resp.Header.Get("Mcp-Session-Id")).To(BeEmpty())
 		Expect(messages(resp)).To(ConsistOf(ContainSubstring("echoed")))
-		Expect(rec.passedOnly(httpserve.CheckMetadataHeaders)).To(BeTrue())
-		Expect(rec.passedOnly(httpserve.CheckVersionHeader)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckMetadataHeaders)).To(BeTrue())
+		Expect(rec.PassedOnly(httpserve.CheckVersionHeader)).To(BeTrue())
 		messages(cl.post(with(h, "Mcp-Name", "=?base64?ZWNobw==?="), strings.Replace(call, `"id":1`, `"id":2`, 1)))
-		Expect(rec.passedOnly(httpserve.CheckMetadataHeaders)).To(BeTrue(), "a Base64 sentinel decodes to the name")
+		Expect(rec.PassedOnly(httpserve.CheckMetadataHeaders)).To(BeTrue(), "a Base64 sentinel decodes to the name")
 		messages(cl.post(with(h, "Mcp-Name", ""), strings.Replace(call, `"id":1`, `"id":3`, 1)))
-		Expect(rec.failed(httpserve.CheckMetadataHeaders)).To(BeTrue())
+		Expect(rec.Failed(httpserve.CheckMetadataHeaders)).To(BeTrue())
 		Expect(cl.do(http.MethodGet, s.Endpoint(), map[string]string{"Accept": "text/event-stream"}, "").StatusCode).To(Equal(http.StatusMethodNotAllowed))
 	})
 

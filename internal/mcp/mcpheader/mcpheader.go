@@ -28,6 +28,38 @@ type Param struct {
 // Header is the request header the annotation names.
 func (p Param) Header() string { return "Mcp-Param-" + p.Name }
 
+// Tool is a tool of a tools/list result as both ends read it: its valid
+// annotations, or Err, why its definition is invalid.
+type Tool struct {
+	Name   string
+	Params []Param
+	Err    error
+}
+
+// Listed reads the tools of a tools/list result message, each with its
+// annotations (Params); false when msg is no JSON.
+func Listed(msg []byte) ([]Tool, bool) {
+	var v struct {
+		Result struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				InputSchema any    `json:"inputSchema"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	d := json.NewDecoder(bytes.NewReader(msg))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return nil, false
+	}
+	out := make([]Tool, 0, len(v.Result.Tools))
+	for _, t := range v.Result.Tools {
+		ps, err := Params(t.InputSchema)
+		out = append(out, Tool{Name: t.Name, Params: ps, Err: err})
+	}
+	return out, true
+}
+
 // Params reads the annotations of an inputSchema, or says why the tool
 // definition is invalid (server/tools.mdx § x-mcp-header: "Clients using
 // the Streamable HTTP transport **MUST** reject tool definitions where any

@@ -781,30 +781,42 @@ func (s *server) ping(id any) {
 
 // page answers a paginated list with opaque cursors.
 func (s *server) page(id any, p obj, key string, items []any, size int) {
+	list, next, ok := s.pageAt(id, p, items, size, s.f("cursor-lenient"))
+	if !ok {
+		return
+	}
+	res := s.cacheable(obj{key: list})
+	if next != "" {
+		res["nextCursor"] = next
+	}
+	s.result(id, res)
+}
+
+// pageAt is the page of items p's cursor asks for, at most size long
+// ([], never null: the schemas require an array), and the cursor of the
+// next page ("" after the last). An unknown cursor is answered -32602 and
+// gives false, unless lenient reads it as the first page's.
+func (s *server) pageAt(id any, p obj, items []any, size int, lenient bool) ([]any, string, bool) {
 	start := 0
 	if c, has := p["cursor"]; has {
 		cs, _ := c.(string)
 		n, ok := decodeCursor(cs)
 		if !ok || n > len(items) {
-			if s.f("cursor-lenient") {
-				n = 0
-			} else {
+			if !lenient {
 				s.fail(id, -32602, "Invalid params: unknown cursor")
-				return
+				return nil, "", false
 			}
+			n = 0
 		}
 		start = n
 	}
 	end := min(start+size, len(items))
-	list := items[start:end]
-	if list == nil {
-		list = []any{} // [], never null: the schemas require an array
-	}
-	res := s.cacheable(obj{key: list})
+	list := append([]any{}, items[start:end]...)
+	next := ""
 	if end < len(items) {
-		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
+		next = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
 	}
-	s.result(id, res)
+	return list, next, true
 }
 
 func decodeCursor(c string) (int, bool) {

@@ -316,20 +316,7 @@ func (s *session) routeFrom(origin *exchange, v any, line []byte) {
 		// where the session's routing puts answers.
 		s.route(v, line)
 	case !hasMethod && hasID: // the response
-		if own.closed {
-			// Its client left, or it answered twice (double-response): a
-			// stray, on the GET stream where a client sees it.
-			s.send(s.get, line)
-			return
-		}
-		if own.method == "initialize" {
-			s.initialized(m)
-		}
-		s.send(own, line)
-		if s.f.faults["get-response"] && s.getLive {
-			s.send(s.get, line)
-		}
-		s.closeEx(own)
+		s.deliverResponse(own, m, line)
 	case hasID: // a request of the server
 		s.asked[show(id)] = true
 		to := s.sendFirst(line, own, s.get)
@@ -379,20 +366,7 @@ func (s *session) route(v any, line []byte) {
 		if ex == nil || ex.closed {
 			ex = s.current
 		}
-		if ex == nil || ex.closed {
-			// Nobody waits for it (double-response): a stray, on the GET
-			// stream where a client sees it.
-			s.send(s.get, line)
-			return
-		}
-		if ex.method == "initialize" {
-			s.initialized(m)
-		}
-		s.send(ex, line)
-		if s.f.faults["get-response"] && s.getLive {
-			s.send(s.get, line)
-		}
-		s.closeEx(ex)
+		s.deliverResponse(ex, m, line)
 	case hasID: // a request of the server
 		s.asked[show(id)] = true
 		to := s.sendFirst(line, lastCall, s.openCurrent(), s.get)
@@ -412,6 +386,26 @@ func (s *session) route(v any, line []byte) {
 		}
 		s.sendFirst(line, get, lastCall, s.openCurrent(), s.get)
 	}
+}
+
+// deliverResponse sends the response m (its text line) on ex, the
+// exchange of the request it answers, and closes ex. When ex is nil or
+// closed (its client left, or the server answered twice:
+// double-response) nobody waits for it: it is a stray, sent on the GET
+// stream where a client sees it. Called with s.mu held.
+func (s *session) deliverResponse(ex *exchange, m obj, line []byte) {
+	if ex == nil || ex.closed {
+		s.send(s.get, line)
+		return
+	}
+	if ex.method == "initialize" {
+		s.initialized(m)
+	}
+	s.send(ex, line)
+	if s.f.faults["get-response"] && s.getLive {
+		s.send(s.get, line)
+	}
+	s.closeEx(ex)
 }
 
 func subscriptionOf(p obj) any {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"path"
 	"sort"
@@ -192,12 +191,7 @@ func (s *server) skillsCaps(caps obj) {
 	if !s.skillsOn() {
 		return
 	}
-	ext, _ := caps["extensions"].(obj)
-	if ext == nil {
-		ext = obj{}
-		caps["extensions"] = ext
-	}
-	ext[skillsExt] = obj{"directoryRead": true}
+	declareExtension(caps, skillsExt, obj{"directoryRead": true})
 	if s.f("skills-no-resources") {
 		delete(caps, "resources")
 	}
@@ -241,24 +235,19 @@ func (s *server) listSkills(id any, p obj) {
 			items = append(items, s.skillEntry(k))
 		}
 	}
-	start := 0
-	if c, has := p["cursor"]; has {
-		cs, _ := c.(string)
-		n, ok := decodeCursor(cs)
-		if !ok || n > len(items) {
-			s.fail(id, -32602, "Invalid params: unknown cursor")
-			return
-		}
-		start = n
+	// Two a page whatever the variants, and strict about cursors
+	// whatever the faults: those of the core lists do not touch it.
+	list, next, ok := s.pageAt(id, p, items, 2, false)
+	if !ok {
+		return
 	}
-	end := min(start+2, len(items))
-	res := obj{"skills": append([]any{}, items[start:end]...)}
-	if end < len(items) {
-		res["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
+	res := obj{"skills": list}
+	if next != "" {
+		res["nextCursor"] = next
 	}
 	s.result(id, s.skillsCacheable(res))
 	if s.v("skills-churn") {
-		for _, it := range res["skills"].([]any) {
+		for _, it := range list {
 			if it.(obj)["uri"] == "skill://drafts/SKILL.md" {
 				s.drafts.listed()
 			}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"fmt"
 	"maps"
 	"time"
 )
@@ -29,12 +28,19 @@ func (s *server) tasksExtCaps(caps obj) {
 	if !s.tasksExtOn() {
 		return
 	}
+	declareExtension(caps, tasksExt, obj{})
+}
+
+// declareExtension adds an extension, with its settings, to the
+// capabilities' extensions object (made if absent: the skills and the
+// tasks extensions share it).
+func declareExtension(caps obj, name string, settings obj) {
 	ext, _ := caps["extensions"].(obj)
 	if ext == nil {
 		ext = obj{}
 		caps["extensions"] = ext
 	}
-	ext[tasksExt] = obj{}
+	ext[name] = settings
 }
 
 // asksTasks reports whether a request's _meta declares the extension.
@@ -93,14 +99,7 @@ func (s *server) taskExtCall(id any, p obj) bool {
 		close(t.done)
 	}
 	s.mu.Lock()
-	if s.tasks == nil {
-		s.tasks = map[string]*task{}
-	}
-	s.nextTask++
-	// Numbered as the 2025-11-25 tasks are: a fuzz reproducer names the
-	// taskId a call made, and its replay must make the same one.
-	t.id = fmt.Sprintf("task-%d", s.nextTask)
-	s.tasks[t.id] = t
+	s.addTask(t)
 	view := s.taskExtView(t)
 	// Read under the lock: a tasks/cancel may change it once answered.
 	working := t.status == "working"
@@ -110,22 +109,9 @@ func (s *server) taskExtCall(id any, p obj) bool {
 		view["resultType"] = "complete"
 	}
 	s.result(id, view)
-	if !working {
-		return true
+	if working {
+		s.completeLater(t, nil)
 	}
-	go func() {
-		select {
-		case <-time.After(taskRun):
-		case <-s.stop:
-			return
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if t.status == "working" {
-			t.status, t.updated = "completed", time.Now().UTC()
-			close(t.done)
-		}
-	}()
 	return true
 }
 

@@ -94,12 +94,7 @@ func (s *server) taskCall(id any, p obj) bool {
 	}
 	result := run(s, args)
 	s.mu.Lock()
-	if s.tasks == nil {
-		s.tasks = map[string]*task{}
-	}
-	s.nextTask++
-	t.id = fmt.Sprintf("task-%d", s.nextTask)
-	s.tasks[t.id] = t
+	s.addTask(t)
 	t.result = result
 	view := s.taskView(t)
 	s.mu.Unlock()
@@ -110,6 +105,34 @@ func (s *server) taskCall(id any, p obj) bool {
 		view["status"] = "completed"
 	}
 	s.result(id, obj{"task": view})
+	s.completeLater(t, func() func() {
+		view := s.taskView(t)
+		if !s.v("task-notifications") {
+			return nil
+		}
+		return func() { s.notify("notifications/tasks/status", view) }
+	})
+	return true
+}
+
+// addTask numbers t and keeps it, for the 2025-11-25 tasks and the
+// extension's alike: task-1, task-2, … (a fuzz reproducer names the
+// taskId a call made, and its replay must make the same one). s.mu is
+// held.
+func (s *server) addTask(t *task) {
+	if s.tasks == nil {
+		s.tasks = map[string]*task{}
+	}
+	s.nextTask++
+	t.id = fmt.Sprintf("task-%d", s.nextTask)
+	s.tasks[t.id] = t
+}
+
+// completeLater completes t once its work is done (taskRun), unless it is
+// no longer working by then (cancelled) or the server stops first.
+// completed, if set, runs with s.mu held as t completes, and what it
+// returns (if anything) once s.mu is released.
+func (s *server) completeLater(t *task, completed func() func()) {
 	go func() {
 		select {
 		case <-time.After(taskRun):
@@ -123,13 +146,15 @@ func (s *server) taskCall(id any, p obj) bool {
 		}
 		t.status, t.updated = "completed", time.Now().UTC()
 		close(t.done)
-		view := s.taskView(t)
+		var after func()
+		if completed != nil {
+			after = completed()
+		}
 		s.mu.Unlock()
-		if s.v("task-notifications") {
-			s.notify("notifications/tasks/status", view)
+		if after != nil {
+			after()
 		}
 	}()
-	return true
 }
 
 // taskView is a task as tasks/get and the others answer it. s.mu is held.

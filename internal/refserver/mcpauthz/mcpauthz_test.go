@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/pkce"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
 )
 
@@ -37,7 +38,7 @@ var _ = Describe("the reference authorization server as a handler", func() {
 
 		verifier := "a-verifier-long-enough-for-pkce-0123456789abcdef"
 		q := url.Values{"response_type": {"code"}, "client_id": {"mcp-client"}, "redirect_uri": {redirect}, "state": {"s1"},
-			"code_challenge": {mcpauthz.S256(verifier)}, "code_challenge_method": {"S256"}, "resource": {"https://mcp.example/mcp"}}
+			"code_challenge": {pkce.S256(verifier)}, "code_challenge_method": {"S256"}, "resource": {"https://mcp.example/mcp"}}
 		resp, err := hc.Get(srv.URL + "/authorize?" + q.Encode())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.StatusCode).To(Equal(http.StatusFound))
@@ -89,7 +90,7 @@ var _ = Describe("the reference authorization server as a handler", func() {
 		hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		authorize := func(clientID string) *http.Response {
 			q := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "state": {"s"},
-				"code_challenge": {mcpauthz.S256("v-0123456789012345678901234567890123456789")}, "code_challenge_method": {"S256"}}
+				"code_challenge": {pkce.S256("v-0123456789012345678901234567890123456789")}, "code_challenge_method": {"S256"}}
 			resp, err := hc.Get(srv.URL + "/authorize?" + q.Encode())
 			Expect(err).NotTo(HaveOccurred())
 			return resp

@@ -21,7 +21,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -38,6 +37,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/wirecheck/wirecheck/internal/pkce"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 )
 
@@ -69,6 +69,18 @@ type Options struct {
 	// client_id is one (MCP 2025-11-25: "The `client_id` URL **MUST** use
 	// the \"https\" scheme").
 	HTTPClientIDs bool
+	// Grants, set, are the only grant types the server takes and lists
+	// (grants.go): client_credentials (the client-credentials extension)
+	// or RFC 7523's jwt-bearer (workload identity federation); it then
+	// offers no authorization endpoint and no registration.
+	Grants []string
+	// Trusted are the issuers whose JWTs the jwt-bearer grant takes, by
+	// issuer, with the key each signs with.
+	Trusted map[string]*ecdsa.PublicKey
+	// IDJAG makes the jwt-bearer grant enterprise-managed authorization's
+	// (SEP-990): its assertion an ID-JAG (typ oauth-id-jag+jwt) whose
+	// client_id is the client, which authenticates with its secret.
+	IDJAG bool
 	// Fetch gets a Client ID Metadata Document (default: an HTTP GET,
 	// bounded in time and size, redirects not followed).
 	Fetch func(ctx context.Context, url string) ([]byte, error)
@@ -85,6 +97,10 @@ type Client struct {
 	// client_secret_basic or client_secret_post ("" is none), or
 	// SecretEither for a client given its secret out of band.
 	AuthMethod string `json:"token_endpoint_auth_method"`
+	// Key, set, is the public key of a client that authenticates with
+	// private_key_jwt (RFC 7523 §2.2); a client of the extension grants
+	// may authenticate with it or its secret (grants.go).
+	Key *ecdsa.PublicKey `json:"-"`
 	// fetched: known from its Client ID Metadata Document, not issued
 	// here (its id is portable across authorization servers).
 	fetched bool
@@ -138,6 +154,9 @@ type Server struct {
 type grant struct {
 	client, redirect, challenge, resource, scope string
 	expires                                      time.Time
+	// noRefresh issues no refresh token (the client credentials grant:
+	// "A refresh token SHOULD NOT be included", RFC 6749 §4.4.3).
+	noRefresh bool
 }
 
 // maxKept bounds the clients, codes and opaque tokens kept: a hostile
@@ -374,6 +393,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if !s.variants["no-registration"] {
 		m["registration_endpoint"] = iss + "/register"
 	}
+	if len(s.o.Grants) > 0 {
+		s.extensionMetadata(m)
+	}
 	if !s.faults["no-cimd"] {
 		m["client_id_metadata_document_supported"] = true
 	}
@@ -433,9 +455,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, body []byte) {
 		// what it supports, and says so in its answer.
 		method = methods[0]
 	}
-	c := Client{ID: "client-" + random(12), RedirectURIs: m.RedirectURIs, AuthMethod: method}
+	c := Client{ID: "client-" + pkce.Random(12), RedirectURIs: m.RedirectURIs, AuthMethod: method}
 	if method != "none" {
-		c.Secret = random(24)
+		c.Secret = pkce.Random(24)
 	}
 	s.Register(c)
 	out := map[string]any{
@@ -586,7 +608,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, q url.Values)
 			return
 		}
 	}
-	code := random(24)
+	code := pkce.Random(24)
 	s.mu.Lock()
 	if len(s.codes) >= maxKept {
 		clear(s.codes)
@@ -626,6 +648,10 @@ func (s *Server) authenticate(r *http.Request) (c Client, basic bool, err error)
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	gt := f.Get("grant_type")
+	if len(s.o.Grants) > 0 {
+		s.extensionGrant(w, r, gt)
+		return
+	}
 	if gt != "authorization_code" && gt != "refresh_token" {
 		s.tokenError(w, http.StatusBadRequest, "unsupported_grant_type", fmt.Sprintf("grant_type %q is not supported", gt), false)
 		return
@@ -666,7 +692,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	case g.redirect != f.Get("redirect_uri"):
 		s.tokenError(w, http.StatusBadRequest, "invalid_grant", "redirect_uri differs from the authorization request's", false)
 		return
-	case !s.faults["pkce-not-enforced"] && s256(f.Get("code_verifier")) != g.challenge:
+	case !s.faults["pkce-not-enforced"] && pkce.S256(f.Get("code_verifier")) != g.challenge:
 		s.tokenError(w, http.StatusBadRequest, "invalid_grant", "code_verifier does not match the code_challenge", false)
 		return
 	}
@@ -687,7 +713,7 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 	iss := s.Issuer(r)
 	now := s.o.Now()
 	claims := Claims{Claims: jwt.Claims{Issuer: iss, Subject: "wirecheck-user", IssuedAt: jwt.NewNumericDate(now),
-		NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(s.o.TokenTTL)), ID: random(12)},
+		NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(s.o.TokenTTL)), ID: pkce.Random(12)},
 		ClientID: c.ID, Scope: g.scope}
 	if resource != "" {
 		claims.Audience = jwt.Audience{resource}
@@ -700,7 +726,7 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 		err error
 	)
 	if s.variants["opaque-tokens"] {
-		at = random(32)
+		at = pkce.Random(32)
 		s.mu.Lock()
 		if len(s.opaque) >= maxKept {
 			clear(s.opaque)
@@ -711,15 +737,18 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 		s.tokenError(w, http.StatusInternalServerError, "server_error", "signing failed", false)
 		return
 	}
-	rt := random(32)
-	g.expires = now.Add(30 * 24 * time.Hour)
-	s.mu.Lock()
-	if len(s.refresh) >= maxKept {
-		clear(s.refresh)
+	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.o.TokenTTL.Seconds())}
+	if !g.noRefresh {
+		rt := pkce.Random(32)
+		g.expires = now.Add(30 * 24 * time.Hour)
+		s.mu.Lock()
+		if len(s.refresh) >= maxKept {
+			clear(s.refresh)
+		}
+		s.refresh[rt] = g
+		s.mu.Unlock()
+		out["refresh_token"] = rt
 	}
-	s.refresh[rt] = g
-	s.mu.Unlock()
-	out := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(s.o.TokenTTL.Seconds()), "refresh_token": rt}
 	if g.scope != "" {
 		out["scope"] = g.scope
 	}
@@ -761,20 +790,6 @@ func writeJSON(w http.ResponseWriter, status int, v any, noStore bool) {
 }
 
 func readAll(r *http.Request) ([]byte, error) { return io.ReadAll(r.Body) }
-
-// S256 is PKCE's code challenge of a verifier (RFC 7636 §4.2).
-func S256(verifier string) string { return s256(verifier) }
-
-func s256(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-func random(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
 
 // Serve runs the reference authorization server on o.HTTP until o.Stop is
 // closed (or the process ends).

@@ -124,6 +124,12 @@ func newClient(o refserver.Options) *client {
 	if c.fault["preregistered-no-secret"] {
 		c.variant["preregistered"] = true
 	}
+	if c.skillsOn() {
+		// The extension is of 2026-07-28 on: declared in the capabilities
+		// every request's _meta carries.
+		c.variant["modern"] = true
+		c.caps["extensions"] = map[string]any{skillsExt: map[string]any{}}
+	}
 	if c.fault["fallback-on-32601-only"] {
 		c.variant["probe"] = true
 	}
@@ -361,6 +367,9 @@ func (c *client) work() int {
 				return 1
 			}
 		}
+	}
+	if c.skillsOn() && c.modern && !c.useSkills() {
+		return 1
 	}
 	if c.fault["cancel-unknown"] {
 		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 777, "reason": "never sent"}})

@@ -42,6 +42,7 @@ func serveHTTP(o refserver.Options, u *url.URL) int {
 	c := newClient(o)
 	l := newLink(u, c.fault, c.variant, o.Log)
 	l.params = c.paramsOf
+	l.creds = credsFromEnv()
 	c.in = l
 	go c.read(l.lines)
 	code := c.run()
@@ -76,6 +77,9 @@ type link struct {
 	// variant are the client's variants (how it authenticates at the
 	// token endpoint; ids-restart: a new session's ids begin again).
 	variant map[string]bool
+
+	// creds are what the client was given out of band (oauthext.go).
+	creds creds
 
 	// authMu lets one 401 at a time lead to an authorization; authTries
 	// counts them, so a server refusing every token is not asked forever.
@@ -242,6 +246,9 @@ func (l *link) Write(line []byte) (int, error) {
 		}()
 		return len(line), nil
 	}
+	l.mu.Lock()
+	sid := l.sid
+	l.mu.Unlock()
 	resp, err := l.send(body)
 	if err != nil {
 		fmt.Fprintln(l.log, "mcp reference client:", err)
@@ -250,7 +257,7 @@ func (l *link) Write(line []byte) (int, error) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if m.Method == "notifications/initialized" && resp.StatusCode == http.StatusAccepted {
-		l.openGet()
+		l.openGet(sid)
 	}
 	return len(line), nil
 }
@@ -532,9 +539,14 @@ func (l *link) events(body io.Reader, key string) (last string, retry time.Durat
 
 // openGet opens the standalone stream the server sends its own messages
 // on, where it offers one.
-func (l *link) openGet() {
+//
+// sid is the session the initialized notification was sent in: a
+// request answered 404 meanwhile may have begun renewing the session
+// (its id cleared until the new one is known), and a GET then would go
+// out without a session id, or into a session not yet initialized.
+func (l *link) openGet(sid string) {
 	l.mu.Lock()
-	if l.getOpen || l.legacy {
+	if l.getOpen || l.legacy || l.sid != sid {
 		l.mu.Unlock()
 		return
 	}
@@ -547,6 +559,9 @@ func (l *link) openGet() {
 		return
 	}
 	l.headers(req, "text/event-stream")
+	if sid != "" && !l.fault["no-session-id"] {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
 	resp, err := l.hc.Do(req)
 	if err != nil {
 		return

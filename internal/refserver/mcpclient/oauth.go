@@ -2,9 +2,6 @@ package mcpclient
 
 import (
 	"bytes"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +10,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/pkce"
 )
 
 // The reference client's authorization (MCP basic/authorization, 2025-06-18
@@ -75,6 +74,8 @@ func (l *link) authorize(www string) error {
 		TokenEndpoint         string   `json:"token_endpoint"`
 		RegistrationEndpoint  string   `json:"registration_endpoint"`
 		ScopesSupported       []string `json:"scopes_supported"`
+		GrantTypes            []string `json:"grant_types_supported"`
+		AuthMethods           []string `json:"token_endpoint_auth_methods_supported"`
 		CIMD                  bool     `json:"client_id_metadata_document_supported"`
 	}
 	p := strings.TrimSuffix(as.Path, "/")
@@ -88,31 +89,12 @@ func (l *link) authorize(www string) error {
 			break
 		}
 	}
-	if err != nil || meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "" {
+	if err != nil || meta.TokenEndpoint == "" {
 		return fmt.Errorf("no usable authorization server metadata at %s: %v", as, err)
 	}
 	// RFC 8414 §3.3: the issuer is the one the URL was built from, as is.
 	if meta.Issuer != prm.AuthorizationServers[0] && !l.fault["ignores-metadata-issuer"] {
 		return fmt.Errorf("authorization server metadata rejected: issuer %q, fetched for %q", meta.Issuer, prm.AuthorizationServers[0])
-	}
-	client, err := l.clientFor(meta.Issuer, meta.CIMD, meta.RegistrationEndpoint)
-	if err != nil {
-		return err
-	}
-	verifier := randomString(32)
-	resource := l.url.String()
-	q := url.Values{"response_type": {"code"}, "client_id": {client.ID}, "redirect_uri": {redirectURI}, "state": {randomString(8)}}
-	switch {
-	case l.fault["no-pkce"]:
-	case l.fault["plain-pkce"]:
-		q.Set("code_challenge", verifier)
-		q.Set("code_challenge_method", "plain")
-	default:
-		q.Set("code_challenge", s256(verifier))
-		q.Set("code_challenge_method", "S256")
-	}
-	if !l.fault["no-resource"] {
-		q.Set("resource", resource)
 	}
 	// The scope the challenge asks, else all the server supports, else none
 	// (2025-11-25 basic/authorization, Scope Selection Strategy).
@@ -122,6 +104,31 @@ func (l *link) authorize(www string) error {
 	}
 	if l.fault["ignores-scope"] {
 		scope = "everything"
+	}
+	if done, err := l.extensionGrant(meta.GrantTypes, meta.AuthMethods, meta.TokenEndpoint, meta.Issuer, scope); done {
+		return err
+	}
+	if meta.AuthorizationEndpoint == "" {
+		return fmt.Errorf("no usable authorization server metadata at %s: no authorization endpoint", as)
+	}
+	client, err := l.clientFor(meta.Issuer, meta.CIMD, meta.RegistrationEndpoint)
+	if err != nil {
+		return err
+	}
+	verifier := pkce.Random(32)
+	resource := l.url.String()
+	q := url.Values{"response_type": {"code"}, "client_id": {client.ID}, "redirect_uri": {redirectURI}, "state": {pkce.Random(8)}}
+	switch {
+	case l.fault["no-pkce"]:
+	case l.fault["plain-pkce"]:
+		q.Set("code_challenge", verifier)
+		q.Set("code_challenge_method", "plain")
+	default:
+		q.Set("code_challenge", pkce.S256(verifier))
+		q.Set("code_challenge_method", "S256")
+	}
+	if !l.fault["no-resource"] {
+		q.Set("resource", resource)
 	}
 	if scope != "" {
 		q.Set("scope", scope)
@@ -246,15 +253,4 @@ func (l *link) doJSON(req *http.Request, v any) error {
 		return fmt.Errorf("%s %s: HTTP %d", req.Method, req.URL, resp.StatusCode)
 	}
 	return json.Unmarshal(b, v)
-}
-
-func randomString(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func s256(verifier string) string {
-	h := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(h[:])
 }

@@ -6,17 +6,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync"
 )
 
 // Who the reference client is to an authorization server (MCP
 // basic/authorization, client registration, 2025-11-25 on), in the
 // priority order the page gives: the pre-registered credentials the run
-// hands it (variants preregistered*, through MCP_CLIENT_ID,
-// MCP_CLIENT_SECRET and MCP_CLIENT_ISSUER) for the authorization server
-// they were given for;
-// else the URL of a Client ID Metadata Document it serves itself, where
+// hands it (variants preregistered*, through EnvClientID, EnvClientSecret
+// and EnvClientIssuer: oauthext.go's creds) for the authorization server
+// they were given for; else the URL of a Client ID Metadata Document it serves itself, where
 // the server advertises client_id_metadata_document_supported; else
 // dynamic registration (RFC 7591), anew with every authorization server.
 
@@ -37,15 +35,6 @@ type registrations struct {
 	doc *httptest.Server
 }
 
-// Names of the pre-registered credentials in the client's environment.
-const (
-	envClientID     = "MCP_CLIENT_ID"
-	envClientSecret = "MCP_CLIENT_SECRET"
-	// envClientIssuer, set, is the issuer they belong to; unset, the first
-	// authorization server the client meets.
-	envClientIssuer = "MCP_CLIENT_ISSUER"
-)
-
 // clientFor is the client's identity at the authorization server issuer,
 // whose metadata says whether it takes metadata documents and where it
 // registers ("" none).
@@ -57,14 +46,14 @@ func (l *link) clientFor(issuer string, cimd bool, registration string) (oauthCl
 		r.mu.Unlock()
 		return c, nil
 	}
-	if pre := l.variant["preregistered"] || l.variant["preregistered-post"]; pre && os.Getenv(envClientID) != "" {
-		if bound := os.Getenv(envClientIssuer); bound != "" && r.preIssuer == "" {
-			r.preIssuer = bound
+	if pre := l.variant["preregistered"] || l.variant["preregistered-post"]; pre && l.creds.id != "" {
+		if r.preIssuer == "" {
+			r.preIssuer = l.creds.issuer
 		}
 		if r.preIssuer == "" || r.preIssuer == issuer {
 			r.preIssuer = issuer
 			r.mu.Unlock()
-			c := oauthClient{ID: os.Getenv(envClientID), Secret: os.Getenv(envClientSecret), Method: "client_secret_basic"}
+			c := oauthClient{ID: l.creds.id, Secret: l.creds.secret, Method: "client_secret_basic"}
 			switch {
 			case l.fault["preregistered-no-secret"]:
 				c.Secret, c.Method = "", "none"

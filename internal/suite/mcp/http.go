@@ -146,17 +146,7 @@ func exchangeErr(ctx context.Context, e *scenario.Env, x httpmcp.Exchanger, what
 
 // answered says in a few words what a probe got.
 func answered(res *httpmcp.Result) string {
-	if res == nil || res.Status == 0 {
-		return "no answer"
-	}
-	s := fmt.Sprintf("HTTP %d", res.Status)
-	if ct := res.Header.Get("Content-Type"); ct != "" {
-		s += " " + ct
-	}
-	if len(res.Body) > 0 {
-		s += ": " + show(string(res.Body))
-	}
-	return s
+	return res.Describe(func(b []byte) string { return show(string(b)) })
 }
 
 func served(res *httpmcp.Result) bool { return res != nil && res.Status >= 200 && res.Status < 300 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"sort"
@@ -162,24 +163,32 @@ func implemented(v *skillVerdicts, in *peer.Inbound, method string) bool {
 	return true
 }
 
+// pages walks the pages of a paginated method of the extension, at most
+// 20, following nextCursor: each answer goes to each with its result
+// (nil: not a result object), and the walk ends where each returns false
+// or a result names no next page.
+func pages(e *scenario.Env, s *session, method string, params map[string]any, each func(in *peer.Inbound, res map[string]any) bool) error {
+	p := maps.Clone(params)
+	for range 20 {
+		in, err := s.call(e, method, p)
+		if err != nil {
+			return err
+		}
+		res, _ := field(in, "/result").(map[string]any)
+		if !each(in, res) || res == nil || res["nextCursor"] == nil {
+			return nil
+		}
+		p = maps.Clone(params)
+		p["cursor"] = res["nextCursor"]
+	}
+	return nil
+}
+
 func listSkills(e *scenario.Env, s *session, v *skillVerdicts) ([]listedSkill, error) {
 	var out []listedSkill
-	var cursor any
-	for range 20 {
-		params := map[string]any{}
-		if cursor != nil {
-			params["cursor"] = cursor
-		}
-		in, err := s.call(e, "skills/list", params)
-		if err != nil {
-			return nil, err
-		}
-		if !implemented(v, in, "skills/list") {
-			return out, nil
-		}
-		res, isRes := field(in, "/result").(map[string]any)
-		if !isRes {
-			return out, nil
+	err := pages(e, s, "skills/list", map[string]any{}, func(in *peer.Inbound, res map[string]any) bool {
+		if !implemented(v, in, "skills/list") || res == nil {
+			return false
 		}
 		judgeCacheable(v, in, "skills/list")
 		list, _ := res["skills"].([]any)
@@ -187,10 +196,10 @@ func listSkills(e *scenario.Env, s *session, v *skillVerdicts) ([]listedSkill, e
 			m, _ := it.(map[string]any)
 			out = append(out, listedSkill{m, in.Seq})
 		}
-		cursor = res["nextCursor"]
-		if cursor == nil {
-			break
-		}
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -265,31 +274,22 @@ func getSkills(e *scenario.Env, s *session, v *skillVerdicts, entries []listedSk
 // skills may change between two reads (a file added, a skill removed):
 // what is compared is a view taken after the one in question.
 func listedNow(e *scenario.Env, s *session, uri string) (listedSkill, bool, error) {
-	var cursor any
-	for range 20 {
-		params := map[string]any{}
-		if cursor != nil {
-			params["cursor"] = cursor
-		}
-		in, err := s.call(e, "skills/list", params)
-		if err != nil {
-			return listedSkill{}, false, err
-		}
-		res, isRes := field(in, "/result").(map[string]any)
-		if !isRes {
-			return listedSkill{}, false, nil
-		}
+	var now listedSkill
+	found := false
+	err := pages(e, s, "skills/list", map[string]any{}, func(in *peer.Inbound, res map[string]any) bool {
 		list, _ := res["skills"].([]any)
 		for _, it := range list {
 			if m, _ := it.(map[string]any); m != nil && m["uri"] == uri {
-				return listedSkill{m, in.Seq}, true, nil
+				now, found = listedSkill{m, in.Seq}, true
+				return false
 			}
 		}
-		if cursor = res["nextCursor"]; cursor == nil {
-			break
-		}
+		return true
+	})
+	if err != nil {
+		return listedSkill{}, false, err
 	}
-	return listedSkill{}, false, nil
+	return now, found, nil
 }
 
 // skillName is the Agent Skills specification's name field: 1 to 64
@@ -346,20 +346,7 @@ func skillResourcesListed(e *scenario.Env, s *session, v *skillVerdicts, entries
 			}
 		}
 	}
-	var cursor any
-	for range 20 {
-		params := map[string]any{}
-		if cursor != nil {
-			params["cursor"] = cursor
-		}
-		in, err := s.call(e, "resources/list", params)
-		if err != nil {
-			return err
-		}
-		res, isRes := field(in, "/result").(map[string]any)
-		if !isRes {
-			return nil
-		}
+	return pages(e, s, "resources/list", map[string]any{}, func(in *peer.Inbound, res map[string]any) bool {
 		list, _ := res["resources"].([]any)
 		for _, it := range list {
 			r, _ := it.(map[string]any)
@@ -376,11 +363,8 @@ func skillResourcesListed(e *scenario.Env, s *session, v *skillVerdicts, entries
 				judgeMeta(v, in.Seq, ru, r["_meta"])
 			}
 		}
-		if cursor = res["nextCursor"]; cursor == nil {
-			break
-		}
-	}
-	return nil
+		return true
+	})
 }
 
 // skillRoot is an entry's skill directory: its uri without /SKILL.md.
@@ -660,18 +644,13 @@ func readDirectories(e *scenario.Env, s *session, v *skillVerdicts, entries []li
 func readDirectory(e *scenario.Env, s *session, uri string) (map[string]string, *peer.Inbound, error) {
 	var first *peer.Inbound
 	out := map[string]string{}
-	params := map[string]any{"uri": uri}
-	for range 20 {
-		in, err := s.call(e, "resources/directory/read", params)
-		if err != nil {
-			return nil, in, err
-		}
+	err := pages(e, s, "resources/directory/read", map[string]any{"uri": uri}, func(in *peer.Inbound, res map[string]any) bool {
 		if first == nil {
 			first = in
 		}
-		res, ok := field(in, "/result").(map[string]any)
-		if !ok {
-			return nil, first, nil
+		if res == nil {
+			out = nil
+			return false
 		}
 		list, _ := res["resources"].([]any)
 		for _, it := range list {
@@ -680,10 +659,10 @@ func readDirectory(e *scenario.Env, s *session, uri string) (map[string]string, 
 			mt, _ := r["mimeType"].(string)
 			out[u] = mt
 		}
-		if res["nextCursor"] == nil {
-			break
-		}
-		params = map[string]any{"uri": uri, "cursor": res["nextCursor"]}
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return out, first, nil
 }

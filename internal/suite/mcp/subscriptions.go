@@ -346,20 +346,10 @@ func unacked(e *scenario.Env, c *peer.Call, start time.Time) string {
 	switch {
 	case isDone(c) && c.Response != nil:
 		return fmt.Sprintf("before subscriptions/listen was answered (transcript line %d), %s after the wait began: the answer ends the subscription", c.Response.Seq, took)
-	case scenarioEnded(e):
+	case e.OutputOver():
 		return fmt.Sprintf("in the %s before the server's output ended (%s)", took, e.Gone())
 	}
 	return "within " + e.Timeout.String() + " (--timeout)"
-}
-
-// scenarioEnded reports whether the server's output has ended.
-func scenarioEnded(e *scenario.Env) bool {
-	select {
-	case <-e.OutputEnded():
-		return true
-	default:
-		return false
-	}
 }
 
 // isDone reports whether a call was answered (or given up).

@@ -1,8 +1,6 @@
 package mcpauthz
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
+	"github.com/wirecheck/wirecheck/internal/pkce"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 )
 
@@ -66,7 +65,7 @@ func grant(e *scenario.Env) error {
 		f.errors("", "")
 		return nil
 	}
-	verifier := random(32)
+	verifier := pkce.Random(32)
 	q, seq, why := f.authorize(verifier, f.redirect)
 	if q == nil {
 		skipAll(e, why, "MCP-AUTHZ-CODE-1", "MCP-AUTHZ-REDIR-1", "MCP-AUTHZ-ISS-1", "MCP-AUTHZ-ISS-2", "MCP-AUTHZ-ISS-3", "MCP-AUTHZ-TOKEN-1", "MCP-AUTHZ-TOKEN-2", "MCP-AUTHZ-RES-1", "MCP-AUTHZ-PKCE-2")
@@ -83,7 +82,7 @@ func grant(e *scenario.Env) error {
 	f.redeem(code, verifier)
 	// A second code, redeemed with a verifier that is not its own.
 	var wrongCode string
-	if q2, _, _ := f.authorize(random(32), f.redirect); q2 != nil {
+	if q2, _, _ := f.authorize(pkce.Random(32), f.redirect); q2 != nil {
 		wrongCode = first(q2.query, "code")
 	}
 	f.errors(wrongCode, code)
@@ -164,7 +163,7 @@ const maxHops = 5
 // authorize sends an authorization request and follows its redirects to
 // the callback; nil and why when it never got there (a login page).
 func (f *flow) authorize(verifier, redirect string) (*response, int, string) {
-	state := random(16)
+	state := pkce.Random(16)
 	u, err := url.Parse(str(f.m.doc, "authorization_endpoint"))
 	if err != nil {
 		return nil, 0, "the authorization_endpoint is not a URL: " + err.Error()
@@ -174,7 +173,7 @@ func (f *flow) authorize(verifier, redirect string) (*response, int, string) {
 	q.Set("client_id", f.id)
 	q.Set("redirect_uri", redirect)
 	q.Set("state", state)
-	q.Set("code_challenge", s256(verifier))
+	q.Set("code_challenge", pkce.S256(verifier))
 	q.Set("code_challenge_method", "S256")
 	q.Set("resource", f.resource)
 	u.RawQuery = q.Encode()
@@ -287,8 +286,8 @@ func (f *flow) judgeUnregistered() {
 	bad := f.redirect + "-unregistered"
 	u, _ := url.Parse(str(f.m.doc, "authorization_endpoint"))
 	q := u.Query()
-	for k, v := range map[string]string{"response_type": "code", "client_id": f.id, "redirect_uri": bad, "state": random(16),
-		"code_challenge": s256(random(32)), "code_challenge_method": "S256", "resource": f.resource} {
+	for k, v := range map[string]string{"response_type": "code", "client_id": f.id, "redirect_uri": bad, "state": pkce.Random(16),
+		"code_challenge": pkce.S256(pkce.Random(32)), "code_challenge_method": "S256", "resource": f.resource} {
 		q.Set(k, v)
 	}
 	u.RawQuery = q.Encode()
@@ -442,12 +441,12 @@ type refusal struct {
 // used is a code already redeemed (any string when none).
 func (f *flow) errors(wrongCode, used string) {
 	if used == "" {
-		used = random(16)
+		used = pkce.Random(16)
 	}
 	var rs []refusal
 	if wrongCode != "" {
 		form := url.Values{"grant_type": {"authorization_code"}, "code": {wrongCode}, "redirect_uri": {f.redirect},
-			"code_verifier": {random(32)}, "resource": {f.resource}}
+			"code_verifier": {pkce.Random(32)}, "resource": {f.resource}}
 		rs = append(rs, refusal{"a code redeemed with a code_verifier not its own", "MCP-AUTHZ-PKCE-2", form, f.auth(form), []string{"invalid_grant"}})
 	} else {
 		f.e.Skip("MCP-AUTHZ-PKCE-2", "wirecheck got no second code to redeem with the wrong verifier")
@@ -458,7 +457,7 @@ func (f *flow) errors(wrongCode, used string) {
 	// server that checks the code's client first (RFC 6749 §4.1.3 orders
 	// neither).
 	form = url.Values{"grant_type": {"authorization_code"}, "code": {used}, "redirect_uri": {f.redirect},
-		"code_verifier": {random(32)}, "client_id": {"wirecheck-unknown-client-" + random(6)}}
+		"code_verifier": {pkce.Random(32)}, "client_id": {"wirecheck-unknown-client-" + pkce.Random(6)}}
 	rs = append(rs, refusal{"an unknown client", "MCP-AUTHZ-ERR-2", form, nil, []string{"invalid_client", "invalid_grant"}})
 	for _, r := range rs {
 		res, seq := f.tokenRequest("token request with "+r.what, r.form, r.set)
@@ -493,17 +492,6 @@ func first(q url.Values, k string) string {
 		return v[0]
 	}
 	return ""
-}
-
-func s256(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-func random(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // callback is the local listener the authorization response is

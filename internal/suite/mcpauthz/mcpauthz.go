@@ -13,7 +13,6 @@ package mcpauthz
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -200,19 +199,11 @@ var secretField = regexp.MustCompile(`("(?:access_token|refresh_token|id_token|c
 // answered says what a request got: status, Content-Type and the start
 // of the body, credentials masked.
 func answered(res *httpmcp.Result) string {
-	if res == nil || res.Status == 0 {
-		return "no answer"
-	}
-	s := fmt.Sprintf("HTTP %d", res.Status)
-	if ct := res.Header.Get("Content-Type"); ct != "" {
-		s += " " + ct
-	}
-	if len(res.Body) > 0 {
-		b := secretField.ReplaceAllString(string(res.Body), "${1}"+redact.Mask)
+	return res.Describe(func(body []byte) string {
+		b := secretField.ReplaceAllString(string(body), "${1}"+redact.Mask)
 		if len(b) > 200 {
 			b = b[:200] + "…"
 		}
-		s += ": " + b
-	}
-	return s
+		return b
+	})
 }

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -12,15 +13,14 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
-	"github.com/wirecheck/wirecheck/internal/target"
 )
 
 // Guard is the protection a scenario puts on wirecheck's endpoint: a,
 // with the reference authorization server mounted (internal/refserver/
 // mcpauthz: registration open, approval at once, S256 alone), its every
-// request shown to the guard's checks. The server knows the client the
-// run's {client_id} and {client_secret} name; with a.Migrate a second one
-// (which does not) is mounted as AS2.
+// request shown to the guard's checks. The server knows beforehand the
+// client a.Provisions names (the run's {client_id} and {client_secret});
+// with a.Migrate a second one (which does not) is mounted as AS2.
 func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	var g *httpserve.Guard
 	var faults, variants []string
@@ -33,11 +33,10 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	if a.NoRegistration {
 		variants = append(variants, "no-registration")
 	}
-	a.PreID, a.PreSecret = target.PreregisteredID, target.PreregisteredSecret
 	observe := func(second bool) func(mcpauthz.Request) {
 		return func(r mcpauthz.Request) {
-			g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Status: r.Status,
-				Second: second, Header: r.Header, Body: r.Body})
+			g.Observe(httpserve.ASRequest{Endpoint: r.Endpoint, Method: r.Method, Path: r.URL.Path, Form: r.Form, Header: r.Header, Body: r.Body,
+				Status: r.Status, Second: second})
 		}
 	}
 	fetch := func(ctx context.Context, u string) ([]byte, error) {
@@ -52,12 +51,44 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 		}
 		return b, err
 	}
-	as, err := mcpauthz.New(mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Variants: variants, Observe: observe(false), Fetch: fetch,
-		Clients: []mcpauthz.Client{{ID: a.PreID, Secret: a.PreSecret, AuthMethod: mcpauthz.SecretEither}}})
+	p := a.Provisions
+	o := mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Variants: variants, Observe: observe(false), Fetch: fetch}
+	if p.ClientID != "" {
+		// The pre-registered client, whose credentials the run gave the
+		// client under test.
+		o.Clients = []mcpauthz.Client{{ID: p.ClientID, Secret: p.ClientSecret, AuthMethod: mcpauthz.SecretEither}}
+	}
+	// Under an extension the authorization server takes only its grant,
+	// from the client the run provisioned.
+	switch a.Extension {
+	case httpserve.ExtClientCredentials:
+		o.Grants = []string{mcpauthz.GrantClientCredentials}
+		o.Clients = []mcpauthz.Client{{ID: p.ClientID, Secret: p.ClientSecret, Key: &p.ClientKey.PublicKey}}
+	case httpserve.ExtWorkloadIdentity:
+		o.Grants = []string{mcpauthz.GrantJWTBearer}
+		o.Trusted = map[string]*ecdsa.PublicKey{p.WorkloadIssuer: &p.WorkloadKey.PublicKey}
+	case httpserve.ExtEnterpriseManaged:
+		o.Grants, o.IDJAG = []string{mcpauthz.GrantJWTBearer}, true
+		o.Clients = []mcpauthz.Client{{ID: p.ClientID, Secret: p.ClientSecret}}
+		o.Trusted = map[string]*ecdsa.PublicKey{p.IdPIssuer: &p.IdPKey.PublicKey}
+	}
+	as, err := mcpauthz.New(o)
 	if err != nil {
 		return nil, err
 	}
 	a.AS = as
+	if a.Extension == httpserve.ExtEnterpriseManaged {
+		// The enterprise IdP beside the authorization server, on the
+		// same listener.
+		idp, err := mcpauthz.NewIdP(mcpauthz.IdPOptions{Path: httpserve.IdPPath, Key: p.IdPKey, Audience: p.IdPClientID, ClientID: p.ClientID, Observe: o.Observe})
+		if err != nil {
+			return nil, err
+		}
+		mux := http.NewServeMux()
+		mux.Handle(httpserve.IdPPath+"/", idp)
+		mux.Handle("/", as)
+		a.AS = mux
+	}
 	a.Verify = verifier(as)
 	a.Issued1 = func(id string) (string, bool) {
 		c, ok := as.Issued(id)
@@ -75,6 +106,7 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	return g, nil
 }
 
+// verifier takes the tokens as issued, returning the scope each grants.
 func verifier(as *mcpauthz.Server) func(token, issuer, resource string) (string, error) {
 	return func(token, issuer, resource string) (string, error) {
 		c, err := as.Verify(token, issuer, resource)

@@ -1,11 +1,14 @@
 package mcpclient
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/scenario"
-	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -75,7 +78,7 @@ func httpScenarios() []*scenario.Scenario {
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
 			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", NoRegistration: true}, []judged{
-				{"MCP-CLIENT-REG-5", httpserve.CheckRegPreregistered, "the client made no token request as the pre-registered client: give it " + target.ClientID + " and " + target.ClientSecret + " (arguments or --env) where it takes static client credentials"},
+				{"MCP-CLIENT-REG-5", httpserve.CheckRegPreregistered, "the client made no token request as the pre-registered client: give it " + httpserve.WordClientID + " and " + httpserve.WordClientSecret + " (arguments or --env) where it takes static client credentials"},
 			})
 		},
 	}, {
@@ -151,6 +154,41 @@ func httpScenarios() []*scenario.Scenario {
 			})
 		},
 	}, {
+		Name:  "client-cc",
+		Title: "with --param extension=client-credentials, over HTTP, as client-auth but the authorization server takes only the client credentials grant, from the client whose id, secret and P-256 key the client was given ({client_id}, {client_secret}, {client_key}), authenticated by a client assertion (private_key_jwt, RFC 7523) or its secret (HTTP Basic or the form): the client gets its token without a user",
+		Rules: []string{"MCP-CLIENT-CC-1", "MCP-CLIENT-CC-2", "MCP-CLIENT-CC-3", "MCP-CLIENT-CC-4"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return extensionAuth(env, httpserve.ExtClientCredentials, []judged{
+				{"MCP-CLIENT-CC-1", httpserve.CheckCCGrant, "the client asked the authorization server for no token after its 401 (it does not authorize)"},
+				{"MCP-CLIENT-CC-2", httpserve.CheckCCAuth, "the client made no client credentials token request"},
+				{"MCP-CLIENT-CC-3", httpserve.CheckCCClaims, "the client authenticated with no client assertion (with its secret, which the extension allows, or not at all)"},
+				{"MCP-CLIENT-CC-4", httpserve.CheckCCAssertion, "the client authenticated with no client assertion (with its secret, which the extension allows, or not at all)"},
+			})
+		},
+	}, {
+		Name:  "client-wif",
+		Title: "with --param extension=workload-identity, over HTTP, as client-auth but the authorization server takes only RFC 7523's JWT bearer grant, with the workload JWT the client was given ({assertion}: issued for the authorization server by an issuer it trusts): the client gets its token without a user",
+		Rules: []string{"MCP-CLIENT-WIF-1", "MCP-CLIENT-WIF-2"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return extensionAuth(env, httpserve.ExtWorkloadIdentity, []judged{
+				{"MCP-CLIENT-WIF-1", httpserve.CheckWIFGrant, "the client asked the authorization server for no token after its 401 (it does not authorize)"},
+				{"MCP-CLIENT-WIF-2", httpserve.CheckWIFAssertion, "the client made no JWT bearer token request"},
+			})
+		},
+	}, {
+		Name:  "client-ema",
+		Title: "with --param extension=enterprise-managed, over HTTP, as client-auth but the authorization server takes only the JWT bearer grant of an ID-JAG from the client whose id and secret the client was given, and an enterprise IdP on the same listener exchanges the user's ID token the client was given ({id_token}, {idp_token_endpoint}, {idp_client_id}) for an ID-JAG (RFC 8693): the client exchanges, then presents the ID-JAG",
+		Rules: []string{"MCP-CLIENT-EMA-1", "MCP-CLIENT-EMA-2"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return extensionAuth(env, httpserve.ExtEnterpriseManaged, []judged{
+				{"MCP-CLIENT-EMA-1", httpserve.CheckEMAExchange, "the client made no token exchange at its IdP"},
+				{"MCP-CLIENT-EMA-2", httpserve.CheckEMAGrant, "the client asked the authorization server for no token after its 401 (it does not authorize)"},
+			})
+		},
+	}, {
 		Name:  "client-http-custom-headers",
 		Title: "over HTTP under 2026-07-28, list besides echo and fail a tool route whose inputSchema marks parameters with x-mcp-header (a string, an integer, a boolean, a nested string, a nullable one; its defaults include values that need Base64 and a null) and six tools whose annotations are invalid (empty, no token, repeated but for case, on an object, on a number, under items): a call of route mirrors its arguments into Mcp-Param headers, Base64 where a value cannot travel plain, none for a null, and the client calls none of the six",
 		Rules: []string{"MCP-CLIENT-HTTP-11", "MCP-CLIENT-HTTP-12", "MCP-CLIENT-HTTP-13", "MCP-CLIENT-HTTP-14"},
@@ -174,6 +212,49 @@ func overHTTPAuth(env *scenario.Env, a *httpserve.Auth, rules []judged) error {
 		a = nil
 	}
 	return overHTTPWith(env, httpserve.Settings{}, a, rules, nil)
+}
+
+// ExtensionParam selects the authorization extensions a client under test
+// implements (--param extension=NAME, repeatable): their scenarios judge
+// it, given the credentials each needs; unselected, they skip.
+const ExtensionParam = "extension"
+
+// Extensions are the names ExtensionParam takes, with the words the
+// client's command must name to get its credentials.
+var Extensions = map[string]string{
+	httpserve.ExtClientCredentials: httpserve.WordClientID + " with " + httpserve.WordClientKey + " or " + httpserve.WordClientSecret,
+	httpserve.ExtWorkloadIdentity:  httpserve.WordAssertion,
+	httpserve.ExtEnterpriseManaged: httpserve.WordClientID + ", " + httpserve.WordClientSecret + ", " + httpserve.WordIDToken + ", " + httpserve.WordIdPTokenEndpoint + " and " + httpserve.WordIdPClientID,
+}
+
+// CheckParams refuses an extension the client role has no scenario of.
+func CheckParams(params map[string]string) error {
+	v, ok := params[ExtensionParam]
+	if !ok {
+		return nil
+	}
+	for _, e := range strings.Split(v, "\n") {
+		if _, known := Extensions[e]; !known {
+			names := slices.Sorted(maps.Keys(Extensions))
+			return fmt.Errorf("--param %s=%s: no such authorization extension; want one of %s", ExtensionParam, e, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// extensionAuth protects the server under extension ext when the run
+// selected it, as overHTTPAuth does; otherwise the client is let go and
+// the rules skip.
+func extensionAuth(env *scenario.Env, ext string, rules []judged) error {
+	if !slices.Contains(strings.Split(env.Params[ExtensionParam], "\n"), ext) {
+		for _, r := range rules {
+			env.Skip(r.rule, "the "+ext+" extension is not selected: --param "+ExtensionParam+"="+ext+" says the client implements it (give it "+Extensions[ext]+")")
+		}
+		_ = env.CloseInput()
+		env.Closed = true
+		return nil
+	}
+	return overHTTPAuth(env, &httpserve.Auth{Extension: ext}, rules)
 }
 
 // judged is a rule a scenario declares, the transport's check that
@@ -209,6 +290,9 @@ func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, 
 	}
 	s.Set(set)
 	if a != nil {
+		// Every authorization server knows the client the run
+		// provisioned ({client_id}, {client_secret}).
+		a.Provisions = s.Provisioned()
 		g, err := Guard(*a)
 		if err != nil {
 			return err

@@ -56,7 +56,7 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-LIFECYCLE-5"},
 		Fresh: true,
 		Run:   probeFallback,
-	}}, httpScenarios()...)
+	}, skillsScenario()}, httpScenarios()...)
 }
 
 // probeCode is the error client-probe-fallback answers a probe with: one
@@ -327,6 +327,7 @@ type conv struct {
 	metaSeen      int  // 2026-07-28 requests whose _meta was judged
 	metaFailed    bool
 	infoFailed    bool
+	skills        *skillsState // client-skills: the server declares the skills extension
 }
 
 // pipelineWait is how long wirecheck holds its initialize result to see
@@ -471,7 +472,7 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			c.lateReq = in.Seq
 		}
 	}
-	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" && c.mrtrState == "" && !c.headers && c.probeCode == 0 {
+	if !c.handshake && !c.legacy && method != "initialize" && !c.toolsOnly && !c.unsupported && c.canary == "" && c.mrtrState == "" && !c.headers && c.probeCode == 0 && c.skills == nil {
 		c.judgeMeta(in, method)
 	}
 	if method == "initialize" && !c.handshake && !c.legacy {
@@ -524,6 +525,11 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 			return err
 		}
 	}
+	if c.skills != nil && !c.handshake && !c.legacy {
+		if done, err := c.skillsRequest(in, method, id); done || err != nil {
+			return err
+		}
+	}
 	if c.headers && method == "tools/call" {
 		name, _ := in.Field("/params/name")
 		switch {
@@ -559,6 +565,9 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		if r, ok := resp["result"].(map[string]any); ok && c.headers {
 			r["tools"] = append(append(append([]any{}, tools...), routeTool), invalidTools...)
 		}
+	}
+	if r, ok := resp["result"].(map[string]any); ok && c.skills != nil && method == "server/discover" {
+		r["capabilities"] = skillsCaps()
 	}
 	if r, ok := resp["result"].(map[string]any); ok && c.toolsOnly && method == "server/discover" {
 		r["capabilities"] = map[string]any{"tools": map[string]any{"listChanged": true}}
@@ -690,9 +699,9 @@ func (c *conv) finish() {
 		}
 		env.Errorf("MCP-CLIENT-JSONRPC-1", "the client %s: nothing of it could be judged. A client that waits for a user before it speaks needs a mode in which it initializes at once (a headless or one-shot mode, a command that lists tools)", what)
 	}
-	if c.canary != "" || c.mrtrState != "" || c.headers || c.probeCode != 0 {
-		// client-schema-ref, client-mrtr, client-http-custom-headers and
-		// client-probe-fallback judge their own rules.
+	if c.canary != "" || c.mrtrState != "" || c.headers || c.probeCode != 0 || c.skills != nil {
+		// client-schema-ref, client-mrtr, client-http-custom-headers,
+		// client-probe-fallback and client-skills judge their own rules.
 		return
 	}
 	if c.toolsOnly {

@@ -59,7 +59,7 @@ func callEveryTool(e *scenario.Env) error {
 		if err != nil {
 			e.Fail("SONDE-CALL-2", -1, fmt.Sprintf("calling tool %q did not get an answer: %v", name, err),
 				"ok true, or ok false with error.message", "no response")
-			if exited(e) {
+			if e.OutputOver() {
 				e.Fail("SONDE-RUNTIME-1", -1, fmt.Sprintf("calling tool %q ended the server: a runtime error must be answered, not fatal", name),
 					"ok false with the request id, and the server goes on", e.Gone())
 			}
@@ -196,17 +196,6 @@ func runtimeError(e *scenario.Env, c *peer.Call, resp *peer.Inbound, name, msg s
 		return
 	}
 	e.Pass("SONDE-RUNTIME-1", resp.Seq)
-}
-
-// exited tells a server whose output ended (it died on the call) from a
-// wait that timed out, without a timing of its own: the peer knows which.
-func exited(e *scenario.Env) bool {
-	select {
-	case <-e.OutputEnded():
-		return true
-	default:
-		return false
-	}
 }
 
 func field(in *peer.Inbound, ptr string) any {
