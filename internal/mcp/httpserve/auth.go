@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wirecheck/wirecheck/internal/pkce"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -330,6 +331,9 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 	if len(params) > 0 {
 		ch += " " + strings.Join(params, ", ")
 	}
+	if method, id, ok := s.peek(w, r); ok && method != "" && id != nil {
+		s.sent(transport.IDKey(id))
+	}
 	w.Header().Set("WWW-Authenticate", ch)
 	http.Error(w, "authorization required", http.StatusUnauthorized)
 	return true
@@ -338,19 +342,31 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 // notification reports whether r is a POST of one JSON-RPC notification;
 // its body is left for the endpoint to read.
 func (s *Server) notification(w http.ResponseWriter, r *http.Request) bool {
+	method, id, ok := s.peek(w, r)
+	return ok && method != "" && id == nil
+}
+
+// peek is the method and id of r when it is a POST of one JSON-RPC
+// message; its body is left for the endpoint to read.
+func (s *Server) peek(w http.ResponseWriter, r *http.Request) (method string, id any, ok bool) {
 	if r.Method != http.MethodPost {
-		return false
+		return "", nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
-		return false
+		return "", nil, false
 	}
 	var m struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
+		Method string `json:"method"`
+		ID     any    `json:"id"`
 	}
-	return json.Unmarshal(body, &m) == nil && m.Method != "" && m.ID == nil
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return "", nil, false
+	}
+	return m.Method, m.ID, true
 }
 
 // judgePRMOrder: the first metadata URI the client asked is the one the

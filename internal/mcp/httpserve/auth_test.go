@@ -62,6 +62,24 @@ var _ = Describe("the server as a protected resource", func() {
 		Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
 	})
 
+	It("remembers the ids of the requests it refused 401 or 404, which the client sent though the session never saw them", func() {
+		s, _ := listen(false, httpserve.Settings{})
+		cl := newClient(s.Endpoint())
+		c, sid := initialize(cl, s)
+		protect(s, httpserve.Auth{Scope: "mcp"})
+		h := with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18")
+		Expect(cl.post(h, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`).StatusCode).To(Equal(http.StatusUnauthorized))
+		Expect(cl.post(h, `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`).StatusCode).To(Equal(http.StatusUnauthorized))
+		Expect(c.Sent("9")).To(BeTrue())
+		Expect(c.Sent(`"a"`)).To(BeTrue())
+		Expect(c.Sent("1")).To(BeTrue(), "initialize, which went through")
+		Expect(c.Sent(`"9"`)).To(BeFalse(), "a string id is not the number")
+		s.Protect(nil)
+		Expect(cl.do(http.MethodDelete, s.Endpoint(), h, "").StatusCode).To(Equal(http.StatusOK))
+		Expect(cl.post(h, `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`).StatusCode).To(Equal(http.StatusNotFound))
+		Expect(c.Sent("10")).To(BeTrue())
+	})
+
 	It("moves its metadata to the second authorization server once the first one's token passed", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		protect(s, httpserve.Auth{Scope: "mcp", Migrate: true})

@@ -71,7 +71,10 @@ type Server struct {
 	// notFound are the ended ids a request was refused 404 with: the
 	// client owes a new initialize without them.
 	notFound map[string]bool
-	anon     *Session
+	// sentIDs are the keys of the request ids the client POSTed
+	// (streamable.go's sent).
+	sentIDs map[string]bool
+	anon    *Session
 	// renewable is a session whose id wirecheck retired (EndAfter): the
 	// next initialize without an id goes on in it, under a new id, so the
 	// engine's one connection sees the client's new session.

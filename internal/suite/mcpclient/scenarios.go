@@ -766,7 +766,9 @@ func (c *conv) finish() {
 		}
 	}
 	for _, u := range c.unmatched {
-		if _, ok := c.ids[u.key]; ok {
+		// A request refused (401 by a protection, 404 once its session
+		// ended) was sent all the same, though the session never saw it.
+		if _, ok := c.ids[u.key]; ok || httpSession(env).Sent(u.key) {
 			env.Pass("MCP-CLIENT-CANCEL-1", u.seq)
 		} else {
 			env.Fail("MCP-CLIENT-CANCEL-1", u.seq, fmt.Sprintf("cancellation of request %s, which the client never sent", u.key), "the id of a request the client sent", u.key)
