@@ -41,7 +41,10 @@ import (
 // authorization server that issued them"). The TypeScript SDK's GET
 // stream authorizes without the 401's scope (MCP-CLIENT-AUTH-7, a SHOULD,
 // when its GET is refused before its POST) and steps up by refreshing
-// its token, which cannot widen the scope (MCP-CLIENT-AUTH-8, a SHOULD).
+// its token, which cannot widen the scope (MCP-CLIENT-AUTH-8, a SHOULD);
+// now and then the cancellation of its last call, aborted at once,
+// reaches wirecheck and the request it names does not, by the time the
+// scenario judges (MCP-CLIENT-CANCEL-1; docs/mcp-interop.md).
 var _ = Describe("real clients registering with wirecheck's authorization server", Label("corpus"), func() {
 	var cert, key string
 	BeforeEach(func() {
@@ -61,10 +64,10 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 		rep := runClient(argv, "2025-11-25", []string{"AUTH=1", "CIMD_CERT=" + cert, "CIMD_KEY=" + key})
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-2", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-3", verdict.Pass), HaveKeyWithValue("MCP-CLIENT-REG-4", verdict.Pass)))
-		expectOnly(rep, "MCP-CLIENT-HTTP-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-8")
+		expectOnly(rep, "MCP-CLIENT-HTTP-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-8", "MCP-CLIENT-CANCEL-1")
 		rep = runClient(argv, "2025-11-25", append([]string{"AUTH=1"}, pre...))
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(HaveKeyWithValue("MCP-CLIENT-REG-5", verdict.Pass))
-		expectOnly(rep, "MCP-CLIENT-HTTP-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-8")
+		expectOnly(rep, "MCP-CLIENT-HTTP-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-8", "MCP-CLIENT-CANCEL-1")
 	})
 
 	It("the Go SDK registers with application_type, uses its metadata document, and registers anew when the authorization server changes", func() {
