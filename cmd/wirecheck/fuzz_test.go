@@ -216,7 +216,7 @@ var _ = Describe("wirecheck fuzz and replay in an MCP revision", func() {
 		// tools/list): found only when requests carry _meta and frames are
 		// judged by that revision.
 		Entry("2026-07-28: a server asking for a ping in inputRequests", "2026-07-28", "mrtr-bad-request", "MCP-MRTR-4",
-			[]string{"method: server/discover", `io.modelcontextprotocol/protocolVersion: "2026-07-28"`, "cursor: "}),
+			[]string{"method: server/discover", `io.modelcontextprotocol/protocolVersion: "2026-07-28"`, "$path: /result/nextCursor"}),
 	)
 
 	It("replays by the revision a flag names over the file's, refuses an unknown one and files that disagree", func() {

@@ -768,19 +768,20 @@ func (c *Campaign) toolsFrom(in *peer.Inbound) []tool {
 }
 
 // fill copies a request template of the spec, replacing "$name" and
-// "$args" by a tool call's name and arguments, "$token" by a string no
+// "$args" by a tool call's name and arguments (or "$name" by a follow-up
+// request's item: a reference to the answer that made it, itemValue), "$token" by a string no
 // other request of the process carries (MCP's progress token: the frame
 // judge, one per process, holds the server to the tokens it was sent;
 // numbered per process, so a sequence sends the same bytes whichever lane
 // and process it runs on), and "$last:/pointer" by the value at that
 // pointer in the latest response of the process that had one (the state
 // a tool host hands back), or an empty object before there is one.
-func fill(v any, name string, args any, pr *proc) any {
+func fill(v any, name any, args any, pr *proc) any {
 	switch x := v.(type) {
 	case string:
 		switch {
 		case x == "$name":
-			return name
+			return jsonval.Clone(name)
 		case x == "$args":
 			return args
 		case x == "$token":

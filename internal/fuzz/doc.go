@@ -47,6 +47,14 @@
 // known-good probe and expects an answer, so a crash, a hang or a silent
 // drop is a finding rather than a pass.
 //
+// What the server made is named by reference, not by value: a follow-up
+// request about an item an answer yielded (a taskId), and each page of a
+// listing after the first (its cursor), carry {$from: NAME, $path: PTR}
+// (scenario's references), which the step resolves from the answer of
+// the process it runs on, so a reproducer replayed against a server that
+// makes its ids anew each run asks about the ones it made. A history is
+// shrunk without a unit whose producer it dropped (refs.go).
+//
 // A protocol with revisions is fuzzed in the one Config.Protocol was
 // resolved for (spec.Protocol.ForVersion): its request schema, its setup
 // and the params its requests carry (spec.Fuzz); the saved reproducer

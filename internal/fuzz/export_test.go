@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 
+	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/session"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -37,4 +38,21 @@ func SessionOptions(c *Campaign, observe verdict.Observer) session.Options {
 		c.ctx = context.Background()
 	}
 	return c.sessionOptions(observe)
+}
+
+// ShrinkHistory shrinks a history of units, each its steps, as confirm
+// does: fails says whether a candidate still fails.
+func ShrinkHistory(us [][]scenario.Step, fails func([][]scenario.Step) bool) [][]scenario.Step {
+	units := make([]unit, len(us))
+	for i, steps := range us {
+		units[i] = unit{steps: steps}
+	}
+	steps := func(us []unit) [][]scenario.Step {
+		out := make([][]scenario.Step, len(us))
+		for i, u := range us {
+			out[i] = u.steps
+		}
+		return out
+	}
+	return steps(shrinkUnits(units, func(c []unit) bool { return fails(steps(c)) }, func() bool { return false }))
 }

@@ -25,6 +25,8 @@ import (
 type undoable struct {
 	fl   *spec.FuzzFollow
 	item string
+	// val is what the request named the item by (itemValue).
+	val any
 }
 
 // opened is a request that stays open (spec.FuzzOpen): the name its steps
@@ -70,13 +72,14 @@ func (pr *proc) listSources() error {
 			continue
 		}
 		pr.setShape("list " + name)
-		var cursor any
+		after := ""
 		for page := 0; page < maxPages; page++ {
 			req := fill(src.List, "", nil, pr)
 			if page > 0 {
-				setPointer(req, src.Next.To, cursor)
+				setPointer(req, src.Next.To, made{from: after, path: src.Next.From}.ref())
 			}
 			in, err := pr.call(req)
+			pr.release(after)
 			if err != nil {
 				return err
 			}
@@ -95,9 +98,10 @@ func (pr *proc) listSources() error {
 			if src.Next == nil {
 				break
 			}
-			if cursor, _ = in.Field(src.Next.From); cursor == nil {
+			if cursor, _ := in.Field(src.Next.From); cursor == nil {
 				break
 			}
+			after = pr.hold(pr.name())
 		}
 	}
 	return nil
@@ -129,7 +133,8 @@ func (s *sequence) drawFollow() *action {
 		item = rapid.SampledFrom(pr.items[fl.Item]).Draw(s.t, fl.Item)
 	}
 	req := s.some(fl.Request)
-	return &action{followLabel(fl.Request, item), func() error { return pr.follow(fl, req, item) }}
+	val := pr.itemValue(fl.Item, item)
+	return &action{pr.itemLabel(fl.Request, fl.Item, item), func() error { return pr.follow(fl, req, item, val) }}
 }
 
 // some replaces each {"$some": {MEMBER: {when, value}}} of a template by an
@@ -183,11 +188,11 @@ func pointers(v any) []string {
 	return out
 }
 
-// follow sends a follow-up request about item: awaited, and kept for a
-// later undo once answered; or, open, sent and left open, its
-// acknowledgement expected.
-func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
-	v := fill(req, item, nil, pr)
+// follow sends a follow-up request about item, named in it by val
+// (itemValue): awaited, and kept for a later undo once answered; or,
+// open, sent and left open, its acknowledgement expected.
+func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string, val any) error {
+	v := fill(req, val, nil, pr)
 	own, _ := peer.Pointer(v, "/params/_meta")
 	own = jsonval.Clone(own)
 	name := pr.request(v)
@@ -206,10 +211,10 @@ func (pr *proc) follow(fl *spec.FuzzFollow, req any, item string) error {
 		}
 		in := pr.env.Answer(name)
 		if fl.Undo != nil && in != nil {
-			pr.undo = append(pr.undo, undoable{fl: fl, item: item})
+			pr.undo = append(pr.undo, undoable{fl: fl, item: item, val: val})
 		}
 		if in != nil {
-			pr.yield(fl, in)
+			pr.yield(fl, in, name)
 		}
 		return nil
 	}
@@ -251,8 +256,11 @@ func mergeObjects(base any, over map[string]any) any {
 const maxYielded = 16
 
 // yield adds to their sources the items an answer names (spec.FuzzFollow
-// Yields), each once.
-func (pr *proc) yield(fl *spec.FuzzFollow, in *peer.Inbound) {
+// Yields), each once. The answer is that of the send named name: a
+// request about one of its items names it by a reference to it (made),
+// and its answer is kept while an item refers to it.
+func (pr *proc) yield(fl *spec.FuzzFollow, in *peer.Inbound, name string) {
+	kept := false
 	for item, ptr := range fl.Yields {
 		v, _ := in.Field(ptr)
 		s, ok := v.(string)
@@ -261,10 +269,82 @@ func (pr *proc) yield(fl *spec.FuzzFollow, in *peer.Inbound) {
 		}
 		list := append(pr.items[item], s)
 		if len(list) > maxYielded {
+			for _, gone := range list[:len(list)-maxYielded] {
+				delete(pr.made, [2]string{item, gone})
+			}
 			list = list[len(list)-maxYielded:]
 		}
 		pr.items[item] = list
+		pr.made[[2]string{item, s}] = made{from: name, path: ptr}
+		kept = true
 	}
+	if kept {
+		pr.hold(name)
+		pr.producers = append(pr.producers, name)
+	}
+}
+
+// made is where the server made an item: the answer to the send named
+// from, at path.
+type made struct{ from, path string }
+
+// ref is the scenario reference to it (scenario.Step.Send, refs.go),
+// which the step resolves from the answer of the run that sends it.
+func (m made) ref() map[string]any { return map[string]any{"$from": m.from, "$path": m.path} }
+
+// itemValue is what a request names an item of a source by: a reference
+// to the answer that made it, when the server made it (a taskId a call
+// yielded), so a reproducer refers to what the replayed server makes, not
+// to what this one made; the item itself when it was listed (a listed
+// name is the server's to keep; which of its list it is, is not).
+func (pr *proc) itemValue(source, item string) any {
+	if m, ok := pr.made[[2]string{source, item}]; ok {
+		return m.ref()
+	}
+	return item
+}
+
+// hold keeps the answer to the send named name past its unit (do
+// forgets the sends of the unit before), for a later request refers to
+// it: its cursor (the next page's request) or an item the server made.
+// It returns name.
+func (pr *proc) hold(name string) string {
+	pr.held[name] = true
+	return name
+}
+
+// release forgets a held answer once the request that referred to it has
+// run ("" is none).
+func (pr *proc) release(name string) {
+	if name != "" {
+		delete(pr.held, name)
+		pr.env.ForgetNamed(name)
+	}
+}
+
+// forgetProducers forgets the answers kept for items no longer held (a
+// source keeps maxYielded). It runs between sequences: within one, an
+// action drawn ahead may already refer to an item dropped since.
+func (pr *proc) forgetProducers() {
+	used := map[string]bool{}
+	for _, m := range pr.made {
+		used[m.from] = true
+	}
+	for _, u := range pr.undo {
+		if r, ok := u.val.(map[string]any); ok {
+			name, _ := r["$from"].(string)
+			used[name] = true
+		}
+	}
+	kept := pr.producers[:0]
+	for _, name := range pr.producers {
+		if used[name] {
+			kept = append(kept, name)
+			continue
+		}
+		pr.release(name)
+	}
+	pr.producers = kept
 }
 
 // drawUndo draws which answered follow-up request a later one takes back.
@@ -272,9 +352,9 @@ func (s *sequence) drawUndo() *action {
 	pr := s.pr
 	i := rapid.IntRange(0, len(pr.undo)-1).Draw(s.t, "undo")
 	u := pr.undo[i]
-	return &action{followLabel(u.fl.Undo, u.item), func() error {
+	return &action{pr.itemLabel(u.fl.Undo, u.fl.Item, u.item), func() error {
 		pr.undo = append(pr.undo[:i:i], pr.undo[i+1:]...)
-		_, err := pr.call(fill(u.fl.Undo, u.item, nil, pr))
+		_, err := pr.call(fill(u.fl.Undo, u.val, nil, pr))
 		return err
 	}}
 }
@@ -316,14 +396,20 @@ func withID(v any, id any) any {
 	})
 }
 
-// followLabel names a follow-up request by its method and item.
-func followLabel(req map[string]any, item string) string {
+// itemLabel names a follow-up request by its method and item: a listed
+// item by its name, one the server made by its source alone (a random
+// taskId would make each run's failure a bug of its own, and rapid
+// shrinks a failure only while its label stays the same).
+func (pr *proc) itemLabel(req map[string]any, source, item string) string {
 	m, _ := req["method"].(string)
 	if m == "" {
 		m = "follow-up request"
 	}
 	if item == "" {
 		return m
+	}
+	if _, ok := pr.made[[2]string{source, item}]; ok {
+		return fmt.Sprintf("%s of one of the %s the server made", m, source)
 	}
 	return fmt.Sprintf("%s of %q", m, item)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // drawFrame draws one of the fuzz model's unasked frames (spec.FuzzFrame)
@@ -70,6 +71,15 @@ func (pr *proc) asked() any {
 				return id
 			}
 		}
+	}
+	return nil
+}
+
+// disturbances are what the process's transport can do below the
+// messages (transport.Disturber), none for most.
+func (pr *proc) disturbances() []string {
+	if d, ok := pr.p.Transport().(transport.Disturber); ok {
+		return d.Disturbances()
 	}
 	return nil
 }

@@ -246,7 +246,11 @@ func (c *Campaign) confirm(cd *candidate) (*failure, bool) {
 }
 
 // rerun runs units on a fresh process after its setup, as they ran
-// before, and returns the run when it broke rule again.
+// before, and returns the run when it broke rule again. A unit that
+// refers to the answer of a send neither the setup nor an earlier unit
+// has (the sequence of a kept process, rerun alone, about a task an
+// earlier one made) is left out (resolvable); the answers the units
+// refer to are held.
 func (c *Campaign) rerun(us []unit, rule string) *failure {
 	if c.ctx.Err() != nil {
 		return nil
@@ -256,6 +260,12 @@ func (c *Campaign) rerun(us []unit, rule string) *failure {
 		return nil
 	}
 	defer c.close(pr)
+	us = resolvable(us, sendNames(pr.units[:pr.setup]))
+	for _, u := range us {
+		for _, n := range referred(u) {
+			pr.hold(n)
+		}
+	}
 	for i := 0; err == nil && i < len(us) && pr.failed() == nil; i++ {
 		pr.setShape(us[i].shape)
 		err = pr.do(us[i].steps...)
@@ -280,7 +290,8 @@ func shrinkUnits(us []unit, fails func([]unit) bool, spent func() bool) []unit {
 			if spent() {
 				return us
 			}
-			rest := append(append([]unit{}, us[:from]...), us[min(from+chunk, len(us)):]...)
+			// A unit whose producer is dropped goes with it.
+			rest := resolvable(append(append([]unit{}, us[:from]...), us[min(from+chunk, len(us)):]...), nil)
 			if fails(rest) {
 				us, dropped = rest, true
 				n = max(n-1, 2)

@@ -73,14 +73,21 @@ type proc struct {
 	// action may cancel (follow.go).
 	handshake []*peer.Inbound
 	items     map[string][]string
+	// made says which items the server made and where (yield);
+	// producers are the sends whose answers made them, not forgotten.
+	made      map[[2]string]made
+	producers []string
 	undo      []undoable
 	open      []opened
 	// units is everything run on the process, its setup first (setup
 	// units of them); sequences counts the sequences it has served.
 	units []unit
 	setup int
-	// named are the sends of the last unit, which the next forgets.
+	// named are the sends of the last unit, which the next forgets,
+	// but for those held: a later request refers to their answers
+	// (hold).
 	named     []string
+	held      map[string]bool
 	sequences int
 	sent      int
 
@@ -155,6 +162,7 @@ func (c *Campaign) run(t *rapid.T, ln *lane, index int) {
 	s := &sequence{c: c, t: t, ln: ln, index: index, pr: pr}
 	if pr.sequences > 0 {
 		s.from = len(pr.units)
+		pr.forgetProducers()
 	}
 	defer s.finish()
 	n := rapid.IntRange(1, c.cfg.MaxActions).Draw(t, "actions")
@@ -329,7 +337,7 @@ type failure struct {
 // setup that did not go through returns the process and errStop, its
 // failure to be judged.
 func (c *Campaign) start() (*proc, error) {
-	pr := &proc{c: c, last: map[string]any{}, items: map[string][]string{}, shape: "startup"}
+	pr := &proc{c: c, last: map[string]any{}, items: map[string][]string{}, made: map[[2]string]made{}, held: map[string]bool{}, shape: "startup"}
 	s, err := session.Launch(c.sessionOptions(pr.observe))
 	if err != nil {
 		return nil, c.startError(err)
@@ -394,13 +402,17 @@ func (pr *proc) setupSteps() error {
 	}
 	if f.Tools != nil {
 		pr.setShape("discover tools")
-		var cursor any
+		// A page's request refers to the cursor in the answer before it
+		// (made.ref): replayed, it sends the cursor the replayed server
+		// made.
+		after := ""
 		for page := 0; page < maxPages; page++ {
 			req := fill(f.Tools.List, "", nil, pr)
 			if page > 0 {
-				setPointer(req, f.Tools.Next.To, cursor)
+				setPointer(req, f.Tools.Next.To, made{from: after, path: f.Tools.Next.From}.ref())
 			}
 			in, err := pr.call(req)
+			pr.release(after)
 			if err != nil {
 				return err
 			}
@@ -411,9 +423,10 @@ func (pr *proc) setupSteps() error {
 			if f.Tools.Next == nil {
 				break
 			}
-			if cursor, _ = in.Field(f.Tools.Next.From); cursor == nil {
+			if cursor, _ := in.Field(f.Tools.Next.From); cursor == nil {
 				break
 			}
+			after = pr.hold(pr.name())
 		}
 	}
 	return pr.listSources()
@@ -488,6 +501,12 @@ func (s *sequence) draw() *action {
 		// of every other campaign stay what they were.
 		actions = append(actions, "frame", "frame")
 	}
+	disturbances := pr.disturbances()
+	if len(disturbances) > 0 {
+		// Last again: only a transport that can misbehave below the
+		// messages (the client role over HTTP) offers any.
+		actions = append(actions, "disturb")
+	}
 	switch a := rapid.SampledFrom(actions).Draw(s.t, "action"); a {
 	case "request":
 		v := s.validRequest()
@@ -497,6 +516,11 @@ func (s *sequence) draw() *action {
 		}}
 	case "frame":
 		return s.drawFrame()
+	case "disturb":
+		d := rapid.SampledFrom(disturbances).Draw(s.t, "disturbance")
+		return &action{"transport disturbed: " + d, func() error {
+			return pr.do(scenario.Step{Disturb: d}, pr.probeStep())
+		}}
 	case "follow":
 		return s.drawFollow()
 	case "undo":
@@ -651,7 +675,9 @@ func (pr *proc) do(steps ...scenario.Step) error {
 	// The sends of the unit before are done with (call has read its
 	// answer): their responses are not held for the process's life.
 	for _, name := range pr.named {
-		pr.env.ForgetNamed(name)
+		if !pr.held[name] {
+			pr.env.ForgetNamed(name)
+		}
 	}
 	pr.named = pr.named[:0]
 	for i := range steps {

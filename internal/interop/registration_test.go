@@ -31,7 +31,7 @@ import (
 
 // Client registration (MCP-CLIENT-REG-*) with real clients over
 // Streamable HTTP, each authorizing through its SDK's OAuth client as an
-// application configures it (AUTH=1): the TypeScript SDK (2025-11-25 at
+// application configures it (OAUTH=1): the TypeScript SDK (2025-11-25 at
 // most) and the Go SDK (2026-07-28). In the corpus (make interop).
 //
 // Triaged (docs/mcp-interop.md): the Go SDK given pre-registered
@@ -61,11 +61,11 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 			Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
 		}
 		argv := []string{node, filepath.Join(interop.Root(), "test", "interop", "ts-sdk-client.mjs"), target.ServerURL}
-		rep := runClient(argv, "2025-11-25", []string{"AUTH=1", "CIMD_CERT=" + cert, "CIMD_KEY=" + key})
+		rep := runClient(argv, "2025-11-25", []string{"OAUTH=1", "CIMD_CERT=" + cert, "CIMD_KEY=" + key})
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-2", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-3", verdict.Pass), HaveKeyWithValue("MCP-CLIENT-REG-4", verdict.Pass)))
 		expectOnly(rep, "MCP-CLIENT-HTTP-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-8", "MCP-CLIENT-CANCEL-1")
-		rep = runClient(argv, "2025-11-25", append([]string{"AUTH=1"}, pre...))
+		rep = runClient(argv, "2025-11-25", append([]string{"OAUTH=1"}, pre...))
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(HaveKeyWithValue("MCP-CLIENT-REG-5", verdict.Pass))
 		expectOnly(rep, "MCP-CLIENT-HTTP-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-8", "MCP-CLIENT-CANCEL-1")
 	})
@@ -77,24 +77,24 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 		}
 		Expect(err).NotTo(HaveOccurred())
 		argv := []string{filepath.Join(dir, "gosdk"), target.ServerURL}
-		rep := runClient(argv, "2026-07-28", []string{"AUTH=1"})
+		rep := runClient(argv, "2026-07-28", []string{"OAUTH=1"})
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-1", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-6", verdict.Pass), HaveKeyWithValue("MCP-CLIENT-REG-7", verdict.Pass)))
 		// Configured without a metadata document it registers where one
 		// is advertised: the SHOULD of MCP-CLIENT-REG-4, true.
 		expectOnly(rep, "MCP-CLIENT-REG-4")
-		rep = runClient(argv, "2026-07-28", []string{"AUTH=1", "CIMD=1"})
+		rep = runClient(argv, "2026-07-28", []string{"OAUTH=1", "CIMD=1"})
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-2", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-3", verdict.Pass), HaveKeyWithValue("MCP-CLIENT-REG-4", verdict.Pass)))
 		expectOnly(rep)
-		rep = runClient(argv, "2026-07-28", append([]string{"AUTH=1"}, pre...))
+		rep = runClient(argv, "2026-07-28", append([]string{"OAUTH=1"}, pre...))
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(HaveKeyWithValue("MCP-CLIENT-REG-5", verdict.Pass))
 		expectOnly(rep, "MCP-CLIENT-REG-6", "MCP-CLIENT-REG-7")
 		// Bound to their issuer, the credentials are not taken to the
 		// second authorization server: the SDK reports the mismatch (a
 		// SHOULD of the page) rather than registering there, and neither
 		// rule is judged.
-		rep = runClient(argv, "2026-07-28", append([]string{"AUTH=1", "MCP_CLIENT_ISSUER=" + httpserve.WordIssuer}, pre...))
+		rep = runClient(argv, "2026-07-28", append([]string{"OAUTH=1", "MCP_CLIENT_ISSUER=" + httpserve.WordIssuer}, pre...))
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-5", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-6", verdict.Skip), HaveKeyWithValue("MCP-CLIENT-REG-7", verdict.Skip)))
 		expectOnly(rep)

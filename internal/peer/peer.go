@@ -270,6 +270,23 @@ type Peer struct {
 
 	state state // see State
 	judge Judge // see Options.Judge
+
+	// wmu keeps the two writes of a split line together: a handler's
+	// answer written between them would land inside the line.
+	wmu sync.Mutex
+}
+
+// transportSend and transportRaw write under wmu.
+func (p *Peer) transportSend(msg []byte) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	return p.o.Transport.Send(msg)
+}
+
+func (p *Peer) transportRaw(b []byte) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	return p.o.Transport.WriteRaw(b)
 }
 
 // New starts the peer's readers on the transport.
@@ -464,7 +481,7 @@ func (p *Peer) send(c *Call, msg []byte) (*Call, error) {
 		return c, nil
 	}
 	p.mu.Unlock()
-	if err := p.o.Transport.Send(msg); err != nil {
+	if err := p.transportSend(msg); err != nil {
 		p.untrack(c)
 		p.note("write failed: " + err.Error())
 		return nil, err
@@ -506,7 +523,7 @@ func (p *Peer) Flush() error {
 	if len(b) == 0 {
 		return nil
 	}
-	if err := p.o.Transport.WriteRaw(b); err != nil {
+	if err := p.transportRaw(b); err != nil {
 		for _, c := range calls {
 			p.untrack(c)
 		}
@@ -626,6 +643,7 @@ func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, err
 	p.mu.Lock()
 	p.written(c, seq)
 	p.mu.Unlock()
+	p.wmu.Lock()
 	err = p.o.Transport.WriteRaw(line[:at])
 	if err == nil {
 		// The second part must come after the server's read of the first;
@@ -637,6 +655,7 @@ func (p *Peer) RequestSplit(msg []byte, at int, pause time.Duration) (*Call, err
 		}
 		err = p.o.Transport.WriteRaw(line[at:])
 	}
+	p.wmu.Unlock()
 	if err != nil {
 		p.untrack(c)
 		p.note("write failed: " + err.Error())
@@ -665,7 +684,7 @@ func (p *Peer) SendRaw(b []byte, answerable bool) error {
 		p.noteOpen, p.noteSeq = true, seq
 	}
 	p.mu.Unlock()
-	if err := p.o.Transport.WriteRaw(b); err != nil {
+	if err := p.transportRaw(b); err != nil {
 		p.note("write failed: " + err.Error())
 		return err
 	}
@@ -1168,7 +1187,7 @@ func looseKey(id any) string {
 func (p *Peer) Reply(msg []byte) (seq int, err error) {
 	p.sent(msg, nil)
 	seq = p.o.Recorder.Add(transcript.Sent, msg)
-	if err := p.o.Transport.Send(msg); err != nil {
+	if err := p.transportSend(msg); err != nil {
 		p.note("write failed: " + err.Error())
 		return seq, err
 	}

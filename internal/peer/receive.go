@@ -124,7 +124,7 @@ func (p *Peer) receive(f transport.Frame) {
 			if resp := h(in); resp != nil {
 				p.sent(resp, nil)
 				p.o.Recorder.Add(transcript.Sent, resp)
-				if err := p.o.Transport.Send(resp); err != nil {
+				if err := p.transportSend(resp); err != nil {
 					p.note("write failed: " + err.Error())
 				}
 			}

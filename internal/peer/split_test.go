@@ -48,3 +48,43 @@ var _ = Describe("a request split over two writes", func() {
 		Expect(notes).To(ConsistOf(ContainSubstring("split at byte 5 not applied")))
 	})
 })
+
+// awaiting is the fake transport that, between the two writes of a split
+// line, hands the peer a request of the server's, and waits (at most the
+// pause) for the handler's answer to be written.
+type awaiting struct {
+	*fake
+	answered chan struct{}
+}
+
+func (a awaiting) Send(b []byte) error {
+	err := a.fake.Send(b)
+	close(a.answered)
+	return err
+}
+
+func (a awaiting) AwaitRead(limit time.Duration) bool {
+	a.push(`{"id":"s1","method":"ping"}`)
+	select {
+	case <-a.answered:
+	case <-time.After(limit):
+	}
+	return true
+}
+
+var _ = Describe("a split line and a handler's answer", func() {
+	It("keeps the handler's answer out of the line's two writes", func() {
+		p, reg := miniProtocol()
+		a := awaiting{newFake(), make(chan struct{})}
+		pe := peer.New(peer.Options{Protocol: p, Schemas: reg, Transport: a, Recorder: transcript.NewRecorder(),
+			Handler: func(*peer.Inbound) []byte { return []byte(`{"id":"s1","result":"pong"}`) }})
+		DeferCleanup(pe.Close)
+		_, err := pe.RequestSplit([]byte(`{"id":1,"method":"ping"}`), 5, 200*time.Millisecond)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(a.answered).Should(BeClosed())
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		Expect(a.sent).To(HaveLen(3))
+		Expect(string(a.sent[0]) + string(a.sent[1])).To(Equal("{\"id\":1,\"method\":\"ping\"}\n"))
+	})
+})

@@ -2,6 +2,8 @@ package protocols_test
 
 import (
 	"cmp"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
@@ -39,7 +43,7 @@ var _ = Describe("the MCP client role's reference client", func() {
 			// Only hostile input shows it: the run, which sends none,
 			// passes; internal/fuzz's client-role campaign finds it.
 			It("passes the run with the fuzz-only fault "+f.Name, func() {
-				rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version}, cfg(f.RunTimeout()))
+				rep, err := testrun.Run(testrun.Server{Protocol: id, Faults: []string{f.Name}, Revision: f.Version, Transport: f.Transport}, cfg(f.RunTimeout()))
 				Expect(err).NotTo(HaveOccurred())
 				Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			})
@@ -64,10 +68,17 @@ var _ = Describe("the MCP client role's reference client", func() {
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 		})
 	}
+	// Under 2026-07-28 without modern the client opens with initialize
+	// and is judged by 2025-11-25: the auth scenarios' rules of
+	// 2026-07-28 alone skip rather than go unobserved.
 	for _, over := range []struct{ transport, revision, variant string }{
-		{"http", "2025-11-25", ""}, {"http", "2026-07-28", "modern"}, {"sse", "2024-11-05", ""},
+		{"http", "2025-11-25", ""}, {"http", "2026-07-28", "modern"}, {"http", "2026-07-28", ""}, {"sse", "2024-11-05", ""},
 	} {
-		It("passes clean over "+over.transport+" under "+over.revision, func() {
+		name := "passes clean over " + over.transport + " under " + over.revision
+		if over.variant != "" {
+			name += " (" + over.variant + ")"
+		}
+		It(name, func() {
 			s := testrun.Server{Protocol: id, Revision: over.revision, Transport: over.transport}
 			var own time.Duration
 			if over.variant != "" {
@@ -137,4 +148,69 @@ var _ = Describe("the MCP client role's reference client", func() {
 			Expect(broken(rep, verdict.Pass)).To(ContainElement("MCP-CLIENT-REG-5"))
 		})
 	}
+	// Issue 29: LIFECYCLE-3 is decided by events, not a fixed hold of the
+	// initialize result. This client writes tools/list as soon as it has
+	// read any line, then answers that line if it is a ping: it does not
+	// wait for the initialize result. wirecheck pings it before writing
+	// the result (a barrier), so its tools/list comes before its answer to
+	// the ping, before the result, whatever the machine's load.
+	It("fails LIFECYCLE-3 for a client that writes a request once it has read any line, not the initialize result", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		script := `d=$(mktemp -d); mkfifo "$d/in" "$d/out"
+"$0" <"$d/in" >"$d/out" &
+exec 3>"$d/in" 4<"$d/out"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"eager","version":"1"}}}' >&3
+IFS= read -r line <&4
+printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' >&3
+case "$line" in *'"method":"ping"'*)
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id" >&3;;
+esac
+IFS= read -r line <&4
+printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&3
+exec 3>&-
+cat <&4 >/dev/null
+rm -rf "$d"`
+		var session []*scenario.Scenario
+		for _, sc := range b.Scenarios {
+			if sc.Name == "client-session" {
+				session = append(session, sc)
+			}
+		}
+		c := cfg(0)
+		c.Scenarios = session
+		rep, err := testrun.Run(testrun.Server{Protocol: id, Command: target.Target{Argv: []string{"sh", "-c", script, target.ServerCommand}, Client: true, Binary: bin}}, c)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(testrun.Verdicts(rep)).To(HaveKeyWithValue("MCP-CLIENT-LIFECYCLE-3", verdict.Fail), "%s", evidence(rep, "MCP-CLIENT-LIFECYCLE-3"))
+	})
+	// A client speaks as it connects: launched for a scenario whose rules
+	// do not hold in the run, its frames would be judged there or not as
+	// its start went. Such a scenario launches no client: the client here
+	// counts its launches.
+	It("launches no client for a scenario none of whose rules holds in the run, and says why each is skipped", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		log := filepath.Join(GinkgoT().TempDir(), "launches")
+		client := target.Target{Argv: []string{"sh", "-c", `echo launched >>"$0"; exec "$@"`, log, bin, "serve", "mcp", "--role", "client", "--fault", "list-first", "--", target.ServerCommand}, Client: true, Binary: bin}
+		rep, err := testrun.Run(testrun.Server{Protocol: id, Command: client}, cfg(0))
+		Expect(err).NotTo(HaveOccurred())
+		p, err := b.Protocol.ForVersion("")
+		Expect(err).NotTo(HaveOccurred())
+		want := 0
+		for _, sc := range b.Scenarios {
+			if slices.ContainsFunc(sc.Rules, func(r string) bool { return p.WhyNotApplied(p.Rule(r)) == "" }) {
+				want++
+			}
+		}
+		raw, err := os.ReadFile(log)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(raw), "launched")).To(Equal(want))
+		Expect(want).To(BeNumerically("<", len(b.Scenarios)))
+		for _, f := range rep.Findings {
+			if f.Scenario == "client-probe-fallback" || f.Scenario == "client-mrtr" || f.Scenario == "client-schema-ref" {
+				Expect(f.Verdict).To(Equal(verdict.Skip), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
+			}
+		}
+	})
 })

@@ -24,7 +24,7 @@ type roleModule struct {
 }
 
 var roles = []roleModule{
-	{protocol: "mcp", role: RoleClient, module: module{id: "mcp-client", scenarios: mcpclientsuite.Scenarios, serve: mcpclientserver.Serve, steps: mcpclientsuite.StepHandler, params: mcpclientsuite.CheckParams}},
+	{protocol: "mcp", role: RoleClient, module: module{id: "mcp-client", scenarios: mcpclientsuite.Scenarios, serve: mcpclientserver.Serve, steps: mcpclientsuite.StepHandler, params: mcpclientsuite.CheckParams, judge: mcpclientsuite.NewJudge}},
 }
 
 // RoleModule is the ID of the module that checks protocol's role, for

@@ -547,6 +547,19 @@ func (r *run) plan() []*lane {
 		}
 		r.order[s.Name] = i
 		i++
+		if r.cfg.Target.Client && s.Fresh && r.noneApplies(s) {
+			// A client speaks as it connects: launched for a scenario
+			// none of whose rules holds in this run, what it sends would
+			// be judged by the frame judge in a scenario that asked it
+			// nothing, sooner or later as its start goes. It is not
+			// launched; the spec says why each rule is not judged.
+			for _, id := range s.Rules {
+				if r.selected(id) {
+					r.observeAny(verdict.Observation{Rule: id, Verdict: verdict.Skip, Scenario: s.Name, Seq: -1, Message: r.cfg.Protocol.WhyNotApplied(r.cfg.Protocol.Rule(id))})
+				}
+			}
+			continue
+		}
 		if len(out) == 0 || s.Fresh || apart {
 			rec := transcript.NewRecorderAt(r.started, budget)
 			rec.SetRedactor(redact.Text)
@@ -836,6 +849,17 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 		}
 		l.observe(verdict.Observation{Rule: id, Verdict: unobserved, Scenario: s.Name, Seq: -1, Message: why})
 	}
+}
+
+// noneApplies reports whether no rule s declares holds in the run
+// (versions:, transports:).
+func (r *run) noneApplies(s *scenario.Scenario) bool {
+	for _, id := range s.Rules {
+		if r.cfg.Protocol.WhyNotApplied(r.cfg.Protocol.Rule(id)) == "" {
+			return false
+		}
+	}
+	return len(s.Rules) > 0
 }
 
 // judgesSurvival reports whether a selected rule of the process's

@@ -97,7 +97,7 @@ func Parse(name string, data []byte, p *spec.Protocol) (*Scenario, error) {
 		st := &s.Steps[i]
 		line := st.Line
 		if n := st.actions(); n != 1 {
-			bad(line, "step %d has %d actions; want exactly one of send, send_line, send_raw, send_base64, expect, expect_frame, expect_silence, expect_alive, close_stdin, expect_exit, restart, sleep", i+1, n)
+			bad(line, "step %d has %d actions; want exactly one of send, send_line, send_raw, send_base64, expect, expect_frame, expect_silence, expect_alive, close_stdin, expect_exit, restart, sleep, disturb", i+1, n)
 		}
 		for _, m := range checkRefs(st.Send, named) {
 			bad(line, "step %d: %s", i+1, m)
@@ -183,6 +183,7 @@ func (st *Step) actions() int {
 	for _, set := range []bool{
 		st.Send != nil, st.SendLine != nil, st.SendRaw != nil, st.SendBase64 != nil, st.Expect != "", st.ExpectFrame,
 		st.ExpectSilence > 0, st.ExpectAlive, st.CloseStdin, st.ExpectExit != nil, st.Restart, st.Sleep > 0, st.Drain,
+		st.Disturb != "",
 	} {
 		if set {
 			n++

@@ -17,7 +17,9 @@ import (
 //	    the value at $path in the response to the send named NAME (waited
 //	    for if it has not arrived), or $default when the response has none;
 //	    this is how a protocol's state, cursors or session ids are carried
-//	    from one call to the next.
+//	    from one call to the next, and how a fuzz reproducer names what
+//	    the server made (a taskId a call made, a page's cursor), so its
+//	    replay asks about what the replayed server made.
 //	{$param: KEY, $default: {}}
 //	    the --param KEY=VALUE setting, decoded as JSON when it is JSON and
 //	    taken as a string otherwise, or $default when it is not set.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/transcript"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -267,6 +268,19 @@ func (st *Step) run(e *Env) error {
 		}
 	case st.Sleep > 0:
 		time.Sleep(st.Sleep.D())
+	case st.Disturb != "":
+		d, ok := e.p.Transport().(transport.Disturber)
+		if !ok {
+			return fmt.Errorf("disturb %q: this transport has no disturbances", st.Disturb)
+		}
+		did, err := d.Disturb(st.Disturb)
+		if err != nil {
+			return fmt.Errorf("disturb %q: %w", st.Disturb, err)
+		}
+		if did == "" {
+			did = "nothing to disturb: " + st.Disturb
+		}
+		e.Annotate("wirecheck disturbs the transport: " + did)
 	case st.Drain:
 		for {
 			if _, err := e.p.Next(0); err != nil {

@@ -89,6 +89,11 @@ type Step struct {
 	Restart bool `yaml:"restart,omitempty"`
 	// Sleep waits without expecting anything.
 	Sleep Duration `yaml:"sleep,omitempty"`
+	// Disturb has the transport misbehave below the messages as it names
+	// (transport.Disturber: over HTTP, a broken stream, a malformed
+	// event, an ended session): the fuzzer draws it where the transport
+	// offers any.
+	Disturb string `yaml:"disturb,omitempty"`
 	// Drain drops the frames no step has taken (late answers to earlier
 	// raw lines), so the frame an expect_frame step reads next came after
 	// it: the fuzzer saves it before the line whose answer it judges, and

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"fmt"
 	"sync"
 	"time"
 )
@@ -106,11 +107,31 @@ func (s *serving) SetHooks(h Hooks) {
 
 func (s *serving) Close() error {
 	s.once.Do(func() {
-		s.err = s.proc.Close()
+		// The connection first: a client wirecheck ends owed its
+		// connection nothing more (HTTP: no DELETE), and its exit, which
+		// follows, must not be judged as its own.
 		_ = s.conn.Close()
+		s.err = s.proc.Close()
 		_ = s.l.Close()
 	})
 	return s.err
+}
+
+// Disturbances are the connection's (transport.Disturber), none when it
+// has none.
+func (s *serving) Disturbances() []string {
+	if d, ok := s.conn.(Disturber); ok {
+		return d.Disturbances()
+	}
+	return nil
+}
+
+// Disturb has the connection do one of its Disturbances.
+func (s *serving) Disturb(name string) (string, error) {
+	if d, ok := s.conn.(Disturber); ok {
+		return d.Disturb(name)
+	}
+	return "", fmt.Errorf("this connection has no disturbance %q", name)
 }
 
 // Unwrap is the client's process, for what asks it (its pid).

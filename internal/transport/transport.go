@@ -84,6 +84,16 @@ type Sinker interface {
 	SetSink(Sink)
 }
 
+// Disturber is a Transport that can misbehave below the messages on
+// purpose, as a hostile peer does (a fuzz campaign draws from it):
+// Disturbances names what it can do (none: it cannot), Disturb does one
+// and says what it did, "" when there was nothing to do it to. Each is a
+// name a reproducer records, so replay does the same.
+type Disturber interface {
+	Disturbances() []string
+	Disturb(name string) (string, error)
+}
+
 // ReadAwaiter is a Transport that can tell when the server has read every
 // byte written to it so far. AwaitRead waits for that, at most limit, and
 // reports whether it happened.

@@ -88,7 +88,38 @@ type Auth struct {
 	// be shown.
 	Issued1  func(id string) (secret string, ok bool)
 	Refresh1 func(rt string) bool
+	// IssUnadvertised: the metadata does not advertise
+	// authorization_response_iss_parameter_supported, though the
+	// responses carry iss (as Iss tampers with it): a client compares a
+	// present iss all the same (2026-07-28's table, third row).
+	IssUnadvertised bool
+	// IssAbsent: the metadata does not advertise iss and the responses
+	// carry none.
+	IssAbsent bool
+	// IssProceed judges that the client redeems a code whose response is
+	// valid as the revision's table has it though the metadata does not
+	// advertise iss (the issuer's iss, or none): its rows say compare and
+	// proceed.
+	IssProceed bool
+	// ASRoot serves the authorization server at the listener's root: an
+	// issuer without a path, whose metadata URIs have none either.
+	ASRoot bool
+	// ASMetadata is where the authorization server publishes its
+	// metadata: "" RFC 8414's URI alone, MetadataOpenID OpenID Connect
+	// Discovery's alone (inserted and appended), MetadataAppended the
+	// appended one alone: a client reaches it only by trying every URI
+	// of the priority order.
+	ASMetadata string
+	// ASScopes are the authorization server metadata's scopes_supported
+	// (nil: mcp alone), where offline_access is offered or not.
+	ASScopes []string
 }
+
+// The places of Auth.ASMetadata.
+const (
+	MetadataOpenID   = "openid"
+	MetadataAppended = "openid-appended"
+)
 
 // ASRequest is one request the authorization server handled, as
 // Guard.Observe is told it.
@@ -101,7 +132,7 @@ type ASRequest struct {
 	Form url.Values
 	// Header are the request's headers (a token request's HTTP Basic).
 	Header http.Header
-	// Body is a registration's JSON.
+	// Body is a registration's JSON body.
 	Body []byte
 	// Status is the status the server answered.
 	Status int
@@ -121,14 +152,19 @@ type Document struct {
 // NewGuard makes the protection a; the authorization server tells its
 // Observe what it handled, and Server.Protect puts it in force.
 func NewGuard(a Auth) *Guard {
-	return &Guard{Auth: a, challenges: map[string]string{}, tampered: map[string]bool{}}
+	return &Guard{Auth: a, challenges: map[string]string{}, tampered: map[string]bool{}, proceed: map[string]bool{}}
 }
 
 // The tamperings of Auth.Iss.
 const (
 	IssMissing = "missing"
 	IssSlash   = "slash"
+	// IssOther puts another server's issuer in iss.
+	IssOther = "other"
 )
+
+// otherIssuer is the iss IssOther puts in an authorization response.
+const otherIssuer = "https://as.invalid"
 
 // ASPath is the authorization server's issuer path on the listener.
 const ASPath = "/as"
@@ -172,10 +208,47 @@ type Guard struct {
 	// tampered with; redeemed says one was sent to the token endpoint.
 	tampered map[string]bool
 	redeemed bool
+	// proceed are the codes of valid responses IssProceed judges;
+	// proceeded says one was redeemed.
+	proceed   map[string]bool
+	proceeded bool
 	// usedWrong: the client used metadata whose issuer was wrong.
 	usedWrong bool
 	// reg is what client registration showed (registration.go).
 	reg regState
+	// asTried are the metadata URIs of the priority order the client
+	// asked, in order, before one answered; asFound: one answered;
+	// asFailed: the order was judged broken.
+	asTried  []string
+	asFound  bool
+	asFailed bool
+	// grantTypes are the grant_types of the client's registration
+	// (registered: it registered); wantsRefresh: it asked offline_access
+	// or redeemed a refresh token, the wish the refresh-token guidance
+	// is for.
+	grantTypes   []string
+	registered   bool
+	wantsRefresh bool
+	// offlineJudged: an authorization request's offline_access was judged.
+	offlineJudged bool
+}
+
+// asPath is the issuer's path on the listener ("" at the root).
+func (g *Guard) asPath() string {
+	if g.ASRoot {
+		return ""
+	}
+	return ASPath
+}
+
+// asMetadataOrder are the metadata URIs (paths) of the issuer, in the
+// order 2025-11-25's Authorization Server Metadata Discovery lists them.
+func (g *Guard) asMetadataOrder() []string {
+	p := g.asPath()
+	if p == "" {
+		return []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"}
+	}
+	return []string{"/.well-known/oauth-authorization-server" + p, "/.well-known/openid-configuration" + p, p + "/.well-known/openid-configuration"}
 }
 
 // Protect makes the server a protected resource from its next request on
@@ -214,6 +287,18 @@ func (s *Server) judgeRetries(g *Guard) {
 		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
 	}
 	s.judgeRegEnd(g)
+	s.judgeASGaveUp(g)
+	s.judgeGrantTypes(g)
+	g.mu.Lock()
+	stuck := len(g.proceed) > 0 && !g.proceeded
+	g.mu.Unlock()
+	if stuck {
+		why := "without iss, from an authorization server whose metadata does not advertise it (the table's fourth row: proceed)"
+		if !g.IssAbsent {
+			why = "whose iss is the issuer, from an authorization server whose metadata does not advertise iss (the table's third row: compare, and the two are equal)"
+		}
+		s.check(CheckAuthIss, verdict.Fail, "the client never redeemed the code of an authorization response "+why, "the code sent to the token endpoint", "no token request with it")
+	}
 }
 
 // Protect protects the session's server (Server.Protect).
@@ -280,7 +365,14 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		g.AS2.ServeHTTP(w, r)
 		return true
 	case p != s.path:
-		if g.Iss != "" && p == ASPath+"/authorize" {
+		if g.ASMetadata == MetadataAppended && p == "/.well-known/openid-configuration"+g.asPath() {
+			// Only the appended URI serves the metadata: the inserted one
+			// is missing as on a server that does not publish it there.
+			s.observeAS(g, ASRequest{Method: r.Method, Path: p, Status: http.StatusNotFound})
+			http.NotFound(w, r)
+			return true
+		}
+		if (g.Iss != "" || g.IssProceed) && p == g.asPath()+"/authorize" {
 			w = &tamper{ResponseWriter: w, g: g}
 		}
 		g.AS.ServeHTTP(w, r)
@@ -415,18 +507,7 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		}
 	}
 	if isASMetadata(r.Path) {
-		g.mu.Lock()
-		first := !g.asMeta
-		g.asMeta = true
-		g.mu.Unlock()
-		if first {
-			want := "/.well-known/oauth-authorization-server" + ASPath
-			if r.Path == want {
-				s.check(CheckAuthASOrder, verdict.Pass, "", "", "")
-			} else {
-				s.check(CheckAuthASOrder, verdict.Fail, "the client's first request for the authorization server's metadata is not RFC 8414's URI with the issuer's path inserted", "GET "+s.base()+want+" first (then OpenID Connect Discovery's, inserted, then appended)", r.Method+" "+s.base()+r.Path)
-			}
-		}
+		s.judgeASOrder(g, r)
 	}
 	if g.WrongIssuer && (r.Endpoint == "authorize" || r.Endpoint == "token" || r.Endpoint == "register") {
 		g.mu.Lock()
@@ -441,7 +522,17 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		s.judgeExtension(g, r)
 	}
 	switch r.Endpoint {
+	case "register":
+		var reg struct {
+			GrantTypes []string `json:"grant_types"`
+		}
+		if json.Unmarshal(r.Body, &reg) == nil {
+			g.mu.Lock()
+			g.registered, g.grantTypes = true, reg.GrantTypes
+			g.mu.Unlock()
+		}
 	case "authorize":
+		s.judgeOffline(g, r.Form)
 		ch, m := r.Form.Get("code_challenge"), r.Form.Get("code_challenge_method")
 		switch {
 		case ch == "":
@@ -474,6 +565,14 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		s.judgeResource("authorization", r.Form)
 	case "token":
 		g.mu.Lock()
+		valid := g.proceed[r.Form.Get("code")]
+		first := valid && !g.proceeded
+		g.proceeded = g.proceeded || valid
+		g.mu.Unlock()
+		if first {
+			s.check(CheckAuthIss, verdict.Pass, "", "", "")
+		}
+		g.mu.Lock()
 		bad := g.tampered[r.Form.Get("code")] && !g.redeemed
 		if bad {
 			g.redeemed = true
@@ -481,10 +580,18 @@ func (s *Server) observeAS(g *Guard, r ASRequest) {
 		g.mu.Unlock()
 		if bad {
 			why := "an authorization response without iss, from an authorization server whose metadata advertises it"
-			if g.Iss == IssSlash {
+			switch g.Iss {
+			case IssSlash:
 				why = "an authorization response whose iss is not the issuer (a trailing slash added: no normalization before the comparison)"
+			case IssOther:
+				why = "an authorization response whose iss is another server's (" + otherIssuer + "), though the metadata does not advertise iss: a present iss is compared all the same"
 			}
 			s.check(CheckAuthIss, verdict.Fail, "the client sent the token endpoint the code of "+why, "the response rejected: no token request with its code", "grant_type=authorization_code with that code")
+		}
+		if r.Form.Get("grant_type") == "refresh_token" {
+			g.mu.Lock()
+			g.wantsRefresh = true
+			g.mu.Unlock()
 		}
 		if r.Form.Get("grant_type") == "authorization_code" {
 			v := r.Form.Get("code_verifier")
@@ -537,7 +644,7 @@ func (s *Server) stepUp(g *Guard, w http.ResponseWriter, r *http.Request, grante
 	}
 	g.mu.Unlock()
 	if short && !judged {
-		s.check(CheckAuthStepUp, verdict.Fail, "after a 403 insufficient_scope the client sent tools/call again with the token it was refused, without authorizing anew", "a new authorization asking "+g.StepUp+", then the request with the new token", "the same token, scope "+granted)
+		s.check(CheckAuthStepUp, verdict.Fail, "after a 403 insufficient_scope the client sent tools/call again with a token still without the scope the challenge named (the one refused, or one refreshed with the same scopes), without authorizing anew", "a new authorization asking "+g.StepUp+", then the request with the new token", "a token of scope "+granted)
 	}
 	if !g.StepUpNever && slices.Contains(have, g.StepUp) {
 		return false
@@ -639,11 +746,21 @@ func (t *tamper) WriteHeader(code int) {
 	h := t.ResponseWriter.Header()
 	if loc, err := url.Parse(h.Get("Location")); err == nil && loc.Query().Get("code") != "" {
 		q := loc.Query()
+		if t.g.Iss == "" {
+			// IssProceed: the response as the server sent it.
+			t.g.mu.Lock()
+			t.g.proceed[q.Get("code")] = true
+			t.g.mu.Unlock()
+			t.ResponseWriter.WriteHeader(code)
+			return
+		}
 		switch t.g.Iss {
 		case IssMissing:
 			q.Del("iss")
 		case IssSlash:
 			q.Set("iss", q.Get("iss")+"/")
+		case IssOther:
+			q.Set("iss", otherIssuer)
 		}
 		loc.RawQuery = q.Encode()
 		h.Set("Location", loc.String())

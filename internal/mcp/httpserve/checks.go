@@ -122,10 +122,20 @@ const (
 	// CheckEMAGrant: it then presents the ID-JAG with the JWT bearer
 	// grant, authenticated with its credentials.
 	CheckEMAGrant = "client-http.ema-grant"
+	// CheckAuthASRoot: for an issuer without a path, the client tries
+	// both RFC 8414's and OpenID Connect Discovery's URIs, in either
+	// order, before it gives up (authdiscovery.go).
+	CheckAuthASRoot = "client-http.auth-as-root"
+	// CheckAuthGrantTypes: a client that wants refresh tokens registers
+	// refresh_token among its grant_types.
+	CheckAuthGrantTypes = "client-http.auth-grant-types"
+	// CheckAuthOffline: offline_access is asked only when the
+	// authorization server's metadata offers it.
+	CheckAuthOffline = "client-http.auth-offline"
 )
 
 func init() {
-	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer,
+	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer, CheckAuthASRoot, CheckAuthGrantTypes, CheckAuthOffline,
 		CheckRegCIMDUsed, CheckRegReregister, CheckRegNoReuse, CheckCCGrant, CheckCCAuth, CheckCCClaims, CheckCCAssertion, CheckWIFGrant, CheckWIFAssertion, CheckEMAExchange, CheckEMAGrant} {
 		verdict.Register(c, "")
 	}

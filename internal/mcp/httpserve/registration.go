@@ -35,7 +35,7 @@ func (g *Guard) issuer() string {
 	if g.reg.switched {
 		return AS2Path
 	}
-	return ASPath
+	return g.asPath()
 }
 
 // verify takes a token of the authorization server the metadata names.
@@ -49,7 +49,7 @@ func (g *Guard) verify(token, base, resource string) (string, error) {
 	if switched {
 		return g.Verify2(token, base+AS2Path, resource)
 	}
-	scope, err := g.Verify(token, base+ASPath, resource)
+	scope, err := g.Verify(token, base+g.asPath(), resource)
 	if err == nil && g.AS2 != nil {
 		g.mu.Lock()
 		g.reg.switched = true

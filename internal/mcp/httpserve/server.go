@@ -75,6 +75,11 @@ type Server struct {
 	// (streamable.go's sent).
 	sentIDs map[string]bool
 	anon    *Session
+	// issued is set once a response returned the client an
+	// Mcp-Session-Id: only then does it owe one on every request (a
+	// client whose initialize was refused probes the legacy transport
+	// with a GET that has none to carry).
+	issued atomic.Bool
 	// renewable is a session whose id wirecheck retired (EndAfter): the
 	// next initialize without an id goes on in it, under a new id, so the
 	// engine's one connection sees the client's new session.

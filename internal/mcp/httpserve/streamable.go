@@ -80,6 +80,16 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, mo
 		return anon
 	}
 	sid := r.Header.Get(hSession)
+	if sid == "" && !s.issued.Load() {
+		// "If an Mcp-Session-Id is returned by the server during
+		// initialization": none was, so none is owed. So goes a client
+		// whose initialize was refused (a session wirecheck ended before
+		// answering it gets 404) when it tries the legacy transport with
+		// a GET, as the revisions' Backwards Compatibility tells it to.
+		s.note("wirecheck answered 400: " + strings.TrimSpace(where(r, what)) + " without Mcp-Session-Id, before wirecheck returned the client one")
+		http.Error(w, "Mcp-Session-Id required", http.StatusBadRequest)
+		return nil
+	}
 	if sid == "" {
 		s.mu.Lock()
 		owed := len(s.notFound) > 0
@@ -320,6 +330,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	streamHeaders(w)
 	if init && c.ID() != "" {
 		w.Header().Set(hSession, c.ID())
+		s.issued.Store(true)
 	}
 	w.WriteHeader(http.StatusOK)
 	st.attach(k, st.prime(c.primeRetry()))
@@ -366,6 +377,7 @@ func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, c *Session, 
 	w.Header().Set("Content-Type", "application/json")
 	if init && c.ID() != "" {
 		w.Header().Set(hSession, c.ID())
+		s.issued.Store(true)
 	}
 	w.WriteHeader(http.StatusOK)
 	if x.batch {

@@ -56,6 +56,19 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(rec.Failed(httpserve.CheckAcceptPost)).To(BeTrue())
 	})
 
+	It("owes no session id before it assigned one: a GET first is refused 400 and judged nothing", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		serve(s, nil)
+		req, err := http.NewRequest(http.MethodGet, s.Endpoint(), nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(rec.Verdicts(httpserve.CheckSessionID)).To(BeEmpty())
+	})
+
 	It("answers 404 once wirecheck ends the session, and judges the client's new initialize", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		cl := newClient(s.Endpoint())
@@ -71,6 +84,32 @@ var _ = Describe("Streamable HTTP served to a client", func() {
 		Expect(sid2).NotTo(Equal(sid))
 		Expect(rec.Verdicts(httpserve.CheckReinitialize)).To(HaveLen(3))
 		Expect(rec.Verdicts(httpserve.CheckReinitialize)[2]).To(BeEquivalentTo("pass"))
+	})
+
+	It("owes no session id before it returned one: a session ended before its initialize was answered, the client's legacy probe is no breach", func() {
+		// As a scenario that does not apply at the run's revision closes
+		// the session at once, maybe before its initialize is answered:
+		// a JSON answer waits for the response, so the 404 is certain.
+		s, rec := listen(false, httpserve.Settings{JSON: true})
+		cl := newClient(s.Endpoint())
+		go func() {
+			defer GinkgoRecover()
+			Expect(accept(s).Close()).To(Succeed())
+		}()
+		resp := cl.post(goodPost, initBody)
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(resp.Header.Get("Mcp-Session-Id")).To(BeEmpty())
+		// Refused 4xx, a client of both transports GETs the URL for the
+		// legacy stream, with no session id to carry.
+		Expect(cl.do(http.MethodGet, s.Endpoint(), map[string]string{"Accept": "text/event-stream"}, "").StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(rec.Verdicts(httpserve.CheckSessionID)).To(BeEmpty())
+		Expect(rec.Notes()).To(ContainElement(ContainSubstring("400: GET without Mcp-Session-Id, before wirecheck returned the client one")))
+
+		// Once an initialize returned one, a GET without it is a breach.
+		s.Set(httpserve.Settings{})
+		_, _ = initialize(cl, s)
+		Expect(cl.do(http.MethodGet, s.Endpoint(), map[string]string{"Accept": "text/event-stream", "MCP-Protocol-Version": "2025-06-18"}, "").StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(rec.Failed(httpserve.CheckSessionID)).To(BeTrue())
 	})
 
 	It("carries wirecheck's requests on the GET stream, and answers GET 405 when the settings say so", func() {

@@ -110,8 +110,13 @@ func serveStdio(o refserver.Options, ext *Extension) int {
 // waits (a request to the client, a slow tool) so an HTTP session ends
 // without leaving goroutines; nil on stdio.
 func newServer(o refserver.Options, out io.Writer, stop <-chan struct{}) *server {
-	return &server{state: &state{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[reqKey]chan map[string]any{}, level: "info", version: "2025-06-18",
+	s := &server{state: &state{faults: refserver.Set(o.Faults), variants: refserver.Set(o.Variants), out: out, log: o.Log, waiting: map[reqKey]chan map[string]any{}, level: "info", version: "2025-06-18",
 		subs: map[reqKey][]any{}, running: map[reqKey]chan struct{}{}, stop: stop}}
+	s.cursorPrefix = "wc:"
+	if s.v("random-ids") {
+		s.cursorPrefix = "wc:" + randomToken() + ":"
+	}
+	return s
 }
 
 // server is the core as the handling of one input sees it: the state
@@ -215,9 +220,15 @@ type state struct {
 	stop <-chan struct{}
 	// ext is a profile's extension (extension.go), nil for plain MCP.
 	ext *Extension
-	// tasks are the tasks created (tasks.go), by taskId; nextTask numbers them.
-	tasks    map[string]*task
-	nextTask int
+	// tasks are the tasks created (tasks.go), by taskId; nextTask numbers
+	// them, taskOrder lists their ids as created (tasks/list's order).
+	tasks     map[string]*task
+	nextTask  int
+	taskOrder []string
+	// cursorPrefix begins every cursor the server makes: "wc:", and with
+	// the variant random-ids a token of its own after it, so a cursor
+	// another run made is unknown (pageAt).
+	cursorPrefix string
 	// addCalls counts the calls of add (variant tool-varying).
 	addCalls int
 }
@@ -800,7 +811,7 @@ func (s *server) pageAt(id any, p obj, items []any, size int, lenient bool) ([]a
 	start := 0
 	if c, has := p["cursor"]; has {
 		cs, _ := c.(string)
-		n, ok := decodeCursor(cs)
+		n, ok := s.decodeCursor(cs)
 		if !ok || n > len(items) {
 			if !lenient {
 				s.fail(id, -32602, "Invalid params: unknown cursor")
@@ -814,17 +825,18 @@ func (s *server) pageAt(id any, p obj, items []any, size int, lenient bool) ([]a
 	list := append([]any{}, items[start:end]...)
 	next := ""
 	if end < len(items) {
-		next = base64.RawURLEncoding.EncodeToString([]byte("wc:" + strconv.Itoa(end)))
+		next = base64.RawURLEncoding.EncodeToString([]byte(s.cursorPrefix + strconv.Itoa(end)))
 	}
 	return list, next, true
 }
 
-func decodeCursor(c string) (int, bool) {
+func (s *server) decodeCursor(c string) (int, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || !strings.HasPrefix(string(b), "wc:") {
+	rest, has := strings.CutPrefix(string(b), s.cursorPrefix)
+	if err != nil || !has {
 		return 0, false
 	}
-	n, err := strconv.Atoi(string(b[3:]))
+	n, err := strconv.Atoi(rest)
 	return n, err == nil && n >= 0
 }
 

@@ -115,17 +115,21 @@ func (s *server) taskCall(id any, p obj) bool {
 	return true
 }
 
-// addTask numbers t and keeps it, for the 2025-11-25 tasks and the
-// extension's alike: task-1, task-2, … (a fuzz reproducer names the
-// taskId a call made, and its replay must make the same one). s.mu is
-// held.
+// addTask names t and keeps it, for the 2025-11-25 tasks and the
+// extension's alike: task-1, task-2, …, or, with the variant random-ids,
+// an id no run makes twice (a fuzz reproducer must refer to the taskId
+// a call made, not repeat it). s.mu is held.
 func (s *server) addTask(t *task) {
 	if s.tasks == nil {
 		s.tasks = map[string]*task{}
 	}
 	s.nextTask++
 	t.id = fmt.Sprintf("task-%d", s.nextTask)
+	if s.v("random-ids") {
+		t.id = "task-" + randomToken()
+	}
 	s.tasks[t.id] = t
+	s.taskOrder = append(s.taskOrder, t.id)
 }
 
 // completeLater completes t once its work is done (taskRun), unless it is
@@ -177,8 +181,8 @@ func (s *server) taskMethod(id any, method string, p obj) bool {
 	if method == "tasks/list" {
 		s.mu.Lock()
 		var items []any
-		for i := 1; i <= s.nextTask; i++ {
-			if t := s.tasks[fmt.Sprintf("task-%d", i)]; t != nil && !s.f("task-list-empty") {
+		for _, key := range s.taskOrder {
+			if t := s.tasks[key]; t != nil && !s.f("task-list-empty") {
 				items = append(items, s.taskView(t))
 			}
 		}

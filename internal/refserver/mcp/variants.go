@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -67,4 +69,12 @@ func (s *server) invalidID(m obj) any {
 		return nil
 	}
 	return readableID(m)
+}
+
+// randomToken is 64 random bits in hex (variant random-ids): an id no
+// other run makes.
+func randomToken() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -84,6 +84,9 @@ type Options struct {
 	// Fetch gets a Client ID Metadata Document (default: an HTTP GET,
 	// bounded in time and size, redirects not followed).
 	Fetch func(ctx context.Context, url string) ([]byte, error)
+	// ScopesSupported are the metadata's scopes_supported (nil: mcp): a
+	// test of a client offers offline_access there or not.
+	ScopesSupported []string
 }
 
 // Client is a registered client.
@@ -390,6 +393,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 		"token_endpoint_auth_methods_supported": s.methods(),
 		"scopes_supported":                      []string{"mcp"},
 	}
+	if s.o.ScopesSupported != nil {
+		m["scopes_supported"] = s.o.ScopesSupported
+	}
 	if !s.variants["no-registration"] {
 		m["registration_endpoint"] = iss + "/register"
 	}
@@ -417,6 +423,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.faults["no-s256"] {
 		m["code_challenge_methods_supported"] = []string{"plain"}
+	}
+	if s.faults["no-pkce-methods"] {
+		delete(m, "code_challenge_methods_supported")
 	}
 	b, _ := json.Marshal(m)
 	ct := "application/json"
@@ -477,6 +486,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	if s.faults["registration-shape"] {
 		delete(out, "client_id")
+	}
+	if s.faults["registration-200"] {
 		writeJSON(w, http.StatusOK, out, true)
 		return
 	}
@@ -755,7 +766,11 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request, c Client, g grant
 	if s.faults["token-shape"] {
 		delete(out, "token_type")
 	}
-	writeJSON(w, http.StatusOK, out, !s.faults["token-cacheable"])
+	status := http.StatusOK
+	if s.faults["token-201"] {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, out, !s.faults["token-cacheable"])
 }
 
 // tokenError answers as RFC 6749 §5.2 shapes it (or as a fault misshapes
@@ -768,6 +783,9 @@ func (s *Server) tokenError(w http.ResponseWriter, status int, code, why string,
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = fmt.Fprintln(w, "token request refused: "+why)
 		return
+	}
+	if s.faults["token-error-500"] {
+		status = http.StatusInternalServerError
 	}
 	if s.faults["error-codes"] {
 		code = "invalid_request"

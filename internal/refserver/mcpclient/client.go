@@ -113,7 +113,7 @@ func newClient(o refserver.Options) *client {
 	// no-method-header, the Mcp-Param faults and ignores-iss
 	// (-metadata-issuer) break rules of 2026-07-28 alone: they speak that
 	// revision, as the modern variant does.
-	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools", "no-application-type", "reuses-client"} {
+	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "iss-only-when-advertised", "iss-strict", "refresh-unregistered", "offline-always", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools", "no-application-type", "reuses-client"} {
 		if c.fault[f] {
 			c.variant["modern"] = true
 		}
@@ -130,14 +130,17 @@ func newClient(o refserver.Options) *client {
 		c.variant["modern"] = true
 		c.caps["extensions"] = map[string]any{skillsExt: map[string]any{}}
 	}
-	if c.fault["fallback-on-32601-only"] {
+	if c.variant["no-refresh"] {
+		c.variant["modern"] = true
+	}
+	if c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"] {
 		c.variant["probe"] = true
 	}
 	// The undeclared-answer faults answer what they do not declare.
 	if c.fault["sampling-undeclared-answer"] {
 		delete(c.caps, "sampling")
 	}
-	if c.fault["roots-undeclared-answer"] {
+	if c.fault["roots-undeclared-answer"] || c.variant["roots-undeclared-empty"] {
 		delete(c.caps, "roots")
 	}
 	return c
@@ -237,10 +240,17 @@ func (c *client) run() int {
 			// backward compatibility): initialize instead; the fault
 			// fallback-on-32601-only takes every other code for a
 			// modern server's.
+			// stop-unless-32601 takes it for a server that refuses
+			// the client and stops.
 			e, _ := d["error"].(map[string]any)
-			if code, _ := e["code"].(float64); !c.fault["fallback-on-32601-only"] || code == -32601 {
+			keyed := c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"]
+			if code, _ := e["code"].(float64); !keyed || code == -32601 {
 				c.modern = false
 				return c.legacy()
+			}
+			if c.fault["stop-unless-32601"] {
+				fmt.Fprintf(c.log, "mcp reference client: server/discover answered error %v: stopping\n", e["code"])
+				return 1
 			}
 			return c.work()
 		}
@@ -574,9 +584,12 @@ func (c *client) answer(method string, id any, m map[string]any) {
 			reply(map[string]any{})
 		}
 	case "roots/list":
-		if has("roots") || c.fault["roots-undeclared-answer"] {
+		switch {
+		case has("roots") || c.fault["roots-undeclared-answer"]:
 			reply(map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp", "name": "tmp"}}})
-		} else {
+		case c.variant["roots-undeclared-empty"]:
+			reply(map[string]any{"roots": []any{}})
+		default:
 			refuse("roots")
 		}
 	case "sampling/createMessage":

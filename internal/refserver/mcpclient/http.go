@@ -46,6 +46,16 @@ func serveHTTP(o refserver.Options, u *url.URL) int {
 	c.in = l
 	go c.read(l.lines)
 	code := c.run()
+	if code == 0 && c.variant["linger"] {
+		// An interactive client: the session lasts until the server
+		// ends it, which ends the stream it listens on.
+		l.mu.Lock()
+		streaming := l.getStreaming
+		l.mu.Unlock()
+		if streaming {
+			<-l.getDone
+		}
+	}
 	_ = l.Close()
 	return code
 }
@@ -70,6 +80,9 @@ type link struct {
 	sid     string
 	version string
 	getOpen bool
+	// getStreaming: the GET stream is open; getDone closes when it ends.
+	getStreaming bool
+	getDone      chan struct{}
 	// init is the client's initialize, which a new session repeats.
 	init map[string]any
 	// token is the access token the client was issued (oauth.go).
@@ -95,7 +108,7 @@ func newLink(u *url.URL, fault, variant map[string]bool, log io.Writer) *link {
 	ctx, stop := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	return &link{url: u, fault: fault, variant: variant, log: log, hc: &http.Client{Timeout: 0}, ctx: ctx, stop: stop,
-		lines: pr, pw: pw, post: u.String()}
+		lines: pr, pw: pw, post: u.String(), getDone: make(chan struct{})}
 }
 
 // deliver hands one message to the client's reader.
@@ -513,7 +526,13 @@ func (l *link) answer(resp *http.Response, key string) {
 // events reads a stream's events into the client; done is set once the
 // response to key came (key "" takes any response).
 func (l *link) events(body io.Reader, key string) (last string, retry time.Duration, done bool) {
-	r := sse.NewReader(body, 16<<20, 16<<20)
+	maxEvent := 16 << 20
+	if l.fault["small-event-buffer"] {
+		// A reader with a line reader's default buffer: an event past it
+		// ends the stream, and the client hears its server no more.
+		maxEvent = 64 << 10
+	}
+	r := sse.NewReader(body, maxEvent, 16<<20)
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -570,9 +589,13 @@ func (l *link) openGet(sid string) {
 		resp.Body.Close()
 		return
 	}
+	l.mu.Lock()
+	l.getStreaming = true
+	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(l.getDone)
 		defer resp.Body.Close()
 		l.events(resp.Body, "\x00")
 	}()

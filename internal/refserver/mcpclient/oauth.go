@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wirecheck/wirecheck/internal/pkce"
@@ -81,8 +82,17 @@ func (l *link) authorize(www string) error {
 	p := strings.TrimSuffix(as.Path, "/")
 	aso := as.Scheme + "://" + as.Host
 	order := []string{aso + "/.well-known/oauth-authorization-server" + p, aso + "/.well-known/openid-configuration" + p, aso + p + "/.well-known/openid-configuration"}
-	if l.fault["oidc-first"] {
-		order = []string{order[1], order[2], order[0]}
+	if p == "" {
+		// Without a path the inserted and appended URIs are one.
+		order = order[:2]
+	}
+	switch {
+	case l.fault["oidc-first"]:
+		order = append(order[1:], order[0])
+	case l.fault["no-oidc"]:
+		order = order[:1]
+	case l.variant["oidc-root-first"] && p == "":
+		order = []string{order[1], order[0]}
 	}
 	for _, u := range order {
 		if err = l.getJSON(u, &meta); err == nil {
@@ -111,6 +121,10 @@ func (l *link) authorize(www string) error {
 	if meta.AuthorizationEndpoint == "" {
 		return fmt.Errorf("no usable authorization server metadata at %s: no authorization endpoint", as)
 	}
+	// It wants refresh tokens (2026-07-28 Refresh Tokens): it registers
+	// for them (register), and asks offline_access where the metadata
+	// offers it (a MAY); the variant no-refresh wants none.
+	wantsRefresh := l.wantsRefresh()
 	client, err := l.clientFor(meta.Issuer, meta.CIMD, meta.RegistrationEndpoint)
 	if err != nil {
 		return err
@@ -129,6 +143,9 @@ func (l *link) authorize(www string) error {
 	}
 	if !l.fault["no-resource"] {
 		q.Set("resource", resource)
+	}
+	if (wantsRefresh && slices.Contains(meta.ScopesSupported, "offline_access")) || l.fault["offline-always"] {
+		scope = strings.TrimSpace(scope + " offline_access")
 	}
 	if scope != "" {
 		q.Set("scope", scope)
@@ -194,6 +211,9 @@ func (l *link) authorizationCode(endpoint string, q url.Values, issuer string, i
 	if !l.fault["ignores-iss"] {
 		iss, has := back["iss"]
 		switch {
+		case l.fault["iss-strict"] && (!has || !issAdvertised):
+			return "", errors.New("authorization response rejected: iss absent or not advertised")
+		case has && !issAdvertised && l.fault["iss-only-when-advertised"]:
 		case has && (len(iss) != 1 || iss[0] != issuer):
 			return "", fmt.Errorf("authorization response rejected: iss %q is not the issuer %q", iss, issuer)
 		case !has && issAdvertised:

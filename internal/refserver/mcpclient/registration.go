@@ -80,6 +80,10 @@ func (l *link) clientFor(issuer string, cimd bool, registration string) (oauthCl
 	return c, err
 }
 
+// wantsRefresh: the client wants refresh tokens, unless the variant
+// no-refresh says it wants none.
+func (l *link) wantsRefresh() bool { return !l.variant["no-refresh"] }
+
 // register registers dynamically: a public client by default; the
 // variants secret-basic and secret-post a confidential one, which
 // authenticates at the token endpoint as it registered.
@@ -91,8 +95,12 @@ func (l *link) register(endpoint string) (oauthClient, error) {
 	case l.variant["secret-post"]:
 		method = "client_secret_post"
 	}
+	grants := []string{"authorization_code"}
+	if l.wantsRefresh() && !l.fault["refresh-unregistered"] {
+		grants = append(grants, "refresh_token")
+	}
 	m := map[string]any{"client_name": "wirecheck reference client", "redirect_uris": []string{redirectURI},
-		"token_endpoint_auth_method": method, "grant_types": []string{"authorization_code"}, "response_types": []string{"code"},
+		"token_endpoint_auth_method": method, "grant_types": grants, "response_types": []string{"code"},
 		// A local client with a loopback redirect URI: "native" (2026-07-28).
 		"application_type": "native"}
 	switch {

@@ -88,6 +88,29 @@ var _ = Describe("the mcp-authorization scenarios", func() {
 		Expect(v["MCP-AUTHZ-TOKEN-1"]).To(HavePrefix("skip"))
 	})
 
+	// RFC 7591 §3 lets a server ask an initial access token before it
+	// registers anyone: a refused registration is no breach of DCR-1's
+	// client_id or DCR-2's 201, and the grant is skipped, saying how to go
+	// on.
+	It("skip registration and the grant, naming --param client-id, when the server refuses to register wirecheck", func() {
+		as, err := mcpauthz.New(mcpauthz.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		refuse := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/register") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = io.WriteString(w, `{"error":"invalid_token","error_description":"an initial access token is required"}`)
+				return
+			}
+			as.ServeHTTP(w, r)
+		})
+		v := verdicts(refuse)
+		for _, r := range []string{"MCP-AUTHZ-DCR-1", "MCP-AUTHZ-DCR-2"} {
+			Expect(v[r]).To(And(HavePrefix("skip"), ContainSubstring("--param client-id")), r)
+		}
+		Expect(v["MCP-AUTHZ-CODE-1"]).To(HavePrefix("skip"))
+	})
+
 	It("end, bounded, against a server whose authorize redirects forever and whose token endpoint never answers", func() {
 		as, err := mcpauthz.New(mcpauthz.Options{})
 		Expect(err).NotTo(HaveOccurred())

@@ -92,7 +92,7 @@ func metadata(e *scenario.Env) error {
 	}
 	m := discover(e, w, true)
 	if m == nil {
-		skipAll(e, "no metadata to read (MCP-AUTHZ-META-1, -2)", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1", "MCP-AUTHZ-CIMD-1", "MCP-AUTHZ-HTTPS-1")
+		skipAll(e, "no metadata to read (MCP-AUTHZ-META-1, -2)", "MCP-AUTHZ-META-3", "MCP-AUTHZ-META-4", "MCP-AUTHZ-PKCE-1", "MCP-AUTHZ-PKCE-3", "MCP-AUTHZ-CIMD-1", "MCP-AUTHZ-HTTPS-1")
 		return nil
 	}
 	iss := w.issuer().String()
@@ -116,11 +116,18 @@ func metadata(e *scenario.Env) error {
 	} else {
 		fail(e, "MCP-AUTHZ-META-4", m.seq, "the metadata lacks "+strings.Join(missing, ", "), "issuer, authorization_endpoint, token_endpoint, response_types_supported", keys(m.doc))
 	}
-	if methods := strs(m.doc, "code_challenge_methods_supported"); slices.Contains(methods, "S256") {
+	methods := m.doc["code_challenge_methods_supported"]
+	if methods != nil {
 		pass(e, "MCP-AUTHZ-PKCE-1", m.seq)
 	} else {
-		fail(e, "MCP-AUTHZ-PKCE-1", m.seq, "the metadata does not list S256 in code_challenge_methods_supported: an MCP client refuses to proceed",
-			`code_challenge_methods_supported with "S256"`, fmt.Sprintf("code_challenge_methods_supported %v", show(m.doc["code_challenge_methods_supported"])))
+		fail(e, "MCP-AUTHZ-PKCE-1", m.seq, "the metadata has no code_challenge_methods_supported: MCP reads that as no PKCE, and an MCP client refuses to proceed",
+			"code_challenge_methods_supported", keys(m.doc))
+	}
+	if slices.Contains(strs(m.doc, "code_challenge_methods_supported"), "S256") {
+		pass(e, "MCP-AUTHZ-PKCE-3", m.seq)
+	} else {
+		fail(e, "MCP-AUTHZ-PKCE-3", m.seq, "the metadata does not list S256 in code_challenge_methods_supported, the method an MCP client must use",
+			`code_challenge_methods_supported with "S256"`, fmt.Sprintf("code_challenge_methods_supported %v", show(methods)))
 	}
 	judgeHTTPS(e, m)
 	if m.doc["client_id_metadata_document_supported"] == true {

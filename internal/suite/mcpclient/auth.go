@@ -27,6 +27,16 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 	if a.WrongIssuer {
 		faults = append(faults, "issuer-mismatch")
 	}
+	if a.IssUnadvertised {
+		faults = append(faults, "iss-unadvertised")
+	}
+	if a.IssAbsent {
+		variants = append(variants, "no-iss")
+	}
+	if a.ASMetadata != "" {
+		// MetadataAppended too: the guard hides the inserted URI.
+		variants = append(variants, "openid-only")
+	}
 	if !a.CIMD {
 		faults = append(faults, "no-cimd")
 	}
@@ -51,8 +61,12 @@ func Guard(a httpserve.Auth) (*httpserve.Guard, error) {
 		}
 		return b, err
 	}
+	path := httpserve.ASPath
+	if a.ASRoot {
+		path = ""
+	}
 	p := a.Provisions
-	o := mcpauthz.Options{Path: httpserve.ASPath, Faults: faults, Variants: variants, Observe: observe(false), Fetch: fetch}
+	o := mcpauthz.Options{Path: path, Faults: faults, Variants: variants, ScopesSupported: a.ASScopes, Observe: observe(false), Fetch: fetch}
 	if p.ClientID != "" {
 		// The pre-registered client, whose credentials the run gave the
 		// client under test.

@@ -56,6 +56,8 @@ func httpScenarios() []*scenario.Scenario {
 				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
 				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
 				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
+				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
+				{"MCP-CLIENT-AUTH-14", httpserve.CheckAuthOffline, "the client made no authorization request"},
 				{"MCP-CLIENT-REG-1", httpserve.CheckRegApplicationType, "the client did not register dynamically (it was pre-registered, or used a metadata document, or did not authorize)"},
 			})
 		},
@@ -144,12 +146,52 @@ func httpScenarios() []*scenario.Scenario {
 		},
 	}, {
 		Name:  "client-auth-no-hint",
-		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported",
-		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7"},
+		Title: "over HTTP, as client-auth, the 401's challenge naming neither resource_metadata nor scope: the client asks the path-based well-known URI for the protected resource metadata before the root one, and every scope of its scopes_supported; the authorization server's metadata offers offline_access, which a client may ask (offline_access aside from the scopes judged), and one that asks it registered refresh_token among its grant_types; at 2026-07-28 the metadata does not advertise iss and the responses carry none: the client proceeds and redeems the code",
+		Rules: []string{"MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-AUTH-13", "MCP-CLIENT-AUTH-14", "MCP-CLIENT-AUTH-10"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
-			return overHTTPAuth(env, &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}}, []judged{
+			a := &httpserve.Auth{NoHint: true, ScopesSupported: []string{"mcp:tools", "mcp:resources"}, ASScopes: []string{"mcp:tools", "mcp:resources", "offline_access"}}
+			if applies(env, "MCP-CLIENT-AUTH-10") {
+				a.IssAbsent, a.IssProceed = true, true
+			}
+			return overHTTPAuth(env, a, []judged{
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
 				{"MCP-CLIENT-AUTH-5", httpserve.CheckAuthPRMOrder, "the client asked for no protected resource metadata"},
+				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
+				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
+				{"MCP-CLIENT-AUTH-14", httpserve.CheckAuthOffline, "the client made no authorization request"},
+			})
+		},
+	}, {
+		Name:  "client-auth-openid-appended",
+		Title: "over HTTP, as client-auth, the authorization server (issuer " + httpserve.ASPath + ") publishing its metadata at OpenID Connect Discovery's appended URI alone: the client asks RFC 8414's URI with the path inserted, then OpenID Connect Discovery's inserted, then appended, and authorizes; at 2026-07-28 the metadata does not advertise authorization_response_iss_parameter_supported though every response carries the issuer's iss: the client compares it, finds it equal and redeems the code",
+		Rules: []string{"MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-10"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			a := &httpserve.Auth{Scope: "mcp:tools", ASMetadata: httpserve.MetadataAppended}
+			if applies(env, "MCP-CLIENT-AUTH-10") {
+				a.IssUnadvertised, a.IssProceed = true, true
+			}
+			return overHTTPAuth(env, a, []judged{
+				{"MCP-CLIENT-AUTH-6", httpserve.CheckAuthASOrder, "the client asked for no authorization server metadata"},
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
+			})
+		},
+	}, {
+		// One scenario, not two: each costs a client process in every
+		// run of the tables.
+		Name:  "client-auth-root-openid",
+		Title: "over HTTP, as client-auth but with no scope in the challenge and no scopes_supported in the protected resource metadata (the client asks no scope), the authorization server's issuer the listener's origin (no path), its metadata published by OpenID Connect Discovery alone: the client tries both RFC 8414's and OpenID Connect Discovery's URIs, in either order; at 2026-07-28 the metadata does not advertise authorization_response_iss_parameter_supported and every authorization response's iss is another server's: the client compares a present iss all the same, rejects it and never redeems its code",
+		Rules: []string{"MCP-CLIENT-AUTH-12", "MCP-CLIENT-AUTH-10", "MCP-CLIENT-AUTH-7"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			a := &httpserve.Auth{ASRoot: true, ASMetadata: httpserve.MetadataOpenID}
+			if applies(env, "MCP-CLIENT-AUTH-10") {
+				a.Iss, a.IssUnadvertised = httpserve.IssOther, true
+			}
+			return overHTTPAuth(env, a, []judged{
+				{"MCP-CLIENT-AUTH-12", httpserve.CheckAuthASRoot, "the client asked for no authorization server metadata"},
+				{"MCP-CLIENT-AUTH-10", httpserve.CheckAuthIss, "the client made no authorization request"},
 				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
 			})
 		},
@@ -196,6 +238,10 @@ func httpScenarios() []*scenario.Scenario {
 		Run:   customHeaders,
 	}}
 }
+
+// noRefreshWish is why MCP-CLIENT-AUTH-13 skips: the guidance is for
+// clients that desire refresh tokens.
+const noRefreshWish = "the client registered no client (dynamic registration), or showed no wish for refresh tokens (it asked no offline_access and redeemed no refresh token): the guidance is for \"MCP Clients that desire refresh tokens\""
 
 // overHTTPAuth protects the server with a, then converses as overHTTP
 // does; in a run of a revision whose rules of it do not apply (before
@@ -310,8 +356,17 @@ func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, 
 		// (a client refused for good stopped trying).
 		s.Protect(nil)
 	}
+	// A client that opened with initialize in a run of a revision
+	// without it is judged by legacyRevision: a rule of the run's
+	// revision alone is then no rule of its session, whatever the
+	// transport reported.
+	session := env.Peer().Protocol()
 	for _, r := range rules {
-		if !s.Reported(r.check) {
+		rule := session.Rule(r.rule)
+		switch {
+		case session != env.Protocol && rule != nil && !session.Applies(rule):
+			env.Skip(r.rule, "the client opened with initialize: its session is of "+legacyRevision+", which has no such rule")
+		case !s.Reported(r.check):
 			env.Skip(r.rule, r.unobserved)
 		}
 	}

@@ -3,14 +3,19 @@
 // CommandTransport, as an application would use it:
 //
 //	gosdk SERVER-CMD [ARGS…]
-//	gosdk URL   (Streamable HTTP; AUTH=1: authorizes with the SDK's
+//	gosdk URL   (Streamable HTTP; OAUTH=1: authorizes with the SDK's
 //	             auth.AuthorizationCodeHandler, see oauth.go)
 //
 // It declares roots, sampling and elicitation (CAPS=bare: none) and
 // answers them, pings (before 2026-07-28), lists and calls tools (one with a progress token,
 // one whose result is an error; with CANCEL=early one whose context was
 // cancelled before the call), reads a resource and gets a prompt where
-// the server declared them, and closes. It lives in a
+// the server declared them, and closes. Given a URL it speaks Streamable
+// HTTP; with OAUTH=1 it authorizes when answered 401 with the SDK's
+// AuthorizationCodeHandler (pre-registered, a Client ID Metadata
+// Document, or dynamic registration with grant types authorization_code
+// and refresh_token; RequestRefreshToken), a fetcher that follows the
+// authorization endpoint's redirect standing in for the browser. It lives in a
 // module of its own so that wirecheck's module does not depend on the SDK;
 // internal/interop builds it.
 package main
@@ -61,7 +66,7 @@ func run(cmd string, args []string) error {
 	var transport mcp.Transport = &mcp.CommandTransport{Command: exec.Command(cmd, args...)}
 	if strings.HasPrefix(cmd, "http://") || strings.HasPrefix(cmd, "https://") {
 		st := &mcp.StreamableClientTransport{Endpoint: cmd}
-		if os.Getenv("AUTH") == "1" {
+		if os.Getenv("OAUTH") == "1" {
 			h, err := oauthHandler()
 			if err != nil {
 				return err

@@ -21,14 +21,21 @@ const redirectURL = "http://127.0.0.1:9/callback"
 // configures it: pre-registered credentials when MCP_CLIENT_ID and
 // MCP_CLIENT_SECRET are set (bound to MCP_CLIENT_ISSUER), a Client ID Metadata Document it serves over
 // TLS on loopback when CIMD=1, and dynamic registration (its
-// application_type inferred by the SDK from the loopback redirect URI).
-// No browser: the authorization server approves at once and its
+// application_type inferred by the SDK from the loopback redirect URI;
+// grant types authorization_code and refresh_token, as it asks refresh
+// tokens). No browser: the authorization server approves at once and its
 // redirect carries the code.
 func oauthHandler() (*auth.AuthorizationCodeHandler, error) {
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirectURL,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			RedirectURIs: []string{redirectURL}, ClientName: "go-sdk-client", TokenEndpointAuthMethod: "none"}},
+			RedirectURIs: []string{redirectURL}, ClientName: "go-sdk-client", TokenEndpointAuthMethod: "none",
+			GrantTypes: []string{"authorization_code", "refresh_token"}}},
+		RequestRefreshToken: true,
+		// ACCEPT_UNADVERTISED_ISS=1: the issuer's iss accepted though the
+		// metadata does not advertise it (2026-07-28's table, third row);
+		// the SDK's default rejects it.
+		AcceptUnadvertisedIss:    os.Getenv("ACCEPT_UNADVERTISED_ISS") == "1",
 		AuthorizationCodeFetcher: fetchCode,
 	}
 	if id := os.Getenv("MCP_CLIENT_ID"); id != "" {
@@ -48,7 +55,7 @@ func serveDocument() string {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"client_id": "https://" + r.Host + "/client.json", "client_name": "go-sdk-client",
-			"redirect_uris": []string{redirectURL}, "grant_types": []string{"authorization_code"}, "response_types": []string{"code"},
+			"redirect_uris": []string{redirectURL}, "grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
 			"token_endpoint_auth_method": "none"})
 	}))
 	srv.StartTLS()
