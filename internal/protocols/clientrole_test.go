@@ -120,10 +120,32 @@ var _ = Describe("the MCP client role's reference client", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			for _, r := range b.Protocol.Rules {
-				if strings.HasPrefix(r.ID, "MCP-CLIENT-AUTH-") && slices.Contains(r.Versions, rev) {
+				// MCP-CLIENT-REG-5 asks pre-registered credentials, which the
+				// clean client is not given (the preregistered variants are).
+				reg := strings.HasPrefix(r.ID, "MCP-CLIENT-REG-") && r.ID != "MCP-CLIENT-REG-5"
+				if (strings.HasPrefix(r.ID, "MCP-CLIENT-AUTH-") || reg) && slices.Contains(r.Versions, rev) {
 					Expect(broken(rep, verdict.Pass)).To(ContainElement(r.ID))
 				}
 			}
+		})
+	}
+	// Given pre-registered credentials, the client uses them where the
+	// authorization server offers no other registration, whichever way it
+	// authenticates.
+	for _, v := range []string{"preregistered", "preregistered-post"} {
+		It("authenticates as pre-registered with the variant "+v, func() {
+			var pre []*scenario.Scenario
+			for _, sc := range auth {
+				if sc.Name == "client-auth-preregistered" {
+					pre = append(pre, sc)
+				}
+			}
+			Expect(pre).To(HaveLen(1))
+			rep, err := testrun.Run(testrun.Server{Protocol: id, Revision: "2025-11-25", Transport: "http", Variants: []string{v}},
+				runner.Config{Timeout: timeout, StartupTimeout: startupTimeout, Jobs: 4, Scenarios: pre})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
+			Expect(broken(rep, verdict.Pass)).To(ContainElement("MCP-CLIENT-REG-5"))
 		})
 	}
 	// Issue 29: LIFECYCLE-3 is decided by events, not a fixed hold of the

@@ -62,7 +62,9 @@ type Target struct {
 }
 
 // The client role's placeholders: what a client's arguments or --env
-// values write where wirecheck's server endpoint goes.
+// values write where wirecheck's server endpoint goes. (A listener may
+// fill more words, the credentials it provisions the client with:
+// transport.Provisioner.)
 const (
 	// ServerCommand is, on stdio, the path of an executable the client
 	// launches as its server.

@@ -69,10 +69,12 @@ func (s Server) Target() (target.Target, error) {
 		t := target.Target{Transport: s.Transport, Client: true, Binary: bin}
 		t.Argv = append(argv, "--", t.Placeholder())
 		if t.OverHTTP() {
-			// The credentials the run provisions (MCP's authorization
-			// extensions), where the reference client reads them.
-			t.Env = []string{"MCP_CLIENT_ID={client_id}", "MCP_CLIENT_SECRET={client_secret}", "MCP_CLIENT_KEY={client_key}", "MCP_WORKLOAD_JWT={assertion}",
-				"MCP_ID_TOKEN={id_token}", "MCP_IDP_TOKEN_ENDPOINT={idp_token_endpoint}", "MCP_IDP_CLIENT_ID={idp_client_id}"}
+			// The credentials the run provisions, where the reference
+			// client reads them: the pre-registered client's and the
+			// issuer it belongs to (its variants preregistered*), and
+			// what MCP's authorization extensions presume.
+			t.Env = []string{"MCP_CLIENT_ID={client_id}", "MCP_CLIENT_SECRET={client_secret}", "MCP_CLIENT_ISSUER={issuer}", "MCP_CLIENT_KEY={client_key}",
+				"MCP_WORKLOAD_JWT={assertion}", "MCP_ID_TOKEN={id_token}", "MCP_IDP_TOKEN_ENDPOINT={idp_token_endpoint}", "MCP_IDP_CLIENT_ID={idp_client_id}"}
 		}
 		return t, nil
 	}

@@ -33,9 +33,11 @@ type Listener interface {
 }
 
 // Provisioner is a Listener that gives the client more than its
-// endpoint: words its argv and --env values may name ("{client_id}"),
-// each replaced at launch by what the listener made for it (credentials
-// an operator would provision the client with).
+// endpoint: words its argv and --env values may name ("{client_id}",
+// "{issuer}"), each replaced at launch by what the listener made for it
+// or knows only once listening (credentials an operator would provision
+// the client with, the issuer of the authorization server they belong
+// to).
 type Provisioner interface {
 	Provisions() map[string]string
 }

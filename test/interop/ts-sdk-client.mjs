@@ -15,11 +15,18 @@
 // SDK's own OAuth flow (discovery, registration, PKCE), the provider below
 // standing in for the browser: it follows the authorization endpoint's
 // redirect and hands the code to finishAuth, then sends the request again.
+// It is pre-registered when MCP_CLIENT_ID and MCP_CLIENT_SECRET are set,
+// identifies itself by a Client ID Metadata Document it serves over https
+// on loopback when CIMD_CERT and CIMD_KEY (PEM files) are, else registers
+// dynamically (application_type "native" unless APP_TYPE=none).
 import { Client } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
 import { StreamableHTTPClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/streamableHttp.js";
 import { SSEClientTransport } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/sse.js";
 import { UnauthorizedError } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/client/auth.js";
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createServer } from "node:https";
 import { CreateMessageRequestSchema, ListRootsRequestSchema, ElicitRequestSchema } from "./official/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js";
 
 const [cmd, ...args] = process.argv.slice(2);
@@ -35,27 +42,9 @@ const overHTTP = /^https?:\/\//.test(cmd);
 // The application's side of the SDK's OAuthClientProvider: what it keeps
 // (client, tokens, verifier) and the browser's part (the redirect).
 let pendingCode;
-const redirectUrl = "http://127.0.0.1/callback";
-const kept = {};
-const authProvider = process.env.OAUTH !== "1" ? undefined : {
-  get redirectUrl() { return redirectUrl; },
-  get clientMetadata() {
-    return { client_name: "ts-sdk-client", redirect_uris: [redirectUrl], grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"], token_endpoint_auth_method: "none" };
-  },
-  state: () => Math.random().toString(36).slice(2),
-  clientInformation: () => kept.client,
-  saveClientInformation: (c) => { kept.client = c; },
-  tokens: () => kept.tokens,
-  saveTokens: (t) => { kept.tokens = t; },
-  saveCodeVerifier: (v) => { kept.verifier = v; },
-  codeVerifier: () => kept.verifier,
-  redirectToAuthorization: async (url) => {
-    const resp = await fetch(url, { redirect: "manual" });
-    const back = new URL(resp.headers.get("location") ?? "", url).searchParams;
-    pendingCode = back.get("code") ?? undefined;
-  },
-};
+const redirectUrl = "http://127.0.0.1:9/callback";
+const kept = { clients: {}, verifiers: {}, grants: {} };
+const authProvider = process.env.OAUTH === "1" && overHTTP ? await provider() : undefined;
 const transport = !overHTTP ? new StdioClientTransport({ command: cmd, args })
   : process.env.TRANSPORT === "sse" ? new SSEClientTransport(new URL(cmd))
   : new StreamableHTTPClientTransport(new URL(cmd), { authProvider });
@@ -70,7 +59,15 @@ if (authProvider) {
       if (!(e instanceof UnauthorizedError) || pendingCode === undefined) throw e;
       const code = pendingCode;
       pendingCode = undefined;
-      await transport.finishAuth(code);
+      // The code is redeemed with the client and verifier of its own
+      // authorization request, whatever another flow (the GET stream's,
+      // refused too) saved meanwhile.
+      kept.pin = kept.grants[code];
+      try {
+        await transport.finishAuth(code);
+      } finally {
+        kept.pin = undefined;
+      }
       return await send(message, options);
     }
   };
@@ -108,3 +105,45 @@ if (process.env.LINGER === "1") {
 // DELETE (the SDK's close alone does not).
 if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
 await client.close();
+
+// provider is the OAuthClientProvider of OAUTH=1 (see the top).
+async function provider() {
+  let metadataUrl;
+  if (process.env.CIMD_CERT && process.env.CIMD_KEY) {
+    const srv = createServer({ cert: readFileSync(process.env.CIMD_CERT), key: readFileSync(process.env.CIMD_KEY) }, (req, res) => {
+      res.setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify({ client_id: metadataUrl, client_name: "ts-sdk-client", redirect_uris: [redirectUrl],
+        grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }));
+    });
+    await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
+    srv.unref();
+    metadataUrl = `https://127.0.0.1:${srv.address().port}/client.json`;
+  }
+  const pre = process.env.MCP_CLIENT_ID ? { client_id: process.env.MCP_CLIENT_ID, client_secret: process.env.MCP_CLIENT_SECRET } : undefined;
+  const meta = { client_name: "ts-sdk-client", redirect_uris: [redirectUrl], grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"], token_endpoint_auth_method: "none" };
+  if (process.env.APP_TYPE !== "none") meta.application_type = "native";
+  return {
+    get redirectUrl() { return redirectUrl; },
+    get clientMetadata() { return meta; },
+    clientMetadataUrl: metadataUrl,
+    state: () => Math.random().toString(36).slice(2),
+    clientInformation: () => kept.pin?.client ?? kept.client ?? pre,
+    saveClientInformation: (c) => { kept.client = c; kept.clients[c.client_id] = c; },
+    tokens: () => kept.tokens,
+    saveTokens: (t) => { kept.tokens = t; },
+    saveCodeVerifier: (v) => { kept.verifier = v; kept.verifiers[createHash("sha256").update(v).digest("base64url")] = v; },
+    codeVerifier: () => kept.pin?.verifier ?? kept.verifier,
+    // No browser: the authorization server approves at once, and its
+    // redirect carries the code, kept with the client and verifier of
+    // its request.
+    redirectToAuthorization: async (url) => {
+      const resp = await fetch(url, { redirect: "manual" });
+      const back = new URL(resp.headers.get("location") ?? "", url).searchParams;
+      pendingCode = back.get("code") ?? undefined;
+      if (pendingCode !== undefined) {
+        kept.grants[pendingCode] = { client: kept.clients[url.searchParams.get("client_id")] ?? pre, verifier: kept.verifiers[url.searchParams.get("code_challenge")] };
+      }
+    },
+  };
+}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wirecheck/wirecheck/internal/pkce"
+	"github.com/wirecheck/wirecheck/internal/transport"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -54,14 +55,39 @@ type Auth struct {
 	// other than the one its URL was built from (the scenario mounts one
 	// so); a client must not use it: no request of its endpoints.
 	WrongIssuer bool
+
+	// CIMD: the authorization server's metadata advertises
+	// client_id_metadata_document_supported (the scenario mounts one so):
+	// a client should identify itself by the URL of its Client ID
+	// Metadata Document rather than register.
+	CIMD bool
+	// NoRegistration: the authorization server offers no registration
+	// endpoint (the scenario mounts one so).
+	NoRegistration bool
+	// Migrate: the scenario mounts a second authorization server as AS2.
+	Migrate bool
+	// Provisions are what the client was given (Session.Provisioned):
+	// the authorization server knows the pre-registered client
+	// (ClientID, ClientSecret: a token request of that id is judged to
+	// authenticate with that secret) and, under an extension, trusts the
+	// workload's issuer by them.
+	Provisions Provisions
 	// Extension, set, is the authorization extension in force
 	// (authext.go): the client, given its credentials (Provisions), gets
 	// its token with the extension's grant, judged as it asks.
 	Extension string
-	// Provisions are what the client was given (Session.Provisioned):
-	// the authorization server knows the client and trusts the workload's
-	// issuer by them.
-	Provisions Provisions
+	// AS2, set, is a second authorization server, its issuer the
+	// listener's origin followed by AS2Path: once the client made a
+	// request with a token of the first, the protected resource metadata
+	// names AS2 alone and only tokens Verify2 takes pass.
+	AS2     http.Handler
+	Verify2 func(token, issuer, resource string) (scope string, err error)
+	// Issued1 says whether a client id is one the first authorization
+	// server issued or was given (its secret beside it), Refresh1 whether
+	// a refresh token is one it issued: credentials the second must never
+	// be shown.
+	Issued1  func(id string) (secret string, ok bool)
+	Refresh1 func(rt string) bool
 	// IssUnadvertised: the metadata does not advertise
 	// authorization_response_iss_parameter_supported, though the
 	// responses carry iss (as Iss tampers with it): a client compares a
@@ -110,6 +136,17 @@ type ASRequest struct {
 	Body []byte
 	// Status is the status the server answered.
 	Status int
+	// Second: the request was of Auth.AS2.
+	Second bool
+}
+
+// Document is a Client ID Metadata Document the authorization server
+// fetched (or failed to fetch) for a URL client_id.
+type Document struct {
+	URL  string
+	Body []byte
+	// Err is why it could not be fetched ("" when it was).
+	Err string
 }
 
 // NewGuard makes the protection a; the authorization server tells its
@@ -131,6 +168,10 @@ const otherIssuer = "https://as.invalid"
 
 // ASPath is the authorization server's issuer path on the listener.
 const ASPath = "/as"
+
+// AS2Path is the second authorization server's (Auth.AS2): a path no
+// endpoint or well-known URI of the first contains.
+const AS2Path = "/as2"
 
 // prmPrefix is RFC 9728's well-known URI prefix.
 const prmPrefix = "/.well-known/oauth-protected-resource"
@@ -173,6 +214,8 @@ type Guard struct {
 	proceeded bool
 	// usedWrong: the client used metadata whose issuer was wrong.
 	usedWrong bool
+	// reg is what client registration showed (registration.go).
+	reg regState
 	// asTried are the metadata URIs of the priority order the client
 	// asked, in order, before one answered; asFound: one answered;
 	// asFailed: the order was judged broken.
@@ -243,6 +286,7 @@ func (s *Server) judgeRetries(g *Guard) {
 	if g.StepUpNever && asked && n <= retryLimit {
 		s.check(CheckAuthRetryLimit, verdict.Pass, "", "", "")
 	}
+	s.judgeRegEnd(g)
 	s.judgeASGaveUp(g)
 	s.judgeGrantTypes(g)
 	g.mu.Lock()
@@ -264,6 +308,15 @@ func (c *Session) Protect(g *Guard) { c.srv.Protect(g) }
 func (g *Guard) Observe(r ASRequest) {
 	if s := g.srv.Load(); s != nil {
 		s.observeAS(g, r)
+		s.observeReg(g, r)
+	}
+}
+
+// ObserveDocument is told each Client ID Metadata Document the
+// authorization server fetched.
+func (g *Guard) ObserveDocument(d Document) {
+	if s := g.srv.Load(); s != nil {
+		s.judgeDocument(d)
 	}
 }
 
@@ -301,12 +354,15 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		g.mu.Lock()
 		g.prm = true
 		g.mu.Unlock()
-		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + g.asPath()}, "bearer_methods_supported": []string{"header"}}
+		m := map[string]any{"resource": s.url, "authorization_servers": []string{s.base() + g.issuer()}, "bearer_methods_supported": []string{"header"}}
 		if len(g.ScopesSupported) > 0 {
 			m["scopes_supported"] = g.ScopesSupported
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(m)
+		return true
+	case p != s.path && g.AS2 != nil && strings.Contains(p, AS2Path):
+		g.AS2.ServeHTTP(w, r)
 		return true
 	case p != s.path:
 		if g.ASMetadata == MetadataAppended && p == "/.well-known/openid-configuration"+g.asPath() {
@@ -344,9 +400,17 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if ok {
-		if scope, err := g.Verify(token, s.base()+g.asPath(), s.url); err == nil {
+		if scope, err := g.verify(token, s.base(), s.url); err == nil {
 			return s.stepUp(g, w, r, scope)
 		}
+	}
+	if !ok && !issued && s.notification(w, r) {
+		// Until a token is issued a notification goes through, as the
+		// official suite's protected server lets it: the 401 lands on a
+		// request, which a client sends again once authorized. A
+		// notifications/initialized refused would be lost to a client
+		// that reconnects instead, and the session judged without it.
+		return false
 	}
 	var params []string
 	if !g.NoHint {
@@ -359,9 +423,42 @@ func (s *Server) guarded(w http.ResponseWriter, r *http.Request) bool {
 	if len(params) > 0 {
 		ch += " " + strings.Join(params, ", ")
 	}
+	if method, id, ok := s.peek(w, r); ok && method != "" && id != nil {
+		s.sent(transport.IDKey(id))
+	}
 	w.Header().Set("WWW-Authenticate", ch)
 	http.Error(w, "authorization required", http.StatusUnauthorized)
 	return true
+}
+
+// notification reports whether r is a POST of one JSON-RPC notification;
+// its body is left for the endpoint to read.
+func (s *Server) notification(w http.ResponseWriter, r *http.Request) bool {
+	method, id, ok := s.peek(w, r)
+	return ok && method != "" && id == nil
+}
+
+// peek is the method and id of r when it is a POST of one JSON-RPC
+// message; its body is left for the endpoint to read.
+func (s *Server) peek(w http.ResponseWriter, r *http.Request) (method string, id any, ok bool) {
+	if r.Method != http.MethodPost {
+		return "", nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.maxFrame)))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return "", nil, false
+	}
+	var m struct {
+		Method string `json:"method"`
+		ID     any    `json:"id"`
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return "", nil, false
+	}
+	return m.Method, m.ID, true
 }
 
 // judgePRMOrder: the first metadata URI the client asked is the one the

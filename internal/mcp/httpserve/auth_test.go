@@ -46,6 +46,54 @@ var _ = Describe("the server as a protected resource", func() {
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
 	})
 
+	It("lets a notification through until a token is issued, refusing the requests", func() {
+		s, _ := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp"})
+		// A client refused its notifications/initialized and reconnecting
+		// after authorizing, rather than sending it again, would be judged
+		// without it: the 401 is for a request.
+		resp, err := http.Post(s.Endpoint(), "application/json", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).NotTo(Equal(http.StatusUnauthorized))
+		resp, err = http.Post(s.Endpoint(), "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
+	})
+
+	It("remembers the ids of the requests it refused 401 or 404, which the client sent though the session never saw them", func() {
+		s, _ := listen(false, httpserve.Settings{})
+		cl := newClient(s.Endpoint())
+		c, sid := initialize(cl, s)
+		protect(s, httpserve.Auth{Scope: "mcp"})
+		h := with(goodPost, "Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-06-18")
+		Expect(cl.post(h, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`).StatusCode).To(Equal(http.StatusUnauthorized))
+		Expect(cl.post(h, `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`).StatusCode).To(Equal(http.StatusUnauthorized))
+		Expect(c.Sent("9")).To(BeTrue())
+		Expect(c.Sent(`"a"`)).To(BeTrue())
+		Expect(c.Sent("1")).To(BeTrue(), "initialize, which went through")
+		Expect(c.Sent(`"9"`)).To(BeFalse(), "a string id is not the number")
+		s.Protect(nil)
+		Expect(cl.do(http.MethodDelete, s.Endpoint(), h, "").StatusCode).To(Equal(http.StatusOK))
+		Expect(cl.post(h, `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`).StatusCode).To(Equal(http.StatusNotFound))
+		Expect(c.Sent("10")).To(BeTrue())
+	})
+
+	It("moves its metadata to the second authorization server once the first one's token passed", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		protect(s, httpserve.Auth{Scope: "mcp", Migrate: true})
+		Expect(refClient(s)).To(Equal(0))
+		base := strings.TrimSuffix(s.Endpoint(), "/mcp")
+		resp, err := http.Get(base + "/.well-known/oauth-protected-resource/mcp")
+		Expect(err).NotTo(HaveOccurred())
+		var prm map[string]any
+		Expect(json.NewDecoder(resp.Body).Decode(&prm)).To(Succeed())
+		resp.Body.Close()
+		Expect(prm).To(HaveKeyWithValue("authorization_servers", ConsistOf(base+httpserve.AS2Path)))
+		Expect(rec.PassedOnly(httpserve.CheckRegReregister)).To(BeTrue())
+	})
+
 	It("sees the reference client authorize with PKCE S256 and resource, then send its token on every request", func() {
 		s, rec := listen(false, httpserve.Settings{})
 		protect(s, httpserve.Auth{Scope: "mcp"})

@@ -48,12 +48,36 @@ var _ = Describe("the server judging the authorization extensions' token request
 		return a
 	}
 
-	It("gives the client the words of its provisions, the key as PEM", func() {
+	It("gives the client the words of its provisions, the key as PEM, the issuer its pre-registered client belongs to", func() {
 		s, _ := listen(false, httpserve.Settings{})
 		w := s.Provisions()
 		Expect(w).To(HaveKeyWithValue(httpserve.WordClientID, s.Provisioned().ClientID))
+		Expect(w).To(HaveKeyWithValue(httpserve.WordClientSecret, s.Provisioned().ClientSecret))
+		Expect(w).To(HaveKeyWithValue(httpserve.WordIssuer, issuer(s)))
 		Expect(w[httpserve.WordClientKey]).To(HavePrefix("-----BEGIN PRIVATE KEY-----"))
 		Expect(w[httpserve.WordAssertion]).To(Equal(s.Provisioned().Assertion))
+	})
+
+	// {client_id} and {client_secret} are one client in every scenario:
+	// outside the extensions a token request of that id is judged to carry
+	// its secret (MCP-CLIENT-REG-5); under one, the extension's rules judge
+	// how it authenticates, and a client assertion needs no secret.
+	It("judges the pre-registered client's secret outside the extensions alone", func() {
+		s, rec := listen(false, httpserve.Settings{})
+		p := s.Provisioned()
+		protect(s, httpserve.Auth{Provisions: p})
+		code := url.Values{"grant_type": {"authorization_code"}, "code": {"x"}, "code_verifier": {"v"}}
+		token(s, code, p.ClientID, p.ClientSecret)
+		Expect(rec.PassedOnly(httpserve.CheckRegPreregistered)).To(BeTrue())
+		code.Set("client_id", p.ClientID)
+		token(s, code)
+		Expect(rec.Failed(httpserve.CheckRegPreregistered)).To(BeTrue())
+
+		s, rec, p = guarded(httpserve.ExtClientCredentials)
+		Expect(token(s, url.Values{"grant_type": {"client_credentials"}, "client_id": {p.ClientID}, "client_assertion_type": {httpserve.AssertionType},
+			"client_assertion": {assertion(p.ClientKey, p.ClientID, p.ClientID, issuer(s), time.Minute)}})).To(Equal(http.StatusOK))
+		Expect(rec.PassedOnly(httpserve.CheckCCAuth)).To(BeTrue())
+		Expect(rec.Verdicts(httpserve.CheckRegPreregistered)).To(BeEmpty())
 	})
 
 	DescribeTable("a client credentials request",

@@ -77,6 +77,26 @@ const (
 	// CheckAuthIssuer: metadata whose issuer is not the one its URL was
 	// built from is not used.
 	CheckAuthIssuer = "client-http.auth-issuer"
+	// CheckRegApplicationType: a registration request names
+	// application_type, native or web (registration.go).
+	CheckRegApplicationType = "client-http.reg-application-type"
+	// CheckRegCIMDURL: a URL client_id uses https and has a path.
+	CheckRegCIMDURL = "client-http.reg-cimd-url"
+	// CheckRegCIMDDocument: the document a URL client_id names holds
+	// client_id (its URL exactly), client_name and redirect_uris.
+	CheckRegCIMDDocument = "client-http.reg-cimd-document"
+	// CheckRegCIMDUsed: told the authorization server supports Client ID
+	// Metadata Documents, the client uses one.
+	CheckRegCIMDUsed = "client-http.reg-cimd-used"
+	// CheckRegPreregistered: the pre-registered client authenticates at
+	// the token endpoint with the secret handed to it.
+	CheckRegPreregistered = "client-http.reg-preregistered"
+	// CheckRegReregister: sent to another authorization server, the
+	// client registers with it before authorizing there.
+	CheckRegReregister = "client-http.reg-reregister"
+	// CheckRegNoReuse: the other authorization server never sees the
+	// first one's client id, secret or refresh token.
+	CheckRegNoReuse = "client-http.reg-no-reuse"
 	// CheckCCGrant: given client credentials (the client-credentials
 	// extension), the client asks its token with the client credentials
 	// grant (authext.go).
@@ -116,11 +136,11 @@ const (
 
 func init() {
 	for _, c := range []string{CheckDelete, CheckResumes, CheckRetry, CheckReinitialize, CheckAuthPRM, CheckAuthPKCE, CheckAuthResource, CheckAuthPRMOrder, CheckAuthASOrder, CheckAuthScope, CheckAuthStepUp, CheckAuthRetryLimit, CheckAuthIss, CheckAuthIssuer, CheckAuthASRoot, CheckAuthGrantTypes, CheckAuthOffline,
-		CheckCCGrant, CheckCCAuth, CheckCCClaims, CheckCCAssertion, CheckWIFGrant, CheckWIFAssertion, CheckEMAExchange, CheckEMAGrant} {
+		CheckRegCIMDUsed, CheckRegReregister, CheckRegNoReuse, CheckCCGrant, CheckCCAuth, CheckCCClaims, CheckCCAssertion, CheckWIFGrant, CheckWIFAssertion, CheckEMAExchange, CheckEMAGrant} {
 		verdict.Register(c, "")
 	}
 	// Judged on every request: a report counts their failures.
-	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders, CheckAuthBearer, CheckParamHeaders, CheckParamEncoding, CheckParamNull} {
+	for _, c := range []string{CheckAcceptPost, CheckSessionID, CheckVersionHeader, CheckVersionNegotiated, CheckMetadataHeaders, CheckAuthBearer, CheckParamHeaders, CheckParamEncoding, CheckParamNull, CheckRegApplicationType, CheckRegCIMDURL, CheckRegCIMDDocument, CheckRegPreregistered} {
 		verdict.Register(c, "requests")
 	}
 	verdict.Register(CheckAcceptGet, "GETs")

@@ -17,16 +17,23 @@ import (
 	"time"
 )
 
-// Provisions are what a client under test of the authorization extensions
-// is given out of band, as its operator would give it: a pre-registered
-// client's id, secret and signing key (the client-credentials extension,
-// SEP-1046: "This flow requires pre-registered client credentials, which
-// are typically established out-of-band"), and a workload's JWT issued for
+// Provisions are what a client under test is given out of band, as its
+// operator would give it: a pre-registered client's id and secret, which
+// the authorization server of every protected scenario knows beforehand
+// (MCP's pre-registration, client-auth-preregistered; the client-credentials
+// extension, SEP-1046: "This flow requires pre-registered client
+// credentials, which are typically established out-of-band"), with the
+// issuer of that server and a signing key, and a workload's JWT issued for
 // wirecheck's authorization server (workload identity federation,
 // SEP-1933). Made afresh for each listener; the client's argv and --env
 // values name them by the words of Words.
 type Provisions struct {
 	ClientID, ClientSecret string
+	// Issuer is the issuer of the authorization server a protection
+	// mounts first (ASPath on the listener): the one the pre-registered
+	// client belongs to, for a client that binds its credentials to their
+	// server (2026-07-28 client-registration).
+	Issuer string
 	// ClientKey signs the client's assertions (private_key_jwt, ES256).
 	ClientKey *ecdsa.PrivateKey
 	// WorkloadIssuer is the issuer of Assertion, whose key the
@@ -50,6 +57,7 @@ type Provisions struct {
 const (
 	WordClientID     = "{client_id}"
 	WordClientSecret = "{client_secret}"
+	WordIssuer       = "{issuer}"
 	// WordClientKey is the client's private key, PEM (PKCS #8, P-256).
 	WordClientKey = "{client_key}"
 	WordAssertion = "{assertion}"
@@ -83,11 +91,11 @@ func newProvisions(base string) (Provisions, error) {
 		}
 		keys[i] = k
 	}
-	p := Provisions{ClientID: "wirecheck-client-" + pkce.Random(6), ClientSecret: pkce.Random(24), ClientKey: keys[0], WorkloadIssuer: workloadIssuer, WorkloadKey: keys[1],
+	p := Provisions{ClientID: "wirecheck-client-" + pkce.Random(6), ClientSecret: pkce.Random(24), Issuer: base + ASPath, ClientKey: keys[0], WorkloadIssuer: workloadIssuer, WorkloadKey: keys[1],
 		IdPIssuer: base + IdPPath, IdPClientID: "wirecheck-sso-" + pkce.Random(6), IdPKey: keys[2]}
 	now := time.Now()
 	var err error
-	p.Assertion, err = SignES256(p.WorkloadKey, map[string]any{"iss": workloadIssuer, "sub": "wirecheck-workload", "aud": base + ASPath,
+	p.Assertion, err = SignES256(p.WorkloadKey, map[string]any{"iss": workloadIssuer, "sub": "wirecheck-workload", "aud": p.Issuer,
 		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(), "jti": pkce.Random(12)}, "JWT")
 	if err != nil {
 		return p, err
@@ -101,7 +109,7 @@ func newProvisions(base string) (Provisions, error) {
 func (p Provisions) Words() map[string]string {
 	der, _ := x509.MarshalPKCS8PrivateKey(p.ClientKey)
 	key := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-	return map[string]string{WordClientID: p.ClientID, WordClientSecret: p.ClientSecret, WordClientKey: key, WordAssertion: p.Assertion,
+	return map[string]string{WordClientID: p.ClientID, WordClientSecret: p.ClientSecret, WordIssuer: p.Issuer, WordClientKey: key, WordAssertion: p.Assertion,
 		WordIDToken: p.IDToken, WordIdPTokenEndpoint: p.IdPIssuer + "/token", WordIdPClientID: p.IdPClientID}
 }
 

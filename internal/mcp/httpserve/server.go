@@ -71,7 +71,10 @@ type Server struct {
 	// notFound are the ended ids a request was refused 404 with: the
 	// client owes a new initialize without them.
 	notFound map[string]bool
-	anon     *Session
+	// sentIDs are the keys of the request ids the client POSTed
+	// (streamable.go's sent).
+	sentIDs map[string]bool
+	anon    *Session
 	// issued is set once a response returned the client an
 	// Mcp-Session-Id: only then does it owe one on every request (a
 	// client whose initialize was refused probes the legacy transport

@@ -183,6 +183,37 @@ func (c *Session) metadata(r *http.Request, what string, body []byte, m message)
 	c.check(CheckMetadataHeaders, verdict.Pass, "", "", "")
 }
 
+// sent remembers the key of a request id the client POSTed (key as
+// transport.IDKey makes it), delivered to its session or not: refused
+// 401 by a protection, 404 once its session ended (a client may POST a
+// request and its cancellation at once, and end its session before the
+// request lands).
+func (s *Server) sent(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sentIDs == nil {
+		s.sentIDs = map[string]bool{}
+	}
+	if len(s.sentIDs) < maxSent {
+		s.sentIDs[key] = true
+	}
+}
+
+// maxSent bounds the ids kept: a hostile client may send any number.
+const maxSent = 1 << 12
+
+// Sent reports whether the client POSTed a request with the id whose key
+// (transport.IDKey) is key, whether or not its session saw it (false on
+// a nil Session: not over Streamable HTTP).
+func (c *Session) Sent(key string) bool {
+	if c == nil {
+		return false
+	}
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	return c.srv.sentIDs[key]
+}
+
 func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	body, over, err := readBody(r.Body, s.maxFrame)
 	if err != nil && !over {
@@ -190,6 +221,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msgs, ok := parseBody(body)
+	for _, m := range msgs {
+		if m.request() {
+			s.sent(m.key)
+		}
+	}
 	what := "POST"
 	if ok && len(msgs) == 1 && msgs[0].method != "" {
 		what = "POST " + msgs[0].method

@@ -93,16 +93,27 @@ type Options struct {
 type Client struct {
 	ID     string `json:"client_id"`
 	Secret string `json:"client_secret,omitempty"`
-	// RedirectURIs are matched exactly.
+	// RedirectURIs are matched exactly; a client given in Options.Clients
+	// without any takes any absolute redirect URI.
 	RedirectURIs []string `json:"redirect_uris"`
 	// AuthMethod is how it authenticates at the token endpoint: none,
-	// client_secret_basic or client_secret_post ("" is none).
+	// client_secret_basic or client_secret_post ("" is none), or
+	// SecretEither for a client given its secret out of band.
 	AuthMethod string `json:"token_endpoint_auth_method"`
 	// Key, set, is the public key of a client that authenticates with
 	// private_key_jwt (RFC 7523 §2.2); a client of the extension grants
 	// may authenticate with it or its secret (grants.go).
 	Key *ecdsa.PublicKey `json:"-"`
+	// fetched: known from its Client ID Metadata Document, not issued
+	// here (its id is portable across authorization servers).
+	fetched bool
 }
+
+// SecretEither is the AuthMethod of a pre-registered client whose method
+// was agreed on with no registration to name it: client_secret_basic or
+// client_secret_post, either taken (RFC 6749 §2.3.1 lets a client use
+// either where the server supports both).
+const SecretEither = "client_secret"
 
 // Request is one request the server handled, as Observe sees it.
 type Request struct {
@@ -231,6 +242,25 @@ func (s *Server) Register(c Client) {
 		clear(s.clients)
 	}
 	s.clients[c.ID] = c
+}
+
+// Issued is a client this server registered or was given beforehand, not
+// one it knows from a Client ID Metadata Document: credentials bound to
+// this server.
+func (s *Server) Issued(id string) (Client, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[id]
+	return c, ok && !c.fetched
+}
+
+// IssuedRefresh reports whether rt is a refresh token this server issued
+// and has not seen redeemed.
+func (s *Server) IssuedRefresh(rt string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.refresh[rt]
+	return ok
 }
 
 // Verify checks an access token this server issued (signature, expiry,
@@ -509,7 +539,7 @@ func (s *Server) metadataDocument(id string) (Client, error) {
 	if doc.ClientID != id || len(doc.RedirectURIs) == 0 {
 		return Client{}, errors.New("the document's client_id is not its URL, or it names no redirect_uris")
 	}
-	return Client{ID: id, RedirectURIs: doc.RedirectURIs, AuthMethod: "none"}, nil
+	return Client{ID: id, RedirectURIs: doc.RedirectURIs, AuthMethod: "none", fetched: true}, nil
 }
 
 // maxDocument bounds a fetched Client ID Metadata Document.
@@ -546,7 +576,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request, q url.Values)
 	if redirect == "" && len(c.RedirectURIs) == 1 {
 		redirect = c.RedirectURIs[0]
 	}
-	if !slices.Contains(c.RedirectURIs, redirect) && !s.faults["open-redirect"] {
+	// A client given beforehand with no redirect URIs agreed its own out
+	// of band (a pre-registered client of a test run): any absolute one.
+	if len(c.RedirectURIs) > 0 && !slices.Contains(c.RedirectURIs, redirect) && !s.faults["open-redirect"] {
 		http.Error(w, "redirect_uri is not registered for this client", http.StatusBadRequest)
 		return
 	}
@@ -615,7 +647,8 @@ func (s *Server) authenticate(r *http.Request) (c Client, basic bool, err error)
 	switch {
 	case id == "" || !ok:
 		return c, basic, errors.New("unknown client")
-	case c.AuthMethod == "client_secret_basic" && !basic, c.AuthMethod == "client_secret_post" && (basic || secret == ""):
+	case c.AuthMethod == "client_secret_basic" && !basic, c.AuthMethod == "client_secret_post" && (basic || secret == ""),
+		c.AuthMethod == SecretEither && secret == "":
 		return c, basic, errors.New("the client authenticates with " + c.AuthMethod)
 	case c.AuthMethod != "" && c.AuthMethod != "none" && secret != c.Secret:
 		return c, basic, errors.New("wrong client secret")

@@ -113,10 +113,16 @@ func newClient(o refserver.Options) *client {
 	// no-method-header, the Mcp-Param faults and ignores-iss
 	// (-metadata-issuer) break rules of 2026-07-28 alone: they speak that
 	// revision, as the modern variant does.
-	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "iss-only-when-advertised", "iss-strict", "refresh-unregistered", "offline-always", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools"} {
+	for _, f := range []string{"no-method-header", "ignores-iss", "ignores-metadata-issuer", "iss-only-when-advertised", "iss-strict", "refresh-unregistered", "offline-always", "no-param-headers", "param-unencoded", "param-null-sent", "keeps-invalid-tools", "no-application-type", "reuses-client"} {
 		if c.fault[f] {
 			c.variant["modern"] = true
 		}
+	}
+	if c.variant["application-type-web"] {
+		c.variant["modern"] = true
+	}
+	if c.fault["preregistered-no-secret"] {
+		c.variant["preregistered"] = true
 	}
 	if c.skillsOn() {
 		// The extension is of 2026-07-28 on: declared in the capabilities

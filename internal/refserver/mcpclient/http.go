@@ -100,6 +100,8 @@ type link struct {
 	authTries int
 	// params are a tool's x-mcp-header annotations, by its name.
 	params func(tool string) []mcpheader.Param
+	// reg is who the client is to authorization servers (registration.go).
+	reg registrations
 }
 
 func newLink(u *url.URL, fault, variant map[string]bool, log io.Writer) *link {
@@ -664,6 +666,7 @@ func (l *link) Close() error {
 	}
 	l.stop()
 	l.wg.Wait()
+	l.closeDocument()
 	l.hc.CloseIdleConnections()
 	return l.pw.Close()
 }

@@ -77,6 +77,7 @@ func (l *link) authorize(www string) error {
 		ScopesSupported       []string `json:"scopes_supported"`
 		GrantTypes            []string `json:"grant_types_supported"`
 		AuthMethods           []string `json:"token_endpoint_auth_methods_supported"`
+		CIMD                  bool     `json:"client_id_metadata_document_supported"`
 	}
 	p := strings.TrimSuffix(as.Path, "/")
 	aso := as.Scheme + "://" + as.Host
@@ -117,35 +118,16 @@ func (l *link) authorize(www string) error {
 	if done, err := l.extensionGrant(meta.GrantTypes, meta.AuthMethods, meta.TokenEndpoint, meta.Issuer, scope); done {
 		return err
 	}
-	if meta.AuthorizationEndpoint == "" || meta.RegistrationEndpoint == "" {
-		return fmt.Errorf("no usable authorization server metadata at %s: no authorization or registration endpoint", as)
-	}
-	// A public client by default; the variants secret-basic and
-	// secret-post register a confidential one (RFC 7591) and authenticate
-	// at the token endpoint as they registered.
-	method := "none"
-	switch {
-	case l.variant["secret-basic"]:
-		method = "client_secret_basic"
-	case l.variant["secret-post"]:
-		method = "client_secret_post"
+	if meta.AuthorizationEndpoint == "" {
+		return fmt.Errorf("no usable authorization server metadata at %s: no authorization endpoint", as)
 	}
 	// It wants refresh tokens (2026-07-28 Refresh Tokens): it registers
-	// for them, and asks offline_access where the metadata offers it (a
-	// MAY); the variant no-refresh wants none.
-	wantsRefresh := !l.variant["no-refresh"]
-	grants := []string{"authorization_code"}
-	if wantsRefresh && !l.fault["refresh-unregistered"] {
-		grants = append(grants, "refresh_token")
-	}
-	reg, _ := json.Marshal(map[string]any{"client_name": "wirecheck reference client", "redirect_uris": []string{redirectURI},
-		"token_endpoint_auth_method": method, "grant_types": grants, "response_types": []string{"code"}})
-	var client struct {
-		ID     string `json:"client_id"`
-		Secret string `json:"client_secret"`
-	}
-	if err := l.postJSON(meta.RegistrationEndpoint, "application/json", reg, &client); err != nil || client.ID == "" {
-		return fmt.Errorf("registration: %v", err)
+	// for them (register), and asks offline_access where the metadata
+	// offers it (a MAY); the variant no-refresh wants none.
+	wantsRefresh := l.wantsRefresh()
+	client, err := l.clientFor(meta.Issuer, meta.CIMD, meta.RegistrationEndpoint)
+	if err != nil {
+		return err
 	}
 	verifier := pkce.Random(32)
 	resource := l.url.String()
@@ -174,7 +156,7 @@ func (l *link) authorize(www string) error {
 	}
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI}, "client_id": {client.ID}}
 	var basic *[2]string
-	switch method {
+	switch client.Method {
 	case "client_secret_post":
 		form.Set("client_secret", client.Secret)
 	case "client_secret_basic":

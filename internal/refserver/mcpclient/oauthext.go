@@ -32,10 +32,18 @@ const (
 // secret under the variants cc-secret-basic and cc-secret-post) or the
 // JWT bearer grant with its workload's JWT (SEP-1933).
 
-// The environment the reference client reads its credentials from.
+// The environment the reference client reads its credentials from (a
+// run fills them from the words its listener provisions).
 const (
+	// The pre-registered client's: under the variants preregistered*
+	// (registration.go) and the client-credentials and enterprise-managed
+	// extensions.
 	EnvClientID     = "MCP_CLIENT_ID"
 	EnvClientSecret = "MCP_CLIENT_SECRET"
+	// EnvClientIssuer, set, is the issuer of the authorization server the
+	// pre-registered credentials belong to; unset, the first the client
+	// meets.
+	EnvClientIssuer = "MCP_CLIENT_ISSUER"
 	EnvClientKey    = "MCP_CLIENT_KEY"
 	EnvAssertion    = "MCP_WORKLOAD_JWT"
 	// Enterprise-managed authorization's: the user's ID token from single
@@ -47,13 +55,14 @@ const (
 
 // creds are the credentials the client was given.
 type creds struct {
-	id, secret, assertion      string
+	id, secret, issuer         string
+	assertion                  string
 	idToken, idpToken, idpUser string
 	key                        *ecdsa.PrivateKey
 }
 
 func credsFromEnv() creds {
-	c := creds{id: os.Getenv(EnvClientID), secret: os.Getenv(EnvClientSecret), assertion: os.Getenv(EnvAssertion),
+	c := creds{id: os.Getenv(EnvClientID), secret: os.Getenv(EnvClientSecret), issuer: os.Getenv(EnvClientIssuer), assertion: os.Getenv(EnvAssertion),
 		idToken: os.Getenv(EnvIDToken), idpToken: os.Getenv(EnvIdPTokenEndpoint), idpUser: os.Getenv(EnvIdPClientID)}
 	if b, _ := pem.Decode([]byte(os.Getenv(EnvClientKey))); b != nil {
 		if k, err := x509.ParsePKCS8PrivateKey(b.Bytes); err == nil {

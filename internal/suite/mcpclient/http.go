@@ -45,7 +45,7 @@ func httpScenarios() []*scenario.Scenario {
 	}, {
 		Name:  "client-auth",
 		Title: "over HTTP, make the server a protected resource once the client has connected: its next request is answered 401 with WWW-Authenticate naming the protected resource metadata and the scope mcp:tools (the metadata lists mcp:tools and mcp:resources), whose authorization server (wirecheck's, approving at once) the client authorizes with, then every request carries the token",
-		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-7"},
+		Rules: []string{"MCP-CLIENT-AUTH-1", "MCP-CLIENT-AUTH-2", "MCP-CLIENT-AUTH-3", "MCP-CLIENT-AUTH-4", "MCP-CLIENT-AUTH-5", "MCP-CLIENT-AUTH-6", "MCP-CLIENT-AUTH-7", "MCP-CLIENT-REG-1"},
 		Fresh: true,
 		Run: func(env *scenario.Env) error {
 			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", ScopesSupported: []string{"mcp:tools", "mcp:resources"}}, []judged{
@@ -58,6 +58,40 @@ func httpScenarios() []*scenario.Scenario {
 				{"MCP-CLIENT-AUTH-7", httpserve.CheckAuthScope, "the client made no authorization request"},
 				{"MCP-CLIENT-AUTH-13", httpserve.CheckAuthGrantTypes, noRefreshWish},
 				{"MCP-CLIENT-AUTH-14", httpserve.CheckAuthOffline, "the client made no authorization request"},
+				{"MCP-CLIENT-REG-1", httpserve.CheckRegApplicationType, "the client did not register dynamically (it was pre-registered, or used a metadata document, or did not authorize)"},
+			})
+		},
+	}, {
+		Name:  "client-auth-cimd",
+		Title: "over HTTP, as client-auth, the authorization server's metadata advertising client_id_metadata_document_supported: the client identifies itself by the https URL of its Client ID Metadata Document (with a path), which the authorization server fetches (from a loopback host only) and finds naming that URL as client_id, with client_name and redirect_uris",
+		Rules: []string{"MCP-CLIENT-REG-2", "MCP-CLIENT-REG-3", "MCP-CLIENT-REG-4"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", CIMD: true}, []judged{
+				{"MCP-CLIENT-REG-2", httpserve.CheckRegCIMDURL, "the client used no URL as its client_id"},
+				{"MCP-CLIENT-REG-3", httpserve.CheckRegCIMDDocument, "the authorization server fetched no metadata document: the client used no URL as its client_id, or one whose host is not a loopback address (wirecheck fetches nothing beyond loopback)"},
+				{"MCP-CLIENT-REG-4", httpserve.CheckRegCIMDUsed, "the client made no authorization request"},
+			})
+		},
+	}, {
+		Name:  "client-auth-preregistered",
+		Title: "over HTTP, as client-auth, an authorization server with neither a registration endpoint nor metadata documents, which knows the client {client_id} and {client_secret} name: the client authenticates at its token endpoint with that secret (HTTP Basic or the form)",
+		Rules: []string{"MCP-CLIENT-REG-5"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", NoRegistration: true}, []judged{
+				{"MCP-CLIENT-REG-5", httpserve.CheckRegPreregistered, "the client made no token request as the pre-registered client: give it " + httpserve.WordClientID + " and " + httpserve.WordClientSecret + " (arguments or --env) where it takes static client credentials"},
+			})
+		},
+	}, {
+		Name:  "client-auth-migration",
+		Title: "over HTTP, as client-auth, once the client's first request with a token passes, the protected resource metadata names another authorization server (" + httpserve.AS2Path + ") and the first one's tokens are refused 401: the client registers with the new server and shows it no client id, secret or refresh token of the old",
+		Rules: []string{"MCP-CLIENT-REG-6", "MCP-CLIENT-REG-7"},
+		Fresh: true,
+		Run: func(env *scenario.Env) error {
+			return overHTTPAuth(env, &httpserve.Auth{Scope: "mcp:tools", Migrate: true}, []judged{
+				{"MCP-CLIENT-REG-6", httpserve.CheckRegReregister, "the client made no authorization request of the new authorization server"},
+				{"MCP-CLIENT-REG-7", httpserve.CheckRegNoReuse, "the client made no request of the new authorization server"},
 			})
 		},
 	}, {
@@ -266,11 +300,7 @@ func extensionAuth(env *scenario.Env, ext string, rules []judged) error {
 		env.Closed = true
 		return nil
 	}
-	a := &httpserve.Auth{Extension: ext}
-	if s := httpSession(env); s != nil {
-		a.Provisions = s.Provisioned()
-	}
-	return overHTTPAuth(env, a, rules)
+	return overHTTPAuth(env, &httpserve.Auth{Extension: ext}, rules)
 }
 
 // judged is a rule a scenario declares, the transport's check that
@@ -306,6 +336,9 @@ func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, 
 	}
 	s.Set(set)
 	if a != nil {
+		// Every authorization server knows the client the run
+		// provisioned ({client_id}, {client_secret}).
+		a.Provisions = s.Provisioned()
 		g, err := Guard(*a)
 		if err != nil {
 			return err

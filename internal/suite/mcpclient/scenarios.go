@@ -726,8 +726,14 @@ func (c *conv) finish() {
 		}
 	}
 	// Over HTTP a cancellation may overtake its request's POST: what no
-	// request of the session matched by its end names none the client sent.
+	// request of the session matched by its end names none the client
+	// sent, unless the listener saw the request POSTed all the same
+	// (refused 401 by a protection, 404 once its session ended).
 	for _, u := range judgeOf(env).leftover() {
+		if httpSession(env).Sent(u.key) {
+			env.Pass("MCP-CLIENT-CANCEL-1", u.seq)
+			continue
+		}
 		env.Fail("MCP-CLIENT-CANCEL-1", u.seq, fmt.Sprintf("cancellation of request %s, which the client never sent", u.key), "the id of a request the client sent", u.key)
 	}
 	if c.cancels == 0 {

@@ -3,6 +3,8 @@
 // CommandTransport, as an application would use it:
 //
 //	gosdk SERVER-CMD [ARGS…]
+//	gosdk URL   (Streamable HTTP; OAUTH=1: authorizes with the SDK's
+//	             auth.AuthorizationCodeHandler, see oauth.go)
 //
 // It declares roots, sampling and elicitation (CAPS=bare: none) and
 // answers them, pings (before 2026-07-28), lists and calls tools (one with a progress token,
@@ -10,10 +12,10 @@
 // cancelled before the call), reads a resource and gets a prompt where
 // the server declared them, and closes. Given a URL it speaks Streamable
 // HTTP; with OAUTH=1 it authorizes when answered 401 with the SDK's
-// AuthorizationCodeHandler (dynamic registration, grant types
-// authorization_code and refresh_token, RequestRefreshToken), a fetcher
-// that follows the authorization endpoint's redirect standing in for the
-// browser. It lives in a
+// AuthorizationCodeHandler (pre-registered, a Client ID Metadata
+// Document, or dynamic registration with grant types authorization_code
+// and refresh_token; RequestRefreshToken), a fetcher that follows the
+// authorization endpoint's redirect standing in for the browser. It lives in a
 // module of its own so that wirecheck's module does not depend on the SDK;
 // internal/interop builds it.
 package main
@@ -22,18 +24,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 func main() {
@@ -68,15 +65,15 @@ func run(cmd string, args []string) error {
 	}
 	var transport mcp.Transport = &mcp.CommandTransport{Command: exec.Command(cmd, args...)}
 	if strings.HasPrefix(cmd, "http://") || strings.HasPrefix(cmd, "https://") {
-		t := &mcp.StreamableClientTransport{Endpoint: cmd}
+		st := &mcp.StreamableClientTransport{Endpoint: cmd}
 		if os.Getenv("OAUTH") == "1" {
 			h, err := oauthHandler()
 			if err != nil {
 				return err
 			}
-			t.OAuthHandler = h
+			st.OAuthHandler = h
 		}
-		transport = t
+		transport = st
 	}
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
@@ -132,43 +129,4 @@ func run(cmd string, args []string) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return nil
-}
-
-// redirectURL is where the authorization server sends the code: nothing
-// listens there, the fetcher reads the redirect.
-const redirectURL = "http://127.0.0.1/callback"
-
-// oauthHandler is the SDK's authorization-code flow with dynamic client
-// registration; its fetcher plays the browser.
-func oauthHandler() (auth.OAuthHandler, error) {
-	return auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			ClientName: "go-sdk-client", RedirectURIs: []string{redirectURL}, TokenEndpointAuthMethod: "none",
-			GrantTypes: []string{"authorization_code", "refresh_token"},
-		}},
-		RedirectURL:         redirectURL,
-		RequestRefreshToken: true,
-		// ACCEPT_UNADVERTISED_ISS=1: the issuer's iss accepted though the
-		// metadata does not advertise it (2026-07-28's table, third row);
-		// the SDK's default rejects it.
-		AcceptUnadvertisedIss: os.Getenv("ACCEPT_UNADVERTISED_ISS") == "1",
-		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
-			if err != nil {
-				return nil, err
-			}
-			hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-			resp, err := hc.Do(req)
-			if err != nil {
-				return nil, err
-			}
-			resp.Body.Close()
-			loc, err := url.Parse(resp.Header.Get("Location"))
-			if err != nil || loc.Query().Get("code") == "" {
-				return nil, errors.New("authorization: no code in the redirect")
-			}
-			q := loc.Query()
-			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
-		},
-	})
 }
