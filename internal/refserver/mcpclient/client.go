@@ -392,6 +392,16 @@ func (c *client) work() int {
 		c.mu.Unlock()
 		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": next, "reason": "overtook its request"}})
 	}
+	if c.variant["cancel-aborted"] {
+		// A call cancelled as it was made, its POST aborted before it
+		// reached the server: the id is spent, the request never arrives,
+		// the cancellation does.
+		c.mu.Lock()
+		c.nextID++
+		aborted := c.nextID
+		c.mu.Unlock()
+		c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": aborted, "reason": "aborted"}})
+	}
 	// A last round trip, so every request the server sent meanwhile has
 	// been answered before the client goes.
 	if _, ok := c.call("tools/list", nil); !ok {
