@@ -320,6 +320,12 @@ func (c *client) getOnce(ctx context.Context) bool {
 	}
 	defer resp.Body.Close()
 	c.noteResponse(n, http.MethodGet, resp)
+	if ctx.Err() != nil {
+		// wirecheck ended the session meanwhile (CloseInput cancels the
+		// stream before its DELETE): a server that handled the DELETE
+		// first rightly answers this GET 404, which judges nothing.
+		return false
+	}
 	if resp.StatusCode == http.StatusMethodNotAllowed {
 		c.pass(CheckHTTPGetStream, "GET answered 405: the server offers no stream")
 		return false
