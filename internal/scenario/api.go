@@ -175,6 +175,11 @@ func (e *Env) Judge() peer.Judge { return e.p.Judge() }
 // SetProtocol makes the peer judge by p: the revision the process speaks.
 func (e *Env) SetProtocol(p *spec.Protocol) { e.p.SetProtocol(p) }
 
+// SessionProtocol is the protocol the peer judges by now: env.Protocol,
+// or the revision SetProtocol gave it (a client that opened with an
+// older revision's initialize).
+func (e *Env) SessionProtocol() *spec.Protocol { return e.p.Protocol() }
+
 // SetHandler answers the server's requests with h.
 func (e *Env) SetHandler(h peer.Handler) { e.p.SetHandler(h) }
 

@@ -360,7 +360,7 @@ func overHTTPWith(env *scenario.Env, set httpserve.Settings, a *httpserve.Auth, 
 	// without it is judged by legacyRevision: a rule of the run's
 	// revision alone is then no rule of its session, whatever the
 	// transport reported.
-	session := env.Peer().Protocol()
+	session := env.SessionProtocol()
 	for _, r := range rules {
 		rule := session.Rule(r.rule)
 		switch {
