@@ -274,6 +274,14 @@ func (st *Step) run(e *Env) error {
 			return fmt.Errorf("disturb %q: this transport has no disturbances", st.Disturb)
 		}
 		did, err := d.Disturb(st.Disturb)
+		// No stream open yet (a client opens its GET stream after its
+		// initialized notification is accepted, on its own time): wait
+		// for one a while, so a reproducer disturbs what the campaign
+		// did whatever the machine's load.
+		for wait := time.Now().Add(min(e.Timeout, time.Second)); err == nil && did == "" && time.Now().Before(wait); {
+			time.Sleep(10 * time.Millisecond)
+			did, err = d.Disturb(st.Disturb)
+		}
 		if err != nil {
 			return fmt.Errorf("disturb %q: %w", st.Disturb, err)
 		}
