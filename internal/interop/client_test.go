@@ -323,7 +323,10 @@ var _ = Describe("real MCP clients authorizing over Streamable HTTP", Label("cor
 		// (docs/mcp-interop.md). Given no pre-registered credentials it
 		// cannot authorize in client-auth-preregistered and exits without
 		// DELETE; given no document it registers where one is advertised.
-		Expect(got).To(ContainElement(MatchRegexp(`^MCP-CLIENT-AUTH-8 client-auth-(step-up|retry-limit)$`)))
+		// Its step-up gives up one way or the other: AUTH-8 when the
+		// refreshed token's call is judged, HTTP-6 (no DELETE) when it
+		// exits first; which, load decides (a CI run showed HTTP-6 alone).
+		Expect(got).To(ContainElement(MatchRegexp(`^MCP-CLIENT-(AUTH-8|HTTP-6) client-auth-(step-up|retry-limit)$`)))
 		for _, g := range got {
 			Expect(g).To(MatchRegexp(`^MCP-CLIENT-(AUTH-8|HTTP-6) client-auth-(step-up|retry-limit)$|^MCP-CLIENT-AUTH-7 client-auth|^MCP-CLIENT-HTTP-6 client-auth-preregistered$|^MCP-CLIENT-REG-4 client-auth-cimd$`))
 		}
