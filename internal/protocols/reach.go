@@ -2,10 +2,11 @@ package protocols
 
 import (
 	"fmt"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/transport"
 	"slices"
 	"strings"
+
+	"github.com/wirecheck/wirecheck/internal/target"
+	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // Reach is how a command asks to reach the server under test besides its

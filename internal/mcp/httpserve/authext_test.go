@@ -5,7 +5,6 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/json"
-	"github.com/wirecheck/wirecheck/internal/testhooks"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+	"github.com/wirecheck/wirecheck/internal/testhooks"
 )
 
 // The extensions' checks against token requests made by hand: each way an

@@ -4,17 +4,16 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"github.com/wirecheck/wirecheck/internal/pkce"
-	"math/big"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/wirecheck/wirecheck/internal/pkce"
 )
 
 // Provisions are what a client under test is given out of band, as its
@@ -125,50 +124,37 @@ func (c *Session) Provisioned() Provisions { return c.srv.prov }
 
 // SignES256 is a compact JWS of claims signed with k (alg ES256, the
 // header's typ typ): what the client's assertions and the workload's JWT
-// are, made with the standard library alone.
+// are.
 func SignES256(k *ecdsa.PrivateKey, claims map[string]any, typ string) (string, error) {
-	h, _ := json.Marshal(map[string]string{"alg": "ES256", "typ": typ})
-	c, err := json.Marshal(claims)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
 	if err != nil {
 		return "", err
 	}
-	in := b64(h) + "." + b64(c)
-	sum := sha256.Sum256([]byte(in))
-	r, s, err := ecdsa.Sign(rand.Reader, k, sum[:])
-	if err != nil {
-		return "", err
-	}
-	sig := make([]byte, 64)
-	r.FillBytes(sig[:32])
-	s.FillBytes(sig[32:])
-	return in + "." + b64(sig), nil
+	return jwt.Signed(signer).Claims(claims).Serialize()
 }
 
+// jwsAlgs are the algorithms a presented JWT is parsed under: any a JWS
+// may name, so that one signed otherwise than ES256 is still read (its
+// claims judged) and told apart by its alg.
+var jwsAlgs = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.ES512, jose.RS256, jose.RS384, jose.RS512,
+	jose.PS256, jose.PS384, jose.PS512, jose.HS256, jose.HS384, jose.HS512, jose.EdDSA}
+
 // jwtClaims are the claims of an ES256 JWS whose signature verifies with
-// pub; an error says why it is none.
+// pub; an error says why it is none (the claims, where they could be
+// read, come with it).
 func jwtClaims(token string, pub *ecdsa.PublicKey) (map[string]any, error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return nil, errors.New("not a compact JWS (three parts apart by dots)")
-	}
-	hb, err1 := base64.RawURLEncoding.DecodeString(parts[0])
-	cb, err2 := base64.RawURLEncoding.DecodeString(parts[1])
-	sig, err3 := base64.RawURLEncoding.DecodeString(parts[2])
-	if err1 != nil || err2 != nil || err3 != nil {
-		return nil, errors.New("a part is not base64url")
-	}
-	var h struct {
-		Alg string `json:"alg"`
+	tok, err := jwt.ParseSigned(token, jwsAlgs)
+	if err != nil {
+		return nil, errors.New("not a compact JWS: " + err.Error())
 	}
 	var claims map[string]any
-	if json.Unmarshal(hb, &h) != nil || json.Unmarshal(cb, &claims) != nil {
-		return nil, errors.New("the header or the claims are not a JSON object")
+	if tok.UnsafeClaimsWithoutVerification(&claims) != nil {
+		return nil, errors.New("the claims are not a JSON object")
 	}
-	if h.Alg != "ES256" {
-		return claims, errors.New("alg is " + h.Alg + ", not ES256 (the key provisioned is P-256)")
+	if alg := tok.Headers[0].Algorithm; alg != string(jose.ES256) {
+		return claims, errors.New("alg is " + alg + ", not ES256 (the key provisioned is P-256)")
 	}
-	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if len(sig) != 64 || !ecdsa.Verify(pub, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+	if tok.Claims(pub, &map[string]any{}) != nil {
 		return claims, errors.New("the signature does not verify with the key provisioned")
 	}
 	return claims, nil
@@ -207,18 +193,12 @@ func judgeJWT(claims map[string]any, want []string, now time.Time) string {
 	return ""
 }
 
-func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-
 // jwtTyp is a JWS header's typ, "" when it has none.
 func jwtTyp(token string) string {
-	h, _, _ := strings.Cut(token, ".")
-	b, err := base64.RawURLEncoding.DecodeString(h)
+	tok, err := jwt.ParseSigned(token, jwsAlgs)
 	if err != nil {
 		return ""
 	}
-	var hd struct {
-		Typ string `json:"typ"`
-	}
-	_ = json.Unmarshal(b, &hd)
-	return hd.Typ
+	typ, _ := tok.Headers[0].ExtraHeaders[jose.HeaderType].(string)
+	return typ
 }

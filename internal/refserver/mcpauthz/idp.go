@@ -3,13 +3,14 @@ package mcpauthz
 import (
 	"crypto/ecdsa"
 	"fmt"
-	"github.com/wirecheck/wirecheck/internal/pkce"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/wirecheck/wirecheck/internal/pkce"
 )
 
 // IdP is a mock enterprise identity provider of the enterprise-managed

@@ -2,19 +2,19 @@ package mcpclient
 
 import (
 	"crypto/ecdsa"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/wirecheck/wirecheck/internal/pkce"
 	"net/url"
 	"os"
 	"slices"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/wirecheck/wirecheck/internal/pkce"
 )
 
 // RFC 7523's grant type and client assertion type.
@@ -207,22 +207,11 @@ func (l *link) clientAssertion(issuer, tokenEndpoint string) (string, error) {
 	return signES256(c.key, claims)
 }
 
-// signES256 is a compact JWS of claims, ES256 (RFC 7515, RFC 7518 §3.4).
+// signES256 is a compact JWS of claims, ES256, typ JWT.
 func signES256(k *ecdsa.PrivateKey, claims map[string]any) (string, error) {
-	enc := base64.RawURLEncoding.EncodeToString
-	h, _ := json.Marshal(map[string]string{"alg": "ES256", "typ": "JWT"})
-	b, err := json.Marshal(claims)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k}, (&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
 		return "", err
 	}
-	in := enc(h) + "." + enc(b)
-	sum := sha256.Sum256([]byte(in))
-	r, s, err := ecdsa.Sign(rand.Reader, k, sum[:])
-	if err != nil {
-		return "", err
-	}
-	sig := make([]byte, 64)
-	r.FillBytes(sig[:32])
-	s.FillBytes(sig[32:])
-	return in + "." + enc(sig), nil
+	return jwt.Signed(signer).Claims(claims).Serialize()
 }
