@@ -146,14 +146,7 @@ func (f *flow) client() bool {
 		pass(e, "MCP-AUTHZ-DCR-1", seq)
 	}
 	if ok {
-		switch {
-		case res.Status != http.StatusCreated:
-			fail(e, "MCP-AUTHZ-DCR-2", seq, fmt.Sprintf("the registration was answered %d, not 201 Created", res.Status), "HTTP 201 with a JSON object labelled application/json", answered(res))
-		case doc == nil || !isJSON(res.Header):
-			fail(e, "MCP-AUTHZ-DCR-2", seq, "the registration's answer is not a JSON object labelled application/json", "Content-Type: application/json, a JSON object", answered(res))
-		default:
-			pass(e, "MCP-AUTHZ-DCR-2", seq)
-		}
+		judgeLabelled(e, "MCP-AUTHZ-DCR-2", seq, res, doc, http.StatusCreated, "the registration was answered %d, not 201 Created", "the registration's answer")
 	}
 	if id == "" {
 		skipAll(e, "no client was registered (MCP-AUTHZ-DCR-1)", grantRules[2:]...)
@@ -360,14 +353,7 @@ func (f *flow) redeem(code, verifier string) {
 	// RFC 6749 §5.1 says 200 and application/json without keyword
 	// (TOKEN-3, SHOULD); only the parameters are REQUIRED (TOKEN-1).
 	if res != nil && res.Status >= 200 && res.Status < 300 {
-		switch {
-		case res.Status != http.StatusOK:
-			fail(e, "MCP-AUTHZ-TOKEN-3", seq, fmt.Sprintf("the token response is %d, not 200 OK", res.Status), "HTTP 200 with a JSON object labelled application/json", answered(res))
-		case doc == nil || !isJSON(res.Header):
-			fail(e, "MCP-AUTHZ-TOKEN-3", seq, "the token response is not a JSON object labelled application/json", "Content-Type: application/json, a JSON object", answered(res))
-		default:
-			pass(e, "MCP-AUTHZ-TOKEN-3", seq)
-		}
+		judgeLabelled(e, "MCP-AUTHZ-TOKEN-3", seq, res, doc, http.StatusOK, "the token response is %d, not 200 OK", "the token response")
 	} else {
 		e.Skip("MCP-AUTHZ-TOKEN-3", "no token response to judge (MCP-AUTHZ-TOKEN-1)")
 	}
@@ -580,3 +566,19 @@ func (c *callback) take() url.Values {
 }
 
 func (c *callback) close() { _ = c.srv.Close() }
+
+// judgeLabelled judges the SHOULD half of a success whose REQUIRED
+// parameters another rule judges (DCR-2, TOKEN-3): the status the RFC
+// names (want; statusMsg formats the one given) and a JSON object
+// labelled application/json (what names the answer).
+func judgeLabelled(e *scenario.Env, rule string, seq int, res *httpmcp.Result, doc map[string]any, want int, statusMsg, what string) {
+	expected := fmt.Sprintf("HTTP %d with a JSON object labelled application/json", want)
+	switch {
+	case res.Status != want:
+		fail(e, rule, seq, fmt.Sprintf(statusMsg, res.Status), expected, answered(res))
+	case doc == nil || !isJSON(res.Header):
+		fail(e, rule, seq, what+" is not a JSON object labelled application/json", "Content-Type: application/json, a JSON object", answered(res))
+	default:
+		pass(e, rule, seq)
+	}
+}
