@@ -36,7 +36,7 @@ var _ = Describe("a reproducer of a finding about what the server made", func() 
 			Expect(err).NotTo(HaveOccurred())
 			c, err := fuzz.New(fuzz.Config{Protocol: p, Schemas: b.Schemas, Handler: b.Handler, Judge: b.Judge,
 				Target: target.Target{Argv: serve}, Timeout: time.Second, StartupTimeout: 5 * time.Second,
-				Runs: runs, Seed: 3, ShrinkTime: 5 * time.Second, MaxFailures: 1, Rules: []string{rule}})
+				Runs: runs, Seed: 3, ShrinkTime: 30 * time.Second, MaxFailures: 1, Rules: []string{rule}})
 			Expect(err).NotTo(HaveOccurred())
 			bugs, err := c.Run(context.Background())
 			Expect(err).NotTo(HaveOccurred())
