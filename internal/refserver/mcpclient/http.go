@@ -488,7 +488,11 @@ func (l *link) answer(resp *http.Response, key string) {
 		// The status and the body go to the client with the error: a
 		// 400 to its probe is how a server of an earlier revision may
 		// answer it (run's fallback reads them).
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		var b []byte
+		if !strings.HasPrefix(ct, "text/event-stream") {
+			// (A stream's body may never end.)
+			b, _ = io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		}
 		l.refused(key, fmt.Sprintf("HTTP %d %s", resp.StatusCode, ct), resp.StatusCode, ct, b)
 		return
 	}

@@ -339,9 +339,9 @@ type conv struct {
 	fellBack      int          // line of the initialize after the probe, -1: none
 	stayedModern  int          // line of a modern request other than a probe after it, -1: none
 	skills        *skillsState // client-skills: the server declares the skills extension
-	// probeAnswer is how wirecheck, as a server of a revision with
-	// initialize, answers a server/discover probe over HTTP (nil: the
-	// first of probeAnswers); probeRefused names the refusal it gave.
+	// probeAnswer is how client-http-probe-fallback answers the probe
+	// over HTTP (a run of a revision with initialize answers the first of
+	// probeAnswers); probeRefused names the refusal wirecheck gave.
 	probeAnswer  *probeAnswer
 	probeRefused string
 	probeFirst   string // the method of a first request of 2026-07-28 wirecheck could not refuse (not held)
@@ -504,12 +504,9 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		if s := httpSession(env); s != nil {
 			// Over HTTP the probe carries MCP-Protocol-Version:
 			// 2026-07-28 and no session id: a server of the run's
-			// revision answers 400 (probe.go says why).
-			ans := probeAnswers[0]
-			if c.probeAnswer != nil {
-				ans = *c.probeAnswer
-			}
-			if ans.refusal != nil && s.Refuse(key, *ans.refusal) {
+			// revision answers 400 (probe.go says why), with the
+			// likeliest body.
+			if ans := probeAnswers[0]; s.Refuse(key, *ans.refusal) {
 				c.probeRefused = ans.name
 				env.Notef("the client probed with server/discover, as a client of 2026-07-28 and earlier revisions does: answered %s, as a server of %s may", ans.what, c.rev)
 				return nil
