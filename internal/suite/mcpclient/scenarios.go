@@ -736,7 +736,7 @@ func (c *conv) finish() {
 		if c.probeRefused != "" {
 			answered = "wirecheck's " + c.probeRefused
 		}
-		env.Skip("MCP-CLIENT-LIFECYCLE-1", "the client sent no request but its server/discover probe: it did not fall back to initialize after "+answered)
+		env.Skip("MCP-CLIENT-LIFECYCLE-1", "the scenario received no request of the client but its server/discover probe: after "+answered+" it did not fall back to initialize, or its initialize was refused before it (a scenario protecting the server answers 401 without a token)")
 	}
 	if len(c.ids) == 0 {
 		for _, r := range []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-3"} {
