@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -231,6 +232,64 @@ var _ = Describe("the Go SDK's client over stdio", Label("corpus"), func() {
 		for _, g := range got {
 			Expect(g).To(HavePrefix("MCP-CLIENT-CANCEL-1 "))
 		}
+	})
+})
+
+// The Go SDK's client over Streamable HTTP ({url}), where its probe
+// carries MCP-Protocol-Version: 2026-07-28 and no session id: a server of
+// 2025-11-25 answers it 400 (2025-11-25 basic/transports), as wirecheck
+// does, and the SDK falls back to initialize, which goes on in the
+// connection the probe began (docs/mcp-interop.md: it once went to a
+// second session wirecheck never served, and the SDK looked as if it
+// never fell back). Under 2026-07-28 client-http-probe-fallback refuses
+// its probe with each 400 such a server may send: it falls back after
+// each (MCP-CLIENT-LIFECYCLE-6).
+var _ = Describe("the Go SDK's client over Streamable HTTP", Label("corpus"), func() {
+	// overHTTP runs gosdk over HTTP under rev with the scenarios named
+	// and returns the report's verdicts and its failed and errored
+	// findings.
+	overHTTP := func(rev string, names ...string) (map[string]verdict.Verdict, []string) {
+		if os.Getenv(CorpusEnv) == "" {
+			Skip("the interop corpus runs with " + CorpusEnv + "=1 (make interop)")
+		}
+		dir, err := goClients()
+		if errors.Is(err, exec.ErrNotFound) {
+			Skip("go is not on PATH: cannot build test/interop/goclient")
+		}
+		Expect(err).NotTo(HaveOccurred())
+		wc, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		b, err := protocols.PickRole("mcp", protocols.RoleClient)
+		Expect(err).NotTo(HaveOccurred())
+		var scs []*scenario.Scenario
+		for _, sc := range b.Scenarios {
+			if slices.Contains(names, sc.Name) {
+				scs = append(scs, sc)
+			}
+		}
+		Expect(scs).To(HaveLen(len(names)))
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
+			Transport: "http", Argv: []string{filepath.Join(dir, "gosdk"), target.ServerURL}, Client: true, Binary: wc,
+		}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout, Scenarios: scs})
+		Expect(err).NotTo(HaveOccurred())
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
+				got = append(got, f.Rule+" "+f.Scenario+": "+f.Message)
+			}
+		}
+		return testrun.Verdicts(rep), got
+	}
+	It("falls back to initialize after its server/discover is refused 400 under 2025-11-25, and passes every rule", func() {
+		v, got := overHTTP("2025-11-25", "client-session", "client-http-resume", "client-http-session-ends")
+		Expect(got).To(BeEmpty())
+		Expect(v).To(HaveKeyWithValue("MCP-CLIENT-LIFECYCLE-1", verdict.Pass))
+		Expect(v).To(HaveKeyWithValue("MCP-CLIENT-LIFECYCLE-2", verdict.Pass))
+	})
+	It("falls back after each 400 a server of 2025-11-25 may refuse its probe with under 2026-07-28 (MCP-CLIENT-LIFECYCLE-6)", func() {
+		v, got := overHTTP("2026-07-28", "client-http-probe-fallback")
+		Expect(got).To(BeEmpty())
+		Expect(v).To(HaveKeyWithValue("MCP-CLIENT-LIFECYCLE-6", verdict.Pass))
 	})
 })
 

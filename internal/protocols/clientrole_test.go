@@ -70,9 +70,15 @@ var _ = Describe("the MCP client role's reference client", func() {
 	}
 	// Under 2026-07-28 without modern the client opens with initialize
 	// and is judged by 2025-11-25: the auth scenarios' rules of
-	// 2026-07-28 alone skip rather than go unobserved.
+	// 2026-07-28 alone skip rather than go unobserved. With probe under
+	// 2025-11-25 it opens with server/discover, is refused 400 as a
+	// server of that revision refuses it, and falls back to initialize,
+	// which goes on in the connection the probe began: LIFECYCLE-1 is
+	// judged, and passes. With probe-http under 2026-07-28 it falls
+	// back after each 400 client-http-probe-fallback refuses its probe
+	// with: LIFECYCLE-6 passes.
 	for _, over := range []struct{ transport, revision, variant string }{
-		{"http", "2025-11-25", ""}, {"http", "2026-07-28", "modern"}, {"http", "2026-07-28", ""}, {"sse", "2024-11-05", ""},
+		{"http", "2025-11-25", ""}, {"http", "2026-07-28", "modern"}, {"http", "2026-07-28", ""}, {"sse", "2024-11-05", ""}, {"http", "2025-11-25", "probe"}, {"http", "2026-07-28", "probe-http"},
 	} {
 		name := "passes clean over " + over.transport + " under " + over.revision
 		if over.variant != "" {
@@ -89,6 +95,10 @@ var _ = Describe("the MCP client role's reference client", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken(rep, verdict.Fail, verdict.Error)).To(BeEmpty())
 			Expect(rep.Summary.Pass).To(BeNumerically(">", 0))
+			judged := map[string]string{"probe": "MCP-CLIENT-LIFECYCLE-1", "probe-http": "MCP-CLIENT-LIFECYCLE-6"}
+			if r, ok := judged[over.variant]; ok {
+				Expect(testrun.Verdicts(rep)).To(HaveKeyWithValue(r, verdict.Pass), "%s", evidence(rep, r))
+			}
 		})
 	}
 	for _, rev := range b.Revisions() {

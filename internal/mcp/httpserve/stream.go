@@ -209,6 +209,10 @@ type exchange struct {
 	ready   chan struct{}
 	once    sync.Once
 	stream  *stream
+	// held: the answer's status waits for the response or a refusal
+	// (probe.go); refusal is the one Session.Refuse gave.
+	held    bool
+	refusal *Refusal
 }
 
 func (x *exchange) answer(key string, msg []byte) error {

@@ -59,6 +59,13 @@ func where(r *http.Request, what string) string { return r.Method + " " + what }
 // session finds the session a request (not an initialize without an id)
 // belongs to, or answers the request itself and returns nil.
 func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, modern bool) *Session {
+	c, _ := s.sessionOf(w, r, what, modern)
+	return c
+}
+
+// sessionOf is session; begun is set when the request began the session
+// (the first of a sessionless client).
+func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, what string, modern bool) (c *Session, begun bool) {
 	s.mu.Lock()
 	sessionless := s.set.Sessionless
 	anon := s.anon
@@ -69,15 +76,15 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, mo
 		if anon != nil && r.Method != http.MethodPost && !sessionless {
 			w.Header().Set("Allow", "POST")
 			http.Error(w, "no sessions and no standalone stream here", http.StatusMethodNotAllowed)
-			return nil
+			return nil, false
 		}
 		if anon == nil && r.Method == http.MethodPost {
-			anon = s.newSession(false)
+			anon, begun = s.newSession(false), true
 		}
 		if anon == nil {
 			http.Error(w, "no session", http.StatusNotFound)
 		}
-		return anon
+		return anon, begun
 	}
 	sid := r.Header.Get(hSession)
 	if sid == "" && !s.issued.Load() {
@@ -88,7 +95,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, mo
 		// a GET, as the revisions' Backwards Compatibility tells it to.
 		s.note("wirecheck answered 400: " + strings.TrimSpace(where(r, what)) + " without Mcp-Session-Id, before wirecheck returned the client one")
 		http.Error(w, "Mcp-Session-Id required", http.StatusBadRequest)
-		return nil
+		return nil, false
 	}
 	if sid == "" {
 		s.mu.Lock()
@@ -99,7 +106,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, mo
 		}
 		s.check(CheckSessionID, verdict.Fail, "had no Mcp-Session-Id after initialize", "Mcp-Session-Id: the id wirecheck assigned", where(r, what)+" without Mcp-Session-Id")
 		http.Error(w, "Mcp-Session-Id required", http.StatusBadRequest)
-		return nil
+		return nil, false
 	}
 	c, ended := s.lookup(sid)
 	if c == nil {
@@ -112,9 +119,9 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request, what string, mo
 			s.check(CheckSessionID, verdict.Fail, "carried an Mcp-Session-Id wirecheck never assigned", "the id wirecheck assigned", where(r, what)+" with Mcp-Session-Id: "+sid)
 		}
 		http.Error(w, "no such session", http.StatusNotFound)
-		return nil
+		return nil, false
 	}
-	return c
+	return c, false
 }
 
 // headers judges the headers a request after initialize owes: the
@@ -237,8 +244,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	init := ok && len(msgs) == 1 && msgs[0].method == "initialize" && msgs[0].request()
 	var c *Session
+	held := false
 	if init && r.Header.Get(hSession) == "" && !s.Settings().Sessionless {
 		if c = s.renew(); c == nil {
+			c = s.adopt()
+		}
+		if c == nil {
 			c = s.newSession(true)
 		}
 		s.reinitialized()
@@ -253,9 +264,15 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		modern := ok && len(msgs) == 1 && msgs[0].meta != "" && mcprevisions.Has(msgs[0].meta, revtable.RequiredMeta)
-		if c = s.session(w, r, what, modern); c == nil {
+		var begun bool
+		if c, begun = s.sessionOf(w, r, what, modern); c == nil {
 			return
 		}
+		// A client's first request a server/discover: the probe of a
+		// client of 2026-07-28 and earlier revisions, which a server of
+		// an earlier revision answers as it may (Session.Refuse): its
+		// status is not written before the scenario says which.
+		held = begun && modern && msgs[0].method == probeMethod && msgs[0].request()
 	}
 	n, at := c.stamp()
 	via := &transport.Via{Exchange: n, Verb: http.MethodPost, ContentType: r.Header.Get("Content-Type")}
@@ -318,6 +335,13 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		c.open[k] = x
 	}
 	x.json = c.set.JSON
+	if held {
+		x.held, x.json = true, true
+		c.mu.Unlock()
+		c.deliver(f)
+		s.answerHeld(w, r, c, x)
+		return
+	}
 	if x.json {
 		c.mu.Unlock()
 		c.deliver(f)

@@ -133,8 +133,13 @@ func newClient(o refserver.Options) *client {
 	if c.variant["no-refresh"] {
 		c.variant["modern"] = true
 	}
-	if c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"] {
+	if c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"] || c.variant["probe-http"] {
 		c.variant["probe"] = true
+	}
+	for _, f := range httpProbeFaults {
+		if c.fault[f] {
+			c.variant["probe"] = true
+		}
 	}
 	// The undeclared-answer faults answer what they do not declare.
 	if c.fault["sampling-undeclared-answer"] {
@@ -243,6 +248,9 @@ func (c *client) run() int {
 			// stop-unless-32601 takes it for a server that refuses
 			// the client and stops.
 			e, _ := d["error"].(map[string]any)
+			if code, decided := c.httpProbeFault(e); decided {
+				return code
+			}
 			keyed := c.fault["fallback-on-32601-only"] || c.fault["stop-unless-32601"]
 			if code, _ := e["code"].(float64); !keyed || code == -32601 {
 				c.modern = false
@@ -263,6 +271,41 @@ func (c *client) run() int {
 		return c.work()
 	}
 	return c.legacy()
+}
+
+// httpProbeFaults misjudge the answer to their probe over HTTP
+// (2026-07-28 basic/transports/streamable-http, Backward Compatibility):
+// http-probe-no-fallback takes any 400 for a modern server's and goes on;
+// http-fallback-json-body-only falls back after a 400 only when its body
+// is a JSON-RPC error, and stops after an empty or text one;
+// http-fallback-rpc-only falls back only after a JSON-RPC error in a 200,
+// and stops after any 400.
+var httpProbeFaults = []string{"http-probe-no-fallback", "http-fallback-json-body-only", "http-fallback-rpc-only"}
+
+// httpProbeFault is what an httpProbeFaults fault does with the error e
+// answering its probe: decided when the fault decides, with run's code.
+func (c *client) httpProbeFault(e map[string]any) (code int, decided bool) {
+	data, _ := e["data"].(map[string]any)
+	status, _ := data["httpStatus"].(float64)
+	refused := status == 400
+	var body struct {
+		Error map[string]any `json:"error"`
+	}
+	raw, _ := data["body"].(string)
+	jsonError := json.Unmarshal([]byte(raw), &body) == nil && body.Error != nil
+	stop := func(why string) (int, bool) {
+		fmt.Fprintf(c.log, "mcp reference client: server/discover answered %s: stopping\n", why)
+		return 1, true
+	}
+	switch {
+	case c.fault["http-probe-no-fallback"] && refused:
+		return c.work(), true
+	case c.fault["http-fallback-json-body-only"] && refused && !jsonError:
+		return stop("HTTP 400 without a JSON-RPC error")
+	case c.fault["http-fallback-rpc-only"] && refused:
+		return stop("HTTP 400")
+	}
+	return 0, false
 }
 
 // legacy opens the session with the initialize handshake and works.

@@ -240,6 +240,9 @@ func (l *link) Write(line []byte) (int, error) {
 		if json.Unmarshal(body, &v) == nil {
 			l.mu.Lock()
 			l.init = v
+			// A fallback after a probe of 2026-07-28: initialize
+			// carries no version header (none is negotiated yet).
+			l.version = ""
 			l.mu.Unlock()
 		}
 	}
@@ -392,6 +395,16 @@ func (l *link) lost(key, why string) {
 	l.deliver(msg)
 }
 
+// refused is lost for a request the server answered with an HTTP status
+// other than 200 (or 202): the error's data carries the status, the
+// content type and the body.
+func (l *link) refused(key, why string, status int, ct string, body []byte) {
+	fmt.Fprintf(l.log, "mcp reference client: no answer to request %s: %s\n", key, why)
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(key), "error": map[string]any{"code": -32603, "message": "transport: " + why,
+		"data": map[string]any{"httpStatus": status, "contentType": ct, "body": string(body)}}})
+	l.deliver(msg)
+}
+
 // request POSTs a request and reads its answer; a session the server
 // ended (404) is begun anew, and the request sent again in it.
 func (l *link) request(body []byte, key string) {
@@ -472,7 +485,15 @@ func (l *link) answer(resp *http.Response, key string) {
 		l.deliver(b)
 		return
 	case !strings.HasPrefix(ct, "text/event-stream") || resp.StatusCode != http.StatusOK:
-		l.lost(key, fmt.Sprintf("HTTP %d %s", resp.StatusCode, ct))
+		// The status and the body go to the client with the error: a
+		// 400 to its probe is how a server of an earlier revision may
+		// answer it (run's fallback reads them).
+		var b []byte
+		if !strings.HasPrefix(ct, "text/event-stream") {
+			// (A stream's body may never end.)
+			b, _ = io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		}
+		l.refused(key, fmt.Sprintf("HTTP %d %s", resp.StatusCode, ct), resp.StatusCode, ct, b)
 		return
 	}
 	last, retry, done := l.events(resp.Body, key)

@@ -55,7 +55,7 @@ func Scenarios() []*scenario.Scenario {
 		Rules: []string{"MCP-CLIENT-LIFECYCLE-5"},
 		Fresh: true,
 		Run:   probeFallback,
-	}, skillsScenario()}, httpScenarios()...)
+	}, httpProbeScenario(), skillsScenario()}, httpScenarios()...)
 }
 
 // probeCode is the error client-probe-fallback answers a probe with: one
@@ -339,6 +339,12 @@ type conv struct {
 	fellBack      int          // line of the initialize after the probe, -1: none
 	stayedModern  int          // line of a modern request other than a probe after it, -1: none
 	skills        *skillsState // client-skills: the server declares the skills extension
+	// probeAnswer is how client-http-probe-fallback answers the probe
+	// over HTTP (a run of a revision with initialize answers the first of
+	// probeAnswers); probeRefused names the refusal wirecheck gave.
+	probeAnswer  *probeAnswer
+	probeRefused string
+	probeFirst   string // the method of a first request of 2026-07-28 wirecheck could not refuse (not held)
 }
 
 // barrierID is the id of the ping wirecheck sends before its initialize
@@ -462,6 +468,16 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		// A legacy server: no request of 2026-07-28 is known to it.
 		if !c.probed {
 			c.probed = true
+			if a := c.probeAnswer; a != nil && a.refusal != nil {
+				// Over HTTP (client-http-probe-fallback) the status
+				// of the probe's answer waits for this.
+				if s := httpSession(env); s != nil && s.Refuse(key, *a.refusal) {
+					c.probeRefused = a.name
+					env.Notef("wirecheck answers the client's %s with %s, as a server of %s may", method, a.what, legacyRevision)
+					return nil
+				}
+				c.probeFirst = method
+			}
 			env.Notef("wirecheck answers the client's %s with error %d, as a server of %s may answer a request before initialize", method, c.probeCode, legacyRevision)
 		} else if c.stayedModern < 0 && method != "server/discover" {
 			// A probe sent again is still a probe; another request
@@ -485,6 +501,17 @@ func (c *conv) request(in *peer.Inbound, method string, id any) error {
 		// The run's revision has no such method: answered as its server
 		// would, and no breach of initialize-first.
 		c.probes++
+		if s := httpSession(env); s != nil {
+			// Over HTTP the probe carries MCP-Protocol-Version:
+			// 2026-07-28 and no session id: a server of the run's
+			// revision answers 400 (probe.go says why), with the
+			// likeliest body.
+			if ans := probeAnswers[0]; s.Refuse(key, *ans.refusal) {
+				c.probeRefused = ans.name
+				env.Notef("the client probed with server/discover, as a client of 2026-07-28 and earlier revisions does: answered %s, as a server of %s may", ans.what, c.rev)
+				return nil
+			}
+		}
 		env.Notef("the client probed with server/discover, as a client of 2026-07-28 and earlier revisions does: answered -32601, as a server of %s, which has no such method", c.rev)
 		_, err := env.Reply(rpcError(id, -32601, "method not found: revision "+c.rev+" has no server/discover"))
 		return err
@@ -703,10 +730,13 @@ func (c *conv) finish() {
 	}
 	if c.handshake && !c.anyReq && c.probes > 0 && len(c.ids) > 0 {
 		// Its probe answered, the client sent nothing more: no first
-		// request of the handshake to judge (over HTTP a client may fall
-		// back only on a 400, 2026-07-28 basic/transports/streamable-http
-		// "Backward Compatibility", and wirecheck answers the probe -32601).
-		env.Skip("MCP-CLIENT-LIFECYCLE-1", "the client sent no request but its server/discover probe: it did not fall back to initialize after the -32601 wirecheck answered")
+		// request of the handshake to judge (a client of 2026-07-28
+		// alone has no initialize to fall back to).
+		answered := "the -32601 wirecheck answered"
+		if c.probeRefused != "" {
+			answered = "wirecheck's " + c.probeRefused
+		}
+		env.Skip("MCP-CLIENT-LIFECYCLE-1", "the scenario received no request of the client but its server/discover probe: after "+answered+" it did not fall back to initialize, or its initialize was refused before it (a scenario protecting the server answers 401 without a token)")
 	}
 	if len(c.ids) == 0 {
 		for _, r := range []string{"MCP-CLIENT-JSONRPC-2", "MCP-CLIENT-LIFECYCLE-1", "MCP-CLIENT-LIFECYCLE-3"} {
