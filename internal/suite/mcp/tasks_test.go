@@ -44,6 +44,24 @@ var _ = Describe("tasks (2025-11-25)", func() {
 		Expect(msg).To(ContainSubstring("the wait would have lasted 30s (the task's ttl 1m0s, capped at 30s"))
 	})
 
+	It("passes over Streamable HTTP a server whose task works longer than --timeout, answering on a stream it opens at once", func() {
+		rep := runScenarioWithin(time.Second, "tasks", "2025-11-25", nil, []string{"task-slow"}, true)
+		Expect(tasksOf(rep)).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
+	})
+
+	// wirecheck's HTTP transport closes a stream that stays open 4×--timeout
+	// without its response; a task working longer than that leaves its
+	// tasks/result unseen, which is no finding against the server.
+	It("skips MCP-TASKS-5, and finds nothing, when the task outlasts how long wirecheck's HTTP transport holds a stream", func() {
+		rep := runScenarioWithin(500*time.Millisecond, "tasks", "2025-11-25", nil, []string{"task-slow"}, true)
+		v, msg := finding(rep, "MCP-TASKS-5")
+		Expect(v).To(Equal(verdict.Skip))
+		Expect(msg).To(ContainSubstring("unanswered when wirecheck's HTTP transport closed its stream (4×--timeout, 2s)"))
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
+		}
+	})
+
 	// tasks/result may be answered at the server's next look at the task:
 	// tasks/get saying the task ended while it is unanswered is the
 	// rule's whole ask, and the scenario does not wait for it.
