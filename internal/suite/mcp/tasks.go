@@ -27,7 +27,8 @@ const cancelSettle = 500 * time.Millisecond
 // request) and unknown beforehand; seconds rank its lane among the first
 // to start, so that wait overlaps the rest of the run instead of
 // following it (docs/official-suite.md: server-everything's one task
-// tool runs some 5 s).
+// tool runs some 4 s, and its SDK answers tasks/result at its next 1 s
+// look after that).
 const taskIdle = 5 * time.Second
 
 // noSuchTask is a taskId no server issued.
