@@ -134,7 +134,7 @@ func taskLifecycle(e *scenario.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := terminalKept(e, s, id, status); err != nil {
+	if err := terminalKept(e, s, id, status, clock.waited()); err != nil {
 		return err
 	}
 	if status == "completed" {
@@ -168,7 +168,7 @@ func taskLifecycle(e *scenario.Env) error {
 				"error -32602 (Invalid params)", string(in.Raw))
 		}
 	} else {
-		e.Skip("MCP-TASKS-8", "the task never reached a terminal status")
+		e.Skip("MCP-TASKS-8", "the task did not reach a terminal status within "+clock.waited())
 	}
 	return cancelled.stays(e, s)
 }
@@ -480,9 +480,9 @@ func untilTerminal(e *scenario.Env, s *session, id string, clock taskClock) (str
 
 // terminalKept polls a task twice more once terminal: its status must
 // stay.
-func terminalKept(e *scenario.Env, s *session, id, status string) error {
+func terminalKept(e *scenario.Env, s *session, id, status, waited string) error {
 	if !terminal(status) {
-		e.Skip("MCP-TASKS-7", "the task never reached a terminal status")
+		e.Skip("MCP-TASKS-7", "the task did not reach a terminal status within "+waited)
 		return nil
 	}
 	for range 2 {
