@@ -486,6 +486,10 @@ func (f *Front) writeJSON(w http.ResponseWriter, status int, body []byte) {
 // comes alone, an SSE stream when messages come before it (or always,
 // with the variant sse-answers).
 func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *exchange, msg message) {
+	if f.variants["task-slow"] && msg.method == "tasks/result" {
+		f.streamAtOnce(w, r, s, ex)
+		return
+	}
 	var first []byte
 	select {
 	case first = <-ex.ch:
@@ -538,6 +542,36 @@ func (f *Front) answer(w http.ResponseWriter, r *http.Request, s *session, ex *e
 	}
 	if f.faults["sse-closes-early"] {
 		s.gone(ex)
+		return
+	}
+	if !s.pump(r.Context(), out, ex) {
+		s.gone(ex)
+	}
+}
+
+// streamAtOnce answers on an SSE stream opened before the core answers
+// (the variant task-slow's tasks/result, which waits for a task longer
+// than a client's response timeout): as a server streaming its answers
+// does, so the wait for the answer is the client's to bound, not its
+// wait for response headers.
+func (f *Front) streamAtOnce(w http.ResponseWriter, r *http.Request, s *session, ex *exchange) {
+	out := f.startSSE(w, s)
+	f.prime(out, s, ex)
+	var first []byte
+	select {
+	case first = <-ex.ch:
+	case <-r.Context().Done():
+		// The client gave up its stream: the answer, when the task ends,
+		// goes nowhere (a response belongs on its request's stream, never
+		// the GET stream, where gone would send it).
+		return
+	case <-s.quit:
+		return
+	}
+	s.emit(out, ex, first)
+	if isResponse(first) {
+		s.finish(ex)
+		s.linger(r.Context(), out, nil)
 		return
 	}
 	if !s.pump(r.Context(), out, ex) {

@@ -8,7 +8,7 @@ import (
 // The tasks extension (io.modelcontextprotocol/tasks, SEP-2663) of
 // 2026-07-28: the server declares it in server/discover and, when a call
 // of add declares it in its _meta, answers with a task (resultType
-// "task") that works for taskRun and then completes with add's result,
+// "task") that works for taskRunFor and then completes with add's result,
 // inlined in tasks/get. tasks/update is acknowledged (the server never
 // asks for input, so every key is one it ignores); tasks/cancel is
 // acknowledged and cancels a working task. Without the extension on the
@@ -140,12 +140,7 @@ func (s *server) taskExtMethod(id any, method string, p obj) bool {
 			t.polled = true
 		}
 		s.mu.Unlock()
-		if method == "tasks/get" && s.f("task-ext-unknown-ok") {
-			now := time.Now().UTC().Format(time.RFC3339Nano)
-			s.result(id, obj{"taskId": key, "status": "working", "createdAt": now, "lastUpdatedAt": now, "ttlMs": 60000})
-			return true
-		}
-		s.fail(id, -32602, "Invalid params: Failed to retrieve task: Task not found")
+		s.unknownTask(id, method, key, "task-ext-unknown-ok", "ttlMs")
 		return true
 	}
 	t.polled = true

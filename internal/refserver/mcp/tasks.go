@@ -19,7 +19,29 @@ import (
 
 // taskRun is how long a task works before it completes: long enough for a
 // client to see it working and cancel it, short enough for a suite run.
-const taskRun = 300 * time.Millisecond
+// With the variant task-slow a task works slowTaskRun, longer than the
+// --timeout the tests give a response (a task may work as long as its
+// server likes; its ttl, 60 s, is how long the server keeps it).
+const (
+	taskRun     = 300 * time.Millisecond
+	slowTaskRun = 2500 * time.Millisecond
+)
+
+// resultLag is how long after a task ends the variant task-result-late
+// answers a tasks/result that waited for it: a server that looks at its
+// tasks on a timer of its own (every pollInterval, as the TypeScript
+// SDK's does) answers at its next look, which the text allows ("block
+// the response until the task reaches a terminal status" says until
+// when, not how soon after).
+const resultLag = time.Second
+
+// taskRunFor is how long this server's tasks work.
+func (s *server) taskRunFor() time.Duration {
+	if s.v("task-slow") {
+		return slowTaskRun
+	}
+	return taskRun
+}
 
 // relatedTask is the _meta key tying a message to its task.
 const relatedTask = "io.modelcontextprotocol/related-task"
@@ -132,14 +154,14 @@ func (s *server) addTask(t *task) {
 	s.taskOrder = append(s.taskOrder, t.id)
 }
 
-// completeLater completes t once its work is done (taskRun), unless it is
+// completeLater completes t once its work is done (taskRunFor), unless it is
 // no longer working by then (cancelled) or the server stops first.
 // completed, if set, runs with s.mu held as t completes, and what it
 // returns (if anything) once s.mu is released.
 func (s *server) completeLater(t *task, completed func() func()) {
 	go func() {
 		select {
-		case <-time.After(taskRun):
+		case <-time.After(s.taskRunFor()):
 		case <-s.stop:
 			return
 		}
@@ -165,6 +187,19 @@ func (s *server) completeLater(t *task, completed func() func()) {
 func (s *server) taskView(t *task) obj {
 	return obj{"taskId": t.id, "status": t.status, "createdAt": t.created.Format(time.RFC3339Nano),
 		"lastUpdatedAt": t.updated.Format(time.RFC3339Nano), "ttl": t.ttl, "pollInterval": 100}
+}
+
+// unknownTask answers a request for a taskId the server never issued
+// (2025-11-25 and the extension alike): -32602, or, for tasks/get with
+// the fault named (task-unknown-ok, task-ext-unknown-ok), a working task
+// of that id whose ttl is under ttlField (the extension's is ttlMs).
+func (s *server) unknownTask(id any, method, key, fault, ttlField string) {
+	if method == "tasks/get" && s.f(fault) {
+		now := time.Now().UTC().Format(time.RFC3339Nano)
+		s.result(id, obj{"taskId": key, "status": "working", "createdAt": now, "lastUpdatedAt": now, ttlField: 60000})
+		return
+	}
+	s.fail(id, -32602, "Invalid params: Failed to retrieve task: Task not found")
 }
 
 // terminal reports whether a status is one a task keeps for good.
@@ -195,12 +230,7 @@ func (s *server) taskMethod(id any, method string, p obj) bool {
 	t := s.tasks[key]
 	if t == nil {
 		s.mu.Unlock()
-		if method == "tasks/get" && s.f("task-unknown-ok") {
-			now := time.Now().UTC().Format(time.RFC3339Nano)
-			s.result(id, obj{"taskId": key, "status": "working", "createdAt": now, "lastUpdatedAt": now, "ttl": 60000})
-			return true
-		}
-		s.fail(id, -32602, "Invalid params: Failed to retrieve task: Task not found")
+		s.unknownTask(id, method, key, "task-unknown-ok", "ttl")
 		return true
 	}
 	switch method {
@@ -235,11 +265,18 @@ func (s *server) taskMethod(id any, method string, p obj) bool {
 		s.mu.Unlock()
 		s.result(id, view)
 	case "tasks/result":
-		done, early := t.done, s.f("task-result-early")
+		done, early, ended := t.done, s.f("task-result-early"), terminal(t.status)
 		s.mu.Unlock()
 		if !early {
 			select {
 			case <-done:
+			case <-s.stop:
+				return true
+			}
+		}
+		if !ended && s.v("task-result-late") {
+			select {
+			case <-time.After(resultLag):
 			case <-s.stop:
 				return true
 			}

@@ -21,6 +21,11 @@ import (
 // reference server with faults and variants, over stdio or, overHTTP,
 // through the reference server's Streamable HTTP front.
 func runScenario(name, revision string, faults, variants []string, overHTTP bool) *report.Report {
+	return runScenarioWithin(5*time.Second, name, revision, faults, variants, overHTTP)
+}
+
+// runScenarioWithin is runScenario with --timeout d.
+func runScenarioWithin(d time.Duration, name, revision string, faults, variants []string, overHTTP bool) *report.Report {
 	b, err := protocols.Load("mcp")
 	Expect(err).NotTo(HaveOccurred())
 	var only []*scenario.Scenario
@@ -36,7 +41,7 @@ func runScenario(name, revision string, faults, variants []string, overHTTP bool
 		DeferCleanup(stop)
 		srv.Command = t
 	}
-	rep, err := testrun.Run(srv, runner.Config{Scenarios: only, Timeout: 5 * time.Second})
+	rep, err := testrun.Run(srv, runner.Config{Scenarios: only, Timeout: d})
 	Expect(err).NotTo(HaveOccurred())
 	return rep
 }

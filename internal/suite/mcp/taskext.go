@@ -151,15 +151,19 @@ func taskExtension(e *scenario.Env) error {
 		}
 		judgeGot(v, first, id)
 	}
+	clock, err := newTaskClock(e, created, time.Now(), "/result/ttlMs", "/result/pollIntervalMs")
+	if err != nil {
+		return err
+	}
 	judgeTaskName(e, s, v, first, id)
 	if err := updateTask(e, s, v, id); err != nil {
 		return err
 	}
-	final, err := pollTask(e, s, v, id)
+	final, err := pollTask(e, s, v, id, clock)
 	if err != nil {
 		return err
 	}
-	if err := compareSync(e, s, v, name, args, final); err != nil {
+	if err := compareSync(e, s, v, name, args, final, clock); err != nil {
 		return err
 	}
 	// After the comparison: a server serving them would cancel the task.
@@ -289,20 +293,20 @@ func judgeGot(v *extVerdicts, in *peer.Inbound, id string) string {
 	return st
 }
 
-// pollTask polls a task with tasks/get until its status is terminal, for
-// at most --timeout, and returns the last answer.
-func pollTask(e *scenario.Env, s *session, v *extVerdicts, id string) (*peer.Inbound, error) {
-	deadline := time.Now().Add(e.Timeout)
+// pollTask polls a task with tasks/get every pollIntervalMs ("Clients
+// SHOULD respect the pollIntervalMs") until its status is terminal or
+// clock runs out (its ttlMs, capped), and returns the last answer.
+func pollTask(e *scenario.Env, s *session, v *extVerdicts, id string, clock taskClock) (*peer.Inbound, error) {
 	for {
 		in, err := s.callWith(e, "tasks/get", map[string]any{"taskId": id}, declaring)
 		if err != nil {
 			return nil, err
 		}
 		st := judgeGot(v, in, id)
-		if st == "" || terminal(st) || time.Now().After(deadline) {
+		if st == "" || terminal(st) || clock.over() {
 			return in, nil
 		}
-		s.settle(e, 100*time.Millisecond)
+		s.settle(e, clock.next(time.Now()))
 	}
 }
 
@@ -310,7 +314,7 @@ func pollTask(e *scenario.Env, s *session, v *extVerdicts, id string) (*peer.Inb
 // answer is no task (MCP-TASKEXT-1); refused, it is -32021 naming the
 // extension (MCP-TASKEXT-2); a result or error is what the finished task
 // holds (MCP-TASKEXT-7).
-func compareSync(e *scenario.Env, s *session, v *extVerdicts, name string, args map[string]any, final *peer.Inbound) error {
+func compareSync(e *scenario.Env, s *session, v *extVerdicts, name string, args map[string]any, final *peer.Inbound, clock taskClock) error {
 	in, err := s.callWith(e, "tools/call", map[string]any{"name": name, "arguments": args}, plain)
 	if err != nil {
 		if unjudged(err) {
@@ -337,7 +341,7 @@ func compareSync(e *scenario.Env, s *session, v *extVerdicts, name string, args 
 	}
 	st := str(field(final, "/result/status"))
 	if !terminal(st) {
-		v.skip("MCP-TASKEXT-7", "the task had not ended within --timeout")
+		v.skip("MCP-TASKEXT-7", "the task had not ended within "+clock.waited()+", polled "+clock.pollWhy)
 		return nil
 	}
 	if _, refused := errorCode(in); refused {

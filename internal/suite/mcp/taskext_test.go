@@ -1,6 +1,8 @@
 package mcp_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -38,6 +40,11 @@ var _ = Describe("the tasks extension (2026-07-28)", func() {
 		Entry("add answering differently each call", []string{"tool-varying"}, false,
 			map[string]verdict.Verdict{"MCP-TASKEXT-7": verdict.Skip}),
 	)
+
+	It("waits for a task working longer than --timeout by its ttlMs", func() {
+		rep := runScenarioWithin(time.Second, "tasks-extension", "2026-07-28", nil, []string{"task-slow"}, false)
+		Expect(extOf(rep)).To(Equal(all(verdict.Pass, map[string]verdict.Verdict{"MCP-TASKEXT-15": verdict.Skip})))
+	})
 
 	It("judges only unknown taskIds of a server declaring the extension that makes no task", func() {
 		Expect(extOf(extRun(nil, []string{"task-ext-sync"}, false))).To(Equal(all(verdict.Skip,

@@ -27,7 +27,8 @@ const cancelSettle = 500 * time.Millisecond
 // request) and unknown beforehand; seconds rank its lane among the first
 // to start, so that wait overlaps the rest of the run instead of
 // following it (docs/official-suite.md: server-everything's one task
-// tool runs some 5 s).
+// tool runs some 4 s, and its SDK answers tasks/result at its next 1 s
+// look after that).
 const taskIdle = 5 * time.Second
 
 // noSuchTask is a taskId no server issued.
@@ -110,7 +111,7 @@ func taskLifecycle(e *scenario.Env) error {
 			return err
 		}
 	}
-	id, err := createTask(e, s, name, args)
+	id, created, err := createTask(e, s, name, args)
 	if err != nil || id == "" {
 		if err == nil {
 			skipAll(e, "the task-augmented call of "+show(name)+" made no task", "MCP-TASKS-4", "MCP-TASKS-5", "MCP-TASKS-6",
@@ -118,11 +119,22 @@ func taskLifecycle(e *scenario.Env) error {
 		}
 		return err
 	}
-	status, err := waitResult(e, s, id)
+	clock, err := newTaskClock(e, created, time.Now(), "/result/task/ttl", "/result/task/pollInterval")
 	if err != nil {
 		return err
 	}
-	if err := terminalKept(e, s, id, status); err != nil {
+	status, pending, err := waitResult(e, s, id, clock)
+	if pending != nil {
+		// tasks/result still unanswered once the task ended: a server
+		// may answer it at its next look at the task (on a timer of its
+		// own). Nothing more is judged of it, so it is given up rather
+		// than waited for, and the lane ends with the checks.
+		defer e.Forget(pending)
+	}
+	if err != nil {
+		return err
+	}
+	if err := terminalKept(e, s, id, status, clock.waited()); err != nil {
 		return err
 	}
 	if status == "completed" {
@@ -156,7 +168,7 @@ func taskLifecycle(e *scenario.Env) error {
 				"error -32602 (Invalid params)", string(in.Raw))
 		}
 	} else {
-		e.Skip("MCP-TASKS-8", "the task never reached a terminal status")
+		e.Skip("MCP-TASKS-8", "the task did not reach a terminal status within "+clock.waited())
 	}
 	return cancelled.stays(e, s)
 }
@@ -242,26 +254,26 @@ func unknownTask(e *scenario.Env, s *session, canCancel bool) error {
 }
 
 // createTask calls a tool as a task and returns the task's id ("" when
-// no task was made).
-func createTask(e *scenario.Env, s *session, name string, args map[string]any) (string, error) {
+// no task was made) and the CreateTaskResult.
+func createTask(e *scenario.Env, s *session, name string, args map[string]any) (string, *peer.Inbound, error) {
 	in, err := s.call(e, "tools/call", taskCall(name, args))
 	if err != nil {
 		if unjudged(err) {
 			skipAll(e, err.Error(), "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3")
-			return "", nil
+			return "", nil, nil
 		}
-		return "", err
+		return "", nil, err
 	}
 	if !isResult(in) {
 		skipAll(e, "the task-augmented call of "+show(name)+" was refused", "MCP-TASKS-1", "MCP-TASKS-2", "MCP-TASKS-3")
-		return "", nil
+		return "", nil, nil
 	}
 	id, ok := field(in, "/result/task/taskId").(string)
 	if !ok {
 		e.Fail("MCP-TASKS-2", in.Seq, "a task-augmented call of "+show(name)+", which the server accepted, was answered without a task whose taskId is a string",
 			"a CreateTaskResult {task: {taskId, status, …}}", string(in.Raw))
 		skipAll(e, "the answer carried no task", "MCP-TASKS-1", "MCP-TASKS-3")
-		return "", nil
+		return "", nil, nil
 	}
 	// A task, from a server declaring tasks.requests.tools.call.
 	e.Pass("MCP-TASKS-1", in.Seq)
@@ -271,7 +283,7 @@ func createTask(e *scenario.Env, s *session, name string, args map[string]any) (
 	} else {
 		e.Fail("MCP-TASKS-3", in.Seq, "the task just created has the status "+show(st), "status working", string(in.Raw))
 	}
-	return id, nil
+	return id, in, nil
 }
 
 // getTask asks tasks/get for a task and judges the answer names it with
@@ -300,29 +312,124 @@ func getTask(e *scenario.Env, s *session, id string) (string, *peer.Inbound, err
 	return st, in, nil
 }
 
+// taskStep is how often the wait on a task looks for tasks/result's
+// answer and a status notification between two polls: what it looks at
+// is already here, so the step costs the server nothing.
+const taskStep = 20 * time.Millisecond
+
+// streamHold is how long wirecheck's Streamable HTTP transport keeps a
+// request's SSE stream open without its response before closing it
+// (internal/mcp/httpmcp: 4×--timeout), in multiples of --timeout; a
+// tasks/result still unanswered a --timeout before that is given up
+// (forgotten), so the closing is no finding against a server whose task
+// legitimately works longer: an answer that comes still ends its wait.
+const streamHold = 4
+
 // waitResult asks tasks/result of a task just created, polls it with
-// tasks/get meanwhile, and judges that the result came only once the
-// task was terminal; it returns the task's status then.
-func waitResult(e *scenario.Env, s *session, id string) (string, error) {
+// tasks/get meanwhile (every pollInterval, and at once when a
+// notifications/tasks/status says it ended), and judges that the result
+// did not come while the task was working: either it came, and tasks/get
+// after it says the task ended, or tasks/get said the task ended while it
+// was still unanswered, which is all the rule asks (it blocked until
+// then). It returns the task's status then, and the tasks/result call
+// while unanswered. The wait is the task's: clock (its ttl, capped), not
+// --timeout.
+func waitResult(e *scenario.Env, s *session, id string, clock taskClock) (string, *peer.Call, error) {
 	c, _, _, err := s.dispatch(e, "tasks/result", map[string]any{"taskId": id}, sendOpts{})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	before, _, err := getTask(e, s, id)
-	if err != nil {
-		return "", err
-	}
+	sent := time.Now()
 	// tasks/result waits for the task: its answer may outlast --timeout.
 	e.Patient(c)
-	res, err := e.Response(c, e.Timeout)
-	if errors.Is(err, peer.ErrTimeout) {
-		e.Forget(c)
-		e.Skip("MCP-TASKS-5", fmt.Sprintf("tasks/result of the task %s was not answered within %s", show(id), e.Bound(e.Timeout)))
-		return untilTerminal(e, s, id)
+	var giveUp, blind time.Time
+	if x, ok := exchangerOf(e); ok && x.Kind() == "http" {
+		giveUp, blind = sent.Add((streamHold-1)*e.Timeout), sent.Add(streamHold*e.Timeout)
 	}
+	forgotten := false
+	before, _, err := getTask(e, s, id)
 	if err != nil {
-		return "", err
+		return "", c, err
 	}
+	polled := time.Now()
+	for {
+		res, err := awaitResult(e, c, forgotten, min(clock.next(polled), taskStep))
+		if err == nil {
+			st, err := resultCame(e, s, id, clock, before, res, sent)
+			return st, nil, err
+		}
+		if !errors.Is(err, peer.ErrTimeout) {
+			if errors.Is(err, peer.ErrRefused) {
+				// Its exchange ended without it (over HTTP, a server
+				// that sends no headers before its answer meets
+				// --timeout): nothing tells whether it would have come
+				// early.
+				e.Skip("MCP-TASKS-5", fmt.Sprintf("the exchange of tasks/result of the task %s ended without an answer (%v), while the task was to be waited for %s",
+					show(id), err, clock.waited()))
+				st, err := untilTerminal(e, s, id, clock)
+				return st, nil, err
+			}
+			return "", c, err
+		}
+		if !forgotten && !giveUp.IsZero() && time.Now().After(giveUp) {
+			e.Forget(c)
+			forgotten = true
+		}
+		if !statusEnded(e, id) && clock.next(polled) > 0 {
+			continue
+		}
+		st, in, err := getTask(e, s, id)
+		polled = time.Now()
+		switch {
+		case err != nil:
+			return "", c, err
+		case st == "":
+			e.Skip("MCP-TASKS-5", "tasks/get of the task, polled while tasks/result was unanswered, answered no status")
+			return st, c, nil
+		case terminal(st) && terminal(before):
+			e.Skip("MCP-TASKS-5", "the task was "+show(before)+" already when first polled: no working task to ask the result of")
+			return st, c, nil
+		case terminal(st) && !blind.IsZero() && polled.After(blind):
+			e.Skip("MCP-TASKS-5", fmt.Sprintf("tasks/get said the task %s ended %s after tasks/result was sent, which was unanswered when wirecheck's HTTP transport closed its stream (%d×--timeout, %s): whether its answer would have come before the task ended is not seen (a --timeout over a quarter of the task's run sees it)",
+				show(id), time.Since(sent).Round(time.Millisecond), streamHold, streamHold*e.Timeout))
+			return st, c, nil
+		case terminal(st):
+			e.PassNote("MCP-TASKS-5", in.Seq, fmt.Sprintf("tasks/result, sent while the task was %s, was still unanswered when tasks/get said %s, %s later: it blocked until the task ended (its answer, whenever it comes, is not waited for; polled %s; the wait would have lasted %s)",
+				show(before), show(st), time.Since(sent).Round(time.Millisecond), clock.pollWhy, clock.waited()))
+			return st, c, nil
+		case clock.over():
+			e.Skip("MCP-TASKS-5", fmt.Sprintf("tasks/result of the task %s was not answered, nor did tasks/get say the task ended (it is %s), within %s",
+				show(id), show(st), clock.waited()))
+			return st, c, nil
+		}
+	}
+}
+
+// awaitResult waits up to d for tasks/result's answer; once the call is
+// forgotten (streamHold), an answer that comes all the same still ends
+// the wait.
+func awaitResult(e *scenario.Env, c *peer.Call, forgotten bool, d time.Duration) (*peer.Inbound, error) {
+	if !forgotten {
+		return e.Response(c, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.Done():
+		if c.Response == nil {
+			<-t.C
+			return nil, peer.ErrTimeout
+		}
+		return c.Response, nil
+	case <-t.C:
+		return nil, peer.ErrTimeout
+	}
+}
+
+// resultCame judges tasks/result's answer, res, by tasks/get after it:
+// the task must have ended.
+func resultCame(e *scenario.Env, s *session, id string, clock taskClock, before string, res *peer.Inbound, sent time.Time) (string, error) {
+	took := time.Since(sent).Round(time.Millisecond)
 	s.drain(e)
 	after, in, err := getTask(e, s, id)
 	if err != nil {
@@ -334,34 +441,48 @@ func waitResult(e *scenario.Env, s *session, id string) (string, error) {
 	case in == nil || after == "":
 		e.Skip("MCP-TASKS-5", "tasks/get after tasks/result answered no status")
 	case terminal(after):
-		e.Pass("MCP-TASKS-5", res.Seq)
+		e.PassNote("MCP-TASKS-5", res.Seq, fmt.Sprintf("tasks/result, sent while the task was %s, was answered %s later, and tasks/get after it said %s (the wait would have lasted %s)",
+			show(before), took, show(after), clock.waited()))
 	default:
 		e.Fail("MCP-TASKS-5", res.Seq, fmt.Sprintf("tasks/result of the working task %s was answered while the task was still %s (tasks/get after it)", show(id), show(after)),
 			"tasks/result answered once the task is completed, failed or cancelled", string(res.Raw)+" then "+string(in.Raw))
 		// The rules of a finished task are still judged once it ends.
-		return untilTerminal(e, s, id)
+		return untilTerminal(e, s, id, clock)
 	}
 	return after, nil
 }
 
-// untilTerminal polls a task until its status is terminal, for at most
-// --timeout, and returns the last status.
-func untilTerminal(e *scenario.Env, s *session, id string) (string, error) {
-	deadline := time.Now().Add(e.Timeout)
+// statusEnded takes the frames that came and reports whether one is a
+// notifications/tasks/status saying the task id ended. Such a
+// notification is optional ("Requestors MUST NOT rely on receiving this
+// notifications"): it only brings the next poll forward.
+func statusEnded(e *scenario.Env, id string) bool {
+	ended := false
+	for in := range e.Drain(0, nil) {
+		if field(in, "/method") == "notifications/tasks/status" && field(in, "/params/taskId") == id && terminal(str(field(in, "/params/status"))) {
+			ended = true
+		}
+	}
+	return ended
+}
+
+// untilTerminal polls a task every pollInterval until its status is
+// terminal or clock runs out, and returns the last status.
+func untilTerminal(e *scenario.Env, s *session, id string, clock taskClock) (string, error) {
 	for {
 		st, in, err := getTask(e, s, id)
-		if err != nil || in == nil || terminal(st) || time.Now().After(deadline) {
+		if err != nil || in == nil || st == "" || terminal(st) || clock.over() {
 			return st, err
 		}
-		s.settle(e, 100*time.Millisecond)
+		s.settle(e, clock.next(time.Now()))
 	}
 }
 
 // terminalKept polls a task twice more once terminal: its status must
 // stay.
-func terminalKept(e *scenario.Env, s *session, id, status string) error {
+func terminalKept(e *scenario.Env, s *session, id, status, waited string) error {
 	if !terminal(status) {
-		e.Skip("MCP-TASKS-7", "the task never reached a terminal status")
+		e.Skip("MCP-TASKS-7", "the task did not reach a terminal status within "+waited)
 		return nil
 	}
 	for range 2 {

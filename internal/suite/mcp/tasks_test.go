@@ -1,6 +1,8 @@
 package mcp_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -32,6 +34,44 @@ var _ = Describe("tasks (2025-11-25)", func() {
 		Entry("stdio, sending notifications/tasks/status", []string{"task-notifications"}, false),
 		Entry("Streamable HTTP, sending notifications/tasks/status", []string{"task-notifications"}, true),
 	)
+
+	// A task works as long as its server likes: wirecheck waits for it by
+	// its ttl (capped), not by --timeout.
+	It("passes a server whose task works longer than --timeout, within its ttl", func() {
+		rep := runScenarioWithin(time.Second, "tasks", "2025-11-25", nil, []string{"task-slow"}, false)
+		Expect(tasksOf(rep)).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
+		_, msg := finding(rep, "MCP-TASKS-5")
+		Expect(msg).To(ContainSubstring("the wait would have lasted 30s (the task's ttl 1m0s, capped at 30s"))
+	})
+
+	It("passes over Streamable HTTP a server whose task works longer than --timeout, answering on a stream it opens at once", func() {
+		rep := runScenarioWithin(time.Second, "tasks", "2025-11-25", nil, []string{"task-slow"}, true)
+		Expect(tasksOf(rep)).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
+	})
+
+	// wirecheck's HTTP transport closes a stream that stays open 4×--timeout
+	// without its response; a task working longer than that leaves its
+	// tasks/result unseen, which is no finding against the server.
+	It("skips MCP-TASKS-5, and finds nothing, when the task outlasts how long wirecheck's HTTP transport holds a stream", func() {
+		rep := runScenarioWithin(500*time.Millisecond, "tasks", "2025-11-25", nil, []string{"task-slow"}, true)
+		v, msg := finding(rep, "MCP-TASKS-5")
+		Expect(v).To(Equal(verdict.Skip))
+		Expect(msg).To(ContainSubstring("unanswered when wirecheck's HTTP transport closed its stream (4×--timeout, 2s)"))
+		for _, f := range rep.Findings {
+			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s: %s", f.Rule, f.Message)
+		}
+	})
+
+	// tasks/result may be answered at the server's next look at the task:
+	// tasks/get saying the task ended while it is unanswered is the
+	// rule's whole ask, and the scenario does not wait for it.
+	It("passes a server answering tasks/result a while after the task ends, once tasks/get says it ended", func() {
+		rep := tasksRun(nil, []string{"task-result-late"}, false)
+		Expect(tasksOf(rep)).To(Equal(all(verdict.Pass, "MCP-TASKS-1", verdict.Pass)))
+		_, msg := finding(rep, "MCP-TASKS-5")
+		Expect(msg).To(ContainSubstring("was still unanswered when tasks/get said \"completed\""))
+		Expect(msg).To(ContainSubstring("polled every 100ms, the task's pollInterval"))
+	})
 
 	DescribeTable("a server without tasks is judged by MCP-TASKS-1 alone",
 		func(variant string) {
