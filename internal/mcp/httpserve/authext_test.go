@@ -176,4 +176,14 @@ var _ = Describe("the server judging the authorization extensions' token request
 		post(base+httpserve.IdPPath+"/token", exchange)
 		Expect(rec.Failed(httpserve.CheckEMAExchange)).To(BeTrue())
 	})
+
+	// A JWT the IdP signed for this server, unexpired, is still no ID-JAG
+	// without its typ: only the typ tells it from the IdP's other tokens.
+	It("judges a JWT bearer assertion the IdP signed for this server no ID-JAG by its typ alone", func() {
+		s, rec, p := guarded(httpserve.ExtEnterpriseManaged)
+		jwt := assertion(p.IdPKey, p.IdPIssuer, "wirecheck-user", issuer(s), time.Minute)
+		Expect(token(s, url.Values{"grant_type": {httpserve.GrantJWTBearer}, "assertion": {jwt}, "resource": {s.Endpoint()}}, p.ClientID, p.ClientSecret)).To(Equal(http.StatusBadRequest))
+		Expect(rec.Failed(httpserve.CheckEMAGrant)).To(BeTrue())
+		Expect(rec.Failure(httpserve.CheckEMAGrant)).To(ContainSubstring(`its typ is "JWT", not oauth-id-jag+jwt`))
+	})
 })
