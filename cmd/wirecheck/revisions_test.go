@@ -15,9 +15,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// readReport reads a JSON report the run wrote, after validating it
-// against the report contract's schema.
-func readReport(path string) *report.Report {
+// validReport is the JSON report the run wrote at path, as a JSON value,
+// once it validates against the report contract's schema.
+func validReport(path string) any {
 	GinkgoHelper()
 	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "schemas", "report.schema.json"))
 	Expect(err).NotTo(HaveOccurred())
@@ -27,6 +27,14 @@ func readReport(path string) *report.Report {
 	doc, err := jsonschema.UnmarshalJSON(f)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(sch.Validate(doc)).To(Succeed())
+	return doc
+}
+
+// readReport reads a JSON report the run wrote, after validating it
+// against the report contract's schema.
+func readReport(path string) *report.Report {
+	GinkgoHelper()
+	validReport(path)
 	data, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
 	var rep report.Report
