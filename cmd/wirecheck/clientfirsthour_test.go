@@ -9,7 +9,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // What a new user checking an MCP client sees in the first hour, as
@@ -25,15 +24,8 @@ var _ = Describe("the first hour of a client", func() {
 		return cmd.ProcessState.ExitCode(), string(out)
 	}
 	validJSON := func(path string) map[string]any {
-		sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "schemas", "report.schema.json"))
-		Expect(err).NotTo(HaveOccurred())
-		f, err := os.Open(path)
-		Expect(err).NotTo(HaveOccurred())
-		defer f.Close()
-		doc, err := jsonschema.UnmarshalJSON(f)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(sch.Validate(doc)).To(Succeed())
-		return doc.(map[string]any)
+		GinkgoHelper()
+		return validReport(path).(map[string]any)
 	}
 
 	It("lists and prints the client's rules with rules --role client, typos exit 2 with the closest", func() {

@@ -15,9 +15,9 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
-// readReport reads a JSON report the run wrote, after validating it
-// against the report contract's schema.
-func readReport(path string) *report.Report {
+// validReport is the JSON report the run wrote at path, as a JSON value,
+// once it validates against the report contract's schema.
+func validReport(path string) any {
 	GinkgoHelper()
 	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("..", "..", "schemas", "report.schema.json"))
 	Expect(err).NotTo(HaveOccurred())
@@ -27,6 +27,14 @@ func readReport(path string) *report.Report {
 	doc, err := jsonschema.UnmarshalJSON(f)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(sch.Validate(doc)).To(Succeed())
+	return doc
+}
+
+// readReport reads a JSON report the run wrote, after validating it
+// against the report contract's schema.
+func readReport(path string) *report.Report {
+	GinkgoHelper()
+	validReport(path)
 	data, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
 	var rep report.Report
@@ -48,6 +56,18 @@ func cells(rep *report.Report) map[string]string {
 var allRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 var _ = Describe("run --revision all", func() {
+	// runAll runs `run --protocol mcp --revision all` with flags against
+	// mcp's reference server started with serve, expects exit code want,
+	// and returns the JSON report and the console's output.
+	runAll := func(want int, flags []string, serve ...string) (*report.Report, string) {
+		GinkgoHelper()
+		dir := GinkgoT().TempDir()
+		args := append(append([]string{"run", "--protocol", "mcp", "--revision", "all"}, flags...), "--report", "json="+filepath.Join(dir, "r.json"))
+		code, out, errs := cli("", append(append(args, "--", bin(), "serve", "mcp"), serve...)...)
+		Expect(code).To(Equal(want), out+errs)
+		return readReport(filepath.Join(dir, "r.json")), out
+	}
+
 	It("runs every revision side by side into one report with a rule × revision matrix", func() {
 		dir := GinkgoT().TempDir()
 		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all",
@@ -85,12 +105,7 @@ var _ = Describe("run --revision all", func() {
 	})
 
 	It("leaves the revisions a server does not speak without verdicts, and says which it speaks instead", func() {
-		dir := GinkgoT().TempDir()
-		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--rules", "MCP-LIFECYCLE-*",
-			"--report", "json="+filepath.Join(dir, "r.json"),
-			"--", bin(), "serve", "mcp", "--variant", "one-revision")
-		Expect(code).To(Equal(0), out+errs)
-		rep := readReport(filepath.Join(dir, "r.json"))
+		rep, out := runAll(0, []string{"--rules", "MCP-LIFECYCLE-*"}, "--variant", "one-revision")
 		judged := map[string]bool{}
 		for _, rev := range rep.Revisions {
 			judged[rev.ID] = rev.Judged
@@ -110,12 +125,7 @@ var _ = Describe("run --revision all", func() {
 	})
 
 	It("fails the run on a fault, in every revision it shows in, each finding rerun in its own revision", func() {
-		dir := GinkgoT().TempDir()
-		code, out, _ := cli("", "run", "--protocol", "mcp", "--revision", "all", "--scenario", "version-negotiation",
-			"--report", "json="+filepath.Join(dir, "r.json"),
-			"--", bin(), "serve", "mcp", "--fault", "version-echo-any")
-		Expect(code).To(Equal(1))
-		rep := readReport(filepath.Join(dir, "r.json"))
+		rep, out := runAll(1, []string{"--scenario", "version-negotiation"}, "--fault", "version-echo-any")
 		failed := map[string]string{}
 		for _, f := range rep.Findings {
 			if f.Rule == "MCP-LIFECYCLE-4" && f.Verdict == verdict.Fail {
@@ -152,12 +162,7 @@ var _ = Describe("run --revision all", func() {
 	})
 
 	It("judges no Streamable HTTP rule in the column of 2024-11-05, a revision without that transport", func() {
-		dir := GinkgoT().TempDir()
-		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--transport", "http",
-			"--report", "json="+filepath.Join(dir, "r.json"),
-			"--", bin(), "serve", "mcp", "--http", "127.0.0.1:{port}")
-		Expect(code).To(Equal(0), out+errs)
-		rep := readReport(filepath.Join(dir, "r.json"))
+		rep, _ := runAll(0, []string{"--transport", "http"}, "--http", "127.0.0.1:{port}")
 		b, err := protocols.Load("mcp")
 		Expect(err).NotTo(HaveOccurred())
 		http := map[string]bool{}
@@ -180,12 +185,7 @@ var _ = Describe("run --revision all", func() {
 	})
 
 	It("blames nothing on an HTTP server that lists other revisions in server/discover and refuses 2026-07-28 with -32022", func() {
-		dir := GinkgoT().TempDir()
-		code, out, errs := cli("", "run", "--protocol", "mcp", "--revision", "all", "--transport", "http",
-			"--report", "json="+filepath.Join(dir, "r.json"),
-			"--", bin(), "serve", "mcp", "--variant", "older-revisions", "--http", "127.0.0.1:{port}")
-		Expect(code).To(Equal(0), out+errs)
-		rep := readReport(filepath.Join(dir, "r.json"))
+		rep, out := runAll(0, []string{"--transport", "http"}, "--variant", "older-revisions", "--http", "127.0.0.1:{port}")
 		for _, f := range rep.Findings {
 			Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s @ %s in %s: %s", f.Rule, f.Revision, f.Scenario, f.Message)
 		}

@@ -14,9 +14,10 @@ import (
 	"github.com/wirecheck/wirecheck/internal/testbin"
 )
 
-// revCampaign is refCampaign under a revision, with cfg's timeout (1s
-// when unset).
+// revCampaign is refCampaign under a revision ("" the protocol's
+// default), with cfg's timeout (1s when unset).
 func revCampaign(protocol, revision string, cfg fuzz.Config, serve ...string) []*fuzz.Bug {
+	GinkgoHelper()
 	bin, err := testbin.Wirecheck()
 	Expect(err).NotTo(HaveOccurred())
 	b, err := protocols.Load(protocol)
@@ -39,6 +40,7 @@ func revCampaign(protocol, revision string, cfg fuzz.Config, serve ...string) []
 	return bugs
 }
 
+// rulesOf names each bug "RULE after SHAPE".
 func rulesOf(bugs []*fuzz.Bug) []string {
 	var out []string
 	for _, b := range bugs {

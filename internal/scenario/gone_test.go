@@ -104,28 +104,17 @@ var _ = Describe("a wait for a frame no request is owed that ended without it (E
 })
 
 // refusing is a transport over HTTP whose every request's exchange ends
-// without an answer.
-type refusing struct {
-	frames chan transport.Frame
-	exited chan struct{}
-}
+// without an answer; the rest of it is silent's.
+type refusing struct{ silent }
 
 func (r *refusing) Send(msg []byte) error {
 	r.frames <- transport.Frame{At: time.Now(), HTTP: &transport.Via{Verb: "POST", Status: 502, For: "1", End: "HTTP 502 text/html"}}
 	return nil
 }
-func (r *refusing) WriteRaw([]byte) error            { return nil }
-func (r *refusing) Recv() <-chan transport.Frame     { return r.frames }
-func (r *refusing) Stderr() <-chan transport.Frame   { return nil }
-func (r *refusing) CloseInput() error                { return nil }
-func (r *refusing) Exited() <-chan struct{}          { return r.exited }
-func (r *refusing) ExitStatus() transport.ExitStatus { return transport.ExitStatus{} }
-func (r *refusing) Overflowed() bool                 { return false }
-func (r *refusing) Close() error                     { close(r.frames); return nil }
 
 var _ = Describe("a request whose HTTP exchange ended without an answer", func() {
 	It("is not answered, at once, and the server is neither gone nor hung", func() {
-		tr := &refusing{frames: make(chan transport.Frame, 1), exited: make(chan struct{})}
+		tr := &refusing{silent{frames: make(chan transport.Frame, 1), exited: make(chan struct{})}}
 		p := peer.New(peer.Options{Protocol: protocol(""), Transport: tr, Recorder: transcript.NewRecorder()})
 		DeferCleanup(p.Close)
 		e := &scenario.Env{Timeout: time.Minute}
@@ -223,7 +212,7 @@ var _ = Describe("a failure for want of an answer", func() {
 
 // unsending is a transport over HTTP that has no way to carry any
 // request (transport.Via.Unsent).
-type unsending struct{ refusing }
+type unsending struct{ silent }
 
 func (u *unsending) Send(msg []byte) error {
 	u.frames <- transport.Frame{At: time.Now(), HTTP: &transport.Via{Verb: "POST", For: "1", Unsent: true,
@@ -233,7 +222,7 @@ func (u *unsending) Send(msg []byte) error {
 
 var _ = Describe("a request the transport could not send", func() {
 	It("is skipped by the expect step's rule, and the scenario goes on: nothing was asked of the server", func() {
-		tr := &unsending{refusing{frames: make(chan transport.Frame, 1), exited: make(chan struct{})}}
+		tr := &unsending{silent{frames: make(chan transport.Frame, 1), exited: make(chan struct{})}}
 		p := peer.New(peer.Options{Protocol: protocol(""), Transport: tr, Recorder: transcript.NewRecorder()})
 		DeferCleanup(p.Close)
 		var got []verdict.Observation

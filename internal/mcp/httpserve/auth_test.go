@@ -11,6 +11,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
 	"github.com/wirecheck/wirecheck/internal/refserver"
 	"github.com/wirecheck/wirecheck/internal/suite/mcpclient"
+	"github.com/wirecheck/wirecheck/internal/testhooks"
 )
 
 // protect puts a on s with the reference authorization server mounted.
@@ -18,6 +19,22 @@ func protect(s *httpserve.Server, a httpserve.Auth) {
 	g, err := mcpclient.Guard(a)
 	Expect(err).NotTo(HaveOccurred())
 	s.Protect(g)
+}
+
+// refClientAgainst is what the reference client, with faults, was judged
+// on a listener protected by a, read once the protection is lifted.
+func refClientAgainst(a httpserve.Auth, faults ...string) *testhooks.Recorder {
+	return refClientAgainstWith(a, refserver.Options{Faults: faults})
+}
+
+// refClientAgainstWith is refClientAgainst for the reference client run
+// with o.
+func refClientAgainstWith(a httpserve.Auth, o refserver.Options) *testhooks.Recorder {
+	s, rec := listen(false, httpserve.Settings{})
+	protect(s, a)
+	refClientWith(s, o)
+	s.Protect(nil)
+	return rec
 }
 
 var _ = Describe("the server as a protected resource", func() {
@@ -148,41 +165,21 @@ var _ = Describe("the server as a protected resource", func() {
 
 	DescribeTable("sees the reference client reject a tampered iss, and ignores-iss redeem it",
 		func(iss string) {
-			s, rec := listen(false, httpserve.Settings{})
-			protect(s, httpserve.Auth{Iss: iss})
-			refClient(s)
-			s.Protect(nil)
-			Expect(rec.PassedOnly(httpserve.CheckAuthIss)).To(BeTrue())
-			s, rec = listen(false, httpserve.Settings{})
-			protect(s, httpserve.Auth{Iss: iss})
-			refClient(s, "ignores-iss")
-			s.Protect(nil)
-			Expect(rec.Failed(httpserve.CheckAuthIss)).To(BeTrue())
+			Expect(refClientAgainst(httpserve.Auth{Iss: iss}).PassedOnly(httpserve.CheckAuthIss)).To(BeTrue())
+			Expect(refClientAgainst(httpserve.Auth{Iss: iss}, "ignores-iss").Failed(httpserve.CheckAuthIss)).To(BeTrue())
 		},
 		Entry(nil, httpserve.IssMissing),
 		Entry(nil, httpserve.IssSlash),
 	)
 
 	It("sees the reference client refuse metadata of another issuer, and ignores-metadata-issuer use it", func() {
-		s, rec := listen(false, httpserve.Settings{})
-		protect(s, httpserve.Auth{WrongIssuer: true})
-		refClient(s)
-		s.Protect(nil)
-		Expect(rec.PassedOnly(httpserve.CheckAuthIssuer)).To(BeTrue())
-		s, rec = listen(false, httpserve.Settings{})
-		protect(s, httpserve.Auth{WrongIssuer: true})
-		refClient(s, "ignores-metadata-issuer")
-		s.Protect(nil)
-		Expect(rec.Failed(httpserve.CheckAuthIssuer)).To(BeTrue())
+		Expect(refClientAgainst(httpserve.Auth{WrongIssuer: true}).PassedOnly(httpserve.CheckAuthIssuer)).To(BeTrue())
+		Expect(refClientAgainst(httpserve.Auth{WrongIssuer: true}, "ignores-metadata-issuer").Failed(httpserve.CheckAuthIssuer)).To(BeTrue())
 	})
 
 	DescribeTable("trips the step-up checks with its faults",
 		func(fault string, a httpserve.Auth, check string) {
-			s, rec := listen(false, httpserve.Settings{})
-			protect(s, a)
-			refClient(s, fault)
-			s.Protect(nil)
-			Expect(rec.Failed(check)).To(BeTrue(), check)
+			Expect(refClientAgainst(a, fault).Failed(check)).To(BeTrue(), check)
 		},
 		Entry(nil, "no-step-up", httpserve.Auth{StepUp: "mcp:write"}, httpserve.CheckAuthStepUp),
 		Entry(nil, "retry-forever", httpserve.Auth{StepUp: "mcp:write", StepUpNever: true}, httpserve.CheckAuthRetryLimit),

@@ -84,10 +84,7 @@ var _ = Describe("the client's discovery of the authorization server's metadata"
 
 	DescribeTable("the reference client, its variants and faults",
 		func(a httpserve.Auth, o refserver.Options, check string, pass bool) {
-			s, rec := listen(false, httpserve.Settings{})
-			protect(s, a)
-			refClientWith(s, o)
-			s.Protect(nil)
+			rec := refClientAgainstWith(a, o)
 			if pass {
 				Expect(rec.PassedOnly(check)).To(BeTrue(), check)
 			} else {

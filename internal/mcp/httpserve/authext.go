@@ -116,11 +116,11 @@ func clipForm(f url.Values) string {
 // authenticates the client with the credentials it was given.
 func (s *Server) judgeIDJAG(r ASRequest) {
 	a := r.Form.Get("assertion")
-	claims, err := jwtClaims(a, &s.prov.IdPKey.PublicKey)
+	claims, typ, err := jwtClaims(a, &s.prov.IdPKey.PublicKey)
 	if err == nil {
 		if why := judgeJWT(claims, s.asAudiences(), time.Now()); why != "" {
 			err = fmt.Errorf("%s", why)
-		} else if typ := jwtTyp(a); typ != "oauth-id-jag+jwt" {
+		} else if typ != "oauth-id-jag+jwt" {
 			err = fmt.Errorf("its typ is %q, not oauth-id-jag+jwt: not the ID-JAG the token exchange issued", typ)
 		}
 	}
@@ -218,7 +218,7 @@ func basicAuth(h string) (id, secret, how string) {
 // it verifies with the key provisioned, names the authorization server in
 // aud, and has not expired.
 func (s *Server) judgeClientAssertion(token string, p Provisions) {
-	claims, err := jwtClaims(token, &p.ClientKey.PublicKey)
+	claims, _, err := jwtClaims(token, &p.ClientKey.PublicKey)
 	if claims != nil {
 		iss, _ := claims["iss"].(string)
 		sub, _ := claims["sub"].(string)
@@ -248,7 +248,7 @@ func (s *Server) judgeWorkload(r ASRequest) {
 		s.check(CheckWIFAssertion, verdict.Fail, "the client's JWT bearer request carries no assertion", "assertion=<the workload's JWT ({assertion})>", "none")
 		return
 	}
-	claims, err := jwtClaims(a, &s.prov.WorkloadKey.PublicKey)
+	claims, _, err := jwtClaims(a, &s.prov.WorkloadKey.PublicKey)
 	if err == nil {
 		if why := judgeJWT(claims, s.asAudiences(), time.Now()); why != "" {
 			err = fmt.Errorf("%s", why)

@@ -4,7 +4,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/wirecheck/wirecheck/internal/mcp/httpserve"
+	"github.com/wirecheck/wirecheck/internal/oauthtest"
 	"github.com/wirecheck/wirecheck/internal/testhooks"
 )
 
@@ -24,16 +24,9 @@ import (
 // show.
 var _ = Describe("the server judging the authorization extensions' token requests", func() {
 	token := func(s *httpserve.Server, form url.Values, basic ...string) int {
-		base := strings.TrimSuffix(s.Endpoint(), "/mcp")
-		req, _ := http.NewRequest(http.MethodPost, base+httpserve.ASPath+"/token", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		if len(basic) == 2 {
-			req.SetBasicAuth(basic[0], basic[1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		Expect(err).NotTo(HaveOccurred())
-		resp.Body.Close()
-		return resp.StatusCode
+		GinkgoHelper()
+		code, _ := oauthtest.Post(strings.TrimSuffix(s.Endpoint(), "/mcp")+httpserve.ASPath+"/token", form, basic...)
+		return code
 	}
 	guarded := func(ext string) (*httpserve.Server, *testhooks.Recorder, httpserve.Provisions) {
 		s, rec := listen(false, httpserve.Settings{})
@@ -145,23 +138,10 @@ var _ = Describe("the server judging the authorization extensions' token request
 		base := strings.TrimSuffix(s.Endpoint(), "/mcp")
 		exchange := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"}, "requested_token_type": {"urn:ietf:params:oauth:token-type:id-jag"},
 			"audience": {issuer(s)}, "resource": {s.Endpoint()}, "subject_token": {p.IDToken}, "subject_token_type": {"urn:ietf:params:oauth:token-type:id_token"}}
-		post := func(u string, form url.Values, basic ...string) (int, string) {
-			req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			if len(basic) == 2 {
-				req.SetBasicAuth(basic[0], basic[1])
-			}
-			resp, err := http.DefaultClient.Do(req)
-			Expect(err).NotTo(HaveOccurred())
-			defer resp.Body.Close()
-			var out struct {
-				AccessToken string `json:"access_token"`
-			}
-			_ = json.NewDecoder(resp.Body).Decode(&out)
-			return resp.StatusCode, out.AccessToken
-		}
-		code, jag := post(base+httpserve.IdPPath+"/token", exchange)
+		post := oauthtest.PostJSON
+		code, out := post(base+httpserve.IdPPath+"/token", exchange)
 		Expect(code).To(Equal(http.StatusOK))
+		jag, _ := out["access_token"].(string)
 		Expect(rec.PassedOnly(httpserve.CheckEMAExchange)).To(BeTrue())
 		code, _ = post(base+httpserve.ASPath+"/token", url.Values{"grant_type": {httpserve.GrantJWTBearer}, "assertion": {jag}, "resource": {s.Endpoint()}}, p.ClientID, p.ClientSecret)
 		Expect(code).To(Equal(http.StatusOK))
@@ -175,5 +155,15 @@ var _ = Describe("the server judging the authorization extensions' token request
 		exchange.Set("audience", "https://elsewhere.example")
 		post(base+httpserve.IdPPath+"/token", exchange)
 		Expect(rec.Failed(httpserve.CheckEMAExchange)).To(BeTrue())
+	})
+
+	// A JWT the IdP signed for this server, unexpired, is still no ID-JAG
+	// without its typ: only the typ tells it from the IdP's other tokens.
+	It("judges a JWT bearer assertion the IdP signed for this server no ID-JAG by its typ alone", func() {
+		s, rec, p := guarded(httpserve.ExtEnterpriseManaged)
+		jwt := assertion(p.IdPKey, p.IdPIssuer, "wirecheck-user", issuer(s), time.Minute)
+		Expect(token(s, url.Values{"grant_type": {httpserve.GrantJWTBearer}, "assertion": {jwt}, "resource": {s.Endpoint()}}, p.ClientID, p.ClientSecret)).To(Equal(http.StatusBadRequest))
+		Expect(rec.Failed(httpserve.CheckEMAGrant)).To(BeTrue())
+		Expect(rec.Failure(httpserve.CheckEMAGrant)).To(ContainSubstring(`its typ is "JWT", not oauth-id-jag+jwt`))
 	})
 })

@@ -140,24 +140,25 @@ var jwsAlgs = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.ES512, jose
 	jose.PS256, jose.PS384, jose.PS512, jose.HS256, jose.HS384, jose.HS512, jose.EdDSA}
 
 // jwtClaims are the claims of an ES256 JWS whose signature verifies with
-// pub; an error says why it is none (the claims, where they could be
+// pub, and its header's typ ("" when it has none), from one parse; an
+// error says why it is none (the claims and typ, where they could be
 // read, come with it).
-func jwtClaims(token string, pub *ecdsa.PublicKey) (map[string]any, error) {
+func jwtClaims(token string, pub *ecdsa.PublicKey) (claims map[string]any, typ string, err error) {
 	tok, err := jwt.ParseSigned(token, jwsAlgs)
 	if err != nil {
-		return nil, errors.New("not a compact JWS: " + err.Error())
+		return nil, "", errors.New("not a compact JWS: " + err.Error())
 	}
-	var claims map[string]any
+	typ, _ = tok.Headers[0].ExtraHeaders[jose.HeaderType].(string)
 	if tok.UnsafeClaimsWithoutVerification(&claims) != nil {
-		return nil, errors.New("the claims are not a JSON object")
+		return nil, typ, errors.New("the claims are not a JSON object")
 	}
 	if alg := tok.Headers[0].Algorithm; alg != string(jose.ES256) {
-		return claims, errors.New("alg is " + alg + ", not ES256 (the key provisioned is P-256)")
+		return claims, typ, errors.New("alg is " + alg + ", not ES256 (the key provisioned is P-256)")
 	}
 	if tok.Claims(pub, &map[string]any{}) != nil {
-		return claims, errors.New("the signature does not verify with the key provisioned")
+		return claims, typ, errors.New("the signature does not verify with the key provisioned")
 	}
-	return claims, nil
+	return claims, typ, nil
 }
 
 // audience is a JWT's aud, a string or an array of them.
@@ -191,14 +192,4 @@ func judgeJWT(claims map[string]any, want []string, now time.Time) string {
 		return "it expired at " + time.Unix(int64(exp), 0).UTC().Format(time.RFC3339)
 	}
 	return ""
-}
-
-// jwtTyp is a JWS header's typ, "" when it has none.
-func jwtTyp(token string) string {
-	tok, err := jwt.ParseSigned(token, jwsAlgs)
-	if err != nil {
-		return ""
-	}
-	typ, _ := tok.Headers[0].ExtraHeaders[jose.HeaderType].(string)
-	return typ
 }

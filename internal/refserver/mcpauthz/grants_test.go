@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -16,6 +15,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/oauthtest"
 	"github.com/wirecheck/wirecheck/internal/refserver/mcpauthz"
 )
 
@@ -35,19 +35,7 @@ var _ = Describe("the reference authorization server's extension grants", func()
 		Expect(err).NotTo(HaveOccurred())
 		return t
 	}
-	post := func(u string, form url.Values, basic ...string) (int, map[string]any) {
-		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		if len(basic) == 2 {
-			req.SetBasicAuth(basic[0], basic[1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
-		var out map[string]any
-		Expect(json.NewDecoder(resp.Body).Decode(&out)).To(Succeed())
-		return resp.StatusCode, out
-	}
+	post := oauthtest.PostJSON
 
 	Describe("client credentials", func() {
 		var (
