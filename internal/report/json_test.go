@@ -3,6 +3,8 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/wirecheck/wirecheck/internal/report"
+	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -141,6 +144,14 @@ var _ = Describe("JSON", func() {
 		Entry("bad time", `{"tool":"w","protocol":"p","started":"yesterday"}`, `"started" must be an RFC 3339 date-time`),
 		Entry("trailing data", "{\"tool\":\"w\",\"protocol\":\"p\"}\n{\"tool\":\"w\"}", "unexpected data after the report at line 2"),
 	)
+
+	It("refuses a transcript time JSON cannot hold, as encoding/json does", func() {
+		r := tallied()
+		r.Findings[4].Transcript = append([]transcript.Entry{}, r.Findings[4].Transcript...)
+		r.Findings[4].Transcript[1].OffsetMS = math.NaN()
+		err := report.WriteJSON(io.Discard, r)
+		Expect(err).To(MatchError(ContainSubstring("report: writing JSON: json: unsupported value: NaN")))
+	})
 
 	It("ignores fields a newer version may add", func() {
 		r, err := report.ReadJSON(strings.NewReader(`{"tool":"w","protocol":"p","started":"2025-06-01T12:00:00Z","future":{"x":1}}`))
