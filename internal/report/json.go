@@ -3,13 +3,13 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/wirecheck/wirecheck/internal/transcript"
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
@@ -24,46 +24,62 @@ import (
 // mistake cannot run a server's <script>.
 //
 // The findings, which carry the transcripts and make most of a report's
-// size, are encoded one at a time into the report's frame: encoding the
+// size, and the rules are written one at a time into the report's frame
+// (jsonenc.go, byte for byte as encoding/json indents them): encoding the
 // whole report at once held it twice over in buffers (encoded, then
 // indented), megabytes for a large report, and a run's peak memory.
 func WriteJSON(w io.Writer, r *Report) error {
-	c := normalized(r)
-	findings := c.Findings
-	c.Findings = []Finding{}
+	c := *r
+	c.Findings, c.Rules = []Finding{}, nil
 	var frame bytes.Buffer
 	enc := json.NewEncoder(&frame)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(&c); err != nil {
 		return fmt.Errorf("report: writing JSON: %w", err)
 	}
 	// A raw newline only ever comes from the indentation (one in a string
 	// is escaped), so this is the top-level key and nothing a server wrote.
-	key := []byte("\n  \"findings\": ")
+	// The rules, when there are any, follow it (struct order).
+	key := []byte("\n  \"findings\": []")
 	at := bytes.Index(frame.Bytes(), key)
-	if at < 0 || len(findings) == 0 {
-		_, err := w.Write(frame.Bytes())
-		return writeErr(err)
+	if at < 0 {
+		return errors.New("report: writing JSON: no findings in the report's frame")
 	}
-	at += len(key)
-	rest := frame.Bytes()[at+len("[]"):]
-	bw := bufio.NewWriter(w)
+	at += len(key) - len("[]")
+	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(frame.Bytes()[:at])
-	bw.WriteString("[\n")
-	for i := range findings {
-		b, err := json.MarshalIndent(&findings[i], "    ", "  ")
-		if err != nil {
-			return fmt.Errorf("report: writing JSON: %w", err)
+	buf := make([]byte, 0, 16<<10)
+	if len(r.Findings) == 0 {
+		bw.WriteString("[]")
+	} else {
+		bw.WriteByte('[')
+		for i := range r.Findings {
+			buf = buf[:0]
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			var ok bool
+			if buf, ok = appendFinding(newline(buf, 2), &r.Findings[i], 2); !ok {
+				// A time JSON cannot hold: encoding/json says which.
+				_, err := json.Marshal(&r.Findings[i])
+				return fmt.Errorf("report: writing JSON: %w", cmp.Or(err, errors.New("a transcript time is not a number")))
+			}
+			bw.Write(buf)
 		}
-		bw.WriteString("    ")
-		bw.Write(b)
-		if i < len(findings)-1 {
-			bw.WriteByte(',')
-		}
-		bw.WriteByte('\n')
+		bw.WriteString("\n  ]")
 	}
-	bw.WriteString("  ]")
-	bw.Write(rest)
+	if len(r.Rules) > 0 {
+		bw.WriteString(",\n  \"rules\": [")
+		for i := range r.Rules {
+			buf = buf[:0]
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			bw.Write(appendRule(newline(buf, 2), &r.Rules[i], 2))
+		}
+		bw.WriteString("\n  ]")
+	}
+	bw.Write(frame.Bytes()[at+len("[]"):])
 	return writeErr(bw.Flush())
 }
 
@@ -72,20 +88,6 @@ func writeErr(err error) error {
 		return fmt.Errorf("report: writing JSON: %w", err)
 	}
 	return nil
-}
-
-// normalized returns a shallow copy of r with nil slices replaced by empty
-// ones, leaving the caller's report untouched.
-func normalized(r *Report) *Report {
-	c := *r
-	c.Findings = make([]Finding, len(r.Findings))
-	copy(c.Findings, r.Findings)
-	for i := range c.Findings {
-		if c.Findings[i].Transcript == nil {
-			c.Findings[i].Transcript = []transcript.Entry{}
-		}
-	}
-	return &c
 }
 
 // ReadJSON reads a report written by WriteJSON (by this or another version

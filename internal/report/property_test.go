@@ -65,10 +65,46 @@ func randomReport(t *rapid.T) *report.Report {
 	return r
 }
 
+// everyField fills what randomReport leaves at its zero value, for the
+// JSON writer, which writes findings, transcript entries and rules by
+// hand: every optional field, times of any size, negative counts, rules
+// with quotes and documents, and no rules at all.
+func everyField(t *rapid.T, r *report.Report) {
+	texts := rapid.OneOf(rapid.Just(""), hostileText)
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		f.Count = rapid.IntRange(-2, 1<<40).Draw(t, "count")
+		f.Known = rapid.Bool().Draw(t, "known")
+		f.Revision = texts.Draw(t, "revision")
+		f.Cause = texts.Draw(t, "cause")
+		f.Unanswered = texts.Draw(t, "unanswered")
+		f.Frames = rapid.SliceOfN(rapid.IntRange(-1, 1<<20), 0, 3).Draw(t, "frames")
+		if rapid.Bool().Draw(t, "empty transcript") && f.Transcript == nil {
+			f.Transcript = []transcript.Entry{}
+		}
+		for j := range f.Transcript {
+			e := &f.Transcript[j]
+			e.OffsetMS = rapid.OneOf(rapid.Float64(), rapid.Float64Range(-1e-5, 1e-5),
+				rapid.SampledFrom([]float64{0, 1e-6, 1e-7, 1e20, 1e21, 123.456, -0.5, 5e-324})).Draw(t, "t_ms")
+			e.Seq = rapid.IntRange(-1, 1<<30).Draw(t, "seq")
+			e.Scenario = texts.Draw(t, "entry scenario")
+			e.Truncated = rapid.IntRange(0, 1<<20).Draw(t, "truncated")
+		}
+	}
+	for i := range r.Rules {
+		r.Rules[i].Quote = texts.Draw(t, "quote")
+		r.Rules[i].Document = texts.Draw(t, "document")
+	}
+	if rapid.Bool().Draw(t, "no rules") {
+		r.Rules = nil
+	}
+}
+
 var _ = Describe("any report, however hostile its text", func() {
 	It("is written as JSON byte for byte as encoding/json writes it whole, findings streamed one at a time", func() {
 		rapid.Check(GinkgoT(), func(t *rapid.T) {
 			r := randomReport(t)
+			everyField(t, r)
 			// The hostile text may hold what the writer splices at.
 			if rapid.Bool().Draw(t, "spliced key in text") {
 				r.Notes = append(r.Notes, "\n  \"findings\": []", `"findings": []`)

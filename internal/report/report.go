@@ -195,16 +195,37 @@ func (r *Report) Tally() {
 // RuleVerdict folds the findings of one rule across scenarios: any fail
 // makes it fail, then error, then pass; skip only when nothing else.
 func RuleVerdict(fs []Finding) verdict.Verdict {
-	seen := map[verdict.Verdict]bool{}
-	for _, f := range fs {
-		seen[f.Verdict] = true
-	}
-	for _, v := range []verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip} {
-		if seen[v] {
-			return v
+	best := len(decisive)
+	for i := range fs {
+		if r := rank(fs[i].Verdict); r < best {
+			if best = r; r == 0 {
+				break
+			}
 		}
 	}
-	return verdict.Skip
+	if best == len(decisive) {
+		return verdict.Skip
+	}
+	return decisive[best]
+}
+
+// decisive is the verdicts, the one that decides a fold first.
+var decisive = [...]verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip}
+
+// rank is v's place in decisive, len(decisive) for a verdict outside the
+// contract (which decides nothing).
+func rank(v verdict.Verdict) int {
+	switch v {
+	case verdict.Fail:
+		return 0
+	case verdict.Error:
+		return 1
+	case verdict.Pass:
+		return 2
+	case verdict.Skip:
+		return 3
+	}
+	return len(decisive)
 }
 
 // Failed reports whether any finding at or above level failed or errored.
@@ -219,22 +240,39 @@ func (r *Report) Failed(level verdict.Level) bool {
 }
 
 // ByRule groups findings by rule ID, in the order of r.Rules, then any rule
-// not in the catalogue in order of first appearance.
+// not in the catalogue in order of first appearance. The groups' findings
+// are copies, in one array (each group's slice capped at its own).
 func (r *Report) ByRule() []RuleGroup {
-	idx := map[string]int{}
-	var groups []RuleGroup
+	idx := make(map[string]int, len(r.Rules))
+	groups := make([]RuleGroup, 0, len(r.Rules))
 	for _, ru := range r.Rules {
 		idx[ru.ID] = len(groups)
 		groups = append(groups, RuleGroup{Rule: ru})
 	}
-	for _, f := range r.Findings {
+	// Each finding's group, and the size of each group, first.
+	of := make([]int32, len(r.Findings))
+	size := make([]int, len(groups), len(groups)+8)
+	for j := range r.Findings {
+		f := &r.Findings[j]
 		i, ok := idx[f.Rule]
 		if !ok {
 			i = len(groups)
 			idx[f.Rule] = i
 			groups = append(groups, RuleGroup{Rule: verdict.Rule{ID: f.Rule, Level: f.Level}})
+			size = append(size, 0)
 		}
-		groups[i].Findings = append(groups[i].Findings, f)
+		of[j] = int32(i)
+		size[i]++
+	}
+	all := make([]Finding, len(r.Findings))
+	at := 0
+	for i := range groups {
+		groups[i].Findings = all[at : at : at+size[i]]
+		at += size[i]
+	}
+	for j := range r.Findings {
+		g := &groups[of[j]]
+		g.Findings = append(g.Findings, r.Findings[j])
 	}
 	out := groups[:0]
 	for _, g := range groups {

@@ -83,19 +83,28 @@ func (r *Report) Matrix(g RuleGroup) []Cell {
 	if len(r.Revisions) < 2 {
 		return nil
 	}
-	by := map[string][]Finding{}
-	for _, f := range g.Findings {
-		by[f.Revision] = append(by[f.Revision], f)
-	}
 	cells := make([]Cell, len(r.Revisions))
 	for i, rev := range r.Revisions {
-		switch fs := by[rev.ID]; {
-		case !rev.Judged:
+		if !rev.Judged {
 			cells[i] = Cell{None: CellNotNegotiated}
-		case len(fs) == 0:
+			continue
+		}
+		// The column's verdict folded as RuleVerdict folds, without a
+		// copy of its findings.
+		best, seen := len(decisive), false
+		for j := range g.Findings {
+			if f := &g.Findings[j]; f.Revision == rev.ID {
+				seen = true
+				best = min(best, rank(f.Verdict))
+			}
+		}
+		switch {
+		case !seen:
 			cells[i] = Cell{None: CellAbsent}
+		case best == len(decisive):
+			cells[i] = Cell{Verdict: verdict.Skip}
 		default:
-			cells[i] = Cell{Verdict: RuleVerdict(fs)}
+			cells[i] = Cell{Verdict: decisive[best]}
 		}
 	}
 	return cells

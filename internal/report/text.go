@@ -215,29 +215,41 @@ type ruleRow struct {
 func rows(r *Report) []ruleRow {
 	groups := r.ByRule()
 	out := make([]ruleRow, 0, len(groups))
+	// at is the place in best of each scenario ("scenario @ revision") of
+	// the group at hand, best its decisive verdict's rank so far.
+	at := map[string]int{}
+	var best []int
 	for _, g := range groups {
 		row := ruleRow{RuleGroup: g}
 		// A scenario may hold several findings of a rule (each distinct
-		// failure message); the column counts scenarios.
-		var order []string
-		byScenario := map[string][]Finding{}
-		for _, f := range g.Findings {
-			if _, ok := byScenario[f.Where()]; !ok {
-				order = append(order, f.Where())
+		// failure message); the column counts scenarios, each by its
+		// findings' verdict folded as RuleVerdict folds.
+		clear(at)
+		best = best[:0]
+		for i := range g.Findings {
+			f := &g.Findings[i]
+			w := f.Where()
+			j, ok := at[w]
+			if !ok {
+				j = len(best)
+				at[w] = j
+				best = append(best, len(decisive))
 			}
-			byScenario[f.Where()] = append(byScenario[f.Where()], f)
+			best[j] = min(best[j], rank(f.Verdict))
 		}
-		row.scenarios = len(order)
-		for _, sc := range order {
-			switch RuleVerdict(byScenario[sc]) {
-			case verdict.Pass:
+		row.scenarios = len(best)
+		for _, b := range best {
+			switch b {
+			case rank(verdict.Pass):
 				row.Pass++
-			case verdict.Fail:
+			case rank(verdict.Fail):
 				row.Fail++
-			case verdict.Skip:
-				row.Skip++
-			case verdict.Error:
+			case rank(verdict.Error):
 				row.Error++
+			default:
+				// A scenario of verdicts outside the contract only
+				// folds to skip.
+				row.Skip++
 			}
 		}
 		out = append(out, row)
