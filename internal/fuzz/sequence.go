@@ -201,6 +201,12 @@ func (c *Campaign) run(t *rapid.T, ln *lane, index int) {
 	}
 	if c.ctx.Err() == nil {
 		s.keep = pr.settle(stopped)
+		// The end of a sequence is fuzz's end of a conversation, as a
+		// scenario's end is run's: the frame judge decides what it left
+		// open (a cancellation of a request never received), after the
+		// probe's round trip, as run's scenario end comes after its last.
+		pr.setShape("end of sequence")
+		pr.env.Settle()
 	}
 	s.judge()
 }
