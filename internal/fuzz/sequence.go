@@ -507,6 +507,11 @@ func (s *sequence) draw() *action {
 		// of every other campaign stay what they were.
 		actions = append(actions, "frame", "frame")
 	}
+	if f := s.c.cfg.Protocol.Fuzz; f != nil && len(f.Ignored) > 0 {
+		// Last too, only where the document names lines a server
+		// ignores (sonde-serve's empty lines).
+		actions = append(actions, "ignored")
+	}
 	disturbances := pr.disturbances()
 	if len(disturbances) > 0 {
 		// Last again: only a transport that can misbehave below the
@@ -522,6 +527,8 @@ func (s *sequence) draw() *action {
 		}}
 	case "frame":
 		return s.drawFrame()
+	case "ignored":
+		return s.drawIgnored()
 	case "disturb":
 		d := rapid.SampledFrom(disturbances).Draw(s.t, "disturbance")
 		return &action{"transport disturbed: " + d, func() error {
@@ -782,6 +789,25 @@ func (pr *proc) notify(v any) error {
 	}
 	line := string(b)
 	return pr.do(scenario.Step{SendLine: &line, Answered: new(bool)})
+}
+
+// drawIgnored sends one to three lines the document says a server
+// ignores, owed no answer, then the probe: a request, whose answer comes
+// after any answer to them from a server that reads in order, so the
+// frame judge decides whether they were answered by what came before it,
+// not by how long anyone waited (internal/suite/sondeserve/judge.go).
+func (s *sequence) drawIgnored() *action {
+	f := s.c.cfg.Protocol.Fuzz
+	n := rapid.IntRange(1, 3).Draw(s.t, "ignored lines")
+	no := false
+	var steps []scenario.Step
+	for range n {
+		l := rapid.SampledFrom(f.Ignored).Draw(s.t, "ignored line")
+		steps = append(steps, scenario.Step{SendLine: &l, Answered: &no})
+	}
+	return &action{"lines the protocol ignores", func() error {
+		return s.pr.do(append(steps, s.pr.probeStep())...)
+	}}
 }
 
 // sendInvalid sends a schema-invalid request: tracked when its id is still

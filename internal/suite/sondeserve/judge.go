@@ -29,6 +29,9 @@ type judge struct {
 	answers int
 }
 
+// JudgeRules are the rules the frame judge decides.
+var JudgeRules = []string{"SONDE-EMPTY-1"}
+
 // NewJudge makes the frame judge of one sonde-serve process.
 func NewJudge(*spec.Protocol) peer.Judge { return &judge{} }
 
