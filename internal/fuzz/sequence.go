@@ -507,11 +507,6 @@ func (s *sequence) draw() *action {
 		// of every other campaign stay what they were.
 		actions = append(actions, "frame", "frame")
 	}
-	if f := s.c.cfg.Protocol.Fuzz; f != nil && len(f.Ignored) > 0 {
-		// Last too, only where the document names lines a server
-		// ignores (sonde-serve's empty lines).
-		actions = append(actions, "ignored")
-	}
 	disturbances := pr.disturbances()
 	if len(disturbances) > 0 {
 		// Last again: only a transport that can misbehave below the
@@ -527,8 +522,6 @@ func (s *sequence) draw() *action {
 		}}
 	case "frame":
 		return s.drawFrame()
-	case "ignored":
-		return s.drawIgnored()
 	case "disturb":
 		d := rapid.SampledFrom(disturbances).Draw(s.t, "disturbance")
 		return &action{"transport disturbed: " + d, func() error {
@@ -572,10 +565,15 @@ func (s *sequence) draw() *action {
 		}
 		b, _ := json.Marshal(base)
 		raw := mal.make(s.t, b)
-		return &action{"malformed bytes: " + mal.label, func() error {
+		label := mal.label
+		ignored := s.ignored(mal.name)
+		if len(ignored) > 0 {
+			label += ", after the lines the protocol ignores"
+		}
+		return &action{"malformed bytes: " + label, func() error {
 			answer := pr.malformedStep(mal.name)
 			if answer == nil {
-				return pr.do(rawStep(raw), pr.probeStep())
+				return pr.do(append(ignored, rawStep(raw), pr.probeStep())...)
 			}
 			// The answers to earlier raw lines go first (saved, so
 			// replay drops them too): the frame judged is this line's.
@@ -791,23 +789,27 @@ func (pr *proc) notify(v any) error {
 	return pr.do(scenario.Step{SendLine: &line, Answered: new(bool)})
 }
 
-// drawIgnored sends one to three lines the document says a server
-// ignores, owed no answer, then the probe: a request, whose answer comes
-// after any answer to them from a server that reads in order, so the
-// frame judge decides whether they were answered by what came before it,
-// not by how long anyone waited (internal/suite/sondeserve/judge.go).
-func (s *sequence) drawIgnored() *action {
+// ignored are the steps that send the lines the document says a server
+// ignores (the fuzz model's ignored: sonde-serve's empty line), each owed
+// no answer, before a line of only whitespace: the line whose reading
+// the document leaves open (a reader that skips only "" answers it as
+// malformed JSON), so an answer to one of the two is no failure, to both
+// is. The probe after them is answered after any answer to them by a
+// server that reads in order, so the frame judge decides by what came
+// before it, not by a wait (internal/suite/sondeserve/judge.go). Sent
+// with the whitespace line rather than drawn as an action of their own,
+// they change no draw: every campaign's sequences stay what they were.
+func (s *sequence) ignored(malformation string) []scenario.Step {
 	f := s.c.cfg.Protocol.Fuzz
-	n := rapid.IntRange(1, 3).Draw(s.t, "ignored lines")
-	no := false
-	var steps []scenario.Step
-	for range n {
-		l := rapid.SampledFrom(f.Ignored).Draw(s.t, "ignored line")
-		steps = append(steps, scenario.Step{SendLine: &l, Answered: &no})
+	if f == nil || malformation != "whitespace" {
+		return nil
 	}
-	return &action{"lines the protocol ignores", func() error {
-		return s.pr.do(append(steps, s.pr.probeStep())...)
-	}}
+	no := false
+	var out []scenario.Step
+	for _, l := range f.Ignored {
+		out = append(out, scenario.Step{SendLine: &l, Answered: &no})
+	}
+	return out
 }
 
 // sendInvalid sends a schema-invalid request: tracked when its id is still
