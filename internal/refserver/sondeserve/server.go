@@ -193,6 +193,12 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 	if !empty {
 		s.lastEmpty = false
 	}
+	if empty && len(line) > 0 && s.Variants["answer-whitespace"] {
+		// A reader that skips only "" parses a line of spaces, and
+		// answers it as input that is not JSON.
+		s.fail(nil, "Invalid JSON request")
+		return 0, false
+	}
 	if empty {
 		switch {
 		case s.Faults["answer-empty"]:
