@@ -260,6 +260,9 @@ type Campaign struct {
 	cuts        int
 	startErr    error
 	passes      map[string]int
+	// skips are the skips seen, by rule and shape (tally).
+	skips     map[[2]string]*skipEntry
+	skipOrder [][2]string
 	// schemas are the tools' input schemas compiled, with their
 	// generators, by the schema's JSON (nil: it does not compile).
 	schemas map[string]*tool
@@ -330,7 +333,7 @@ func New(cfg Config) (*Campaign, error) {
 	if cfg.Pool == nil {
 		cfg.Pool = session.NewPool(cfg.Jobs, 0)
 	}
-	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, schemas: map[string]*tool{},
+	c := &Campaign{cfg: cfg, bugs: map[[2]string]*Bug{}, passes: map[string]int{}, skips: map[[2]string]*skipEntry{}, schemas: map[string]*tool{},
 		pool: cfg.Pool, inUse: map[*proc]struct{}{}, shrinker: &lane{shrink: true}}
 	for range cfg.Jobs {
 		c.lanes = append(c.lanes, &lane{})
@@ -630,15 +633,55 @@ func (c *Campaign) counts(rule string) bool {
 }
 
 func (c *Campaign) tally(o verdict.Observation) {
-	if o.Verdict != verdict.Pass {
+	if o.Verdict != verdict.Pass && o.Verdict != verdict.Skip {
 		return
 	}
 	if r := c.cfg.Protocol.Rule(o.Rule); r != nil && !c.cfg.Protocol.Applies(r) {
 		return
 	}
 	c.mu.Lock()
-	c.passes[o.Rule]++
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if o.Verdict == verdict.Pass {
+		c.passes[o.Rule]++
+		return
+	}
+	// A skip with its reason, as run's report shows a scenario's: the
+	// first of each rule and shape, counted (a reason names transcript
+	// lines, different on every process).
+	k := [2]string{o.Rule, o.Scenario}
+	if sk := c.skips[k]; sk != nil {
+		sk.n++
+		return
+	}
+	c.skips[k] = &skipEntry{obs: o, n: 1}
+	c.skipOrder = append(c.skipOrder, k)
+}
+
+// skipEntry is a rule skipped in a shape: the first skip, and how many.
+type skipEntry struct {
+	obs verdict.Observation
+	n   int
+}
+
+// Skips are the skips the campaign saw, each rule and shape's first with
+// its count, in the order they came.
+func (c *Campaign) Skips() []Skipped {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Skipped, 0, len(c.skipOrder))
+	for _, k := range c.skipOrder {
+		sk := c.skips[k]
+		out = append(out, Skipped{Rule: sk.obs.Rule, Shape: sk.obs.Scenario, Why: sk.obs.Message, Count: sk.n})
+	}
+	return out
+}
+
+// Skipped is a rule a campaign skipped after a shape (what the process was
+// doing: "end of sequence" for what a sequence's end decided), why, and
+// how many times.
+type Skipped struct {
+	Rule, Shape, Why string
+	Count            int
 }
 
 // recordFailure keeps the last failing sequence of a batch: rapid reruns

@@ -30,6 +30,12 @@ func clientCampaign(runs int, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
 
 // clientCampaignOver is clientCampaign over a transport ("": stdio).
 func clientCampaignOver(over string, runs int, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
+	return clientCampaignWith(over, runs, nil, faults...)
+}
+
+// clientCampaignWith is clientCampaignOver with the reference client's
+// variants (linger besides).
+func clientCampaignWith(over string, runs int, variants []string, faults ...string) (*fuzz.Campaign, []*fuzz.Bug) {
 	b, err := protocols.Load("mcp-client")
 	Expect(err).NotTo(HaveOccurred())
 	p, err := b.Protocol.ForVersion("")
@@ -38,7 +44,7 @@ func clientCampaignOver(over string, runs int, faults ...string) (*fuzz.Campaign
 		p, err = p.ForTransport(over)
 		Expect(err).NotTo(HaveOccurred())
 	}
-	t, err := testrun.Server{Protocol: "mcp-client", Variants: []string{"linger"}, Faults: faults, Transport: over}.Target()
+	t, err := testrun.Server{Protocol: "mcp-client", Variants: append([]string{"linger"}, variants...), Faults: faults, Transport: over}.Target()
 	Expect(err).NotTo(HaveOccurred())
 	c, err := fuzz.New(fuzz.Config{
 		Protocol: p, Schemas: b.Schemas, Handler: b.StepHandler(p), Judge: b.Judge, Target: t,

@@ -23,6 +23,7 @@ import (
 	"github.com/wirecheck/wirecheck/internal/scenario"
 	"github.com/wirecheck/wirecheck/internal/spec"
 	"github.com/wirecheck/wirecheck/internal/suite/mcp"
+	"github.com/wirecheck/wirecheck/internal/suite/sondeserve"
 	"github.com/wirecheck/wirecheck/internal/target"
 	"github.com/wirecheck/wirecheck/internal/testbin"
 	"github.com/wirecheck/wirecheck/internal/testrun"
@@ -286,9 +287,12 @@ func differences(r oneRun) (diffs, failed []string) {
 }
 
 // judgeRules are the rules a protocol's frame judge decides: MCP's, for
-// MCP and its profiles.
+// MCP and its profiles; sonde-serve's.
 func judgeRules(b *protocols.Bundle) []string {
-	if b.Protocol.ID != "mcp" && b.Protocol.Base != "mcp" {
+	switch {
+	case b.Protocol.ID == "sonde-serve":
+		return sondeserve.JudgeRules
+	case b.Protocol.ID != "mcp" && b.Protocol.Base != "mcp":
 		Fail(b.Protocol.ID + " brings a frame judge: name the rules it decides here")
 	}
 	return mcp.JudgeRules

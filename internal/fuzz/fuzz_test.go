@@ -213,3 +213,49 @@ var _ = Describe("wirecheck fuzz against the MCP reference server", func() {
 		Entry("list_changed without listChanged", "list-changed-undeclared", "MCP-LISTCHANGED-1"),
 	)
 })
+
+// SONDE-EMPTY-1 in fuzz: the empty line goes before each line of only
+// whitespace, owed no answer (fuzz's ignored lines). A server that
+// answers the whitespace line alone reads the document as it may; one
+// that answers both fails, however late (the frame judge, by order).
+var _ = Describe("wirecheck fuzz and sonde-serve's empty lines", func() {
+	b, err := protocols.Load("sonde-serve")
+	if err != nil {
+		panic(err)
+	}
+	sendsEmpty := func(steps []scenario.Step) bool {
+		for i, st := range steps {
+			if st.SendLine != nil && *st.SendLine == "" && i+1 < len(steps) && steps[i+1].SendRaw != nil && strings.TrimSpace(*steps[i+1].SendRaw) == "" {
+				return true
+			}
+		}
+		return false
+	}
+	It("passes a server that answers the whitespace line and ignores the empty one", func() {
+		bin, err := testbin.Wirecheck()
+		Expect(err).NotTo(HaveOccurred())
+		seen := false
+		_, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve", "--variant", "answer-whitespace"}, fuzz.Config{Runs: 80, Seed: 3, Judge: b.Judge,
+			Trace: func(steps []scenario.Step) { seen = seen || sendsEmpty(steps) }})
+		for _, b := range bugs {
+			Fail("unexpected finding: " + b.Rule + " after " + b.Shape + ": " + b.First.Message)
+		}
+		Expect(seen).To(BeTrue(), "the campaign sent an empty line before a line of only whitespace")
+	})
+
+	DescribeTable("fails SONDE-EMPTY-1 on a server that answers the empty line too",
+		func(fault string) {
+			bin, err := testbin.Wirecheck()
+			Expect(err).NotTo(HaveOccurred())
+			// Within --timeout: a server slower than it is judged a hang
+			// by the probe instead.
+			_, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve", "--fault", fault}, fuzz.Config{Runs: 80, Seed: 3, Judge: b.Judge,
+				MaxFailures: 1, ShrinkTime: time.Nanosecond, Rules: []string{"SONDE-EMPTY-1"}, Timeout: 5 * time.Second, StartupTimeout: 5 * time.Second})
+			Expect(bugs).To(HaveLen(1))
+			Expect(bugs[0].Rule).To(Equal("SONDE-EMPTY-1"))
+			Expect(bugs[0].First.Message).To(ContainSubstring("an answer to an empty line"))
+		},
+		Entry("at once", "answer-empty"),
+		Entry("1.5 s late, after any silence window", "answer-empty-late"),
+	)
+})

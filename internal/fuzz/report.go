@@ -35,6 +35,14 @@ func (c *Campaign) Report(bugs []*Bug, replay func(file string) string) *report.
 			t.Add(verdict.Observation{Rule: r.ID, Verdict: verdict.Pass, Scenario: "fuzz", Seq: -1}, n, nil)
 		}
 	}
+	// A skip with its reason, as run shows a scenario's (a cancellation
+	// of a request never received over HTTP, decided at a sequence's
+	// end), under the shape it came after.
+	for _, sk := range c.Skips() {
+		if !failed[sk.Rule] {
+			t.Add(verdict.Observation{Rule: sk.Rule, Verdict: verdict.Skip, Scenario: "fuzz: " + sk.Shape, Seq: -1, Message: sk.Why}, sk.Count, nil)
+		}
+	}
 	st := c.Stats()
 	revision := ""
 	if p.Versions != nil {

@@ -201,6 +201,12 @@ func (c *Campaign) run(t *rapid.T, ln *lane, index int) {
 	}
 	if c.ctx.Err() == nil {
 		s.keep = pr.settle(stopped)
+		// The end of a sequence is fuzz's end of a conversation, as a
+		// scenario's end is run's: the frame judge decides what it left
+		// open (a cancellation of a request never received), after the
+		// probe's round trip, as run's scenario end comes after its last.
+		pr.setShape("end of sequence")
+		pr.env.Settle()
 	}
 	s.judge()
 }
@@ -559,10 +565,15 @@ func (s *sequence) draw() *action {
 		}
 		b, _ := json.Marshal(base)
 		raw := mal.make(s.t, b)
-		return &action{"malformed bytes: " + mal.label, func() error {
+		label := mal.label
+		ignored := s.ignored(mal.name)
+		if len(ignored) > 0 {
+			label += ", after the lines the protocol ignores"
+		}
+		return &action{"malformed bytes: " + label, func() error {
 			answer := pr.malformedStep(mal.name)
 			if answer == nil {
-				return pr.do(rawStep(raw), pr.probeStep())
+				return pr.do(append(ignored, rawStep(raw), pr.probeStep())...)
 			}
 			// The answers to earlier raw lines go first (saved, so
 			// replay drops them too): the frame judged is this line's.
@@ -776,6 +787,29 @@ func (pr *proc) notify(v any) error {
 	}
 	line := string(b)
 	return pr.do(scenario.Step{SendLine: &line, Answered: new(bool)})
+}
+
+// ignored are the steps that send the lines the document says a server
+// ignores (the fuzz model's ignored: sonde-serve's empty line), each owed
+// no answer, before a line of only whitespace: the line whose reading
+// the document leaves open (a reader that skips only "" answers it as
+// malformed JSON), so an answer to one of the two is no failure, to both
+// is. The probe after them is answered after any answer to them by a
+// server that reads in order, so the frame judge decides by what came
+// before it, not by a wait (internal/suite/sondeserve/judge.go). Sent
+// with the whitespace line rather than drawn as an action of their own,
+// they change no draw: every campaign's sequences stay what they were.
+func (s *sequence) ignored(malformation string) []scenario.Step {
+	f := s.c.cfg.Protocol.Fuzz
+	if f == nil || malformation != "whitespace" {
+		return nil
+	}
+	no := false
+	var out []scenario.Step
+	for _, l := range f.Ignored {
+		out = append(out, scenario.Step{SendLine: &l, Answered: &no})
+	}
+	return out
 }
 
 // sendInvalid sends a schema-invalid request: tracked when its id is still

@@ -97,7 +97,7 @@ func (m module) StepHandler(p *spec.Protocol) peer.Handler {
 }
 
 var modules = []Module{
-	module{id: "sonde-serve", scenarios: sondesuite.Scenarios, serve: sondeserver.Serve},
+	module{id: "sonde-serve", scenarios: sondesuite.Scenarios, judge: sondesuite.NewJudge, serve: sondeserver.Serve},
 	module{id: "mcp", scenarios: mcpsuite.Scenarios, handler: mcpsuite.Handler, judge: mcpsuite.NewJudge, serve: mcpserver.Serve},
 	module{id: "agent-bridge", scenarios: agentbridgesuite.Scenarios, handler: agentbridgesuite.Handler, serve: agentbridgeserver.Serve},
 	module{id: "tool-host", scenarios: toolhostsuite.Scenarios, serve: toolhostserver.Serve},

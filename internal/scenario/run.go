@@ -15,12 +15,28 @@ import (
 	"github.com/wirecheck/wirecheck/internal/verdict"
 )
 
+// Settler is a frame judge that leaves some frames undecided until the
+// conversation ends: what only the absence of a later frame settles. The
+// end of a step scenario (a fixture, a replayed file) calls Settle, as
+// the fuzzer does after each sequence; a Go scenario calls it where its
+// own end is judged.
+type Settler interface{ Settle(*Env) }
+
+// Settle lets the process's frame judge, if it is a Settler, decide what
+// it left open.
+func (e *Env) Settle() {
+	if s, ok := e.Judge().(Settler); ok {
+		s.Settle(e)
+	}
+}
+
 // Execute runs a scenario: its Go function, or its steps in order. It stops
 // at the first step that cannot go on (the server is gone) and returns why.
 func (s *Scenario) Execute(e *Env) error {
 	if s.Run != nil {
 		return s.Run(e)
 	}
+	defer e.Settle()
 	e.named = map[string]*peer.Call{}
 	for i := 0; i < len(s.Steps); i++ {
 		// Consecutive sends go out in one write, all in flight before the

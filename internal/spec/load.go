@@ -359,6 +359,11 @@ func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id 
 			}
 		}
 		checkSetup("", f.Setup)
+		for i, l := range f.Ignored {
+			if strings.Contains(l, "\n") {
+				bad(1, "fuzz ignored %d: a line, without its newline", i+1)
+			}
+		}
 		for i, fr := range f.Frames {
 			if fr == nil || len(fr.Frame) == 0 || fr.Label == "" {
 				bad(1, "fuzz frames %d: a frame (an object) and its label are required", i+1)

@@ -404,6 +404,12 @@ type Fuzz struct {
 	// tools and params is a template, "{version}" and the revision's vars
 	// expanded (see ForVersion).
 	PerVersion map[string]*FuzzVersion `yaml:"per_version"`
+	// Ignored are lines the document says a server ignores (sonde-serve:
+	// "Empty lines are ignored.", the line ""), without their newline:
+	// the fuzzer sends them, owed no answer, before each line of only
+	// whitespace it sends, and the protocol's frame judge judges an answer
+	// to one as run does.
+	Ignored []string `yaml:"ignored"`
 	// Malformed, when set, judges the answer to a line that is not JSON
 	// (a truncated request) by the rule run judges it by, as a scenario's
 	// expect_frame step: a server silent on such lines fails it.

@@ -118,6 +118,9 @@ type Server struct {
 	out      *bufio.Writer
 	log      io.Writer
 	muted    bool
+	// lastEmpty: the line before was empty (answer-empty-late waits
+	// once per run of them).
+	lastEmpty bool
 }
 
 // Serve runs the built-in tools and those of the manifest in o.Dir, with
@@ -186,10 +189,30 @@ func (s *Server) handle(line []byte, tooLong bool) (int, bool) {
 		return 0, false
 	}
 	trimmed := bytes.TrimSpace(line)
-	if len(trimmed) == 0 && !tooLong {
-		if s.Faults["answer-empty"] {
+	empty := len(trimmed) == 0 && !tooLong
+	if !empty {
+		s.lastEmpty = false
+	}
+	if empty && len(line) > 0 && s.Variants["answer-whitespace"] {
+		// A reader that skips only "" parses a line of spaces, and
+		// answers it as input that is not JSON.
+		s.fail(nil, "Invalid JSON request")
+		return 0, false
+	}
+	if empty {
+		switch {
+		case s.Faults["answer-empty"]:
+			s.fail(nil, "Invalid JSON request")
+		case s.Faults["answer-empty-late"]:
+			// Slower than any window a client would wait for silence,
+			// but in order: the answer still comes before the next
+			// request's. The first of a run of empty lines waits.
+			if !s.lastEmpty {
+				time.Sleep(SlowStep)
+			}
 			s.fail(nil, "Invalid JSON request")
 		}
+		s.lastEmpty = true
 		return 0, false
 	}
 	v, err := ndjson.Decode(trimmed)

@@ -53,7 +53,7 @@ type judge struct {
 	tokens map[string]bool
 	// unmatched are cancellations of ids not seen as requests yet, over
 	// a transport whose messages travel apart: a later request of the id
-	// passes it, the scenario's end fails the rest.
+	// passes it, the conversation's end decides the rest (Settle).
 	unmatched []unmatchedCancel
 	// initialized: notifications/initialized was seen.
 	initialized bool
@@ -104,11 +104,36 @@ func (j *judge) judged(rule string) count {
 	return count{}
 }
 
-// leftover are the cancellations no request of the session has matched.
-func (j *judge) leftover() []unmatchedCancel {
+// Settle decides, at the end of a conversation, the cancellations no
+// request of the session has matched (scenario.Settler): run's scenarios
+// call it as they end, a step scenario (a replayed file) when its steps
+// are done, fuzz after each sequence's closing probe, so a cancellation
+// is decided the same on every path, each once.
+//
+// Over HTTP a cancellation may overtake its request's POST, so it is
+// matched against every request of the session by its end; a request
+// the listener saw POSTed though refused (401 by a protection, 404 once
+// its session ended) was sent all the same. What is left names a request
+// wirecheck never received, which over HTTP is no proof the client never
+// issued it: a client that cancels a call may abort the call's own POST
+// (the TypeScript SDK aborts its fetch), and the request then never
+// arrives though the client issued it. "Previously issued" read from the
+// client's side, the wire cannot settle it: a skip with the reason, never
+// a fail. Over stdio every line written arrives, and there an unknown id
+// fails as it comes (notification).
+func (j *judge) Settle(env *scenario.Env) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	return slices.Clone(j.unmatched)
+	left := j.unmatched
+	j.unmatched = nil
+	j.mu.Unlock()
+	s := httpSession(env)
+	for _, u := range left {
+		if s.Sent(u.key) {
+			env.Pass("MCP-CLIENT-CANCEL-1", u.seq)
+			continue
+		}
+		env.Skip("MCP-CLIENT-CANCEL-1", fmt.Sprintf("line %d cancels request %s, which wirecheck never received: over HTTP a client may abort a request's POST as it cancels it, so the wire does not show whether the request was issued", u.seq, u.key))
+	}
 }
 
 // tallied records a verdict and passes it on; j.mu is held.

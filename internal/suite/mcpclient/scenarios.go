@@ -755,24 +755,8 @@ func (c *conv) finish() {
 			env.Skip(r, why)
 		}
 	}
-	// Over HTTP a cancellation may overtake its request's POST, so it is
-	// matched against every request of the session by its end; a request
-	// the listener saw POSTed though refused (401 by a protection, 404
-	// once its session ended) was sent all the same. What is left names a
-	// request wirecheck never received, which over HTTP is no proof the
-	// client never issued it: a client that cancels a call may abort the
-	// call's own POST (the TypeScript SDK aborts its fetch), and the
-	// request then never arrives though the client issued it. "Previously
-	// issued" read from the client's side, the wire cannot settle it: a
-	// skip with the reason, never a fail. Over stdio every line written
-	// arrives, and there an unknown id fails (the frame judge).
-	for _, u := range judgeOf(env).leftover() {
-		if httpSession(env).Sent(u.key) {
-			env.Pass("MCP-CLIENT-CANCEL-1", u.seq)
-			continue
-		}
-		env.Skip("MCP-CLIENT-CANCEL-1", fmt.Sprintf("line %d cancels request %s, which wirecheck never received: over HTTP a client may abort a request's POST as it cancels it, so the wire does not show whether the request was issued", u.seq, u.key))
-	}
+	// The cancellations of requests that never arrived (judge.Settle).
+	env.Settle()
 	if c.cancels == 0 {
 		env.Skip("MCP-CLIENT-CANCEL-1", "the client sent no notifications/cancelled")
 		env.Skip("MCP-CLIENT-CANCEL-2", "the client sent no notifications/cancelled")
