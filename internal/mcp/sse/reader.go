@@ -2,9 +2,11 @@ package sse
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // ErrEventTooLarge ends a stream whose event's data outgrew the cap: the
@@ -97,12 +99,31 @@ func (r *Reader) charge() error {
 }
 
 // NewReader reads events of at most maxEvent bytes of data each, and gives
-// up after maxIdle bytes read without dispatching one.
+// up after maxIdle bytes read without dispatching one. Close gives its
+// read buffer back for the next reader's use.
 func NewReader(r io.Reader, maxEvent, maxIdle int) *Reader {
-	// 4 KiB, bufio's default: the reader takes a byte at a time from it,
-	// so a bigger buffer saves only reads, and a run holds one per stream
-	// open (dozens at once against a running server, one lane each).
-	return &Reader{br: bufio.NewReaderSize(r, 4<<10), maxEvent: maxEvent, maxIdle: maxIdle}
+	br := readBufs.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &Reader{br: br, maxEvent: maxEvent, maxIdle: maxIdle}
+}
+
+// readBufs are the read buffers of readers closed. 4 KiB, bufio's
+// default: the reader scans what the buffer holds for the end of a line,
+// so a bigger one saves only reads, and a run holds one per stream open
+// (dozens at once against a running server, one lane each) and opens one
+// for most requests it sends (some thousand): made anew each time they
+// were a twentieth of what a run allocated.
+var readBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
+
+// Close is Release, and gives the read buffer back: r reads nothing
+// more.
+func (r *Reader) Close() {
+	r.Release()
+	if r.br != nil {
+		r.br.Reset(nil)
+		readBufs.Put(r.br)
+		r.br = nil
+	}
 }
 
 // LastID is the last event id buffer: the id of the latest event that set
@@ -195,56 +216,129 @@ func (r *Reader) dispatch() (Event, bool) {
 // readLine reads one line without its end (CR, LF or CRLF). A data line
 // is bounded by the event cap; any other line, with every other line read
 // since the last dispatched event, by the idle cap.
+//
+// A line wholly in the read buffer, the usual case, is returned as a
+// slice of it, good until the next read; only a line the buffer's end
+// cuts is copied, into r.line, within the same caps.
 func (r *Reader) readLine() ([]byte, error) {
 	r.line = r.line[:0]
-	limit := r.maxEvent + fieldSlack
-	for {
-		c, err := r.br.ReadByte()
+	if !r.started {
+		r.started = true
+		if b, err := r.br.Peek(1); err == nil && b[0] == 0xEF {
+			if bom, _ := r.br.Peek(3); len(bom) == 3 && bom[1] == 0xBB && bom[2] == 0xBF {
+				_, _ = r.br.Discard(3)
+			}
+		}
+	}
+	if r.skipLF {
+		b, err := r.br.Peek(1)
 		if err != nil {
 			return nil, err
 		}
-		if !r.started {
-			r.started = true
-			if c == 0xEF {
-				if bom, _ := r.br.Peek(2); len(bom) == 2 && bom[0] == 0xBB && bom[1] == 0xBF {
-					_, _ = r.br.Discard(2)
-					continue
-				}
-			}
-		}
-		if r.skipLF {
-			r.skipLF = false
-			if c == '\n' {
-				continue
-			}
-		}
-		if c == '\r' || c == '\n' {
-			r.skipLF = c == '\r'
-			if !maybeData(r.line) || len(r.line) == 0 {
-				r.idle += len(r.line) + 1
-				if r.idle > r.maxIdle {
-					return nil, ErrNoEvent
-				}
-			}
-			return r.line, nil
-		}
-		before := cap(r.line)
-		r.line = append(r.line, c)
-		if cap(r.line) != before {
-			if err := r.charge(); err != nil {
-				return nil, err
-			}
-		}
-		if maybeData(r.line) {
-			if len(r.line) > limit {
-				r.data = append(r.data, r.line[dataStart(r.line):]...)
-				r.data = r.data[:min(len(r.data), r.maxEvent)]
-				return nil, ErrEventTooLarge
-			}
-		} else if r.idle+len(r.line) > r.maxIdle {
-			return nil, ErrNoEvent
+		r.skipLF = false
+		if b[0] == '\n' {
+			_, _ = r.br.Discard(1)
 		}
 	}
+	limit := r.maxEvent + fieldSlack
+	for {
+		if _, err := r.br.Peek(1); err != nil {
+			return nil, err
+		}
+		buf, _ := r.br.Peek(r.br.Buffered())
+		n := bytes.IndexByte(buf, '\n')
+		if n < 0 {
+			n = len(buf)
+		}
+		if cr := bytes.IndexByte(buf[:n], '\r'); cr >= 0 {
+			n = cr
+		}
+		eol := n < len(buf)
+		total := len(r.line) + n
+		data := maybeData2(r.line, buf[:n])
+		switch {
+		case data && total > limit:
+			// Its first bytes are the evidence; what follows is not read.
+			from := dataStart2(r.line, buf[:n])
+			for _, part := range [2][]byte{r.line, buf[:n]} {
+				skip := min(from, len(part))
+				from -= skip
+				room := r.maxEvent - len(r.data)
+				r.data = append(r.data, part[skip:skip+min(room, len(part)-skip)]...)
+			}
+			_, _ = r.br.Discard(n)
+			return nil, ErrEventTooLarge
+		case !data && r.idle+total > r.maxIdle:
+			return nil, ErrNoEvent
+		}
+		if !eol {
+			before := cap(r.line)
+			r.line = append(r.line, buf...)
+			_, _ = r.br.Discard(n)
+			if cap(r.line) != before {
+				if err := r.charge(); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		r.skipLF = buf[n] == '\r'
+		line := buf[:n]
+		if len(r.line) > 0 {
+			before := cap(r.line)
+			r.line = append(r.line, line...)
+			line = r.line
+			if cap(r.line) != before {
+				if err := r.charge(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		_, _ = r.br.Discard(n + 1)
+		if !data || total == 0 {
+			r.idle += total + 1
+			if r.idle > r.maxIdle {
+				return nil, ErrNoEvent
+			}
+		}
+		return line, nil
+	}
+}
+
+// maybeData2 is maybeData of the line a followed by b.
+func maybeData2(a, b []byte) bool {
+	for k := range 5 {
+		switch {
+		case k < len(a):
+			if a[k] != "data:"[k] {
+				return false
+			}
+		case k-len(a) < len(b):
+			if b[k-len(a)] != "data:"[k] {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// dataStart2 is dataStart of the line a followed by b.
+func dataStart2(a, b []byte) int {
+	n := len(a) + len(b)
+	if n > 5 {
+		c := byte(0)
+		if len(a) > 5 {
+			c = a[5]
+		} else {
+			c = b[5-len(a)]
+		}
+		if c == ' ' {
+			return 6
+		}
+	}
+	return min(5, n)
 }
 
 // maybeData reports whether line is, or may still become, a data field.
