@@ -117,15 +117,7 @@ func Dial(o Options) (transport.Transport, error) {
 		exited:      make(chan struct{}),
 		stopErr:     make(chan struct{}),
 	}
-	c.ht = &http.Transport{
-		Proxy:                  http.ProxyFromEnvironment,
-		DialContext:            dialContext,
-		ResponseHeaderTimeout:  o.Timeout,
-		MaxResponseHeaderBytes: maxHeaderBytes,
-		TLSHandshakeTimeout:    o.Timeout,
-		IdleConnTimeout:        30 * time.Second,
-		ForceAttemptHTTP2:      true,
-	}
+	c.ht = acquireTransport(o.Timeout)
 	c.hc = &http.Client{Transport: guard{c}, CheckRedirect: c.redirect}
 	if o.Process != nil {
 		c.fwd.Add(1)
@@ -323,7 +315,7 @@ func (c *client) Close() error {
 		c.mu.Unlock()
 		c.cancel()
 		c.work.Wait()
-		c.ht.CloseIdleConnections()
+		releaseTransport(c.ht)
 		c.q.Close()
 		if c.o.Process != nil {
 			c.err = c.o.Process.Close()

@@ -12,9 +12,17 @@ var Loopback = loopback
 // from now on (it sees each address before any name is resolved), until
 // the returned func restores the real dialer.
 func StandInDialer(f func(ctx context.Context, network, addr string) (net.Conn, error)) (restore func()) {
+	shared.mu.Lock()
 	old := dialContext
 	dialContext = f
-	return func() { dialContext = old }
+	shared.gen++
+	shared.mu.Unlock()
+	return func() {
+		shared.mu.Lock()
+		dialContext = old
+		shared.gen++
+		shared.mu.Unlock()
+	}
 }
 
 // The message readers, for their agreement with a decoding reference.
