@@ -53,6 +53,8 @@ type Reader struct {
 
 	budget  Budget
 	charged int // cap(line)+cap(data) last charged to budget
+
+	pooled *readBuf // what Close leaves for the next reader
 }
 
 // Budget is charged for what a reader's buffers hold (transport.Charge):
@@ -102,28 +104,48 @@ func (r *Reader) charge() error {
 // up after maxIdle bytes read without dispatching one. Close gives its
 // read buffer back for the next reader's use.
 func NewReader(r io.Reader, maxEvent, maxIdle int) *Reader {
-	br := readBufs.Get().(*bufio.Reader)
-	br.Reset(r)
-	return &Reader{br: br, maxEvent: maxEvent, maxIdle: maxIdle}
+	b := readBufs.Get().(*readBuf)
+	b.br.Reset(r)
+	return &Reader{br: b.br, line: b.line, data: b.data, pooled: b, maxEvent: maxEvent, maxIdle: maxIdle}
 }
 
-// readBufs are the read buffers of readers closed. 4 KiB, bufio's
-// default: the reader scans what the buffer holds for the end of a line,
-// so a bigger one saves only reads, and a run holds one per stream open
-// (dozens at once against a running server, one lane each) and opens one
-// for most requests it sends (some thousand): made anew each time they
-// were a twentieth of what a run allocated.
-var readBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
+// readBuf is what a reader closed leaves for the next one: its read
+// buffer, 4 KiB, bufio's default (the reader scans what the buffer holds
+// for the end of a line, so a bigger one saves only reads, and a run
+// holds one per stream open, dozens at once against a running server),
+// and its line and data buffers when they are small (keepPooled). A run
+// opens a stream for most requests it sends (some thousand); made anew
+// each time they were a twentieth of what it allocated.
+type readBuf struct {
+	br         *bufio.Reader
+	line, data []byte
+}
 
-// Close is Release, and gives the read buffer back: r reads nothing
-// more.
+// keepPooled is the largest line or data buffer a closed reader leaves
+// to the next: most events are far smaller, and one over it is garbage
+// at once, as before.
+const keepPooled = 16 << 10
+
+var readBufs = sync.Pool{New: func() any { return &readBuf{br: bufio.NewReaderSize(nil, 4<<10)} }}
+
+// Close is Release, and leaves the buffers to the next reader: r reads
+// nothing more.
 func (r *Reader) Close() {
-	r.Release()
-	if r.br != nil {
-		r.br.Reset(nil)
-		readBufs.Put(r.br)
-		r.br = nil
+	b := r.pooled
+	if b == nil {
+		return
 	}
+	b.line, b.data = nil, nil
+	if cap(r.line) <= keepPooled {
+		b.line = r.line[:0]
+	}
+	if cap(r.data) <= keepPooled {
+		b.data = r.data[:0]
+	}
+	r.Release()
+	b.br.Reset(nil)
+	readBufs.Put(b)
+	r.br, r.pooled = nil, nil
 }
 
 // LastID is the last event id buffer: the id of the latest event that set
@@ -167,7 +189,11 @@ func (r *Reader) Next() (Event, error) {
 		}
 		switch string(name) {
 		case "event":
-			r.typ = string(value)
+			if string(value) == "message" {
+				r.typ = "message" // nearly every event's: no copy
+			} else {
+				r.typ = string(value)
+			}
 		case "data":
 			if r.hasData {
 				if len(r.data)+1 > r.maxEvent {
