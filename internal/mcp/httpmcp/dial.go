@@ -117,7 +117,7 @@ func Dial(o Options) (transport.Transport, error) {
 		exited:      make(chan struct{}),
 		stopErr:     make(chan struct{}),
 	}
-	c.ht = acquireTransport(o.Timeout)
+	c.ht = acquireTransport(o.Timeout, o.Process != nil)
 	c.hc = &http.Client{Transport: guard{c}, CheckRedirect: c.redirect}
 	if o.Process != nil {
 		c.fwd.Add(1)

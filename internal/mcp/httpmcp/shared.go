@@ -26,10 +26,11 @@ var shared = struct {
 type sharedKey struct {
 	timeout time.Duration
 	gen     int
+	// own is set for a session's own transport, shared with nobody.
+	own *sharedTransport
 }
 
 type sharedTransport struct {
-	key   sharedKey
 	ht    *http.Transport
 	users int
 }
@@ -40,14 +41,14 @@ type sharedTransport struct {
 const maxIdlePerHost = 16
 
 // acquireTransport is the transport for a session with the given
-// --timeout; releaseTransport gives it back.
-func acquireTransport(timeout time.Duration) *http.Transport {
+// --timeout, shared unless own; releaseTransport gives it back.
+func acquireTransport(timeout time.Duration, own bool) *http.Transport {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	k := sharedKey{timeout: timeout, gen: shared.gen}
 	st := shared.by[k]
-	if st == nil {
-		st = &sharedTransport{key: k, ht: &http.Transport{
+	if st == nil || own {
+		st = &sharedTransport{ht: &http.Transport{
 			Proxy:                  http.ProxyFromEnvironment,
 			DialContext:            dialContext,
 			ResponseHeaderTimeout:  timeout,
@@ -58,6 +59,9 @@ func acquireTransport(timeout time.Duration) *http.Transport {
 			MaxIdleConnsPerHost:    maxIdlePerHost,
 			ForceAttemptHTTP2:      true,
 		}}
+		if own {
+			k.own = st
+		}
 		shared.by[k] = st
 	}
 	st.users++

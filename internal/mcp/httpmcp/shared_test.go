@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
@@ -48,5 +49,33 @@ var _ = Describe("sessions open at once", func() {
 		Consistently(closed.Load).WithTimeout(200 * time.Millisecond).Should(BeZero())
 		Expect(ts[4].Close()).To(Succeed())
 		Eventually(closed.Load).Should(Equal(opened.Load()))
+	})
+
+	It("but one with a server it launched keeps a transport of its own", func() {
+		var opened atomic.Int32
+		s := httptest.NewUnstartedServer(&mcpServer{})
+		s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				opened.Add(1)
+			}
+		}
+		s.Start()
+		DeferCleanup(s.Close)
+
+		a, _ := dial(s.URL, "http", 2*time.Second)
+		Expect(a.Send([]byte(initReq))).To(Succeed())
+		next(a)
+		// Three launched sessions after it, each left its connection
+		// idle: none is taken by the next.
+		for range 3 {
+			p, err := transport.Launch(transport.Options{Command: []string{"sh", "-c", "exec sleep 30"}})
+			Expect(err).NotTo(HaveOccurred())
+			t, err := httpmcp.Dial(httpmcp.Options{URL: s.URL, Process: p, Timeout: 2 * time.Second})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(t.Close)
+			Expect(t.Send([]byte(initReq))).To(Succeed())
+			next(t)
+		}
+		Expect(opened.Load()).To(Equal(int32(4)))
 	})
 })
