@@ -281,11 +281,11 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		eol := n < len(buf)
 		total := len(r.line) + n
-		data := maybeData2(r.line, buf[:n])
+		data := maybeData(r.line, buf[:n])
 		switch {
 		case data && total > limit:
 			// Its first bytes are the evidence; what follows is not read.
-			from := dataStart2(r.line, buf[:n])
+			from := dataStart(r.line, buf[:n])
 			for _, part := range [2][]byte{r.line, buf[:n]} {
 				skip := min(from, len(part))
 				from -= skip
@@ -331,8 +331,9 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
-// maybeData2 is maybeData of the line a followed by b.
-func maybeData2(a, b []byte) bool {
+// maybeData reports whether the line a followed by b is, or may still
+// become, a data field.
+func maybeData(a, b []byte) bool {
 	for k := range 5 {
 		switch {
 		case k < len(a):
@@ -350,8 +351,9 @@ func maybeData2(a, b []byte) bool {
 	return true
 }
 
-// dataStart2 is dataStart of the line a followed by b.
-func dataStart2(a, b []byte) int {
+// dataStart is where the value of the data field a followed by b
+// starts: after "data:" and the one space that may follow it.
+func dataStart(a, b []byte) int {
 	n := len(a) + len(b)
 	if n > 5 {
 		c := byte(0)
@@ -365,19 +367,6 @@ func dataStart2(a, b []byte) int {
 		}
 	}
 	return min(5, n)
-}
-
-// maybeData reports whether line is, or may still become, a data field.
-func maybeData(line []byte) bool {
-	n := min(len(line), 5)
-	return string(line[:n]) == "data:"[:n]
-}
-
-func dataStart(line []byte) int {
-	if len(line) > 5 && line[5] == ' ' {
-		return 6
-	}
-	return min(5, len(line))
 }
 
 func containsNUL(b []byte) bool {
