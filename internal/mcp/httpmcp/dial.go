@@ -116,6 +116,7 @@ func Dial(o Options) (transport.Transport, error) {
 		stderr:      make(chan transport.Frame),
 		exited:      make(chan struct{}),
 		stopErr:     make(chan struct{}),
+		idle:        make(chan func()),
 	}
 	c.ht = acquireTransport(o.Timeout, o.Process != nil)
 	c.hc = &http.Client{Transport: guard{c}, CheckRedirect: c.redirect}
@@ -137,6 +138,8 @@ type client struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	work     sync.WaitGroup // exchanges and streams
+	workers  sync.WaitGroup // the goroutines that run them (start)
+	idle     chan func()    // a worker waiting takes its next work here
 	fwd      sync.WaitGroup // the process's output forwarder
 	closed   atomic.Bool
 	exchange atomic.Int64
@@ -315,6 +318,7 @@ func (c *client) Close() error {
 		c.mu.Unlock()
 		c.cancel()
 		c.work.Wait()
+		c.workers.Wait()
 		releaseTransport(c.ht)
 		c.q.Close()
 		if c.o.Process != nil {
