@@ -623,7 +623,11 @@ func Pointer(v any, ptr string) (any, bool) {
 	if ptr[0] != '/' {
 		return nil, false
 	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
+	// Token by token, without splitting: every frame is matched against
+	// the protocol's kinds and frame rules, each condition a pointer.
+	for rest, more := ptr[1:], true; more; {
+		var tok string
+		tok, rest, more = strings.Cut(rest, "/")
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch x := v.(type) {
 		case map[string]any:

@@ -42,6 +42,9 @@ const maxDepth = 1000
 type decoder struct {
 	b []byte
 	i int
+	// scratch is where slowStr rebuilds a string, kept for the next one:
+	// a string is allocated once, as the string it is.
+	scratch []byte
 }
 
 func (d *decoder) space() {
@@ -218,8 +221,8 @@ func (d *decoder) str() (string, bool) {
 }
 
 func (d *decoder) slowStr(from int) (string, bool) {
-	out := make([]byte, d.i-from, d.i-from+16)
-	copy(out, d.b[from:d.i])
+	out := append(d.scratch[:0], d.b[from:d.i]...)
+	defer func() { d.scratch = out[:0] }()
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {

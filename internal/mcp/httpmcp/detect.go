@@ -84,7 +84,7 @@ func (c *client) detectGet() (string, bool) {
 		return "", false
 	}
 	r := c.sseReader(resp)
-	defer r.Release()
+	defer r.Close()
 	ev, err := r.Next()
 	if err != nil || ev.Type != "endpoint" {
 		return "", false

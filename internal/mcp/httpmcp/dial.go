@@ -116,16 +116,9 @@ func Dial(o Options) (transport.Transport, error) {
 		stderr:      make(chan transport.Frame),
 		exited:      make(chan struct{}),
 		stopErr:     make(chan struct{}),
+		idle:        make(chan func()),
 	}
-	c.ht = &http.Transport{
-		Proxy:                  http.ProxyFromEnvironment,
-		DialContext:            dialContext,
-		ResponseHeaderTimeout:  o.Timeout,
-		MaxResponseHeaderBytes: maxHeaderBytes,
-		TLSHandshakeTimeout:    o.Timeout,
-		IdleConnTimeout:        30 * time.Second,
-		ForceAttemptHTTP2:      true,
-	}
+	c.ht = acquireTransport(o.Timeout, o.Process != nil)
 	c.hc = &http.Client{Transport: guard{c}, CheckRedirect: c.redirect}
 	if o.Process != nil {
 		c.fwd.Add(1)
@@ -145,6 +138,8 @@ type client struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	work     sync.WaitGroup // exchanges and streams
+	workers  sync.WaitGroup // the goroutines that run them (start)
+	idle     chan func()    // a worker waiting takes its next work here
 	fwd      sync.WaitGroup // the process's output forwarder
 	closed   atomic.Bool
 	exchange atomic.Int64
@@ -323,7 +318,8 @@ func (c *client) Close() error {
 		c.mu.Unlock()
 		c.cancel()
 		c.work.Wait()
-		c.ht.CloseIdleConnections()
+		c.workers.Wait()
+		releaseTransport(c.ht)
 		c.q.Close()
 		if c.o.Process != nil {
 			c.err = c.o.Process.Close()

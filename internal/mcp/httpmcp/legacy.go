@@ -242,7 +242,7 @@ func (c *client) legacyStream(ctx context.Context) {
 	c.pass(CheckSSEStream, "GET on the SSE endpoint opened an event stream")
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
 	r := c.sseReader(resp)
-	defer r.Release()
+	defer r.Close()
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -267,7 +267,8 @@ func (c *client) legacyStream(ctx context.Context) {
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		msgs := parseMessages([]byte(ev.Data))
+		raw := []byte(ev.Data)
+		msgs := parseMessages(raw)
 		ok := len(msgs) > 0
 		switch {
 		case ok && ev.Type != "" && ev.Type != "message":
@@ -279,7 +280,7 @@ func (c *client) legacyStream(ctx context.Context) {
 			c.note(fmt.Sprintf("SSE event of type %q ignored: %s", ev.Type, quote([]byte(ev.Data))))
 			continue
 		}
-		for _, m := range x.deliver([]byte(ev.Data), resp, http.MethodGet, true, ev.ID) {
+		for _, m := range x.deliverParsed(raw, msgs, resp, http.MethodGet, true, ev.ID) {
 			if m.response {
 				c.answered(m.key)
 			}

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"io"
 	"unicode/utf8"
-
-	"github.com/wirecheck/wirecheck/internal/schema"
-	"github.com/wirecheck/wirecheck/internal/transport"
 )
 
 // What a POST carries decides what its answer must be: a request wants a
@@ -47,44 +44,36 @@ type message struct {
 	version string
 }
 
-func decode(b []byte) (any, bool) {
-	// schema.Decode is encoding/json's decoding with UseNumber and nothing
-	// after the value, in one pass: every body and every frame sent comes
-	// through here, and encoding/json's decoder was a tenth of what a run
-	// allocates.
-	v, err := schema.Decode(b)
-	return v, err == nil
-}
-
 func classify(b []byte) outgoing {
-	v, ok := decode(b)
-	if !ok {
+	if !wellFormed(b) {
 		return outgoing{kind: kindInvalid}
 	}
-	one := func(v any) (outgoing, bool) {
-		m, ok := v.(map[string]any)
+	one := func(e []byte) (outgoing, members, bool) {
+		m, ok := membersOf(e)
 		if !ok {
-			return outgoing{kind: kindInvalid}, false
+			return outgoing{kind: kindInvalid}, m, false
 		}
-		method, _ := m["method"].(string)
-		id, hasID := m["id"]
+		method, _ := decodeString(m.method)
+		hasID := m.id != nil
 		switch {
-		case method != "" && hasID && id != nil:
-			return outgoing{kind: kindRequest, method: method, key: transport.IDKey(id)}, true
+		case method != "" && hasID && !isNull(m.id):
+			return outgoing{kind: kindRequest, method: method, key: idKey(m.id)}, m, true
 		case method != "" && !hasID:
-			return outgoing{kind: kindNotification, method: method}, true
-		case method == "" && hasID && (m["result"] != nil || m["error"] != nil):
-			return outgoing{kind: kindNotification}, true
+			return outgoing{kind: kindNotification, method: method}, m, true
+		case method == "" && hasID && (!isNull(m.result) || !isNull(m.error)):
+			return outgoing{kind: kindNotification}, m, true
 		}
-		return outgoing{kind: kindInvalid}, false
+		return outgoing{kind: kindInvalid}, m, false
 	}
-	if arr, ok := v.([]any); ok {
+	t := bytes.TrimSpace(b)
+	if t[0] == '[' {
 		o := outgoing{kind: kindNotification, batch: true}
-		if len(arr) == 0 {
+		elems := elementsOf(t)
+		if len(elems) == 0 {
 			return outgoing{kind: kindInvalid, batch: true}
 		}
-		for _, e := range arr {
-			m, ok := one(e)
+		for _, e := range elems {
+			m, _, ok := one(e)
 			if !ok {
 				return outgoing{kind: kindInvalid, batch: true}
 			}
@@ -95,14 +84,11 @@ func classify(b []byte) outgoing {
 		}
 		return o
 	}
-	o, _ := one(v)
+	o, m, _ := one(t)
 	if o.kind == kindRequest {
 		o.keys = []string{o.key}
 	}
-	m, _ := v.(map[string]any)
-	params, _ := m["params"].(map[string]any)
-	meta, _ := params["_meta"].(map[string]any)
-	o.revision, _ = meta[metaVersion].(string)
+	o.revision, _ = decodeString(member(member(m.params, "_meta"), metaVersion))
 	return o
 }
 
@@ -113,26 +99,18 @@ func classify(b []byte) outgoing {
 // validity of the params is not asked: those are valid messages a server
 // may answer with an error.
 func valid(o outgoing, b []byte) bool {
-	if o.kind == kindInvalid || !utf8.Valid(b) {
+	if o.kind == kindInvalid || !utf8.Valid(b) || !wellFormed(b) {
 		return false
 	}
-	v, _ := decode(b)
-	for _, e := range elements(v) {
-		m, _ := e.(map[string]any)
-		if m["jsonrpc"] != "2.0" {
+	for _, e := range elementsOf(b) {
+		m, _ := membersOf(e)
+		if v, ok := decodeString(m.jsonrpc); !ok || v != "2.0" {
 			return false
 		}
-		switch m["id"].(type) {
-		case nil, string, json.Number:
-		default:
+		if !isNull(m.id) && m.id[0] != '"' && m.id[0] != '-' && (m.id[0] < '0' || m.id[0] > '9') {
 			return false
 		}
-		switch m["params"].(type) {
-		case nil, map[string]any, []any:
-		default:
-			return false
-		}
-		if p, has := m["params"]; has && p == nil {
+		if m.params != nil && m.params[0] != '{' && m.params[0] != '[' {
 			return false
 		}
 	}
@@ -142,12 +120,11 @@ func valid(o outgoing, b []byte) bool {
 // parseMessages reads the JSON-RPC messages of one frame: an object, or
 // the objects of an array (a batch, or responses batched in one event).
 func parseMessages(b []byte) []message {
-	v, ok := decode(b)
-	if !ok {
+	if !wellFormed(b) {
 		return nil
 	}
 	var out []message
-	for _, e := range elements(v) {
+	for _, e := range elementsOf(b) {
 		if m, ok := messageOf(e); ok {
 			out = append(out, m)
 		}
@@ -155,31 +132,20 @@ func parseMessages(b []byte) []message {
 	return out
 }
 
-func elements(v any) []any {
-	if arr, ok := v.([]any); ok {
-		return arr
-	}
-	return []any{v}
-}
-
-func messageOf(v any) (message, bool) {
-	m, ok := v.(map[string]any)
+// messageOf reads one message of a well-formed frame.
+func messageOf(e []byte) (message, bool) {
+	m, ok := membersOf(e)
 	if !ok {
 		return message{}, false
 	}
 	var msg message
-	msg.method, _ = m["method"].(string)
-	var id any
-	id, msg.hasID = m["id"]
-	if msg.hasID {
-		msg.key = transport.IDKey(id)
+	msg.method, _ = decodeString(m.method)
+	if msg.hasID = m.id != nil; msg.hasID {
+		msg.key = idKey(m.id)
 	}
-	_, hasResult := m["result"]
-	_, msg.isError = m["error"]
-	msg.response = msg.method == "" && (hasResult || msg.isError)
-	if r, ok := m["result"].(map[string]any); ok {
-		msg.version, _ = r["protocolVersion"].(string)
-	}
+	msg.isError = m.error != nil
+	msg.response = msg.method == "" && (m.result != nil || msg.isError)
+	msg.version, _ = decodeString(member(m.result, "protocolVersion"))
 	return msg, msg.method != "" || msg.response
 }
 
@@ -198,18 +164,17 @@ const (
 // rather than the run failing for want of it.
 func splitBody(b []byte) (frames [][]byte, shape int) {
 	t := bytes.TrimSpace(b)
-	v, ok := decode(t)
-	if !ok {
+	if !wellFormed(t) {
 		frames = [][]byte{b}
 		if vs := jsonValues(t); len(vs) > 1 {
 			frames = append(frames, vs...)
 		}
 		return frames, shapeOther
 	}
-	switch v.(type) {
-	case map[string]any:
+	switch t[0] {
+	case '{':
 		return [][]byte{t}, shapeObject
-	case []any:
+	case '[':
 		return [][]byte{t}, shapeArray
 	}
 	return [][]byte{t}, shapeOther

@@ -98,7 +98,7 @@ func (c *client) Exchange(ctx context.Context, x Exchange) (*Result, error) {
 		return res, nil // the deferred Close ends the stream unread
 	}
 	r := c.sseReader(resp)
-	defer r.Release()
+	defer r.Close()
 	until := x.Until
 	if until == nil {
 		until = answeredAll(x.Body)

@@ -17,6 +17,7 @@ import (
 // eventData is the data of every event of a body already read.
 func eventData(b []byte) [][]byte {
 	r := sse.NewReader(bytes.NewReader(b), len(b)+1, len(b)+1)
+	defer r.Close()
 	var out [][]byte
 	for {
 		ev, err := r.Next()
@@ -197,7 +198,7 @@ func (x *exchange) judgeRetry(st *streamState) {
 func (x *exchange) readStream(resp *http.Response, verb string, st *streamState) error {
 	c := x.c
 	r := c.sseReader(resp)
-	defer r.Release()
+	defer r.Close()
 	defer func() {
 		if id := r.LastID(); id != "" {
 			st.lastID, st.ids = id, true
@@ -340,7 +341,7 @@ func (c *client) getOnce(ctx context.Context) bool {
 	c.judgeXAccel(resp, http.MethodGet)
 	x := &exchange{c: c, n: n, out: outgoing{kind: kindNotification}}
 	r := c.sseReader(resp)
-	defer r.Release()
+	defer r.Close()
 	responses := 0
 	for {
 		ev, err := r.Next()
@@ -365,7 +366,8 @@ func (c *client) getOnce(ctx context.Context) bool {
 		if strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
-		msgs := parseMessages([]byte(ev.Data))
+		raw := []byte(ev.Data)
+		msgs := parseMessages(raw)
 		owed := len(msgs) > 0
 		for _, m := range msgs {
 			if m.response {
@@ -382,7 +384,7 @@ func (c *client) getOnce(ctx context.Context) bool {
 		// (JSON-RPC asks for a reply, and it came) nor, arriving before
 		// the POST stream's progress, an early end of the request.
 		if !owed {
-			x.deliverParsed([]byte(ev.Data), msgs, resp, http.MethodGet, true, ev.ID)
+			x.deliverParsed(raw, msgs, resp, http.MethodGet, true, ev.ID)
 		}
 	}
 }

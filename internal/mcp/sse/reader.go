@@ -2,9 +2,11 @@ package sse
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 )
 
 // ErrEventTooLarge ends a stream whose event's data outgrew the cap: the
@@ -51,6 +53,8 @@ type Reader struct {
 
 	budget  Budget
 	charged int // cap(line)+cap(data) last charged to budget
+
+	pooled *readBuf // what Close leaves for the next reader
 }
 
 // Budget is charged for what a reader's buffers hold (transport.Charge):
@@ -97,12 +101,51 @@ func (r *Reader) charge() error {
 }
 
 // NewReader reads events of at most maxEvent bytes of data each, and gives
-// up after maxIdle bytes read without dispatching one.
+// up after maxIdle bytes read without dispatching one. Close gives its
+// read buffer back for the next reader's use.
 func NewReader(r io.Reader, maxEvent, maxIdle int) *Reader {
-	// 4 KiB, bufio's default: the reader takes a byte at a time from it,
-	// so a bigger buffer saves only reads, and a run holds one per stream
-	// open (dozens at once against a running server, one lane each).
-	return &Reader{br: bufio.NewReaderSize(r, 4<<10), maxEvent: maxEvent, maxIdle: maxIdle}
+	b := readBufs.Get().(*readBuf)
+	b.br.Reset(r)
+	return &Reader{br: b.br, line: b.line, data: b.data, pooled: b, maxEvent: maxEvent, maxIdle: maxIdle}
+}
+
+// readBuf is what a reader closed leaves for the next one: its read
+// buffer, 4 KiB, bufio's default (the reader scans what the buffer holds
+// for the end of a line, so a bigger one saves only reads, and a run
+// holds one per stream open, dozens at once against a running server),
+// and its line and data buffers when they are small (keepPooled). A run
+// opens a stream for most requests it sends (some thousand); made anew
+// each time they were a twentieth of what it allocated.
+type readBuf struct {
+	br         *bufio.Reader
+	line, data []byte
+}
+
+// keepPooled is the largest line or data buffer a closed reader leaves
+// to the next: most events are far smaller, and one over it is garbage
+// at once, as before.
+const keepPooled = 16 << 10
+
+var readBufs = sync.Pool{New: func() any { return &readBuf{br: bufio.NewReaderSize(nil, 4<<10)} }}
+
+// Close is Release, and leaves the buffers to the next reader: r reads
+// nothing more.
+func (r *Reader) Close() {
+	b := r.pooled
+	if b == nil {
+		return
+	}
+	b.line, b.data = nil, nil
+	if cap(r.line) <= keepPooled {
+		b.line = r.line[:0]
+	}
+	if cap(r.data) <= keepPooled {
+		b.data = r.data[:0]
+	}
+	r.Release()
+	b.br.Reset(nil)
+	readBufs.Put(b)
+	r.br, r.pooled = nil, nil
 }
 
 // LastID is the last event id buffer: the id of the latest event that set
@@ -146,7 +189,11 @@ func (r *Reader) Next() (Event, error) {
 		}
 		switch string(name) {
 		case "event":
-			r.typ = string(value)
+			if string(value) == "message" {
+				r.typ = "message" // nearly every event's: no copy
+			} else {
+				r.typ = string(value)
+			}
 		case "data":
 			if r.hasData {
 				if len(r.data)+1 > r.maxEvent {
@@ -195,69 +242,131 @@ func (r *Reader) dispatch() (Event, bool) {
 // readLine reads one line without its end (CR, LF or CRLF). A data line
 // is bounded by the event cap; any other line, with every other line read
 // since the last dispatched event, by the idle cap.
+//
+// A line wholly in the read buffer, the usual case, is returned as a
+// slice of it, good until the next read; only a line the buffer's end
+// cuts is copied, into r.line, within the same caps.
 func (r *Reader) readLine() ([]byte, error) {
 	r.line = r.line[:0]
-	limit := r.maxEvent + fieldSlack
-	for {
-		c, err := r.br.ReadByte()
+	if !r.started {
+		r.started = true
+		if b, err := r.br.Peek(1); err == nil && b[0] == 0xEF {
+			if bom, _ := r.br.Peek(3); len(bom) == 3 && bom[1] == 0xBB && bom[2] == 0xBF {
+				_, _ = r.br.Discard(3)
+			}
+		}
+	}
+	if r.skipLF {
+		b, err := r.br.Peek(1)
 		if err != nil {
 			return nil, err
 		}
-		if !r.started {
-			r.started = true
-			if c == 0xEF {
-				if bom, _ := r.br.Peek(2); len(bom) == 2 && bom[0] == 0xBB && bom[1] == 0xBF {
-					_, _ = r.br.Discard(2)
-					continue
-				}
-			}
+		r.skipLF = false
+		if b[0] == '\n' {
+			_, _ = r.br.Discard(1)
 		}
-		if r.skipLF {
-			r.skipLF = false
-			if c == '\n' {
-				continue
-			}
+	}
+	limit := r.maxEvent + fieldSlack
+	for {
+		if _, err := r.br.Peek(1); err != nil {
+			return nil, err
 		}
-		if c == '\r' || c == '\n' {
-			r.skipLF = c == '\r'
-			if !maybeData(r.line) || len(r.line) == 0 {
-				r.idle += len(r.line) + 1
-				if r.idle > r.maxIdle {
-					return nil, ErrNoEvent
-				}
-			}
-			return r.line, nil
+		buf, _ := r.br.Peek(r.br.Buffered())
+		n := bytes.IndexByte(buf, '\n')
+		if n < 0 {
+			n = len(buf)
 		}
-		before := cap(r.line)
-		r.line = append(r.line, c)
-		if cap(r.line) != before {
-			if err := r.charge(); err != nil {
-				return nil, err
-			}
+		if cr := bytes.IndexByte(buf[:n], '\r'); cr >= 0 {
+			n = cr
 		}
-		if maybeData(r.line) {
-			if len(r.line) > limit {
-				r.data = append(r.data, r.line[dataStart(r.line):]...)
-				r.data = r.data[:min(len(r.data), r.maxEvent)]
-				return nil, ErrEventTooLarge
+		eol := n < len(buf)
+		total := len(r.line) + n
+		data := maybeData(r.line, buf[:n])
+		switch {
+		case data && total > limit:
+			// Its first bytes are the evidence; what follows is not read.
+			from := dataStart(r.line, buf[:n])
+			for _, part := range [2][]byte{r.line, buf[:n]} {
+				skip := min(from, len(part))
+				from -= skip
+				room := r.maxEvent - len(r.data)
+				r.data = append(r.data, part[skip:skip+min(room, len(part)-skip)]...)
 			}
-		} else if r.idle+len(r.line) > r.maxIdle {
+			_, _ = r.br.Discard(n)
+			return nil, ErrEventTooLarge
+		case !data && r.idle+total > r.maxIdle:
 			return nil, ErrNoEvent
 		}
+		if !eol {
+			before := cap(r.line)
+			r.line = append(r.line, buf...)
+			_, _ = r.br.Discard(n)
+			if cap(r.line) != before {
+				if err := r.charge(); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		r.skipLF = buf[n] == '\r'
+		line := buf[:n]
+		if len(r.line) > 0 {
+			before := cap(r.line)
+			r.line = append(r.line, line...)
+			line = r.line
+			if cap(r.line) != before {
+				if err := r.charge(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		_, _ = r.br.Discard(n + 1)
+		if !data || total == 0 {
+			r.idle += total + 1
+			if r.idle > r.maxIdle {
+				return nil, ErrNoEvent
+			}
+		}
+		return line, nil
 	}
 }
 
-// maybeData reports whether line is, or may still become, a data field.
-func maybeData(line []byte) bool {
-	n := min(len(line), 5)
-	return string(line[:n]) == "data:"[:n]
+// maybeData reports whether the line a followed by b is, or may still
+// become, a data field.
+func maybeData(a, b []byte) bool {
+	for k := range 5 {
+		switch {
+		case k < len(a):
+			if a[k] != "data:"[k] {
+				return false
+			}
+		case k-len(a) < len(b):
+			if b[k-len(a)] != "data:"[k] {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+	return true
 }
 
-func dataStart(line []byte) int {
-	if len(line) > 5 && line[5] == ' ' {
-		return 6
+// dataStart is where the value of the data field a followed by b
+// starts: after "data:" and the one space that may follow it.
+func dataStart(a, b []byte) int {
+	n := len(a) + len(b)
+	if n > 5 {
+		c := byte(0)
+		if len(a) > 5 {
+			c = a[5]
+		} else {
+			c = b[5-len(a)]
+		}
+		if c == ' ' {
+			return 6
+		}
 	}
-	return min(5, len(line))
+	return min(5, n)
 }
 
 func containsNUL(b []byte) bool {

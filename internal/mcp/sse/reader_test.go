@@ -8,6 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"pgregory.net/rapid"
+
 	"github.com/wirecheck/wirecheck/internal/mcp/sse"
 )
 
@@ -126,5 +128,55 @@ var _ = Describe("Reader", func() {
 		evs, err := all(s, 100, 20)
 		Expect(err).To(Equal(io.EOF))
 		Expect(evs).To(HaveLen(100))
+	})
+})
+
+// chunked hands out its bytes in the sizes drawn, then the end.
+type chunked struct {
+	b     []byte
+	sizes []int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if len(c.sizes) > 0 {
+		n, c.sizes = c.sizes[0], c.sizes[1:]
+	}
+	n = min(n, len(p), len(c.b))
+	copy(p, c.b[:n])
+	c.b = c.b[n:]
+	return n, nil
+}
+
+var _ = Describe("Reader's scan of its buffer", func() {
+	It("reads every stream as the byte-at-a-time reader did, however it arrives", func() {
+		rapid.Check(GinkgoT(), func(t *rapid.T) {
+			pieces := rapid.SliceOfN(rapid.SampledFrom([]string{
+				"data: ", "data:", "data", "dat", "id: ", "id:", "event: ", "retry: ", "retry: 12", ": ", ":",
+				"\n", "\r", "\r\n", "\n\n", "\r\r", "\uFEFF", "x", "yz", "12", " ", "\x00", "{\"a\":1}",
+				strings.Repeat("x", 20), strings.Repeat("y", 70), strings.Repeat("z", 5000),
+			}), 0, 40).Draw(t, "pieces")
+			s := strings.Join(pieces, "")
+			maxEvent := rapid.IntRange(1, 100).Draw(t, "maxEvent")
+			maxIdle := rapid.IntRange(1, 200).Draw(t, "maxIdle")
+			sizes := rapid.SliceOfN(rapid.IntRange(1, 5000), 0, 20).Draw(t, "sizes")
+			ref := sse.NewRefReader(&chunked{b: []byte(s), sizes: sizes}, maxEvent, maxIdle)
+			r := sse.NewReader(&chunked{b: []byte(s), sizes: sizes}, maxEvent, maxIdle)
+			defer r.Close()
+			for {
+				want, wantErr := ref.Next()
+				got, err := r.Next()
+				if !errors.Is(err, wantErr) || got != want || r.LastID() != ref.LastID() || r.Retry() != ref.Retry() {
+					t.Fatalf("stream %q (caps %d, %d): got %#v, %v (last id %q, retry %d); want %#v, %v (last id %q, retry %d)",
+						s, maxEvent, maxIdle, got, err, r.LastID(), r.Retry(), want, wantErr, ref.LastID(), ref.Retry())
+				}
+				if err != nil {
+					return
+				}
+			}
+		})
 	})
 })
