@@ -30,9 +30,14 @@ func eventData(b []byte) [][]byte {
 	}
 }
 
-// streamLimit bounds a request's stream that never brings the response:
-// past it the peer has long given up the call.
-func (c *client) streamLimit() time.Duration { return 4 * c.o.Timeout }
+// StreamLimit is how many --timeouts a request's SSE stream may stay open
+// without bringing its response before wirecheck closes it: past it the
+// peer has long given up the call. Exported for the scenarios that hold a
+// request longer by design (suite/mcp's tasks/result), which give it up
+// before this.
+const StreamLimit = 4
+
+func (c *client) streamLimit() time.Duration { return StreamLimit * c.o.Timeout }
 
 // judgeXAccel is http.xaccel on every SSE response.
 func (c *client) judgeXAccel(resp *http.Response, verb string) {

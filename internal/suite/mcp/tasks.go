@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/wirecheck/wirecheck/internal/mcp/httpmcp"
 	"github.com/wirecheck/wirecheck/internal/peer"
 	"github.com/wirecheck/wirecheck/internal/revtable"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -318,12 +319,12 @@ func getTask(e *scenario.Env, s *session, id string) (string, *peer.Inbound, err
 const taskStep = 20 * time.Millisecond
 
 // streamHold is how long wirecheck's Streamable HTTP transport keeps a
-// request's SSE stream open without its response before closing it
-// (internal/mcp/httpmcp: 4×--timeout), in multiples of --timeout; a
-// tasks/result still unanswered a --timeout before that is given up
-// (forgotten), so the closing is no finding against a server whose task
-// legitimately works longer: an answer that comes still ends its wait.
-const streamHold = 4
+// request's SSE stream open without its response before closing it, in
+// multiples of --timeout; a tasks/result still unanswered a --timeout
+// before that is given up (forgotten), so the closing is no finding
+// against a server whose task legitimately works longer: an answer that
+// comes still ends its wait.
+const streamHold = httpmcp.StreamLimit
 
 // waitResult asks tasks/result of a task just created, polls it with
 // tasks/get meanwhile (every pollInterval, and at once when a
