@@ -58,7 +58,7 @@ func DecodeStrict(file string, data []byte, v any) error {
 // decodeStrict is DecodeStrict that also returns, from the same parse,
 // the node of each top-level key's value, for the lines of list items
 // (setLines): parsing the spec a second time for them was some 40% of
-// what loading MCP's spec cost, at every run.
+// what loading the largest spec cost, at every run.
 func decodeStrict(file string, data []byte, v any) (map[string]yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -170,17 +170,38 @@ func Load(fsys fs.FS, file string, schemaFS fs.FS, known Checks, base func(id st
 	if err != nil {
 		return nil, &Error{File: "specs/" + file, Msg: err.Error()}
 	}
-	return Parse("specs/"+file, data, schemaFS, known, base)
+	var p *Protocol
+	if f, err := fs.ReadFile(fsys, FrozenName(file)); err == nil {
+		p = thaw(f, data)
+	}
+	return parse("specs/"+file, data, p, schemaFS, known, base)
 }
 
 // Parse is Load on bytes already read; name is used in messages.
 func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id string) (*Protocol, error)) (*Protocol, error) {
-	p := &Protocol{File: name}
+	return parse(name, data, nil, schemaFS, known, base)
+}
+
+// decodeYAML decodes a spec's YAML, with the lines of its items.
+func decodeYAML(name string, data []byte) (*Protocol, error) {
+	p := &Protocol{}
 	top, err := decodeStrict(name, data, p)
 	if err != nil {
 		return nil, err
 	}
 	setLines(p, top)
+	return p, nil
+}
+
+// parse is Parse of the spec data decodes to, p when it is given (thawed).
+func parse(name string, data []byte, p *Protocol, schemaFS fs.FS, known Checks, base func(id string) (*Protocol, error)) (*Protocol, error) {
+	if p == nil {
+		var err error
+		if p, err = decodeYAML(name, data); err != nil {
+			return nil, err
+		}
+	}
+	p.File = name
 	ownDocs := len(p.Documents) > 0
 	var errs Errors
 	bad := func(line int, format string, args ...any) {
