@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // A frozen spec is the value a spec's YAML decodes to (before Parse
@@ -60,7 +61,8 @@ func Freeze(name string, data []byte) ([]byte, error) {
 }
 
 // thaw returns the spec frozen in f when f was made from data by these
-// types, else nil.
+// types, else nil. The spec's strings are f's bytes: f is the spec's
+// from then on, and no one may write it.
 func thaw(f, data []byte) *Protocol {
 	rest, ok := bytes.CutPrefix(f, []byte(frozenMagic))
 	th := typeHash()
@@ -290,7 +292,13 @@ func (d *thawer) str() string {
 		d.b = nil
 		return ""
 	}
-	s := string(d.b[:n])
+	if n == 0 {
+		return ""
+	}
+	// The spec's strings share the frozen bytes, which nothing writes
+	// (thaw's caller hands them over): one allocation, where a copy of
+	// each of some thousands of strings held as many beside it.
+	s := unsafe.String(&d.b[0], n)
 	d.b = d.b[n:]
 	return s
 }
