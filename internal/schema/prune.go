@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -44,24 +45,13 @@ func (r *Registry) prune(refs []string) map[string]any {
 		top := re.doc.(map[string]any)
 		kept := make(map[string]any, len(top))
 		for k, v := range top {
+			if re.container(k) {
+				v = re.members[k]
+				if v == nil {
+					v = map[string]any{}
+				}
+			}
 			kept[k] = v
-		}
-		for c, names := range re.members {
-			all, _ := top[c].(map[string]any)
-			some := make(map[string]any, len(names))
-			for n := range names {
-				if v, ok := all[n]; ok {
-					some[n] = v
-				}
-			}
-			kept[c] = some
-		}
-		for _, c := range containers {
-			if _, reached := re.members[c]; !reached {
-				if _, has := top[c]; has {
-					kept[c] = map[string]any{}
-				}
-			}
 		}
 		out[f] = kept
 	}
@@ -74,9 +64,37 @@ var containers = []string{"definitions", "$defs"}
 
 // reach is what refs reach of one file.
 type reach struct {
+	// doc is the file decoded, but for the members of its containers
+	// when raw holds them (as lazyDoc leaves them).
 	doc     any
+	raw     map[string]map[string][]byte
 	whole   bool
-	members map[string]map[string]bool // container → member names
+	members map[string]map[string]any // container → the members reached
+}
+
+// container reports whether k is a container of the document, as add
+// prunes them.
+func (re *reach) container(k string) bool {
+	if re.raw != nil {
+		_, ok := re.raw[k]
+		return ok
+	}
+	_, ok := re.doc.(map[string]any)[k].(map[string]any)
+	return ok && isContainer(k)
+}
+
+// member is the value of member name of container c, decoded.
+func (re *reach) member(c, name string) (any, bool) {
+	if re.raw == nil {
+		v, ok := re.doc.(map[string]any)[c].(map[string]any)[name]
+		return v, ok
+	}
+	b, ok := re.raw[c][name]
+	if !ok {
+		return nil, false
+	}
+	v, err := Decode(b)
+	return v, err == nil
 }
 
 type pruner struct {
@@ -90,14 +108,23 @@ type pruner struct {
 func (p *pruner) add(f, frag string) {
 	re := p.files[f]
 	if re == nil {
-		re = &reach{members: map[string]map[string]bool{}}
+		re = &reach{members: map[string]map[string]any{}}
 		p.files[f] = re
-		doc, err := readDoc(p.r.fsys, f)
-		if err != nil {
-			return
+		if _, _, isMember := member(frag); isMember {
+			if data, err := fs.ReadFile(p.r.fsys, f); err == nil {
+				if top, raw, ok := lazyDoc(data); ok {
+					re.doc, re.raw = top, raw
+				}
+			}
 		}
-		re.doc = doc
-		top, ok := doc.(map[string]any)
+		if re.doc == nil {
+			doc, err := readDoc(p.r.fsys, f)
+			if err != nil {
+				return
+			}
+			re.doc = doc
+		}
+		top, ok := re.doc.(map[string]any)
 		if !ok {
 			p.keepWhole(f, re)
 			return
@@ -108,7 +135,7 @@ func (p *pruner) add(f, frag string) {
 		sch, _ := top["$schema"].(string)
 		old := strings.Contains(sch, "draft-04") || strings.Contains(sch, "draft-03")
 		for k, v := range top {
-			if old || (!isContainer(k) && (naming(k, v) || p.named(v))) {
+			if old || (!re.container(k) && (naming(k, v) || p.named(v))) {
 				p.keepWhole(f, re)
 				return
 			}
@@ -116,43 +143,51 @@ func (p *pruner) add(f, frag string) {
 		// The library resolves the references of the document's root
 		// schema when it compiles any part of it.
 		for k, v := range top {
-			if !isContainer(k) {
+			if !re.container(k) {
 				p.follow(f, v)
 			}
-		}
-		if re.whole {
-			return
 		}
 	}
 	if re.doc == nil || re.whole {
 		return
 	}
 	c, name, ok := member(frag)
-	top := re.doc.(map[string]any)
-	if _, isObj := top[c].(map[string]any); !ok || !isObj {
+	if !ok || !re.container(c) {
 		p.keepWhole(f, re)
 		return
 	}
-	if re.members[c][name] {
+	if _, seen := re.members[c][name]; seen {
+		return
+	}
+	v, ok := re.member(c, name)
+	if !ok {
+		// No such member: the compile says so, as it would have.
 		return
 	}
 	if re.members[c] == nil {
-		re.members[c] = map[string]bool{}
+		re.members[c] = map[string]any{}
 	}
-	re.members[c][name] = true
-	if v, ok := top[c].(map[string]any)[name]; ok {
-		if p.named(v) {
-			p.keepWhole(f, re)
-			return
-		}
-		p.follow(f, v)
+	re.members[c][name] = v
+	if p.named(v) {
+		p.keepWhole(f, re)
+		return
 	}
+	p.follow(f, v)
 }
 
 // keepWhole keeps f whole, and follows every reference in it.
 func (p *pruner) keepWhole(f string, re *reach) {
 	re.whole = true
 	re.members = nil
+	if re.raw != nil {
+		re.raw = nil
+		doc, err := readDoc(p.r.fsys, f)
+		if err != nil {
+			re.doc = nil
+			return
+		}
+		re.doc = doc
+	}
 	p.follow(f, re.doc)
 }
 
@@ -234,4 +269,165 @@ func member(frag string) (container, name string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// lazyDoc decodes a document whose top level is an object, all but the
+// members of its containers, which it leaves as their bytes: a member
+// nothing reaches is never decoded. ok is false for anything else (a
+// name twice, a syntax error), which readDoc then decodes, or reports.
+func lazyDoc(data []byte) (top map[string]any, raw map[string]map[string][]byte, ok bool) {
+	d := decoder{b: data}
+	d.space()
+	if d.i >= len(d.b) || d.b[d.i] != '{' {
+		return nil, nil, false
+	}
+	d.i++
+	top, raw = map[string]any{}, map[string]map[string][]byte{}
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return top, raw, d.end()
+	}
+	for {
+		k, ok := d.key()
+		if !ok {
+			return nil, nil, false
+		}
+		if _, dup := top[k]; dup {
+			return nil, nil, false
+		}
+		if isContainer(k) && d.i < len(d.b) && d.b[d.i] == '{' {
+			ms, ok := d.rawMembers()
+			if !ok {
+				return nil, nil, false
+			}
+			raw[k] = ms
+			top[k] = nil // its members are in raw
+		} else {
+			v, ok := d.value(0)
+			if !ok {
+				return nil, nil, false
+			}
+			top[k] = v
+		}
+		more, ok := d.more('}')
+		if !ok {
+			return nil, nil, false
+		}
+		if !more {
+			return top, raw, d.end()
+		}
+	}
+}
+
+// key reads an object's member name and the colon after it.
+func (d *decoder) key() (string, bool) {
+	if d.i >= len(d.b) || d.b[d.i] != '"' {
+		return "", false
+	}
+	k, ok := d.str()
+	if !ok {
+		return "", false
+	}
+	if d.space(); d.i >= len(d.b) || d.b[d.i] != ':' {
+		return "", false
+	}
+	d.i++
+	d.space()
+	return k, true
+}
+
+// end reports whether only whitespace is left.
+func (d *decoder) end() bool {
+	d.space()
+	return d.i == len(d.b)
+}
+
+// rawMembers reads an object, each member's value as its bytes.
+func (d *decoder) rawMembers() (map[string][]byte, bool) {
+	d.i++ // {
+	out := map[string][]byte{}
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == '}' {
+		d.i++
+		return out, true
+	}
+	for {
+		k, ok := d.key()
+		if !ok {
+			return nil, false
+		}
+		if _, dup := out[k]; dup {
+			return nil, false
+		}
+		from := d.i
+		if !d.skip() {
+			return nil, false
+		}
+		out[k] = d.b[from:d.i]
+		more, ok := d.more('}')
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			return out, true
+		}
+	}
+}
+
+// skip passes over one value without building it; Decode checks it
+// whole when it is decoded.
+func (d *decoder) skip() bool {
+	if d.i >= len(d.b) {
+		return false
+	}
+	switch d.b[d.i] {
+	case '{', '[':
+		depth := 0
+		for d.i < len(d.b) {
+			switch d.b[d.i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					d.i++
+					return true
+				}
+			case '"':
+				if !d.skipStr() {
+					return false
+				}
+				continue
+			}
+			d.i++
+		}
+		return false
+	case '"':
+		return d.skipStr()
+	default:
+		from := d.i
+		for d.i < len(d.b) {
+			switch d.b[d.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return d.i > from
+			}
+			d.i++
+		}
+		return d.i > from
+	}
+}
+
+// skipStr passes over a string at d.i (its opening quote).
+func (d *decoder) skipStr() bool {
+	for d.i++; d.i < len(d.b); d.i++ {
+		switch d.b[d.i] {
+		case '\\':
+			d.i++
+		case '"':
+			d.i++
+			return true
+		}
+	}
+	return false
 }
