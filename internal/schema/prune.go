@@ -46,10 +46,11 @@ func (r *Registry) prune(refs []string) map[string]any {
 		kept := make(map[string]any, len(top))
 		for k, v := range top {
 			if re.container(k) {
-				v = re.members[k]
-				if v == nil {
-					v = map[string]any{}
+				ms := re.members[k]
+				if ms == nil {
+					ms = map[string]any{}
 				}
+				v = ms
 			}
 			kept[k] = v
 		}
