@@ -8,7 +8,7 @@ PROTOCOLS   := sonde-serve tool-host agent-bridge mcp sophon
 # The token the profiles' reference servers accept and their runs send.
 export WIRECHECK_TOKEN ?= wirecheck-demo
 
-.PHONY: all build install readme demo test interop lint bench clean
+.PHONY: all build install readme frozen demo test interop lint bench clean
 
 all: build
 
@@ -121,3 +121,9 @@ clean:
 # (internal/docgen; a test fails when they drift).
 readme: build
 	$(GO) run ./internal/docgen/mkreadme -bin $(BIN) README.md
+
+# The frozen form of each spec (specs/<id>.frozen, internal/spec/frozen.go),
+# which a run reads in place of the YAML: after editing a spec or the
+# types it decodes to (a test fails until they are written again).
+frozen:
+	WIRECHECK_FREEZE=1 $(GO) test -count=1 ./internal/spec -ginkgo.focus='frozen spec'

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -31,7 +32,54 @@ func (refuseLoader) Load(url string) (any, error) {
 // enabled so that format is both checked and visible to the generators (a
 // 2020-12 compiler otherwise drops it). References may only point inside
 // the document; anything else fails with ErrExternalRef.
+//
+// The same document compiles to the same schema, returned again: a run
+// meets one server's tool schemas again in every scenario and revision
+// that lists its tools (against server-everything the same dozen some
+// hundred times), and a compile, its metaschema check included, costs
+// far more than the lookup. A compiled schema is never written once
+// compiled, so callers may share it.
 func Compile(raw []byte) (*jsonschema.Schema, error) {
+	compiled.Lock()
+	c, ok := compiled.m[string(raw)]
+	compiled.Unlock()
+	if ok {
+		return c.s, c.err
+	}
+	s, err := compile(raw)
+	compiled.Lock()
+	defer compiled.Unlock()
+	if compiled.bytes+len(raw) > maxCompiledBytes {
+		// A server (or the fuzzer) that keeps sending new schemas: begin
+		// again rather than keep them all.
+		compiled.m, compiled.bytes = nil, 0
+	}
+	if compiled.m == nil {
+		compiled.m = map[string]compileResult{}
+	}
+	if _, ok := compiled.m[string(raw)]; !ok {
+		compiled.m[string(raw)] = compileResult{s, err}
+		compiled.bytes += len(raw)
+	}
+	return s, err
+}
+
+// maxCompiledBytes bounds the documents Compile remembers, by their size:
+// a server's tool schemas are a few KiB.
+const maxCompiledBytes = 256 << 10
+
+type compileResult struct {
+	s   *jsonschema.Schema
+	err error
+}
+
+var compiled struct {
+	sync.Mutex
+	m     map[string]compileResult
+	bytes int
+}
+
+func compile(raw []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("gen: schema is not valid JSON: %w", err)

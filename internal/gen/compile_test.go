@@ -2,6 +2,8 @@ package gen
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -80,5 +82,30 @@ var _ = Describe("Compile", func() {
 		s, err := Compile([]byte(`{"$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Validate(map[string]any{"a": "x"})).NotTo(Succeed())
+	})
+
+	It("compiles a document once: the same document again is the same schema, and so is its error", func() {
+		doc := []byte(`{"type":"object","properties":{"once":{"type":"integer"}}}`)
+		a, err := Compile(doc)
+		Expect(err).NotTo(HaveOccurred())
+		b, err := Compile(append([]byte(nil), doc...))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b).To(BeIdenticalTo(a))
+		_, e1 := Compile([]byte(`{"type":"strnig-once"}`))
+		_, e2 := Compile([]byte(`{"type":"strnig-once"}`))
+		Expect(e1).To(HaveOccurred())
+		Expect(e2).To(BeIdenticalTo(e1))
+	})
+
+	It("remembers no more than a bound of documents", func() {
+		pad := strings.Repeat("x", 4<<10)
+		for i := range 2 * maxCompiledBytes / len(pad) {
+			_, err := Compile([]byte(fmt.Sprintf(`{"description":%q,"minimum":%d}`, pad, i)))
+			Expect(err).NotTo(HaveOccurred())
+			compiled.Lock()
+			n := compiled.bytes
+			compiled.Unlock()
+			Expect(n).To(BeNumerically("<=", maxCompiledBytes))
+		}
 	})
 })

@@ -54,6 +54,11 @@ type Registry struct {
 	// the last (see compiler).
 	fsys  fs.FS
 	known map[string]bool
+	// loaded is set once the compiler has read a file; pruned holds,
+	// while Settle compiles, the documents its references reach (see
+	// prune), which the loader gives in place of the files.
+	loaded bool
+	pruned map[string]any
 }
 
 // Compile registers every .json file under the folders in fsys and
@@ -155,8 +160,9 @@ func (r *Registry) compiler() *jsonschema.Compiler {
 	c.RegisterFormat(byteFormat)
 	// Never fetch anything from the network or disk: every $ref must
 	// resolve to a file of these folders.
-	c.UseLoader(fsLoader{fsys: r.fsys, known: r.known, base: r.base})
+	c.UseLoader(fsLoader{r: r})
 	r.c = c
+	r.loaded = false
 	return c
 }
 
@@ -167,13 +173,21 @@ func (r *Registry) compiler() *jsonschema.Compiler {
 // nothing else. A later Get of another schema makes a compiler again,
 // which reads the files it needs anew. Refs that do not compile are left
 // to Get and Check to report.
+//
+// A compiler that has read no file yet is given only what refs reach of
+// each file (see prune): the library walks every subschema of a
+// document it loads, referenced or not, and that walk was most of what
+// compiling a revision of a large protocol cost.
 func (r *Registry) Settle(refs []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.base == trustedBase && (r.c == nil || !r.loaded) {
+		r.pruned = r.prune(refs)
+	}
 	for _, ref := range refs {
 		r.getLocked(ref)
 	}
-	r.c = nil
+	r.c, r.pruned = nil, nil
 }
 
 // readDoc reads one schema file as the compiler takes it.
@@ -322,19 +336,21 @@ var byteFormat = &jsonschema.Format{Name: "byte", Validate: func(v any) error {
 }}
 
 // fsLoader gives the compiler the registered files it refers to, read
-// when first needed, and refuses every other URL.
-type fsLoader struct {
-	fsys  fs.FS
-	known map[string]bool
-	base  string
-}
+// when first needed (or as Settle pruned them), and refuses every other
+// URL. It runs inside a compile, under r.mu.
+type fsLoader struct{ r *Registry }
 
 func (l fsLoader) Load(url string) (any, error) {
-	f, ok := strings.CutPrefix(url, l.base)
-	if !ok || !l.known[f] {
-		return nil, fmt.Errorf("$ref to %s: only files under schemas/ can be referenced", strings.TrimPrefix(url, l.base))
+	r := l.r
+	f, ok := strings.CutPrefix(url, r.base)
+	if !ok || !r.known[f] {
+		return nil, fmt.Errorf("$ref to %s: only files under schemas/ can be referenced", strings.TrimPrefix(url, r.base))
 	}
-	return readDoc(l.fsys, f)
+	r.loaded = true
+	if doc, ok := r.pruned[f]; ok {
+		return doc, nil
+	}
+	return readDoc(r.fsys, f)
 }
 
 // jsonError locates a JSON syntax error by line.

@@ -51,14 +51,24 @@ var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // DecodeStrict decodes YAML into v, rejecting unknown fields, and turns the
 // YAML library's messages into file:line errors.
 func DecodeStrict(file string, data []byte, v any) error {
+	_, err := decodeStrict(file, data, v)
+	return err
+}
+
+// decodeStrict is DecodeStrict that also returns, from the same parse,
+// the node of each top-level key's value, for the lines of list items
+// (setLines): parsing the spec a second time for them was some 40% of
+// what loading the largest spec cost, at every run.
+func decodeStrict(file string, data []byte, v any) (map[string]yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	err := dec.Decode(v)
+	doc := &withTop{v: v}
+	err := dec.Decode(doc)
 	if err == nil {
-		return nil
+		return doc.top, nil
 	}
 	if errors.Is(err, io.EOF) {
-		return &Error{File: file, Msg: "file is empty"}
+		return nil, &Error{File: file, Msg: "file is empty"}
 	}
 	var te *yaml.TypeError
 	var out Errors
@@ -66,9 +76,32 @@ func DecodeStrict(file string, data []byte, v any) error {
 		for _, m := range te.Errors {
 			out = append(out, yamlError(file, m))
 		}
-		return out
+		return nil, out
 	}
-	return yamlError(file, err.Error())
+	return nil, yamlError(file, err.Error())
+}
+
+// withTop decodes a document into v, and its top-level mapping into top
+// as nodes. It is an obsolete-style unmarshaler on purpose: the function
+// that kind is handed decodes with the decoder's own settings (unknown
+// fields refused), where a yaml.Node's Decode would not; the errors it
+// returns are the decoder's own, unchanged.
+type withTop struct {
+	v   any
+	top map[string]yaml.Node
+}
+
+func (w *withTop) UnmarshalYAML(unmarshal func(any) error) error {
+	if err := unmarshal(w.v); err != nil {
+		return err
+	}
+	// What v took, a map of nodes takes too; should it not, the lines
+	// are left unset rather than the document refused.
+	var top map[string]yaml.Node
+	if unmarshal(&top) == nil {
+		w.top = top
+	}
+	return nil
 }
 
 var goType = regexp.MustCompile(` in type [\w.*\[\]]+`)
@@ -137,16 +170,38 @@ func Load(fsys fs.FS, file string, schemaFS fs.FS, known Checks, base func(id st
 	if err != nil {
 		return nil, &Error{File: "specs/" + file, Msg: err.Error()}
 	}
-	return Parse("specs/"+file, data, schemaFS, known, base)
+	var p *Protocol
+	if f, err := fs.ReadFile(fsys, FrozenName(file)); err == nil {
+		p = thaw(f, data)
+	}
+	return parse("specs/"+file, data, p, schemaFS, known, base)
 }
 
 // Parse is Load on bytes already read; name is used in messages.
 func Parse(name string, data []byte, schemaFS fs.FS, known Checks, base func(id string) (*Protocol, error)) (*Protocol, error) {
-	p := &Protocol{File: name}
-	if err := DecodeStrict(name, data, p); err != nil {
+	return parse(name, data, nil, schemaFS, known, base)
+}
+
+// decodeYAML decodes a spec's YAML, with the lines of its items.
+func decodeYAML(name string, data []byte) (*Protocol, error) {
+	p := &Protocol{}
+	top, err := decodeStrict(name, data, p)
+	if err != nil {
 		return nil, err
 	}
-	setLines(p, data)
+	setLines(p, top)
+	return p, nil
+}
+
+// parse is Parse of the spec data decodes to, p when it is given (thawed).
+func parse(name string, data []byte, p *Protocol, schemaFS fs.FS, known Checks, base func(id string) (*Protocol, error)) (*Protocol, error) {
+	if p == nil {
+		var err error
+		if p, err = decodeYAML(name, data); err != nil {
+			return nil, err
+		}
+	}
+	p.File = name
 	ownDocs := len(p.Documents) > 0
 	var errs Errors
 	bad := func(line int, format string, args ...any) {
@@ -543,10 +598,15 @@ func checkSchema(schemaFS fs.FS, dirs []string, file string, bad func(string)) {
 	bad(fmt.Sprintf("schema %q not found in schemas/%s/", file, strings.Join(dirs, "/ or schemas/")))
 }
 
-func setLines(p *Protocol, data []byte) {
-	// One parse for both: the spec is the largest YAML a run reads.
-	top := parseNode(data)
-	lines := listLines(top)
+func setLines(p *Protocol, top map[string]yaml.Node) {
+	lines := map[string][]int{}
+	for k, n := range top {
+		if n.Kind == yaml.SequenceNode {
+			for _, it := range n.Content {
+				lines[k] = append(lines[k], it.Line)
+			}
+		}
+	}
 	for i, l := range lines["rules"] {
 		if i < len(p.Rules) {
 			p.Rules[i].Line = l
@@ -578,8 +638,9 @@ func setLines(p *Protocol, data []byte) {
 
 // setFuzzLines gives the fuzz model's follow-up requests (common and per
 // revision) the lines they are written on.
-func setFuzzLines(p *Protocol, top *yaml.Node) {
-	if p.Fuzz == nil || top == nil {
+func setFuzzLines(p *Protocol, top map[string]yaml.Node) {
+	fuzz, ok := top["fuzz"]
+	if p.Fuzz == nil || !ok {
 		return
 	}
 	child := func(n *yaml.Node, key string) *yaml.Node {
@@ -603,7 +664,7 @@ func setFuzzLines(p *Protocol, top *yaml.Node) {
 			}
 		}
 	}
-	fz := child(top, "fuzz")
+	fz := &fuzz
 	set(child(fz, "follow"), p.Fuzz.Follow)
 	for id, o := range p.Fuzz.PerVersion {
 		if o != nil {
