@@ -61,6 +61,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "subscriptions",
 		Title: "2026-07-28: subscriptions/listen for one kind of notification is acknowledged first, tags its notifications, sends nothing else, and ends when cancelled",
 		Rules: []string{"MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4"},
+		Idle:  2 * lateAnswer,
 		Run:   subscriptions,
 	}, {
 		Name:  "tasks",
