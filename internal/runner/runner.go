@@ -7,12 +7,14 @@
 // Scenarios run in lanes. A lane begins at the first scenario and at every
 // scenario that asks for a fresh process (against a server already
 // running, also at every scenario that waits by design); the scenarios
-// after it share its process, in order. Lanes are independent, so they run at once (up to
-// Config.Jobs): a suite whose slow parts are waits (a server that should
-// exit, an answer that should not come) takes as long as its slowest lane,
-// not the sum. Within a lane, a process that died or stopped answering is
-// replaced before the next scenario, and its death is a finding of the
-// scenario that caused it.
+// after it share its process, in order. Lanes are independent, so they
+// run at once (up to Config.Jobs): a suite whose slow parts are waits (a
+// server that should exit, an answer that should not come) takes as long
+// as its slowest lane, not the sum; against a running server a lane whose
+// scenario waits on a timer by design lends its place meanwhile (lend).
+// Within a lane, a process that died or stopped answering is replaced
+// before the next scenario, and its death is a finding of the scenario
+// that caused it.
 package runner
 
 import (
@@ -63,7 +65,10 @@ type Config struct {
 	Timeout        time.Duration
 	StartupTimeout time.Duration
 	// Jobs bounds the lanes (server processes) that run at once; 0 means
-	// DefaultJobs, 1 runs every scenario one after the other.
+	// DefaultJobs, 1 runs every scenario one after the other. Against a
+	// running server it bounds the sessions at work: a lane lends its
+	// place while its scenario waits by design (scenario.Env.Idle), and
+	// one that declares a wait of a second or more runs beside them.
 	Jobs int
 	// Starts bounds the server processes starting at once (launched, no
 	// line on stdout yet); 0 means one per CPU. Servers that take CPU to
