@@ -7,18 +7,21 @@
 // Scenarios run in lanes. A lane begins at the first scenario and at every
 // scenario that asks for a fresh process (against a server already
 // running, also at every scenario that waits by design); the scenarios
-// after it share its process, in order. Lanes are independent, so they run at once (up to
-// Config.Jobs): a suite whose slow parts are waits (a server that should
-// exit, an answer that should not come) takes as long as its slowest lane,
-// not the sum. Within a lane, a process that died or stopped answering is
-// replaced before the next scenario, and its death is a finding of the
-// scenario that caused it.
+// after it share its process, in order. Lanes are independent, so they
+// run at once (up to Config.Jobs): a suite whose slow parts are waits (a
+// server that should exit, an answer that should not come) takes as long
+// as its slowest lane, not the sum; against a running server a lane whose
+// scenario waits on a timer by design lends its place meanwhile (lend).
+// Within a lane, a process that died or stopped answering is replaced
+// before the next scenario, and its death is a finding of the scenario
+// that caused it.
 package runner
 
 import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -62,7 +65,10 @@ type Config struct {
 	Timeout        time.Duration
 	StartupTimeout time.Duration
 	// Jobs bounds the lanes (server processes) that run at once; 0 means
-	// DefaultJobs, 1 runs every scenario one after the other.
+	// DefaultJobs, 1 runs every scenario one after the other. Against a
+	// running server it bounds the sessions at work: a lane lends its
+	// place while its scenario waits by design (scenario.Env.Idle), and
+	// one that declares a wait of a second or more runs beside them.
 	Jobs int
 	// Starts bounds the server processes starting at once (launched, no
 	// line on stdout yet); 0 means one per CPU. Servers that take CPU to
@@ -179,10 +185,20 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		return r.report(), verr
 	}
 	if cfg.Schemas != nil {
-		// Every schema the run judges by, compiled before the lanes start:
-		// the decoded documents a compiler keeps for later compiles then
-		// go, rather than stay live beside the compiled schemas all run.
-		cfg.Schemas.Settle(judgedSchemas(cfg.Protocol))
+		// Every schema the run judges by, compiled as the lanes start: the
+		// decoded documents a compiler keeps for later compiles then go,
+		// rather than stay live beside the compiled schemas all run. Not
+		// before the lanes: the revisions of --revision all compile theirs
+		// one after the other (one registry), and the lane that waits
+		// longest (a task the server runs for seconds) would start that
+		// much later, behind the quick lanes of the revisions compiled
+		// first; its first frames wait for the schemas they need.
+		settled := make(chan struct{})
+		go func() {
+			defer close(settled)
+			cfg.Schemas.Settle(judgedSchemas(cfg.Protocol))
+		}()
+		defer func() { <-settled }()
 	}
 	err := r.all(ctx)
 	return r.report(), err
@@ -275,6 +291,71 @@ type lane struct {
 	// dropped is the transcript's lines not recorded for want of room,
 	// counted when the lane settled.
 	dropped int
+	// slot frees the lane's place in the pool; nil while it is lent (a
+	// scenario waiting by design, see lend) or when it holds none.
+	slotMu sync.Mutex
+	slot   func()
+	// lends is set when the lane lends its place while its scenarios
+	// wait by design: against a running server, on a pool of more than
+	// one lane.
+	lends bool
+	// apart is set when the lane runs beside the pool's bounds (laneFor):
+	// it takes no start token either.
+	apart bool
+}
+
+// resumed is the wait a lane declares as it asks for its place back after
+// a wait by design: of the lanes waiting for one, it goes first, so the
+// sessions begun end before more begin.
+const resumed = time.Duration(math.MaxInt64)
+
+// lend gives the lane's place in the pool to another lane while its
+// scenario waits by design (scenario.Env.Idle), and returns the function
+// that takes a place back. A wait by design (a pause before
+// notifications/initialized, the silence after a notification) loads
+// neither the server nor wirecheck: against a running server a run of
+// 135 lanes, most of which keep such a wait, had --jobs of them waiting
+// at once while the machine idled (docs/official-suite.md, session 16).
+// The place taken back may come later than the wait's end, never before.
+// A launched server's lanes do not lend: --jobs bounds its processes.
+func (l *lane) lend(ctx context.Context) (over func()) {
+	l.slotMu.Lock()
+	free := l.slot
+	if !l.lends || free == nil {
+		l.slotMu.Unlock()
+		return func() {}
+	}
+	l.slot = nil
+	l.slotMu.Unlock()
+	free()
+	if l.release != nil {
+		// A session that has not spoken yet holds a start too.
+		l.release()
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			back, ok := l.r.cfg.Pool.LaneFor(ctx, resumed)
+			if !ok {
+				// Interrupted: the lane ends its scenario without a place.
+				return
+			}
+			l.slotMu.Lock()
+			l.slot = back
+			l.slotMu.Unlock()
+		})
+	}
+}
+
+// freeSlot frees the lane's place in the pool, if it holds one.
+func (l *lane) freeSlot() {
+	l.slotMu.Lock()
+	free := l.slot
+	l.slot = nil
+	l.slotMu.Unlock()
+	if free != nil {
+		free()
+	}
 }
 
 func (l *lane) begin() { l.beginOnce.Do(func() { close(l.begun) }) }
@@ -293,10 +374,16 @@ func (l *lane) settle() {
 
 // idle is how long the lane waits on its servers by design: what its
 // scenarios declare, and the silences, exit deadlines and sleeps of their
-// steps.
+// steps. A scenario none of whose rules holds on the run's transport
+// (shutdown over HTTP) skips them and waits on nothing. One whose rules
+// are of other revisions may still wait: against a server that falls
+// back to a revision it speaks, it runs at that one.
 func (l *lane) idle() time.Duration {
 	var d time.Duration
 	for _, s := range l.scenarios {
+		if l.r.offTransport(s) {
+			continue
+		}
 		d += s.Idle
 		for _, st := range s.Steps {
 			d += st.ExpectSilence.D() + st.Sleep.D()
@@ -327,7 +414,10 @@ func (l *lane) observe(o verdict.Observation) {
 // protocol has one. Observations go to the scenario "startup".
 func (l *lane) start(ctx context.Context) error {
 	r := l.r
-	release, ok := r.cfg.Pool.Start(ctx, r.startFailed)
+	release, ok := func() {}, ctx.Err() == nil
+	if !l.apart {
+		release, ok = r.cfg.Pool.Start(ctx, r.startFailed)
+	}
 	l.begin()
 	if !ok {
 		if ctx.Err() != nil {
@@ -645,8 +735,12 @@ func (r *run) all(ctx context.Context) error {
 	// free lane to the waiting lane with the longest wait of all the runs
 	// that share it: LaneFor); each lane starts once the one before it
 	// has its first start token.
+	idle := make(map[*lane]time.Duration, len(r.lanes))
+	for _, l := range r.lanes {
+		idle[l] = l.idle()
+	}
 	order := slices.Clone(r.lanes)
-	slices.SortStableFunc(order, func(a, b *lane) int { return cmp.Compare(b.idle(), a.idle()) })
+	slices.SortStableFunc(order, func(a, b *lane) int { return cmp.Compare(idle[b], idle[a]) })
 	var wg sync.WaitGroup
 	for _, l := range order {
 		wg.Add(1)
@@ -654,13 +748,15 @@ func (r *run) all(ctx context.Context) error {
 			defer wg.Done()
 			defer l.settle()
 			defer l.begin()
-			free, ok := r.cfg.Pool.LaneFor(ctx, l.idle())
+			free, pooled, ok := r.laneFor(ctx, idle[l])
 			if !ok {
 				l.r.notRun(l.scenarios, interrupted)
 				l.notRun = len(l.scenarios)
 				return
 			}
-			defer free()
+			l.slot, l.apart = free, !pooled
+			l.lends = pooled && running(r.cfg.Target) && r.cfg.Pool.Jobs() > 1
+			defer l.freeSlot()
 			l.run(ctx)
 		}()
 		<-l.begun
@@ -693,6 +789,32 @@ func (r *run) all(ctx context.Context) error {
 		r.tally.Note("%v; %d scenario(s) not run", first, n)
 	}
 	return first
+}
+
+// longWait is the declared wait from which a lane against a running
+// server takes no lane of the pool.
+const longWait = time.Second
+
+// laneFor waits for a lane of the pool for a lane that declared the given
+// wait, and returns the function that frees it. Against a running server
+// (--jobs above 1) a lane that waits a second or more by design starts at
+// once, beside the lanes the pool bounds: it holds a session, not a
+// process, and mostly waits, and its wait is the run's floor (a task the
+// server runs for seconds), so it should start first. The pool hands a
+// free lane to the longest waiter, but the revisions of --revision all
+// plan and ask at their own pace, and whichever asked first had filled
+// the pool with quick lanes: against a server whose requests queue on one
+// thread, the first to come free did so some 200 ms into the run.
+// pooled says whether the lane holds a place of the pool.
+func (r *run) laneFor(ctx context.Context, wait time.Duration) (free func(), pooled, ok bool) {
+	if wait >= longWait && running(r.cfg.Target) && r.cfg.Pool.Jobs() > 1 {
+		if ctx.Err() != nil {
+			return nil, false, false
+		}
+		return nil, false, true
+	}
+	free, ok = r.cfg.Pool.LaneFor(ctx, wait)
+	return free, ok, ok
 }
 
 // reach makes the run's first connection to a running server (--url
@@ -762,6 +884,7 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 	env.Note = func(msg string) { r.tally.Note("%s", msg) }
 	env.Agreed = r.cfg.Agreed
 	env.Identified = r.cfg.Identified
+	env.Waiting = func() func() { return l.lend(ctx) }
 	env.Observe = func(o verdict.Observation) {
 		if o.Scenario == "" {
 			o.Scenario = s.Name
@@ -858,6 +981,17 @@ func (l *lane) scenario(ctx context.Context, s *scenario.Scenario) {
 func (r *run) noneApplies(s *scenario.Scenario) bool {
 	for _, id := range s.Rules {
 		if r.cfg.Protocol.WhyNotApplied(r.cfg.Protocol.Rule(id)) == "" {
+			return false
+		}
+	}
+	return len(s.Rules) > 0
+}
+
+// offTransport reports whether no rule s declares holds on the run's
+// transport.
+func (r *run) offTransport(s *scenario.Scenario) bool {
+	for _, id := range s.Rules {
+		if ru := r.cfg.Protocol.Rule(id); ru == nil || ru.AppliesOn(r.cfg.Protocol.Transport) {
 			return false
 		}
 	}

@@ -53,6 +53,12 @@ type Env struct {
 	// it states them (see Identify).
 	Identified func(name, version string)
 
+	// Waiting, when set, is told that the scenario waits by design (see
+	// Idle) and returns the function that says the wait is over: the
+	// runner lends the scenario's place among the lanes at once (--jobs)
+	// to another lane meanwhile.
+	Waiting func() (over func())
+
 	// Causes is what the lane learned from earlier waits (see Causes);
 	// the runner shares one per lane. Nil: nothing is learned, every wait
 	// runs its course.
@@ -756,4 +762,27 @@ func (e *Env) Agree(revision string) {
 	if e.Agreed != nil {
 		e.Agreed(revision)
 	}
+}
+
+// Idle says the scenario waits by design from now until the returned
+// function is called: a silence it listens to, a pause it keeps, not an
+// answer it waits for. Against a running server the runner lends the
+// lane's place meanwhile, so a run of many such waits is not held to
+// --jobs of them at once; the wait may end later than asked (the lane
+// waits for a place again), never sooner.
+func (e *Env) Idle() (over func()) {
+	if e.Waiting == nil {
+		return func() {}
+	}
+	return e.Waiting()
+}
+
+// Pause sleeps d, a wait by design (see Idle).
+func (e *Env) Pause(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	over := e.Idle()
+	defer over()
+	time.Sleep(d)
 }

@@ -75,6 +75,9 @@ func answerTo(e *scenario.Env, s *session, line []byte) (in, refusal *peer.Inbou
 		// Unanswered, the barrier has still given the server its timeout.
 		_, _ = e.Await(c, 0)
 	}
+	// A silence listened to by design: a correct server sends nothing.
+	over := e.Idle()
+	defer over()
 	for in := range e.Drain(lateAnswer, nil) {
 		switch {
 		case in.Kind != nil && in.Kind.Role == spec.RoleResponse && in.Seq >= 0 && in.Seq < sent:

@@ -101,7 +101,7 @@ func initialize(e *scenario.Env) error {
 	v := e.Protocol.Version
 	// Wait a little before notifications/initialized: a request the
 	// server sends meanwhile (other than ping) is sent too early.
-	in, s, err := handshakePause(e, v, false, 100*time.Millisecond)
+	in, s, err := handshakePause(e, v, false, initializedPause)
 	if err != nil {
 		return err
 	}
@@ -308,3 +308,7 @@ func earlyPost(e *scenario.Env) error {
 	}
 	return nil
 }
+
+// initializedPause is how long initialize waits between the initialize
+// result and notifications/initialized for a request sent too early.
+const initializedPause = 100 * time.Millisecond

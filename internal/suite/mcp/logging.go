@@ -39,7 +39,7 @@ func logLevel(e *scenario.Env) error {
 				return err
 			}
 		}
-		s.settle(e, 50*time.Millisecond)
+		s.settle(e, logSettle)
 	}
 	if judgeOf(e).judged("MCP-LOGGING-3").fail == fails {
 		e.Pass("MCP-LOGGING-3", -1)
@@ -68,7 +68,7 @@ func logging(e *scenario.Env) error {
 	}
 	logs := judgeOf(e).counts().logs
 	defer func() {
-		s.settle(e, 50*time.Millisecond)
+		s.settle(e, logSettle)
 		if judgeOf(e).counts().logs == logs {
 			e.Skip("MCP-LOGGING-1", "no log notification arrived during this scenario")
 		}
@@ -136,3 +136,7 @@ func (j *judge) attributable(in *peer.Inbound) bool {
 	j.leveled = kept
 	return ok
 }
+
+// logSettle is how long logging and log-level wait after their calls for
+// log notifications that follow the responses.
+const logSettle = 50 * time.Millisecond

@@ -17,11 +17,13 @@ func Scenarios() []*scenario.Scenario {
 		Title: "initialize with the run's revision: a result with the same revision, no request but ping before initialized, then ping",
 		Rules: []string{"MCP-LIFECYCLE-1", "MCP-LIFECYCLE-3", "MCP-LIFECYCLE-6", "MCP-PING-1", "MCP-DISCOVER-1", "MCP-META-2"},
 		Fresh: true,
+		Idle:  initializedPause,
 		Run:   initialize,
 	}, {
 		Name:  "jsonrpc-errors",
 		Title: "an unknown method is answered -32601 with its integer id, an unknown notification is not answered",
 		Rules: []string{"MCP-JSONRPC-6", "MCP-JSONRPC-9"},
+		Idle:  lateAnswer,
 		Run:   jsonrpcErrors,
 	}, {
 		Name:  "batch",
@@ -48,6 +50,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "logging",
 		Title: "logging/setLevel accepts a valid level and refuses an invalid one; log notifications come only from a server declaring logging",
 		Rules: []string{"MCP-LOGGING-1", "MCP-LOGGING-2"},
+		Idle:  logSettle,
 		Run:   logging,
 	}, {
 		Name:  "mrtr",
@@ -58,6 +61,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "subscriptions",
 		Title: "2026-07-28: subscriptions/listen for one kind of notification is acknowledged first, tags its notifications, sends nothing else, and ends when cancelled",
 		Rules: []string{"MCP-SUBS-1", "MCP-SUBS-2", "MCP-SUBS-3", "MCP-SUBS-4"},
+		Idle:  2 * lateAnswer,
 		Run:   subscriptions,
 	}, {
 		Name:  "tasks",
@@ -69,6 +73,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "log-level",
 		Title: "2026-07-28: no log notification for a request without io.modelcontextprotocol/logLevel; an invalid level refused",
 		Rules: []string{"MCP-LOGGING-3", "MCP-LOGGING-4"},
+		Idle:  2 * logSettle,
 		Run:   logLevel,
 	}, {
 		Name:  "parse-error",
@@ -84,6 +89,7 @@ func Scenarios() []*scenario.Scenario {
 		Name:  "cancel",
 		Title: "cancellations of an unknown and of an answered request are ignored",
 		Rules: []string{"MCP-CANCEL-1"},
+		Idle:  2 * lateAnswer,
 		Run:   cancel,
 	}, {
 		// Apart from cancel: its slow tool runs its course in a lane of its

@@ -185,7 +185,7 @@ func handshakePause(e *scenario.Env, version string, store bool, pause time.Dura
 	ver, _ := field(in, "/result/serverInfo/version").(string)
 	e.Identify(name, ver)
 	if pause > 0 {
-		time.Sleep(pause)
+		e.Pause(pause)
 		for f := range e.Drain(0, nil) {
 			s.early = append(s.early, f)
 		}
@@ -576,7 +576,7 @@ func orderedStream(in *peer.Inbound) string {
 // settle waits briefly for frames that follow a response (progress or logs
 // sent after it), then drains them.
 func (s *session) settle(e *scenario.Env, d time.Duration) {
-	time.Sleep(d)
+	e.Pause(d)
 	s.drain(e)
 }
 

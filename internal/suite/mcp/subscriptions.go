@@ -216,6 +216,12 @@ func subscriptions(e *scenario.Env) error {
 	sub := func() subscription { return j.subscription(key) }
 	answered := func() bool { return isDone(c) }
 	watch := func(d time.Duration, until func() bool) { s.watch(e, d, until) }
+	// listen is a silence listened to by design (scenario.Env.Idle).
+	listen := func(d time.Duration) {
+		over := e.Idle()
+		defer over()
+		watch(d, func() bool { return false })
+	}
 	start := time.Now()
 	watch(e.Timeout, func() bool { return sub().acked || answered() })
 	if answered() && c.Refused != "" && !sub().acked {
@@ -242,7 +248,7 @@ func subscriptions(e *scenario.Env) error {
 	if _, err := s.call(e, "server/discover", nil); err != nil {
 		return err
 	}
-	watch(lateAnswer, func() bool { return false })
+	listen(lateAnswer)
 	if sub().stream == 0 {
 		e.Skip("MCP-SUBS-2", "no notification came on the subscription besides its acknowledgement")
 	}
@@ -271,7 +277,7 @@ func subscriptions(e *scenario.Env) error {
 	if _, err := s.call(e, "server/discover", nil); err != nil {
 		return err
 	}
-	watch(lateAnswer, func() bool { return false })
+	listen(lateAnswer)
 	switch {
 	case answered():
 		e.Fail("MCP-SUBS-4", c.Response.Seq, "the server answered subscriptions/listen after wirecheck cancelled it",
