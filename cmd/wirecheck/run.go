@@ -44,7 +44,7 @@ func newRunCmd() *cobra.Command {
 	fl.Var(&r.Shard, "shard", "run only shard i of n (by lane: one per server process), for a CI matrix; 'report merge' recombines the shards' JSON reports")
 	fl.BoolVar(&r.Strict, "baseline-strict", false, "fail the run when a baseline entry no longer fails, so the baseline cannot rot")
 	fl.Uint64Var(&r.Seed, "seed", 1, "seed for generated input (tool arguments), so a run is reproducible")
-	fl.IntVar(&r.Jobs, "jobs", runner.DefaultJobs, "server processes that may run at once (scenarios needing a fresh process run side by side); 1 runs one scenario at a time")
+	fl.IntVar(&r.Jobs, "jobs", runner.DefaultJobs, "server processes that may run at once (scenarios needing a fresh process run side by side); against a server given by --url, the sessions at work at once, at most 4x as many open (a session waiting by design lends its place); 1 runs one scenario at a time")
 	fl.StringVar(&f.role, "role", "server", "what the target is: server (wirecheck plays the client) or client (wirecheck plays the server the client's command reaches through {server}, or {url} with --transport http|sse; over HTTP also the words of the credentials it is provisioned with, {client_id}, {client_secret}, {issuer}, {client_key}, {assertion}, {id_token}, {idp_token_endpoint} and {idp_client_id})")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show passing findings too")
 	return cmd

@@ -748,6 +748,10 @@ func (r *run) all(ctx context.Context) error {
 			defer wg.Done()
 			defer l.settle()
 			defer l.begin()
+			closed, ok := r.cfg.Pool.Open(ctx)
+			if ok {
+				defer closed()
+			}
 			free, pooled, ok := r.laneFor(ctx, idle[l])
 			if !ok {
 				l.r.notRun(l.scenarios, interrupted)

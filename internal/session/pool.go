@@ -19,7 +19,18 @@ import (
 type Pool struct {
 	starting chan struct{}
 	lanes    *lanes
+	// open bounds the sessions open at once, at work or lent (OpenFactor
+	// times the lanes): lanes that lend their place while they wait by
+	// design must not open sessions without end on a server that may
+	// limit them.
+	open chan struct{}
 }
+
+// OpenFactor is how many sessions may be open at once per lane of the
+// pool, counting those whose lane is lent while they wait by design
+// (runner: lend). At the default eight lanes a run against a server keeps
+// at most 32 sessions open; --jobs 1 keeps one.
+const OpenFactor = 4
 
 // lanes are the lane slots of a pool: a free one goes to the waiter that
 // declared the longest wait (LaneFor), the earliest of those first. The
@@ -48,7 +59,8 @@ func NewPool(jobs, starts int) *Pool {
 	if starts <= 0 {
 		starts = runtime.NumCPU()
 	}
-	return &Pool{lanes: &lanes{jobs: max(1, jobs)}, starting: make(chan struct{}, starts)}
+	jobs = max(1, jobs)
+	return &Pool{lanes: &lanes{jobs: jobs}, starting: make(chan struct{}, starts), open: make(chan struct{}, OpenFactor*jobs)}
 }
 
 // Jobs is how many lanes the pool runs at once.
@@ -58,7 +70,21 @@ func (p *Pool) Jobs() int { return p.lanes.jobs }
 // a fixed port keeps to one lane, its starts still counted with the
 // rest).
 func (p *Pool) WithJobs(jobs int) *Pool {
-	return &Pool{lanes: &lanes{jobs: max(1, jobs)}, starting: p.starting}
+	jobs = max(1, jobs)
+	return &Pool{lanes: &lanes{jobs: jobs}, starting: p.starting, open: make(chan struct{}, OpenFactor*jobs)}
+}
+
+// Open waits until fewer than OpenFactor×Jobs sessions are open and
+// returns the function that closes the one it counts; false when ctx
+// ended first. A lane takes it before its place in the pool and keeps it
+// while it lends that place.
+func (p *Pool) Open(ctx context.Context) (func(), bool) {
+	select {
+	case p.open <- struct{}{}:
+		return p.freer(p.open), true
+	case <-ctx.Done():
+		return nil, false
+	}
 }
 
 // Lane waits for a lane to be free and returns the function that frees
