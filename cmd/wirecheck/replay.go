@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wirecheck/wirecheck/internal/procs"
 	"github.com/wirecheck/wirecheck/internal/protocols"
 	"github.com/wirecheck/wirecheck/internal/runner"
 	"github.com/wirecheck/wirecheck/internal/scenario"
@@ -18,6 +19,7 @@ func newReplayCmd() *cobra.Command {
 		Long:    help("replay", "long"),
 		Example: help("replay", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			procs.ForJudging()
 			files, argv := args, []string(nil)
 			if n := cmd.ArgsLenAtDash(); n >= 0 {
 				files, argv = args[:n], args[n:]

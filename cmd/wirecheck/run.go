@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wirecheck/wirecheck/internal/certify"
+	"github.com/wirecheck/wirecheck/internal/procs"
 	"github.com/wirecheck/wirecheck/internal/runner"
 )
 
@@ -16,6 +17,7 @@ func newRunCmd() *cobra.Command {
 		Long:    help("run", "long"),
 		Example: help("run", "example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			procs.ForJudging()
 			// Listening from the start: a signal while the suite is
 			// prepared ends the run as one during it does.
 			ctx, w := interruptible(cmd.ErrOrStderr())

@@ -1,0 +1,3 @@
+package procs
+
+var ForJudgingWith = forJudging
