@@ -18,7 +18,7 @@ var _ = Describe("--max-failures", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// exit-non-ascii breaks after fourteen shapes of action at seed 42.
 		c, bugs := sondeCampaign([]string{bin, "serve", "sonde-serve", "--fault", "exit-non-ascii"},
-			fuzz.Config{Runs: 50, Seed: 42, ShrinkTime: 8 * time.Second, MaxFailures: 2})
+			fuzz.Config{Runs: 50, Seed: 42, ShrinkTime: 30 * time.Second, MaxFailures: 2})
 		Expect(bugs).To(HaveLen(2), describeBugs(bugs))
 		st := c.Stats()
 		Expect(st.Stopped).To(BeTrue())
