@@ -102,7 +102,7 @@ func (d *decoder) object(depth int) (any, bool) {
 		if d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		k, ok := d.name()
 		if !ok {
 			return nil, false
 		}
@@ -219,6 +219,49 @@ func (d *decoder) str() (string, bool) {
 	}
 	return "", false
 }
+
+// name reads a member name at d.i (its opening quote). The names of
+// JSON Schema's keywords and of JSON-RPC's and MCP's members recur in
+// every schema and frame: one of those, plain ASCII, is the interned
+// string, not a new one (the lookup of string(b) allocates nothing).
+func (d *decoder) name() (string, bool) {
+	from := d.i + 1
+	if end := bytes.IndexByte(d.b[from:], '"'); end >= 0 && end <= maxKnownKey {
+		if k, ok := knownKeys[string(d.b[from:from+end])]; ok {
+			d.i = from + end + 1
+			return k, true
+		}
+	}
+	return d.str()
+}
+
+// maxKnownKey is the length of the longest of knownKeys.
+const maxKnownKey = 20
+
+// knownKeys are member names common enough to intern; none needs an
+// escape, so the bytes up to the first quote are the whole name.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{
+		// JSON Schema
+		"$schema", "$ref", "$defs", "definitions", "type", "description", "title", "properties",
+		"required", "items", "additionalProperties", "enum", "const", "anyOf", "oneOf", "allOf",
+		"format", "default", "minimum", "maximum", "pattern", "examples", "not", "$comment",
+		// JSON-RPC and MCP
+		"jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "_meta",
+		"name", "text", "content", "tools", "inputSchema", "outputSchema", "annotations", "mimeType",
+		"uri", "arguments", "progressToken", "capabilities", "serverInfo", "protocolVersion",
+		"version", "isError", "structuredContent", "nextCursor", "cursor", "resources", "prompts",
+		"level", "logger", "progress", "total", "listChanged", "subscribe", "instructions",
+		"blob", "resource", "messages", "role", "taskId", "status",
+	} {
+		if len(k) > maxKnownKey {
+			panic("schema: knownKeys: " + k + " is longer than maxKnownKey")
+		}
+		m[k] = k
+	}
+	return m
+}()
 
 func (d *decoder) slowStr(from int) (string, bool) {
 	out := append(d.scratch[:0], d.b[from:d.i]...)

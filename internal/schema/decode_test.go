@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -71,7 +72,7 @@ func jsonText(t *rapid.T, depth int) string {
 		for i := range parts {
 			key := jsonString(t)
 			if rapid.IntRange(0, 2).Draw(t, "duplicate") == 0 {
-				key = `"k"`
+				key = rapid.SampledFrom([]string{`"k"`, `"type"`, `"id"`}).Draw(t, "key")
 			}
 			parts[i] = ws() + key + ws() + ":" + ws() + jsonText(t, depth+1) + ws()
 		}
@@ -81,7 +82,7 @@ func jsonText(t *rapid.T, depth int) string {
 
 func jsonString(t *rapid.T) string {
 	pieces := rapid.SliceOfN(rapid.SampledFrom([]string{
-		"a", "k", "hello", " ", "é", "日本", "😀", "\x7f",
+		"a", "k", "hello", "type", "id", "jsonrpc", " ", "é", "日本", "😀", "\x7f",
 		`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\uFFFF`, `\u0000`,
 		`\ud83d\ude00`, `\uD83D\uDE00`, `\ud800`, `\udc00`, `\ud800\u0041`, `\ud800\ud800`, `\ud800\udc00x`,
 		"\xff", "\xc3", "\xed\xa0\x80", "\xf4\x90\x80\x80",
@@ -132,6 +133,34 @@ var _ = Describe("Decode", func() {
 		Entry("nesting near the fast path's limit", strings.Repeat("[", 1001)+strings.Repeat("]", 1001)),
 		Entry("nesting past encoding/json's limit", strings.Repeat("[", 10001)+strings.Repeat("]", 10001)),
 	)
+
+	It("does not allocate the common member names", func() {
+		// The same frame, its names each one letter off the interned
+		// ones: without the interning both allocate alike.
+		known := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+		other := []byte(`{"jsonrpX":"2.0","iX":1,"methoX":"tools/call","paramX":{"namX":"echo","argumentX":{"texX":"hi"}}}`)
+		k := testing.AllocsPerRun(50, func() { _, _ = schema.Decode(known) })
+		o := testing.AllocsPerRun(50, func() { _, _ = schema.Decode(other) })
+		Expect(k).To(BeNumerically("<=", o-7), "allocations: %v with the common names, %v without", k, o)
+		v, err := schema.Decode(known)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v).To(Equal(map[string]any{"jsonrpc": "2.0", "id": json.Number("1"), "method": "tools/call",
+			"params": map[string]any{"name": "echo", "arguments": map[string]any{"text": "hi"}}}))
+	})
+
+	It("skips a value to its last byte, as Decode reads it", func() {
+		rapid.Check(GinkgoT(), func(t *rapid.T) {
+			text := jsonText(t, 0)
+			if _, err := schema.Decode([]byte(text)); err != nil || strings.TrimSpace(text) != text {
+				t.Skip("not one value without whitespace round it")
+			}
+			after := rapid.SampledFrom([]string{"", ",", "}", "]", " "}).Draw(t, "after")
+			n, ok := schema.SkipValue([]byte(text + after))
+			if !ok || n != len(text) {
+				t.Fatalf("skip of %q: %d, %v; want %d", text+after, n, ok, len(text))
+			}
+		})
+	})
 
 	It("keeps the precision of large integers", func() {
 		v, err := schema.Decode([]byte(`{"id":9007199254740993}`))
