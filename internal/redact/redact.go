@@ -39,10 +39,19 @@ func EnvValue(kv string) string {
 	return kv
 }
 
+// containsFold reports whether s holds sub, an ASCII lower-case word, in any
+// case. Every transcript line is scanned, so a position is ruled out by its
+// first byte before EqualFold runs: ASCII-only matching is exact here, for
+// no non-ASCII rune folds to a letter of "authorization" (only K and s have
+// such folds, the Kelvin sign and the long s).
 func containsFold(s, sub string) bool {
 	n := len(sub)
+	if n == 0 {
+		return true
+	}
+	c := sub[0]
 	for i := 0; i+n <= len(s); i++ {
-		if strings.EqualFold(s[i:i+n], sub) {
+		if s[i]|0x20 == c && strings.EqualFold(s[i:i+n], sub) {
 			return true
 		}
 	}

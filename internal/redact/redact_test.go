@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"pgregory.net/rapid"
 
 	"github.com/wirecheck/wirecheck/internal/redact"
 )
@@ -35,4 +36,24 @@ var _ = Describe("EnvValue", func() {
 		Entry("a placeholder wirecheck fills", "MCP_CLIENT_SECRET={client_secret}", "MCP_CLIENT_SECRET={client_secret}"),
 		Entry("a placeholder inside a secret", "MCP_CLIENT_SECRET=x{client_secret}", "MCP_CLIENT_SECRET=[REDACTED]"),
 	)
+})
+
+var _ = Describe("Text's scan for the word", func() {
+	It("skips only texts the regexp would leave alone", func() {
+		// Pieces near the word in any case, and runes that fold to
+		// ASCII letters (the Kelvin sign, the long s, dotted and dotless i).
+		piece := rapid.SampledFrom([]string{
+			"authorization", "AUTHORIZATION", "AuThOrIzAtIoN", "authorizatio", "uthorization",
+			"a", "A", "\u212a", "\u017f", "\u0130", "\u0131", "é", ":", " ", "\"", "=", "bearer ", "x", "\xff",
+		})
+		rapid.Check(GinkgoT(), func(t *rapid.T) {
+			s := ""
+			for _, p := range rapid.SliceOfN(piece, 0, 12).Draw(t, "pieces") {
+				s += p
+			}
+			if got, want := redact.Text(s), redact.Unfiltered(s); got != want {
+				t.Fatalf("Text(%q) = %q, the regexp alone gives %q", s, got, want)
+			}
+		})
+	})
 })
