@@ -20,6 +20,7 @@ var _ = Describe("Text", func() {
 		func(in, want string) { Expect(redact.Text(in)).To(Equal(want)) },
 		Entry("HTTP header", "Authorization: Bearer abc.def", "Authorization: Bearer [REDACTED]"),
 		Entry("lower case, basic", "authorization: Basic dXNlcjpw", "authorization: Basic [REDACTED]"),
+		Entry("upper case", "AUTHORIZATION=s3cret", "AUTHORIZATION=[REDACTED]"),
 		Entry("JSON field", `{"Authorization":"Bearer s3cret","x":1}`, `{"Authorization":"Bearer [REDACTED]","x":1}`),
 		Entry("bare token", `{"authorization":"s3cret"}`, `{"authorization":"[REDACTED]"}`),
 		Entry("nothing to hide", `{"id":1,"ok":true}`, `{"id":1,"ok":true}`),
@@ -44,7 +45,7 @@ var _ = Describe("Text's scan for the word", func() {
 		// ASCII letters (the Kelvin sign, the long s, dotted and dotless i).
 		piece := rapid.SampledFrom([]string{
 			"authorization", "AUTHORIZATION", "AuThOrIzAtIoN", "authorizatio", "uthorization",
-			"a", "A", "\u212a", "\u017f", "\u0130", "\u0131", "é", ":", " ", "\"", "=", "bearer ", "x", "\xff",
+			"a", "A", "\u212a", "\u017f", "\u0130", "\u0131", "é", ":", " ", "\"", "=", "bearer ", "x", "\xff", "z", "Z", "authori", "ation",
 		})
 		rapid.Check(GinkgoT(), func(t *rapid.T) {
 			s := ""
