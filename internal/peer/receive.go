@@ -461,16 +461,18 @@ func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 			Message: "schema " + p.o.Schemas.Path(file) + " is not compiled"})
 		return
 	}
-	v := in.Value
-	what := " frame"
-	if at != "" {
-		v, _ = Pointer(in.Value, at)
-		what = " frame's " + at
-	}
 	// in.Value is in.Raw decoded, so the part's bytes stand for its value.
 	pb, cache := part(in.Raw, at)
 	if !cache || !passed.has(s, pb) {
+		v := in.Value
+		if at != "" {
+			v, _ = Pointer(in.Value, at)
+		}
 		if err := s.Validate(v); err != nil {
+			what := " frame"
+			if at != "" {
+				what = " frame's " + at
+			}
 			p.emit(verdict.Observation{Rule: rule, Verdict: verdict.Fail, Scenario: scen, Seq: in.Seq,
 				Message:  in.Kind.Name + what + " does not match " + p.o.Schemas.Path(file),
 				Expected: "a frame valid against " + p.o.Schemas.Path(file),
