@@ -13,3 +13,17 @@ func (p *Peer) AnsweredBodies() int {
 	}
 	return n
 }
+
+// Part is part, the bytes a cached pass is found by.
+var Part = part
+
+// Passes counts the parts the cache of passes holds.
+func Passes() int {
+	passed.mu.Lock()
+	defer passed.mu.Unlock()
+	n := 0
+	for _, m := range passed.bySchema {
+		n += len(m)
+	}
+	return n
+}

@@ -3,6 +3,8 @@ package peer
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -411,7 +413,7 @@ func Matches(v any, conds []spec.Cond) bool {
 // validate applies the kind's schema and every frame rule that covers the
 // frame; method is the method of the request it answers, if any.
 func (p *Peer) validate(in *Inbound, scen, method string) {
-	for _, c := range SchemaChecks(p.protocol(), in.Kind, method, in.Value) {
+	for c := range schemaChecks(p.protocol(), in.Kind, method, in.Value) {
 		p.validateAgainst(in, scen, c.Rule, c.Schema, c.At)
 	}
 }
@@ -428,23 +430,26 @@ type SchemaCheck struct {
 // applies to it. The peer and `wirecheck validate` judge frames by this one
 // list.
 func SchemaChecks(p *spec.Protocol, k *spec.Kind, method string, v any) []SchemaCheck {
-	var out []SchemaCheck
-	if k.Rule != "" {
-		out = append(out, SchemaCheck{Rule: k.Rule, Schema: k.Schema, At: k.At})
-	}
-	for _, r := range p.Rules {
-		// A rule of some revisions only (versions:) judges frames of those.
-		if r.Frames == nil || (k.Invalid && r.Frames.ValidOnly) || !r.AppliesTo(p.Version) || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(v, r.Frames.When) {
-			continue
+	return slices.Collect(schemaChecks(p, k, method, v))
+}
+
+// schemaChecks is SchemaChecks one at a time, for the peer's per-frame
+// path, which needs no list.
+func schemaChecks(p *spec.Protocol, k *spec.Kind, method string, v any) iter.Seq[SchemaCheck] {
+	return func(yield func(SchemaCheck) bool) {
+		if k.Rule != "" && !yield(SchemaCheck{Rule: k.Rule, Schema: k.Schema, At: k.At}) {
+			return
 		}
-		for _, role := range r.Frames.Roles {
-			if role == k.Role {
-				out = append(out, SchemaCheck{Rule: r.ID, Schema: r.Frames.Schema, At: r.Frames.At})
-				break
+		for _, r := range p.Rules {
+			// A rule of some revisions only (versions:) judges frames of those.
+			if r.Frames == nil || (k.Invalid && r.Frames.ValidOnly) || !r.AppliesTo(p.Version) || (r.Frames.Method != "" && r.Frames.Method != method) || !Matches(v, r.Frames.When) {
+				continue
+			}
+			if slices.Contains(r.Frames.Roles, k.Role) && !yield(SchemaCheck{Rule: r.ID, Schema: r.Frames.Schema, At: r.Frames.At}) {
+				return
 			}
 		}
 	}
-	return out
 }
 
 // validateAgainst applies a schema to the frame, or to the part of it at
@@ -456,18 +461,27 @@ func (p *Peer) validateAgainst(in *Inbound, scen, rule, file, at string) {
 			Message: "schema " + p.o.Schemas.Path(file) + " is not compiled"})
 		return
 	}
-	v := in.Value
-	what := " frame"
-	if at != "" {
-		v, _ = Pointer(in.Value, at)
-		what = " frame's " + at
-	}
-	if err := s.Validate(v); err != nil {
-		p.emit(verdict.Observation{Rule: rule, Verdict: verdict.Fail, Scenario: scen, Seq: in.Seq,
-			Message:  in.Kind.Name + what + " does not match " + p.o.Schemas.Path(file),
-			Expected: "a frame valid against " + p.o.Schemas.Path(file),
-			Actual:   schema.Explain(err) + "\n" + excerpt(in.Raw)})
-		return
+	// in.Value is in.Raw decoded, so the part's bytes stand for its value.
+	pb, cache := part(in.Raw, at)
+	if !cache || !passed.has(s, pb) {
+		v := in.Value
+		if at != "" {
+			v, _ = Pointer(in.Value, at)
+		}
+		if err := s.Validate(v); err != nil {
+			what := " frame"
+			if at != "" {
+				what = " frame's " + at
+			}
+			p.emit(verdict.Observation{Rule: rule, Verdict: verdict.Fail, Scenario: scen, Seq: in.Seq,
+				Message:  in.Kind.Name + what + " does not match " + p.o.Schemas.Path(file),
+				Expected: "a frame valid against " + p.o.Schemas.Path(file),
+				Actual:   schema.Explain(err) + "\n" + excerpt(in.Raw)})
+			return
+		}
+		if cache {
+			passed.add(s, pb)
+		}
 	}
 	p.emit(verdict.Observation{Rule: rule, Verdict: verdict.Pass, Scenario: scen, Seq: in.Seq})
 }

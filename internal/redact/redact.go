@@ -17,7 +17,7 @@ var authValue = regexp.MustCompile(`(?i)(authorization"?\s*[:=]\s*"?)((?:bearer|
 // "authorization":"x") wherever they appear. The common case, no such word,
 // costs one case-insensitive scan.
 func Text(s string) string {
-	if !containsFold(s, "authorization") {
+	if !hasAuthorization(s) {
 		return s
 	}
 	return authValue.ReplaceAllString(s, "${1}${2}"+Mask)
@@ -39,11 +39,25 @@ func EnvValue(kv string) string {
 	return kv
 }
 
-func containsFold(s, sub string) bool {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		if strings.EqualFold(s[i:i+n], sub) {
-			return true
+// hasAuthorization reports whether s holds "authorization" in any case.
+// Every transcript line is scanned, base64 images among them, so the scan
+// jumps from one z to the next (the word's rarest letter, found by
+// IndexByte) and compares the word around it. ASCII-only matching is exact
+// here: no non-ASCII rune folds to a letter of the word (only k and s have
+// such folds, the Kelvin sign and the long s).
+func hasAuthorization(s string) bool {
+	const word, z = "authorization", 7 // word[z] == 'z'
+	for _, c := range [2]byte{'z', 'Z'} {
+		for i := 0; i < len(s); {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 {
+				break
+			}
+			j += i
+			if at := j - z; at >= 0 && at+len(word) <= len(s) && strings.EqualFold(s[at:at+len(word)], word) {
+				return true
+			}
+			i = j + 1
 		}
 	}
 	return false

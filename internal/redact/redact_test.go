@@ -5,6 +5,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"pgregory.net/rapid"
 
 	"github.com/wirecheck/wirecheck/internal/redact"
 )
@@ -19,6 +20,7 @@ var _ = Describe("Text", func() {
 		func(in, want string) { Expect(redact.Text(in)).To(Equal(want)) },
 		Entry("HTTP header", "Authorization: Bearer abc.def", "Authorization: Bearer [REDACTED]"),
 		Entry("lower case, basic", "authorization: Basic dXNlcjpw", "authorization: Basic [REDACTED]"),
+		Entry("upper case", "AUTHORIZATION=s3cret", "AUTHORIZATION=[REDACTED]"),
 		Entry("JSON field", `{"Authorization":"Bearer s3cret","x":1}`, `{"Authorization":"Bearer [REDACTED]","x":1}`),
 		Entry("bare token", `{"authorization":"s3cret"}`, `{"authorization":"[REDACTED]"}`),
 		Entry("nothing to hide", `{"id":1,"ok":true}`, `{"id":1,"ok":true}`),
@@ -35,4 +37,24 @@ var _ = Describe("EnvValue", func() {
 		Entry("a placeholder wirecheck fills", "MCP_CLIENT_SECRET={client_secret}", "MCP_CLIENT_SECRET={client_secret}"),
 		Entry("a placeholder inside a secret", "MCP_CLIENT_SECRET=x{client_secret}", "MCP_CLIENT_SECRET=[REDACTED]"),
 	)
+})
+
+var _ = Describe("Text's scan for the word", func() {
+	It("skips only texts the regexp would leave alone", func() {
+		// Pieces near the word in any case, and runes that fold to
+		// ASCII letters (the Kelvin sign, the long s, dotted and dotless i).
+		piece := rapid.SampledFrom([]string{
+			"authorization", "AUTHORIZATION", "AuThOrIzAtIoN", "authorizatio", "uthorization",
+			"a", "A", "\u212a", "\u017f", "\u0130", "\u0131", "é", ":", " ", "\"", "=", "bearer ", "x", "\xff", "z", "Z", "authori", "ation",
+		})
+		rapid.Check(GinkgoT(), func(t *rapid.T) {
+			s := ""
+			for _, p := range rapid.SliceOfN(piece, 0, 12).Draw(t, "pieces") {
+				s += p
+			}
+			if got, want := redact.Text(s), redact.Unfiltered(s); got != want {
+				t.Fatalf("Text(%q) = %q, the regexp alone gives %q", s, got, want)
+			}
+		})
+	})
 })

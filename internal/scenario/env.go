@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -615,10 +616,8 @@ func (e *Env) ProbeRequest() map[string]any {
 	if p.Probe == nil {
 		return nil
 	}
-	req := map[string]any{}
-	for k, v := range p.Probe {
-		req[k] = v
-	}
+	req := make(map[string]any, len(p.Probe)+1) // and the id
+	maps.Copy(req, p.Probe)
 	if ptr := p.Correlation.ID; ptr != "" {
 		req[strings.TrimPrefix(ptr, "/")] = NextID("probe")
 	}
