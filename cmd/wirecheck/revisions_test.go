@@ -124,6 +124,20 @@ var _ = Describe("run --revision all", func() {
 		Expect(out).To(ContainSubstring("asked for 2026-07-28, the server negotiated 2025-06-18"))
 	})
 
+	It("stops the lanes of a revision once three sessions asking it were answered with another of the run, and judges the one spoken in full", func() {
+		// --jobs 1: one lane at a time, so every unspoken revision has
+		// lanes left when its third session has been answered.
+		rep, _ := runAll(0, []string{"--jobs", "1"}, "--variant", "one-revision")
+		for _, rev := range []string{"2024-11-05", "2025-03-26", "2025-11-25", "2026-07-28"} {
+			Expect(rep.Notes).To(ContainElement(MatchRegexp(`^%s: \d+ scenario\(s\) not run: the server answered each of the first \d+ sessions asking %s with 2025-06-18, a revision of this run whose column judges it`, rev, rev)))
+		}
+		for _, n := range rep.Notes {
+			Expect(n).NotTo(HavePrefix("2025-06-18: "), "the spoken revision runs every scenario")
+		}
+		Expect(rep.Summary.Error).To(BeZero())
+		Expect(rep.Summary.Fail).To(BeZero())
+	})
+
 	It("fails the run on a fault, in every revision it shows in, each finding rerun in its own revision", func() {
 		rep, out := runAll(1, []string{"--scenario", "version-negotiation"}, "--fault", "version-echo-any")
 		failed := map[string]string{}

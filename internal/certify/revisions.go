@@ -54,6 +54,7 @@ func revisions(ctx context.Context, cfg runner.Config, ids []string, param strin
 		}
 		agreed[i] = &agreements{n: map[string]int{}}
 		c.Agreed = agreed[i].add
+		c.Halt = func() string { return agreed[i].halt(id, ids) }
 		if cfg.Progress != nil {
 			c.Progress = live.of(i)
 		}
@@ -162,6 +163,42 @@ func (t *agreements) add(rev string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.n[rev]++
+}
+
+// haltAfter is how many sessions of a revision must all have been
+// answered with other revisions of the run before the revision's lanes
+// not yet started are left: a server answers the revision it is asked
+// the same way each time, and the column of a revision it never agreed
+// to is not judged (its findings dropped), so what those lanes would find
+// is spent for nothing (against the Go SDK's example, whose every session
+// asking 2026-07-28 fell back to 2025-11-25, about a third of a run's
+// wall time; against server-everything a second task of several seconds).
+// Three, not one: a server that agrees only now and then still gets a
+// judged column (its lanes not run then say why).
+const haltAfter = 3
+
+// halt is why the lanes of asked not yet started need not run: the
+// server answered haltAfter sessions or more asking it, each with another
+// revision of the run (ids), and never agreed to it; "" otherwise.
+func (t *agreements) halt(asked string, ids []string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n[asked] > 0 {
+		return ""
+	}
+	total := 0
+	var other []string
+	for _, k := range slices.Sorted(maps.Keys(t.n)) {
+		if !slices.Contains(ids, k) {
+			return ""
+		}
+		total += t.n[k]
+		other = append(other, k)
+	}
+	if total < haltAfter {
+		return ""
+	}
+	return fmt.Sprintf("the server answered each of the first %d sessions asking %s with %s, a revision of this run whose column judges it; this column is not judged", total, asked, strings.Join(other, " or "))
 }
 
 // most is asked when the server agreed to it at least once (a server that

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -146,5 +147,33 @@ var _ = Describe("a lane that waits a second or more against a running server", 
 		Expect(err).NotTo(HaveOccurred())
 		wg.Wait()
 		Expect(seen.Load()).To(BeEquivalentTo(2), "the long lane started while both quick lanes were at work")
+	})
+})
+
+var _ = Describe("Halt", func() {
+	It("ends the lanes not yet started once it gives a reason, their scenarios not run for it, and the report counts them", func() {
+		var started atomic.Int32
+		var scs []*scenario.Scenario
+		for i := range 6 {
+			scs = append(scs, quiet(fmt.Sprint("s", i), false, func(*scenario.Env) { started.Add(1) }))
+		}
+		t := running(func(*http.Request) {})
+		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: t}, runner.Config{Scenarios: scs, Jobs: 1, Timeout: 5 * time.Second,
+			Halt: func() string {
+				if started.Load() >= 2 {
+					return "the server said enough"
+				}
+				return ""
+			}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(started.Load()).To(BeEquivalentTo(2), "lanes started after the reason")
+		Expect(rep.Notes).To(ContainElement("4 scenario(s) not run: the server said enough"))
+		n := 0
+		for _, f := range rep.Findings {
+			if strings.Contains(f.Message, "not run: the server said enough") {
+				n++
+			}
+		}
+		Expect(n).To(Equal(4))
 	})
 })

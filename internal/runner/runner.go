@@ -99,6 +99,13 @@ type Config struct {
 	// time a scenario opened a process's session (scenario.Env.Agree),
 	// from any lane.
 	Agreed func(revision string)
+	// Halt, when set, is asked before each lane starts, and again once it
+	// has its place: a reason ends the lane there, its scenarios not run
+	// for it, and the run's report says how many (certify: a revision of
+	// --revision all the server has answered with another revision of the
+	// run, whose column is not judged: its lanes would be spent on
+	// findings the report drops).
+	Halt func() (why string)
 	// Identified, when set, is told the server's own name and version
 	// each time a ready line or a scenario states them
 	// (scenario.Env.Identify), from any lane.
@@ -241,6 +248,10 @@ type run struct {
 	ctx     context.Context
 	tally   *tally.Tally
 	started time.Time
+	// haltedScenarios counts the scenarios Halt kept from running, for
+	// the first reason it gave (haltWhy).
+	haltedScenarios atomic.Int64
+	haltWhy         atomic.Pointer[string]
 	// order ranks scenarios by their place in the suite, so the report
 	// reads the same however the lanes interleaved.
 	order map[string]int
@@ -748,6 +759,9 @@ func (r *run) all(ctx context.Context) error {
 			defer wg.Done()
 			defer l.settle()
 			defer l.begin()
+			if r.halted(l) {
+				return
+			}
 			closed, ok := r.cfg.Pool.Open(ctx)
 			if ok {
 				defer closed()
@@ -758,6 +772,10 @@ func (r *run) all(ctx context.Context) error {
 				l.notRun = len(l.scenarios)
 				return
 			}
+			if r.halted(l) {
+				free()
+				return
+			}
 			l.slot, l.apart = free, !pooled
 			l.lends = pooled && running(r.cfg.Target) && r.cfg.Pool.Jobs() > 1
 			defer l.freeSlot()
@@ -766,6 +784,9 @@ func (r *run) all(ctx context.Context) error {
 		<-l.begun
 	}
 	wg.Wait()
+	if n := r.haltedScenarios.Load(); n > 0 {
+		r.tally.Note("%d scenario(s) not run: %s", n, *r.haltWhy.Load())
+	}
 	if ctx.Err() != nil {
 		n, cut := 0, 0
 		for _, l := range r.lanes {
@@ -793,6 +814,22 @@ func (r *run) all(ctx context.Context) error {
 		r.tally.Note("%v; %d scenario(s) not run", first, n)
 	}
 	return first
+}
+
+// halted reports whether Halt ends the lane before it starts, and if so
+// records its scenarios as not run for the reason Halt gives.
+func (r *run) halted(l *lane) bool {
+	if r.cfg.Halt == nil {
+		return false
+	}
+	why := r.cfg.Halt()
+	if why == "" {
+		return false
+	}
+	r.haltWhy.CompareAndSwap(nil, &why)
+	r.notRun(l.scenarios, "not run: "+why)
+	r.haltedScenarios.Add(int64(len(l.scenarios)))
+	return true
 }
 
 // longWait is the declared wait from which a lane against a running
