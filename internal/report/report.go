@@ -195,37 +195,18 @@ func (r *Report) Tally() {
 // RuleVerdict folds the findings of one rule across scenarios: any fail
 // makes it fail, then error, then pass; skip only when nothing else.
 func RuleVerdict(fs []Finding) verdict.Verdict {
-	best := len(decisive)
+	best := len(verdict.Decisive)
 	for i := range fs {
-		if r := rank(fs[i].Verdict); r < best {
+		if r := fs[i].Verdict.Rank(); r < best {
 			if best = r; r == 0 {
 				break
 			}
 		}
 	}
-	if best == len(decisive) {
+	if best == len(verdict.Decisive) {
 		return verdict.Skip
 	}
-	return decisive[best]
-}
-
-// decisive is the verdicts, the one that decides a fold first.
-var decisive = [...]verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip}
-
-// rank is v's place in decisive, len(decisive) for a verdict outside the
-// contract (which decides nothing).
-func rank(v verdict.Verdict) int {
-	switch v {
-	case verdict.Fail:
-		return 0
-	case verdict.Error:
-		return 1
-	case verdict.Pass:
-		return 2
-	case verdict.Skip:
-		return 3
-	}
-	return len(decisive)
+	return verdict.Decisive[best]
 }
 
 // Failed reports whether any finding at or above level failed or errored.

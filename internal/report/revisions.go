@@ -91,20 +91,20 @@ func (r *Report) Matrix(g RuleGroup) []Cell {
 		}
 		// The column's verdict folded as RuleVerdict folds, without a
 		// copy of its findings.
-		best, seen := len(decisive), false
+		best, seen := len(verdict.Decisive), false
 		for j := range g.Findings {
 			if f := &g.Findings[j]; f.Revision == rev.ID {
 				seen = true
-				best = min(best, rank(f.Verdict))
+				best = min(best, f.Verdict.Rank())
 			}
 		}
 		switch {
 		case !seen:
 			cells[i] = Cell{None: CellAbsent}
-		case best == len(decisive):
+		case best == len(verdict.Decisive):
 			cells[i] = Cell{Verdict: verdict.Skip}
 		default:
-			cells[i] = Cell{Verdict: decisive[best]}
+			cells[i] = Cell{Verdict: verdict.Decisive[best]}
 		}
 	}
 	return cells

@@ -233,18 +233,18 @@ func rows(r *Report) []ruleRow {
 			if !ok {
 				j = len(best)
 				at[w] = j
-				best = append(best, len(decisive))
+				best = append(best, len(verdict.Decisive))
 			}
-			best[j] = min(best[j], rank(f.Verdict))
+			best[j] = min(best[j], f.Verdict.Rank())
 		}
 		row.scenarios = len(best)
 		for _, b := range best {
 			switch b {
-			case rank(verdict.Pass):
+			case verdict.Pass.Rank():
 				row.Pass++
-			case rank(verdict.Fail):
+			case verdict.Fail.Rank():
 				row.Fail++
-			case rank(verdict.Error):
+			case verdict.Error.Rank():
 				row.Error++
 			default:
 				// A scenario of verdicts outside the contract only

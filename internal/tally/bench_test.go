@@ -109,8 +109,8 @@ func (t *Tally) addBefore(o verdict.Observation, n int, src Source) {
 		t.n++
 		t.aggs[k] = a
 	}
-	i := slot(o.Verdict)
-	if i < 0 {
+	i := o.Verdict.Rank()
+	if i == len(verdict.Decisive) {
 		return
 	}
 	a.counts[i] += n
@@ -168,13 +168,13 @@ func (t *Tally) reportBefore(o Options) *report.Report {
 		covered[k.rule] = true
 		if v != verdict.Fail && v != verdict.Error {
 			var e verdict.Observation
-			if f := a.first[slot(v)]; f != nil {
+			if f := a.first[v.Rank()]; f != nil {
 				e = *f
 			}
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
 				Message: e.Message, Expected: e.Expected, Actual: e.Actual,
-				Count: a.counts[slot(v)], Transcript: []transcript.Entry{},
+				Count: a.counts[v.Rank()], Transcript: []transcript.Entry{},
 			})
 			continue
 		}
@@ -189,7 +189,7 @@ func (t *Tally) reportBefore(o Options) *report.Report {
 			}
 			msg := d.Message
 			if unit != "" && v == verdict.Fail {
-				msg = fmt.Sprintf("%d of %d %s %s", d.count, a.counts[slot(verdict.Fail)]+a.counts[slot(verdict.Pass)], unit, msg)
+				msg = fmt.Sprintf("%d of %d %s %s", d.count, a.counts[verdict.Fail.Rank()]+a.counts[verdict.Pass.Rank()], unit, msg)
 			}
 			f := report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,

@@ -49,12 +49,12 @@ type Tally struct {
 type key struct{ scenario, rule string }
 
 type agg struct {
-	// counts and first are indexed by verdicts (the order of ranked):
+	// counts and first are indexed by verdicts (the order of verdict.Decisive):
 	// arrays rather than maps, for a tally of every revision holds some
 	// 1,800 of them, and a map of a handful of entries takes a group of
 	// eight slots.
-	counts [len(ranked)]int
-	first  [len(ranked)]*verdict.Observation
+	counts [len(verdict.Decisive)]int
+	first  [len(verdict.Decisive)]*verdict.Observation
 	// distinct keeps each different failure (and error) message with its
 	// count, in order of first appearance: a second, different failure of
 	// the rule in the scenario must not hide behind the first's count.
@@ -117,8 +117,8 @@ func (t *Tally) Add(o verdict.Observation, n int, src Source) {
 		t.n++
 		t.aggs[k] = a
 	}
-	i := slot(o.Verdict)
-	if i < 0 {
+	i := o.Verdict.Rank()
+	if i == len(verdict.Decisive) {
 		return
 	}
 	a.counts[i] += n
@@ -327,13 +327,13 @@ func (t *Tally) Report(o Options) *report.Report {
 		}
 		if v != verdict.Fail && v != verdict.Error {
 			var e verdict.Observation
-			if f := a.first[slot(v)]; f != nil {
+			if f := a.first[v.Rank()]; f != nil {
 				e = *f
 			}
 			rep.Findings = append(rep.Findings, report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
 				Message: e.Message, Expected: e.Expected, Actual: e.Actual,
-				Count: a.counts[slot(v)], Transcript: []transcript.Entry{},
+				Count: a.counts[v.Rank()], Transcript: []transcript.Entry{},
 			})
 			continue
 		}
@@ -350,7 +350,7 @@ func (t *Tally) Report(o Options) *report.Report {
 			}
 			msg := d.Message
 			if unit != "" && v == verdict.Fail {
-				msg = fmt.Sprintf("%d of %d %s %s", d.count, a.counts[slot(verdict.Fail)]+a.counts[slot(verdict.Pass)], unit, msg)
+				msg = fmt.Sprintf("%d of %d %s %s", d.count, a.counts[verdict.Fail.Rank()]+a.counts[verdict.Pass.Rank()], unit, msg)
 			}
 			f := report.Finding{
 				Rule: k.rule, Level: level, Verdict: v, Scenario: k.scenario,
@@ -432,26 +432,8 @@ func excerpt(src Source, scenario string, seq int) []transcript.Entry {
 	return es
 }
 
-// ranked is the verdicts, the decisive first.
-var ranked = [...]verdict.Verdict{verdict.Fail, verdict.Error, verdict.Pass, verdict.Skip}
-
-// slot is a verdict's place in ranked, -1 for none of them.
-func slot(v verdict.Verdict) int {
-	switch v {
-	case verdict.Fail:
-		return 0
-	case verdict.Error:
-		return 1
-	case verdict.Pass:
-		return 2
-	case verdict.Skip:
-		return 3
-	}
-	return -1
-}
-
-func verdictOf(c [len(ranked)]int) verdict.Verdict {
-	for i, v := range ranked {
+func verdictOf(c [len(verdict.Decisive)]int) verdict.Verdict {
+	for i, v := range verdict.Decisive {
 		if c[i] > 0 {
 			return v
 		}

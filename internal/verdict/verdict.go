@@ -18,6 +18,27 @@ const (
 	Error Verdict = "error"
 )
 
+// Decisive is the four verdicts in the order that decides a fold of
+// several (a rule's over its scenarios, a cell's, a tally's counts):
+// the first present wins.
+var Decisive = [...]Verdict{Fail, Error, Pass, Skip}
+
+// Rank is v's place in Decisive, len(Decisive) for a verdict outside the
+// contract (which decides nothing).
+func (v Verdict) Rank() int {
+	switch v {
+	case Fail:
+		return 0
+	case Error:
+		return 1
+	case Pass:
+		return 2
+	case Skip:
+		return 3
+	}
+	return len(Decisive)
+}
+
 // Level of a rule, as the source document states it.
 type Level string
 
