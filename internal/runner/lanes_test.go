@@ -119,20 +119,10 @@ var _ = Describe("lanes", func() {
 	})
 
 	It("runs one scenario at a time with Jobs 1", func() {
-		var in, most atomic.Int32
-		during := func() {
-			n := in.Add(1)
-			for {
-				m := most.Load()
-				if n <= m || most.CompareAndSwap(m, n) {
-					break
-				}
-			}
-			time.Sleep(20 * time.Millisecond)
-			in.Add(-1)
-		}
+		var h highWater
+		during := h.during(20 * time.Millisecond)
 		against([]*scenario.Scenario{pinged("a", true, false, during), pinged("b", true, false, during), pinged("c", true, false, during)}, 1)
-		Expect(most.Load()).To(BeEquivalentTo(1))
+		Expect(h.most.Load()).To(BeEquivalentTo(1))
 	})
 
 	It("shares a process within a lane and gives each lane its own", func() {
@@ -320,3 +310,21 @@ var _ = Describe("lanes against a running server (--url alone)", func() {
 		Expect(met.Load()).To(BeEquivalentTo(n), "all %d lanes had sent their first request at the same time", n)
 	})
 })
+
+// highWater counts the callers inside at once and keeps the most seen.
+type highWater struct{ in, most atomic.Int32 }
+
+// during is a function that stays inside for d.
+func (h *highWater) during(d time.Duration) func() {
+	return func() {
+		n := h.in.Add(1)
+		for {
+			m := h.most.Load()
+			if n <= m || h.most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(d)
+		h.in.Add(-1)
+	}
+}

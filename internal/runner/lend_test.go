@@ -79,27 +79,17 @@ var _ = Describe("waits by design", func() {
 
 	It("open no more sessions at once than session.OpenFactor times --jobs, lent or not", func() {
 		const jobs, n = 2, 3 * session.OpenFactor * 2
-		var in, most atomic.Int32
+		var h highWater
 		var scs []*scenario.Scenario
 		for i := range n {
-			scs = append(scs, idler(fmt.Sprint("idle", i), false, func() {
-				now := in.Add(1)
-				for {
-					m := most.Load()
-					if now <= m || most.CompareAndSwap(m, now) {
-						break
-					}
-				}
-				time.Sleep(100 * time.Millisecond)
-				in.Add(-1)
-			}))
+			scs = append(scs, idler(fmt.Sprint("idle", i), false, h.during(100*time.Millisecond)))
 		}
 		t := running(func(*http.Request) {})
 		rep, err := testrun.Run(testrun.Server{Protocol: "mcp", Command: t}, runner.Config{Scenarios: scs, Jobs: jobs, Timeout: 20 * time.Second})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rep.Summary.Fail).To(BeZero())
-		Expect(most.Load()).To(BeNumerically("<=", session.OpenFactor*jobs), "sessions open at once")
-		Expect(most.Load()).To(BeNumerically(">", jobs), "waits lent their lanes")
+		Expect(h.most.Load()).To(BeNumerically("<=", session.OpenFactor*jobs), "sessions open at once")
+		Expect(h.most.Load()).To(BeNumerically(">", jobs), "waits lent their lanes")
 	})
 
 	It("keep their lane with --jobs 1 against a running server, and on a launched server's processes", func() {
